@@ -1,0 +1,73 @@
+//! Label and annotation keys the controller reads and writes, and pod-name parsing
+//! (spec 1.3 and 2.8). Pure string work shared by claiming, the sync and the explanations.
+
+/// `apps.StatefulSetRevisionLabel`: the full revision *name* the pod was built from.
+pub const REVISION_LABEL: &str = "controller-revision-hash";
+/// `apps.StatefulSetPodNameLabel`.
+pub const POD_NAME_LABEL: &str = "statefulset.kubernetes.io/pod-name";
+/// `apps.PodIndexLabel` (GA 1.32).
+pub const POD_INDEX_LABEL: &str = "apps.kubernetes.io/pod-index";
+/// `ControllerRevisionHashLabel` on ControllerRevisions.
+pub const REVISION_HASH_LABEL: &str = "controller.kubernetes.io/hash";
+/// Set by `kubectl rollout restart` on the pod template.
+pub const RESTARTED_AT_ANNOTATION: &str = "kubectl.kubernetes.io/restartedAt";
+
+/// Splits a pod name as upstream's `^(.*)-([0-9]+)$` does: the parent (everything before the
+/// last `-`) and the ordinal. The ordinal is `-1` when the digits do not fit an int32
+/// (upstream's parse failure); `None` when the name does not match at all.
+#[doc(alias = "getParentNameAndOrdinal")]
+pub fn parent_and_ordinal(name: &str) -> Option<(&str, i32)> {
+    let (parent, digits) = name.rsplit_once('-')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((parent, digits.parse::<i32>().unwrap_or(-1)))
+}
+
+/// The pod's ordinal, or `-1` when the name does not parse (upstream `getOrdinal`).
+#[doc(alias = "getOrdinal")]
+pub fn ordinal_of(name: &str) -> i32 {
+    parent_and_ordinal(name).map_or(-1, |(_, o)| o)
+}
+
+/// Whether `pod_name` names a pod of set `set_name` (upstream `isMemberOf`, the name half).
+#[doc(alias = "isMemberOf")]
+pub fn is_member_name(set_name: &str, pod_name: &str) -> bool {
+    parent_and_ordinal(pod_name).is_some_and(|(parent, _)| parent == set_name)
+}
+
+/// `<set>-<ordinal>` (upstream `getPodName`).
+#[doc(alias = "getPodName")]
+pub fn pod_name(set_name: &str, ordinal: i32) -> String {
+    format!("{set_name}-{ordinal}")
+}
+
+/// `<template>-<set>-<ordinal>` (upstream `getPersistentVolumeClaimName`).
+#[doc(alias = "getPersistentVolumeClaimName")]
+pub fn claim_name(template: &str, set_name: &str, ordinal: i32) -> String {
+    format!("{template}-{set_name}-{ordinal}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_like_the_upstream_regex() {
+        assert_eq!(parent_and_ordinal("web-0"), Some(("web", 0)));
+        assert_eq!(parent_and_ordinal("my-web-12"), Some(("my-web", 12)));
+        // Greedy `(.*)`: the last dash splits.
+        assert_eq!(parent_and_ordinal("web-1-2"), Some(("web-1", 2)));
+        assert_eq!(parent_and_ordinal("web-"), None);
+        assert_eq!(parent_and_ordinal("web-a"), None);
+        assert_eq!(parent_and_ordinal("web"), None);
+        assert_eq!(parent_and_ordinal("-3"), Some(("", 3)));
+        // Digits that overflow int32 match the regex but the ordinal is -1.
+        assert_eq!(parent_and_ordinal("web-99999999999"), Some(("web", -1)));
+        assert_eq!(ordinal_of("web-x"), -1);
+        assert!(is_member_name("web", "web-3"));
+        assert!(!is_member_name("web", "webx-3"));
+        assert!(!is_member_name("web", "web-3-x"));
+        assert_eq!(claim_name("data", "web", 2), "data-web-2");
+    }
+}

@@ -1,0 +1,17 @@
+//! The embedded StatefulSet controller: a pure port of upstream `pkg/controller/statefulset`
+//! and `pkg/controller/history` (spec: `spec/controller.md`, baseline v1.37).
+//!
+//! Owns: the sync algorithm, revision history, pod claiming, status computation, and the
+//! explanation helpers the console reads. Must not touch: IO, tokio, clocks (`now` is an input),
+//! randomness, logging to stdout, or any other ststui layer. Input is an [`Observed`] snapshot,
+//! output a [`Plan`] of effects as data.
+
+pub mod claim;
+pub mod history;
+pub mod labels;
+pub mod options;
+pub mod revisions;
+pub mod types;
+
+pub use options::{Options, Semantics, Version};
+pub use types::*;

@@ -1,0 +1,159 @@
+//! Version semantics: which upstream behaviour a sync reproduces (spec section 0 and 5).
+//!
+//! A [`Version`] (the kube-controller-manager release being matched) resolves to [`Semantics`],
+//! the handful of switches the algorithm reads. Real-cluster mode picks the server's version;
+//! the simulator defaults to 1.37. Individual switches can be overridden (feature gates).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A Kubernetes minor release with its patch level, e.g. `1.35.4`. Only 1.31 to 1.37 are
+/// modelled; versions outside that range are rejected by [`Version::from_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version {
+    pub minor: u16,
+    pub patch: u16,
+}
+
+impl Version {
+    pub const OLDEST: Version = Version { minor: 31, patch: 0 };
+    pub const V1_34: Version = Version { minor: 34, patch: 0 };
+    pub const V1_37: Version = Version { minor: 37, patch: 0 };
+    /// The default: the v1.37 line (upstream master, mid-2026).
+    pub const LATEST: Version = Version::V1_37;
+
+    /// The behaviour switches this release has by default.
+    pub fn semantics(self) -> Semantics {
+        let m = self.minor;
+        let max_unavailable_gate = match m {
+            35 => self.patch < 4,
+            37.. => true,
+            _ => false,
+        };
+        Semantics {
+            max_unavailable_gate,
+            // #137666: the Parallel-only two-phase deletion exists from 1.37.
+            parallel_two_phase: m >= 37,
+            // #130909 (about v1.34): availability (minReadySeconds) instead of readiness in the
+            // rolling-update wait and the unavailable count.
+            availability_in_updates: m >= 34,
+            // #136833 (1.37): completeUpdate has no RollingUpdate type check.
+            on_delete_completes: m >= 37,
+            // #139307 was still open at last sight; off by default everywhere.
+            completion_requires_available: false,
+        }
+    }
+}
+
+impl Default for Version {
+    fn default() -> Self {
+        Version::LATEST
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "1.{}.{}", self.minor, self.patch)
+    }
+}
+
+/// Why a version string was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unsupported version {input:?}: expected 1.MINOR or 1.MINOR.PATCH with MINOR from 31 to 37 (e.g. 1.37, 1.35.4)"
+)]
+pub struct VersionError {
+    pub input: String,
+}
+
+impl FromStr for Version {
+    type Err = VersionError;
+
+    /// Accepts `1.37`, `v1.35.4`, and server strings like `v1.34.2+k3s1` or `v1.33.1-eks-abc`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let err = || VersionError { input: s.to_string() };
+        let t = s.trim().trim_start_matches('v');
+        let t = t.split(['+', '-']).next().unwrap_or_default();
+        let mut parts = t.split('.');
+        let major = parts.next().ok_or_else(err)?;
+        let minor = parts.next().ok_or_else(err)?;
+        let patch = parts.next().unwrap_or("0");
+        if major != "1" || parts.next().is_some() {
+            return Err(err());
+        }
+        let minor: u16 = minor.parse().map_err(|_| err())?;
+        let patch: u16 = patch.parse().map_err(|_| err())?;
+        let v = Version { minor, patch };
+        if !(Version::OLDEST.minor..=Version::LATEST.minor).contains(&minor) {
+            return Err(err());
+        }
+        Ok(v)
+    }
+}
+
+/// The behaviour switches a sync reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Semantics {
+    /// `MaxUnavailableStatefulSet`: use the maxUnavailable path (3.6.2) instead of the legacy
+    /// one-at-a-time path (3.6.1).
+    pub max_unavailable_gate: bool,
+    /// With the gate on, Parallel sets use the 1.37 two-phase deletion (#137666) instead of the
+    /// 1.35 budget rule that could get stuck on broken old pods (#137409).
+    pub parallel_two_phase: bool,
+    /// "Unavailable" includes minReadySeconds (#130909); otherwise it means not Running+Ready.
+    pub availability_in_updates: bool,
+    /// OnDelete rollouts complete (currentRevision := updateRevision) once every pod is updated.
+    pub on_delete_completes: bool,
+    /// Completion also requires `availableReplicas == replicas` (#139307, unmerged).
+    pub completion_requires_available: bool,
+}
+
+/// Options for a sync: the semantics to reproduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Options {
+    pub version: Version,
+    pub semantics: Semantics,
+}
+
+impl Options {
+    pub fn for_version(version: Version) -> Self {
+        Options { version, semantics: version.semantics() }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::for_version(Version::LATEST)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_server_version_strings() {
+        assert_eq!("1.37".parse::<Version>(), Ok(Version { minor: 37, patch: 0 }));
+        assert_eq!("v1.35.4".parse::<Version>(), Ok(Version { minor: 35, patch: 4 }));
+        assert_eq!("v1.34.2+k3s1".parse::<Version>(), Ok(Version { minor: 34, patch: 2 }));
+        assert_eq!("v1.33.1-eks-abc".parse::<Version>(), Ok(Version { minor: 33, patch: 1 }));
+        assert!("1.30".parse::<Version>().is_err());
+        assert!("2.1".parse::<Version>().is_err());
+        assert!("1.x".parse::<Version>().is_err());
+        assert!("".parse::<Version>().is_err());
+    }
+
+    #[test]
+    fn version_table_matches_spec_section_0() {
+        let s = |v: &str| v.parse::<Version>().map(Version::semantics).ok();
+        assert!(!s("1.34").map(|x| x.max_unavailable_gate).unwrap_or(true));
+        assert!(s("1.35.0").map(|x| x.max_unavailable_gate).unwrap_or(false));
+        assert!(s("1.35.3").map(|x| x.max_unavailable_gate).unwrap_or(false));
+        assert!(!s("1.35.4").map(|x| x.max_unavailable_gate).unwrap_or(true));
+        assert!(!s("1.36").map(|x| x.max_unavailable_gate).unwrap_or(true));
+        assert!(s("1.37").map(|x| x.max_unavailable_gate && x.parallel_two_phase).unwrap_or(false));
+        assert!(!s("1.36").map(|x| x.on_delete_completes).unwrap_or(true));
+        assert!(s("1.37").map(|x| x.on_delete_completes).unwrap_or(false));
+        assert!(!s("1.33").map(|x| x.availability_in_updates).unwrap_or(true));
+    }
+}

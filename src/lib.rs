@@ -1,0 +1,8 @@
+//! ststui: a terminal rollout console for Kubernetes StatefulSets.
+//!
+//! Layers (see DESIGN.md): `core` (pure controller port), `sim` (simulated cluster),
+//! `backend` (the data contract between a backend and the console), `app` (state and the one
+//! reducer), `ui` (pure rendering). `main.rs` composes them.
+
+pub mod backend;
+pub mod core;

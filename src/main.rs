@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("ststui: not built yet");
+    std::process::exit(2);
+}
