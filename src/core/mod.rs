@@ -10,8 +10,10 @@ pub mod claim;
 pub mod history;
 pub mod labels;
 pub mod options;
+pub mod reconcile;
 pub mod revisions;
 pub mod types;
 
 pub use options::{Options, Semantics, Version};
+pub use reconcile::reconcile;
 pub use types::*;
