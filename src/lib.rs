@@ -5,4 +5,5 @@
 //! reducer), `ui` (pure rendering). `main.rs` composes them.
 
 pub mod backend;
+pub mod cli;
 pub mod core;

@@ -1,0 +1,122 @@
+//! Command-line interface (clap). Only argument shapes and their validation live here; `main.rs`
+//! dispatches them.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::core::Version;
+
+/// ststui: a terminal rollout console for Kubernetes StatefulSets.
+#[derive(Debug, Parser)]
+#[command(name = "ststui", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Kubeconfig file (real-cluster mode).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context (real-cluster mode).
+    #[arg(long, global = true, value_name = "CONTEXT")]
+    pub context: Option<String>,
+    /// Namespace (real-cluster mode; default: the context's namespace).
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+    /// Write logs to this file (default: ststui.log in the system temp directory).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+    /// StatefulSet to open (real-cluster mode).
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run against the embedded simulated cluster (no Kubernetes needed).
+    Sim(SimArgs),
+}
+
+/// `ststui sim`: see spec/scenario.md.
+#[derive(Debug, Clone, Args)]
+pub struct SimArgs {
+    /// A scenario file to play (headless: to its end on virtual time; interactive: in real time).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// No terminal UI: run the script and print the timeline on stdout.
+    #[arg(long)]
+    pub headless: bool,
+    /// Timeline format for --headless.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Seed for all randomness (soak and faults). Same script and seed, same timeline.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Create the StatefulSets of a Kubernetes manifest (multi-document YAML). Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "MANIFEST")]
+    pub manifests: Vec<PathBuf>,
+    /// Virtual seconds per wall second in the interactive console.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
+    pub speed: f64,
+    /// Run N randomized soak scenarios, checking invariants after every event.
+    #[arg(long, value_name = "N")]
+    pub soak: Option<u64>,
+    /// Upstream controller semantics to reproduce (1.31 to 1.37).
+    #[arg(long = "kube-version", value_name = "VERSION", default_value_t = Version::LATEST)]
+    pub kube_version: Version,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Jsonl,
+}
+
+fn parse_speed(s: &str) -> Result<f64, String> {
+    let v: f64 =
+        s.parse().map_err(|_| format!("{s:?} is not a number; expected e.g. 0.5, 1, 10"))?;
+    if !(0.01..=1000.0).contains(&v) || !v.is_finite() {
+        return Err(format!("speed {v} is out of range; expected 0.01 to 1000"));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sim_flags() {
+        let cli = Cli::try_parse_from([
+            "ststui",
+            "sim",
+            "--headless",
+            "--format",
+            "jsonl",
+            "--seed",
+            "7",
+            "-f",
+            "a.yaml",
+            "-f",
+            "b.yaml",
+        ]);
+        let Ok(Cli { command: Some(Command::Sim(args)), .. }) = cli else {
+            panic!("did not parse: {cli:?}");
+        };
+        assert!(args.headless);
+        assert_eq!(args.format, Format::Jsonl);
+        assert_eq!(args.seed, 7);
+        assert_eq!(args.manifests.len(), 2);
+        assert_eq!(args.kube_version, Version::LATEST);
+    }
+
+    #[test]
+    fn rejects_bad_speed_and_version() {
+        assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "0"]).is_err());
+        assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "fast"]).is_err());
+        let err = Cli::try_parse_from(["ststui", "sim", "--kube-version", "1.20"])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("31 to 37"), "{err}");
+    }
+}
