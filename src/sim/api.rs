@@ -15,7 +15,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::SignedDuration;
 
 use super::store::{Kind, Store, StoreError, key_of};
+use super::validate::{self, ValidationError};
 use crate::backend::ObjRef;
+use crate::core::Semantics;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 /// The node every simulated pod is scheduled to.
 pub const NODE_NAME: &str = "sim-node";
@@ -35,13 +38,13 @@ pub enum Cascade {
 }
 
 /// Why the API refused a request.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ApiError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// Validation failed; `message` is what the API server would say.
-    #[error("StatefulSet.apps {name:?} is invalid: {message}")]
-    Invalid { name: String, message: String },
+    /// Validation failed; the message is what the API server would say.
+    #[error(transparent)]
+    Invalid(#[from] ValidationError),
     /// A claim the pod needs is being deleted (upstream: "pvc … is being deleted").
     #[error("persistentvolumeclaim {0} is being deleted")]
     ClaimTerminating(ObjRef),
@@ -58,58 +61,88 @@ pub enum Deleted {
     AlreadyTerminating,
 }
 
-/// API defaulting of a StatefulSet. Stays a no-op until `core::defaults` (upstream
-/// `SetDefaults_StatefulSet` and pod-template defaulting) lands on main.
-fn default_set(set: &mut StatefulSet) {
-    let _ = set;
-}
-
-/// Create validation, as the API server runs it. A no-op until `sim::validate` lands.
-fn validate_create(set: &StatefulSet) -> Result<(), String> {
-    let _ = set;
-    Ok(())
-}
-
-/// Update validation (immutable fields). A no-op until `sim::validate` lands.
-fn validate_update(new: &StatefulSet, old: &StatefulSet) -> Result<(), String> {
-    let _ = (new, old);
-    Ok(())
-}
-
-fn set_name(set: &StatefulSet) -> String {
-    set.metadata.name.clone().unwrap_or_default()
+/// API defaulting of a StatefulSet: a minimal stand-in with the signature of
+/// `core::defaults::set_defaults_stateful_set`, which replaces it once on main.
+fn default_set(set: &mut StatefulSet, semantics: &Semantics) {
+    let spec = &mut set.spec;
+    spec.pod_management_policy.get_or_insert_with(|| "OrderedReady".into());
+    let strategy = spec.update_strategy.get_or_insert_with(Default::default);
+    if strategy.type_.as_deref().is_none_or(str::is_empty) {
+        strategy.type_ = Some("RollingUpdate".into());
+        strategy.rolling_update.get_or_insert_with(Default::default);
+    }
+    if let Some(ru) = strategy
+        .rolling_update
+        .as_mut()
+        .filter(|_| strategy.type_.as_deref() == Some("RollingUpdate"))
+    {
+        ru.partition.get_or_insert(0);
+        if semantics.max_unavailable_gate {
+            ru.max_unavailable.get_or_insert(IntOrString::Int(1));
+        }
+    }
+    let retention =
+        spec.persistent_volume_claim_retention_policy.get_or_insert_with(Default::default);
+    retention.when_deleted.get_or_insert_with(|| "Retain".into());
+    retention.when_scaled.get_or_insert_with(|| "Retain".into());
+    spec.replicas.get_or_insert(1);
+    spec.revision_history_limit.get_or_insert(10);
+    let pod = spec.template.spec.get_or_insert_with(Default::default);
+    pod.restart_policy.get_or_insert_with(|| "Always".into());
+    pod.dns_policy.get_or_insert_with(|| "ClusterFirst".into());
+    pod.termination_grace_period_seconds.get_or_insert(DEFAULT_GRACE_SECONDS);
+    pod.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
+    for c in &mut pod.containers {
+        c.termination_message_path.get_or_insert_with(|| "/dev/termination-log".into());
+        c.termination_message_policy.get_or_insert_with(|| "File".into());
+    }
 }
 
 /// POST a StatefulSet: defaulted, validated, stored with generation 1.
-pub fn create_set(store: &mut Store, mut set: StatefulSet) -> Result<StatefulSet, ApiError> {
+pub fn create_set(
+    store: &mut Store,
+    mut set: StatefulSet,
+    semantics: &Semantics,
+) -> Result<StatefulSet, ApiError> {
     set.metadata.namespace.get_or_insert_with(|| "default".into());
     set.status = None;
-    default_set(&mut set);
-    validate_create(&set).map_err(|message| ApiError::Invalid { name: set_name(&set), message })?;
+    default_set(&mut set, semantics);
+    validate::validate_create(&set)?;
     Ok(store.create(set)?.clone())
 }
 
 /// PUT a StatefulSet: defaulted, validated against the stored one; status is kept and
 /// generation bumped when the spec changed.
-pub fn update_set(store: &mut Store, mut set: StatefulSet) -> Result<StatefulSet, ApiError> {
+pub fn update_set(
+    store: &mut Store,
+    mut set: StatefulSet,
+    semantics: &Semantics,
+) -> Result<StatefulSet, ApiError> {
     set.metadata.namespace.get_or_insert_with(|| "default".into());
     let key = key_of(&set.metadata);
     let Some(old) = store.sets().get(&key) else {
         return Err(StoreError::NotFound { kind: "StatefulSet", key }.into());
     };
-    default_set(&mut set);
-    validate_update(&set, old)
-        .map_err(|message| ApiError::Invalid { name: set_name(&set), message })?;
+    default_set(&mut set, semantics);
+    validate::validate_update(old, &set)?;
     Ok(store.update_set(set)?.clone())
 }
 
 /// Create the set, or update it when one of that name exists (`kubectl apply`).
-pub fn apply_set(store: &mut Store, set: StatefulSet) -> Result<StatefulSet, ApiError> {
+pub fn apply_set(
+    store: &mut Store,
+    set: StatefulSet,
+    semantics: &Semantics,
+) -> Result<StatefulSet, ApiError> {
     let mut key = key_of(&set.metadata);
     if set.metadata.namespace.is_none() {
         key.namespace = "default".into();
     }
-    if store.sets().get(&key).is_some() { update_set(store, set) } else { create_set(store, set) }
+    if store.sets().get(&key).is_some() {
+        update_set(store, set, semantics)
+    } else {
+        create_set(store, set, semantics)
+    }
 }
 
 /// PUT /status.

@@ -18,9 +18,14 @@ pub mod driver;
 pub mod engine;
 pub mod explain;
 pub mod gc;
+pub mod headless;
 pub mod kubelet;
+pub mod manifest;
 pub mod ops;
+pub mod scenario;
 pub mod store;
+pub mod timeline;
+pub mod validate;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
@@ -110,12 +115,12 @@ impl Sim {
 
     /// Creates a StatefulSet (defaulted and validated as the API server would).
     pub fn create_set(&mut self, set: StatefulSet) -> Result<StatefulSet, ApiError> {
-        api::create_set(&mut self.world.store, set)
+        api::create_set(&mut self.world.store, set, &self.world.controller.options().semantics)
     }
 
     /// Creates the set, or updates it when it exists (`kubectl apply`, `-f`, script `apply`).
     pub fn apply_set(&mut self, set: StatefulSet) -> Result<StatefulSet, ApiError> {
-        api::apply_set(&mut self.world.store, set)
+        api::apply_set(&mut self.world.store, set, &self.world.controller.options().semantics)
     }
 
     /// Deletes a StatefulSet with the given cascade.

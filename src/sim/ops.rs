@@ -18,7 +18,7 @@ use crate::backend::{ObjRef, Op};
 use crate::core::labels::RESTARTED_AT_ANNOTATION;
 
 /// Why an operation was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OpError {
     #[error("statefulset {0} not found: expected the name of an existing StatefulSet")]
     SetNotFound(ObjRef),
@@ -178,7 +178,8 @@ fn patch_spec(
     let mut set: StatefulSet =
         w.store.sets().get(key).cloned().ok_or_else(|| OpError::SetNotFound(key.clone()))?;
     f(&mut set.spec)?;
-    api::update_set(&mut w.store, set)?;
+    let semantics = w.controller.options().semantics;
+    api::update_set(&mut w.store, set, &semantics)?;
     Ok(())
 }
 
