@@ -197,7 +197,8 @@ impl Runner {
         };
         let due = next_virtual.map(|v| {
             let ms = v.saturating_sub(self.base_virtual) as f64 / self.speed;
-            self.base_wall + Duration::from_secs_f64(ms / 1000.0)
+            // Rounded up a millisecond, so the wake-up never lands just short of the item.
+            self.base_wall + Duration::from_secs_f64(ms / 1000.0) + Duration::from_millis(1)
         });
         let clock =
             self.clock_dirty.then(|| self.last_clock.map_or(Instant::now(), |t| t + CLOCK_EVERY));
