@@ -9,10 +9,17 @@
 pub mod claim;
 pub mod history;
 pub mod labels;
+pub mod newpod;
 pub mod options;
+pub mod pod;
+pub mod pvc;
 pub mod reconcile;
 pub mod revisions;
+mod rolling;
+pub mod spec;
+pub mod status;
 pub mod types;
+pub mod update;
 
 pub use options::{Options, Semantics, Version};
 pub use reconcile::reconcile;
