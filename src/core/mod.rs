@@ -7,6 +7,9 @@
 //! output a [`Plan`] of effects as data.
 
 pub mod claim;
+pub mod defaults;
+pub mod fnv;
+pub mod gojson;
 pub mod history;
 pub mod labels;
 pub mod newpod;
