@@ -8,9 +8,11 @@
 
 pub mod claim;
 pub mod defaults;
+pub mod explain;
 pub mod fnv;
 pub mod gojson;
 pub mod history;
+pub mod invariants;
 pub mod labels;
 pub mod newpod;
 pub mod options;

@@ -46,7 +46,7 @@ pub fn reconcile(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
     let revs: Vec<&ControllerRevision> = listed.revisions.iter().map(AsRef::as_ref).collect();
     let pods: Vec<&Pod> = claimed.pods.iter().map(AsRef::as_ref).collect();
 
-    let resolved = revisions::resolve(set, &revs, observed.revisions);
+    let resolved = revisions::resolve_with(set, &revs, observed.revisions, options);
     let mut live: HashSet<&str> = pods.iter().map(|p| pod::revision(p)).collect();
     match &resolved {
         Ok(r) => {
