@@ -290,3 +290,24 @@ fn the_same_inputs_give_a_byte_identical_timeline() {
     assert!(a.lines().count() > 50);
     assert_eq!(a, run());
 }
+
+#[test]
+fn orphaned_pods_are_adopted_by_a_recreated_set() {
+    let mut sim = sim();
+    sim.create_set(set("web", 2)).unwrap();
+    settle(&mut sim);
+    sim.delete_set(&key("web"), Cascade::Orphan).unwrap();
+    settle(&mut sim);
+    assert_eq!(sim.all_pods().count(), 2, "orphaned pods stay");
+    assert!(sim.all_pods().all(|p| p.metadata.owner_references.as_ref().is_none_or(Vec::is_empty)));
+    sim.drain_events();
+    sim.create_set(set("web", 2)).unwrap();
+    settle(&mut sim);
+    assert!(pod_actions(&sim.drain_events(), "create-pod").is_empty(), "adopted, not recreated");
+    let uid = sim.set(&key("web")).and_then(|s| s.metadata.uid.clone());
+    let adopted = sim.pods_of(&key("web")).iter().all(|p| {
+        p.metadata.owner_references.iter().flatten().any(|r| Some(&r.uid) == uid.as_ref())
+    });
+    assert!(adopted);
+    assert_eq!(status(&sim, "web").ready_replicas, Some(2));
+}
