@@ -7,10 +7,7 @@ use ststui::cli::{Cli, Command};
 fn main() {
     let cli = Cli::parse();
     let code = match &cli.command {
-        Some(Command::Sim(args)) if args.soak.is_some() => {
-            eprintln!("ststui: --soak needs core::invariants (not merged yet)");
-            2
-        }
+        Some(Command::Sim(args)) if args.soak.is_some() => ststui::sim::soak::run(args),
         Some(Command::Sim(args)) if args.headless => ststui::sim::headless::run(args),
         _ => {
             eprintln!(
