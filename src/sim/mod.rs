@@ -26,6 +26,7 @@ pub mod kubelet;
 pub mod manifest;
 pub mod ops;
 pub mod scenario;
+pub mod soak;
 pub mod store;
 pub mod timeline;
 pub mod validate;
