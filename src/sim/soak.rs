@@ -249,7 +249,12 @@ pub fn run(args: &SimArgs) -> i32 {
     let runs = args.soak.unwrap_or(0);
     let report = soak(runs, args.seed, Options::for_version(args.kube_version));
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    print_report(&report, &mut stdout.lock())
+}
+
+/// Writes the summary (and, on violations, the first failing run) to `out`; returns the exit
+/// code: 0 without violations, 1 with.
+pub fn print_report(report: &Report, out: &mut dyn Write) -> i32 {
     let _ = writeln!(out, "{}", report.summary());
     let Some(run) = &report.first_failure else {
         return 0;
