@@ -215,7 +215,7 @@ fn orphans_in_another_namespace_are_ignored() {
 }
 
 #[test]
-fn claims_keep_input_order_and_mix_all_cases() {
+fn owned_pods_are_claimed_before_orphans() {
     let pods = [
         ours("web-1", APP),
         orphan("web-0", APP),
@@ -224,8 +224,10 @@ fn claims_keep_input_order_and_mix_all_cases() {
         ours("web-3", APP),
     ];
     let (kept, effects) = claim(&set(), &pods);
-    assert_eq!(kept, ["web-1", "web-0", "web-3"]);
-    assert_eq!(effects, ["adopt web-0", "release web-5"]);
+    // Owned pods first (FilterPodsByOwner's owner index), then orphans: releases before
+    // adoptions whatever the input order.
+    assert_eq!(kept, ["web-1", "web-3", "web-0"]);
+    assert_eq!(effects, ["release web-5", "adopt web-0"]);
 }
 
 fn expr(key: &str, op: &str, values: &[&str]) -> LabelSelectorRequirement {
@@ -273,7 +275,7 @@ fn match_expressions_drive_claiming() {
         match_labels: Some(labels(&[("app", "web")])),
         match_expressions: Some(vec![expr("track", "NotIn", &["canary"])]),
     });
-    let pods = [ours("web-0", &[("app", "web"), ("track", "canary")]), orphan("web-1", APP)];
+    let pods = [orphan("web-1", APP), ours("web-0", &[("app", "web"), ("track", "canary")])];
     let (kept, effects) = claim(&set, &pods);
     assert_eq!(kept, ["web-1"]);
     assert_eq!(effects, ["release web-0", "adopt web-1"]);

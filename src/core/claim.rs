@@ -91,6 +91,10 @@ pub fn set_selector(set: &StatefulSet) -> Result<Selector, SyncError> {
 
 /// Spec 1.3: claim pods from *all* pods of the namespace.
 ///
+/// Order: the pods controlled by this set (in input order), then the orphans (in input order),
+/// as upstream's `FilterPodsByOwner` (owner-UID index, then orphan index) hands them to
+/// `ClaimPods`; so releases come before adoptions. Kept pods are borrowed, adopted ones owned.
+///
 /// Per pod (`ClaimObject` with the selector AND `isMemberOf` as the match):
 /// * controlled by another UID → ignored;
 /// * controlled by this set and matching → kept (borrowed);
@@ -113,8 +117,12 @@ pub fn claim_pods<'a>(set: &StatefulSet, all_pods: &[&'a Pod]) -> Result<Claimed
     };
 
     let mut claimed = Claimed { pods: Vec::with_capacity(all_pods.len()), effects: Vec::new() };
+    // Upstream lists through `controller.FilterPodsByOwner`: the pods indexed under our UID
+    // first, then the namespace's orphans; pods of other controllers are never looked at.
+    let mut orphans: Vec<&'a Pod> = Vec::new();
     for &pod in all_pods {
         match controller_of(&pod.metadata) {
+            None => orphans.push(pod),
             Some(owner) if owner.uid != set_uid => {}
             Some(_) if matches(pod) => claimed.pods.push(ClaimedPod::Borrowed(pod)),
             Some(_) if set_deleting => {}
@@ -124,22 +132,22 @@ pub fn claim_pods<'a>(set: &StatefulSet, all_pods: &[&'a Pod]) -> Result<Claimed
                 let name = pod.metadata.name.clone().unwrap_or_default();
                 claimed.effects.push(Effect::ReleasePod { name, pod: Box::new(released) });
             }
-            None => {
-                let pod_namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
-                let adoptable = !set_deleting
-                    && matches(pod)
-                    && pod.metadata.deletion_timestamp.is_none()
-                    && (set_namespace.is_empty() || set_namespace == pod_namespace);
-                if adoptable {
-                    let mut adopted = pod.clone();
-                    adopted.metadata.owner_references =
-                        Some(add_controller(&adopted.metadata, controller_ref(set)));
-                    let name = pod.metadata.name.clone().unwrap_or_default();
-                    let adopted = Box::new(adopted);
-                    claimed.effects.push(Effect::AdoptPod { name, pod: adopted.clone() });
-                    claimed.pods.push(ClaimedPod::Owned(adopted));
-                }
-            }
+        }
+    }
+    for pod in orphans {
+        let pod_namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
+        let adoptable = !set_deleting
+            && matches(pod)
+            && pod.metadata.deletion_timestamp.is_none()
+            && (set_namespace.is_empty() || set_namespace == pod_namespace);
+        if adoptable {
+            let mut adopted = pod.clone();
+            adopted.metadata.owner_references =
+                Some(add_controller(&adopted.metadata, controller_ref(set)));
+            let name = pod.metadata.name.clone().unwrap_or_default();
+            let adopted = Box::new(adopted);
+            claimed.effects.push(Effect::AdoptPod { name, pod: adopted.clone() });
+            claimed.pods.push(ClaimedPod::Owned(adopted));
         }
     }
     Ok(claimed)
