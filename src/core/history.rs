@@ -151,9 +151,10 @@ pub fn equal_revision_bytes(
     rhs_raw: &[u8],
 ) -> bool {
     if let (Some(l), Some(r)) = (numeric_hash(lhs), numeric_hash(rhs))
-        && l != r {
-            return false;
-        }
+        && l != r
+    {
+        return false;
+    }
     lhs_raw == rhs_raw
 }
 
