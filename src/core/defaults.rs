@@ -102,12 +102,12 @@ pub fn set_defaults_stateful_set(set: &mut StatefulSet, semantics: &Semantics) {
         strategy.type_ = Some("RollingUpdate".into());
         strategy.rolling_update.get_or_insert_with(RollingUpdateStatefulSetStrategy::default);
     }
-    if strategy.type_.as_deref() == Some("RollingUpdate") {
-        if let Some(rolling) = strategy.rolling_update.as_mut() {
-            rolling.partition.get_or_insert(0);
-            if semantics.max_unavailable_gate {
-                rolling.max_unavailable.get_or_insert(IntOrString::Int(1));
-            }
+    if strategy.type_.as_deref() == Some("RollingUpdate")
+        && let Some(rolling) = strategy.rolling_update.as_mut()
+    {
+        rolling.partition.get_or_insert(0);
+        if semantics.max_unavailable_gate {
+            rolling.max_unavailable.get_or_insert(IntOrString::Int(1));
         }
     }
     let retention = spec
@@ -194,11 +194,11 @@ pub fn set_defaults_volume(volume: &mut Volume) {
     if *volume == (Volume { name: volume.name.clone(), ..Volume::default() }) {
         volume.empty_dir = Some(Default::default());
     }
-    if let Some(image) = volume.image.as_mut() {
-        if image.pull_policy.as_deref().unwrap_or_default().is_empty() {
-            let policy = default_pull_policy(image.reference.as_deref().unwrap_or_default());
-            image.pull_policy = Some(policy.into());
-        }
+    if let Some(image) = volume.image.as_mut()
+        && image.pull_policy.as_deref().unwrap_or_default().is_empty()
+    {
+        let policy = default_pull_policy(image.reference.as_deref().unwrap_or_default());
+        image.pull_policy = Some(policy.into());
     }
     if let Some(host_path) = volume.host_path.as_mut() {
         host_path.type_.get_or_insert_with(String::new);
@@ -291,12 +291,12 @@ pub fn set_defaults_pod(pod: &mut Pod) {
     let host_network = spec.host_network == Some(true);
     let containers = spec.containers.iter_mut().chain(spec.init_containers.iter_mut().flatten());
     for c in containers {
-        if let Some(resources) = c.resources.as_mut() {
-            if let Some(limits) = resources.limits.as_ref().filter(|l| !l.is_empty()) {
-                let requests = resources.requests.get_or_insert_with(BTreeMap::new);
-                for (k, v) in limits {
-                    requests.entry(k.clone()).or_insert_with(|| v.clone());
-                }
+        if let Some(resources) = c.resources.as_mut()
+            && let Some(limits) = resources.limits.as_ref().filter(|l| !l.is_empty())
+        {
+            let requests = resources.requests.get_or_insert_with(BTreeMap::new);
+            for (k, v) in limits {
+                requests.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
         if host_network {

@@ -150,10 +150,10 @@ pub fn equal_revision_bytes(
     rhs: &ControllerRevision,
     rhs_raw: &[u8],
 ) -> bool {
-    if let (Some(l), Some(r)) = (numeric_hash(lhs), numeric_hash(rhs)) {
-        if l != r {
-            return false;
-        }
+    if let (Some(l), Some(r)) = (numeric_hash(lhs), numeric_hash(rhs))
+        && l != r
+    {
+        return false;
     }
     lhs_raw == rhs_raw
 }
@@ -315,8 +315,10 @@ pub fn live_revisions<'a>(
 /// `listed` is sorted ascending (as listed at the start of the sync); `live` holds the current
 /// and update revision names and every claimed pod's revision label.
 ///
-/// A negative limit is unlimited; an unset limit (an object that skipped API defaulting) is
-/// upstream's default of 10. Deletions are issued oldest (lowest `.revision`) first.
+/// A negative limit is treated as unlimited (spec 2.7). Upstream has no such guard (it would
+/// slice past the history and crash) but API validation rejects negative limits, so it never
+/// sees one. An unset limit (an object that skipped API defaulting) is upstream's default of
+/// 10. Deletions are issued oldest (lowest `.revision`) first.
 #[doc(alias = "truncateHistory")]
 pub fn truncate_history(
     set: &StatefulSet,

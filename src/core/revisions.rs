@@ -36,8 +36,7 @@ pub struct Resolved {
 }
 
 /// Whether `StatefulSetSemanticRevisionComparison` exists and is on by default in `version`:
-/// from v1.35 and in the v1.34 backport (#135087, merged 2025-11-04; first patch release
-/// assumed to be v1.34.2).
+/// from v1.35 and in the v1.34 backport (#135087), released in v1.34.2 (1.34 release notes).
 pub fn semantic_comparison_enabled(version: Version) -> bool {
     version.minor >= 35 || (version.minor == 34 && version.patch >= 2)
 }

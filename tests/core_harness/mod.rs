@@ -60,6 +60,8 @@ pub struct World {
     pub plans: Vec<Plan>,
     /// Invariant violations seen so far (checked by [`World::sync`] and [`World::tick`]).
     pub violations: Vec<String>,
+    /// API errors applying effects (e.g. AlreadyExists for a released pod's name).
+    pub api_errors: Vec<String>,
 }
 
 pub fn ts(secs: i64) -> Timestamp {
@@ -115,6 +117,7 @@ impl World {
             next_rv: 1,
             plans: Vec::new(),
             violations: Vec::new(),
+            api_errors: Vec::new(),
         };
         w.default_set();
         w
@@ -467,7 +470,10 @@ impl World {
 
     fn create_pod(&mut self, p: &Pod) {
         let name = p.metadata.name.clone().unwrap_or_default();
-        assert!(!self.pods.contains_key(&name), "create-pod {name}: AlreadyExists");
+        if self.pods.contains_key(&name) {
+            self.api_errors.push(format!("create-pod {name}: AlreadyExists"));
+            return;
+        }
         let mut p = p.clone();
         let uid = self.uid("pod");
         p.metadata.uid = Some(uid.clone());

@@ -435,9 +435,9 @@ fn creation_timestamp(obj: &mut Map<String, Value>, name: &str, enc: GoEncoding)
 }
 
 fn canonicalize(slot: &mut Value) {
-    if let Value::String(s) = slot {
-        if let Some(canonical) = canonical_quantity(s) {
-            *s = canonical;
-        }
+    if let Value::String(s) = slot
+        && let Some(canonical) = canonical_quantity(s)
+    {
+        *s = canonical;
     }
 }
