@@ -21,7 +21,7 @@ enum Step {
     Delete(i32, bool),
     Pause,
     Resume,
-    StepSyncs(u32),
+    Syncs(u32),
     Kubelet(u64, u64, u64),
     DeleteSet(bool),
     Recreate,
@@ -39,7 +39,7 @@ fn step() -> impl Strategy<Value = Step> {
         ((0i32..5), any::<bool>()).prop_map(|(o, f)| Step::Delete(o, f)),
         Just(Step::Pause),
         Just(Step::Resume),
-        (0u32..4).prop_map(Step::StepSyncs),
+        (0u32..4).prop_map(Step::Syncs),
         ((0u64..2000), (0u64..2000), (0u64..2000)).prop_map(|(a, b, c)| Step::Kubelet(a, b, c)),
         any::<bool>().prop_map(Step::DeleteSet),
         Just(Step::Recreate),
@@ -71,7 +71,7 @@ fn run(steps: &[Step]) -> Vec<SimEvent> {
             Step::Delete(o, force) => sim.apply_op(Op::DeletePod { pod: pod(*o), force: *force }),
             Step::Pause => sim.apply_op(Op::Pause),
             Step::Resume => sim.apply_op(Op::Resume),
-            Step::StepSyncs(n) => sim.apply_op(Op::Step { n: *n }),
+            Step::Syncs(n) => sim.apply_op(Op::Step { n: *n }),
             Step::Kubelet(a, b, c) => {
                 sim.set_kubelet(KubeletConfig {
                     start_ms: *a,
