@@ -14,6 +14,7 @@
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 
+use super::facts::Facts;
 use super::options::Semantics;
 use super::pod;
 use super::spec;
@@ -49,6 +50,27 @@ impl Counts {
                 self.current += 1;
             }
             if rev == update {
+                self.updated += 1;
+            }
+        }
+    }
+
+    /// Adds one pod from its precomputed facts (same rules as [`Counts::add`]).
+    pub fn add_facts(&mut self, f: &Facts) {
+        if f.created {
+            self.replicas += 1;
+        }
+        if f.running_ready {
+            self.ready += 1;
+            if f.available {
+                self.available += 1;
+            }
+        }
+        if f.created && !f.terminating {
+            if f.revision.is_current() {
+                self.current += 1;
+            }
+            if f.revision.is_update() {
                 self.updated += 1;
             }
         }

@@ -1,0 +1,136 @@
+//! What one sync needs to know about each pod, computed in a single pass (spec 3.0 predicates
+//! evaluated once at the sync's `now`).
+//!
+//! Owns: [`Facts`], a small copyable summary of a pod relative to the set and the current and
+//! update revisions, and [`Slot`] (a borrowed pod with its facts). The sync reads facts instead
+//! of re-walking label maps and condition lists in every step, which keeps a 10,000-pod sync
+//! linear and cache-friendly. Must not touch: effects or decisions; it only summarises.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Pod;
+
+use super::newpod;
+use super::options::Semantics;
+use super::pod;
+use super::spec;
+use super::types::{Now, PodWait};
+
+/// The pod's revision label relative to the sync's revisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevisionOf {
+    /// Equal to the current revision only.
+    Current,
+    /// Equal to the update revision only.
+    Update,
+    /// Current and update are the same revision and the pod is on it.
+    Both,
+    /// Any other value (a third revision, or no label).
+    Other,
+}
+
+impl RevisionOf {
+    pub fn is_current(self) -> bool {
+        matches!(self, RevisionOf::Current | RevisionOf::Both)
+    }
+    pub fn is_update(self) -> bool {
+        matches!(self, RevisionOf::Update | RevisionOf::Both)
+    }
+}
+
+/// The sync-wide inputs facts are computed against.
+#[derive(Debug, Clone, Copy)]
+pub struct FactEnv<'a> {
+    pub set: &'a StatefulSet,
+    pub current: &'a str,
+    pub update: &'a str,
+    pub min_ready_seconds: i32,
+    pub now: Now,
+    pub sem: &'a Semantics,
+}
+
+/// One pod, summarised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Facts {
+    pub ordinal: i32,
+    pub created: bool,
+    pub pending: bool,
+    /// Failed or Succeeded.
+    pub terminal: bool,
+    pub terminating: bool,
+    pub running_ready: bool,
+    /// runningAndAvailable(minReadySeconds, now).
+    pub available: bool,
+    /// The 3.0 "unavailable" under the sync's semantics.
+    pub unavailable: bool,
+    pub revision: RevisionOf,
+    /// `identityMatches && storageMatches` against the live set.
+    pub identity_and_storage: bool,
+}
+
+impl Facts {
+    /// Summarises `p` (one walk over its labels and conditions).
+    pub fn of(p: &Pod, env: &FactEnv<'_>) -> Facts {
+        let rev = pod::revision(p);
+        let revision = match (rev == env.current, rev == env.update) {
+            (true, true) => RevisionOf::Both,
+            (true, false) => RevisionOf::Current,
+            (false, true) => RevisionOf::Update,
+            (false, false) => RevisionOf::Other,
+        };
+        let running_ready = pod::is_running_and_ready(p);
+        let available =
+            running_ready && pod::is_running_and_available(p, env.min_ready_seconds, env.now);
+        let terminating = pod::is_terminating(p);
+        let up = if env.sem.availability_in_updates { available } else { running_ready };
+        Facts {
+            ordinal: pod::ordinal(p),
+            created: pod::is_created(p),
+            pending: pod::is_pending(p),
+            terminal: pod::is_terminal(p),
+            terminating,
+            running_ready,
+            available,
+            unavailable: !up || terminating,
+            revision,
+            identity_and_storage: newpod::identity_matches(env.set, p)
+                && (spec::claim_templates(env.set).is_empty()
+                    || newpod::storage_matches(env.set, p)),
+        }
+    }
+
+    /// Created, not terminating, not on the update revision.
+    pub fn outdated(&self) -> bool {
+        self.created && !self.terminating && !self.revision.is_update()
+    }
+
+    /// Upstream's "revision ≠ update and not terminating" (also true for a placeholder built
+    /// at the current revision).
+    pub fn deletable_for_update(&self) -> bool {
+        !self.revision.is_update() && !self.terminating
+    }
+
+    /// Why an OrderedReady sync would wait on this pod at 3.3 d (same order as
+    /// [`pod::ordered_wait`]).
+    pub fn ordered_wait(&self, min_ready_seconds: i32) -> Option<PodWait> {
+        if !self.created {
+            Some(PodWait::NotCreated)
+        } else if self.terminating {
+            Some(PodWait::Terminating)
+        } else if self.terminal {
+            Some(PodWait::Terminal)
+        } else if !self.running_ready {
+            Some(if self.pending { PodWait::Pending } else { PodWait::NotReady })
+        } else if !self.available {
+            Some(PodWait::NotAvailable { min_ready_seconds })
+        } else {
+            None
+        }
+    }
+}
+
+/// A pod of the sync (claimed or a placeholder) with its facts.
+#[derive(Debug, Clone, Copy)]
+pub struct Slot<'a> {
+    pub pod: &'a Pod,
+    pub f: Facts,
+}
