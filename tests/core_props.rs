@@ -157,7 +157,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
 
     #[test]
-    fn invariants_hold_and_the_set_converges(c in config(), ops in prop::collection::vec(op(), 1..40)) {
+    fn invariants_hold_and_the_set_converges(
+        c in config(),
+        ops in prop::collection::vec(op(), 1..40),
+    ) {
         let mut w = build(&c);
         for op in &ops {
             apply(&mut w, op);

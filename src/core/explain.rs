@@ -292,7 +292,8 @@ pub fn blocker_step(b: &Blocker) -> Step {
             w(pod, format!("{pod} is terminating — OrderedReady waits for it to go"))
         }
         Blocker::Ordered { pod, wait, .. } => {
-            w(pod, format!("waiting: {pod} {} — OrderedReady holds the rollout", wait_words(*wait)))
+            let words = wait_words(*wait);
+            w(pod, format!("waiting: {pod} {words} — OrderedReady holds the rollout"))
         }
         Blocker::TerminalPod { pod, .. } => {
             w(pod, format!("{pod} failed: deleted, recreated once it is gone"))
@@ -300,7 +301,8 @@ pub fn blocker_step(b: &Blocker) -> Step {
         Blocker::StaleClaim { pod, claim } => w(
             pod,
             format!(
-                "{pod} cannot be created: claim {claim} still belongs to a previous {pod} (garbage collection pending)"
+                "{pod} cannot be created: claim {claim} still belongs to a previous {pod} \
+                 (garbage collection pending)"
             ),
         ),
         Blocker::ClaimTerminating { pod, claim } => {
@@ -313,7 +315,8 @@ pub fn blocker_step(b: &Blocker) -> Step {
             pod,
             match first_unavailable {
                 Some(f) => format!(
-                    "scale-down waits: {pod} is unhealthy and only {f}, the first unavailable pod, may go first"
+                    "scale-down waits: {pod} is unhealthy and only {f}, the first unavailable \
+                     pod, may go first"
                 ),
                 None => format!("scale-down waits: {pod} is unhealthy"),
             },
@@ -412,12 +415,15 @@ impl fmt::Display for ForcedRollback {
         match &self.reason {
             StuckReason::OldRevision { pod_revision } => write!(
                 f,
-                "{} is on {pod_revision}, not the update revision {}: OrderedReady waits for it forever; delete {} to recreate it (forced rollback, kubernetes#67250)",
+                "{} is on {pod_revision}, not the update revision {}: OrderedReady waits for \
+                 it forever; delete {} to recreate it (forced rollback, kubernetes#67250)",
                 self.pod, self.update_revision, self.pod
             ),
             StuckReason::BrokenUpdate => write!(
                 f,
-                "{} is on the update revision {} and not Ready: if the update is broken, revert the template and then delete {} (reverting alone does not unblock OrderedReady, kubernetes#67250)",
+                "{} is on the update revision {} and not Ready: if the update is broken, \
+                 revert the template and then delete {} (reverting alone does not unblock \
+                 OrderedReady, kubernetes#67250)",
                 self.pod, self.update_revision, self.pod
             ),
         }
@@ -470,7 +476,8 @@ impl fmt::Display for PartitionWarning {
         if !self.stays_updated.is_empty() {
             write!(
                 f,
-                ": {} stay on the update revision (raising the partition never reverts updated pods; delete them to recreate them at the current revision)",
+                ": {} stay on the update revision (raising the partition never reverts updated \
+                 pods; delete them to recreate them at the current revision)",
                 self.stays_updated.join(", ")
             )?;
         }

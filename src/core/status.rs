@@ -6,10 +6,11 @@
 //!
 //! Upstream findings: `completeRollingUpdate` compares against `spec.replicas` (#120731) and in
 //! 1.37 lost its strategy-type check (#136833, renamed `completeUpdate`). #139307 (require
-//! `availableReplicas == spec.replicas`) was still open: [`Semantics::completion_requires_available`]
-//! is off by default. `inconsistentStatus` compares observedGeneration (greater), replicas,
-//! currentReplicas, readyReplicas, updatedReplicas, currentRevision, availableReplicas and
-//! updateRevision; never collisionCount or conditions.
+//! `availableReplicas == spec.replicas`, fixing #136831) was still open when read:
+//! [`Semantics::completion_requires_available`] is off by default. `inconsistentStatus`
+//! compares observedGeneration (greater), replicas, currentReplicas, readyReplicas,
+//! updatedReplicas, currentRevision, availableReplicas and updateRevision; never
+//! collisionCount or conditions.
 
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::Pod;
