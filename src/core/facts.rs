@@ -6,6 +6,8 @@
 //! of re-walking label maps and condition lists in every step, which keeps a 10,000-pod sync
 //! linear and cache-friendly. Must not touch: effects or decisions; it only summarises.
 
+use std::borrow::Cow;
+
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 
@@ -128,9 +130,46 @@ impl Facts {
     }
 }
 
-/// A pod of the sync (claimed or a placeholder) with its facts.
+impl Facts {
+    /// The facts of a placeholder (3.2 step 4) at `ordinal`: not created, unavailable, with
+    /// identity and storage of a new pod, on the revision the 3.5 rule gives it.
+    pub fn placeholder(ordinal: i32, gets_current: bool, env: &FactEnv<'_>) -> Facts {
+        let same = env.current == env.update;
+        let revision = match (same, gets_current) {
+            (true, _) => RevisionOf::Both,
+            (false, true) => RevisionOf::Current,
+            (false, false) => RevisionOf::Update,
+        };
+        Facts {
+            ordinal,
+            created: false,
+            pending: false,
+            terminal: false,
+            terminating: false,
+            running_ready: false,
+            available: false,
+            unavailable: true,
+            revision,
+            identity_and_storage: true,
+        }
+    }
+}
+
+/// A pod of the sync with its facts. `pod` is `None` for a placeholder: its object is only
+/// built when it is created (upstream builds every placeholder up front; here a monotonic
+/// scale-up does not clone the template for every missing ordinal on every sync).
 #[derive(Debug, Clone, Copy)]
 pub struct Slot<'a> {
-    pub pod: &'a Pod,
+    pub pod: Option<&'a Pod>,
     pub f: Facts,
+}
+
+impl Slot<'_> {
+    /// The pod's name (`<set>-<ordinal>` for a placeholder).
+    pub fn name(&self, set: &StatefulSet) -> Cow<'_, str> {
+        match self.pod {
+            Some(p) => Cow::Borrowed(pod::name(p)),
+            None => Cow::Owned(format!("{}-{}", spec::name(set), self.f.ordinal)),
+        }
+    }
 }

@@ -22,7 +22,6 @@
 use k8s_openapi::api::apps::v1::StatefulSetStatus;
 
 use super::facts::Slot;
-use super::pod;
 use super::spec;
 use super::types::{Blocker, DeleteReason, PodWait, SyncError};
 use super::update::Ctx;
@@ -70,17 +69,17 @@ fn legacy(
 ) -> RollingOutcome {
     let min = update_min(ctx);
     for target in (min..replicas.len()).rev() {
-        let (p, f) = (replicas[target].pod, &replicas[target].f);
+        let (name, f) = (replicas[target].name(ctx.inp.set), &replicas[target].f);
         if f.deletable_for_update() {
-            ctx.delete(p, DeleteReason::Update);
+            ctx.delete(&name, DeleteReason::Update);
             decrement_current(status);
-            let blocker = Blocker::UpdateStep { pod: pod::name(p).into() };
+            let blocker = Blocker::UpdateStep { pod: name.into_owned() };
             return RollingOutcome { blocker: Some(blocker), error: None };
         }
         if f.unavailable {
             let held_back = replicas[min..target].iter().any(|q| q.f.outdated());
             let blocker = held_back.then(|| Blocker::UpdateWaiting {
-                pod: pod::name(p).into(),
+                pod: name.into_owned(),
                 wait: f.ordered_wait(ctx.mrs).unwrap_or(PodWait::NotReady),
             });
             return RollingOutcome { blocker, error: None };
@@ -136,7 +135,7 @@ fn single_pass(
             break;
         }
         if replicas[target].f.deletable_for_update() {
-            ctx.delete(replicas[target].pod, DeleteReason::Update);
+            ctx.delete(&replicas[target].name(ctx.inp.set), DeleteReason::Update);
             decrement_current(status);
             deleted[target] = true;
             n += 1;
@@ -156,9 +155,9 @@ fn two_phase(
     deleted: &mut [bool],
 ) -> i32 {
     for target in (min..replicas.len()).rev() {
-        let Slot { pod: p, f } = replicas[target];
+        let f = replicas[target].f;
         if f.deletable_for_update() && !f.available {
-            ctx.delete(p, DeleteReason::Update);
+            ctx.delete(&replicas[target].name(ctx.inp.set), DeleteReason::Update);
             decrement_current(status);
             deleted[target] = true;
         }
@@ -168,9 +167,9 @@ fn two_phase(
         if phase2 >= budget {
             break;
         }
-        let Slot { pod: p, f } = replicas[target];
+        let f = replicas[target].f;
         if f.deletable_for_update() && f.available {
-            ctx.delete(p, DeleteReason::Update);
+            ctx.delete(&replicas[target].name(ctx.inp.set), DeleteReason::Update);
             decrement_current(status);
             deleted[target] = true;
             phase2 += 1;

@@ -155,18 +155,32 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub(crate) fn delete(&mut self, p: &Pod, reason: DeleteReason) {
-        self.sink.push(Effect::DeletePod { name: pod::name(p).into(), reason });
+    pub(crate) fn delete(&mut self, name: &str, reason: DeleteReason) {
+        self.sink.push(Effect::DeletePod { name: name.into(), reason });
+    }
+
+    /// The placeholder object for `ordinal` (3.5), built only when needed.
+    fn placeholder(&self, ordinal: i32) -> Pod {
+        let i = &self.inp;
+        let (cur, upd) = (i.current_revision, i.update_revision);
+        newpod::new_versioned_pod(i.current_set, i.update_set, cur, upd, ordinal)
     }
 
     /// Spec 3.3 `processReplica`.
     #[doc(alias = "processReplica")]
     fn process_replica(&mut self, slot: &Slot<'_>) -> Flow {
-        let (p, f) = (slot.pod, &slot.f);
+        let owned;
+        let (p, f) = match slot.pod {
+            Some(p) => (p, &slot.f),
+            None => {
+                owned = self.placeholder(slot.f.ordinal);
+                (&owned, &slot.f)
+            }
+        };
         let (set, name, ord) = (self.inp.set, pod::name(p), f.ordinal);
         if f.terminal {
             if !f.terminating {
-                self.delete(p, DeleteReason::Failed);
+                self.delete(name, DeleteReason::Failed);
             }
             return Flow::exit(Blocker::TerminalPod { pod: name.into(), ordinal: ord });
         }
@@ -244,7 +258,7 @@ impl Ctx<'_> {
     /// Spec 3.4 `processCondemned`.
     #[doc(alias = "processCondemned")]
     fn process_condemned(&mut self, slot: &Slot<'_>, first_unavailable: Option<&str>) -> Flow {
-        let (p, f) = (slot.pod, &slot.f);
+        let (Some(p), f) = (slot.pod, &slot.f) else { return Flow::go_on() };
         let name = pod::name(p);
         if f.terminating {
             if self.monotonic {
@@ -258,19 +272,18 @@ impl Ctx<'_> {
                 first_unavailable: first_unavailable.map(str::to_string),
             });
         }
-        self.delete(p, DeleteReason::ScaleDown);
+        self.delete(name, DeleteReason::ScaleDown);
         Flow::exit(Blocker::ScaleDownStep { pod: name.into() })
     }
 }
 
-/// Spec 3.2 steps 3–4: in-range pods by index (placeholders fill the gaps, built into
-/// `placeholders`) and condemned pods sorted by ordinal, descending. Pods with ordinal −1 are
-/// dropped; of two pods parsing to the same ordinal the later one wins (as upstream).
+/// Spec 3.2 steps 3–4: in-range pods by index (placeholders fill the gaps) and condemned pods
+/// sorted by ordinal, descending. Pods with ordinal −1 are dropped; of two pods parsing to the
+/// same ordinal the later one wins (as upstream).
 fn partition_pods<'a>(
     inp: &UpdateInput<'a>,
     env: &FactEnv<'_>,
     claimed: &[Slot<'a>],
-    placeholders: &'a mut Vec<Pod>,
 ) -> (Vec<Slot<'a>>, Vec<Slot<'a>>) {
     let (set, start) = (inp.set, spec::start_ordinal(inp.set));
     let n = usize::try_from(spec::replicas(set)).unwrap_or(0);
@@ -286,37 +299,38 @@ fn partition_pods<'a>(
             condemned.push(s);
         }
     }
-    for (i, slot) in slots.iter().enumerate() {
-        if slot.is_none() {
-            let ord = start.saturating_add(i32::try_from(i).unwrap_or(i32::MAX));
-            placeholders.push(newpod::new_versioned_pod(
-                inp.current_set,
-                inp.update_set,
-                inp.current_revision,
-                inp.update_revision,
-                ord,
-            ));
-        }
-    }
-    let placeholders: &'a Vec<Pod> = placeholders;
-    let mut fill = placeholders.iter().map(|p| Slot { pod: p, f: Facts::of(p, env) });
-    let replicas = slots.into_iter().filter_map(|s| s.or_else(|| fill.next())).collect();
+    let replicas = slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.unwrap_or_else(|| {
+                let ord = start.saturating_add(i32::try_from(i).unwrap_or(i32::MAX));
+                let current = newpod::gets_current_revision(inp.current_set, ord);
+                Slot { pod: None, f: Facts::placeholder(ord, current, env) }
+            })
+        })
+        .collect();
     condemned.sort_by_key(|s| std::cmp::Reverse(s.f.ordinal));
     (replicas, condemned)
 }
 
 /// Spec 3.2 step 6: the lowest-ordinal unavailable in-range pod, else the lowest unavailable
 /// condemned pod.
-fn first_unavailable<'p>(replicas: &[Slot<'p>], condemned: &[Slot<'p>]) -> Option<&'p Pod> {
+fn first_unavailable(
+    set: &StatefulSet,
+    replicas: &[Slot<'_>],
+    condemned: &[Slot<'_>],
+) -> Option<String> {
     let in_range = replicas.iter().find(|s| s.f.unavailable);
-    in_range.or_else(|| condemned.iter().rev().find(|s| s.f.unavailable)).map(|s| s.pod)
+    let first = in_range.or_else(|| condemned.iter().rev().find(|s| s.f.unavailable));
+    first.map(|s| s.name(set).into_owned())
 }
 
 /// The revision labels of claimed pods that are neither current nor update (live for 2.7).
 fn other_revisions(claimed: &[Slot<'_>]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for s in claimed.iter().filter(|s| s.f.revision == RevisionOf::Other) {
-        let r = pod::revision(s.pod);
+        let r = s.pod.map(pod::revision).unwrap_or_default();
         if !out.iter().any(|o| o == r) {
             out.push(r.to_string());
         }
@@ -339,14 +353,13 @@ pub fn update_stateful_set(inp: UpdateInput<'_>) -> UpdateOutcome {
         sem: inp.sem,
     };
     let claimed: Vec<Slot<'_>> =
-        inp.pods.iter().map(|p| Slot { pod: p, f: Facts::of(p, &env) }).collect();
+        inp.pods.iter().map(|p| Slot { pod: Some(p), f: Facts::of(p, &env) }).collect();
     let mut status = base_status(set, cur, upd, inp.collision_count);
     count(&claimed, &[]).apply(&mut status);
     let mut out =
         UpdateOutcome { other_revisions: other_revisions(&claimed), ..Default::default() };
-    let mut placeholders = Vec::new();
-    let (replicas, condemned) = partition_pods(&inp, &env, &claimed, &mut placeholders);
-    let first = first_unavailable(&replicas, &condemned).map(pod::name);
+    let (replicas, condemned) = partition_pods(&inp, &env, &claimed);
+    let first = first_unavailable(set, &replicas, &condemned);
     if set.metadata.deletion_timestamp.is_some() {
         out.status = status;
         out.waiting_on = Some(Blocker::SetDeleting);
@@ -357,7 +370,9 @@ pub fn update_stateful_set(inp: UpdateInput<'_>) -> UpdateOutcome {
     let stop = run_for_all(replicas.len(), monotonic, |i| ctx.process_replica(&replicas[i]))
         .or_else(|| {
             fix_condemned_claims(&mut ctx, &condemned);
-            run_for_all(condemned.len(), monotonic, |i| ctx.process_condemned(&condemned[i], first))
+            run_for_all(condemned.len(), monotonic, |i| {
+                ctx.process_condemned(&condemned[i], first.as_deref())
+            })
         });
     count(&replicas, &condemned).apply(&mut status);
     if let Some(stop) = stop {
@@ -393,9 +408,9 @@ fn fix_condemned_claims(ctx: &mut Ctx<'_>, condemned: &[Slot<'_>]) {
     if spec::claim_templates(us).is_empty() {
         return;
     }
-    for c in condemned {
-        if !pvc::claims_match_retention_policy(us, c.pod, claims, &mut ctx.sink) {
-            pvc::update_pod_claims_for_retention(us, c.pod, claims, &mut ctx.sink);
+    for p in condemned.iter().filter_map(|c| c.pod) {
+        if !pvc::claims_match_retention_policy(us, p, claims, &mut ctx.sink) {
+            pvc::update_pod_claims_for_retention(us, p, claims, &mut ctx.sink);
         }
     }
 }
