@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 
+use super::labels::{POD_NAME_LABEL, REVISION_LABEL};
 use super::newpod;
 use super::options::Semantics;
 use super::pod;
@@ -72,7 +73,7 @@ pub struct Facts {
 impl Facts {
     /// Summarises `p` (one walk over its labels and conditions).
     pub fn of(p: &Pod, env: &FactEnv<'_>) -> Facts {
-        let rev = pod::revision(p);
+        let (rev, pod_name_label) = scan_labels(p);
         let revision = match (rev == env.current, rev == env.update) {
             (true, true) => RevisionOf::Both,
             (true, false) => RevisionOf::Current,
@@ -94,7 +95,7 @@ impl Facts {
             available,
             unavailable: !up || terminating,
             revision,
-            identity_and_storage: newpod::identity_matches(env.set, p)
+            identity_and_storage: identity_matches(env.set, p, pod_name_label)
                 && (spec::claim_templates(env.set).is_empty()
                     || newpod::storage_matches(env.set, p)),
         }
@@ -128,6 +129,28 @@ impl Facts {
             None
         }
     }
+}
+
+/// The revision label and the pod-name label in one walk over the labels (keys told apart by
+/// length first, so most keys cost no string comparison).
+fn scan_labels(p: &Pod) -> (&str, Option<&str>) {
+    let (mut rev, mut name) = ("", None);
+    for (k, v) in p.metadata.labels.iter().flatten() {
+        if k.len() == REVISION_LABEL.len() && k == REVISION_LABEL {
+            rev = v.as_str();
+        } else if k.len() == POD_NAME_LABEL.len() && k == POD_NAME_LABEL {
+            name = Some(v.as_str());
+        }
+    }
+    (rev, name)
+}
+
+/// [`newpod::identity_matches`] with the pod-name label already found.
+fn identity_matches(set: &StatefulSet, p: &Pod, pod_name_label: Option<&str>) -> bool {
+    let name = pod::name(p);
+    pod_name_label == Some(name)
+        && p.metadata.namespace.as_deref().unwrap_or_default() == spec::namespace(set)
+        && newpod::is_canonical_name(spec::name(set), name)
 }
 
 impl Facts {
