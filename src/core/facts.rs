@@ -196,3 +196,54 @@ impl Slot<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::labels::POD_NAME_LABEL;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn identity_fact_agrees_with_identity_matches() {
+        let set = StatefulSet {
+            metadata: ObjectMeta {
+                name: Some("web".into()),
+                namespace: Some("ns".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let sem = crate::core::Version::V1_37.semantics();
+        let env = FactEnv {
+            set: &set,
+            current: "a",
+            update: "b",
+            min_ready_seconds: 0,
+            now: Now::UNIX_EPOCH,
+            sem: &sem,
+        };
+        let pod = |name: &str, ns: &str, label: Option<&str>| Pod {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(ns.into()),
+                labels: label.map(|l| BTreeMap::from([(POD_NAME_LABEL.to_string(), l.into())])),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let cases = [
+            pod("web-1", "ns", Some("web-1")),
+            pod("web-1", "other", Some("web-1")),
+            pod("web-1", "ns", None),
+            pod("web-1", "ns", Some("web-2")),
+            pod("web-01", "ns", Some("web-01")),
+            pod("webx-1", "ns", Some("webx-1")),
+        ];
+        let got: Vec<bool> =
+            cases.iter().map(|p| Facts::of(p, &env).identity_and_storage).collect();
+        let want: Vec<bool> = cases.iter().map(|p| newpod::identity_matches(&set, p)).collect();
+        assert_eq!(got, want);
+        assert_eq!(got, [true, false, false, false, false, false]);
+    }
+}
