@@ -431,8 +431,8 @@ impl fmt::Display for ForcedRollback {
 }
 
 /// Detects spec 7.1: the plan waits (OrderedReady) on an in-range pod that is Pending, not
-/// Ready or not available, and either not on the update revision, or on it while an older
-/// revision is still current.
+/// Ready or not available, and either not on the update revision (and not merely held on the
+/// current revision by the partition), or on it while an older revision is still current.
 pub fn forced_rollback(observed: &Observed<'_>, plan: &Plan, now: Now) -> Option<ForcedRollback> {
     let Some(Blocker::Ordered { pod: name, ordinal, wait }) = &plan.waiting_on else { return None };
     if !matches!(wait, PodWait::Pending | PodWait::NotReady | PodWait::NotAvailable { .. }) {
@@ -440,6 +440,15 @@ pub fn forced_rollback(observed: &Observed<'_>, plan: &Plan, now: Now) -> Option
     }
     let p = observed_pod(observed, name)?;
     let rev = pod::revision(p);
+    let st = spec::strategy(observed.set);
+    let held = st.has_rolling_block
+        && i64::from(*ordinal)
+            < i64::from(spec::start_ordinal(observed.set)) + i64::from(st.partition);
+    if held && rev == plan.current_revision {
+        // Below the partition on the current revision: a delete would bring back the same
+        // revision, so this is an ordinary unhealthy pod, not a stuck rollout.
+        return None;
+    }
     let reason = if rev != plan.update_revision {
         StuckReason::OldRevision { pod_revision: rev.to_string() }
     } else if plan.current_revision != plan.update_revision {
@@ -517,6 +526,11 @@ pub fn partition_warning(
         .map(|p| pod::name(p).to_string())
         .collect();
     Some(PartitionWarning { from, to: new_partition, stays_updated, newly_held })
+}
+
+/// The step about `pod`, if the plan has one (the UI shows it next to the ordinal).
+pub fn step_for<'s>(steps: &'s [Step], pod: &str) -> Option<&'s Step> {
+    steps.iter().find(|s| s.pod.as_deref() == Some(pod))
 }
 
 /// The ordinal a step is about, if it names a pod.
