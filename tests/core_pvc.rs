@@ -354,3 +354,24 @@ fn burst_stops_after_the_batch_with_a_claim_error() {
     assert!(p.error.is_some());
     w.assert_invariants();
 }
+
+#[test]
+fn a_policy_change_repairs_claim_refs_through_update_stateful_pod() {
+    let mut w = World::new(2).claim_templates(&["data"]);
+    w.settle(40);
+    w.edit(|s| {
+        if let Some(p) = s.persistent_volume_claim_retention_policy.as_mut() {
+            p.when_deleted = Some("Delete".into());
+        }
+    });
+    let p = w.sync();
+    // Upstream marks the pod dirty when its claims were fixed and PUTs it unchanged.
+    assert_eq!(
+        actions(&p),
+        ["update-pvc data-web-0", "update-pod web-0", "update-pvc data-web-1", "update-pod web-1"]
+    );
+    assert_eq!(refs(&w, "data-web-0"), [set_ref()]);
+    let p = w.sync();
+    assert!(actions(&p).is_empty());
+    w.assert_invariants();
+}
