@@ -22,6 +22,9 @@ enum Op {
     Delete(u8),
     ForceDelete(u8),
     BreakImage(u8),
+    Start(u8),
+    Retention(bool, bool),
+    MinReady(u8),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -39,6 +42,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0u8..6).prop_map(Op::Delete),
         1 => (0u8..6).prop_map(Op::ForceDelete),
         1 => (0u8..3).prop_map(Op::BreakImage),
+        1 => (0u8..3).prop_map(Op::Start),
+        1 => (any::<bool>(), any::<bool>()).prop_map(|(d, s)| Op::Retention(d, s)),
+        1 => (0u8..3).prop_map(Op::MinReady),
     ]
 }
 
@@ -137,6 +143,24 @@ fn apply(w: &mut World, op: &Op) {
         Op::Ready(i) => w.ready(&pod(w, *i)),
         Op::Delete(i) => w.delete_pod(&pod(w, *i)),
         Op::ForceDelete(i) => w.force_delete(&pod(w, *i)),
+        Op::Start(s) => {
+            w.set_start(i32::from(*s));
+        }
+        Op::Retention(d, sc) => {
+            let policy = |delete: bool| if delete { "Delete" } else { "Retain" };
+            let (d, sc) = (policy(*d), policy(*sc));
+            w.edit(|s| {
+                s.persistent_volume_claim_retention_policy = Some(
+                    k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy {
+                        when_deleted: Some(d.into()),
+                        when_scaled: Some(sc.into()),
+                    },
+                );
+            });
+        }
+        Op::MinReady(m) => {
+            w.edit(|s| s.min_ready_seconds = Some(i32::from(*m)));
+        }
     }
 }
 
