@@ -277,41 +277,56 @@ impl Ctx<'_> {
     }
 }
 
-/// Spec 3.2 steps 3–4: in-range pods by index (placeholders fill the gaps) and condemned pods
-/// sorted by ordinal, descending. Pods with ordinal −1 are dropped; of two pods parsing to the
-/// same ordinal the later one wins (as upstream).
-fn partition_pods<'a>(
-    inp: &UpdateInput<'a>,
-    env: &FactEnv<'_>,
-    claimed: &[Slot<'a>],
-) -> (Vec<Slot<'a>>, Vec<Slot<'a>>) {
+/// The claimed pods sorted out in one pass (3.2 steps 2–5): the counts over all of them,
+/// the in-range replicas by index (placeholders fill the gaps), the condemned pods by ordinal
+/// descending, and the revision labels that are neither current nor update.
+struct Partition<'a> {
+    counts: Counts,
+    replicas: Vec<Slot<'a>>,
+    condemned: Vec<Slot<'a>>,
+    other_revisions: Vec<String>,
+}
+
+/// Pods with ordinal −1 are dropped from both lists; of two pods parsing to the same ordinal
+/// the later one wins (as upstream).
+fn partition_pods<'a>(inp: &UpdateInput<'a>, env: &FactEnv<'_>) -> Partition<'a> {
     let (set, start) = (inp.set, spec::start_ordinal(inp.set));
     let n = usize::try_from(spec::replicas(set)).unwrap_or(0);
-    let mut slots: Vec<Option<Slot<'a>>> = vec![None; n];
-    let mut condemned = Vec::new();
-    for s in claimed.iter().copied() {
+    let gap = Slot { pod: None, f: Facts::placeholder(-1, false, env) };
+    let mut replicas: Vec<Slot<'a>> = vec![gap; n];
+    let mut out = Partition {
+        counts: Counts::default(),
+        replicas: Vec::new(),
+        condemned: Vec::new(),
+        other_revisions: Vec::new(),
+    };
+    for p in inp.pods.iter().copied() {
+        let s = Slot { pod: Some(p), f: Facts::of(p, env) };
+        out.counts.add_facts(&s.f);
+        if s.f.revision == RevisionOf::Other {
+            let r = pod::revision(p);
+            if !out.other_revisions.iter().any(|o| o == r) {
+                out.other_revisions.push(r.to_string());
+            }
+        }
         let ord = s.f.ordinal;
         if spec::in_range(set, ord) {
-            if let Some(slot) = usize::try_from(ord - start).ok().and_then(|i| slots.get_mut(i)) {
-                *slot = Some(s);
+            if let Some(slot) = usize::try_from(ord - start).ok().and_then(|i| replicas.get_mut(i))
+            {
+                *slot = s;
             }
         } else if ord >= 0 {
-            condemned.push(s);
+            out.condemned.push(s);
         }
     }
-    let replicas = slots
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.unwrap_or_else(|| {
-                let ord = start.saturating_add(i32::try_from(i).unwrap_or(i32::MAX));
-                let current = newpod::gets_current_revision(inp.current_set, ord);
-                Slot { pod: None, f: Facts::placeholder(ord, current, env) }
-            })
-        })
-        .collect();
-    condemned.sort_by_key(|s| std::cmp::Reverse(s.f.ordinal));
-    (replicas, condemned)
+    for (i, s) in replicas.iter_mut().enumerate().filter(|(_, s)| s.pod.is_none()) {
+        let ord = start.saturating_add(i32::try_from(i).unwrap_or(i32::MAX));
+        let current = newpod::gets_current_revision(inp.current_set, ord);
+        *s = Slot { pod: None, f: Facts::placeholder(ord, current, env) };
+    }
+    out.condemned.sort_by_key(|s| std::cmp::Reverse(s.f.ordinal));
+    out.replicas = replicas;
+    out
 }
 
 /// Spec 3.2 step 6: the lowest-ordinal unavailable in-range pod, else the lowest unavailable
@@ -324,18 +339,6 @@ fn first_unavailable(
     let in_range = replicas.iter().find(|s| s.f.unavailable);
     let first = in_range.or_else(|| condemned.iter().rev().find(|s| s.f.unavailable));
     first.map(|s| s.name(set).into_owned())
-}
-
-/// The revision labels of claimed pods that are neither current nor update (live for 2.7).
-fn other_revisions(claimed: &[Slot<'_>]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for s in claimed.iter().filter(|s| s.f.revision == RevisionOf::Other) {
-        let r = s.pod.map(pod::revision).unwrap_or_default();
-        if !out.iter().any(|o| o == r) {
-            out.push(r.to_string());
-        }
-    }
-    out
 }
 
 /// Spec 3.2 `updateStatefulSet` (steps 1–13).
@@ -352,13 +355,10 @@ pub fn update_stateful_set(inp: UpdateInput<'_>) -> UpdateOutcome {
         now: inp.now,
         sem: inp.sem,
     };
-    let claimed: Vec<Slot<'_>> =
-        inp.pods.iter().map(|p| Slot { pod: Some(p), f: Facts::of(p, &env) }).collect();
+    let Partition { counts, replicas, condemned, other_revisions } = partition_pods(&inp, &env);
     let mut status = base_status(set, cur, upd, inp.collision_count);
-    count(&claimed, &[]).apply(&mut status);
-    let mut out =
-        UpdateOutcome { other_revisions: other_revisions(&claimed), ..Default::default() };
-    let (replicas, condemned) = partition_pods(&inp, &env, &claimed);
+    counts.apply(&mut status);
+    let mut out = UpdateOutcome { other_revisions, ..Default::default() };
     let first = first_unavailable(set, &replicas, &condemned);
     if set.metadata.deletion_timestamp.is_some() {
         out.status = status;
