@@ -211,18 +211,27 @@ fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
     );
     sim.create_set(set("web", 1)).unwrap();
     let cases = [
+        // Values reach the API layer, which answers as the API server does.
         (
             Op::SetPartition { set: key("web"), partition: -1 },
-            "partition -1 is invalid: must be ≥ 0",
+            "StatefulSet.apps \"web\" is invalid: spec.updateStrategy.rollingUpdate.partition: \
+             Invalid value: -1: must be greater than or equal to 0",
         ),
-        (Op::Scale { set: key("web"), replicas: -2 }, "replicas -2 is invalid: must be ≥ 0"),
+        (
+            Op::Scale { set: key("web"), replicas: -2 },
+            "StatefulSet.apps \"web\" is invalid: spec.replicas: Invalid value: -2: \
+             must be greater than or equal to 0",
+        ),
         (
             Op::SetMaxUnavailable { set: key("web"), value: IntOrString::Int(0) },
-            "maxUnavailable 0 is invalid: must be an integer ≥ 1 or a percentage from 1% to 100%",
+            "StatefulSet.apps \"web\" is invalid: \
+             spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 0: cannot be 0",
         ),
         (
             Op::SetMaxUnavailable { set: key("web"), value: IntOrString::String("150%".into()) },
-            "maxUnavailable 150% is invalid",
+            "StatefulSet.apps \"web\" is invalid: \
+             spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: \"150%\": \
+             must not be greater than 100%",
         ),
         (Op::Scale { set: key("nope"), replicas: 1 }, "statefulset default/nope not found"),
         (Op::DeletePod { pod: key("web-7"), force: false }, "pod default/web-7 not found"),
@@ -238,6 +247,36 @@ fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
     let got = sim_err(&mut sim, Op::SetPartition { set: key("web"), partition: 1 });
     assert!(got.contains("uses OnDelete (switch the strategy first)"), "{got}");
     assert_eq!(sim.set(&key("web")).and_then(|s| s.metadata.generation), Some(2));
+}
+
+/// A Failed pod on the old revision is deleted twice in one sync (processReplica, then the
+/// rolling update); the API removes it at once (grace 0 for terminal pods), so the second
+/// delete meets NotFound, which upstream's rolling update treats as success.
+#[test]
+fn an_update_delete_of_a_pod_already_gone_is_not_a_sync_error() {
+    let options = ststui::core::Options::for_version(ststui::core::Version { minor: 36, patch: 0 });
+    let mut sim = Sim::new(SimConfig { seed: 7, options, kubelet: KubeletConfig::default() });
+    let mut web = set("web", 3);
+    web.spec.pod_management_policy = Some("Parallel".into());
+    sim.create_set(web).unwrap();
+    settle(&mut sim);
+    sim.apply_op(Op::Pause).unwrap();
+    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.26".into() }).unwrap();
+    sim.apply_op(Op::FailPod { pod: key("web-2") }).unwrap();
+    sim.drain_events();
+    sim.apply_op(Op::Resume).unwrap();
+    settle(&mut sim);
+    let events = sim.drain_events();
+    let deletes: Vec<String> =
+        pod_actions(&events, "delete-pod").into_iter().map(|(_, p)| p).collect();
+    assert_eq!(deletes[..2], ["web-2", "web-2"], "failed-pod delete, then the update delete");
+    let errors: Vec<_> = events
+        .iter()
+        .filter_map(SimEvent::timeline)
+        .filter(|e| matches!(e.kind, EventKind::Error { .. }))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(rolled_out(&sim, "web"));
 }
 
 fn sim_err(sim: &mut Sim, op: Op) -> String {

@@ -71,7 +71,8 @@ fn initial_state_then_ops_reach_the_sim_and_events_come_back() {
     wait_for(&seen, "OpFailed", |v| {
         v.iter().any(|e| {
             matches!(e, BackendEvent::OpFailed { op, message }
-            if op == "partition default/web -1" && message.contains("must be ≥ 0"))
+            if op == "partition default/web -1"
+                && message.contains("partition: Invalid value: -1: must be greater than or equal to 0"))
         })
     });
     handle.execute(Op::SetSpeed { speed: 0.0 });

@@ -21,9 +21,9 @@ use super::api::{self, ApiError};
 use super::clock::{Agenda, Due, Ticket};
 use super::explain;
 use super::kubelet::is_ready;
-use super::store::{Change, ChangeKind, Store, key_of};
+use super::store::{Change, ChangeKind, Store, StoreError, key_of};
 use crate::backend::{EventKind, ObjRef, Object};
-use crate::core::{Effect, Now, Observed, Options, Plan};
+use crate::core::{DeleteReason, Effect, Now, Observed, Options, Plan};
 
 /// The function a sync calls: `core::reconcile`, or a stand-in in tests.
 pub type Reconciler = fn(&Observed<'_>, &Options, Now) -> Plan;
@@ -128,7 +128,17 @@ fn apply_effect(
         Effect::CreateClaim(c) => api::create_claim(store, ns, (**c).clone()),
         Effect::UpdateClaim(c) => api::update_claim(store, ns, (**c).clone()),
         Effect::CreatePod(p) => api::create_pod(store, ns, (**p).clone()),
-        Effect::DeletePod { name, .. } => api::delete_pod(store, &key(name), false).map(drop),
+        // Upstream's rolling-update deletes treat NotFound as success (spec 3.6.1; the 1.37
+        // Parallel two-phase path returns it instead, a difference that only changes whether
+        // the key is retried). Failed-pod and scale-down deletes report it as an error.
+        Effect::DeletePod { name, reason } => match api::delete_pod(store, &key(name), false) {
+            Err(ApiError::Store(StoreError::NotFound { .. }))
+                if *reason == DeleteReason::Update =>
+            {
+                Ok(())
+            }
+            other => other.map(drop),
+        },
         Effect::WriteStatus(s) => api::write_set_status(store, set, (**s).clone()),
     }
 }

@@ -81,12 +81,8 @@ fn int_or_str(v: &IntOrString) -> String {
 /// Applies `op`. Effects show up as events once the world runs (`advance`/`settle`/`step`).
 pub fn apply(w: &mut World, op: Op) -> Result<(), OpError> {
     match op {
+        // Values are validated by the API layer, with the API server's own messages.
         Op::SetPartition { set, partition } => {
-            if partition < 0 {
-                return Err(OpError::Invalid(format!(
-                    "partition {partition} is invalid: must be ≥ 0"
-                )));
-            }
             patch_rolling(w, &set, "partition", |ru| ru.partition = Some(partition))
         }
         Op::SetOnDelete { set, on_delete } => patch_spec(w, &set, |spec| {
@@ -98,20 +94,12 @@ pub fn apply(w: &mut World, op: Op) -> Result<(), OpError> {
             Ok(())
         }),
         Op::SetMaxUnavailable { set, value } => {
-            check_max_unavailable(&value)?;
             patch_rolling(w, &set, "maxUnavailable", |ru| ru.max_unavailable = Some(value))
         }
-        Op::Scale { set, replicas } => {
-            if replicas < 0 {
-                return Err(OpError::Invalid(format!(
-                    "replicas {replicas} is invalid: must be ≥ 0"
-                )));
-            }
-            patch_spec(w, &set, |spec| {
-                spec.replicas = Some(replicas);
-                Ok(())
-            })
-        }
+        Op::Scale { set, replicas } => patch_spec(w, &set, |spec| {
+            spec.replicas = Some(replicas);
+            Ok(())
+        }),
         Op::SetImage { set, image } => set_image(w, &set, image),
         Op::Restart { set } => {
             let at = w.store.clock().timestamp().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
@@ -150,23 +138,6 @@ pub fn apply(w: &mut World, op: Op) -> Result<(), OpError> {
         }
         Op::SetSpeed { .. } => Err(OpError::SpeedNeedsDriver),
     }
-}
-
-fn check_max_unavailable(value: &IntOrString) -> Result<(), OpError> {
-    let ok = match value {
-        IntOrString::Int(i) => *i >= 1,
-        IntOrString::String(s) => s
-            .strip_suffix('%')
-            .and_then(|n| n.parse::<u32>().ok())
-            .is_some_and(|n| (1..=100).contains(&n)),
-    };
-    if ok {
-        return Ok(());
-    }
-    Err(OpError::Invalid(format!(
-        "maxUnavailable {} is invalid: must be an integer ≥ 1 or a percentage from 1% to 100%",
-        int_or_str(value)
-    )))
 }
 
 /// Reads the set, lets `f` change its spec, and PUTs it through the API layer.
