@@ -77,12 +77,12 @@ impl Mirror {
             Object::Pod(p) => {
                 let key = obj_ref(p.metadata());
                 let removed = self.pods.remove(&key).is_some();
-                if let Some((parent, ordinal)) = ordinal_key(&key) {
-                    if let Some(m) = self.ordinals.get_mut(&parent) {
-                        m.remove(&ordinal);
-                        if m.is_empty() {
-                            self.ordinals.remove(&parent);
-                        }
+                if let Some((parent, ordinal)) = ordinal_key(&key)
+                    && let Some(m) = self.ordinals.get_mut(&parent)
+                {
+                    m.remove(&ordinal);
+                    if m.is_empty() {
+                        self.ordinals.remove(&parent);
                     }
                 }
                 removed
