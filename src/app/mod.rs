@@ -7,10 +7,13 @@
 //! [`Command`] (backend Ops), and time is whatever the backend reports.
 
 pub mod action;
+pub mod advisor;
+pub mod facts;
 pub mod input;
 pub mod keymap;
 pub mod mirror;
 pub mod msg;
+pub mod ops;
 pub mod state;
 pub mod update;
 
