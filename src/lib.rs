@@ -8,3 +8,4 @@ pub mod app;
 pub mod backend;
 pub mod cli;
 pub mod core;
+pub mod ui;

@@ -16,6 +16,7 @@ pub mod msg;
 pub mod ops;
 pub mod state;
 pub mod update;
+pub mod view;
 
 pub use action::Action;
 pub use msg::{Command, Msg};
