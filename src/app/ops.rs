@@ -144,8 +144,8 @@ fn partition_step(state: &mut AppState, delta: i32) -> Outcome {
     Ok(set_partition(state, r, old, new))
 }
 
-/// Sets the partition from `old` to `new`, asking first when it jumps by more than one or when
-/// raising it leaves updated pods on the update revision.
+/// Sets the partition from `old` to `new`, asking first when it moves by more than one held
+/// ordinal or when raising it leaves updated pods on the update revision.
 pub fn set_partition(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Vec<Command> {
     if old == new {
         info(state, format!("partition of {} is already {new}", r.name));
@@ -154,7 +154,10 @@ pub fn set_partition(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Vec
     let warning = if new > old { raise_warning(state, &r, old, new) } else { None };
     let op = Op::SetPartition { set: r.clone(), partition: new };
     let log = format!("partition {} {new}", r.name);
-    if warning.is_some() || (new - old).abs() > 1 {
+    // Above `replicas` a partition holds everything: measure the jump in held ordinals.
+    let replicas = state.mirror.set(&r).map_or(i32::MAX, |s| f::replicas(s).max(0));
+    let jump = (new.min(replicas) - old.min(replicas)).abs();
+    if warning.is_some() || jump > 1 {
         let title = format!("Change the partition of {r}?");
         let confirm = Confirm {
             title,
