@@ -23,7 +23,7 @@ pub enum Msg {
     ///
     /// [`AppState::wants_tick`]: super::state::AppState::wants_tick
     Tick,
-    /// A frame was drawn; its clickable geometry. Never marks the state dirty.
+    /// A frame was drawn; its clickable geometry. Clears `dirty` (never sets it).
     Drawn(HitMap),
     /// End of a drained batch: run the advisor if the mirror, selection or clock moved.
     BatchEnd,

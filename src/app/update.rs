@@ -38,6 +38,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
         }
         Msg::Drawn(hits) => {
             state.hits = hits;
+            state.dirty = false;
             Vec::new()
         }
         Msg::BatchEnd => {
