@@ -256,12 +256,13 @@ impl<'a> DetailView<'a> {
     ) -> DetailView<'a> {
         let name = crate::core::labels::pod_name(set_name, cell.ordinal);
         let mut rows: Vec<(&'static str, String)> = Vec::new();
-        let role = if cell.condemned { "condemned (beyond replicas)" } else { "member" };
-        rows.push(("state", format!("{} · {role}", cell.state.word())));
+        let condemned = if cell.condemned { " · condemned" } else { "" };
+        rows.push(("state", format!("{}{condemned}", cell.state.word())));
         if let Some(rev) = cell.revision() {
             let number = revisions.iter().find(|r| r.name == rev).map(|r| r.number);
             let n = number.map(|n| format!(" #{n}")).unwrap_or_default();
-            rows.push(("revision", format!("{rev}{n} ({})", cell.rev.word())));
+            let hash = short_hash(set_name, rev);
+            rows.push(("revision", format!("{hash}{n} {}", cell.rev.word())));
         }
         if let Some(pod) = cell.pod {
             pod_rows(pod, state, &mut rows);

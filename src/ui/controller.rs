@@ -37,5 +37,6 @@ pub fn lines<'a>(explain: &'a [ExplainLine], theme: &Theme) -> Vec<Line<'a>> {
 /// Draws the pane.
 pub fn render(buf: &mut Buffer, area: Rect, explain: &[ExplainLine], theme: &Theme) {
     let inner = pane(buf, area, title("Controller"), theme);
+    let inner = inner.inner(ratatui::layout::Margin::new(1, 0));
     Paragraph::new(lines(explain, theme)).wrap(Wrap { trim: true }).render(inner, buf);
 }

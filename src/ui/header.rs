@@ -101,7 +101,7 @@ pub fn second_line<'a>(h: &HeaderView<'a>, theme: &Theme) -> Vec<Span<'a>> {
     s.push(sep(theme));
     s.extend(rev_spans(&h.current_rev, theme.rev_current, theme));
     if h.current_rev.name == h.update_rev.name {
-        s.push(Span::styled(" (rolled out)", theme.good));
+        s.push(Span::styled(" (current = update)", theme.good));
     } else {
         s.push(Span::styled(" → ", theme.text));
         s.extend(rev_spans(&h.update_rev, theme.rev_update, theme));

@@ -67,8 +67,16 @@ fn grid_wants(screen: &Screen<'_>) -> u16 {
     u16::try_from(rows.max(1) + 2).unwrap_or(u16::MAX)
 }
 
-fn controller_wants(screen: &Screen<'_>, max_lines: usize) -> u16 {
-    u16::try_from(screen.controller.len().clamp(1, max_lines) + 2).unwrap_or(4)
+/// Rows the controller pane wants at `width` columns (borders and padding included): its
+/// sentences wrapped, at most `max_lines` rows of text.
+fn controller_wants(screen: &Screen<'_>, max_lines: usize, width: u16) -> u16 {
+    let text_w = usize::from(width.saturating_sub(4)).max(1);
+    let rows: usize = screen
+        .controller
+        .iter()
+        .map(|l| (l.kind.label().len() + 2 + l.text.chars().count()).div_ceil(text_w))
+        .sum();
+    u16::try_from(rows.clamp(1, max_lines) + 2).unwrap_or(4)
 }
 
 /// Where every pane goes on a terminal of `area`.
@@ -94,7 +102,8 @@ pub fn screen_areas(screen: &Screen<'_>, area: Rect) -> ScreenAreas {
 fn wide(screen: &Screen<'_>, mut rest: Rect, out: &mut ScreenAreas) {
     let right_w = (rest.width * 2 / 5).clamp(44, 72);
     let mut right = take_right(&mut rest, right_w);
-    out.controller = Some(take_top(&mut right, controller_wants(screen, 7)));
+    let ctrl_h = controller_wants(screen, 8, right.width);
+    out.controller = Some(take_top(&mut right, ctrl_h));
     if right.height >= 5 {
         let detail_h = if right.height >= 18 { 11 } else { right.height };
         out.detail = Some(take_top(&mut right, detail_h));
@@ -109,7 +118,8 @@ fn wide(screen: &Screen<'_>, mut rest: Rect, out: &mut ScreenAreas) {
 fn narrow(screen: &Screen<'_>, mut rest: Rect, out: &mut ScreenAreas) {
     let ctrl_lines = if rest.height >= 16 { 3 } else { 1 };
     if rest.height >= 8 {
-        out.controller = Some(take_top(&mut rest, controller_wants(screen, ctrl_lines)));
+        let ctrl_h = controller_wants(screen, ctrl_lines, rest.width);
+        out.controller = Some(take_top(&mut rest, ctrl_h));
     }
     if rest.width >= 64 {
         let detail_w = (rest.width / 3).clamp(26, 36);
@@ -130,7 +140,7 @@ fn split_grid_timeline(screen: &Screen<'_>, rest: Rect, out: &mut ScreenAreas) {
     let wants = grid_wants(screen);
     let fits = wants + TIMELINE_MIN <= rest.height;
     let grid_h = if fits {
-        wants.max(rest.height / 2)
+        wants.max(rest.height * 2 / 5)
     } else if rest.height >= 24 {
         rest.height - (rest.height / 4).clamp(TIMELINE_MIN, 12)
     } else {
