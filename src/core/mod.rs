@@ -7,12 +7,24 @@
 //! output a [`Plan`] of effects as data.
 
 pub mod claim;
+pub mod defaults;
+pub mod explain;
+pub mod fnv;
+pub mod gojson;
 pub mod history;
+pub mod invariants;
 pub mod labels;
+pub mod newpod;
 pub mod options;
+pub mod pod;
+pub mod pvc;
 pub mod reconcile;
 pub mod revisions;
+mod rolling;
+pub mod spec;
+pub mod status;
 pub mod types;
+pub mod update;
 
 pub use options::{Options, Semantics, Version};
 pub use reconcile::reconcile;

@@ -1,15 +1,135 @@
 //! The sync entry point (spec 1.2 and 3.1): one call is one upstream `sync(key)` for one set.
 //!
-//! OWNER: core-sync helper.
+//! Owns: the order of the phases and their effects — adopt revisions (1.2 step 3), claim pods
+//! (1.3), resolve revisions (2.5), `updateStatefulSet` (3.2), the status write decision (4.3),
+//! `truncateHistory` (2.7, always), the minReadySeconds requeue (1.2 step 5) — and the error
+//! precedence of 3.1. Must not touch: IO, clocks (`now` is an input), or the details of any
+//! phase (they live in `claim`, `revisions`, `history`, `update`, `rolling`, `status`).
+//!
+//! When revision resolution or `ApplyRevision` fails upstream returns a nil status; the plan
+//! then carries the set's last persisted status unchanged.
 
+use std::collections::HashSet;
+
+use k8s_openapi::api::apps::v1::ControllerRevision;
+use k8s_openapi::api::core::v1::Pod;
+
+use super::claim;
+use super::history;
 use super::options::Options;
-use super::types::{Now, Observed, Plan};
+use super::pod;
+use super::pvc::ClaimIndex;
+use super::revisions;
+use super::spec;
+use super::status::{complete_update, needs_write};
+use super::types::{Blocker, Effect, Now, Observed, Plan, SyncError};
+use super::update::{UpdateInput, update_stateful_set};
 
 /// One sync of `observed.set` at time `now`: the effects upstream would issue, in order, the
 /// computed status, and why it stopped early. Pure and deterministic.
 #[doc(alias = "sync")]
+#[doc(alias = "syncStatefulSet")]
 #[doc(alias = "UpdateStatefulSet")]
 pub fn reconcile(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
-    let _ = (observed, options, now);
-    Plan::default()
+    let set = observed.set;
+    let mut plan = Plan { status: set.status.clone().unwrap_or_default(), ..Plan::default() };
+    let listed = match claim::list_revisions(set, observed.revisions) {
+        Ok(l) => l,
+        Err(e) => return failed(plan, e),
+    };
+    plan.effects.extend(listed.effects);
+    let claimed = match claim::claim_pods(set, observed.pods) {
+        Ok(c) => c,
+        Err(e) => return failed(plan, e),
+    };
+    plan.effects.extend(claimed.effects);
+    let revs: Vec<&ControllerRevision> = listed.revisions.iter().map(AsRef::as_ref).collect();
+    let pods: Vec<&Pod> = claimed.pods.iter().map(AsRef::as_ref).collect();
+
+    let resolved = revisions::resolve_with(set, &revs, observed.revisions, options);
+    let mut live: HashSet<&str> = pods.iter().map(|p| pod::revision(p)).collect();
+    match &resolved {
+        Ok(r) => {
+            plan.effects.extend(r.effects.iter().cloned());
+            live.insert(r.current.metadata.name.as_deref().unwrap_or_default());
+            live.insert(r.update.metadata.name.as_deref().unwrap_or_default());
+            perform_update(&mut plan, observed, options, now, r, &pods);
+        }
+        Err(e) => plan = failed(plan, e.clone()),
+    }
+    plan.effects.extend(history::truncate_history(set, &revs, &live));
+    plan
+}
+
+/// Spec 3.1 step 2 b–d: `updateStatefulSet`, then `updateStatefulSetStatus`, with the error
+/// precedence (the sync error wins over the status error).
+#[doc(alias = "performUpdate")]
+fn perform_update(
+    plan: &mut Plan,
+    observed: &Observed<'_>,
+    options: &Options,
+    now: Now,
+    r: &revisions::Resolved,
+    pods: &[&Pod],
+) {
+    let set = observed.set;
+    let sem = &options.semantics;
+    let current_name = r.current.metadata.name.as_deref().unwrap_or_default();
+    let update_name = r.update.metadata.name.as_deref().unwrap_or_default();
+    plan.current_revision = current_name.into();
+    plan.update_revision = update_name.into();
+    let views = history::apply_revision(set, &r.current)
+        .and_then(|c| history::apply_revision(set, &r.update).map(|u| (c, u)));
+    let (current_set, update_set) = match views {
+        Ok(v) => v,
+        Err(e) => {
+            plan.waiting_on = Some(Blocker::Error { message: e.message.clone() });
+            plan.error = Some(e);
+            return;
+        }
+    };
+    let claims = ClaimIndex::new(spec::namespace(set), observed.claims);
+    let out = update_stateful_set(UpdateInput {
+        set,
+        current_set: &current_set,
+        update_set: &update_set,
+        current_revision: current_name,
+        update_revision: update_name,
+        collision_count: r.collision_count,
+        pods,
+        claims: &claims,
+        sem,
+        now,
+    });
+    plan.effects.extend(out.effects);
+    plan.waiting_on = out.waiting_on;
+    plan.held_by = out.held_by;
+    let mut status = out.status;
+    complete_update(set, &mut status, sem);
+    let status_error =
+        if sem.max_unavailable_gate { spec::max_unavailable(set).err() } else { None };
+    if status_error.is_none() && needs_write(set, &status) {
+        plan.effects.push(Effect::WriteStatus(Box::new(status.clone())));
+    }
+    plan.error = out.error.or(status_error);
+    if plan.waiting_on.is_none()
+        && let Some(e) = &plan.error
+    {
+        plan.waiting_on = Some(Blocker::Error { message: e.message.clone() });
+    }
+    let mrs = spec::min_ready_seconds(set);
+    if plan.error.is_none()
+        && mrs > 0
+        && status.available_replicas.unwrap_or(0) != spec::replicas(set)
+    {
+        plan.requeue_after_secs = Some(mrs);
+    }
+    plan.status = status;
+}
+
+/// A plan for a sync that returned `e` before computing a status.
+fn failed(mut plan: Plan, e: SyncError) -> Plan {
+    plan.waiting_on = Some(Blocker::Error { message: e.message.clone() });
+    plan.error = Some(e);
+    plan
 }

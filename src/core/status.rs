@@ -1,0 +1,143 @@
+//! Status computation (spec section 4 and 2.9): replica counts over pod lists, the completion
+//! rule with its version switches, and the "skip the write?" test of `updateStatefulSetStatus`.
+//!
+//! Owns: `computeReplicaStatus`, `updateStatus`, `completeRollingUpdate`/`completeUpdate`,
+//! `inconsistentStatus`. Must not touch: effects other than deciding on the status write.
+//!
+//! Upstream findings: `completeRollingUpdate` compares against `spec.replicas` (#120731) and in
+//! 1.37 lost its strategy-type check (#136833, renamed `completeUpdate`). #139307 (require
+//! `availableReplicas == spec.replicas`) was still open: [`Semantics::completion_requires_available`]
+//! is off by default. `inconsistentStatus` compares observedGeneration (greater), replicas,
+//! currentReplicas, readyReplicas, updatedReplicas, currentRevision, availableReplicas and
+//! updateRevision; never collisionCount or conditions.
+
+use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
+use k8s_openapi::api::core::v1::Pod;
+
+use super::options::Semantics;
+use super::pod;
+use super::spec;
+use super::types::Now;
+
+/// The five counts of section 4.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub replicas: i32,
+    pub ready: i32,
+    pub available: i32,
+    pub current: i32,
+    pub updated: i32,
+}
+
+impl Counts {
+    /// Adds one pod (upstream `computeReplicaStatus` body).
+    #[doc(alias = "computeReplicaStatus")]
+    pub fn add(&mut self, p: &Pod, min_ready_seconds: i32, now: Now, current: &str, update: &str) {
+        let created = pod::is_created(p);
+        if created {
+            self.replicas += 1;
+        }
+        if pod::is_running_and_ready(p) {
+            self.ready += 1;
+            if pod::is_running_and_available(p, min_ready_seconds, now) {
+                self.available += 1;
+            }
+        }
+        if created && !pod::is_terminating(p) {
+            let rev = pod::revision(p);
+            if rev == current {
+                self.current += 1;
+            }
+            if rev == update {
+                self.updated += 1;
+            }
+        }
+    }
+
+    /// Counts over any pods (upstream `updateStatus` over its lists).
+    #[doc(alias = "updateStatus")]
+    pub fn over<'p>(
+        pods: impl IntoIterator<Item = &'p Pod>,
+        min_ready_seconds: i32,
+        now: Now,
+        current: &str,
+        update: &str,
+    ) -> Counts {
+        let mut c = Counts::default();
+        for p in pods {
+            c.add(p, min_ready_seconds, now, current, update);
+        }
+        c
+    }
+
+    /// Writes the counts into a status.
+    pub fn apply(self, status: &mut StatefulSetStatus) {
+        status.replicas = self.replicas;
+        status.ready_replicas = Some(self.ready);
+        status.available_replicas = Some(self.available);
+        status.current_replicas = Some(self.current);
+        status.updated_replicas = Some(self.updated);
+    }
+}
+
+/// The status skeleton of 3.2 step 2: generation, revision names and the collision count, no
+/// conditions (the controller never sets them and its write drops them).
+pub fn base_status(
+    set: &StatefulSet,
+    current: &str,
+    update: &str,
+    collision_count: i32,
+) -> StatefulSetStatus {
+    StatefulSetStatus {
+        observed_generation: Some(set.metadata.generation.unwrap_or(0)),
+        current_revision: Some(current.into()),
+        update_revision: Some(update.into()),
+        collision_count: Some(collision_count),
+        ..Default::default()
+    }
+}
+
+fn n(v: Option<i32>) -> i32 {
+    v.unwrap_or(0)
+}
+
+/// Spec 2.9: when every replica is updated and ready (and, with #139307, available), the
+/// current revision becomes the update revision. Before 1.37 only RollingUpdate sets complete.
+#[doc(alias = "completeUpdate")]
+#[doc(alias = "completeRollingUpdate")]
+pub fn complete_update(set: &StatefulSet, status: &mut StatefulSetStatus, sem: &Semantics) {
+    let want = spec::replicas(set);
+    let type_ok = sem.on_delete_completes || spec::strategy(set).rolling;
+    let available_ok = !sem.completion_requires_available || n(status.available_replicas) == want;
+    if type_ok
+        && n(status.updated_replicas) == want
+        && n(status.ready_replicas) == want
+        && status.replicas == want
+        && available_ok
+    {
+        status.current_replicas = status.updated_replicas;
+        status.current_revision.clone_from(&status.update_revision);
+    }
+}
+
+/// Spec 4.3 step 3 (upstream `inconsistentStatus`): whether the status write happens.
+#[doc(alias = "inconsistentStatus")]
+pub fn needs_write(set: &StatefulSet, status: &StatefulSetStatus) -> bool {
+    let fallback = StatefulSetStatus::default();
+    let old = set.status.as_ref().unwrap_or(&fallback);
+    status.observed_generation.unwrap_or(0) > old.observed_generation.unwrap_or(0)
+        || status.replicas != old.replicas
+        || n(status.current_replicas) != n(old.current_replicas)
+        || n(status.ready_replicas) != n(old.ready_replicas)
+        || n(status.updated_replicas) != n(old.updated_replicas)
+        || status.current_revision.as_deref().unwrap_or_default()
+            != old.current_revision.as_deref().unwrap_or_default()
+        || n(status.available_replicas) != n(old.available_replicas)
+        || status.update_revision.as_deref().unwrap_or_default()
+            != old.update_revision.as_deref().unwrap_or_default()
+}
+
+/// Whether the status says the rollout is complete (`currentRevision == updateRevision`).
+pub fn rolled_out(status: &StatefulSetStatus) -> bool {
+    status.current_revision.is_some() && status.current_revision == status.update_revision
+}

@@ -1,0 +1,435 @@
+//! The pod half of a sync (spec 3.2 steps 1–12, 3.3, 3.4): partition the claimed pods into
+//! in-range replicas and condemned pods, fill placeholders, create/repair replicas, fix claim
+//! ownerRefs of condemned pods, scale down, then hand over to the rolling update (3.6).
+//!
+//! Owns: `updateStatefulSet`, `processReplica`, `processCondemned`, `runForAll` and
+//! `slowStartBatch` semantics. Must not touch: revisions (resolved before) or the status write
+//! decision (4.3, in `reconcile`). Pods are borrowed; only placeholders and pods it changes are
+//! owned.
+//!
+//! Burst batches run "concurrently" upstream; here the items of a batch are processed in index
+//! order, so effects within a batch come out in ordinal order.
+
+use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
+use k8s_openapi::api::core::v1::Pod;
+
+use super::newpod;
+use super::options::Semantics;
+use super::pod;
+use super::pvc::{self, ClaimIndex, ClaimTerminating, Sink};
+use super::rolling;
+use super::spec;
+use super::status::{Counts, base_status};
+use super::types::{Blocker, DeleteReason, Effect, Hold, Now, PodWait, SyncError};
+
+/// Upstream `MaxBatchSize`: the cap on a burst batch.
+pub const MAX_BATCH_SIZE: usize = 500;
+
+/// Everything `updateStatefulSet` reads.
+#[derive(Debug, Clone, Copy)]
+pub struct UpdateInput<'a> {
+    /// The live set.
+    pub set: &'a StatefulSet,
+    /// The set with the current / update revision's template applied (2.1).
+    pub current_set: &'a StatefulSet,
+    pub update_set: &'a StatefulSet,
+    pub current_revision: &'a str,
+    pub update_revision: &'a str,
+    pub collision_count: i32,
+    /// The claimed pods (kept and adopted).
+    pub pods: &'a [&'a Pod],
+    pub claims: &'a ClaimIndex<'a>,
+    pub sem: &'a Semantics,
+    pub now: Now,
+}
+
+/// What `updateStatefulSet` returns, plus the reasons.
+#[derive(Debug, Default)]
+pub struct UpdateOutcome {
+    pub status: StatefulSetStatus,
+    pub effects: Vec<Effect>,
+    pub waiting_on: Option<Blocker>,
+    pub held_by: Option<Hold>,
+    pub error: Option<SyncError>,
+}
+
+/// The result of one `processReplica` / `processCondemned` item.
+#[derive(Debug, Default)]
+pub(crate) struct Flow {
+    exit: bool,
+    blocker: Option<Blocker>,
+    error: Option<SyncError>,
+}
+
+impl Flow {
+    fn go_on() -> Self {
+        Flow::default()
+    }
+    fn exit(blocker: Blocker) -> Self {
+        Flow { exit: true, blocker: Some(blocker), error: None }
+    }
+    fn claim_error(pod: &str, c: ClaimTerminating) -> Self {
+        let message = format!(
+            "pvc {} is being deleted: pod {pod} cannot be created until the claim is gone",
+            c.claim
+        );
+        Flow {
+            exit: true,
+            blocker: Some(Blocker::ClaimTerminating { pod: pod.into(), claim: c.claim }),
+            error: Some(SyncError { message, retry: true }),
+        }
+    }
+}
+
+/// Why `runForAll` stopped: the blocker of the item that exited and any (aggregated) error.
+#[derive(Debug, Default)]
+pub(crate) struct Stop {
+    pub blocker: Option<Blocker>,
+    pub error: Option<SyncError>,
+}
+
+/// Upstream `runForAll`: monotonic runs items in order and stops at the first exit or error;
+/// burst runs `slowStartBatch(1, len)` (batches 1, 2, 4, … capped at [`MAX_BATCH_SIZE`]),
+/// ignores exits, and stops after the first batch with an error.
+#[doc(alias = "runForAll")]
+#[doc(alias = "slowStartBatch")]
+pub(crate) fn run_for_all(
+    len: usize,
+    monotonic: bool,
+    mut f: impl FnMut(usize) -> Flow,
+) -> Option<Stop> {
+    if monotonic {
+        for i in 0..len {
+            let flow = f(i);
+            if flow.exit || flow.error.is_some() {
+                return Some(Stop { blocker: flow.blocker, error: flow.error });
+            }
+        }
+        return None;
+    }
+    let mut remaining = len;
+    let mut next = 0;
+    let mut batch = remaining.min(1);
+    while batch > 0 {
+        let mut stop: Option<Stop> = None;
+        for k in next..next + batch {
+            let flow = f(k);
+            if let Some(err) = flow.error {
+                match stop.as_mut().and_then(|s| s.error.as_mut()) {
+                    Some(agg) => agg.message = format!("{}, {}", agg.message, err.message),
+                    None => stop = Some(Stop { blocker: flow.blocker, error: Some(err) }),
+                }
+            }
+        }
+        next += batch;
+        if stop.is_some() {
+            return stop;
+        }
+        remaining -= batch;
+        batch = (2 * batch).min(remaining).min(MAX_BATCH_SIZE);
+    }
+    None
+}
+
+/// The burst batch sizes `slowStartBatch(1, n)` would use (for tests and explanations).
+pub fn batch_sizes(n: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let (mut remaining, mut batch) = (n, n.min(1));
+    while batch > 0 {
+        out.push(batch);
+        remaining -= batch;
+        batch = (2 * batch).min(remaining).min(MAX_BATCH_SIZE);
+    }
+    out
+}
+
+/// Per-sync working state shared by the item functions.
+pub(crate) struct Ctx<'a> {
+    pub inp: UpdateInput<'a>,
+    pub monotonic: bool,
+    pub mrs: i32,
+    pub sink: Sink,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn delete(&mut self, p: &Pod, reason: DeleteReason) {
+        self.sink.push(Effect::DeletePod { name: pod::name(p).into(), reason });
+    }
+
+    pub(crate) fn unavailable(&self, p: &Pod) -> bool {
+        pod::is_unavailable(p, self.mrs, self.inp.now, self.inp.sem)
+    }
+
+    /// Spec 3.3 `processReplica`.
+    #[doc(alias = "processReplica")]
+    fn process_replica(&mut self, p: &Pod) -> Flow {
+        let (set, name, ord) = (self.inp.set, pod::name(p), pod::ordinal(p));
+        if pod::is_terminal(p) {
+            if !pod::is_terminating(p) {
+                self.delete(p, DeleteReason::Failed);
+            }
+            return Flow::exit(Blocker::TerminalPod { pod: name.into(), ordinal: ord });
+        }
+        if !pod::is_created(p) {
+            if let Some(claim) = pvc::stale_claim(set, p, self.inp.claims, &mut self.sink) {
+                return Flow::exit(Blocker::StaleClaim { pod: name.into(), claim });
+            }
+            if let Err(c) = self.create_stateful_pod(p) {
+                return Flow::claim_error(name, c);
+            }
+            if self.monotonic {
+                let wait = PodWait::NotCreated;
+                return Flow::exit(Blocker::Ordered { pod: name.into(), ordinal: ord, wait });
+            }
+        }
+        if pod::is_pending(p)
+            && let Err(c) = pvc::create_missing_claims(set, p, self.inp.claims, &mut self.sink)
+        {
+            return Flow::claim_error(name, c);
+        }
+        if self.monotonic
+            && let Some(wait) = pod::ordered_wait(p, self.mrs, self.inp.now)
+        {
+            return Flow::exit(Blocker::Ordered { pod: name.into(), ordinal: ord, wait });
+        }
+        let update_set = self.inp.update_set;
+        let retention_match =
+            pvc::claims_match_retention_policy(update_set, p, self.inp.claims, &mut self.sink);
+        if newpod::identity_matches(set, p) && newpod::storage_matches(set, p) && retention_match {
+            return Flow::go_on();
+        }
+        match self.update_stateful_pod(p) {
+            Ok(()) => Flow::go_on(),
+            Err(c) => Flow::claim_error(name, c),
+        }
+    }
+
+    /// Spec 3.7 `CreateStatefulPod`: claims, the pod, then retention ownerRefs (read from the
+    /// lister, so claims created just now are not seen).
+    #[doc(alias = "CreateStatefulPod")]
+    fn create_stateful_pod(&mut self, p: &Pod) -> Result<(), ClaimTerminating> {
+        let set = self.inp.set;
+        pvc::create_claims(set, pod::ordinal(p), self.inp.claims, &mut self.sink)?;
+        self.sink.push(Effect::CreatePod(Box::new(p.clone())));
+        pvc::update_pod_claims_for_retention(set, p, self.inp.claims, &mut self.sink);
+        Ok(())
+    }
+
+    /// Spec 3.3 `UpdateStatefulPod`: repair identity, storage (creating missing claims) and
+    /// retention ownerRefs; PUT the pod if anything was inconsistent.
+    #[doc(alias = "UpdateStatefulPod")]
+    fn update_stateful_pod(&mut self, p: &Pod) -> Result<(), ClaimTerminating> {
+        let set = self.inp.update_set;
+        let mut copy = p.clone();
+        let mut dirty = false;
+        if !newpod::identity_matches(set, &copy) {
+            newpod::update_identity(set, &mut copy);
+            dirty = true;
+        }
+        if !newpod::storage_matches(set, &copy) {
+            newpod::update_storage(set, &mut copy);
+            dirty = true;
+            pvc::create_claims(set, pod::ordinal(&copy), self.inp.claims, &mut self.sink)?;
+        }
+        if !pvc::claims_match_retention_policy(set, &copy, self.inp.claims, &mut self.sink) {
+            pvc::update_pod_claims_for_retention(set, &copy, self.inp.claims, &mut self.sink);
+            dirty = true;
+        }
+        if dirty {
+            self.sink.push(Effect::UpdatePod(Box::new(copy)));
+        }
+        Ok(())
+    }
+
+    /// Spec 3.4 `processCondemned`.
+    #[doc(alias = "processCondemned")]
+    fn process_condemned(&mut self, p: &Pod, first_unavailable: Option<&str>) -> Flow {
+        let name = pod::name(p);
+        if pod::is_terminating(p) {
+            if self.monotonic {
+                return Flow::exit(Blocker::CondemnedTerminating { pod: name.into() });
+            }
+            return Flow::go_on();
+        }
+        let healthy = pod::is_running_and_available(p, self.mrs, self.inp.now);
+        if self.monotonic && !healthy && first_unavailable != Some(name) {
+            return Flow::exit(Blocker::CondemnedUnhealthy {
+                pod: name.into(),
+                first_unavailable: first_unavailable.map(str::to_string),
+            });
+        }
+        self.delete(p, DeleteReason::ScaleDown);
+        Flow::exit(Blocker::ScaleDownStep { pod: name.into() })
+    }
+}
+
+/// Spec 3.2 steps 3–4: in-range pods by index (placeholders fill the gaps, built into
+/// `placeholders`) and condemned pods sorted by ordinal, descending. Pods with ordinal −1 are
+/// dropped; of two pods parsing to the same ordinal the later one wins (as upstream).
+fn partition_pods<'a>(
+    inp: &UpdateInput<'a>,
+    placeholders: &'a mut Vec<Pod>,
+) -> (Vec<&'a Pod>, Vec<&'a Pod>) {
+    let (set, start) = (inp.set, spec::start_ordinal(inp.set));
+    let n = usize::try_from(spec::replicas(set)).unwrap_or(0);
+    let mut slots: Vec<Option<&'a Pod>> = vec![None; n];
+    let mut condemned = Vec::new();
+    for p in inp.pods.iter().copied() {
+        let ord = pod::ordinal(p);
+        if spec::in_range(set, ord) {
+            if let Some(slot) = usize::try_from(ord - start).ok().and_then(|i| slots.get_mut(i)) {
+                *slot = Some(p);
+            }
+        } else if ord >= 0 {
+            condemned.push(p);
+        }
+    }
+    for (i, slot) in slots.iter().enumerate() {
+        if slot.is_none() {
+            let ord = start.saturating_add(i32::try_from(i).unwrap_or(i32::MAX));
+            placeholders.push(newpod::new_versioned_pod(
+                inp.current_set,
+                inp.update_set,
+                inp.current_revision,
+                inp.update_revision,
+                ord,
+            ));
+        }
+    }
+    let placeholders: &'a Vec<Pod> = placeholders;
+    let mut fill = placeholders.iter();
+    let replicas = slots.into_iter().filter_map(|s| s.or_else(|| fill.next())).collect();
+    condemned.sort_by_key(|p| std::cmp::Reverse(pod::ordinal(p)));
+    (replicas, condemned)
+}
+
+/// Spec 3.2 step 6: the lowest-ordinal unavailable in-range pod, else the lowest unavailable
+/// condemned pod.
+fn first_unavailable<'p>(
+    ctx: &Ctx<'_>,
+    replicas: &[&'p Pod],
+    condemned: &[&'p Pod],
+) -> Option<&'p Pod> {
+    let in_range = replicas.iter().find(|p| ctx.unavailable(p));
+    in_range.or_else(|| condemned.iter().rev().find(|p| ctx.unavailable(p))).copied()
+}
+
+/// Spec 3.2 `updateStatefulSet` (steps 1–13).
+#[doc(alias = "updateStatefulSet")]
+pub fn update_stateful_set(inp: UpdateInput<'_>) -> UpdateOutcome {
+    let set = inp.set;
+    let mrs = spec::min_ready_seconds(set);
+    let (cur, upd) = (inp.current_revision, inp.update_revision);
+    let mut status = base_status(set, cur, upd, inp.collision_count);
+    Counts::over(inp.pods.iter().copied(), mrs, inp.now, cur, upd).apply(&mut status);
+    let mut placeholders = Vec::new();
+    let (replicas, condemned) = partition_pods(&inp, &mut placeholders);
+    let mut ctx = Ctx { inp, monotonic: !spec::is_parallel(set), mrs, sink: Sink::default() };
+    let first = first_unavailable(&ctx, &replicas, &condemned).map(pod::name);
+    let mut out = UpdateOutcome::default();
+    if set.metadata.deletion_timestamp.is_some() {
+        out.status = status;
+        out.waiting_on = Some(Blocker::SetDeleting);
+        return out;
+    }
+    let recount = |status: &mut StatefulSetStatus| {
+        let all = replicas.iter().chain(condemned.iter()).copied();
+        Counts::over(all, mrs, inp.now, cur, upd).apply(status);
+    };
+    let monotonic = ctx.monotonic;
+    let stop = run_for_all(replicas.len(), monotonic, |i| ctx.process_replica(replicas[i]))
+        .or_else(|| {
+            for c in condemned.iter().copied() {
+                let (us, claims) = (inp.update_set, inp.claims);
+                if !pvc::claims_match_retention_policy(us, c, claims, &mut ctx.sink) {
+                    pvc::update_pod_claims_for_retention(us, c, claims, &mut ctx.sink);
+                }
+            }
+            run_for_all(condemned.len(), monotonic, |i| ctx.process_condemned(condemned[i], first))
+        });
+    recount(&mut status);
+    if let Some(stop) = stop {
+        out.waiting_on = stop.blocker.filter(|_| monotonic || stop.error.is_some());
+        out.error = stop.error;
+    } else if spec::strategy(set).on_delete {
+        out.held_by = on_delete_hold(&ctx, &replicas);
+    } else {
+        let r = rolling::rolling_update(&mut ctx, &replicas, &mut status);
+        out.waiting_on = r.blocker;
+        out.error = r.error;
+        if out.waiting_on.is_none() && out.error.is_none() {
+            out.held_by = partition_hold(&ctx, &replicas);
+        }
+    }
+    out.status = status;
+    out.effects = ctx.sink.effects;
+    out
+}
+
+/// Whether `p` is created, not terminating and not on the update revision.
+pub(crate) fn outdated(ctx: &Ctx<'_>, p: &Pod) -> bool {
+    pod::is_created(p) && !pod::is_terminating(p) && pod::revision(p) != ctx.inp.update_revision
+}
+
+fn on_delete_hold(ctx: &Ctx<'_>, replicas: &[&Pod]) -> Option<Hold> {
+    let outdated = replicas.iter().filter(|p| outdated(ctx, p)).count();
+    (outdated > 0).then(|| Hold::OnDelete { outdated: i32::try_from(outdated).unwrap_or(i32::MAX) })
+}
+
+fn partition_hold(ctx: &Ctx<'_>, replicas: &[&Pod]) -> Option<Hold> {
+    let partition = spec::strategy(ctx.inp.set).partition;
+    if partition <= 0 || replicas.is_empty() {
+        return None;
+    }
+    let held = usize::try_from(partition).unwrap_or(usize::MAX).min(replicas.len());
+    let outdated = replicas[..held].iter().filter(|p| outdated(ctx, p)).count();
+    let start = spec::start_ordinal(ctx.inp.set);
+    (outdated > 0).then(|| Hold::Partition {
+        partition,
+        first_held: start,
+        last_held: start + i32::try_from(held).unwrap_or(i32::MAX) - 1,
+        outdated: i32::try_from(outdated).unwrap_or(i32::MAX),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_batches_double_and_cap() {
+        assert_eq!(batch_sizes(0), Vec::<usize>::new());
+        assert_eq!(batch_sizes(3), vec![1, 2]);
+        assert_eq!(batch_sizes(10), vec![1, 2, 4, 3]);
+        let big = batch_sizes(2000);
+        assert_eq!(&big[..9], &[1, 2, 4, 8, 16, 32, 64, 128, 256]);
+        assert!(big[9..].iter().all(|&b| b <= MAX_BATCH_SIZE));
+        assert_eq!(big.iter().sum::<usize>(), 2000);
+    }
+
+    #[test]
+    fn burst_stops_after_the_failing_batch() {
+        let mut seen = Vec::new();
+        let stop = run_for_all(10, false, |i| {
+            seen.push(i);
+            if i == 1 {
+                Flow {
+                    exit: true,
+                    blocker: None,
+                    error: Some(SyncError { message: "x".into(), retry: true }),
+                }
+            } else {
+                Flow { exit: true, ..Flow::default() }
+            }
+        });
+        assert_eq!(seen, vec![0, 1, 2], "batch [1,2] completes, no batch after it");
+        assert!(stop.is_some_and(|s| s.error.is_some()));
+        let mut seen = Vec::new();
+        let stop = run_for_all(10, true, |i| {
+            seen.push(i);
+            Flow { exit: i == 3, ..Flow::default() }
+        });
+        assert_eq!(seen, vec![0, 1, 2, 3]);
+        assert!(stop.is_some());
+    }
+}
