@@ -12,7 +12,7 @@ use std::sync::mpsc::Sender;
 
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
@@ -43,9 +43,16 @@ pub fn init() -> io::Result<(Term, Guard)> {
     ACTIVE.store(true, Ordering::SeqCst);
     let guard = Guard;
     enable_raw_mode()?;
-    execute!(stdout(), EnterAlternateScreen, EnableMouseCapture, cursor::Hide)?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(stdout()))?;
-    terminal.clear()?;
+    // Clear with a plain escape: ratatui's `Terminal::clear` asks the terminal for the cursor
+    // position, a round trip some terminals (and test harnesses) never answer.
+    execute!(
+        stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        cursor::Hide,
+        Clear(ClearType::All)
+    )?;
+    let terminal = Terminal::new(CrosstermBackend::new(stdout()))?;
     Ok((terminal, guard))
 }
 
