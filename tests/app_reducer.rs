@@ -478,3 +478,19 @@ fn nothing_selected_before_the_first_set() {
     run(&mut st, [ctrl('d')]);
     assert!(status_text(&st).contains("there is no StatefulSet"), "{}", status_text(&st));
 }
+
+#[test]
+fn operator_entries_share_the_backend_time_axis() {
+    // The backend's history (up to 10 s) arrives before its first clock reading.
+    let mut st = ststui::app::AppState::new(sim_caps(), Default::default());
+    let ev = Event {
+        t_ms: 10_000,
+        kind: EventKind::Kubelet { pod: "web-4".into(), event: "ready".into() },
+    };
+    run(&mut st, [Msg::Backend(BackendEvent::Timeline(ev))]);
+    let Ok(now) = t0().checked_add(k8s_openapi::jiff::SignedDuration::from_millis(10_500)) else {
+        panic!()
+    };
+    run(&mut st, [Msg::Backend(BackendEvent::Clock { now, speed: 1.0 })]);
+    assert_eq!(st.elapsed_ms(), 10_000, "t=0 is the backend's start, not the first reading");
+}

@@ -41,8 +41,13 @@ pub struct AppState {
     pub speed: f64,
     /// The backend's clock (virtual time in the simulator); `None` until the first report.
     pub now: Option<Timestamp>,
-    /// The first clock reading: timeline times of operator entries count from it.
+    /// The backend's time zero: operator timeline entries and [`AppState::elapsed_ms`] count
+    /// from it. Taken as the first clock reading minus the latest backend timeline time seen,
+    /// and moved back whenever a backend entry is later than it implies, so operator and
+    /// backend entries share one time axis.
     pub clock_origin: Option<Timestamp>,
+    /// The latest `t_ms` of a backend timeline entry.
+    pub backend_t_ms: u64,
     /// What the backend offers (pause, faults, speed).
     pub caps: Capabilities,
     /// Controller semantics the advisor reproduces.
@@ -85,6 +90,7 @@ impl AppState {
             speed: 1.0,
             now: None,
             clock_origin: None,
+            backend_t_ms: 0,
             caps,
             options,
             timeline: Timeline::default(),

@@ -362,6 +362,8 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
             after_mirror_change(state);
         }
         BackendEvent::Timeline(ev) => {
+            state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
+            align_origin(state);
             state.timeline.push(TimelineEntry {
                 t_ms: ev.t_ms,
                 kind: ev.kind,
@@ -370,15 +372,13 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
             state.dirty = true;
         }
         BackendEvent::Clock { now, speed } => {
-            if state.clock_origin.is_none() {
-                state.clock_origin = Some(now);
-            }
             let shown = |t: Option<k8s_openapi::jiff::Timestamp>| t.map(|t| t.as_second());
             if shown(state.now) != shown(Some(now)) || state.speed != speed {
                 state.dirty = true;
             }
             state.now = Some(now);
             state.speed = speed;
+            align_origin(state);
         }
         BackendEvent::Mode(m) => {
             if state.mode != m {
@@ -395,6 +395,20 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
             backend_error(state, format!("{op} failed: {message}"));
         }
         BackendEvent::Error(message) => backend_error(state, message),
+    }
+}
+
+/// Keeps `clock_origin` at or before `now - backend_t_ms` (see [`AppState::clock_origin`]).
+fn align_origin(state: &mut AppState) {
+    let Some(now) = state.now else {
+        return;
+    };
+    let ms = i64::try_from(state.backend_t_ms).unwrap_or(i64::MAX);
+    let implied =
+        now.checked_sub(k8s_openapi::jiff::SignedDuration::from_millis(ms)).unwrap_or(now);
+    if state.clock_origin.is_none_or(|o| implied < o) {
+        state.clock_origin = Some(implied);
+        state.dirty = true;
     }
 }
 
