@@ -54,22 +54,17 @@ fn partition_above_replicas_steps_down_to_replicas_minus_one() {
 
 #[test]
 fn raising_the_partition_over_updated_pods_asks_and_warns() {
-    let mut st = demo(sim_caps());
-    // Partition 3: web-3 and web-4 are already on web-b.
-    run(
-        &mut st,
-        [
-            applied(Object::Set(Box::new(set("web", 5, 3, "nginx:1.26", "web-a", "web-b")))),
-            applied(Object::Pod(Box::new(pod("web", 3, "web-b", true)))),
-            applied(Object::Pod(Box::new(pod("web", 4, "web-b", true)))),
-        ],
-    );
+    // Partition 3: web-3 and web-4 are already on the update revision.
+    let (mut st, _, upd) = demo_real(3);
+    let plan = st.advisor.as_ref().map(|a| a.plan.update_revision.clone());
+    assert_eq!(plan.as_deref(), Some(upd.as_str()), "the advisor agrees with the status");
     let cmds = run(&mut st, [key(']')]);
     assert!(cmds.is_empty(), "must ask first: {cmds:?}");
     let Modal::Confirm(c) = &st.modal else { panic!("no confirmation: {:?}", st.modal) };
     assert_eq!((c.old.as_str(), c.new.as_str()), ("partition 3", "partition 4"));
     let warning = c.warning.clone().unwrap_or_default();
     assert!(warning.contains("web-3") && warning.contains("never reverts"), "{warning}");
+    assert!(!warning.contains("web-4"), "web-4 stays above the partition: {warning}");
     // "n" cancels, nothing sent.
     assert!(run(&mut st, [key('n')]).is_empty());
     assert_eq!(st.modal, Modal::None);
@@ -79,6 +74,24 @@ fn raising_the_partition_over_updated_pods_asks_and_warns() {
     let cmds = run(&mut st, [key('y')]);
     assert_eq!(ops(&cmds), vec![Op::SetPartition { set: web(), partition: 4 }]);
     assert_eq!(st.modal, Modal::None);
+}
+
+#[test]
+fn raise_warning_falls_back_to_the_status_before_the_advisor_runs() {
+    let mut st = demo(sim_caps());
+    st.advisor = None;
+    run(
+        &mut st,
+        [
+            applied(Object::Set(Box::new(set("web", 5, 3, "nginx:1.26", "web-a", "web-b")))),
+            applied(Object::Pod(Box::new(pod("web", 3, "web-b", true)))),
+            applied(Object::Pod(Box::new(pod("web", 4, "web-b", true)))),
+        ],
+    );
+    run(&mut st, [key('p'), key('5'), code(KeyCode::Enter)]);
+    let Modal::Confirm(c) = &st.modal else { panic!("no confirmation: {:?}", st.modal) };
+    let warning = c.warning.clone().unwrap_or_default();
+    assert!(warning.contains("web-3 … web-4 (2 pods)"), "{warning}");
 }
 
 #[test]

@@ -16,6 +16,8 @@ use super::msg::Command;
 use super::state::{AppState, Confirm, Modal, RevisionChoice, RevisionPicker};
 use super::update::{info, log_operator};
 use crate::backend::{Mode, ObjRef, Op};
+use crate::core::Observed;
+use crate::core::explain::partition_warning;
 use crate::core::labels::pod_name;
 
 /// `Err` is a refusal: the text for the status line.
@@ -151,7 +153,7 @@ pub fn set_partition(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Vec
         info(state, format!("partition of {} is already {new}", r.name));
         return Vec::new();
     }
-    let warning = if new > old { raise_warning(state, &r, old, new) } else { None };
+    let warning = if new > old { raise_warning(state, &r, new) } else { None };
     let op = Op::SetPartition { set: r.clone(), partition: new };
     let log = format!("partition {} {new}", r.name);
     // Above `replicas` a partition holds everything: measure the jump in held ordinals.
@@ -174,34 +176,42 @@ pub fn set_partition(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Vec
 }
 
 /// When raising the partition holds ordinals whose pods are already on the update revision:
-/// the warning that they stay there.
-fn raise_warning(state: &AppState, r: &ObjRef, old: i32, new: i32) -> Option<String> {
+/// the warning that they stay there (`core::explain::partition_warning` on the advisor's plan;
+/// the set's status revisions when the advisor has not run yet).
+fn raise_warning(state: &AppState, r: &ObjRef, new: i32) -> Option<String> {
     let set = state.mirror.set(r)?;
-    let update = f::update_revision(set)?;
-    if f::current_revision(set) == Some(update) {
-        return None;
-    }
-    let start = f::start_ordinal(set);
-    let lo = start.saturating_add(old);
-    let hi = start.saturating_add(new.min(f::replicas(set)));
-    let updated: Vec<String> = state
-        .mirror
-        .pods_of(r)
-        .filter(|(o, p)| *o >= lo && *o < hi && f::pod_revision(p) == Some(update))
-        .map(|(o, _)| pod_name(&r.name, o))
-        .collect();
-    if updated.is_empty() {
-        return None;
-    }
-    let list = match updated.as_slice() {
+    let stays: Vec<String> = match state.advisor.as_ref().filter(|a| &a.set == r) {
+        Some(advisor) => {
+            let ns = r.namespace.as_str();
+            let pods: Vec<_> = state.mirror.pods_in(ns).collect();
+            let claims: Vec<_> = state.mirror.claims_in(ns).collect();
+            let revisions: Vec<_> = state.mirror.revisions_in(ns).collect();
+            let observed = Observed { set, pods: &pods, claims: &claims, revisions: &revisions };
+            partition_warning(&observed, &advisor.plan, new)?.stays_updated
+        }
+        None => {
+            let update = f::update_revision(set)?;
+            if f::current_revision(set) == Some(update) {
+                return None;
+            }
+            let hi = f::start_ordinal(set).saturating_add(new.min(f::replicas(set)));
+            state
+                .mirror
+                .pods_of(r)
+                .filter(|(o, p)| *o < hi && f::pod_revision(p) == Some(update))
+                .filter(|(_, p)| !f::pod_terminating(p))
+                .map(|(o, _)| pod_name(&r.name, o))
+                .collect()
+        }
+    };
+    let list = match stays.as_slice() {
+        [] => return None,
         [one] => one.clone(),
-        [first, .., last] => format!("{first} … {last} ({} pods)", updated.len()),
-        [] => String::new(),
+        [first, .., last] => format!("{first} … {last} ({} pods)", stays.len()),
     };
     Some(format!(
-        "{list} stay on revision {}: raising the partition never reverts pods that are \
-         already updated (delete them, or undo, to roll them back)",
-        f::short_revision(update)
+        "{list} stay on the update revision: raising the partition never reverts updated pods \
+         (delete them to recreate them at the current revision)"
     ))
 }
 

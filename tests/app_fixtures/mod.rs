@@ -195,3 +195,35 @@ pub fn demo(caps: Capabilities) -> AppState {
 pub fn status_text(st: &AppState) -> String {
     st.status.as_ref().map(|s| s.text.clone()).unwrap_or_default()
 }
+
+/// The demo with revisions named as the core names them (`<set>-<hash of the template>`), so
+/// the advisor's plan agrees with the set's status: `(state, current, update)` revision names.
+/// Partition `partition`; pods at or above it are on the update revision.
+pub fn demo_real(partition: i32) -> (AppState, String, String) {
+    use ststui::core::Version;
+    use ststui::core::gojson::GoEncoding;
+    use ststui::core::history::new_revision;
+    let enc = GoEncoding::for_version(Version::LATEST);
+    let old = set("web", 5, partition, "nginx:1.25", "", "");
+    let new = set("web", 5, partition, "nginx:1.26", "", "");
+    let (Ok(r1), Ok(r2)) = (new_revision(&old, 1, 0, enc), new_revision(&new, 2, 0, enc)) else {
+        panic!("revisions");
+    };
+    let cur = r1.revision.metadata.name.clone().unwrap_or_default();
+    let upd = r2.revision.metadata.name.clone().unwrap_or_default();
+    let mut st = AppState::new(sim_caps(), Options::default());
+    let mut msgs = vec![
+        Msg::Backend(BackendEvent::Clock { now: t0(), speed: 1.0 }),
+        applied(Object::Set(Box::new(set("web", 5, partition, "nginx:1.26", &cur, &upd)))),
+        applied(Object::Revision(Box::new(r1.revision))),
+        applied(Object::Revision(Box::new(r2.revision))),
+    ];
+    for o in 0..5 {
+        let rev = if o >= partition { &upd } else { &cur };
+        msgs.push(applied(Object::Pod(Box::new(pod("web", o, rev, true)))));
+    }
+    msgs.push(Msg::Backend(BackendEvent::Synced));
+    msgs.push(Msg::BatchEnd);
+    run(&mut st, msgs);
+    (st, cur, upd)
+}
