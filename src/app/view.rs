@@ -18,6 +18,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use crate::app::state::AppState;
 use crate::backend::{Mode, ObjRef};
+use crate::core::Observed;
 use crate::core::labels::REVISION_HASH_LABEL;
 
 pub use explain::{ExplainLine, LineKind};
@@ -58,13 +59,21 @@ impl<'a> Screen<'a> {
         };
         let plan = state.advisor.as_ref().filter(|a| &a.set == set_ref).map(|a| &a.plan);
         let (current, update) = revisions_of_status(set, plan);
-        let pods = state.mirror.pods_in(&set_ref.namespace);
+        let ns = set_ref.namespace.as_str();
+        let pods: Vec<&'a Pod> = state.mirror.pods_in(ns).collect();
         let selected = Some(state.selected_ordinal);
-        let grid = GridView::build(set, pods, current, update, selected);
+        let grid = GridView::build(set, pods.iter().copied(), current, update, selected);
         let history = state.mirror.revisions_of(set_ref);
         let revisions = revision_rows(&history, &grid, current, update);
         let controller = match plan {
-            Some(plan) => explain::explain(plan, &grid, current, update),
+            Some(plan) => {
+                let claims: Vec<_> = state.mirror.claims_in(ns).collect();
+                let all_revisions: Vec<_> = state.mirror.revisions_in(ns).collect();
+                let observed =
+                    Observed { set, pods: &pods, claims: &claims, revisions: &all_revisions };
+                let now = state.now.unwrap_or_default();
+                explain::explain(&observed, plan, &grid, now)
+            }
             None => vec![ExplainLine {
                 kind: LineKind::Waiting,
                 text: "the advisor has not run yet".into(),
@@ -233,7 +242,11 @@ fn revision_rows<'a>(
                 image: revision_image(r),
                 current: name == current,
                 update: name == update,
-                pods: grid.cells.iter().filter(|c| c.revision() == Some(name)).count(),
+                pods: match grid::classify(Some(name), current, update) {
+                    RevClass::Update => grid.count(RevClass::Update),
+                    RevClass::Current => grid.count(RevClass::Current),
+                    _ => grid.cells.iter().filter(|c| c.revision == Some(name)).count(),
+                },
             }
         })
         .collect()
@@ -258,7 +271,7 @@ impl<'a> DetailView<'a> {
         let mut rows: Vec<(&'static str, String)> = Vec::new();
         let condemned = if cell.condemned { " · condemned" } else { "" };
         rows.push(("state", format!("{}{condemned}", cell.state.word())));
-        if let Some(rev) = cell.revision() {
+        if let Some(rev) = cell.revision {
             let number = revisions.iter().find(|r| r.name == rev).map(|r| r.number);
             let n = number.map(|n| format!(" #{n}")).unwrap_or_default();
             let hash = short_hash(set_name, rev);

@@ -53,7 +53,7 @@ pub fn render(
         .rows
         .iter()
         .filter_map(|r| match r {
-            GridRow::Ordinal(o) => screen.grid.cell(*o)?.revision(),
+            GridRow::Ordinal(o) => screen.grid.cell(*o)?.revision,
             _ => None,
         })
         .map(|r| short_hash(screen.grid.set_name, r).chars().count())
@@ -106,7 +106,7 @@ fn render_row(
         Span::styled(name, if selected { theme.title } else { theme.text }),
         Span::styled(format!(" {} ", Glyphs::cell(cell.rev, cell.state)), style),
     ];
-    let (hash, number) = match cell.revision() {
+    let (hash, number) = match cell.revision {
         Some(r) => {
             let n = screen.revisions.iter().find(|x| x.name == r).map(|x| x.number);
             (short_hash(g.set_name, r), n.map(|n| format!("#{n}")).unwrap_or_default())

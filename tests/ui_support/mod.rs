@@ -32,7 +32,7 @@ pub const REV1: &str = "web-7d9c5b8f4";
 pub const REV2: &str = "web-5c4f8d6b9";
 pub const REV3: &str = "web-6b8fd7c45";
 
-/// The fixed backend start time; `now` is 95 s later.
+/// The fixed backend start time; `now` is `Fixture::now_secs` (95 by default) later.
 pub fn t0() -> Timestamp {
     Timestamp::from_second(1_780_000_000).unwrap_or(Timestamp::UNIX_EPOCH)
 }
@@ -73,6 +73,8 @@ pub struct Fixture {
     pub speed: f64,
     pub selected: i32,
     pub timeline: Vec<(u64, EventKind, Origin)>,
+    /// Backend seconds since t0 at which the state is observed.
+    pub now_secs: i64,
 }
 
 impl Fixture {
@@ -93,6 +95,7 @@ impl Fixture {
             speed: 1.0,
             selected: 0,
             timeline: Vec::new(),
+            now_secs: 95,
         }
     }
 
@@ -202,7 +205,7 @@ impl Fixture {
         st.mode = self.mode;
         st.speed = self.speed;
         st.clock_origin = Some(t0());
-        st.now = Some(secs(95));
+        st.now = Some(secs(self.now_secs));
         let mut plan = self.plan.clone();
         plan.current_revision = self.current.into();
         plan.update_revision = self.update.into();
@@ -482,5 +485,44 @@ pub fn big(n: i32) -> Fixture {
         ordinal: p + 3,
         wait: PodWait::Terminal,
     });
+    f
+}
+
+/// The README screenshot: 8 replicas mid-rollout behind partition 2; web-5..7 updated, web-4
+/// updated but not Ready yet (the OrderedReady wait), web-2 and web-3 next, web-0 and web-1 held.
+pub fn demo() -> Fixture {
+    let mut f = Fixture::web(8)
+        .pods(0..4, REV1, P::Ready)
+        .pod(4, REV2, P::Running)
+        .pods(5..8, REV2, P::Ready)
+        .command(40_000, "partition web 2")
+        .command(41_000, "image web nginx:1.26")
+        .event(41_000, ctl("create-revision", REV2, None))
+        .event(42_000, ctl("delete-pod", "web-7", Some("update")))
+        .event(43_000, kubelet("web-7", "gone"))
+        .event(43_000, ctl("create-pod", "web-7", None))
+        .event(44_000, kubelet("web-7", "running"))
+        .event(45_000, kubelet("web-7", "ready"))
+        .event(45_000, ctl("delete-pod", "web-6", Some("update")))
+        .event(49_000, kubelet("web-6", "ready"))
+        .event(49_000, ctl("delete-pod", "web-5", Some("update")))
+        .event(53_000, kubelet("web-5", "ready"))
+        .event(53_000, ctl("delete-pod", "web-4", Some("update")))
+        .event(54_000, kubelet("web-4", "gone"))
+        .event(54_000, ctl("create-pod", "web-4", None))
+        .event(55_500, kubelet("web-4", "running"))
+        .event(
+            55_500,
+            EventKind::Blocked {
+                set: SET.into(),
+                reason: "web-4 is not Ready".into(),
+                pod: Some("web-4".into()),
+            },
+        );
+    f.partition = 2;
+    f.selected = 4;
+    f.now_secs = 56;
+    f.plan.waiting_on =
+        Some(Blocker::Ordered { pod: "web-4".into(), ordinal: 4, wait: PodWait::NotReady });
     f
 }

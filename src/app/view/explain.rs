@@ -1,15 +1,17 @@
 //! The controller pane's sentences: the next action and the blocker in words, from the advisor's
-//! [`Plan`], plus the operator hints the plan alone does not say (the forced-rollback hint of
-//! kubernetes#67250, the raised-partition warning).
+//! [`Plan`] through `core::explain`, plus the operator hints (the forced-rollback hint of
+//! kubernetes#67250 with the key that acts on it, the raised-partition warning).
 //!
-//! Owns wording only. Pure: reads the plan and the grid view model, never the state or the
-//! terminal. Keys named in hints come from the keymap table, so they cannot drift.
+//! Owns the pane's line kinds and the keys named in hints (from the keymap table, so they cannot
+//! drift). Pure: reads the observed objects, the plan and the grid view model, never the state
+//! or the terminal.
 
 use crate::app::action::Action;
 use crate::app::keymap::{Context, key_for};
-use crate::core::{Blocker, DeleteReason, Effect, Hold, Plan, PodWait};
+use crate::core::explain::{self as core_explain, Step, StepKind, StuckReason};
+use crate::core::{Hold, Now, Observed, Plan};
 
-use super::grid::{GridView, PodState, RevClass, pod_revision};
+use super::grid::{GridView, RevClass};
 
 /// What a controller-pane line is, for its style and its label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,42 +60,73 @@ impl ExplainLine {
     }
 }
 
-/// The pane's lines, most important first: error, next, waiting, hint, held, warning.
-pub fn explain(plan: &Plan, grid: &GridView<'_>, current: &str, update: &str) -> Vec<ExplainLine> {
+/// How long (backend seconds since creation) a pod on the update revision must have failed to
+/// become Ready before the pane suggests the update itself is broken.
+pub const BROKEN_UPDATE_AFTER_SECS: i64 = 60;
+
+/// The pane's lines, most important first: error, next, waiting, hint, held, warning. Words
+/// come from `core::explain` (the plan in words, the kubernetes#67250 detection); this adds the
+/// keys that act on them, from the keymap.
+pub fn explain(
+    observed: &Observed<'_>,
+    plan: &Plan,
+    grid: &GridView<'_>,
+    now: Now,
+) -> Vec<ExplainLine> {
+    let (current, update) = (plan.current_revision.as_str(), plan.update_revision.as_str());
     let mut out = Vec::new();
     if let Some(err) = &plan.error {
         let retry = if err.retry { "retried with backoff" } else { "not retried" };
         out.push(ExplainLine::new(LineKind::Error, format!("{} ({retry})", err.message)));
     }
-    let listed: Vec<&Effect> = plan.effects.iter().filter(|e| e.action().is_some()).collect();
-    if let Some(first) = listed.first() {
-        let more = match listed.len() - 1 {
+    let steps = core_explain::next_actions(observed, plan);
+    let actions: Vec<&Step> = steps
+        .iter()
+        .filter(|s| !matches!(s.kind, StepKind::Wait | StepKind::Hold | StepKind::Error))
+        .filter(|s| s.kind != StepKind::Status)
+        .collect();
+    if let Some(first) = actions.first() {
+        let more = match actions.len() - 1 {
             0 => String::new(),
             n => format!(" (+{n} more)"),
         };
-        out.push(ExplainLine::new(
-            LineKind::Next,
-            format!("{}{more}", next_text(first, grid, update)),
-        ));
+        out.push(ExplainLine::new(LineKind::Next, format!("{}{more}", first.text)));
     }
-    if let Some(blocker) = &plan.waiting_on {
-        let kind = if matches!(blocker, Blocker::Error { .. }) {
-            LineKind::Error
-        } else {
-            LineKind::Waiting
-        };
-        out.push(ExplainLine::new(kind, blocker_text(blocker)));
-        if let Some(hint) = forced_rollback_hint(blocker, grid, update) {
-            out.push(hint);
-        }
+    for s in steps.iter().filter(|s| matches!(s.kind, StepKind::Wait | StepKind::Error)) {
+        let kind = if s.kind == StepKind::Error { LineKind::Error } else { LineKind::Waiting };
+        let text = s.text.strip_prefix("waiting: ").unwrap_or(&s.text);
+        out.push(ExplainLine::new(kind, text));
+    }
+    // The old-revision deadlock is certain: its hint comes before the hold. A broken update is
+    // only a suspicion: it is offered after the hold, once the pod has waited a while.
+    let stuck = core_explain::forced_rollback(observed, plan, now);
+    let hint = |s: &core_explain::ForcedRollback| {
+        let text = format!("{s} — select it and press {}", key(Action::DeletePod));
+        ExplainLine::new(LineKind::Hint, text)
+    };
+    if let Some(s) = stuck.as_ref().filter(|s| matches!(s.reason, StuckReason::OldRevision { .. }))
+    {
+        out.push(hint(s));
     }
     if let Some(hold) = &plan.held_by {
-        out.push(ExplainLine::new(LineKind::Held, hold_text(hold, grid)));
+        let step = core_explain::hold_step(observed, plan, hold);
+        let how = match hold {
+            Hold::Partition { .. } => format!("{} lowers it", key(Action::PartitionDown)),
+            Hold::OnDelete { .. } => format!("{} deletes the selected pod", key(Action::DeletePod)),
+        };
+        out.push(ExplainLine::new(LineKind::Held, format!("{} — {how}", step.text)));
+    }
+    let suspect = |s: &&core_explain::ForcedRollback| {
+        s.reason == StuckReason::BrokenUpdate
+            && s.stuck_for_secs.is_some_and(|t| t >= BROKEN_UPDATE_AFTER_SECS)
+    };
+    if let Some(s) = stuck.as_ref().filter(suspect) {
+        out.push(hint(s));
     }
     if let Some(w) = raised_partition_warning(grid, current, update) {
         out.push(w);
     }
-    if listed.is_empty() && plan.waiting_on.is_none() && plan.held_by.is_none() {
+    if out.is_empty() {
         let text = if !update.is_empty() && current == update {
             format!("rollout complete: every pod on {update}")
         } else {
@@ -106,159 +139,6 @@ pub fn explain(plan: &Plan, grid: &GridView<'_>, current: &str, update: &str) ->
 
 fn key(action: Action) -> String {
     key_for(Context::Normal, action).unwrap_or_else(|| "?".into())
-}
-
-/// "delete web-3 for update (web-7d9 → web-5c4)" and friends.
-pub fn next_text(effect: &Effect, grid: &GridView<'_>, update: &str) -> String {
-    let name_of = |meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
-        meta.name.clone().unwrap_or_default()
-    };
-    match effect {
-        Effect::CreatePod(pod) => {
-            let rev = pod_revision(pod).unwrap_or(update);
-            format!("create {} at {rev}", name_of(&pod.metadata))
-        }
-        Effect::DeletePod { name, reason } => match reason {
-            DeleteReason::Update => {
-                let from = pod_rev_by_name(grid, name).unwrap_or("?");
-                format!("delete {name} for update ({from} → {update})")
-            }
-            DeleteReason::ScaleDown => format!("delete {name} for scale-down (condemned ordinal)"),
-            DeleteReason::Failed => format!("delete {name}: it failed; recreated once gone"),
-        },
-        Effect::UpdatePod(pod) => {
-            format!("update {} (repair identity, storage or labels)", name_of(&pod.metadata))
-        }
-        Effect::CreateRevision(r) => {
-            format!("create revision {} (#{})", name_of(&r.metadata), r.revision.unwrap_or(0))
-        }
-        Effect::UpdateRevision(r) => format!(
-            "renumber revision {} to #{} (back to an earlier template)",
-            name_of(&r.metadata),
-            r.revision.unwrap_or(0)
-        ),
-        Effect::DeleteRevision { name } => {
-            format!("delete revision {name} (revisionHistoryLimit)")
-        }
-        Effect::CreateClaim(c) => format!("create claim {}", name_of(&c.metadata)),
-        Effect::UpdateClaim(c) => {
-            format!("update claim {} (retention policy)", name_of(&c.metadata))
-        }
-        Effect::AdoptRevision { name, .. } | Effect::AdoptPod { name, .. } => {
-            format!("adopt {name}")
-        }
-        Effect::ReleasePod { name, .. } => format!("release {name}"),
-        Effect::WriteStatus(_) => "write status".to_string(),
-    }
-}
-
-fn pod_rev_by_name<'a>(grid: &GridView<'a>, name: &str) -> Option<&'a str> {
-    let (_, ordinal) = crate::core::labels::parent_and_ordinal(name)?;
-    grid.cell(ordinal)?.pod.and_then(pod_revision)
-}
-
-/// A pod's wait, in words: "not Ready", "Pending", ...
-pub fn wait_text(wait: PodWait) -> String {
-    match wait {
-        PodWait::NotCreated => "not created yet".into(),
-        PodWait::Pending => "Pending".into(),
-        PodWait::NotReady => "not Ready".into(),
-        PodWait::NotAvailable { min_ready_seconds } => {
-            format!("Ready but not yet available (minReadySeconds={min_ready_seconds})")
-        }
-        PodWait::Terminating => "terminating".into(),
-        PodWait::Terminal => "failed; recreated once gone".into(),
-    }
-}
-
-/// "web-2 not Ready — OrderedReady holds the rollout" and friends.
-pub fn blocker_text(blocker: &Blocker) -> String {
-    match blocker {
-        Blocker::SetDeleting => {
-            "the StatefulSet is being deleted — nothing is created, updated or deleted".into()
-        }
-        Blocker::Ordered { pod, wait, .. } => {
-            format!("{pod} {} — OrderedReady holds the rollout", wait_text(*wait))
-        }
-        Blocker::TerminalPod { pod, .. } => {
-            format!("{pod} failed — it is recreated once it is gone")
-        }
-        Blocker::StaleClaim { pod, claim } => format!(
-            "claim {claim} still belongs to a previous {pod} — creation waits for garbage collection"
-        ),
-        Blocker::ClaimTerminating { pod, claim } => {
-            format!("claim {claim} is being deleted — {pod} is created once it is gone")
-        }
-        Blocker::CondemnedTerminating { pod } => {
-            format!("{pod} terminating — OrderedReady scale-down removes one pod at a time")
-        }
-        Blocker::CondemnedUnhealthy { pod, first_unavailable } => match first_unavailable {
-            Some(first) => format!("{pod} unhealthy — scale-down waits for {first} first"),
-            None => format!("{pod} unhealthy — OrderedReady scale-down waits"),
-        },
-        Blocker::ScaleDownStep { pod } => {
-            format!("deleted {pod} — the next scale-down waits for it to go")
-        }
-        Blocker::UpdateStep { pod } => {
-            format!("deleted {pod} for update — one pod per sync")
-        }
-        Blocker::UpdateWaiting { pod, wait } => {
-            format!("{pod} {} — the rolling update waits for it", wait_text(*wait))
-        }
-        Blocker::MaxUnavailable { unavailable, max } => {
-            format!("{unavailable} unavailable, maxUnavailable={max} — the budget is used up")
-        }
-        Blocker::Error { message } => message.clone(),
-    }
-}
-
-/// "partition=3 keeps web-0..web-2 on the current revision" and the OnDelete equivalent.
-pub fn hold_text(hold: &Hold, grid: &GridView<'_>) -> String {
-    let name = grid.set_name;
-    match hold {
-        Hold::Partition { partition, first_held, last_held, outdated } => format!(
-            "partition={partition} keeps {name}-{first_held}..{name}-{last_held} back \
-             ({outdated} outdated) — {} lowers it",
-            key(Action::PartitionDown)
-        ),
-        Hold::OnDelete { outdated } => format!(
-            "OnDelete: {outdated} outdated pod(s) change only when deleted — {} deletes the \
-             selected pod",
-            key(Action::DeletePod)
-        ),
-    }
-}
-
-/// kubernetes#67250: a pod on a superseded revision that never becomes Ready blocks an
-/// OrderedReady rollout forever (the controller waits for it instead of replacing it); the
-/// operator must delete it.
-pub fn forced_rollback_hint(
-    blocker: &Blocker,
-    grid: &GridView<'_>,
-    update: &str,
-) -> Option<ExplainLine> {
-    let ordinal = match blocker {
-        Blocker::Ordered { ordinal, wait: PodWait::Pending | PodWait::NotReady, .. } => *ordinal,
-        Blocker::UpdateWaiting { pod, wait: PodWait::Pending | PodWait::NotReady } => {
-            crate::core::labels::parent_and_ordinal(pod)?.1
-        }
-        _ => return None,
-    };
-    let cell = grid.cell(ordinal)?;
-    let stuck = matches!(cell.state, PodState::Pending | PodState::Running);
-    if !stuck || !matches!(cell.rev, RevClass::Other | RevClass::Current) {
-        return None;
-    }
-    let from = cell.revision().unwrap_or("?");
-    Some(ExplainLine::new(
-        LineKind::Hint,
-        format!(
-            "{}-{ordinal} is stuck on superseded revision {from}; the controller will not replace \
-             it (kubernetes#67250) — delete it ({}) to force the rollback to {update}",
-            grid.set_name,
-            key(Action::DeletePod)
-        ),
-    ))
 }
 
 /// Pods held back by the partition that already run the update revision: raising the partition

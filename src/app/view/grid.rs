@@ -104,15 +104,10 @@ pub struct OrdinalCell<'a> {
     pub pod: Option<&'a Pod>,
     pub state: PodState,
     pub rev: RevClass,
+    /// The revision name on the pod (its `controller-revision-hash` label), if any.
+    pub revision: Option<&'a str>,
     /// Outside `[start, start + replicas)`: the controller deletes it.
     pub condemned: bool,
-}
-
-impl OrdinalCell<'_> {
-    /// The revision name on the pod, if any.
-    pub fn revision(&self) -> Option<&str> {
-        self.pod.and_then(pod_revision)
-    }
 }
 
 /// What a horizontal rule between ordinals marks.
@@ -175,14 +170,16 @@ impl<'a> GridView<'a> {
             .map(|ordinal| {
                 let condemned = ordinal < start || ordinal >= end;
                 let state = if condemned { PodState::Absent } else { PodState::Placeholder };
-                OrdinalCell { ordinal, pod: None, state, rev: RevClass::Unknown, condemned }
+                let rev = RevClass::Unknown;
+                OrdinalCell { ordinal, pod: None, state, rev, revision: None, condemned }
             })
             .collect();
         for (ordinal, pod) in members {
             if let Some(cell) = usize::try_from(ordinal - lo).ok().and_then(|i| cells.get_mut(i)) {
                 cell.pod = Some(pod);
                 cell.state = PodState::of(pod);
-                cell.rev = classify(pod_revision(pod), current, update);
+                cell.revision = pod_revision(pod);
+                cell.rev = classify(cell.revision, current, update);
             }
         }
         let mut rules = Vec::with_capacity(3);
@@ -208,6 +205,11 @@ impl<'a> GridView<'a> {
     /// One past the last ordinal.
     pub fn end(&self) -> i32 {
         self.first.saturating_add(i32::try_from(self.cells.len()).unwrap_or(i32::MAX))
+    }
+
+    /// How many ordinals have a pod of revision class `rev`.
+    pub fn count(&self, rev: RevClass) -> usize {
+        self.cells.iter().filter(|c| c.pod.is_some() && c.rev == rev).count()
     }
 
     /// The selected cell, if the selection is on the grid.

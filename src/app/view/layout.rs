@@ -68,15 +68,37 @@ fn grid_wants(screen: &Screen<'_>) -> u16 {
 }
 
 /// Rows the controller pane wants at `width` columns (borders and padding included): its
-/// sentences wrapped, at most `max_lines` rows of text.
+/// sentences word-wrapped, at most `max_lines` rows of text.
 fn controller_wants(screen: &Screen<'_>, max_lines: usize, width: u16) -> u16 {
     let text_w = usize::from(width.saturating_sub(4)).max(1);
     let rows: usize = screen
         .controller
         .iter()
-        .map(|l| (l.kind.label().len() + 2 + l.text.chars().count()).div_ceil(text_w))
+        .map(|l| wrapped_rows(&format!("{}: {}", l.kind.label(), l.text), text_w))
         .sum();
     u16::try_from(rows.clamp(1, max_lines) + 2).unwrap_or(4)
+}
+
+/// Rows `text` takes when word-wrapped greedily at `width` columns (a word longer than the
+/// width is broken across rows).
+pub fn wrapped_rows(text: &str, width: usize) -> usize {
+    let width = width.max(1);
+    let mut rows = 1;
+    let mut used = 0;
+    for word in text.split_whitespace() {
+        let len = word.chars().count();
+        let need = if used == 0 { len } else { used + 1 + len };
+        if need <= width {
+            used = need;
+        } else if used == 0 {
+            rows += (len - 1) / width;
+            used = (len - 1) % width + 1;
+        } else {
+            rows += 1 + (len.max(1) - 1) / width;
+            used = (len.max(1) - 1) % width + 1;
+        }
+    }
+    rows
 }
 
 /// Where every pane goes on a terminal of `area`.
@@ -216,4 +238,18 @@ pub fn frame_layout(screen: &Screen<'_>, area: Rect) -> (ScreenAreas, GridLayout
     let areas = screen_areas(screen, area);
     let grid = GridLayout::new(&screen.grid, areas.grid_inner());
     (areas, grid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrapped_rows;
+
+    #[test]
+    fn word_wrap_counts_rows_like_a_greedy_wrapper() {
+        assert_eq!(wrapped_rows("", 10), 1);
+        assert_eq!(wrapped_rows("abc def", 7), 1);
+        assert_eq!(wrapped_rows("abc def", 6), 2);
+        assert_eq!(wrapped_rows("abcdefghijkl", 5), 3);
+        assert_eq!(wrapped_rows("ab abcdefghijkl", 5), 4);
+    }
 }
