@@ -507,3 +507,21 @@ fn operator_entries_share_the_backend_time_axis() {
     run(&mut st, [Msg::Backend(BackendEvent::Clock { now, speed: 1.0 })]);
     assert_eq!(st.elapsed_ms(), 10_000, "t=0 is the backend's start, not the first reading");
 }
+
+#[test]
+fn the_backend_clock_is_extrapolated_between_reports() {
+    let mut st = ststui::app::AppState::new(sim_caps(), Default::default());
+    let wall = std::time::Instant::now();
+    run(&mut st, [Msg::Wall(wall), Msg::Backend(BackendEvent::Clock { now: t0(), speed: 2.0 })]);
+    assert_eq!(st.elapsed_ms(), 0);
+    st.dirty = false;
+    run(&mut st, [Msg::Wall(wall + std::time::Duration::from_millis(1500))]);
+    assert!(!st.dirty, "the wall clock alone never causes a redraw");
+    assert_eq!(st.elapsed_ms(), 3000, "1.5 wall seconds at ×2");
+    // An operator entry gets the extrapolated time.
+    let mut st = demo(sim_caps());
+    run(&mut st, [Msg::Wall(wall), Msg::Backend(BackendEvent::Clock { now: t0(), speed: 1.0 })]);
+    run(&mut st, [Msg::Wall(wall + std::time::Duration::from_secs(7)), key('[')]);
+    let t = st.timeline.iter().last().map(|e| (e.t_ms, e.origin));
+    assert_eq!(t, Some((7000, Origin::Operator)));
+}

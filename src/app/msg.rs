@@ -3,6 +3,8 @@
 //!
 //! Owns only the two vocabularies. Must not perform effects.
 
+use std::time::Instant;
+
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::state::HitMap;
@@ -29,6 +31,9 @@ pub enum Msg {
     BatchEnd,
     /// A termination signal (SIGINT/SIGTERM/SIGHUP) arrived.
     Signal(i32),
+    /// The wall instant, sent by the event loop before each batch (time is an input: the
+    /// reducer never reads a clock). Never marks the state dirty.
+    Wall(Instant),
 }
 
 /// An effect the reducer requests.

@@ -7,6 +7,7 @@
 //! Field names are stable: fields are added, not renamed.
 
 use std::collections::VecDeque;
+use std::time::Instant;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::Timestamp;
@@ -48,6 +49,11 @@ pub struct AppState {
     pub clock_origin: Option<Timestamp>,
     /// The latest `t_ms` of a backend timeline entry.
     pub backend_t_ms: u64,
+    /// The wall instant of the current batch (from `Msg::Wall`; `None` in tests that send
+    /// none). Only used to extrapolate the backend clock between its reports.
+    pub wall: Option<Instant>,
+    /// The wall instant at which `now` was last reported.
+    pub clock_wall: Option<Instant>,
     /// What the backend offers (pause, faults, speed).
     pub caps: Capabilities,
     /// Controller semantics the advisor reproduces.
@@ -91,6 +97,8 @@ impl AppState {
             now: None,
             clock_origin: None,
             backend_t_ms: 0,
+            wall: None,
+            clock_wall: None,
             caps,
             options,
             timeline: Timeline::default(),
@@ -129,15 +137,20 @@ impl AppState {
         matches!(self.modal, Modal::Help)
     }
 
-    /// Milliseconds of backend time since the first clock reading (0 before any).
+    /// Milliseconds of backend time since the backend's start (0 before any clock reading).
+    /// Between two clock reports the backend clock is extrapolated from the wall time passed
+    /// (× speed): a simulator only reports its clock while something happens.
     pub fn elapsed_ms(&self) -> u64 {
-        match (self.clock_origin, self.now) {
-            (Some(o), Some(n)) => {
-                let ms = n.as_millisecond().saturating_sub(o.as_millisecond());
-                u64::try_from(ms).unwrap_or(0)
-            }
-            _ => 0,
-        }
+        let (Some(origin), Some(now)) = (self.clock_origin, self.now) else {
+            return 0;
+        };
+        let ms = now.as_millisecond().saturating_sub(origin.as_millisecond());
+        let since_report = match (self.wall, self.clock_wall) {
+            (Some(w), Some(c)) => w.saturating_duration_since(c).as_secs_f64() * self.speed,
+            _ => 0.0,
+        };
+        let extra = (since_report * 1000.0) as i64;
+        u64::try_from(ms.saturating_add(extra)).unwrap_or(0)
     }
 
     /// Whether the event loop should deliver one-second ticks (a status message is counting

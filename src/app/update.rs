@@ -46,6 +46,10 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             Vec::new()
         }
         Msg::Signal(_) => quit(state),
+        Msg::Wall(at) => {
+            state.wall = Some(at);
+            Vec::new()
+        }
     }
 }
 
@@ -363,7 +367,6 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
         }
         BackendEvent::Timeline(ev) => {
             state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
-            align_origin(state);
             state.timeline.push(TimelineEntry {
                 t_ms: ev.t_ms,
                 kind: ev.kind,
@@ -377,6 +380,7 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
                 state.dirty = true;
             }
             state.now = Some(now);
+            state.clock_wall = state.wall;
             state.speed = speed;
             align_origin(state);
         }
@@ -398,7 +402,8 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
     }
 }
 
-/// Keeps `clock_origin` at or before `now - backend_t_ms` (see [`AppState::clock_origin`]).
+/// At a clock report (the backend reports its clock after the events up to it): keeps
+/// `clock_origin` at or before `now - backend_t_ms` (see [`AppState::clock_origin`]).
 fn align_origin(state: &mut AppState) {
     let Some(now) = state.now else {
         return;
