@@ -8,4 +8,5 @@ pub mod app;
 pub mod backend;
 pub mod cli;
 pub mod core;
+pub mod sim;
 pub mod ui;

@@ -1,0 +1,378 @@
+//! The API-server layer over the [`Store`]: what a create, update or delete does beyond storing
+//! the object. StatefulSets are defaulted and validated; pods get phase Pending and a node on
+//! create and are deleted gracefully (deletionTimestamp; the kubelet finishes the job) unless
+//! forced or already terminated; claims in use by a pod wait for it (pvc-protection); a
+//! StatefulSet is deleted with cascade background (the garbage collector removes dependents) or
+//! orphan (dependents lose their ownerReference to it first).
+//!
+//! Owns: the semantics of each verb. Must not: run the controller, the kubelet or the collector.
+
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetStatus};
+use k8s_openapi::api::core::v1::{
+    PersistentVolumeClaim, PersistentVolumeClaimStatus, Pod, PodCondition, PodStatus,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::SignedDuration;
+
+use super::store::{Kind, Store, StoreError, key_of};
+use super::validate::{self, ValidationError};
+use crate::backend::ObjRef;
+use crate::core::Semantics;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+/// The node every simulated pod is scheduled to.
+pub const NODE_NAME: &str = "sim-node";
+/// The finalizer that keeps a claim while a pod uses it.
+pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
+/// Upstream's default `terminationGracePeriodSeconds`.
+const DEFAULT_GRACE_SECONDS: i64 = 30;
+
+/// How a StatefulSet deletion treats its dependents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Cascade {
+    /// The set goes now; the garbage collector deletes what it owned.
+    #[default]
+    Background,
+    /// Dependents lose their ownerReference to the set and stay.
+    Orphan,
+}
+
+/// Why the API refused a request.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ApiError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Validation failed; the message is what the API server would say.
+    #[error(transparent)]
+    Invalid(#[from] ValidationError),
+    /// A claim the pod needs is being deleted (upstream: "pvc … is being deleted").
+    #[error("persistentvolumeclaim {0} is being deleted")]
+    ClaimTerminating(ObjRef),
+}
+
+/// What a delete did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deleted {
+    /// The object is gone.
+    Removed,
+    /// A deletionTimestamp was set; it goes later (kubelet, finalizer).
+    Terminating,
+    /// It was already terminating; nothing changed.
+    AlreadyTerminating,
+}
+
+/// API defaulting of a StatefulSet: a minimal stand-in with the signature of
+/// `core::defaults::set_defaults_stateful_set`, which replaces it once on main.
+fn default_set(set: &mut StatefulSet, semantics: &Semantics) {
+    let spec = &mut set.spec;
+    spec.pod_management_policy.get_or_insert_with(|| "OrderedReady".into());
+    let strategy = spec.update_strategy.get_or_insert_with(Default::default);
+    if strategy.type_.as_deref().is_none_or(str::is_empty) {
+        strategy.type_ = Some("RollingUpdate".into());
+        strategy.rolling_update.get_or_insert_with(Default::default);
+    }
+    if let Some(ru) = strategy
+        .rolling_update
+        .as_mut()
+        .filter(|_| strategy.type_.as_deref() == Some("RollingUpdate"))
+    {
+        ru.partition.get_or_insert(0);
+        if semantics.max_unavailable_gate {
+            ru.max_unavailable.get_or_insert(IntOrString::Int(1));
+        }
+    }
+    let retention =
+        spec.persistent_volume_claim_retention_policy.get_or_insert_with(Default::default);
+    retention.when_deleted.get_or_insert_with(|| "Retain".into());
+    retention.when_scaled.get_or_insert_with(|| "Retain".into());
+    spec.replicas.get_or_insert(1);
+    spec.revision_history_limit.get_or_insert(10);
+    let pod = spec.template.spec.get_or_insert_with(Default::default);
+    pod.restart_policy.get_or_insert_with(|| "Always".into());
+    pod.dns_policy.get_or_insert_with(|| "ClusterFirst".into());
+    pod.termination_grace_period_seconds.get_or_insert(DEFAULT_GRACE_SECONDS);
+    pod.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
+    for c in &mut pod.containers {
+        c.termination_message_path.get_or_insert_with(|| "/dev/termination-log".into());
+        c.termination_message_policy.get_or_insert_with(|| "File".into());
+    }
+}
+
+/// POST a StatefulSet: defaulted, validated, stored with generation 1.
+pub fn create_set(
+    store: &mut Store,
+    mut set: StatefulSet,
+    semantics: &Semantics,
+) -> Result<StatefulSet, ApiError> {
+    set.metadata.namespace.get_or_insert_with(|| "default".into());
+    set.status = None;
+    default_set(&mut set, semantics);
+    validate::validate_create(&set)?;
+    Ok(store.create(set)?.clone())
+}
+
+/// PUT a StatefulSet: defaulted, validated against the stored one; status is kept and
+/// generation bumped when the spec changed.
+pub fn update_set(
+    store: &mut Store,
+    mut set: StatefulSet,
+    semantics: &Semantics,
+) -> Result<StatefulSet, ApiError> {
+    set.metadata.namespace.get_or_insert_with(|| "default".into());
+    let key = key_of(&set.metadata);
+    let Some(old) = store.sets().get(&key) else {
+        return Err(StoreError::NotFound { kind: "StatefulSet", key }.into());
+    };
+    default_set(&mut set, semantics);
+    validate::validate_update(old, &set)?;
+    Ok(store.update_set(set)?.clone())
+}
+
+/// Create the set, or update it when one of that name exists (`kubectl apply`).
+pub fn apply_set(
+    store: &mut Store,
+    set: StatefulSet,
+    semantics: &Semantics,
+) -> Result<StatefulSet, ApiError> {
+    let mut key = key_of(&set.metadata);
+    if set.metadata.namespace.is_none() {
+        key.namespace = "default".into();
+    }
+    if store.sets().get(&key).is_some() {
+        update_set(store, set, semantics)
+    } else {
+        create_set(store, set, semantics)
+    }
+}
+
+/// PUT /status.
+pub fn write_set_status(
+    store: &mut Store,
+    key: &ObjRef,
+    status: StatefulSetStatus,
+) -> Result<(), ApiError> {
+    store.write_set_status(key, status)?;
+    Ok(())
+}
+
+/// DELETE a StatefulSet. Background: it goes now and the collector follows the ownerRefs.
+/// Orphan: every dependent's ownerReference to it is removed first.
+pub fn delete_set(store: &mut Store, key: &ObjRef, cascade: Cascade) -> Result<(), ApiError> {
+    let Some(set) = store.sets().get(key) else {
+        return Err(StoreError::NotFound { kind: "StatefulSet", key: key.clone() }.into());
+    };
+    let uid = set.metadata.uid.clone().unwrap_or_default();
+    if cascade == Cascade::Orphan {
+        for (kind, dep) in store.dependents_of(&uid) {
+            let strip = |m: &mut k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
+                if let Some(refs) = m.owner_references.as_mut() {
+                    refs.retain(|r| r.uid != uid);
+                }
+            };
+            match kind {
+                "Pod" => store.modify::<Pod>(&dep, |o| strip(&mut o.metadata)).map(drop),
+                "PersistentVolumeClaim" => store
+                    .modify::<PersistentVolumeClaim>(&dep, |o| strip(&mut o.metadata))
+                    .map(drop),
+                "ControllerRevision" => {
+                    store.modify::<ControllerRevision>(&dep, |o| strip(&mut o.metadata)).map(drop)
+                }
+                _ => Ok(()),
+            }?;
+        }
+    }
+    store.remove::<StatefulSet>(key)?;
+    Ok(())
+}
+
+fn with_namespace<T: Kind>(mut obj: T, ns: &str) -> T {
+    obj.metadata_mut().namespace.get_or_insert_with(|| ns.to_string());
+    obj
+}
+
+/// POST a pod: scheduled at once (spec.nodeName), phase Pending.
+pub fn create_pod(store: &mut Store, ns: &str, pod: Pod) -> Result<(), ApiError> {
+    let mut pod = with_namespace(pod, ns);
+    let key = key_of(&pod.metadata);
+    for claim in claims_used_by(&pod) {
+        let ck = ObjRef::new(&key.namespace, claim);
+        if store.claims().get(&ck).is_some_and(|c| c.metadata.deletion_timestamp.is_some()) {
+            return Err(ApiError::ClaimTerminating(ck));
+        }
+    }
+    let now = store.clock().time();
+    if let Some(spec) = pod.spec.as_mut() {
+        spec.node_name.get_or_insert_with(|| NODE_NAME.to_string());
+    }
+    pod.status = Some(PodStatus {
+        phase: Some("Pending".into()),
+        conditions: Some(vec![PodCondition {
+            type_: "PodScheduled".into(),
+            status: "True".into(),
+            last_transition_time: Some(now),
+            ..Default::default()
+        }]),
+        ..Default::default()
+    });
+    store.create(pod)?;
+    Ok(())
+}
+
+/// PUT a pod's main resource: the stored status is kept.
+pub fn update_pod(store: &mut Store, ns: &str, pod: Pod) -> Result<(), ApiError> {
+    let mut pod = with_namespace(pod, ns);
+    let key = key_of(&pod.metadata);
+    let Some(old) = store.pods().get(&key) else {
+        return Err(StoreError::NotFound { kind: "Pod", key }.into());
+    };
+    pod.status = old.status.clone();
+    pod.metadata.deletion_timestamp = old.metadata.deletion_timestamp.clone();
+    pod.metadata.deletion_grace_period_seconds = old.metadata.deletion_grace_period_seconds;
+    store.update(pod)?;
+    Ok(())
+}
+
+/// DELETE a pod. Forced, unscheduled, Failed or Succeeded pods (and a zero grace period) go
+/// now, as upstream's `podStrategy.CheckGracefulDelete` decides; others get a deletionTimestamp
+/// of now + grace period and the kubelet removes them after its stop delay.
+pub fn delete_pod(store: &mut Store, key: &ObjRef, force: bool) -> Result<Deleted, ApiError> {
+    let Some(pod) = store.pods().get(key) else {
+        return Err(StoreError::NotFound { kind: "Pod", key: key.clone() }.into());
+    };
+    let spec = pod.spec.as_ref();
+    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("");
+    let mut grace =
+        spec.and_then(|s| s.termination_grace_period_seconds).unwrap_or(DEFAULT_GRACE_SECONDS);
+    if spec.and_then(|s| s.node_name.as_deref()).is_none_or(str::is_empty)
+        || matches!(phase, "Failed" | "Succeeded")
+        || force
+    {
+        grace = 0;
+    }
+    if grace <= 0 {
+        store.remove::<Pod>(key)?;
+        return Ok(Deleted::Removed);
+    }
+    if pod.metadata.deletion_timestamp.is_some() {
+        return Ok(Deleted::AlreadyTerminating);
+    }
+    let at = Time(
+        store
+            .clock()
+            .timestamp()
+            .saturating_add(SignedDuration::from_secs(grace))
+            .unwrap_or(store.clock().timestamp()),
+    );
+    store.modify::<Pod>(key, |p| {
+        p.metadata.deletion_timestamp = Some(at);
+        p.metadata.deletion_grace_period_seconds = Some(grace);
+    })?;
+    Ok(Deleted::Terminating)
+}
+
+/// The claim names a pod's volumes reference.
+pub fn claims_used_by(pod: &Pod) -> impl Iterator<Item = &str> {
+    pod.spec
+        .iter()
+        .flat_map(|s| s.volumes.iter().flatten())
+        .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.as_str()))
+}
+
+fn claim_in_use(store: &Store, key: &ObjRef) -> bool {
+    store.pods().in_namespace(&key.namespace).any(|p| claims_used_by(p).any(|c| c == key.name))
+}
+
+/// POST a claim: bound at once (no volumes are modelled).
+pub fn create_claim(
+    store: &mut Store,
+    ns: &str,
+    claim: PersistentVolumeClaim,
+) -> Result<(), ApiError> {
+    let mut claim = with_namespace(claim, ns);
+    claim.status =
+        Some(PersistentVolumeClaimStatus { phase: Some("Bound".into()), ..Default::default() });
+    store.create(claim)?;
+    Ok(())
+}
+
+/// PUT a claim (its ownerReferences, for the retention policy); status is kept.
+pub fn update_claim(
+    store: &mut Store,
+    ns: &str,
+    claim: PersistentVolumeClaim,
+) -> Result<(), ApiError> {
+    let mut claim = with_namespace(claim, ns);
+    let key = key_of(&claim.metadata);
+    let Some(old) = store.claims().get(&key) else {
+        return Err(StoreError::NotFound { kind: "PersistentVolumeClaim", key }.into());
+    };
+    claim.status = old.status.clone();
+    claim.metadata.deletion_timestamp = old.metadata.deletion_timestamp.clone();
+    claim.metadata.finalizers = old.metadata.finalizers.clone();
+    store.update(claim)?;
+    Ok(())
+}
+
+/// DELETE a claim: removed now unless a pod still uses it, then it terminates (pvc-protection)
+/// until [`release_claims`] sees no user left.
+pub fn delete_claim(store: &mut Store, key: &ObjRef) -> Result<Deleted, ApiError> {
+    let Some(claim) = store.claims().get(key) else {
+        return Err(StoreError::NotFound { kind: "PersistentVolumeClaim", key: key.clone() }.into());
+    };
+    if claim.metadata.deletion_timestamp.is_some() {
+        return Ok(Deleted::AlreadyTerminating);
+    }
+    if !claim_in_use(store, key) {
+        store.remove::<PersistentVolumeClaim>(key)?;
+        return Ok(Deleted::Removed);
+    }
+    let now = store.clock().time();
+    store.modify::<PersistentVolumeClaim>(key, |c| {
+        c.metadata.deletion_timestamp = Some(now);
+        let fins = c.metadata.finalizers.get_or_insert_with(Vec::new);
+        if !fins.iter().any(|f| f == PVC_PROTECTION) {
+            fins.push(PVC_PROTECTION.into());
+        }
+    })?;
+    Ok(Deleted::Terminating)
+}
+
+/// pvc-protection: removes terminating claims of `ns` that no pod uses any more.
+pub fn release_claims(store: &mut Store, ns: &str) {
+    let done: Vec<ObjRef> = store
+        .claims()
+        .in_namespace(ns)
+        .filter(|c| c.metadata.deletion_timestamp.is_some())
+        .map(|c| key_of(&c.metadata))
+        .filter(|k| !claim_in_use(store, k))
+        .collect();
+    for key in done {
+        let _ = store.remove::<PersistentVolumeClaim>(&key);
+    }
+}
+
+/// POST a ControllerRevision.
+pub fn create_revision(
+    store: &mut Store,
+    ns: &str,
+    rev: ControllerRevision,
+) -> Result<(), ApiError> {
+    store.create(with_namespace(rev, ns))?;
+    Ok(())
+}
+
+/// PUT a ControllerRevision (a rollback renumbers it).
+pub fn update_revision(
+    store: &mut Store,
+    ns: &str,
+    rev: ControllerRevision,
+) -> Result<(), ApiError> {
+    store.update(with_namespace(rev, ns))?;
+    Ok(())
+}
+
+/// DELETE a ControllerRevision (immediate).
+pub fn delete_revision(store: &mut Store, key: &ObjRef) -> Result<(), ApiError> {
+    store.remove::<ControllerRevision>(key)?;
+    Ok(())
+}

@@ -1,0 +1,165 @@
+//! The scheduler: the [`World`] (store, agenda, kubelet, controller, output) and the loop that
+//! moves it through virtual time. At each instant, due agenda items run first (in (time,
+//! sequence) order), then queued syncs, one at a time; after every step the store's journal is
+//! dispatched to the kubelet, the garbage collector and the controller's event handlers, in
+//! journal order, and forwarded to the output. Syncs take zero virtual time.
+//!
+//! Owns: ordering. Must not: read the wall clock (the real-time driver maps wall time onto
+//! [`advance_to`]).
+
+use super::SimEvent;
+use super::clock::{Agenda, Due};
+use super::controller::Controller;
+use super::gc;
+use super::kubelet::Kubelet;
+use super::store::{Entry, Store};
+use crate::backend::{EventKind, Mode};
+
+/// More syncs than this at one virtual instant is a livelock (the controller keeps writing and
+/// re-triggering itself): the controller is paused and an `error` event says so.
+pub const MAX_SYNCS_PER_INSTANT: u64 = 200_000;
+
+/// Everything the simulation is made of.
+#[derive(Debug)]
+pub struct World {
+    pub store: Store,
+    pub agenda: Agenda,
+    pub kubelet: Kubelet,
+    pub controller: Controller,
+    pub out: Vec<SimEvent>,
+    /// Syncs run at `instant_ms` (the livelock guard).
+    instant_syncs: u64,
+    instant_ms: u64,
+}
+
+impl World {
+    pub fn new(kubelet: Kubelet, controller: Controller) -> Self {
+        World {
+            store: Store::default(),
+            agenda: Agenda::default(),
+            kubelet,
+            controller,
+            out: Vec::new(),
+            instant_syncs: 0,
+            instant_ms: 0,
+        }
+    }
+
+    /// Pauses or resumes the controller, reporting a mode change.
+    pub fn set_paused(&mut self, paused: bool) {
+        if self.controller.is_paused() != paused {
+            self.controller.set_paused(paused);
+            self.out.push(SimEvent::Mode(if paused { Mode::Paused } else { Mode::Live }));
+        }
+    }
+}
+
+/// Feeds journal entries to the kubelet, the collector and the controller, then the output.
+pub fn dispatch(w: &mut World) {
+    while let Some(entry) = w.store.pop_entry() {
+        match entry {
+            Entry::Change(change) => {
+                w.kubelet.observe(&change, &mut w.store, &mut w.agenda);
+                gc::observe(&change, &mut w.store);
+                w.controller.observe(&change, &w.store, &mut w.agenda);
+                w.out.push(SimEvent::Watch { kind: change.kind, object: change.object });
+            }
+            Entry::Timeline(ev) => w.out.push(SimEvent::Timeline(ev)),
+        }
+    }
+}
+
+fn fire(w: &mut World, due: Due) {
+    match due {
+        Due::Kubelet { pod, uid, step } => {
+            w.kubelet.fire(&pod, &uid, step, &mut w.store, &mut w.agenda);
+        }
+        Due::Enqueue(key) => w.controller.fire_delayed(&key),
+    }
+}
+
+/// Runs one sync, guarding against livelock at a single instant.
+fn sync_once(w: &mut World) -> bool {
+    let now = w.store.clock().now_ms();
+    if now != w.instant_ms {
+        w.instant_ms = now;
+        w.instant_syncs = 0;
+    }
+    w.instant_syncs += 1;
+    if w.instant_syncs > MAX_SYNCS_PER_INSTANT {
+        let message = format!(
+            "controller livelock: more than {MAX_SYNCS_PER_INSTANT} syncs at one instant; \
+             the controller is paused (resume to retry)"
+        );
+        w.store.note(EventKind::Error { line: None, message });
+        w.set_paused(true);
+        w.instant_syncs = 0;
+        return false;
+    }
+    w.controller.sync_next(&mut w.store, &mut w.agenda)
+}
+
+/// Runs everything due up to `target_ms` (absolute virtual ms), then sets the clock there.
+pub fn advance_to(w: &mut World, target_ms: u64) {
+    loop {
+        dispatch(w);
+        let now = w.store.clock().now_ms();
+        if let Some((_, due)) = w.agenda.pop_due(now) {
+            fire(w, due);
+            continue;
+        }
+        if w.controller.runnable() && sync_once(w) {
+            continue;
+        }
+        match w.agenda.pop_due(target_ms) {
+            Some((at, due)) => {
+                w.store.clock.set(at);
+                fire(w, due);
+            }
+            None => break,
+        }
+    }
+    w.store.clock.set(target_ms);
+    dispatch(w);
+}
+
+/// The earliest time something counts as pending for `settle`: a runnable sync (now), a kubelet
+/// transition, or (unless paused) a delayed sync.
+pub fn next_pending(w: &World) -> Option<u64> {
+    if w.controller.runnable() {
+        return Some(w.store.clock().now_ms());
+    }
+    if w.controller.is_paused() {
+        w.agenda.next_matching(|d| matches!(d, Due::Kubelet { .. }))
+    } else {
+        w.agenda.next_due()
+    }
+}
+
+/// Advances until nothing is pending, or until `max_ms` has passed. `true` when settled.
+pub fn settle(w: &mut World, max_ms: u64) -> bool {
+    let deadline = w.store.clock().now_ms().saturating_add(max_ms);
+    loop {
+        let now = w.store.clock().now_ms();
+        advance_to(w, now);
+        match next_pending(w) {
+            None => return true,
+            Some(t) if t > deadline => {
+                advance_to(w, deadline);
+                return next_pending(w).is_none();
+            }
+            Some(t) => advance_to(w, t.max(now)),
+        }
+    }
+}
+
+/// Runs up to `n` syncs while paused; returns how many ran.
+pub fn step(w: &mut World, n: u32) -> u32 {
+    let mut ran = 0;
+    dispatch(w);
+    while ran < n && w.controller.sync_next(&mut w.store, &mut w.agenda) {
+        ran += 1;
+        dispatch(w);
+    }
+    ran
+}

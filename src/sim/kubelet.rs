@@ -1,0 +1,366 @@
+//! The kubelet model: it watches pods in the journal and moves each one through
+//! Pending → Running (start delay) → Ready (ready delay); a graceful deletion takes the stop
+//! delay, then the pod object is removed. Pods whose first container image is the configured
+//! `broken` image run but never become Ready. Faults (fail, unready, ready, break) act on one pod.
+//!
+//! Timeline `kubelet` events: `running`, `ready`, `unready`, `failed`, `gone` (`gone` whenever a
+//! pod object leaves the store, whatever removed it).
+//!
+//! Owns: pod status (phase, conditions, container statuses) and the removal of terminated pods.
+//! Must not: touch anything but pods, or decide deletion grace (that is `api`).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{
+    ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStatus, Pod,
+    PodCondition, PodStatus,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+use super::clock::{Agenda, Due, PodStep, Ticket};
+use super::store::{Change, ChangeKind, Store, key_of};
+use crate::backend::{EventKind, ObjRef, Object};
+
+/// Pod timing for pods created from now on (the script's `kubelet` command).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeletConfig {
+    /// Creation → Running.
+    pub start_ms: u64,
+    /// Running → Ready.
+    pub ready_ms: u64,
+    /// Graceful deletion → gone.
+    pub stop_ms: u64,
+    /// Pods whose first container runs this image never become Ready.
+    pub broken: Option<String>,
+}
+
+impl Default for KubeletConfig {
+    /// The scenario defaults: 1 s, 1 s, 1 s, nothing broken.
+    fn default() -> Self {
+        KubeletConfig { start_ms: 1000, ready_ms: 1000, stop_ms: 1000, broken: None }
+    }
+}
+
+impl KubeletConfig {
+    /// Zero delays: pods start, become Ready and go in the same virtual instant.
+    pub fn instant() -> Self {
+        KubeletConfig { start_ms: 0, ready_ms: 0, stop_ms: 0, broken: None }
+    }
+}
+
+/// Why a fault could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FaultError {
+    #[error("pod {0} not found: expected the name of an existing pod (e.g. web-0)")]
+    NotFound(ObjRef),
+    #[error("pod {pod} is {phase}: {action} needs a Running pod")]
+    NotRunning { pod: ObjRef, phase: String, action: &'static str },
+    #[error("pod {pod} is already {state}")]
+    Already { pod: ObjRef, state: &'static str },
+}
+
+/// One pod's kubelet state: the timing it was created with and its next transition.
+#[derive(Debug, Clone)]
+struct Run {
+    uid: String,
+    ready_ms: u64,
+    stop_ms: u64,
+    broken: bool,
+    next: Option<(Ticket, PodStep)>,
+}
+
+/// The kubelet: configuration for new pods, and per-pod state.
+#[derive(Debug, Default)]
+pub struct Kubelet {
+    config: KubeletConfig,
+    pods: BTreeMap<ObjRef, Run>,
+}
+
+/// The `Ready` condition is True (upstream `podutil.IsPodReady`).
+pub fn is_ready(pod: &Pod) -> bool {
+    condition(pod, "Ready").is_some_and(|c| c.status == "True")
+}
+
+fn condition<'a>(pod: &'a Pod, type_: &str) -> Option<&'a PodCondition> {
+    pod.status.as_ref()?.conditions.as_ref()?.iter().find(|c| c.type_ == type_)
+}
+
+fn phase(pod: &Pod) -> &str {
+    pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("")
+}
+
+/// Sets a condition, moving lastTransitionTime only when the status changes.
+fn set_condition(status: &mut PodStatus, type_: &str, value: bool, now: &Time) {
+    let value = if value { "True" } else { "False" };
+    let conds = status.conditions.get_or_insert_with(Vec::new);
+    match conds.iter_mut().find(|c| c.type_ == type_) {
+        Some(c) if c.status == value => {}
+        Some(c) => {
+            c.status = value.to_string();
+            c.last_transition_time = Some(now.clone());
+        }
+        None => conds.push(PodCondition {
+            type_: type_.to_string(),
+            status: value.to_string(),
+            last_transition_time: Some(now.clone()),
+            ..Default::default()
+        }),
+    }
+}
+
+fn set_readiness(status: &mut PodStatus, ready: bool, now: &Time) {
+    set_condition(status, "ContainersReady", ready, now);
+    set_condition(status, "Ready", ready, now);
+    for c in status.container_statuses.iter_mut().flatten() {
+        c.ready = ready;
+    }
+}
+
+fn running_statuses(pod: &Pod, now: &Time) -> Vec<ContainerStatus> {
+    let containers = pod.spec.as_ref().map(|s| s.containers.as_slice()).unwrap_or_default();
+    containers
+        .iter()
+        .map(|c| ContainerStatus {
+            name: c.name.clone(),
+            image: c.image.clone().unwrap_or_default(),
+            image_id: String::new(),
+            ready: false,
+            restart_count: 0,
+            started: Some(true),
+            state: Some(ContainerState {
+                running: Some(ContainerStateRunning { started_at: Some(now.clone()) }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .collect()
+}
+
+impl Kubelet {
+    pub fn new(config: KubeletConfig) -> Self {
+        Kubelet { config, pods: BTreeMap::new() }
+    }
+
+    pub fn config(&self) -> &KubeletConfig {
+        &self.config
+    }
+
+    /// Timing for pods created from now on; running pods keep theirs.
+    pub fn configure(&mut self, config: KubeletConfig) {
+        self.config = config;
+    }
+
+    /// Whether a transition is scheduled for any pod.
+    pub fn is_busy(&self) -> bool {
+        self.pods.values().any(|r| r.next.is_some())
+    }
+
+    fn schedule(&mut self, key: &ObjRef, step: PodStep, at_ms: u64, agenda: &mut Agenda) {
+        let Some(run) = self.pods.get_mut(key) else { return };
+        if let Some((t, _)) = run.next.take() {
+            agenda.cancel(t);
+        }
+        let due = Due::Kubelet { pod: key.clone(), uid: run.uid.clone(), step };
+        run.next = Some((agenda.schedule(at_ms, due), step));
+    }
+
+    fn cancel(&mut self, key: &ObjRef, steps: &[PodStep], agenda: &mut Agenda) -> bool {
+        let Some(run) = self.pods.get_mut(key) else { return false };
+        match run.next {
+            Some((t, step)) if steps.contains(&step) => {
+                agenda.cancel(t);
+                run.next = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Reacts to a journal change: new pods start, newly terminating pods stop, removed pods
+    /// are forgotten (and reported `gone`).
+    pub fn observe(&mut self, change: &Change, store: &mut Store, agenda: &mut Agenda) {
+        let Object::Pod(pod) = &change.object else { return };
+        let key = key_of(&pod.metadata);
+        let now = store.clock().now_ms();
+        match change.kind {
+            ChangeKind::Added => {
+                let image = pod.spec.as_ref().and_then(|s| s.containers.first()?.image.clone());
+                let broken = self.config.broken.is_some() && image == self.config.broken;
+                let run = Run {
+                    uid: pod.metadata.uid.clone().unwrap_or_default(),
+                    ready_ms: self.config.ready_ms,
+                    stop_ms: self.config.stop_ms,
+                    broken,
+                    next: None,
+                };
+                self.pods.insert(key.clone(), run);
+                if pod.metadata.deletion_timestamp.is_some() {
+                    self.schedule(&key, PodStep::Gone, now + self.config.stop_ms, agenda);
+                } else if phase(pod) == "Pending" {
+                    self.schedule(&key, PodStep::Run, now + self.config.start_ms, agenda);
+                }
+            }
+            ChangeKind::Modified => {
+                let was = match &change.old {
+                    Some(Object::Pod(old)) => old.metadata.deletion_timestamp.is_some(),
+                    _ => false,
+                };
+                if pod.metadata.deletion_timestamp.is_some() && !was {
+                    let stop = self.pods.get(&key).map_or(self.config.stop_ms, |r| r.stop_ms);
+                    self.schedule(&key, PodStep::Gone, now + stop, agenda);
+                }
+            }
+            ChangeKind::Deleted => {
+                if let Some(Run { next: Some((t, _)), .. }) = self.pods.remove(&key) {
+                    agenda.cancel(t);
+                }
+                store.note(EventKind::Kubelet { pod: key.name.clone(), event: "gone".into() });
+            }
+        }
+    }
+
+    /// Runs a due transition. Stale items (a different pod under the same name) are ignored.
+    pub fn fire(
+        &mut self,
+        key: &ObjRef,
+        uid: &str,
+        step: PodStep,
+        store: &mut Store,
+        agenda: &mut Agenda,
+    ) {
+        let Some(run) = self.pods.get_mut(key) else { return };
+        if run.uid != uid || run.next.map(|(_, s)| s) != Some(step) {
+            return;
+        }
+        run.next = None;
+        let (ready_ms, broken) = (run.ready_ms, run.broken);
+        let now = store.clock().time();
+        let now_ms = store.clock().now_ms();
+        let event = match step {
+            PodStep::Run => {
+                let res = store.modify::<Pod>(key, |p| {
+                    let statuses = running_statuses(p, &now);
+                    let st = p.status.get_or_insert_with(Default::default);
+                    st.phase = Some("Running".into());
+                    st.start_time = Some(now.clone());
+                    st.container_statuses = Some(statuses);
+                    set_condition(st, "Initialized", true, &now);
+                    set_readiness(st, false, &now);
+                });
+                if res.is_ok() && !broken {
+                    self.schedule(key, PodStep::Ready, now_ms + ready_ms, agenda);
+                }
+                "running"
+            }
+            PodStep::Ready => {
+                let _ = store.modify::<Pod>(key, |p| {
+                    set_readiness(p.status.get_or_insert_with(Default::default), true, &now)
+                });
+                "ready"
+            }
+            PodStep::Gone => {
+                // The Deleted change reports `gone` when observed.
+                let _ = store.remove::<Pod>(key);
+                return;
+            }
+        };
+        store.note(EventKind::Kubelet { pod: key.name.clone(), event: event.into() });
+    }
+
+    fn existing<'a>(store: &'a Store, key: &ObjRef) -> Result<&'a Pod, FaultError> {
+        store.pods().get(key).ok_or_else(|| FaultError::NotFound(key.clone()))
+    }
+
+    /// Fault: the pod's phase becomes Failed (its containers exited with an error).
+    pub fn fail(
+        &mut self,
+        key: &ObjRef,
+        store: &mut Store,
+        agenda: &mut Agenda,
+    ) -> Result<(), FaultError> {
+        let pod = Self::existing(store, key)?;
+        if matches!(phase(pod), "Failed" | "Succeeded") {
+            return Err(FaultError::Already { pod: key.clone(), state: "terminated" });
+        }
+        self.cancel(key, &[PodStep::Run, PodStep::Ready], agenda);
+        let now = store.clock().time();
+        let _ = store.modify::<Pod>(key, |p| {
+            let st = p.status.get_or_insert_with(Default::default);
+            st.phase = Some("Failed".into());
+            set_readiness(st, false, &now);
+            for c in st.container_statuses.iter_mut().flatten() {
+                c.started = Some(false);
+                c.state = Some(ContainerState {
+                    terminated: Some(ContainerStateTerminated {
+                        exit_code: 1,
+                        reason: Some("Error".into()),
+                        finished_at: Some(now.clone()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                });
+            }
+        });
+        store.note(EventKind::Kubelet { pod: key.name.clone(), event: "failed".into() });
+        Ok(())
+    }
+
+    /// Fault: flip a Running pod's Ready condition. `unready` also cancels a pending readiness,
+    /// so the pod stays unready until `ready`.
+    pub fn set_ready(
+        &mut self,
+        key: &ObjRef,
+        ready: bool,
+        store: &mut Store,
+        agenda: &mut Agenda,
+    ) -> Result<(), FaultError> {
+        let pod = Self::existing(store, key)?;
+        let action = if ready { "ready" } else { "unready" };
+        if phase(pod) != "Running" {
+            let phase = match phase(pod) {
+                "" => "not started".to_string(),
+                p => p.to_string(),
+            };
+            return Err(FaultError::NotRunning { pod: key.clone(), phase, action });
+        }
+        let was_ready = is_ready(pod);
+        let cancelled = self.cancel(key, &[PodStep::Ready], agenda);
+        if was_ready == ready && !cancelled {
+            let state = if ready { "Ready" } else { "unready" };
+            return Err(FaultError::Already { pod: key.clone(), state });
+        }
+        let now = store.clock().time();
+        let _ = store.modify::<Pod>(key, |p| {
+            set_readiness(p.status.get_or_insert_with(Default::default), ready, &now)
+        });
+        store.note(EventKind::Kubelet { pod: key.name.clone(), event: action.into() });
+        Ok(())
+    }
+
+    /// Fault: the pod keeps running but never becomes Ready again (a crash-looping image).
+    pub fn break_pod(
+        &mut self,
+        key: &ObjRef,
+        store: &mut Store,
+        agenda: &mut Agenda,
+    ) -> Result<(), FaultError> {
+        let pod = Self::existing(store, key)?;
+        let was_ready = is_ready(pod);
+        let running = phase(pod) == "Running";
+        if let Some(run) = self.pods.get_mut(key) {
+            if run.broken {
+                return Err(FaultError::Already { pod: key.clone(), state: "broken" });
+            }
+            run.broken = true;
+        }
+        self.cancel(key, &[PodStep::Ready], agenda);
+        if running && was_ready {
+            let now = store.clock().time();
+            let _ = store.modify::<Pod>(key, |p| {
+                set_readiness(p.status.get_or_insert_with(Default::default), false, &now)
+            });
+            store.note(EventKind::Kubelet { pod: key.name.clone(), event: "unready".into() });
+        }
+        Ok(())
+    }
+}

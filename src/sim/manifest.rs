@@ -1,0 +1,162 @@
+//! Reading Kubernetes manifests: multi-document YAML in which the StatefulSets are kept and every
+//! other kind is skipped with a warning (`ststui sim -f FILE`, the scenario command `apply FILE`).
+//!
+//! Owns: splitting documents, kind / apiVersion checks, deserialization into k8s-openapi
+//! `StatefulSet`, error positions (file and line). Must not touch: defaulting and validation
+//! (the simulator's API layer applies `core::defaults` and `sim::validate` on create / update),
+//! the store, stdout or stderr (warnings are returned; the caller prints them).
+
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use serde_yaml_ng::Value;
+
+/// The StatefulSets of a manifest, in document order, and what was skipped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Manifest {
+    pub sets: Vec<StatefulSet>,
+    /// One line per skipped document, e.g. `web.yaml: document 2 (line 14) is a Service, not a
+    /// StatefulSet: skipped`.
+    pub warnings: Vec<String>,
+}
+
+/// Why a manifest could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    #[error("{file}: cannot read the manifest: {message}")]
+    Read { file: String, message: String },
+    #[error("{file}:{line}: {message}")]
+    Parse { file: String, line: usize, message: String },
+}
+
+impl ManifestError {
+    /// The 1-based line the error points at, when it has one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            ManifestError::Read { .. } => None,
+            ManifestError::Parse { line, .. } => Some(*line),
+        }
+    }
+}
+
+/// Reads and parses the manifest at `path`.
+pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ManifestError::Read {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    parse(&path.display().to_string(), &text)
+}
+
+/// Resolves `file` against the directory of `relative_to` (a script), unless it is absolute.
+pub fn resolve(relative_to: &Path, file: &str) -> PathBuf {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    match relative_to.parent() {
+        Some(dir) => dir.join(p),
+        None => p.to_path_buf(),
+    }
+}
+
+/// One YAML document: its text and the 1-based line where its content starts in the file.
+struct Doc<'a> {
+    text: &'a str,
+    first_line: usize,
+}
+
+/// Splits at `---` document markers (a line that is `---` or starts with `--- `) and `...` end
+/// markers. Lines are kept whole, so positions inside a document map back to the file.
+fn split_documents(text: &str) -> Vec<Doc<'_>> {
+    let mut docs = Vec::new();
+    let mut start = 0usize;
+    let mut first_line = 1usize;
+    let mut offset = 0usize;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        let marker =
+            bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t") || bare == "...";
+        if marker {
+            docs.push(Doc { text: &text[start..offset], first_line });
+            start = offset + line.len();
+            first_line = i + 2;
+        }
+        offset += line.len();
+    }
+    docs.push(Doc { text: &text[start..], first_line });
+    docs
+}
+
+/// Removes serde_yaml's own ` at line L column C` suffix (the line is reported separately).
+fn message_without_mark(err: &serde_yaml_ng::Error) -> String {
+    let msg = err.to_string();
+    match msg.rfind(" at line ") {
+        Some(i) if msg[i..].contains(" column ") => msg[..i].to_string(),
+        _ => msg,
+    }
+}
+
+fn parse_error(file: &str, doc: &Doc<'_>, err: &serde_yaml_ng::Error, what: &str) -> ManifestError {
+    let line = err.location().map_or(doc.first_line, |l| doc.first_line + l.line() - 1);
+    ManifestError::Parse {
+        file: file.into(),
+        line,
+        message: format!("{what}{}", message_without_mark(err)),
+    }
+}
+
+/// Parses manifest text; `file` names it in messages.
+pub fn parse(file: &str, text: &str) -> Result<Manifest, ManifestError> {
+    let mut out = Manifest::default();
+    let mut index = 0usize;
+    for doc in split_documents(text) {
+        let value: Value = serde_yaml_ng::from_str(doc.text)
+            .map_err(|e| parse_error(file, &doc, &e, "invalid YAML: "))?;
+        if value.is_null() {
+            continue; // an empty document (comments only, or a leading `---`)
+        }
+        index += 1;
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
+        let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let at = |what: String| ManifestError::Parse {
+            file: file.into(),
+            line: doc.first_line,
+            message: format!("document {index}: {what}"),
+        };
+        if kind.is_empty() {
+            return Err(at(
+                "no `kind`; expected a Kubernetes object such as `kind: StatefulSet`".into()
+            ));
+        }
+        if kind != "StatefulSet" {
+            let name = value
+                .get("metadata")
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str)
+                .map(|n| format!(" {n:?}"))
+                .unwrap_or_default();
+            out.warnings.push(format!(
+                "{file}: document {index} (line {}) is a {kind}{name}, not a StatefulSet: skipped",
+                doc.first_line
+            ));
+            continue;
+        }
+        if api_version != "apps/v1" {
+            let found =
+                if api_version.is_empty() { "none".to_string() } else { api_version.to_string() };
+            return Err(at(format!(
+                "a StatefulSet needs `apiVersion: apps/v1`, found {found} \
+                 (apps/v1beta1 and apps/v1beta2 were removed in Kubernetes 1.16)"
+            )));
+        }
+        let set: StatefulSet = serde_yaml_ng::from_str(doc.text).map_err(|e| {
+            parse_error(file, &doc, &e, &format!("document {index}: not a valid StatefulSet: "))
+        })?;
+        if set.metadata.name.as_deref().unwrap_or("").is_empty() {
+            return Err(at("the StatefulSet has no `metadata.name`; expected a name".into()));
+        }
+        out.sets.push(set);
+    }
+    Ok(out)
+}

@@ -1,0 +1,368 @@
+//! The simulated cluster: an in-process object store, API semantics, kubelet model, garbage
+//! collector, the controller loop around `core::reconcile`, and virtual time. Deterministic:
+//! the same inputs give the same event sequence, byte for byte.
+//!
+//! [`Sim`] is the facade everything else uses (scenario player, headless runner, soak, the
+//! real-time [`driver`]). It holds no logic of its own:
+//! - `store` objects and the journal of changes; `api` verb semantics; `gc` collection;
+//! - `kubelet` pod lifecycle and faults; `controller` the queue and syncs; `explain` wording;
+//! - `clock` virtual time and the agenda; `engine` the order things run in;
+//! - `ops` console/script operations; `driver` wall-time playback for the console.
+//!
+//! Must not: use a wall clock outside `driver`, iterate hash maps, or talk to a real cluster.
+
+pub mod api;
+pub mod clock;
+pub mod controller;
+pub mod driver;
+pub mod engine;
+pub mod explain;
+pub mod gc;
+pub mod headless;
+pub mod kubelet;
+pub mod manifest;
+pub mod ops;
+pub mod scenario;
+pub mod store;
+pub mod timeline;
+pub mod validate;
+
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use k8s_openapi::jiff::Timestamp;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+pub use api::{ApiError, Cascade};
+pub use controller::{Reconciler, SetRecord};
+pub use kubelet::{FaultError, KubeletConfig};
+pub use ops::OpError;
+pub use store::ChangeKind;
+
+use crate::backend::{BackendEvent, Event, EventKind, Mode, ObjRef, Object, Op};
+use crate::core::{Options, Plan, labels};
+use engine::World;
+
+/// How to build a [`Sim`].
+#[derive(Debug, Clone, Default)]
+pub struct SimConfig {
+    /// Seed for all randomness (only soak/fault randomness uses it; see [`Sim::rng`]).
+    pub seed: u64,
+    /// Which upstream controller semantics the core reproduces.
+    pub options: Options,
+    /// Pod timing for pods created from the start.
+    pub kubelet: KubeletConfig,
+}
+
+/// What the simulation reports, in the order it happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SimEvent {
+    /// A watch change: `object` is the new state, or the last state for `Deleted`.
+    Watch { kind: ChangeKind, object: Object },
+    /// A timeline entry; its serde form is the JSONL line of `spec/scenario.md`.
+    Timeline(Event),
+    /// The controller was paused or resumed.
+    Mode(Mode),
+}
+
+impl SimEvent {
+    /// The console's view: Added/Modified → `Applied`, Deleted → `Deleted`.
+    pub fn into_backend(self) -> BackendEvent {
+        match self {
+            SimEvent::Watch { kind: ChangeKind::Deleted, object } => BackendEvent::Deleted(object),
+            SimEvent::Watch { object, .. } => BackendEvent::Applied(object),
+            SimEvent::Timeline(ev) => BackendEvent::Timeline(ev),
+            SimEvent::Mode(m) => BackendEvent::Mode(m),
+        }
+    }
+
+    /// The timeline entry, if this is one.
+    pub fn timeline(&self) -> Option<&Event> {
+        match self {
+            SimEvent::Timeline(ev) => Some(ev),
+            _ => None,
+        }
+    }
+}
+
+/// The simulated cluster. Nothing happens between calls: time moves only through
+/// [`Sim::advance`], [`Sim::advance_to`] and [`Sim::settle`]; syncs run only then (or by
+/// [`Sim::step`] while paused). Operations take effect immediately on the store; what the
+/// controller and kubelet make of them shows up once time is advanced (`advance(0)` runs
+/// everything due now).
+#[derive(Debug)]
+pub struct Sim {
+    world: World,
+    rng: ChaCha8Rng,
+    seed: u64,
+}
+
+impl Sim {
+    /// A new, empty cluster at virtual time 0 running `core::reconcile`.
+    pub fn new(config: SimConfig) -> Self {
+        let controller = controller::Controller::new(config.options, crate::core::reconcile);
+        let world = World::new(kubelet::Kubelet::new(config.kubelet), controller);
+        Sim { world, rng: ChaCha8Rng::seed_from_u64(config.seed), seed: config.seed }
+    }
+
+    /// Replaces the function syncs call (tests drive the loop with a stand-in core).
+    pub fn with_reconciler(mut self, reconcile: Reconciler) -> Self {
+        self.world.controller.set_reconciler(reconcile);
+        self
+    }
+
+    // ---- objects ----
+
+    /// Creates a StatefulSet (defaulted and validated as the API server would).
+    pub fn create_set(&mut self, set: StatefulSet) -> Result<StatefulSet, ApiError> {
+        api::create_set(&mut self.world.store, set, &self.world.controller.options().semantics)
+    }
+
+    /// Creates the set, or updates it when it exists (`kubectl apply`, `-f`, script `apply`).
+    pub fn apply_set(&mut self, set: StatefulSet) -> Result<StatefulSet, ApiError> {
+        api::apply_set(&mut self.world.store, set, &self.world.controller.options().semantics)
+    }
+
+    /// Deletes a StatefulSet with the given cascade.
+    pub fn delete_set(&mut self, set: &ObjRef, cascade: Cascade) -> Result<(), ApiError> {
+        api::delete_set(&mut self.world.store, set, cascade)
+    }
+
+    /// Applies a console/script operation (see [`ops`]). `Op::SetSpeed` is refused here: only
+    /// the real-time driver has a speed.
+    pub fn apply_op(&mut self, op: Op) -> Result<(), OpError> {
+        ops::apply(&mut self.world, op)
+    }
+
+    /// Pod timing for pods created from now on (script `kubelet`).
+    pub fn set_kubelet(&mut self, config: KubeletConfig) {
+        self.world.kubelet.configure(config);
+    }
+
+    pub fn kubelet_config(&self) -> &KubeletConfig {
+        self.world.kubelet.config()
+    }
+
+    // ---- the controller ----
+
+    /// Stops reconciling; events still queue.
+    pub fn pause(&mut self) {
+        self.world.set_paused(true);
+    }
+
+    pub fn resume(&mut self) {
+        self.world.set_paused(false);
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.world.controller.is_paused()
+    }
+
+    /// While paused, runs up to `n` queued syncs; returns how many ran.
+    pub fn step(&mut self, n: u32) -> Result<u32, OpError> {
+        if !self.is_paused() {
+            return Err(OpError::NotPaused);
+        }
+        Ok(engine::step(&mut self.world, n))
+    }
+
+    /// Set keys waiting for a sync, in queue order.
+    pub fn queued(&self) -> Vec<ObjRef> {
+        self.world.controller.queued().cloned().collect()
+    }
+
+    /// Syncs run so far.
+    pub fn sync_count(&self) -> u64 {
+        self.world.controller.sync_count()
+    }
+
+    // ---- time ----
+
+    /// Virtual milliseconds since start.
+    pub fn now_ms(&self) -> u64 {
+        self.world.store.clock().now_ms()
+    }
+
+    /// The virtual now as a timestamp (start = 2026-01-01T00:00:00Z).
+    pub fn now(&self) -> Timestamp {
+        self.world.store.clock().timestamp()
+    }
+
+    /// Runs everything due within the next `ms` virtual milliseconds.
+    pub fn advance(&mut self, ms: u64) {
+        let target = self.now_ms().saturating_add(ms);
+        engine::advance_to(&mut self.world, target);
+    }
+
+    /// Runs everything due up to absolute virtual time `ms` (no-op for the past).
+    pub fn advance_to(&mut self, ms: u64) {
+        let target = ms.max(self.now_ms());
+        engine::advance_to(&mut self.world, target);
+    }
+
+    /// Advances until nothing is pending (no kubelet transition, no queued or delayed sync; a
+    /// paused controller's queue and delayed syncs do not count) or `max_ms` passed. `true` when
+    /// it settled; the clock then stands at the last thing that happened.
+    pub fn settle(&mut self, max_ms: u64) -> bool {
+        engine::settle(&mut self.world, max_ms)
+    }
+
+    /// The absolute virtual time of the next thing due (`now` when a sync is runnable), or
+    /// `None` when nothing is scheduled. What the real-time driver sleeps until.
+    pub fn next_due(&self) -> Option<u64> {
+        if self.world.controller.runnable() {
+            return Some(self.now_ms());
+        }
+        self.world.agenda.next_due()
+    }
+
+    /// Whether `settle` would still have something to do.
+    pub fn is_pending(&self) -> bool {
+        engine::next_pending(&self.world).is_some()
+    }
+
+    // ---- reading ----
+
+    /// All StatefulSets, by namespace then name.
+    pub fn sets(&self) -> impl Iterator<Item = &StatefulSet> {
+        self.world.store.sets().iter()
+    }
+
+    pub fn set(&self, key: &ObjRef) -> Option<&StatefulSet> {
+        self.world.store.sets().get(key)
+    }
+
+    pub fn pod(&self, key: &ObjRef) -> Option<&Pod> {
+        self.world.store.pods().get(key)
+    }
+
+    /// All pods, by namespace then name.
+    pub fn all_pods(&self) -> impl Iterator<Item = &Pod> {
+        self.world.store.pods().iter()
+    }
+
+    /// The set's pods in ordinal order, terminating ones included: pods named `<set>-<n>` that
+    /// the set controls or that nobody controls.
+    pub fn pods_of(&self, key: &ObjRef) -> Vec<&Pod> {
+        let uid = self.set(key).and_then(|s| s.metadata.uid.as_deref());
+        let mut pods: Vec<&Pod> = self
+            .world
+            .store
+            .pods()
+            .in_namespace(&key.namespace)
+            .filter(|p| {
+                let name = p.metadata.name.as_deref().unwrap_or_default();
+                let ctrl = p
+                    .metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .find(|r| r.controller == Some(true));
+                labels::is_member_name(&key.name, name)
+                    && ctrl.is_none_or(|r| Some(r.uid.as_str()) == uid)
+            })
+            .collect();
+        pods.sort_by_key(|p| {
+            let name = p.metadata.name.as_deref().unwrap_or_default();
+            (labels::ordinal_of(name), name.to_string())
+        });
+        pods
+    }
+
+    /// The set's ControllerRevisions (controlled by it), by revision number.
+    pub fn revisions_of(&self, key: &ObjRef) -> Vec<&ControllerRevision> {
+        let uid = self.set(key).and_then(|s| s.metadata.uid.clone());
+        let mut revs: Vec<&ControllerRevision> = self
+            .world
+            .store
+            .revisions()
+            .in_namespace(&key.namespace)
+            .filter(|r| {
+                r.metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
+            })
+            .collect();
+        revs.sort_by_key(|r| r.revision);
+        revs
+    }
+
+    /// The set's claims (`<template>-<set>-<n>` for each claim template), by template then
+    /// ordinal.
+    pub fn claims_of(&self, key: &ObjRef) -> Vec<&PersistentVolumeClaim> {
+        let templates: Vec<String> = self
+            .set(key)
+            .and_then(|s| s.spec.volume_claim_templates.as_ref())
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.metadata.name.clone())
+            .collect();
+        let mut claims: Vec<(usize, i32, &PersistentVolumeClaim)> = Vec::new();
+        for c in self.world.store.claims().in_namespace(&key.namespace) {
+            let name = c.metadata.name.as_deref().unwrap_or_default();
+            for (i, t) in templates.iter().enumerate() {
+                if let Some(rest) = name.strip_prefix(&format!("{t}-"))
+                    && labels::is_member_name(&key.name, rest)
+                {
+                    claims.push((i, labels::ordinal_of(rest), c));
+                }
+            }
+        }
+        claims.sort_by_key(|(i, o, _)| (*i, *o));
+        claims.into_iter().map(|(_, _, c)| c).collect()
+    }
+
+    /// All claims, by namespace then name.
+    pub fn all_claims(&self) -> impl Iterator<Item = &PersistentVolumeClaim> {
+        self.world.store.claims().iter()
+    }
+
+    /// The Plan of the set's last sync.
+    pub fn last_plan(&self, key: &ObjRef) -> Option<&Plan> {
+        self.world.controller.record(key).map(|r| &r.plan)
+    }
+
+    /// What the set's last sync left: Plan, blocked sentence, error, time.
+    pub fn last_sync(&self, key: &ObjRef) -> Option<&SetRecord> {
+        self.world.controller.record(key)
+    }
+
+    /// The seed this simulation was built with.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The seeded generator for soak and fault randomness (the simulation itself uses none).
+    pub fn rng(&mut self) -> &mut ChaCha8Rng {
+        &mut self.rng
+    }
+
+    // ---- output ----
+
+    /// Adds a timeline event at the current virtual time (the script player's `command`,
+    /// `expect` and `error` lines), in order with everything else.
+    pub fn emit(&mut self, kind: EventKind) {
+        engine::dispatch(&mut self.world);
+        let t_ms = self.now_ms();
+        self.world.out.push(SimEvent::Timeline(Event { t_ms, kind }));
+    }
+
+    /// Everything reported since the last call, in order. Operations applied since the last
+    /// advance have their watch changes included.
+    pub fn drain_events(&mut self) -> Vec<SimEvent> {
+        engine::dispatch(&mut self.world);
+        std::mem::take(&mut self.world.out)
+    }
+
+    /// Every object as `Applied`, for a console that starts watching now.
+    pub fn snapshot(&self) -> Vec<BackendEvent> {
+        let s = &self.world.store;
+        let sets = s.sets().iter().map(|o| Object::Set(Box::new(o.clone())));
+        let pods = s.pods().iter().map(|o| Object::Pod(Box::new(o.clone())));
+        let claims = s.claims().iter().map(|o| Object::Claim(Box::new(o.clone())));
+        let revs = s.revisions().iter().map(|o| Object::Revision(Box::new(o.clone())));
+        sets.chain(revs).chain(claims).chain(pods).map(BackendEvent::Applied).collect()
+    }
+}

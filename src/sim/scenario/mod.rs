@@ -1,0 +1,247 @@
+//! Scenario scripts (`spec/scenario.md`, a public interface): the parsed form of a script
+//! ([`Script`], [`Line`], [`Command`]), the parser ([`parse`]) and the [`Player`] that executes a
+//! script against a [`crate::sim::Sim`], headless (virtual time, as fast as the CPU allows) or
+//! in real time (the interactive driver polls it).
+//!
+//! Owns: the script language and its errors. Must not touch: the store's internals (the player
+//! goes through the `Sim` facade), stdout (events are returned to the caller).
+
+pub mod build;
+pub mod parse;
+pub mod player;
+
+use std::path::PathBuf;
+
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+pub use parse::{parse, parse_file};
+pub use player::{Outcome, Player};
+
+/// The namespace set and pod names default to.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// A parsed script.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    /// Where it was read from (`apply` paths are relative to it); `<inline>` for text.
+    pub path: PathBuf,
+    /// The command lines, in order (comments and blank lines dropped).
+    pub lines: Vec<Line>,
+}
+
+/// One command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// 1-based line number in the file.
+    pub number: usize,
+    /// The command text, comment and surrounding blanks removed (the `command` event's `text`).
+    pub text: String,
+    pub command: Command,
+}
+
+/// A namespaced name from the script: `NAME` (namespace `default`) or `NAMESPACE/NAME`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name {
+    pub namespace: String,
+    pub name: String,
+}
+
+impl Name {
+    pub fn as_ref(&self) -> crate::backend::ObjRef {
+        crate::backend::ObjRef::new(self.namespace.clone(), self.name.clone())
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.namespace == DEFAULT_NAMESPACE {
+            write!(f, "{}", self.name)
+        } else {
+            write!(f, "{}/{}", self.namespace, self.name)
+        }
+    }
+}
+
+/// `podManagementPolicy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    OrderedReady,
+    Parallel,
+}
+
+/// PVC retention: `Retain` or `Delete`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retention {
+    Retain,
+    Delete,
+}
+
+impl Retention {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Retention::Retain => "Retain",
+            Retention::Delete => "Delete",
+        }
+    }
+}
+
+impl Policy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Policy::OrderedReady => "OrderedReady",
+            Policy::Parallel => "Parallel",
+        }
+    }
+}
+
+/// `create NAME ...` with the spec's defaults filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateArgs {
+    pub set: Name,
+    pub replicas: i32,
+    pub image: String,
+    pub policy: Policy,
+    pub on_delete: bool,
+    /// `None` when not given: 0 under RollingUpdate, no rollingUpdate block under OnDelete.
+    pub partition: Option<i32>,
+    pub max_unavailable: Option<IntOrString>,
+    pub min_ready_seconds: i32,
+    pub start_ordinal: Option<i32>,
+    pub claims: Vec<String>,
+    pub history_limit: i32,
+    pub when_deleted: Retention,
+    pub when_scaled: Retention,
+}
+
+/// `kubelet ...`: each field is `Some` when the command set it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KubeletArgs {
+    pub start_ms: Option<u64>,
+    pub ready_ms: Option<u64>,
+    pub stop_ms: Option<u64>,
+    pub broken: Option<String>,
+}
+
+/// `delete NAME cascade=...`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cascade {
+    Background,
+    Orphan,
+}
+
+/// One `key=value` of an `expect` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    Replicas(i32),
+    Ready(i32),
+    Available(i32),
+    Current(i32),
+    Updated(i32),
+    RolledOut(bool),
+    /// Pod names in ordinal order (terminating ones included).
+    Pods(Vec<String>),
+    Blocked(bool),
+}
+
+impl Check {
+    /// The key as written in scripts.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Check::Replicas(_) => "replicas",
+            Check::Ready(_) => "ready",
+            Check::Available(_) => "available",
+            Check::Current(_) => "current",
+            Check::Updated(_) => "updated",
+            Check::RolledOut(_) => "rolledOut",
+            Check::Pods(_) => "pods",
+            Check::Blocked(_) => "blocked",
+        }
+    }
+
+    /// The expected value as written in scripts.
+    pub fn value(&self) -> String {
+        match self {
+            Check::Replicas(n)
+            | Check::Ready(n)
+            | Check::Available(n)
+            | Check::Current(n)
+            | Check::Updated(n) => n.to_string(),
+            Check::RolledOut(b) | Check::Blocked(b) => b.to_string(),
+            Check::Pods(p) => p.join(","),
+        }
+    }
+}
+
+/// A script command (`spec/scenario.md`, "Script language").
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Create(Box<CreateArgs>),
+    /// `apply FILE`, resolved against the script's directory.
+    Apply(PathBuf),
+    Image {
+        set: Name,
+        image: String,
+    },
+    Scale {
+        set: Name,
+        replicas: i32,
+    },
+    Partition {
+        set: Name,
+        partition: i32,
+    },
+    Strategy {
+        set: Name,
+        on_delete: bool,
+    },
+    MaxUnavailable {
+        set: Name,
+        value: IntOrString,
+    },
+    Undo {
+        set: Name,
+        revision: Option<i64>,
+    },
+    Restart {
+        set: Name,
+    },
+    Delete {
+        set: Name,
+        cascade: Cascade,
+    },
+    DeletePod {
+        pod: Name,
+        force: bool,
+    },
+    Fail {
+        pod: Name,
+    },
+    SetReady {
+        pod: Name,
+        ready: bool,
+    },
+    Kubelet(KubeletArgs),
+    Pause,
+    Resume,
+    Step(u32),
+    /// `wait DUR`, in virtual milliseconds.
+    Wait(u64),
+    /// `settle [max=DUR]`, the bound in virtual milliseconds.
+    Settle {
+        max_ms: u64,
+    },
+    Expect {
+        set: Name,
+        checks: Vec<Check>,
+    },
+}
+
+/// A script that cannot be run: where, what was wrong, what is expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct ScriptError {
+    pub file: String,
+    /// 1-based; 0 when the error is about the file as a whole.
+    pub line: usize,
+    pub message: String,
+}

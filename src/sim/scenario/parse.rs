@@ -1,0 +1,475 @@
+//! The scenario parser: text to [`Script`]. Every line is a command, a comment or blank; anything
+//! else is a [`ScriptError`] naming the file, the line, what was wrong and what was expected.
+//!
+//! Owns: tokenizing, argument shapes, value syntax (numbers, durations, enums, lists). Must not
+//! touch: semantics the API server checks (e.g. `scale web -1` parses; the simulated API then
+//! refuses it with the validation message, as a real cluster would).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::{
+    Cascade, Check, Command, CreateArgs, DEFAULT_NAMESPACE, KubeletArgs, Line, Name, Policy,
+    Retention, Script, ScriptError,
+};
+
+/// Every command with its usage, as shown in error messages.
+pub const USAGE: &[(&str, &str)] = &[
+    (
+        "create",
+        "create NAME [replicas=N] [image=IMG] [policy=OrderedReady|Parallel] \
+         [strategy=RollingUpdate|OnDelete] [partition=N] [maxUnavailable=N|P%] \
+         [minReadySeconds=N] [startOrdinal=N] [claims=a,b] [historyLimit=N] \
+         [whenDeleted=Retain|Delete] [whenScaled=Retain|Delete]",
+    ),
+    ("apply", "apply FILE"),
+    ("image", "image NAME IMG"),
+    ("scale", "scale NAME N"),
+    ("partition", "partition NAME N"),
+    ("strategy", "strategy NAME RollingUpdate|OnDelete"),
+    ("maxunavailable", "maxunavailable NAME N|P%"),
+    ("undo", "undo NAME [REVISION]"),
+    ("restart", "restart NAME"),
+    ("delete", "delete NAME [cascade=background|orphan]"),
+    ("delete-pod", "delete-pod POD"),
+    ("force-delete-pod", "force-delete-pod POD"),
+    ("fail", "fail POD"),
+    ("unready", "unready POD"),
+    ("ready", "ready POD"),
+    ("kubelet", "kubelet [start=DUR] [ready=DUR] [stop=DUR] [broken=IMG]"),
+    ("pause", "pause"),
+    ("resume", "resume"),
+    ("step", "step [N]"),
+    ("wait", "wait DUR"),
+    ("settle", "settle [max=DUR]"),
+    (
+        "expect",
+        "expect NAME key=value ... (keys: replicas ready available current updated \
+         rolledOut pods blocked)",
+    ),
+];
+
+/// `settle` without `max=`.
+pub const DEFAULT_SETTLE_MAX_MS: u64 = 10 * 60 * 1000;
+
+/// Reads and parses a script file.
+pub fn parse_file(path: &Path) -> Result<Script, ScriptError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ScriptError {
+        file: path.display().to_string(),
+        line: 0,
+        message: format!("cannot read the script: {e}"),
+    })?;
+    parse(path, &text)
+}
+
+/// Parses script text; `path` names it in errors and anchors `apply` paths.
+pub fn parse(path: &Path, text: &str) -> Result<Script, ScriptError> {
+    let mut lines = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let code = raw.split('#').next().unwrap_or_default().trim();
+        if code.is_empty() {
+            continue;
+        }
+        let number = i + 1;
+        let command = parse_line(path, code).map_err(|message| ScriptError {
+            file: path.display().to_string(),
+            line: number,
+            message,
+        })?;
+        lines.push(Line { number, text: code.to_string(), command });
+    }
+    Ok(Script { path: path.to_path_buf(), lines })
+}
+
+/// A tokenized command line: positional words and `key=value` pairs.
+struct Args<'a> {
+    cmd: &'a str,
+    usage: &'a str,
+    positional: Vec<&'a str>,
+    pairs: Vec<(&'a str, &'a str)>,
+    next: usize,
+}
+
+impl<'a> Args<'a> {
+    fn err(&self, what: impl std::fmt::Display) -> String {
+        format!("{}: {what}; usage: {}", self.cmd, self.usage)
+    }
+
+    /// The next positional argument, named `what` in the error when missing.
+    fn word(&mut self, what: &str) -> Result<&'a str, String> {
+        let w = self.positional.get(self.next).copied();
+        self.next += 1;
+        w.ok_or_else(|| self.err(format_args!("missing argument {what}")))
+    }
+
+    fn optional_word(&mut self) -> Option<&'a str> {
+        let w = self.positional.get(self.next).copied();
+        self.next += 1;
+        w
+    }
+
+    fn name(&mut self, what: &str) -> Result<Name, String> {
+        let w = self.word(what)?;
+        parse_name(w).map_err(|m| self.err(m))
+    }
+
+    /// Fails on leftover positional words and on keys outside `allowed`.
+    fn finish(&self, allowed: &[&str]) -> Result<(), String> {
+        if let Some(extra) = self.positional.get(self.next) {
+            return Err(self.err(format_args!("unexpected argument {extra:?}")));
+        }
+        let mut seen = BTreeSet::new();
+        for (k, _) in &self.pairs {
+            if !allowed.contains(k) {
+                let expected = if allowed.is_empty() {
+                    "this command takes no key=value arguments".to_string()
+                } else {
+                    format!("expected one of {}", allowed.join(", "))
+                };
+                return Err(self.err(format_args!("unknown key {k:?} ({expected})")));
+            }
+            if !seen.insert(*k) {
+                return Err(self.err(format_args!("key {k:?} given twice")));
+            }
+        }
+        Ok(())
+    }
+
+    fn value(&self, key: &str) -> Option<&'a str> {
+        self.pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    fn parsed<T>(
+        &self,
+        key: &str,
+        f: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
+        match self.value(key) {
+            None => Ok(None),
+            Some(v) => f(v).map(Some).map_err(|m| self.err(format_args!("{key}={v}: {m}"))),
+        }
+    }
+}
+
+fn tokenize<'a>(cmd: &'a str, usage: &'a str, words: &[&'a str]) -> Result<Args<'a>, String> {
+    let mut args = Args { cmd, usage, positional: Vec::new(), pairs: Vec::new(), next: 0 };
+    for w in words {
+        match w.split_once('=') {
+            Some(("", _)) => return Err(args.err(format_args!("{w:?} has no key before `=`"))),
+            Some((k, v)) => args.pairs.push((k, v)),
+            None => args.positional.push(w),
+        }
+    }
+    Ok(args)
+}
+
+fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
+    let words: Vec<&str> = code.split_whitespace().collect();
+    let (&cmd, rest) = words.split_first().ok_or_else(|| "empty line".to_string())?;
+    let Some(&(_, usage)) = USAGE.iter().find(|(c, _)| *c == cmd) else {
+        return Err(unknown_command(cmd));
+    };
+    let mut a = tokenize(cmd, usage, rest)?;
+    let command = match cmd {
+        "create" => return parse_create(a),
+        "apply" => {
+            let file = a.word("FILE")?;
+            Command::Apply(crate::sim::manifest::resolve(script, file))
+        }
+        "image" => Command::Image { set: a.name("NAME")?, image: a.word("IMG")?.to_string() },
+        "scale" => Command::Scale { set: a.name("NAME")?, replicas: int_arg(&mut a, "N")? },
+        "partition" => {
+            Command::Partition { set: a.name("NAME")?, partition: int_arg(&mut a, "N")? }
+        }
+        "strategy" => {
+            let set = a.name("NAME")?;
+            let w = a.word("RollingUpdate|OnDelete")?;
+            Command::Strategy { set, on_delete: strategy(w).map_err(|m| a.err(m))? }
+        }
+        "maxunavailable" => {
+            let set = a.name("NAME")?;
+            let w = a.word("N|P%")?;
+            Command::MaxUnavailable { set, value: int_or_percent(w).map_err(|m| a.err(m))? }
+        }
+        "undo" => {
+            let set = a.name("NAME")?;
+            let revision = match a.optional_word() {
+                None => None,
+                Some(w) => Some(positive(w).map_err(|m| a.err(format_args!("REVISION {m}")))?),
+            };
+            Command::Undo { set, revision }
+        }
+        "restart" => Command::Restart { set: a.name("NAME")? },
+        "delete" => {
+            let set = a.name("NAME")?;
+            let cascade = a.parsed("cascade", |v| match v {
+                "background" => Ok(Cascade::Background),
+                "orphan" => Ok(Cascade::Orphan),
+                _ => Err("expected background or orphan".into()),
+            })?;
+            a.finish(&["cascade"])?;
+            return Ok(Command::Delete { set, cascade: cascade.unwrap_or(Cascade::Background) });
+        }
+        "delete-pod" => Command::DeletePod { pod: a.name("POD")?, force: false },
+        "force-delete-pod" => Command::DeletePod { pod: a.name("POD")?, force: true },
+        "fail" => Command::Fail { pod: a.name("POD")? },
+        "unready" => Command::SetReady { pod: a.name("POD")?, ready: false },
+        "ready" => Command::SetReady { pod: a.name("POD")?, ready: true },
+        "kubelet" => return parse_kubelet(a),
+        "pause" => Command::Pause,
+        "resume" => Command::Resume,
+        "step" => {
+            let n = match a.optional_word() {
+                None => 1,
+                Some(w) => u32::try_from(positive(w).map_err(|m| a.err(format_args!("N {m}")))?)
+                    .map_err(|_| a.err("N is too large"))?,
+            };
+            Command::Step(n)
+        }
+        "wait" => {
+            let w = a.word("DUR")?;
+            Command::Wait(duration(w).map_err(|m| a.err(m))?)
+        }
+        "settle" => {
+            let max = a.parsed("max", duration)?;
+            a.finish(&["max"])?;
+            return Ok(Command::Settle { max_ms: max.unwrap_or(DEFAULT_SETTLE_MAX_MS) });
+        }
+        "expect" => return parse_expect(a),
+        _ => return Err(unknown_command(cmd)),
+    };
+    a.finish(&[])?;
+    Ok(command)
+}
+
+fn unknown_command(cmd: &str) -> String {
+    let names: Vec<&str> = USAGE.iter().map(|(c, _)| *c).collect();
+    let close = names
+        .iter()
+        .map(|n| (edit_distance(n, &cmd.to_ascii_lowercase()), *n))
+        .min()
+        .filter(|(d, _)| *d <= 2)
+        .map(|(_, n)| format!(" (did you mean {n:?}?)"))
+        .unwrap_or_default();
+    format!("unknown command {cmd:?}{close}; expected one of {}", names.join(", "))
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+fn parse_create(a: Args<'_>) -> Result<Command, String> {
+    let mut a = a;
+    let set = a.name("NAME")?;
+    a.finish(&[
+        "replicas",
+        "image",
+        "policy",
+        "strategy",
+        "partition",
+        "maxUnavailable",
+        "minReadySeconds",
+        "startOrdinal",
+        "claims",
+        "historyLimit",
+        "whenDeleted",
+        "whenScaled",
+    ])?;
+    let policy = a.parsed("policy", |v| match v {
+        "OrderedReady" => Ok(Policy::OrderedReady),
+        "Parallel" => Ok(Policy::Parallel),
+        _ => Err("expected OrderedReady or Parallel".into()),
+    })?;
+    let image = a.parsed("image", |v| {
+        if v.is_empty() {
+            Err("expected an image such as nginx:1.25".into())
+        } else {
+            Ok(v.to_string())
+        }
+    })?;
+    Ok(Command::Create(Box::new(CreateArgs {
+        set,
+        replicas: a.parsed("replicas", int)?.unwrap_or(1),
+        image: image.unwrap_or_else(|| "nginx:1.25".into()),
+        policy: policy.unwrap_or(Policy::OrderedReady),
+        on_delete: a.parsed("strategy", strategy)?.unwrap_or(false),
+        partition: a.parsed("partition", int)?,
+        max_unavailable: a.parsed("maxUnavailable", int_or_percent)?,
+        min_ready_seconds: a.parsed("minReadySeconds", int)?.unwrap_or(0),
+        start_ordinal: a.parsed("startOrdinal", int)?,
+        claims: a.parsed("claims", list)?.unwrap_or_default(),
+        history_limit: a.parsed("historyLimit", int)?.unwrap_or(10),
+        when_deleted: a.parsed("whenDeleted", retention)?.unwrap_or(Retention::Retain),
+        when_scaled: a.parsed("whenScaled", retention)?.unwrap_or(Retention::Retain),
+    })))
+}
+
+fn parse_kubelet(a: Args<'_>) -> Result<Command, String> {
+    a.finish(&["start", "ready", "stop", "broken"])?;
+    if a.pairs.is_empty() {
+        return Err(a.err("give at least one of start=, ready=, stop=, broken="));
+    }
+    Ok(Command::Kubelet(KubeletArgs {
+        start_ms: a.parsed("start", duration)?,
+        ready_ms: a.parsed("ready", duration)?,
+        stop_ms: a.parsed("stop", duration)?,
+        broken: a.value("broken").map(str::to_string),
+    }))
+}
+
+fn parse_expect(a: Args<'_>) -> Result<Command, String> {
+    let mut a = a;
+    let set = a.name("NAME")?;
+    let keys =
+        ["replicas", "ready", "available", "current", "updated", "rolledOut", "pods", "blocked"];
+    a.finish(&keys)?;
+    if a.pairs.is_empty() {
+        return Err(a.err("nothing to check: give at least one key=value"));
+    }
+    let mut checks = Vec::new();
+    for (k, v) in &a.pairs {
+        let bad = |m: String| a.err(format_args!("{k}={v}: {m}"));
+        let check = match *k {
+            "replicas" => Check::Replicas(count(v).map_err(bad)?),
+            "ready" => Check::Ready(count(v).map_err(bad)?),
+            "available" => Check::Available(count(v).map_err(bad)?),
+            "current" => Check::Current(count(v).map_err(bad)?),
+            "updated" => Check::Updated(count(v).map_err(bad)?),
+            "rolledOut" => Check::RolledOut(boolean(v).map_err(bad)?),
+            "blocked" => Check::Blocked(boolean(v).map_err(bad)?),
+            _ => Check::Pods(list(v).map_err(bad)?),
+        };
+        checks.push(check);
+    }
+    Ok(Command::Expect { set, checks })
+}
+
+fn int_arg(a: &mut Args<'_>, what: &str) -> Result<i32, String> {
+    let w = a.word(what)?;
+    int(w).map_err(|m| a.err(format_args!("{what} {m}")))
+}
+
+/// `NAME` or `NAMESPACE/NAME`.
+fn parse_name(w: &str) -> Result<Name, String> {
+    let (ns, name) = match w.split_once('/') {
+        Some((ns, name)) => (ns, name),
+        None => (DEFAULT_NAMESPACE, w),
+    };
+    if ns.is_empty() || name.is_empty() || name.contains('/') {
+        return Err(format!("{w:?} is not a name; expected NAME or NAMESPACE/NAME"));
+    }
+    Ok(Name { namespace: ns.to_string(), name: name.to_string() })
+}
+
+fn int(v: &str) -> Result<i32, String> {
+    v.parse::<i32>().map_err(|_| format!("{v:?} is not a whole number; expected e.g. 3"))
+}
+
+fn count(v: &str) -> Result<i32, String> {
+    match v.parse::<i32>() {
+        Ok(n) if n >= 0 => Ok(n),
+        _ => Err(format!("{v:?} is not a count; expected a whole number ≥ 0")),
+    }
+}
+
+fn positive(v: &str) -> Result<i64, String> {
+    match v.parse::<i64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{v:?} is not valid; expected a whole number ≥ 1")),
+    }
+}
+
+fn boolean(v: &str) -> Result<bool, String> {
+    match v {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{v:?} is not a boolean; expected true or false")),
+    }
+}
+
+fn strategy(v: &str) -> Result<bool, String> {
+    match v {
+        "RollingUpdate" => Ok(false),
+        "OnDelete" => Ok(true),
+        _ => Err(format!("{v:?} is not a strategy; expected RollingUpdate or OnDelete")),
+    }
+}
+
+fn retention(v: &str) -> Result<Retention, String> {
+    match v {
+        "Retain" => Ok(Retention::Retain),
+        "Delete" => Ok(Retention::Delete),
+        _ => Err(format!("{v:?} is not a retention policy; expected Retain or Delete")),
+    }
+}
+
+/// `N` or `P%` (the API server checks the range).
+fn int_or_percent(v: &str) -> Result<IntOrString, String> {
+    if let Some(p) = v.strip_suffix('%') {
+        if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(IntOrString::String(v.to_string()));
+        }
+    } else if let Ok(n) = v.parse::<i32>() {
+        return Ok(IntOrString::Int(n));
+    }
+    Err(format!("{v:?} is not a number or a percentage; expected e.g. 2 or 25%"))
+}
+
+/// `a,b,c`; empty for none.
+fn list(v: &str) -> Result<Vec<String>, String> {
+    if v.is_empty() {
+        return Ok(Vec::new());
+    }
+    let items: Vec<String> = v.split(',').map(str::to_string).collect();
+    if items.iter().any(String::is_empty) {
+        return Err(format!("{v:?} has an empty item; expected names separated by commas"));
+    }
+    Ok(items)
+}
+
+/// `250ms`, `2s`, `1m`, `1h`, or sums of them such as `1m30s`.
+pub fn duration(v: &str) -> Result<u64, String> {
+    let bad = || format!("{v:?} is not a duration; expected e.g. 250ms, 2s, 1m");
+    let mut total: u64 = 0;
+    let mut rest = v;
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return Err(bad());
+        }
+        let n: u64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let factor = match &rest[..unit_len] {
+            "ms" => 1,
+            "s" => 1000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            _ => return Err(bad()),
+        };
+        rest = &rest[unit_len..];
+        total = n.checked_mul(factor).and_then(|x| total.checked_add(x)).ok_or_else(bad)?;
+    }
+    Ok(total)
+}
+
+/// The path used for scripts given as text (tests, soak).
+pub fn inline_path() -> PathBuf {
+    PathBuf::from("<inline>")
+}

@@ -1,0 +1,270 @@
+//! The [`Player`]: executes a parsed [`Script`] against a [`Sim`], one command at a time.
+//!
+//! Two ways to drive it:
+//! - headless: [`Player::run`] plays to the end on virtual time (`wait` advances the clock,
+//!   `settle` advances until nothing is pending or its bound) and hands every event to a sink;
+//! - real time: the interactive driver attaches it as a [`driver::Script`] and calls
+//!   [`Player::poll`] whenever the virtual time it asked for has come.
+//!
+//! Every command line emits a `command` event; `expect` emits an `expect` event; an operation
+//! the simulated API refuses emits an `error` event and the script goes on (as `kubectl` would
+//! print the error and the next line would run). Owns: command semantics. Must not touch: the
+//! store directly (everything goes through the `Sim` facade), stdout.
+
+use std::collections::BTreeMap;
+
+use super::build::{build_set, evaluate};
+use super::{Command, Line, Script, ScriptError};
+use crate::backend::{EventKind, Op};
+use crate::sim::manifest::{self, Manifest};
+use crate::sim::{Cascade as SimCascade, KubeletConfig, Sim, SimEvent, driver};
+
+/// A failed `expect`: the script line and what differed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub line: usize,
+    pub text: String,
+    pub detail: String,
+}
+
+/// How a finished (or partly played) script went.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Outcome {
+    /// `expect` lines evaluated.
+    pub expects: usize,
+    /// Those that did not hold, in order.
+    pub failures: Vec<Failure>,
+    /// `error` events the script caused (refused operations).
+    pub errors: usize,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// What the player is doing between polls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waiting {
+    /// Ready to run the next line.
+    No,
+    /// A `wait` ends at this virtual time.
+    Until(u64),
+    /// A `settle` gives up at this virtual time.
+    Settle(u64),
+}
+
+/// Plays one script.
+#[derive(Debug, Clone)]
+pub struct Player {
+    script: Script,
+    /// Manifests of `apply` lines, read when the player was built (by line number).
+    manifests: BTreeMap<usize, Manifest>,
+    warnings: Vec<String>,
+    next: usize,
+    waiting: Waiting,
+    outcome: Outcome,
+}
+
+impl Player {
+    /// Prepares `script`, reading every manifest its `apply` lines name, so that a bad manifest
+    /// is reported (with the script line) before anything runs.
+    pub fn new(script: Script) -> Result<Self, ScriptError> {
+        let mut manifests = BTreeMap::new();
+        let mut warnings = Vec::new();
+        for line in &script.lines {
+            if let Command::Apply(path) = &line.command {
+                let m = manifest::load(path).map_err(|e| ScriptError {
+                    file: script.path.display().to_string(),
+                    line: line.number,
+                    message: format!("apply: {e}"),
+                })?;
+                warnings.extend(m.warnings.iter().cloned());
+                manifests.insert(line.number, m);
+            }
+        }
+        Ok(Player {
+            script,
+            manifests,
+            warnings,
+            next: 0,
+            waiting: Waiting::No,
+            outcome: Outcome::default(),
+        })
+    }
+
+    /// Warnings from reading manifests (skipped documents), for stderr.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    pub fn script(&self) -> &Script {
+        &self.script
+    }
+
+    /// The result so far.
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// Whether every line has run.
+    pub fn finished(&self) -> bool {
+        self.next >= self.script.lines.len() && self.waiting == Waiting::No
+    }
+
+    /// Headless: plays every line on virtual time, passing each event to `sink` as it happens.
+    pub fn run(&mut self, sim: &mut Sim, sink: &mut dyn FnMut(&SimEvent)) -> Outcome {
+        for ev in sim.drain_events() {
+            sink(&ev);
+        }
+        while let Some(line) = self.script.lines.get(self.next).cloned() {
+            self.next += 1;
+            self.begin(sim, &line);
+            match self.waiting {
+                Waiting::No => {}
+                Waiting::Until(t) => sim.advance_to(t),
+                Waiting::Settle(deadline) => {
+                    sim.settle(deadline.saturating_sub(sim.now_ms()));
+                }
+            }
+            self.waiting = Waiting::No;
+            for ev in sim.drain_events() {
+                sink(&ev);
+            }
+        }
+        self.outcome.clone()
+    }
+
+    /// Real time: runs every line that is due at `sim.now_ms()`. Returns the virtual time to be
+    /// polled at next, or `None` when the script has finished.
+    pub fn poll(&mut self, sim: &mut Sim) -> Option<u64> {
+        loop {
+            let now = sim.now_ms();
+            match self.waiting {
+                Waiting::Until(t) if now < t => return Some(t),
+                Waiting::Settle(deadline) if now < deadline && sim.is_pending() => {
+                    let next = sim.next_due().unwrap_or(deadline);
+                    return Some(next.clamp(now, deadline));
+                }
+                _ => self.waiting = Waiting::No,
+            }
+            let line = self.script.lines.get(self.next).cloned()?;
+            self.next += 1;
+            self.begin(sim, &line);
+        }
+    }
+
+    /// Emits the `command` event and performs the line (a `wait` / `settle` only records what
+    /// to wait for).
+    fn begin(&mut self, sim: &mut Sim, line: &Line) {
+        sim.emit(EventKind::Command { line: line.number, text: line.text.clone() });
+        let now = sim.now_ms();
+        match &line.command {
+            Command::Wait(ms) => self.waiting = Waiting::Until(now.saturating_add(*ms)),
+            Command::Settle { max_ms } => {
+                self.waiting = Waiting::Settle(now.saturating_add(*max_ms));
+            }
+            Command::Expect { set, checks } => {
+                let (ok, detail) = evaluate(sim, set, checks);
+                self.outcome.expects += 1;
+                if !ok {
+                    self.outcome.failures.push(Failure {
+                        line: line.number,
+                        text: line.text.clone(),
+                        detail: detail.clone(),
+                    });
+                }
+                sim.emit(EventKind::Expect { line: line.number, ok, detail });
+            }
+            other => {
+                if let Err(message) = self.perform(sim, line.number, other) {
+                    self.outcome.errors += 1;
+                    sim.emit(EventKind::Error { line: Some(line.number), message });
+                }
+            }
+        }
+    }
+
+    /// Performs an operation; `Err` carries the message of the `error` event.
+    fn perform(&mut self, sim: &mut Sim, number: usize, command: &Command) -> Result<(), String> {
+        let op = |sim: &mut Sim, op: Op| sim.apply_op(op).map_err(|e| e.to_string());
+        match command {
+            Command::Create(args) => {
+                sim.create_set(build_set(args)).map(drop).map_err(|e| e.to_string())
+            }
+            Command::Apply(path) => {
+                let Some(m) = self.manifests.get(&number) else {
+                    return Err(format!("apply: {} was not read", path.display()));
+                };
+                let mut errors = Vec::new();
+                for set in m.sets.clone() {
+                    if let Err(e) = sim.apply_set(set) {
+                        errors.push(e.to_string());
+                    }
+                }
+                if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+            }
+            Command::Image { set, image } => {
+                op(sim, Op::SetImage { set: set.as_ref(), image: image.clone() })
+            }
+            Command::Scale { set, replicas } => {
+                op(sim, Op::Scale { set: set.as_ref(), replicas: *replicas })
+            }
+            Command::Partition { set, partition } => {
+                op(sim, Op::SetPartition { set: set.as_ref(), partition: *partition })
+            }
+            Command::Strategy { set, on_delete } => {
+                op(sim, Op::SetOnDelete { set: set.as_ref(), on_delete: *on_delete })
+            }
+            Command::MaxUnavailable { set, value } => {
+                op(sim, Op::SetMaxUnavailable { set: set.as_ref(), value: value.clone() })
+            }
+            Command::Undo { set, revision } => {
+                op(sim, Op::Undo { set: set.as_ref(), revision: *revision })
+            }
+            Command::Restart { set } => op(sim, Op::Restart { set: set.as_ref() }),
+            Command::Delete { set, cascade } => {
+                let cascade = match cascade {
+                    super::Cascade::Background => SimCascade::Background,
+                    super::Cascade::Orphan => SimCascade::Orphan,
+                };
+                sim.delete_set(&set.as_ref(), cascade).map_err(|e| e.to_string())
+            }
+            Command::DeletePod { pod, force } => {
+                op(sim, Op::DeletePod { pod: pod.as_ref(), force: *force })
+            }
+            Command::Fail { pod } => op(sim, Op::FailPod { pod: pod.as_ref() }),
+            Command::SetReady { pod, ready } => {
+                op(sim, Op::SetPodReady { pod: pod.as_ref(), ready: *ready })
+            }
+            Command::Kubelet(k) => {
+                let mut config: KubeletConfig = sim.kubelet_config().clone();
+                config.start_ms = k.start_ms.unwrap_or(config.start_ms);
+                config.ready_ms = k.ready_ms.unwrap_or(config.ready_ms);
+                config.stop_ms = k.stop_ms.unwrap_or(config.stop_ms);
+                if let Some(b) = &k.broken {
+                    config.broken = (!b.is_empty()).then(|| b.clone());
+                }
+                sim.set_kubelet(config);
+                Ok(())
+            }
+            Command::Pause => {
+                sim.pause();
+                Ok(())
+            }
+            Command::Resume => {
+                sim.resume();
+                Ok(())
+            }
+            Command::Step(n) => sim.step(*n).map(drop).map_err(|e| e.to_string()),
+            Command::Wait(_) | Command::Settle { .. } | Command::Expect { .. } => Ok(()),
+        }
+    }
+}
+
+impl driver::Script for Player {
+    fn poll(&mut self, sim: &mut Sim) -> Option<u64> {
+        Player::poll(self, sim)
+    }
+}

@@ -1,0 +1,266 @@
+//! The scenario parser: every command parses to what it means, defaults are the spec's, and
+//! every kind of mistake is an error naming the file, the line, what was wrong and what is
+//! expected.
+
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use ststui::sim::scenario::parse::{DEFAULT_SETTLE_MAX_MS, duration};
+use ststui::sim::scenario::{
+    Cascade, Check, Command, CreateArgs, KubeletArgs, Name, Policy, Retention, ScriptError, parse,
+};
+
+fn name(n: &str) -> Name {
+    Name { namespace: "default".into(), name: n.into() }
+}
+
+fn one(text: &str) -> Command {
+    let script = parse(Path::new("dir/t.scenario"), text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(script.lines.len(), 1, "{text}");
+    script.lines[0].command.clone()
+}
+
+fn err(text: &str) -> ScriptError {
+    match parse(Path::new("dir/t.scenario"), text) {
+        Ok(s) => panic!("expected an error for {text:?}, got {s:?}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn create_defaults_are_the_specs() {
+    let Command::Create(a) = one("create web") else { panic!("not a create") };
+    assert_eq!(
+        *a,
+        CreateArgs {
+            set: name("web"),
+            replicas: 1,
+            image: "nginx:1.25".into(),
+            policy: Policy::OrderedReady,
+            on_delete: false,
+            partition: None,
+            max_unavailable: None,
+            min_ready_seconds: 0,
+            start_ordinal: None,
+            claims: vec![],
+            history_limit: 10,
+            when_deleted: Retention::Retain,
+            when_scaled: Retention::Retain,
+        }
+    );
+}
+
+#[test]
+fn create_takes_every_key() {
+    let Command::Create(a) =
+        one("create db replicas=5 image=pg:16 policy=Parallel strategy=OnDelete partition=2 \
+         maxUnavailable=25% minReadySeconds=3 startOrdinal=1 claims=data,logs historyLimit=4 \
+         whenDeleted=Delete whenScaled=Delete")
+    else {
+        panic!("not a create")
+    };
+    assert_eq!(a.replicas, 5);
+    assert_eq!(a.image, "pg:16");
+    assert_eq!(a.policy, Policy::Parallel);
+    assert!(a.on_delete);
+    assert_eq!(a.partition, Some(2));
+    assert_eq!(a.max_unavailable, Some(IntOrString::String("25%".into())));
+    assert_eq!(a.min_ready_seconds, 3);
+    assert_eq!(a.start_ordinal, Some(1));
+    assert_eq!(a.claims, vec!["data".to_string(), "logs".to_string()]);
+    assert_eq!(a.history_limit, 4);
+    assert_eq!((a.when_deleted, a.when_scaled), (Retention::Delete, Retention::Delete));
+}
+
+#[test]
+fn every_other_command_parses() {
+    let cases: Vec<(&str, Command)> = vec![
+        ("apply web.yaml", Command::Apply(PathBuf::from("dir/web.yaml"))),
+        ("apply /abs/web.yaml", Command::Apply(PathBuf::from("/abs/web.yaml"))),
+        ("image web nginx:1.27", Command::Image { set: name("web"), image: "nginx:1.27".into() }),
+        ("scale web 0", Command::Scale { set: name("web"), replicas: 0 }),
+        ("scale web -1", Command::Scale { set: name("web"), replicas: -1 }),
+        ("partition web 2", Command::Partition { set: name("web"), partition: 2 }),
+        ("strategy web OnDelete", Command::Strategy { set: name("web"), on_delete: true }),
+        ("strategy web RollingUpdate", Command::Strategy { set: name("web"), on_delete: false }),
+        (
+            "maxunavailable web 2",
+            Command::MaxUnavailable { set: name("web"), value: IntOrString::Int(2) },
+        ),
+        (
+            "maxunavailable web 50%",
+            Command::MaxUnavailable { set: name("web"), value: IntOrString::String("50%".into()) },
+        ),
+        ("undo web", Command::Undo { set: name("web"), revision: None }),
+        ("undo web 3", Command::Undo { set: name("web"), revision: Some(3) }),
+        ("restart web", Command::Restart { set: name("web") }),
+        ("delete web", Command::Delete { set: name("web"), cascade: Cascade::Background }),
+        (
+            "delete web cascade=orphan",
+            Command::Delete { set: name("web"), cascade: Cascade::Orphan },
+        ),
+        ("delete-pod web-1", Command::DeletePod { pod: name("web-1"), force: false }),
+        ("force-delete-pod web-1", Command::DeletePod { pod: name("web-1"), force: true }),
+        ("fail web-0", Command::Fail { pod: name("web-0") }),
+        ("unready web-0", Command::SetReady { pod: name("web-0"), ready: false }),
+        ("ready web-0", Command::SetReady { pod: name("web-0"), ready: true }),
+        (
+            "kubelet start=250ms ready=2s stop=1m broken=bad:1",
+            Command::Kubelet(KubeletArgs {
+                start_ms: Some(250),
+                ready_ms: Some(2000),
+                stop_ms: Some(60_000),
+                broken: Some("bad:1".into()),
+            }),
+        ),
+        (
+            "kubelet broken=",
+            Command::Kubelet(KubeletArgs { broken: Some(String::new()), ..Default::default() }),
+        ),
+        ("pause", Command::Pause),
+        ("resume", Command::Resume),
+        ("step", Command::Step(1)),
+        ("step 4", Command::Step(4)),
+        ("wait 1m30s", Command::Wait(90_000)),
+        ("settle", Command::Settle { max_ms: DEFAULT_SETTLE_MAX_MS }),
+        ("settle max=2m", Command::Settle { max_ms: 120_000 }),
+        (
+            "expect web replicas=3 ready=2 available=1 current=0 updated=3 rolledOut=false \
+             pods=web-0,web-1 blocked=true",
+            Command::Expect {
+                set: name("web"),
+                checks: vec![
+                    Check::Replicas(3),
+                    Check::Ready(2),
+                    Check::Available(1),
+                    Check::Current(0),
+                    Check::Updated(3),
+                    Check::RolledOut(false),
+                    Check::Pods(vec!["web-0".into(), "web-1".into()]),
+                    Check::Blocked(true),
+                ],
+            },
+        ),
+        (
+            "expect web pods=",
+            Command::Expect { set: name("web"), checks: vec![Check::Pods(vec![])] },
+        ),
+        (
+            "scale prod/web 2",
+            Command::Scale {
+                set: Name { namespace: "prod".into(), name: "web".into() },
+                replicas: 2,
+            },
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(one(text), want, "{text}");
+    }
+}
+
+#[test]
+fn comments_blank_lines_and_line_numbers() {
+    let text = "# a scenario\n\n   \ncreate web replicas=3  # trailing comment\n\twait 2s\n# end\n";
+    let script = parse(Path::new("x.scenario"), text).unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<(usize, &str)> =
+        script.lines.iter().map(|l| (l.number, l.text.as_str())).collect();
+    assert_eq!(got, vec![(4, "create web replicas=3"), (5, "wait 2s")]);
+    assert!(parse(Path::new("x"), "").is_ok_and(|s| s.lines.is_empty()));
+}
+
+#[test]
+fn durations() {
+    assert_eq!(duration("250ms"), Ok(250));
+    assert_eq!(duration("2s"), Ok(2000));
+    assert_eq!(duration("1m"), Ok(60_000));
+    assert_eq!(duration("1h"), Ok(3_600_000));
+    assert_eq!(duration("0s"), Ok(0));
+    for bad in ["", "2", "s", "2x", "1.5s", "-1s", "2 s"] {
+        assert!(duration(bad).is_err(), "{bad:?} parsed");
+    }
+}
+
+#[test]
+fn unknown_command_names_the_line_and_suggests() {
+    let e = err("create web\n\nscal web 3\n");
+    assert_eq!((e.file.as_str(), e.line), ("dir/t.scenario", 3));
+    assert!(e.message.contains("unknown command \"scal\""), "{}", e.message);
+    assert!(e.message.contains("did you mean \"scale\"?"), "{}", e.message);
+    assert!(e.message.contains("expected one of create, apply"), "{}", e.message);
+    assert!(e.to_string().starts_with("dir/t.scenario:3: "), "{e}");
+}
+
+#[test]
+fn missing_arguments() {
+    let cases = [
+        ("scale web", "missing argument N", "usage: scale NAME N"),
+        ("scale", "missing argument NAME", "usage: scale NAME N"),
+        ("image web", "missing argument IMG", "usage: image NAME IMG"),
+        ("apply", "missing argument FILE", "usage: apply FILE"),
+        ("wait", "missing argument DUR", "usage: wait DUR"),
+        ("delete-pod", "missing argument POD", "usage: delete-pod POD"),
+        ("strategy web", "missing argument RollingUpdate|OnDelete", "usage: strategy"),
+        ("expect web", "nothing to check", "usage: expect NAME key=value"),
+        ("kubelet", "give at least one of start=", "usage: kubelet"),
+    ];
+    for (i, (text, what, usage)) in cases.iter().enumerate() {
+        let padded = format!("{}{text}\n", "\n".repeat(i));
+        let e = err(&padded);
+        assert_eq!(e.line, i + 1, "{text}");
+        assert!(e.message.contains(what), "{text}: {}", e.message);
+        assert!(e.message.contains(usage), "{text}: {}", e.message);
+    }
+}
+
+#[test]
+fn bad_values() {
+    let cases = [
+        ("scale web three", "\"three\" is not a whole number"),
+        ("partition web 1.5", "\"1.5\" is not a whole number"),
+        ("strategy web Recreate", "expected RollingUpdate or OnDelete"),
+        ("maxunavailable web lots", "expected e.g. 2 or 25%"),
+        ("undo web 0", "expected a whole number ≥ 1"),
+        ("step 0", "expected a whole number ≥ 1"),
+        ("wait 5", "expected e.g. 250ms, 2s, 1m"),
+        ("settle max=soon", "max=soon"),
+        ("create web policy=Ordered", "expected OrderedReady or Parallel"),
+        ("create web replicas=x", "replicas=x"),
+        ("create web whenScaled=Keep", "expected Retain or Delete"),
+        ("create web claims=a,,b", "empty item"),
+        ("create web image=", "expected an image"),
+        ("delete web cascade=foreground", "expected background or orphan"),
+        ("expect web ready=-1", "expected a whole number ≥ 0"),
+        ("expect web rolledOut=yes", "expected true or false"),
+        ("kubelet start=fast", "expected e.g. 250ms"),
+        ("scale /web 2", "expected NAME or NAMESPACE/NAME"),
+    ];
+    for (text, what) in cases {
+        let e = err(&format!("# header\n{text}"));
+        assert_eq!(e.line, 2, "{text}");
+        assert!(e.message.contains(what), "{text}: {}", e.message);
+    }
+}
+
+#[test]
+fn unknown_duplicate_and_extra_arguments() {
+    let cases = [
+        ("create web replica=3", "unknown key \"replica\" (expected one of replicas, image"),
+        ("expect web readyReplicas=3", "unknown key \"readyReplicas\""),
+        ("scale web 3 fast", "unexpected argument \"fast\""),
+        ("pause now", "unexpected argument \"now\""),
+        ("scale web 3 force=true", "this command takes no key=value arguments"),
+        ("expect web ready=1 ready=2", "key \"ready\" given twice"),
+        ("create web =3", "has no key before `=`"),
+    ];
+    for (text, what) in cases {
+        let e = err(text);
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains(what), "{text}: {}", e.message);
+    }
+}
+
+#[test]
+fn the_first_error_stops_the_parse() {
+    let e = err("create web\nwait 1s\nbogus\nalso bogus\n");
+    assert_eq!(e.line, 3);
+}

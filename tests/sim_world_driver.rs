@@ -1,0 +1,115 @@
+//! The real-time driver: the initial state comes out first, ops reach the simulation, failures
+//! come back as `OpFailed`, speed changes are reported, and an attached script plays. Runs at a
+//! high speed with short virtual durations; waits are bounded but nothing asserts on wall time.
+
+mod sim_world_common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sim_world_common::*;
+use ststui::backend::{Backend, BackendEvent, EventKind, Mode, Object, Op};
+use ststui::sim::driver::{self, Script};
+use ststui::sim::{KubeletConfig, Sim};
+
+type Seen = Arc<Mutex<Vec<BackendEvent>>>;
+
+fn start(sim: Sim, speed: f64) -> (driver::SimHandle, Seen) {
+    let seen: Seen = Arc::default();
+    let sink = Arc::clone(&seen);
+    let handle = driver::spawn(
+        sim,
+        speed,
+        Box::new(move |ev| {
+            if let Ok(mut v) = sink.lock() {
+                v.push(ev);
+            }
+        }),
+    );
+    (handle, seen)
+}
+
+/// Waits (bounded) until `pred` holds for the events seen so far.
+fn wait_for(seen: &Seen, what: &str, pred: impl Fn(&[BackendEvent]) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if seen.lock().map(|v| pred(&v)).unwrap_or(false) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn kubelet_event(ev: &BackendEvent, pod: &str, what: &str) -> bool {
+    matches!(ev, BackendEvent::Timeline(e)
+        if matches!(&e.kind, EventKind::Kubelet { pod: p, event } if p == pod && event == what))
+}
+
+#[test]
+fn initial_state_then_ops_reach_the_sim_and_events_come_back() {
+    let mut sim =
+        sim_with_fake(KubeletConfig { start_ms: 10, ready_ms: 10, stop_ms: 10, broken: None });
+    sim.create_set(set("web", 1)).unwrap();
+    let (mut handle, seen) = start(sim, 100.0);
+    assert!(handle.capabilities().pause_reconcile && handle.capabilities().speed);
+    wait_for(&seen, "web-0 ready", |v| v.iter().any(|e| kubelet_event(e, "web-0", "ready")));
+    {
+        let v = seen.lock().unwrap();
+        assert!(
+            matches!(&v[0], BackendEvent::Applied(Object::Set(s)) if s.metadata.name.as_deref() == Some("web"))
+        );
+        assert_eq!(v[1], BackendEvent::Synced);
+        assert_eq!(v[2], BackendEvent::Mode(Mode::Live));
+        assert!(v.iter().any(|e| matches!(e, BackendEvent::Clock { .. })));
+    }
+    handle.execute(Op::Scale { set: key("web"), replicas: 2 });
+    wait_for(&seen, "web-1 ready", |v| v.iter().any(|e| kubelet_event(e, "web-1", "ready")));
+    handle.execute(Op::Pause);
+    wait_for(&seen, "paused", |v| v.contains(&BackendEvent::Mode(Mode::Paused)));
+    handle.execute(Op::SetPartition { set: key("web"), partition: -1 });
+    wait_for(&seen, "OpFailed", |v| {
+        v.iter().any(|e| {
+            matches!(e, BackendEvent::OpFailed { op, message }
+            if op == "partition default/web -1" && message.contains("must be ≥ 0"))
+        })
+    });
+    handle.execute(Op::SetSpeed { speed: 7.0 });
+    wait_for(&seen, "speed 7", |v| {
+        v.iter().any(|e| matches!(e, BackendEvent::Clock { speed, .. } if *speed == 7.0))
+    });
+    handle.execute(Op::DeletePod { pod: key("web-1"), force: true });
+    wait_for(&seen, "web-1 deleted", |v| {
+        v.iter().any(|e| matches!(e, BackendEvent::Deleted(Object::Pod(p)) if p.metadata.name.as_deref() == Some("web-1")))
+    });
+    drop(handle);
+}
+
+/// A two-step script: scale to 3 at virtual 50 ms, then finish.
+struct ScaleLater {
+    done: bool,
+}
+
+impl Script for ScaleLater {
+    fn poll(&mut self, sim: &mut Sim) -> Option<u64> {
+        if sim.now_ms() < 50 {
+            return Some(50);
+        }
+        if !self.done {
+            self.done = true;
+            sim.apply_op(Op::Scale { set: key("web"), replicas: 3 }).ok()?;
+        }
+        None
+    }
+}
+
+#[test]
+fn an_attached_script_plays_on_virtual_time() {
+    let mut sim = sim_with_fake(KubeletConfig::instant());
+    sim.create_set(set("web", 1)).unwrap();
+    let (handle, seen) = start(sim, 50.0);
+    handle.attach_script(Box::new(ScaleLater { done: false }));
+    wait_for(&seen, "web-2 created", |v| {
+        v.iter().any(|e| matches!(e, BackendEvent::Applied(Object::Pod(p)) if p.metadata.name.as_deref() == Some("web-2")))
+    });
+}
