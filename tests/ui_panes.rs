@@ -248,7 +248,7 @@ fn controller_pane_says_next_and_waiting_in_words() {
     let t = text(&screen_of(&rolling().state(), 200, 60));
     assert!(t.contains("next: delete web-2 for update (web-7d9c5b8f4 → web-5c4f8d6b9)"));
     let t = text(&screen_of(&paused().state(), 200, 60));
-    assert!(t.contains("held: partition 2 holds web-0..web-1 — [ lowers it"), "{t}");
+    assert!(t.contains("held: partition 2 holds web-0..web-1 — press [ to lower it"), "{t}");
     let t = text(&screen_of(&forced_rollback().state(), 200, 60));
     assert!(t.contains("hint: web-4 is on web-6b8fd7c45, not the update revision"), "{t}");
     assert!(t.contains("press ctrl-d"), "{t}");

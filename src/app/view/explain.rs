@@ -111,8 +111,10 @@ pub fn explain(
     if let Some(hold) = &plan.held_by {
         let step = core_explain::hold_step(observed, plan, hold);
         let how = match hold {
-            Hold::Partition { .. } => format!("{} lowers it", key(Action::PartitionDown)),
-            Hold::OnDelete { .. } => format!("{} deletes the selected pod", key(Action::DeletePod)),
+            Hold::Partition { .. } => format!("press {} to lower it", key(Action::PartitionDown)),
+            Hold::OnDelete { .. } => {
+                format!("press {} to delete the selected pod", key(Action::DeletePod))
+            }
         };
         out.push(ExplainLine::new(LineKind::Held, format!("{} — {how}", step.text)));
     }

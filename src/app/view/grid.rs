@@ -365,6 +365,12 @@ pub fn compact_cols(width: u16) -> u16 {
     if width > GROUP { (width + 1) / (GROUP + 1) * GROUP } else { width.max(1) }
 }
 
+/// Rows the compact map of `grid` takes at `width` columns (the grid's inside), rules included.
+pub fn compact_rows(grid: &GridView<'_>, width: u16) -> u16 {
+    let cols = compact_cols(width.saturating_sub(gutter_width(grid)));
+    u16::try_from(all_rows(grid, GridMode::Compact { cols }).len()).unwrap_or(u16::MAX)
+}
+
 fn row_has(row: &GridRow, ordinal: i32) -> bool {
     match *row {
         GridRow::Ordinal(o) => o == ordinal,

@@ -13,7 +13,7 @@ use ratatui::layout::{Margin, Rect};
 use crate::app::state::{HitMap, HitRegion};
 
 use super::Screen;
-use super::grid::{GROUP, GridLayout, GridMode, GridRow};
+use super::grid::{GROUP, GridLayout, GridMode, GridRow, compact_rows};
 
 /// Terminal width from which panes go side by side with a right-hand column.
 pub const WIDE: u16 = 110;
@@ -159,14 +159,16 @@ fn narrow(screen: &Screen<'_>, mut rest: Rect, out: &mut ScreenAreas) {
 /// gets the rest when there is enough of it.
 fn split_grid_timeline(screen: &Screen<'_>, rest: Rect, out: &mut ScreenAreas) {
     const TIMELINE_MIN: u16 = 5;
-    let wants = grid_wants(screen);
-    let fits = wants + TIMELINE_MIN <= rest.height;
-    let grid_h = if fits {
-        wants.max(rest.height * 2 / 5)
-    } else if rest.height >= 24 {
-        rest.height - (rest.height / 4).clamp(TIMELINE_MIN, 12)
+    let h = rest.height;
+    let detailed = grid_wants(screen);
+    let grid_h = if detailed + TIMELINE_MIN <= h {
+        detailed.max(h * 2 / 5)
+    } else if h >= 24 {
+        let inner_w = rest.width.saturating_sub(2);
+        let compact = compact_rows(&screen.grid, inner_w).saturating_add(2);
+        compact.max(h * 2 / 5).min(h - (h / 4).clamp(TIMELINE_MIN, 12))
     } else {
-        rest.height
+        h
     };
     let mut rest = rest;
     out.grid = take_top(&mut rest, grid_h);

@@ -85,6 +85,7 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
         }
         EventKind::Blocked { reason, .. } => (Source::Blocked, reason.clone()),
         EventKind::Status {
+            set,
             replicas,
             ready_replicas,
             updated_replicas,
@@ -94,8 +95,9 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
         } => (
             Source::Status,
             format!(
-                "replicas={replicas} ready={ready_replicas} updated={updated_replicas} \
-                 {current_revision} → {update_revision}"
+                "replicas={replicas} ready={ready_replicas} updated={updated_replicas} {} → {}",
+                super::short_hash(set, current_revision),
+                super::short_hash(set, update_revision)
             ),
         ),
         EventKind::Expect { ok, detail, .. } => {
