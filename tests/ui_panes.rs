@@ -240,7 +240,7 @@ fn header_names_strategy_policy_counts_revisions_and_mode() {
         assert!(top.contains(needle), "{needle:?} not in header:\n{top}");
     }
     let buf = screen_of(&on_delete().state(), 200, 60);
-    assert!(row(&buf, 0).contains("│ OnDelete │"));
+    assert!(row(&buf, 0).contains("│ OnDelete │ OrderedReady"));
 }
 
 #[test]
@@ -346,4 +346,10 @@ fn at_80x24_the_essential_panes_survive() {
     assert!(t.contains("Controller") && t.contains("Ordinals") && t.contains("web-640"));
     let t = text(&screen_of(&rolling().state(), 80, 24));
     assert!(t.contains("Timeline") && t.contains("next: delete web-2"));
+}
+
+#[test]
+fn mode_survives_a_narrow_header() {
+    let buf = screen_of(&paused().state(), 60, 24);
+    assert!(row(&buf, 0).contains("default/web │ ❚❚ PAUSED ×1"), "{}", row(&buf, 0));
 }

@@ -43,9 +43,15 @@ fn sep(theme: &Theme) -> Span<'static> {
     Span::styled(" │ ", theme.border)
 }
 
-/// `default/web │ RollingUpdate partition=3 │ OrderedReady │ ● live ×2 │ t 1m05s`
+/// `default/web │ ● live ×2 │ RollingUpdate partition=3 │ OrderedReady  t 1m05s`
 pub fn first_line<'a>(h: &HeaderView<'a>, theme: &Theme) -> Vec<Span<'a>> {
+    // The mode comes right after the set: on a narrow terminal the line is cut from the right.
     let mut s = vec![Span::styled(format!(" {}", h.set), theme.title), sep(theme)];
+    s.push(mode_span(h.mode, theme));
+    if let Some(speed) = h.speed {
+        s.push(Span::styled(format!(" ×{}", speed_text(speed)), theme.text));
+    }
+    s.push(sep(theme));
     match &h.strategy {
         StrategyView::RollingUpdate { partition, max_unavailable } => {
             s.push(Span::styled("RollingUpdate ", theme.text));
@@ -59,11 +65,6 @@ pub fn first_line<'a>(h: &HeaderView<'a>, theme: &Theme) -> Vec<Span<'a>> {
     }
     s.push(sep(theme));
     s.push(Span::styled(h.policy, theme.text));
-    s.push(sep(theme));
-    s.push(mode_span(h.mode, theme));
-    if let Some(speed) = h.speed {
-        s.push(Span::styled(format!(" ×{}", speed_text(speed)), theme.text));
-    }
     s.push(Span::styled(format!("  t {}", duration_text(h.elapsed_ms)), theme.dim));
     if h.set_count > 1 {
         s.push(Span::styled(format!("  ({} sets, Tab)", h.set_count), theme.dim));
