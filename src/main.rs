@@ -17,7 +17,7 @@ use anyhow::Context as _;
 use clap::Parser;
 use ststui::app::state::HitMap;
 use ststui::app::{self, AppState, Command, Msg};
-use ststui::backend::{Backend, ObjRef, Op};
+use ststui::backend::{Backend, BackendEvent};
 use ststui::cli::{Cli, Command as CliCommand, SimArgs};
 use ststui::core::Options;
 use ststui::sim::scenario::{self, Player};
@@ -76,14 +76,14 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
         }
     };
     let options = Options::for_version(args.kube_version);
-    let (sim, player) = match build_sim(args, options) {
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let (sim, player) = match build_sim(args, options, &tx) {
         Ok(built) => built,
         Err(e) => {
             eprintln!("ststui: {e}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let (tx, rx) = mpsc::channel::<Msg>();
     let sink_tx = tx.clone();
     let backend = driver::spawn(
         sim,
@@ -113,7 +113,11 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
 
 /// The simulated cluster the console opens on: the sets of `-f` manifests and the script to
 /// play in real time, if any; otherwise the demo.
-fn build_sim(args: &SimArgs, options: Options) -> Result<(Sim, Option<Player>), String> {
+fn build_sim(
+    args: &SimArgs,
+    options: Options,
+    tx: &Sender<Msg>,
+) -> Result<(Sim, Option<Player>), String> {
     let mut sim = Sim::new(SimConfig { seed: args.seed, options, ..SimConfig::default() });
     for path in &args.manifests {
         create_from_manifest(&mut sim, path)?;
@@ -131,7 +135,7 @@ fn build_sim(args: &SimArgs, options: Options) -> Result<(Sim, Option<Player>), 
         None => None,
     };
     if player.is_none() && args.manifests.is_empty() {
-        demo(&mut sim)?;
+        demo(&mut sim, tx)?;
     }
     Ok((sim, player))
 }
@@ -150,51 +154,25 @@ fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The demo set: `web`, 5 replicas rolled out on nginx:1.25.
-const DEMO_SET: &str = "\
-apiVersion: apps/v1
-kind: StatefulSet
-metadata:
-  name: web
-  namespace: default
-spec:
-  replicas: 5
-  serviceName: web
-  podManagementPolicy: OrderedReady
-  updateStrategy:
-    type: RollingUpdate
-    rollingUpdate: {partition: 0}
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      restartPolicy: Always
-      containers:
-      - name: nginx
-        image: nginx:1.25
-";
+/// The demo scenario (also shipped as `assets/scenarios/demo.scenario`, runnable headless).
+const DEMO_SCRIPT: &str = include_str!("../assets/scenarios/demo.scenario");
 
-/// Builds the demo on virtual time before the console opens: `web` rolled out on nginx:1.25,
-/// then a new revision (nginx:1.26) created and held by partition=5, so the operator steps the
-/// partition down.
-fn demo(sim: &mut Sim) -> Result<(), String> {
-    let m = manifest::parse("demo", DEMO_SET).map_err(|e| e.to_string())?;
-    for set in m.sets {
-        sim.create_set(set).map_err(|e| format!("demo: {e}"))?;
+/// Plays the demo on virtual time before the console opens: `web` rolled out on nginx:1.25,
+/// then a new revision (nginx:1.26) held by partition=5, so the operator steps the partition
+/// down. Its timeline goes to the console (the driver then reports the objects as they are).
+fn demo(sim: &mut Sim, tx: &Sender<Msg>) -> Result<(), String> {
+    let path = Path::new("assets/scenarios/demo.scenario");
+    let script = scenario::parse(path, DEMO_SCRIPT).map_err(|e| format!("demo: {e}"))?;
+    let mut player = Player::new(script).map_err(|e| format!("demo: {e}"))?;
+    let outcome = player.run(sim, &mut |ev| {
+        if let Some(t) = ev.timeline() {
+            let _ = tx.send(Msg::Backend(BackendEvent::Timeline(t.clone())));
+        }
+    });
+    match outcome.failures.first() {
+        None => Ok(()),
+        Some(f) => Err(format!("demo: line {}: {}: {}", f.line, f.text, f.detail)),
     }
-    const TEN_MINUTES: u64 = 600_000;
-    sim.settle(TEN_MINUTES);
-    let web = ObjRef::new("default", "web");
-    for op in [
-        Op::SetPartition { set: web.clone(), partition: 5 },
-        Op::SetImage { set: web, image: "nginx:1.26".into() },
-    ] {
-        sim.apply_op(op).map_err(|e| format!("demo: {e}"))?;
-    }
-    sim.settle(TEN_MINUTES);
-    Ok(())
 }
 
 /// Runs the console until the operator quits or a signal arrives; the terminal is restored on
