@@ -196,3 +196,18 @@ fn every_blocker_has_words() {
         }
     }
 }
+
+#[test]
+fn an_unhealthy_pod_held_by_the_partition_is_not_a_forced_rollback() {
+    let mut w = World::new(3).partition(2);
+    w.settle(40);
+    w.set_image("nginx:2");
+    w.settle(20);
+    w.unready("web-0");
+    let p = w.plan();
+    assert!(matches!(p.waiting_on, Some(ststui::core::Blocker::Ordered { .. })));
+    assert!(with_observed(&w, |o| forced_rollback(o, &p, w.now())).is_none());
+    let steps = with_observed(&w, |o| next_actions(o, &p));
+    let s = explain::step_for(&steps, "web-0").map(|s| s.kind);
+    assert_eq!(s, Some(StepKind::Wait));
+}

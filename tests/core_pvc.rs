@@ -334,3 +334,44 @@ fn claim_updates_are_effects_with_full_objects() {
     assert!(c.metadata.uid.is_some(), "the stored claim with its uid, refs changed");
     w.assert_invariants();
 }
+
+#[test]
+fn burst_stops_after_the_batch_with_a_claim_error() {
+    let mut w = World::new(4).parallel().claim_templates(&["data"]);
+    let mut c = claims_for(&w.set, 1).remove(0);
+    c.metadata.deletion_timestamp = Some(Time(w.now()));
+    w.claims.insert("data-web-1".into(), c);
+    let p = w.sync();
+    // Batches of 1 (web-0) and 2 (web-1 fails, web-2 still runs); no batch for web-3.
+    assert_eq!(
+        actions(&p),
+        ["create-pvc data-web-0", "create-pod web-0", "create-pvc data-web-2", "create-pod web-2"]
+    );
+    assert_eq!(
+        p.waiting_on,
+        Some(Blocker::ClaimTerminating { pod: "web-1".into(), claim: "data-web-1".into() })
+    );
+    assert!(p.error.is_some());
+    w.assert_invariants();
+}
+
+#[test]
+fn a_policy_change_repairs_claim_refs_through_update_stateful_pod() {
+    let mut w = World::new(2).claim_templates(&["data"]);
+    w.settle(40);
+    w.edit(|s| {
+        if let Some(p) = s.persistent_volume_claim_retention_policy.as_mut() {
+            p.when_deleted = Some("Delete".into());
+        }
+    });
+    let p = w.sync();
+    // Upstream marks the pod dirty when its claims were fixed and PUTs it unchanged.
+    assert_eq!(
+        actions(&p),
+        ["update-pvc data-web-0", "update-pod web-0", "update-pvc data-web-1", "update-pod web-1"]
+    );
+    assert_eq!(refs(&w, "data-web-0"), [set_ref()]);
+    let p = w.sync();
+    assert!(actions(&p).is_empty());
+    w.assert_invariants();
+}

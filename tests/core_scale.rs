@@ -339,3 +339,31 @@ fn new_pods_carry_identity_owner_and_hostname() {
     assert_eq!(owner[0].block_owner_deletion, Some(true));
     w.assert_invariants();
 }
+
+#[test]
+fn failed_condemned_pod_above_another_unavailable_one_blocks_ordered_scale_down() {
+    // processCondemned has no rule for terminal pods: web-3 (Failed) is not the first
+    // unavailable pod (web-2 is), so OrderedReady scale-down waits until someone deletes it.
+    let mut w = World::new(4);
+    w.settle(60);
+    w.fail("web-2");
+    w.fail("web-3");
+    w.scale(1);
+    for _ in 0..10 {
+        let p = w.sync();
+        assert!(pod_actions(&p).is_empty());
+        assert_eq!(
+            p.waiting_on,
+            Some(Blocker::CondemnedUnhealthy {
+                pod: "web-3".into(),
+                first_unavailable: Some("web-2".into())
+            })
+        );
+        w.tick(1);
+    }
+    w.delete_pod("web-3");
+    w.tick(1);
+    let p = w.sync();
+    assert_eq!(pod_actions(&p), ["delete-pod web-2 scale-down"], "web-2 is the first unavailable");
+    w.assert_invariants();
+}

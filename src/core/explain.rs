@@ -292,7 +292,8 @@ pub fn blocker_step(b: &Blocker) -> Step {
             w(pod, format!("{pod} is terminating — OrderedReady waits for it to go"))
         }
         Blocker::Ordered { pod, wait, .. } => {
-            w(pod, format!("waiting: {pod} {} — OrderedReady holds the rollout", wait_words(*wait)))
+            let words = wait_words(*wait);
+            w(pod, format!("waiting: {pod} {words} — OrderedReady holds the rollout"))
         }
         Blocker::TerminalPod { pod, .. } => {
             w(pod, format!("{pod} failed: deleted, recreated once it is gone"))
@@ -300,7 +301,8 @@ pub fn blocker_step(b: &Blocker) -> Step {
         Blocker::StaleClaim { pod, claim } => w(
             pod,
             format!(
-                "{pod} cannot be created: claim {claim} still belongs to a previous {pod} (garbage collection pending)"
+                "{pod} cannot be created: claim {claim} still belongs to a previous {pod} \
+                 (garbage collection pending)"
             ),
         ),
         Blocker::ClaimTerminating { pod, claim } => {
@@ -313,7 +315,8 @@ pub fn blocker_step(b: &Blocker) -> Step {
             pod,
             match first_unavailable {
                 Some(f) => format!(
-                    "scale-down waits: {pod} is unhealthy and only {f}, the first unavailable pod, may go first"
+                    "scale-down waits: {pod} is unhealthy and only {f}, the first unavailable \
+                     pod, may go first"
                 ),
                 None => format!("scale-down waits: {pod} is unhealthy"),
             },
@@ -412,12 +415,15 @@ impl fmt::Display for ForcedRollback {
         match &self.reason {
             StuckReason::OldRevision { pod_revision } => write!(
                 f,
-                "{} is on {pod_revision}, not the update revision {}: OrderedReady waits for it forever; delete {} to recreate it (forced rollback, kubernetes#67250)",
+                "{} is on {pod_revision}, not the update revision {}: OrderedReady waits for \
+                 it forever; delete {} to recreate it (forced rollback, kubernetes#67250)",
                 self.pod, self.update_revision, self.pod
             ),
             StuckReason::BrokenUpdate => write!(
                 f,
-                "{} is on the update revision {} and not Ready: if the update is broken, revert the template and then delete {} (reverting alone does not unblock OrderedReady, kubernetes#67250)",
+                "{} is on the update revision {} and not Ready: if the update is broken, \
+                 revert the template and then delete {} (reverting alone does not unblock \
+                 OrderedReady, kubernetes#67250)",
                 self.pod, self.update_revision, self.pod
             ),
         }
@@ -425,8 +431,8 @@ impl fmt::Display for ForcedRollback {
 }
 
 /// Detects spec 7.1: the plan waits (OrderedReady) on an in-range pod that is Pending, not
-/// Ready or not available, and either not on the update revision, or on it while an older
-/// revision is still current.
+/// Ready or not available, and either not on the update revision (and not merely held on the
+/// current revision by the partition), or on it while an older revision is still current.
 pub fn forced_rollback(observed: &Observed<'_>, plan: &Plan, now: Now) -> Option<ForcedRollback> {
     let Some(Blocker::Ordered { pod: name, ordinal, wait }) = &plan.waiting_on else { return None };
     if !matches!(wait, PodWait::Pending | PodWait::NotReady | PodWait::NotAvailable { .. }) {
@@ -434,6 +440,15 @@ pub fn forced_rollback(observed: &Observed<'_>, plan: &Plan, now: Now) -> Option
     }
     let p = observed_pod(observed, name)?;
     let rev = pod::revision(p);
+    let st = spec::strategy(observed.set);
+    let held = st.has_rolling_block
+        && i64::from(*ordinal)
+            < i64::from(spec::start_ordinal(observed.set)) + i64::from(st.partition);
+    if held && rev == plan.current_revision {
+        // Below the partition on the current revision: a delete would bring back the same
+        // revision, so this is an ordinary unhealthy pod, not a stuck rollout.
+        return None;
+    }
     let reason = if rev != plan.update_revision {
         StuckReason::OldRevision { pod_revision: rev.to_string() }
     } else if plan.current_revision != plan.update_revision {
@@ -470,7 +485,8 @@ impl fmt::Display for PartitionWarning {
         if !self.stays_updated.is_empty() {
             write!(
                 f,
-                ": {} stay on the update revision (raising the partition never reverts updated pods; delete them to recreate them at the current revision)",
+                ": {} stay on the update revision (raising the partition never reverts updated \
+                 pods; delete them to recreate them at the current revision)",
                 self.stays_updated.join(", ")
             )?;
         }
@@ -510,6 +526,11 @@ pub fn partition_warning(
         .map(|p| pod::name(p).to_string())
         .collect();
     Some(PartitionWarning { from, to: new_partition, stays_updated, newly_held })
+}
+
+/// The step about `pod`, if the plan has one (the UI shows it next to the ordinal).
+pub fn step_for<'s>(steps: &'s [Step], pod: &str) -> Option<&'s Step> {
+    steps.iter().find(|s| s.pod.as_deref() == Some(pod))
 }
 
 /// The ordinal a step is about, if it names a pod.

@@ -213,7 +213,10 @@ pub fn check_scale_down_order(set: &StatefulSet, pods: &[&Pod], plan: &Plan) -> 
             if let Some(h) = higher.max() {
                 out.push(v(
                     ViolationKind::ScaleDownOrder,
-                    format!("OrderedReady deleted ordinal {o} while condemned ordinal {h} still exists; expected highest first"),
+                    format!(
+                        "OrderedReady deleted ordinal {o} while condemned ordinal {h} still \
+                         exists; expected highest first"
+                    ),
                 ));
             }
         }
@@ -264,8 +267,11 @@ pub fn check_claim_refs(set: &StatefulSet, plan: &Plan) -> Vec<Violation> {
                 out.push(v(
                     ViolationKind::ClaimRetention,
                     format!(
-                        "claim {} gets an ownerRef to {} {}; the retention policy keeps it (expected no such ref)",
-                        c.metadata.name.as_deref().unwrap_or_default(), r.kind, r.name
+                        "claim {} gets an ownerRef to {} {}; the retention policy keeps it \
+                         (expected no such ref)",
+                        c.metadata.name.as_deref().unwrap_or_default(),
+                        r.kind,
+                        r.name
                     ),
                 ));
             }

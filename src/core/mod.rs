@@ -9,6 +9,7 @@
 pub mod claim;
 pub mod defaults;
 pub mod explain;
+pub mod facts;
 pub mod fnv;
 pub mod gojson;
 pub mod history;

@@ -106,7 +106,7 @@ pub fn set_revision(pod: &mut Pod, revision: &str) {
 }
 
 /// Whether `name` is exactly `<set>-<ordinal>` (no leading zeros), without allocating.
-fn is_canonical_name(set_name: &str, name: &str) -> bool {
+pub fn is_canonical_name(set_name: &str, name: &str) -> bool {
     match parent_and_ordinal(name) {
         Some((parent, ord)) if ord >= 0 && parent == set_name => {
             let digits = &name[parent.len() + 1..];

@@ -47,22 +47,28 @@ pub fn reconcile(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
     let pods: Vec<&Pod> = claimed.pods.iter().map(AsRef::as_ref).collect();
 
     let resolved = revisions::resolve_with(set, &revs, observed.revisions, options);
-    let mut live: HashSet<&str> = pods.iter().map(|p| pod::revision(p)).collect();
-    match &resolved {
+    let truncation = match &resolved {
         Ok(r) => {
             plan.effects.extend(r.effects.iter().cloned());
+            let others = perform_update(&mut plan, observed, options, now, r, &pods);
+            let mut live: HashSet<&str> = others.iter().map(String::as_str).collect();
             live.insert(r.current.metadata.name.as_deref().unwrap_or_default());
             live.insert(r.update.metadata.name.as_deref().unwrap_or_default());
-            perform_update(&mut plan, observed, options, now, r, &pods);
+            history::truncate_history(set, &revs, &live)
         }
-        Err(e) => plan = failed(plan, e.clone()),
-    }
-    plan.effects.extend(history::truncate_history(set, &revs, &live));
+        Err(e) => {
+            plan = failed(plan, e.clone());
+            let live: HashSet<&str> = pods.iter().map(|p| pod::revision(p)).collect();
+            history::truncate_history(set, &revs, &live)
+        }
+    };
+    plan.effects.extend(truncation);
     plan
 }
 
 /// Spec 3.1 step 2 b–d: `updateStatefulSet`, then `updateStatefulSetStatus`, with the error
-/// precedence (the sync error wins over the status error).
+/// precedence (the sync error wins over the status error). Returns the claimed pods' revision
+/// labels that are neither current nor update (live for `truncateHistory`).
 #[doc(alias = "performUpdate")]
 fn perform_update(
     plan: &mut Plan,
@@ -71,7 +77,7 @@ fn perform_update(
     now: Now,
     r: &revisions::Resolved,
     pods: &[&Pod],
-) {
+) -> Vec<String> {
     let set = observed.set;
     let sem = &options.semantics;
     let current_name = r.current.metadata.name.as_deref().unwrap_or_default();
@@ -85,7 +91,7 @@ fn perform_update(
         Err(e) => {
             plan.waiting_on = Some(Blocker::Error { message: e.message.clone() });
             plan.error = Some(e);
-            return;
+            return pods.iter().map(|p| pod::revision(p).to_string()).collect();
         }
     };
     let claims = ClaimIndex::new(spec::namespace(set), observed.claims);
@@ -125,6 +131,7 @@ fn perform_update(
         plan.requeue_after_secs = Some(mrs);
     }
     plan.status = status;
+    out.other_revisions
 }
 
 /// A plan for a sync that returned `e` before computing a status.

@@ -20,12 +20,11 @@
 //! available with nothing left to update is not a stop.
 
 use k8s_openapi::api::apps::v1::StatefulSetStatus;
-use k8s_openapi::api::core::v1::Pod;
 
-use super::pod;
+use super::facts::Slot;
 use super::spec;
-use super::types::{Blocker, DeleteReason, SyncError};
-use super::update::{Ctx, outdated};
+use super::types::{Blocker, DeleteReason, PodWait, SyncError};
+use super::update::Ctx;
 
 /// What the rolling-update step decided.
 #[derive(Debug, Default)]
@@ -51,7 +50,7 @@ fn decrement_current(status: &mut StatefulSetStatus) {
 /// Spec 3.2 step 13: the maxUnavailable path when the gate is on, else the legacy path.
 pub(crate) fn rolling_update(
     ctx: &mut Ctx<'_>,
-    replicas: &[&Pod],
+    replicas: &[Slot<'_>],
     status: &mut StatefulSetStatus,
 ) -> RollingOutcome {
     if ctx.inp.sem.max_unavailable_gate {
@@ -63,21 +62,25 @@ pub(crate) fn rolling_update(
 
 /// Spec 3.6.1: from the highest index down to the partition, delete the first outdated,
 /// non-terminating pod and stop; stop earlier at an unavailable pod.
-fn legacy(ctx: &mut Ctx<'_>, replicas: &[&Pod], status: &mut StatefulSetStatus) -> RollingOutcome {
+fn legacy(
+    ctx: &mut Ctx<'_>,
+    replicas: &[Slot<'_>],
+    status: &mut StatefulSetStatus,
+) -> RollingOutcome {
     let min = update_min(ctx);
     for target in (min..replicas.len()).rev() {
-        let p = replicas[target];
-        if pod::revision(p) != ctx.inp.update_revision && !pod::is_terminating(p) {
-            ctx.delete(p, DeleteReason::Update);
+        let (name, f) = (replicas[target].name(ctx.inp.set), &replicas[target].f);
+        if f.deletable_for_update() {
+            ctx.delete(&name, DeleteReason::Update);
             decrement_current(status);
-            let blocker = Blocker::UpdateStep { pod: pod::name(p).into() };
+            let blocker = Blocker::UpdateStep { pod: name.into_owned() };
             return RollingOutcome { blocker: Some(blocker), error: None };
         }
-        if ctx.unavailable(p) {
-            let held_back = replicas[min..target].iter().any(|q| outdated(ctx, q));
+        if f.unavailable {
+            let held_back = replicas[min..target].iter().any(|q| q.f.outdated());
             let blocker = held_back.then(|| Blocker::UpdateWaiting {
-                pod: pod::name(p).into(),
-                wait: pod::wait_of(p, ctx.mrs, ctx.inp.now),
+                pod: name.into_owned(),
+                wait: f.ordered_wait(ctx.mrs).unwrap_or(PodWait::NotReady),
             });
             return RollingOutcome { blocker, error: None };
         }
@@ -89,46 +92,38 @@ fn legacy(ctx: &mut Ctx<'_>, replicas: &[&Pod], status: &mut StatefulSetStatus) 
 #[doc(alias = "updateStatefulSetAfterInvariantEstablished")]
 fn after_invariant_established(
     ctx: &mut Ctx<'_>,
-    replicas: &[&Pod],
+    replicas: &[Slot<'_>],
     status: &mut StatefulSetStatus,
 ) -> RollingOutcome {
     let max = match spec::max_unavailable(ctx.inp.set) {
         Ok(m) => m,
         Err(e) => return RollingOutcome { blocker: None, error: Some(e) },
     };
-    let unavailable = count(replicas.iter().filter(|p| ctx.unavailable(p)).count());
+    let unavailable = count(replicas.iter().filter(|s| s.f.unavailable).count());
     let min = update_min(ctx);
     let two_phase_mode = spec::is_parallel(ctx.inp.set) && ctx.inp.sem.parallel_two_phase;
     let mut deleted = vec![false; replicas.len()];
     let spent = if two_phase_mode {
-        let needing = replicas
-            .iter()
-            .filter(|p| ctx.unavailable(p) && outdated_or_placeholder(ctx, p))
-            .count();
+        let needing =
+            replicas.iter().filter(|s| s.f.unavailable && s.f.deletable_for_update()).count();
         if unavailable >= max && needing == 0 {
-            return budget_blocker(ctx, replicas, min, unavailable, max, &deleted);
+            return budget_blocker(replicas, min, unavailable, max, &deleted);
         }
         unavailable + two_phase(ctx, replicas, status, min, max - unavailable, &mut deleted)
     } else {
         if unavailable >= max {
-            return budget_blocker(ctx, replicas, min, unavailable, max, &deleted);
+            return budget_blocker(replicas, min, unavailable, max, &deleted);
         }
         unavailable + single_pass(ctx, replicas, status, min, max - unavailable, &mut deleted)
     };
-    budget_blocker(ctx, replicas, min, spent, max, &deleted)
-}
-
-/// Upstream's "revision ≠ update and not terminating" test, which (unlike [`outdated`]) is also
-/// true for a placeholder built at the current revision.
-fn outdated_or_placeholder(ctx: &Ctx<'_>, p: &Pod) -> bool {
-    pod::revision(p) != ctx.inp.update_revision && !pod::is_terminating(p)
+    budget_blocker(replicas, min, spent, max, &deleted)
 }
 
 /// The 1.35/1.36 (and OrderedReady) single pass: delete up to `budget` outdated,
 /// non-terminating pods from the top down to the partition.
 fn single_pass(
     ctx: &mut Ctx<'_>,
-    replicas: &[&Pod],
+    replicas: &[Slot<'_>],
     status: &mut StatefulSetStatus,
     min: usize,
     budget: i32,
@@ -139,9 +134,8 @@ fn single_pass(
         if n >= budget {
             break;
         }
-        let p = replicas[target];
-        if outdated_or_placeholder(ctx, p) {
-            ctx.delete(p, DeleteReason::Update);
+        if replicas[target].f.deletable_for_update() {
+            ctx.delete(&replicas[target].name(ctx.inp.set), DeleteReason::Update);
             decrement_current(status);
             deleted[target] = true;
             n += 1;
@@ -154,17 +148,16 @@ fn single_pass(
 /// only they add unavailability (phase-1 pods were already counted as unavailable).
 fn two_phase(
     ctx: &mut Ctx<'_>,
-    replicas: &[&Pod],
+    replicas: &[Slot<'_>],
     status: &mut StatefulSetStatus,
     min: usize,
     budget: i32,
     deleted: &mut [bool],
 ) -> i32 {
-    let (mrs, now) = (ctx.mrs, ctx.inp.now);
     for target in (min..replicas.len()).rev() {
-        let p = replicas[target];
-        if outdated_or_placeholder(ctx, p) && !pod::is_running_and_available(p, mrs, now) {
-            ctx.delete(p, DeleteReason::Update);
+        let f = replicas[target].f;
+        if f.deletable_for_update() && !f.available {
+            ctx.delete(&replicas[target].name(ctx.inp.set), DeleteReason::Update);
             decrement_current(status);
             deleted[target] = true;
         }
@@ -174,9 +167,9 @@ fn two_phase(
         if phase2 >= budget {
             break;
         }
-        let p = replicas[target];
-        if outdated_or_placeholder(ctx, p) && pod::is_running_and_available(p, mrs, now) {
-            ctx.delete(p, DeleteReason::Update);
+        let f = replicas[target].f;
+        if f.deletable_for_update() && f.available {
+            ctx.delete(&replicas[target].name(ctx.inp.set), DeleteReason::Update);
             decrement_current(status);
             deleted[target] = true;
             phase2 += 1;
@@ -188,8 +181,7 @@ fn two_phase(
 /// The maxUnavailable blocker, when the budget holds back an outdated pod at or above the
 /// partition that was not deleted this sync.
 fn budget_blocker(
-    ctx: &Ctx<'_>,
-    replicas: &[&Pod],
+    replicas: &[Slot<'_>],
     min: usize,
     unavailable: i32,
     max: i32,
@@ -198,7 +190,7 @@ fn budget_blocker(
     if unavailable < max {
         return RollingOutcome::default();
     }
-    let held_back = (min..replicas.len()).any(|i| !deleted[i] && outdated(ctx, replicas[i]));
+    let held_back = (min..replicas.len()).any(|i| !deleted[i] && replicas[i].f.outdated());
     let blocker = held_back.then_some(Blocker::MaxUnavailable { unavailable, max });
     RollingOutcome { blocker, error: None }
 }

@@ -6,14 +6,16 @@
 //!
 //! Upstream findings: `completeRollingUpdate` compares against `spec.replicas` (#120731) and in
 //! 1.37 lost its strategy-type check (#136833, renamed `completeUpdate`). #139307 (require
-//! `availableReplicas == spec.replicas`) was still open: [`Semantics::completion_requires_available`]
-//! is off by default. `inconsistentStatus` compares observedGeneration (greater), replicas,
-//! currentReplicas, readyReplicas, updatedReplicas, currentRevision, availableReplicas and
-//! updateRevision; never collisionCount or conditions.
+//! `availableReplicas == spec.replicas`, fixing #136831) was still open when read:
+//! [`Semantics::completion_requires_available`] is off by default. `inconsistentStatus`
+//! compares observedGeneration (greater), replicas, currentReplicas, readyReplicas,
+//! updatedReplicas, currentRevision, availableReplicas and updateRevision; never
+//! collisionCount or conditions.
 
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 
+use super::facts::Facts;
 use super::options::Semantics;
 use super::pod;
 use super::spec;
@@ -49,6 +51,27 @@ impl Counts {
                 self.current += 1;
             }
             if rev == update {
+                self.updated += 1;
+            }
+        }
+    }
+
+    /// Adds one pod from its precomputed facts (same rules as [`Counts::add`]).
+    pub fn add_facts(&mut self, f: &Facts) {
+        if f.created {
+            self.replicas += 1;
+        }
+        if f.running_ready {
+            self.ready += 1;
+            if f.available {
+                self.available += 1;
+            }
+        }
+        if f.created && !f.terminating {
+            if f.revision.is_current() {
+                self.current += 1;
+            }
+            if f.revision.is_update() {
                 self.updated += 1;
             }
         }

@@ -13,6 +13,7 @@
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 
+use super::facts::{FactEnv, Facts, RevisionOf, Slot};
 use super::newpod;
 use super::options::Semantics;
 use super::pod;
@@ -51,6 +52,8 @@ pub struct UpdateOutcome {
     pub waiting_on: Option<Blocker>,
     pub held_by: Option<Hold>,
     pub error: Option<SyncError>,
+    /// Revision labels of claimed pods that are neither current nor update (live for 2.7).
+    pub other_revisions: Vec<String>,
 }
 
 /// The result of one `processReplica` / `processCondemned` item.
@@ -152,25 +155,36 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub(crate) fn delete(&mut self, p: &Pod, reason: DeleteReason) {
-        self.sink.push(Effect::DeletePod { name: pod::name(p).into(), reason });
+    pub(crate) fn delete(&mut self, name: &str, reason: DeleteReason) {
+        self.sink.push(Effect::DeletePod { name: name.into(), reason });
     }
 
-    pub(crate) fn unavailable(&self, p: &Pod) -> bool {
-        pod::is_unavailable(p, self.mrs, self.inp.now, self.inp.sem)
+    /// The placeholder object for `ordinal` (3.5), built only when needed.
+    fn placeholder(&self, ordinal: i32) -> Pod {
+        let i = &self.inp;
+        let (cur, upd) = (i.current_revision, i.update_revision);
+        newpod::new_versioned_pod(i.current_set, i.update_set, cur, upd, ordinal)
     }
 
     /// Spec 3.3 `processReplica`.
     #[doc(alias = "processReplica")]
-    fn process_replica(&mut self, p: &Pod) -> Flow {
-        let (set, name, ord) = (self.inp.set, pod::name(p), pod::ordinal(p));
-        if pod::is_terminal(p) {
-            if !pod::is_terminating(p) {
-                self.delete(p, DeleteReason::Failed);
+    fn process_replica(&mut self, slot: &Slot<'_>) -> Flow {
+        let owned;
+        let (p, f) = match slot.pod {
+            Some(p) => (p, &slot.f),
+            None => {
+                owned = self.placeholder(slot.f.ordinal);
+                (&owned, &slot.f)
+            }
+        };
+        let (set, name, ord) = (self.inp.set, pod::name(p), f.ordinal);
+        if f.terminal {
+            if !f.terminating {
+                self.delete(name, DeleteReason::Failed);
             }
             return Flow::exit(Blocker::TerminalPod { pod: name.into(), ordinal: ord });
         }
-        if !pod::is_created(p) {
+        if !f.created {
             if let Some(claim) = pvc::stale_claim(set, p, self.inp.claims, &mut self.sink) {
                 return Flow::exit(Blocker::StaleClaim { pod: name.into(), claim });
             }
@@ -182,20 +196,20 @@ impl Ctx<'_> {
                 return Flow::exit(Blocker::Ordered { pod: name.into(), ordinal: ord, wait });
             }
         }
-        if pod::is_pending(p)
+        if f.pending
             && let Err(c) = pvc::create_missing_claims(set, p, self.inp.claims, &mut self.sink)
         {
             return Flow::claim_error(name, c);
         }
         if self.monotonic
-            && let Some(wait) = pod::ordered_wait(p, self.mrs, self.inp.now)
+            && let Some(wait) = f.ordered_wait(self.mrs)
         {
             return Flow::exit(Blocker::Ordered { pod: name.into(), ordinal: ord, wait });
         }
         let update_set = self.inp.update_set;
-        let retention_match =
-            pvc::claims_match_retention_policy(update_set, p, self.inp.claims, &mut self.sink);
-        if newpod::identity_matches(set, p) && newpod::storage_matches(set, p) && retention_match {
+        let retention_match = spec::claim_templates(update_set).is_empty()
+            || pvc::claims_match_retention_policy(update_set, p, self.inp.claims, &mut self.sink);
+        if f.identity_and_storage && retention_match {
             return Flow::go_on();
         }
         match self.update_stateful_pod(p) {
@@ -243,75 +257,88 @@ impl Ctx<'_> {
 
     /// Spec 3.4 `processCondemned`.
     #[doc(alias = "processCondemned")]
-    fn process_condemned(&mut self, p: &Pod, first_unavailable: Option<&str>) -> Flow {
+    fn process_condemned(&mut self, slot: &Slot<'_>, first_unavailable: Option<&str>) -> Flow {
+        let (Some(p), f) = (slot.pod, &slot.f) else { return Flow::go_on() };
         let name = pod::name(p);
-        if pod::is_terminating(p) {
+        if f.terminating {
             if self.monotonic {
                 return Flow::exit(Blocker::CondemnedTerminating { pod: name.into() });
             }
             return Flow::go_on();
         }
-        let healthy = pod::is_running_and_available(p, self.mrs, self.inp.now);
-        if self.monotonic && !healthy && first_unavailable != Some(name) {
+        if self.monotonic && !f.available && first_unavailable != Some(name) {
             return Flow::exit(Blocker::CondemnedUnhealthy {
                 pod: name.into(),
                 first_unavailable: first_unavailable.map(str::to_string),
             });
         }
-        self.delete(p, DeleteReason::ScaleDown);
+        self.delete(name, DeleteReason::ScaleDown);
         Flow::exit(Blocker::ScaleDownStep { pod: name.into() })
     }
 }
 
-/// Spec 3.2 steps 3–4: in-range pods by index (placeholders fill the gaps, built into
-/// `placeholders`) and condemned pods sorted by ordinal, descending. Pods with ordinal −1 are
-/// dropped; of two pods parsing to the same ordinal the later one wins (as upstream).
-fn partition_pods<'a>(
-    inp: &UpdateInput<'a>,
-    placeholders: &'a mut Vec<Pod>,
-) -> (Vec<&'a Pod>, Vec<&'a Pod>) {
+/// The claimed pods sorted out in one pass (3.2 steps 2–5): the counts over all of them,
+/// the in-range replicas by index (placeholders fill the gaps), the condemned pods by ordinal
+/// descending, and the revision labels that are neither current nor update.
+struct Partition<'a> {
+    counts: Counts,
+    replicas: Vec<Slot<'a>>,
+    condemned: Vec<Slot<'a>>,
+    other_revisions: Vec<String>,
+}
+
+/// Pods with ordinal −1 are dropped from both lists; of two pods parsing to the same ordinal
+/// the later one wins (as upstream).
+fn partition_pods<'a>(inp: &UpdateInput<'a>, env: &FactEnv<'_>) -> Partition<'a> {
     let (set, start) = (inp.set, spec::start_ordinal(inp.set));
     let n = usize::try_from(spec::replicas(set)).unwrap_or(0);
-    let mut slots: Vec<Option<&'a Pod>> = vec![None; n];
-    let mut condemned = Vec::new();
+    let gap = Slot { pod: None, f: Facts::placeholder(-1, false, env) };
+    let mut replicas: Vec<Slot<'a>> = vec![gap; n];
+    let mut out = Partition {
+        counts: Counts::default(),
+        replicas: Vec::new(),
+        condemned: Vec::new(),
+        other_revisions: Vec::new(),
+    };
     for p in inp.pods.iter().copied() {
-        let ord = pod::ordinal(p);
+        let s = Slot { pod: Some(p), f: Facts::of(p, env) };
+        out.counts.add_facts(&s.f);
+        if s.f.revision == RevisionOf::Other {
+            let r = pod::revision(p);
+            if !out.other_revisions.iter().any(|o| o == r) {
+                out.other_revisions.push(r.to_string());
+            }
+        }
+        let ord = s.f.ordinal;
         if spec::in_range(set, ord) {
-            if let Some(slot) = usize::try_from(ord - start).ok().and_then(|i| slots.get_mut(i)) {
-                *slot = Some(p);
+            if let Some(slot) = usize::try_from(ord - start).ok().and_then(|i| replicas.get_mut(i))
+            {
+                *slot = s;
             }
         } else if ord >= 0 {
-            condemned.push(p);
+            out.condemned.push(s);
         }
     }
-    for (i, slot) in slots.iter().enumerate() {
-        if slot.is_none() {
-            let ord = start.saturating_add(i32::try_from(i).unwrap_or(i32::MAX));
-            placeholders.push(newpod::new_versioned_pod(
-                inp.current_set,
-                inp.update_set,
-                inp.current_revision,
-                inp.update_revision,
-                ord,
-            ));
-        }
+    for (i, s) in replicas.iter_mut().enumerate().filter(|(_, s)| s.pod.is_none()) {
+        let ord = start.saturating_add(i32::try_from(i).unwrap_or(i32::MAX));
+        let current = newpod::gets_current_revision(inp.current_set, ord);
+        *s = Slot { pod: None, f: Facts::placeholder(ord, current, env) };
     }
-    let placeholders: &'a Vec<Pod> = placeholders;
-    let mut fill = placeholders.iter();
-    let replicas = slots.into_iter().filter_map(|s| s.or_else(|| fill.next())).collect();
-    condemned.sort_by_key(|p| std::cmp::Reverse(pod::ordinal(p)));
-    (replicas, condemned)
+    out.condemned.sort_by_key(|s| std::cmp::Reverse(s.f.ordinal));
+    out.replicas = replicas;
+    out
 }
 
 /// Spec 3.2 step 6: the lowest-ordinal unavailable in-range pod, else the lowest unavailable
 /// condemned pod.
-fn first_unavailable<'p>(
-    ctx: &Ctx<'_>,
-    replicas: &[&'p Pod],
-    condemned: &[&'p Pod],
-) -> Option<&'p Pod> {
-    let in_range = replicas.iter().find(|p| ctx.unavailable(p));
-    in_range.or_else(|| condemned.iter().rev().find(|p| ctx.unavailable(p))).copied()
+fn first_unavailable(
+    set: &StatefulSet,
+    replicas: &[Slot<'_>],
+    condemned: &[Slot<'_>],
+) -> Option<String> {
+    let in_range = replicas.iter().find(|s| s.f.unavailable);
+    let first = in_range.or_else(|| condemned.iter().rev().find(|s| s.f.unavailable));
+    first.map(|s| s.name(set).into_owned())
 }
 
 /// Spec 3.2 `updateStatefulSet` (steps 1–13).
@@ -320,45 +347,45 @@ pub fn update_stateful_set(inp: UpdateInput<'_>) -> UpdateOutcome {
     let set = inp.set;
     let mrs = spec::min_ready_seconds(set);
     let (cur, upd) = (inp.current_revision, inp.update_revision);
+    let env = FactEnv {
+        set,
+        current: cur,
+        update: upd,
+        min_ready_seconds: mrs,
+        now: inp.now,
+        sem: inp.sem,
+    };
+    let Partition { counts, replicas, condemned, other_revisions } = partition_pods(&inp, &env);
     let mut status = base_status(set, cur, upd, inp.collision_count);
-    Counts::over(inp.pods.iter().copied(), mrs, inp.now, cur, upd).apply(&mut status);
-    let mut placeholders = Vec::new();
-    let (replicas, condemned) = partition_pods(&inp, &mut placeholders);
-    let mut ctx = Ctx { inp, monotonic: !spec::is_parallel(set), mrs, sink: Sink::default() };
-    let first = first_unavailable(&ctx, &replicas, &condemned).map(pod::name);
-    let mut out = UpdateOutcome::default();
+    counts.apply(&mut status);
+    let mut out = UpdateOutcome { other_revisions, ..Default::default() };
+    let first = first_unavailable(set, &replicas, &condemned);
     if set.metadata.deletion_timestamp.is_some() {
         out.status = status;
         out.waiting_on = Some(Blocker::SetDeleting);
         return out;
     }
-    let recount = |status: &mut StatefulSetStatus| {
-        let all = replicas.iter().chain(condemned.iter()).copied();
-        Counts::over(all, mrs, inp.now, cur, upd).apply(status);
-    };
-    let monotonic = ctx.monotonic;
-    let stop = run_for_all(replicas.len(), monotonic, |i| ctx.process_replica(replicas[i]))
+    let monotonic = !spec::is_parallel(set);
+    let mut ctx = Ctx { inp, monotonic, mrs, sink: Sink::default() };
+    let stop = run_for_all(replicas.len(), monotonic, |i| ctx.process_replica(&replicas[i]))
         .or_else(|| {
-            for c in condemned.iter().copied() {
-                let (us, claims) = (inp.update_set, inp.claims);
-                if !pvc::claims_match_retention_policy(us, c, claims, &mut ctx.sink) {
-                    pvc::update_pod_claims_for_retention(us, c, claims, &mut ctx.sink);
-                }
-            }
-            run_for_all(condemned.len(), monotonic, |i| ctx.process_condemned(condemned[i], first))
+            fix_condemned_claims(&mut ctx, &condemned);
+            run_for_all(condemned.len(), monotonic, |i| {
+                ctx.process_condemned(&condemned[i], first.as_deref())
+            })
         });
-    recount(&mut status);
+    count(&replicas, &condemned).apply(&mut status);
     if let Some(stop) = stop {
         out.waiting_on = stop.blocker.filter(|_| monotonic || stop.error.is_some());
         out.error = stop.error;
     } else if spec::strategy(set).on_delete {
-        out.held_by = on_delete_hold(&ctx, &replicas);
+        out.held_by = on_delete_hold(&replicas);
     } else {
         let r = rolling::rolling_update(&mut ctx, &replicas, &mut status);
         out.waiting_on = r.blocker;
         out.error = r.error;
         if out.waiting_on.is_none() && out.error.is_none() {
-            out.held_by = partition_hold(&ctx, &replicas);
+            out.held_by = partition_hold(set, &replicas);
         }
     }
     out.status = status;
@@ -366,29 +393,50 @@ pub fn update_stateful_set(inp: UpdateInput<'_>) -> UpdateOutcome {
     out
 }
 
-/// Whether `p` is created, not terminating and not on the update revision.
-pub(crate) fn outdated(ctx: &Ctx<'_>, p: &Pod) -> bool {
-    pod::is_created(p) && !pod::is_terminating(p) && pod::revision(p) != ctx.inp.update_revision
+/// Upstream `updateStatus` over the slot lists.
+fn count(a: &[Slot<'_>], b: &[Slot<'_>]) -> Counts {
+    let mut c = Counts::default();
+    for s in a.iter().chain(b) {
+        c.add_facts(&s.f);
+    }
+    c
 }
 
-fn on_delete_hold(ctx: &Ctx<'_>, replicas: &[&Pod]) -> Option<Hold> {
-    let outdated = replicas.iter().filter(|p| outdated(ctx, p)).count();
-    (outdated > 0).then(|| Hold::OnDelete { outdated: i32::try_from(outdated).unwrap_or(i32::MAX) })
+/// Spec 3.2 step 9: retention ownerRefs of condemned pods, before any of them is deleted.
+fn fix_condemned_claims(ctx: &mut Ctx<'_>, condemned: &[Slot<'_>]) {
+    let (us, claims) = (ctx.inp.update_set, ctx.inp.claims);
+    if spec::claim_templates(us).is_empty() {
+        return;
+    }
+    for p in condemned.iter().filter_map(|c| c.pod) {
+        if !pvc::claims_match_retention_policy(us, p, claims, &mut ctx.sink) {
+            pvc::update_pod_claims_for_retention(us, p, claims, &mut ctx.sink);
+        }
+    }
 }
 
-fn partition_hold(ctx: &Ctx<'_>, replicas: &[&Pod]) -> Option<Hold> {
-    let partition = spec::strategy(ctx.inp.set).partition;
+fn count_i32(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+fn on_delete_hold(replicas: &[Slot<'_>]) -> Option<Hold> {
+    let outdated = replicas.iter().filter(|s| s.f.outdated()).count();
+    (outdated > 0).then(|| Hold::OnDelete { outdated: count_i32(outdated) })
+}
+
+fn partition_hold(set: &StatefulSet, replicas: &[Slot<'_>]) -> Option<Hold> {
+    let partition = spec::strategy(set).partition;
     if partition <= 0 || replicas.is_empty() {
         return None;
     }
     let held = usize::try_from(partition).unwrap_or(usize::MAX).min(replicas.len());
-    let outdated = replicas[..held].iter().filter(|p| outdated(ctx, p)).count();
-    let start = spec::start_ordinal(ctx.inp.set);
+    let outdated = replicas[..held].iter().filter(|s| s.f.outdated()).count();
+    let start = spec::start_ordinal(set);
     (outdated > 0).then(|| Hold::Partition {
         partition,
         first_held: start,
-        last_held: start + i32::try_from(held).unwrap_or(i32::MAX) - 1,
-        outdated: i32::try_from(outdated).unwrap_or(i32::MAX),
+        last_held: start + count_i32(held) - 1,
+        outdated: count_i32(outdated),
     })
 }
 
