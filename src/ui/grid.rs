@@ -124,7 +124,11 @@ fn render_row(
     };
     spans.push(Span::styled(format!("{:<12}", cell.state.word()), state_style));
     if cell.condemned {
-        spans.push(Span::styled("condemned", theme.bad));
+        spans.push(Span::styled("condemned ", theme.bad));
+    }
+    let restarts = cell.pod.map_or(0, restarts);
+    if restarts > 0 {
+        spans.push(Span::styled(format!("↻{restarts} restarts"), theme.warn));
     }
     let right = inner.x + inner.width;
     put_spans(buf, inner.x, y, &spans, right);
@@ -132,6 +136,12 @@ fn render_row(
         let row = Rect { y, height: 1, ..inner };
         buf.set_style(row, theme.selected);
     }
+}
+
+/// Container restarts of a pod, summed.
+pub fn restarts(pod: &k8s_openapi::api::core::v1::Pod) -> i32 {
+    let statuses = pod.status.as_ref().and_then(|s| s.container_statuses.as_ref());
+    statuses.map_or(0, |cs| cs.iter().map(|c| c.restart_count).sum())
 }
 
 /// The words on a rule line.
