@@ -326,7 +326,15 @@ fn status_line_shows_refusals_and_the_prompt() {
 
 #[test]
 fn every_size_renders_without_panicking() {
-    let states = [rolling().state(), big(1000).state(), Fixture::web(0).state()];
+    let mut synced_empty = ststui::app::AppState::default();
+    synced_empty.synced = true;
+    let states = [
+        rolling().state(),
+        big(1000).state(),
+        Fixture::web(0).state(),
+        ststui::app::AppState::default(),
+        synced_empty,
+    ];
     for st in &states {
         for (w, h) in [(0, 0), (1, 1), (10, 3), (20, 5), (40, 10), (79, 23), (80, 24), (300, 90)] {
             let (term, hits) = render_with(st, w, h, &Theme::colored());
@@ -338,6 +346,16 @@ fn every_size_renders_without_panicking() {
             }
         }
     }
+}
+
+#[test]
+fn without_a_set_the_screen_says_why() {
+    let t = text(&screen_of(&ststui::app::AppState::default(), 80, 24));
+    assert!(t.contains("loading: waiting for the backend's initial listing"), "{t}");
+    let mut st = ststui::app::AppState::default();
+    st.synced = true;
+    let t = text(&screen_of(&st, 80, 24));
+    assert!(t.contains("no StatefulSet yet"), "{t}");
 }
 
 #[test]
