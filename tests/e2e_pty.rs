@@ -201,6 +201,48 @@ fn pause_step_partition_down_and_quit_restore_the_terminal() {
 }
 
 #[test]
+fn a_mouse_click_selects_an_ordinal_and_a_resize_redraws() {
+    let log = std::env::temp_dir().join(format!("ststui-e2e-mouse-{}.log", std::process::id()));
+    let log_arg = log.to_string_lossy().to_string();
+    let mut c = Console::start(&["sim", "--log-file", &log_arg]);
+    c.wait_for("the grid", |s| s.lines().any(|l| l.contains("▶") && l.contains("web-0")));
+
+    // Click on web-3's row in the grid (SGR mouse report: 1-based column;row, press + release).
+    let screen = c.screen();
+    let (row, col) = screen
+        .lines()
+        .enumerate()
+        .find_map(|(r, l)| {
+            let byte = l.find("web-3")?;
+            Some((r, l[..byte].chars().count()))
+        })
+        .unwrap_or_else(|| panic!("web-3 not on screen:\n{screen}"));
+    c.press(&format!("\x1b[<0;{};{}M\x1b[<0;{};{}m", col + 1, row + 1, col + 1, row + 1));
+    c.wait_for("web-3 selected", |s| s.lines().any(|l| l.contains("▶") && l.contains("web-3")));
+
+    // Resize to 80×24: the console redraws to the new width (a pane border in the last column).
+    c.pump(Duration::from_millis(100));
+    c.parser.screen_mut().set_size(nz(24), nz(80));
+    c.master
+        .resize(PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 })
+        .unwrap_or_else(|e| panic!("resize: {e}"));
+    let start = Instant::now();
+    loop {
+        c.pump(Duration::from_millis(50));
+        let s = c.parser.screen();
+        let border = (0..24)
+            .any(|r| s.cell(r, 79).is_some_and(|cell| matches!(cell.contents(), "╮" | "╯" | "│")));
+        if border && c.screen().contains("web-3") {
+            break;
+        }
+        assert!(start.elapsed() < DEADLINE, "no redraw at 80×24:\n{}", c.screen());
+    }
+    c.press("q");
+    assert!(c.wait_exit().success());
+    let _ = std::fs::remove_file(log);
+}
+
+#[test]
 fn sigterm_restores_the_terminal() {
     let log = std::env::temp_dir().join(format!("ststui-e2e-term-{}.log", std::process::id()));
     let log_arg = log.to_string_lossy().to_string();
