@@ -2,36 +2,33 @@
 //! partition, strategy, image, revisions; a pod's revision, readiness, phase.
 //!
 //! Owns only these pure accessors, with the API defaults applied (replicas 1, RollingUpdate,
-//! partition 0, start ordinal 0). Must not hold state or decide anything.
+//! partition 0, start ordinal 0); where the core has the same reading (`core::spec`,
+//! `core::pod`) they delegate to it, so the console and the advisor never disagree. Must not hold
+//! state or decide anything.
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::Pod;
 
-use crate::core::labels::REVISION_LABEL;
+use crate::core::{pod, spec};
 
-/// `spec.replicas` (default 1).
+/// `spec.replicas` (default 1, never negative).
 pub fn replicas(set: &StatefulSet) -> i32 {
-    set.spec.replicas.unwrap_or(1)
+    spec::replicas(set)
 }
 
 /// `spec.ordinals.start` (default 0).
 pub fn start_ordinal(set: &StatefulSet) -> i32 {
-    set.spec.ordinals.as_ref().and_then(|o| o.start).unwrap_or(0)
+    spec::start_ordinal(set)
 }
 
 /// Whether `spec.updateStrategy.type` is OnDelete (the default is RollingUpdate).
 pub fn on_delete(set: &StatefulSet) -> bool {
-    set.spec.update_strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("OnDelete")
+    spec::strategy(set).on_delete
 }
 
 /// `spec.updateStrategy.rollingUpdate.partition` (default 0).
 pub fn partition(set: &StatefulSet) -> i32 {
-    set.spec
-        .update_strategy
-        .as_ref()
-        .and_then(|s| s.rolling_update.as_ref())
-        .and_then(|r| r.partition)
-        .unwrap_or(0)
+    spec::strategy(set).partition
 }
 
 /// The first container's image in the pod template.
@@ -51,25 +48,22 @@ pub fn update_revision(set: &StatefulSet) -> Option<&str> {
 
 /// The revision a pod was built from (its `controller-revision-hash` label).
 pub fn pod_revision(pod: &Pod) -> Option<&str> {
-    pod.metadata.labels.as_ref()?.get(REVISION_LABEL).map(String::as_str)
+    Some(pod::revision(pod)).filter(|r| !r.is_empty())
 }
 
 /// Whether the pod's Ready condition is True.
 pub fn pod_ready(pod: &Pod) -> bool {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+    pod::is_ready(pod)
 }
 
 /// The pod's phase (`Pending` when unset).
 pub fn pod_phase(pod: &Pod) -> &str {
-    pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("Pending")
+    Some(pod::phase(pod)).filter(|p| !p.is_empty()).unwrap_or("Pending")
 }
 
 /// Whether the pod has a deletionTimestamp.
 pub fn pod_terminating(pod: &Pod) -> bool {
-    pod.metadata.deletion_timestamp.is_some()
+    pod::is_terminating(pod)
 }
 
 /// A pod's state in one word: Terminating, Failed, Succeeded, Ready, Running, Pending.

@@ -140,8 +140,8 @@ impl Mirror {
     /// visible until they are gone). `None` when the set is unknown or has nothing to show.
     pub fn ordinal_span(&self, set: &ObjRef) -> Option<(i32, i32)> {
         let s = self.sets.get(set)?;
-        let start = s.spec.ordinals.as_ref().and_then(|o| o.start).unwrap_or(0);
-        let replicas = s.spec.replicas.unwrap_or(1).max(0);
+        let start = crate::core::spec::start_ordinal(s);
+        let replicas = crate::core::spec::replicas(s);
         let existing = self.ordinals.get(set);
         let lo_pod = existing.and_then(|m| m.keys().next().copied());
         let hi_pod = existing.and_then(|m| m.keys().next_back().copied());
