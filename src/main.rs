@@ -55,11 +55,9 @@ fn headless(args: &SimArgs) -> ExitCode {
     exit_code(ststui::sim::headless::run(args))
 }
 
-/// `ststui sim --soak N`: randomized runs with invariant checks. The lead wires this arm to
-/// `sim::soak::run(args)` when the soak lands on main.
-fn soak(_args: &SimArgs) -> ExitCode {
-    eprintln!("ststui: --soak is not wired into this build yet");
-    ExitCode::from(EXIT_USAGE)
+/// `ststui sim --soak N`: randomized runs with invariant checks.
+fn soak(args: &SimArgs) -> ExitCode {
+    exit_code(ststui::sim::soak::run(args))
 }
 
 fn exit_code(code: i32) -> ExitCode {

@@ -146,6 +146,13 @@ fn every_other_command_parses() {
             Command::Expect { set: name("web"), checks: vec![Check::Pods(vec![])] },
         ),
         (
+            "expect web claims=data-web-0",
+            Command::Expect {
+                set: name("web"),
+                checks: vec![Check::Claims(vec!["data-web-0".into()])],
+            },
+        ),
+        (
             "scale prod/web 2",
             Command::Scale {
                 set: Name { namespace: "prod".into(), name: "web".into() },

@@ -4,9 +4,13 @@
 
 mod sim_world_common;
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::apps::v1::ControllerRevision;
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::jiff::Timestamp;
 use sim_world_common::*;
 use ststui::backend::{EventKind, Mode, Op};
+use ststui::core::{Effect, Observed, Options, Plan};
 use ststui::sim::{Cascade, ChangeKind, KubeletConfig, OpError, SimEvent};
 
 fn kubelet(start: u64, ready: u64, stop: u64) -> KubeletConfig {
@@ -340,46 +344,70 @@ fn an_earlier_requeue_after_replaces_a_later_pending_one() {
     assert!(sim.settle(60_000));
 }
 
-/// A reconciler whose CreatePod always collides with an existing pod.
-fn failing(
-    o: &ststui::core::Observed<'_>,
-    opts: &ststui::core::Options,
-    now: k8s_openapi::jiff::Timestamp,
-) -> ststui::core::Plan {
+/// A reconciler whose first effect collides with an existing pod (once there is one), followed
+/// by a claim creation that must then be skipped, then the stand-in's own effects.
+fn failing_pod(o: &Observed<'_>, opts: &Options, now: Timestamp) -> Plan {
     let mut plan = fake_reconcile(o, opts, now);
     if let Some(p) = o.pods.first() {
-        plan.effects.insert(0, ststui::core::Effect::CreatePod(Box::new((*p).clone())));
+        let marker = PersistentVolumeClaim {
+            metadata: ObjectMeta { name: Some("marker".into()), ..Default::default() },
+            ..Default::default()
+        };
+        plan.effects.insert(0, Effect::CreatePod(Box::new((*p).clone())));
+        plan.effects.insert(1, Effect::CreateClaim(Box::new(marker)));
     }
     plan
 }
 
-#[test]
-fn failed_syncs_stop_at_the_first_error_and_back_off() {
-    let mut sim = sim_with_fake(kubelet(0, 0, 0));
-    sim.create_set(set("web", 1)).unwrap();
-    sim.settle(10_000);
-    let mut sim2 = sim_with_fake(kubelet(0, 0, 0)).with_reconciler(failing);
-    sim2.create_set(set("web", 1)).unwrap();
-    sim2.advance(0);
-    // First sync: no pods yet, succeeds and creates web-0. Later syncs fail on the duplicate.
-    sim2.advance(60_000);
-    let events = sim2.drain_events();
-    let errors: Vec<_> = events
-        .iter()
-        .filter_map(SimEvent::timeline)
+/// A reconciler that creates revision `web-r` on every sync (it collides from the second on).
+fn failing_revision(o: &Observed<'_>, opts: &Options, now: Timestamp) -> Plan {
+    let mut plan = fake_reconcile(o, opts, now);
+    let rev = ControllerRevision {
+        metadata: ObjectMeta { name: Some("web-r".into()), ..Default::default() },
+        ..Default::default()
+    };
+    plan.effects.insert(0, Effect::CreateRevision(Box::new(rev)));
+    plan
+}
+
+fn errors(events: &[SimEvent]) -> Vec<String> {
+    let timeline = events.iter().filter_map(SimEvent::timeline);
+    timeline
         .filter(|e| matches!(e.kind, EventKind::Error { .. }))
-        .collect();
-    assert_eq!(errors.len(), 1, "one error line per distinct message");
-    let msg = serde_json::to_string(errors[0]).unwrap();
-    assert!(msg.contains("already exists"), "{msg}");
+        .map(|e| serde_json::to_string(e).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_failed_pod_effect_skips_the_rest_but_still_writes_status_and_backs_off() {
+    let mut sim = sim_with_fake(kubelet(0, 0, 0)).with_reconciler(failing_pod);
+    sim.create_set(set("web", 1)).unwrap();
+    // First syncs: no pods yet, they succeed and create web-0. Later syncs fail on the duplicate.
+    sim.advance(60_000);
+    let errors = errors(&sim.drain_events());
+    assert_eq!(errors.len(), 1, "one error line per distinct message: {errors:#?}");
+    assert!(errors[0].contains("create-pod web-0 failed") && errors[0].contains("already exists"));
+    assert!(sim.all_claims().next().is_none(), "effects after the failure are skipped");
+    // Upstream writes the status even when pod processing failed.
+    let st = sim.set(&key("web")).unwrap().status.clone().unwrap();
+    assert_eq!((st.replicas, st.ready_replicas), (1, Some(1)));
     // Back-off: 5 ms doubling; within 60 s that is about 14 retries, not thousands.
-    let syncs = sim2.sync_count();
+    let syncs = sim.sync_count();
     assert!((8..40).contains(&syncs), "{syncs} syncs");
-    // The status write after the failing effect never happened.
-    assert_eq!(
-        sim2.set(&key("web")).unwrap().status.as_ref().map(|s| s.ready_replicas),
-        sim.set(&key("web")).unwrap().status.as_ref().map(|_| Some(0))
-    );
+}
+
+#[test]
+fn a_failed_revision_effect_skips_the_status_write() {
+    let mut sim = sim_with_fake(kubelet(0, 0, 0)).with_reconciler(failing_revision);
+    sim.create_set(set("web", 1)).unwrap();
+    sim.advance(10_000);
+    let errors = errors(&sim.drain_events());
+    assert!(errors.len() == 1 && errors[0].contains("create-revision web-r failed"), "{errors:#?}");
+    // The first sync created web-0 and wrote replicas 0 (web-0 did not exist when it looked);
+    // every later sync failed before its status write, so the status never caught up.
+    assert_eq!(sim.pods_of(&key("web")).len(), 1);
+    let st = sim.set(&key("web")).unwrap().status.clone().unwrap();
+    assert_eq!(st.replicas, 0);
 }
 
 fn run_script() -> Vec<String> {

@@ -74,6 +74,13 @@ fn initial_state_then_ops_reach_the_sim_and_events_come_back() {
             if op == "partition default/web -1" && message.contains("must be ≥ 0"))
         })
     });
+    handle.execute(Op::SetSpeed { speed: 0.0 });
+    wait_for(&seen, "bad speed refused", |v| {
+        v.iter().any(|e| {
+            matches!(e, BackendEvent::OpFailed { message, .. }
+            if message == "speed 0 is out of range: expected 0.01 to 1000")
+        })
+    });
     handle.execute(Op::SetSpeed { speed: 7.0 });
     wait_for(&seen, "speed 7", |v| {
         v.iter().any(|e| matches!(e, BackendEvent::Clock { speed, .. } if *speed == 7.0))

@@ -18,7 +18,6 @@ use super::store::{Kind, Store, StoreError, key_of};
 use super::validate::{self, ValidationError};
 use crate::backend::ObjRef;
 use crate::core::Semantics;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 /// The node every simulated pod is scheduled to.
 pub const NODE_NAME: &str = "sim-node";
@@ -61,41 +60,9 @@ pub enum Deleted {
     AlreadyTerminating,
 }
 
-/// API defaulting of a StatefulSet: a minimal stand-in with the signature of
-/// `core::defaults::set_defaults_stateful_set`, which replaces it once on main.
+/// API defaulting (`SetDefaults_StatefulSet` and the pod/claim template defaulters).
 fn default_set(set: &mut StatefulSet, semantics: &Semantics) {
-    let spec = &mut set.spec;
-    spec.pod_management_policy.get_or_insert_with(|| "OrderedReady".into());
-    let strategy = spec.update_strategy.get_or_insert_with(Default::default);
-    if strategy.type_.as_deref().is_none_or(str::is_empty) {
-        strategy.type_ = Some("RollingUpdate".into());
-        strategy.rolling_update.get_or_insert_with(Default::default);
-    }
-    if let Some(ru) = strategy
-        .rolling_update
-        .as_mut()
-        .filter(|_| strategy.type_.as_deref() == Some("RollingUpdate"))
-    {
-        ru.partition.get_or_insert(0);
-        if semantics.max_unavailable_gate {
-            ru.max_unavailable.get_or_insert(IntOrString::Int(1));
-        }
-    }
-    let retention =
-        spec.persistent_volume_claim_retention_policy.get_or_insert_with(Default::default);
-    retention.when_deleted.get_or_insert_with(|| "Retain".into());
-    retention.when_scaled.get_or_insert_with(|| "Retain".into());
-    spec.replicas.get_or_insert(1);
-    spec.revision_history_limit.get_or_insert(10);
-    let pod = spec.template.spec.get_or_insert_with(Default::default);
-    pod.restart_policy.get_or_insert_with(|| "Always".into());
-    pod.dns_policy.get_or_insert_with(|| "ClusterFirst".into());
-    pod.termination_grace_period_seconds.get_or_insert(DEFAULT_GRACE_SECONDS);
-    pod.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
-    for c in &mut pod.containers {
-        c.termination_message_path.get_or_insert_with(|| "/dev/termination-log".into());
-        c.termination_message_policy.get_or_insert_with(|| "File".into());
-    }
+    crate::core::defaults::set_defaults_stateful_set(set, semantics);
 }
 
 /// POST a StatefulSet: defaulted, validated, stored with generation 1.

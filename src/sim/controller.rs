@@ -133,6 +133,23 @@ fn apply_effect(
     }
 }
 
+fn describe_failure(key: &ObjRef, effect: &Effect, e: &ApiError) -> String {
+    let what = match effect {
+        Effect::WriteStatus(_) => "write-status",
+        Effect::AdoptPod { .. } | Effect::AdoptRevision { .. } => "adopt",
+        Effect::ReleasePod { .. } => "release",
+        other => other.action().unwrap_or("write"),
+    };
+    let name = pod_name(effect).or_else(|| claim_name(effect)).or_else(|| revision_name(effect));
+    let name = match effect {
+        Effect::AdoptPod { name, .. }
+        | Effect::ReleasePod { name, .. }
+        | Effect::AdoptRevision { name, .. } => Some(name.clone()),
+        _ => name,
+    };
+    format!("sync {key}: {what} {} failed: {e}", name.unwrap_or_else(|| key.name.clone()))
+}
+
 type StatusFields = (i32, i32, i32, i32, i32, String, String, i64);
 
 fn status_fields(set: &StatefulSet) -> Option<StatusFields> {
@@ -388,18 +405,30 @@ impl Controller {
         }
     }
 
-    /// Applies the effects in order; the first failure stops the sync and is returned.
+    /// Applies the effects in order. After the first failure the sync stops as upstream's
+    /// `UpdateStatefulSet` does: no further pod, claim or revision writes, but the status is
+    /// still written (unless revision resolution itself failed: then there is no status) and
+    /// history truncation still runs. Returns the first failure.
     fn apply(&self, key: &ObjRef, plan: &Plan, store: &mut Store) -> Option<String> {
+        let mut failure: Option<(String, bool)> = None;
         for effect in &plan.effects {
+            if let Some((_, before_status)) = &failure {
+                let still = match effect {
+                    Effect::WriteStatus(_) => !before_status,
+                    Effect::DeleteRevision { .. } => true,
+                    _ => false,
+                };
+                if !still {
+                    continue;
+                }
+            }
             if let Err(e) = apply_effect(store, &key.namespace, key, effect) {
-                let what = effect.action().unwrap_or("write");
-                let name = pod_name(effect)
-                    .or_else(|| claim_name(effect))
-                    .or_else(|| revision_name(effect));
-                return Some(format!(
-                    "sync {key}: {what} {} failed: {e}",
-                    name.unwrap_or_default()
-                ));
+                if failure.is_none() {
+                    let revision_step =
+                        matches!(effect, Effect::CreateRevision(_) | Effect::UpdateRevision(_));
+                    failure = Some((describe_failure(key, effect, &e), revision_step));
+                }
+                continue;
             }
             let Some(action) = effect.action() else { continue };
             let reason = match effect {
@@ -415,6 +444,6 @@ impl Controller {
                 reason,
             });
         }
-        None
+        failure.map(|(message, _)| message)
     }
 }

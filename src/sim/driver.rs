@@ -217,6 +217,11 @@ impl Runner {
         // Bring virtual time up to date so the op lands at the right instant.
         self.sim.advance_to(self.virtual_now());
         match op {
+            Op::SetSpeed { speed } if !(speed.is_finite() && (0.01..=1000.0).contains(&speed)) => {
+                let message = format!("speed {speed} is out of range: expected 0.01 to 1000");
+                (self.sink)(BackendEvent::OpFailed { op: ops::describe(&op), message });
+                return;
+            }
             Op::SetSpeed { speed } => {
                 self.base_virtual = self.sim.now_ms();
                 self.base_wall = Instant::now();

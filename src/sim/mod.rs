@@ -7,7 +7,10 @@
 //! - `store` objects and the journal of changes; `api` verb semantics; `gc` collection;
 //! - `kubelet` pod lifecycle and faults; `controller` the queue and syncs; `explain` wording;
 //! - `clock` virtual time and the agenda; `engine` the order things run in;
-//! - `ops` console/script operations; `driver` wall-time playback for the console.
+//! - `ops` console/script operations; `driver` wall-time playback for the console;
+//! - `manifest`, `validate`, `scenario`, `timeline`, `headless`, `soak`: manifests, API
+//!   validation messages, the script language and player, the timeline formats, the headless
+//!   runner and the randomized soak, all built on [`Sim`].
 //!
 //! Must not: use a wall clock outside `driver`, iterate hash maps, or talk to a real cluster.
 
@@ -23,6 +26,7 @@ pub mod kubelet;
 pub mod manifest;
 pub mod ops;
 pub mod scenario;
+pub mod soak;
 pub mod store;
 pub mod timeline;
 pub mod validate;

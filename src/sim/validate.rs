@@ -11,6 +11,11 @@
 //! error does. Invalid values are rendered as JSON (numbers bare, strings quoted, maps as objects),
 //! as current API servers print them.
 //!
+//! Callers need no checks of their own for these fields: e.g. `scale web -1` through the API
+//! layer gets `spec.replicas: Invalid value: -1: must be greater than or equal to 0`, the message
+//! `kubectl scale` would show (note for `sim::ops`, which still pre-checks replicas, partition
+//! and maxUnavailable with its own wording).
+//!
 //! Owns: the rules and messages. Must not touch: the store, defaulting, the controller.
 
 use std::collections::BTreeMap;

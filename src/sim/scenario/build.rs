@@ -115,6 +115,7 @@ pub struct Observed {
     pub rolled_out: bool,
     pub pods: Vec<String>,
     pub blocked: bool,
+    pub claims: Vec<String>,
 }
 
 /// Reads the set's status, pods and last sync; `None` when the set does not exist.
@@ -133,6 +134,7 @@ pub fn observe(sim: &Sim, set: &Name) -> Option<Observed> {
         rolled_out: !update.is_empty() && current == update,
         pods: sim.pods_of(&key).iter().filter_map(|p| p.metadata.name.clone()).collect(),
         blocked: sim.last_plan(&key).is_some_and(|p| p.waiting_on.is_some()),
+        claims: sim.claims_of(&key).iter().filter_map(|c| c.metadata.name.clone()).collect(),
     })
 }
 
@@ -147,6 +149,7 @@ fn actual(o: &Observed, check: &Check) -> String {
         Check::RolledOut(_) => o.rolled_out.to_string(),
         Check::Pods(_) => o.pods.join(","),
         Check::Blocked(_) => o.blocked.to_string(),
+        Check::Claims(_) => o.claims.join(","),
     }
 }
 

@@ -141,6 +141,9 @@ pub enum Check {
     /// Pod names in ordinal order (terminating ones included).
     Pods(Vec<String>),
     Blocked(bool),
+    /// Extension: the set's PersistentVolumeClaims that exist (terminating ones included), by
+    /// claim template then ordinal.
+    Claims(Vec<String>),
 }
 
 impl Check {
@@ -155,6 +158,7 @@ impl Check {
             Check::RolledOut(_) => "rolledOut",
             Check::Pods(_) => "pods",
             Check::Blocked(_) => "blocked",
+            Check::Claims(_) => "claims",
         }
     }
 
@@ -167,7 +171,7 @@ impl Check {
             | Check::Current(n)
             | Check::Updated(n) => n.to_string(),
             Check::RolledOut(b) | Check::Blocked(b) => b.to_string(),
-            Check::Pods(p) => p.join(","),
+            Check::Pods(p) | Check::Claims(p) => p.join(","),
         }
     }
 }

@@ -47,7 +47,7 @@ pub const USAGE: &[(&str, &str)] = &[
     (
         "expect",
         "expect NAME key=value ... (keys: replicas ready available current updated \
-         rolledOut pods blocked)",
+         rolledOut pods blocked claims)",
     ),
 ];
 
@@ -333,8 +333,17 @@ fn parse_kubelet(a: Args<'_>) -> Result<Command, String> {
 fn parse_expect(a: Args<'_>) -> Result<Command, String> {
     let mut a = a;
     let set = a.name("NAME")?;
-    let keys =
-        ["replicas", "ready", "available", "current", "updated", "rolledOut", "pods", "blocked"];
+    let keys = [
+        "replicas",
+        "ready",
+        "available",
+        "current",
+        "updated",
+        "rolledOut",
+        "pods",
+        "blocked",
+        "claims",
+    ];
     a.finish(&keys)?;
     if a.pairs.is_empty() {
         return Err(a.err("nothing to check: give at least one key=value"));
@@ -350,6 +359,7 @@ fn parse_expect(a: Args<'_>) -> Result<Command, String> {
             "updated" => Check::Updated(count(v).map_err(bad)?),
             "rolledOut" => Check::RolledOut(boolean(v).map_err(bad)?),
             "blocked" => Check::Blocked(boolean(v).map_err(bad)?),
+            "claims" => Check::Claims(list(v).map_err(bad)?),
             _ => Check::Pods(list(v).map_err(bad)?),
         };
         checks.push(check);

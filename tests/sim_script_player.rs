@@ -1,0 +1,93 @@
+//! The player's real-time interface: driven the way the interactive driver drives it (advance
+//! the clock to the time `poll` asked for, then poll again), a script produces exactly the
+//! timeline it produces headless.
+
+use std::path::Path;
+
+use ststui::backend::Event;
+use ststui::sim::scenario::{Player, parse};
+use ststui::sim::{Sim, SimConfig};
+
+fn player(text: &str) -> Player {
+    let script = parse(Path::new("<test>"), text).unwrap_or_else(|e| panic!("{e}"));
+    Player::new(script).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn headless(text: &str) -> Vec<Event> {
+    let mut sim = Sim::new(SimConfig::default());
+    let mut events = Vec::new();
+    let outcome = player(text).run(&mut sim, &mut |ev| events.extend(ev.timeline().cloned()));
+    assert!(outcome.passed(), "{:?}", outcome.failures);
+    events
+}
+
+/// What the driver does: advance to the time asked for, poll, repeat; count the polls.
+fn polled(text: &str) -> (Vec<Event>, usize) {
+    let mut sim = Sim::new(SimConfig::default());
+    let mut p = player(text);
+    let mut events = Vec::new();
+    let mut due = Some(sim.now_ms());
+    let mut polls = 0;
+    while let Some(t) = due {
+        assert!(t >= sim.now_ms(), "poll asked for the past: {t} < {}", sim.now_ms());
+        sim.advance_to(t);
+        due = p.poll(&mut sim);
+        polls += 1;
+        assert!(polls < 10_000, "the player does not finish");
+        events.extend(sim.drain_events().iter().filter_map(|e| e.timeline().cloned()));
+    }
+    assert!(p.finished());
+    assert!(p.outcome().passed(), "{:?}", p.outcome().failures);
+    (events, polls)
+}
+
+#[test]
+fn polling_gives_the_headless_timeline() {
+    for name in ["ordered-scale", "broken-rollback", "parallel", "min-ready-seconds"] {
+        let file =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("assets/scenarios/{name}.scenario"));
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{e}"));
+        let (events, polls) = polled(&text);
+        assert_eq!(events, headless(&text), "{name}");
+        // `wait` and `settle` hand control back to the driver instead of running time forward.
+        assert!(polls > 5, "{name}: {polls} polls");
+    }
+}
+
+#[test]
+fn poll_returns_the_end_of_a_wait_and_none_at_the_end() {
+    let mut sim = Sim::new(SimConfig::default());
+    let mut p = player("create web\nwait 2s\nscale web 2\nwait 500ms\n");
+    assert_eq!(p.poll(&mut sim), Some(2000));
+    // Polled early (the driver woke for something else): still waiting.
+    sim.advance_to(1500);
+    assert_eq!(p.poll(&mut sim), Some(2000));
+    sim.advance_to(2000);
+    assert_eq!(p.poll(&mut sim), Some(2500));
+    sim.advance_to(2500);
+    assert_eq!(p.poll(&mut sim), None);
+    assert!(p.finished());
+    assert_eq!(
+        sim.set(&ststui::backend::ObjRef::new("default", "web")).and_then(|s| s.spec.replicas),
+        Some(2)
+    );
+}
+
+#[test]
+fn settle_polls_until_nothing_is_pending() {
+    let mut sim = Sim::new(SimConfig::default());
+    let mut p = player("create web replicas=2\nsettle max=1m\nexpect web ready=2\n");
+    let mut due = p.poll(&mut sim);
+    let mut times = Vec::new();
+    while let Some(t) = due {
+        times.push(t);
+        sim.advance_to(t);
+        due = p.poll(&mut sim);
+    }
+    // Pods start after 1s and become Ready after 2s, one after the other: the player asks to be
+    // woken at those instants, never past the settle bound.
+    assert!(times.contains(&1000) && times.contains(&2000) && times.contains(&4000), "{times:?}");
+    assert!(times.iter().all(|t| *t <= 60_000));
+    assert_eq!(p.outcome().expects, 1);
+    assert!(p.outcome().passed(), "{:?}", p.outcome().failures);
+}

@@ -1,0 +1,313 @@
+//! The simulator running the real core: ordering, rolling updates, rollback, restart, the
+//! retention policy through ownerReferences and garbage collection, op validation, and
+//! determinism.
+
+mod sim_world_common;
+
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use sim_world_common::*;
+use ststui::backend::{EventKind, Op};
+use ststui::sim::{ApiError, Cascade, KubeletConfig, OpError, Sim, SimConfig, SimEvent};
+
+fn sim() -> Sim {
+    Sim::new(SimConfig { seed: 7, kubelet: KubeletConfig::default(), ..Default::default() })
+}
+
+fn settle(sim: &mut Sim) {
+    assert!(sim.settle(3_600_000), "did not settle");
+}
+
+/// (t_ms, action, pod) of the controller's pod actions, in order.
+fn pod_actions(events: &[SimEvent], action: &str) -> Vec<(u64, String)> {
+    events
+        .iter()
+        .filter_map(SimEvent::timeline)
+        .filter_map(|e| match &e.kind {
+            EventKind::Controller { action: a, pod: Some(p), .. } if a == action => {
+                Some((e.t_ms, p.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn status(sim: &Sim, name: &str) -> k8s_openapi::api::apps::v1::StatefulSetStatus {
+    sim.set(&key(name)).and_then(|s| s.status.clone()).unwrap_or_default()
+}
+
+fn images(sim: &Sim, name: &str) -> Vec<String> {
+    sim.pods_of(&key(name))
+        .iter()
+        .filter_map(|p| p.spec.as_ref()?.containers.first()?.image.clone())
+        .collect()
+}
+
+fn rolled_out(sim: &Sim, name: &str) -> bool {
+    let st = status(sim, name);
+    st.current_revision.is_some() && st.current_revision == st.update_revision
+}
+
+#[test]
+fn ordered_ready_creates_one_pod_at_a_time() {
+    let mut sim = sim();
+    sim.create_set(set("web", 3)).unwrap();
+    settle(&mut sim);
+    let created = pod_actions(&sim.drain_events(), "create-pod");
+    // Each pod waits for the previous one: 1 s to Running, 1 s to Ready.
+    let expected = [(0, "web-0"), (2000, "web-1"), (4000, "web-2")];
+    assert_eq!(created, expected.map(|(t, p)| (t, p.to_string())));
+    let st = status(&sim, "web");
+    assert_eq!((st.replicas, st.ready_replicas, st.available_replicas), (3, Some(3), Some(3)));
+    assert!(rolled_out(&sim, "web"));
+}
+
+#[test]
+fn rolling_update_goes_from_the_highest_ordinal_down_and_completes() {
+    let mut sim = sim();
+    sim.create_set(set("web", 3)).unwrap();
+    settle(&mut sim);
+    let first = status(&sim, "web").update_revision;
+    sim.drain_events();
+    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+    settle(&mut sim);
+    let events = sim.drain_events();
+    let deleted: Vec<String> =
+        pod_actions(&events, "delete-pod").into_iter().map(|x| x.1).collect();
+    assert_eq!(deleted, ["web-2", "web-1", "web-0"]);
+    let st = status(&sim, "web");
+    assert_ne!(st.update_revision, first);
+    assert!(rolled_out(&sim, "web"));
+    assert_eq!(st.updated_replicas, Some(3));
+    assert_eq!(images(&sim, "web"), ["nginx:1.27"; 3]);
+    assert_eq!(sim.revisions_of(&key("web")).len(), 2);
+    assert_eq!(sim.set(&key("web")).and_then(|s| s.metadata.generation), Some(2));
+}
+
+#[test]
+fn partition_holds_the_lower_ordinals() {
+    let mut sim = sim();
+    sim.create_set(set("web", 3)).unwrap();
+    settle(&mut sim);
+    sim.apply_op(Op::SetPartition { set: key("web"), partition: 2 }).unwrap();
+    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+    settle(&mut sim);
+    assert_eq!(images(&sim, "web"), ["nginx:1.25", "nginx:1.25", "nginx:1.27"]);
+    assert_eq!(status(&sim, "web").updated_replicas, Some(1));
+    assert!(!rolled_out(&sim, "web"));
+    assert!(
+        sim.last_plan(&key("web")).is_some_and(|p| p.waiting_on.is_none() && p.held_by.is_some())
+    );
+}
+
+#[test]
+fn undo_rolls_the_template_back_to_the_previous_revision() {
+    let mut sim = sim();
+    sim.create_set(set("web", 2)).unwrap();
+    settle(&mut sim);
+    let err = sim.apply_op(Op::Undo { set: key("web"), revision: None }).unwrap_err();
+    assert!(matches!(err, OpError::NoPreviousRevision { count: 1, .. }), "{err}");
+    let first = status(&sim, "web").update_revision.unwrap_or_default();
+    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+    settle(&mut sim);
+    let err = sim.apply_op(Op::Undo { set: key("web"), revision: Some(9) }).unwrap_err();
+    assert_eq!(err.to_string(), "revision 9 of default/web not found: expected one of 1, 2");
+    sim.drain_events();
+    sim.apply_op(Op::Undo { set: key("web"), revision: None }).unwrap();
+    settle(&mut sim);
+    // The rollback renumbers the old revision (it keeps its name): pods on it count as updated.
+    let renumbered = sim.drain_events().iter().filter_map(SimEvent::timeline).any(|e| {
+        matches!(&e.kind, EventKind::Controller { action, revision: Some(r), .. }
+            if action == "update-revision" && *r == first)
+    });
+    assert!(renumbered);
+    assert_eq!(status(&sim, "web").current_revision.as_deref(), Some(first.as_str()));
+    assert_eq!(images(&sim, "web"), ["nginx:1.25"; 2]);
+    let revs = sim.revisions_of(&key("web"));
+    assert_eq!(revs.last().and_then(|r| r.metadata.name.clone()), Some(first));
+    assert_eq!(revs.last().and_then(|r| r.revision), Some(3));
+}
+
+#[test]
+fn restart_annotates_the_template_and_rolls_every_pod() {
+    let mut sim = sim();
+    sim.create_set(set("web", 2)).unwrap();
+    settle(&mut sim);
+    sim.advance(2500);
+    let at = sim.now_ms();
+    sim.apply_op(Op::Restart { set: key("web") }).unwrap();
+    let ann = sim.set(&key("web")).and_then(|s| {
+        s.spec
+            .template
+            .metadata
+            .as_ref()?
+            .annotations
+            .as_ref()?
+            .get("kubectl.kubernetes.io/restartedAt")
+            .cloned()
+    });
+    assert_eq!(at, 6500);
+    assert_eq!(ann.as_deref(), Some("2026-01-01T00:00:06Z"));
+    sim.drain_events();
+    settle(&mut sim);
+    let deleted = pod_actions(&sim.drain_events(), "delete-pod");
+    assert_eq!(deleted.len(), 2);
+    assert!(rolled_out(&sim, "web"));
+    assert_eq!(sim.revisions_of(&key("web")).len(), 2);
+}
+
+#[test]
+fn retention_delete_collects_claims_with_their_owner() {
+    let mut sim = sim();
+    sim.create_set(with_claims(set("web", 3), "Delete", "Delete")).unwrap();
+    settle(&mut sim);
+    let uid = sim.set(&key("web")).and_then(|s| s.metadata.uid.clone());
+    let owned_by_set = sim.claims_of(&key("web")).iter().all(|c| {
+        c.metadata.owner_references.iter().flatten().any(|r| Some(&r.uid) == uid.as_ref())
+    });
+    assert!(owned_by_set, "whenDeleted=Delete: the core puts a set ref on every claim");
+    sim.drain_events();
+    sim.apply_op(Op::Scale { set: key("web"), replicas: 1 }).unwrap();
+    settle(&mut sim);
+    let lines = lines(&sim.drain_events());
+    let pos = |s: &str| lines.iter().position(|l| l.ends_with(s));
+    assert!(pos("kubelet web-2 gone") < pos("gc data-web-2"), "{lines:#?}");
+    assert!(pos("gc data-web-2").is_some() && pos("gc data-web-1").is_some(), "{lines:#?}");
+    let names: Vec<_> =
+        sim.claims_of(&key("web")).iter().filter_map(|c| c.metadata.name.clone()).collect();
+    assert_eq!(names, ["data-web-0"]);
+    sim.delete_set(&key("web"), Cascade::Background).unwrap();
+    settle(&mut sim);
+    assert_eq!(sim.all_pods().count(), 0);
+    assert_eq!(sim.all_claims().count(), 0);
+    assert_eq!(sim.revisions_of(&key("web")).len(), 0);
+}
+
+#[test]
+fn retention_retain_keeps_claims_through_scale_down_and_deletion() {
+    let mut sim = sim();
+    sim.create_set(with_claims(set("web", 3), "Retain", "Retain")).unwrap();
+    settle(&mut sim);
+    sim.apply_op(Op::Scale { set: key("web"), replicas: 1 }).unwrap();
+    settle(&mut sim);
+    assert_eq!(sim.all_claims().count(), 3);
+    sim.delete_set(&key("web"), Cascade::Background).unwrap();
+    settle(&mut sim);
+    assert_eq!(sim.all_pods().count(), 0);
+    assert_eq!(sim.all_claims().count(), 3);
+    // Recreated, the set finds its claims again.
+    sim.create_set(with_claims(set("web", 3), "Retain", "Retain")).unwrap();
+    settle(&mut sim);
+    assert_eq!(sim.all_claims().count(), 3);
+    assert_eq!(sim.pods_of(&key("web")).len(), 3);
+}
+
+#[test]
+fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
+    let mut sim = sim();
+    let err = sim.create_set(set("web", -1)).unwrap_err();
+    assert!(
+        matches!(err, ApiError::Invalid(_)) && err.to_string().contains("spec.replicas"),
+        "{err}"
+    );
+    sim.create_set(set("web", 1)).unwrap();
+    let cases = [
+        (
+            Op::SetPartition { set: key("web"), partition: -1 },
+            "partition -1 is invalid: must be ≥ 0",
+        ),
+        (Op::Scale { set: key("web"), replicas: -2 }, "replicas -2 is invalid: must be ≥ 0"),
+        (
+            Op::SetMaxUnavailable { set: key("web"), value: IntOrString::Int(0) },
+            "maxUnavailable 0 is invalid: must be an integer ≥ 1 or a percentage from 1% to 100%",
+        ),
+        (
+            Op::SetMaxUnavailable { set: key("web"), value: IntOrString::String("150%".into()) },
+            "maxUnavailable 150% is invalid",
+        ),
+        (Op::Scale { set: key("nope"), replicas: 1 }, "statefulset default/nope not found"),
+        (Op::DeletePod { pod: key("web-7"), force: false }, "pod default/web-7 not found"),
+        (Op::Step { n: 1 }, "step needs the controller paused"),
+        (Op::SetSpeed { speed: 2.0 }, "speed applies to the real-time console"),
+        (Op::SetImage { set: key("web"), image: " ".into() }, "image is empty"),
+    ];
+    for (op, want) in cases {
+        let got = sim_err(&mut sim, op);
+        assert!(got.starts_with(want), "{got:?} should start with {want:?}");
+    }
+    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: true }).unwrap();
+    let got = sim_err(&mut sim, Op::SetPartition { set: key("web"), partition: 1 });
+    assert!(got.contains("uses OnDelete (switch the strategy first)"), "{got}");
+    assert_eq!(sim.set(&key("web")).and_then(|s| s.metadata.generation), Some(2));
+}
+
+fn sim_err(sim: &mut Sim, op: Op) -> String {
+    sim.apply_op(op).map_err(|e| e.to_string()).err().unwrap_or_else(|| "ok".into())
+}
+
+fn parallel_rollout(replicas: i32, max_unavailable: Option<&str>) -> (Sim, Vec<String>) {
+    let mut sim =
+        Sim::new(SimConfig { seed: 3, kubelet: KubeletConfig::instant(), ..Default::default() });
+    let mut s = set("web", replicas);
+    s.spec.pod_management_policy = Some("Parallel".into());
+    sim.create_set(s).unwrap();
+    settle(&mut sim);
+    if let Some(mu) = max_unavailable {
+        let value = IntOrString::String(mu.into());
+        sim.apply_op(Op::SetMaxUnavailable { set: key("web"), value }).unwrap();
+    }
+    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+    settle(&mut sim);
+    let out = timeline(&sim.drain_events());
+    (sim, out)
+}
+
+#[test]
+fn parallel_rollouts_complete_in_one_virtual_instant_with_instant_pods() {
+    let (sim, _) = parallel_rollout(40, None);
+    assert!(rolled_out(&sim, "web"));
+    assert_eq!(sim.now_ms(), 0, "zero kubelet delays: everything happens at t=0");
+    assert_eq!(images(&sim, "web"), vec!["nginx:1.27"; 40]);
+    let (sim, _) = parallel_rollout(40, Some("100%"));
+    assert!(rolled_out(&sim, "web"));
+    assert!(sim.sync_count() < 20, "{} syncs", sim.sync_count());
+}
+
+#[test]
+fn the_same_inputs_give_a_byte_identical_timeline() {
+    let run = || {
+        let mut sim = sim();
+        sim.create_set(with_claims(set("web", 3), "Delete", "Delete")).unwrap();
+        settle(&mut sim);
+        sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+        sim.advance(2500);
+        sim.apply_op(Op::FailPod { pod: key("web-0") }).unwrap();
+        settle(&mut sim);
+        sim.apply_op(Op::Scale { set: key("web"), replicas: 1 }).unwrap();
+        settle(&mut sim);
+        timeline(&sim.drain_events()).join("\n")
+    };
+    let a = run();
+    assert!(a.lines().count() > 50);
+    assert_eq!(a, run());
+}
+
+#[test]
+fn orphaned_pods_are_adopted_by_a_recreated_set() {
+    let mut sim = sim();
+    sim.create_set(set("web", 2)).unwrap();
+    settle(&mut sim);
+    sim.delete_set(&key("web"), Cascade::Orphan).unwrap();
+    settle(&mut sim);
+    assert_eq!(sim.all_pods().count(), 2, "orphaned pods stay");
+    assert!(sim.all_pods().all(|p| p.metadata.owner_references.as_ref().is_none_or(Vec::is_empty)));
+    sim.drain_events();
+    sim.create_set(set("web", 2)).unwrap();
+    settle(&mut sim);
+    assert!(pod_actions(&sim.drain_events(), "create-pod").is_empty(), "adopted, not recreated");
+    let uid = sim.set(&key("web")).and_then(|s| s.metadata.uid.clone());
+    let adopted = sim.pods_of(&key("web")).iter().all(|p| {
+        p.metadata.owner_references.iter().flatten().any(|r| Some(&r.uid) == uid.as_ref())
+    });
+    assert!(adopted);
+    assert_eq!(status(&sim, "web").ready_replicas, Some(2));
+}
