@@ -406,3 +406,67 @@ fn all_rows(grid: &GridView<'_>, mode: GridMode) -> Vec<GridRow> {
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::apps::v1::{StatefulSetOrdinals, StatefulSetSpec};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn set(replicas: i32, start: i32) -> StatefulSet {
+        StatefulSet {
+            metadata: ObjectMeta { name: Some("db".into()), ..Default::default() },
+            spec: StatefulSetSpec {
+                replicas: Some(replicas),
+                ordinals: Some(StatefulSetOrdinals { start: Some(start) }),
+                ..Default::default()
+            },
+            status: None,
+        }
+    }
+
+    fn pod(name: &str) -> Pod {
+        Pod {
+            metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn start_ordinal_and_scale_down_are_ruled_and_condemned() {
+        // replicas 3 from start 5: 5..8 wanted; 3 (below start) and 9 (beyond) are condemned,
+        // 4 and 8 are gaps among condemned pods, 6 is a placeholder; other sets' pods ignored.
+        let s = set(3, 5);
+        let pods = [pod("db-3"), pod("db-5"), pod("db-7"), pod("db-9"), pod("dbx-6"), pod("db")];
+        let g = GridView::build(&s, pods.iter(), "", "", Some(6));
+        assert_eq!((g.first, g.end()), (3, 10));
+        let states: Vec<(i32, PodState, bool)> =
+            g.cells.iter().map(|c| (c.ordinal, c.state, c.condemned)).collect();
+        assert_eq!(states[0], (3, PodState::Pending, true));
+        assert_eq!(states[1], (4, PodState::Absent, true));
+        assert_eq!(states[3], (6, PodState::Placeholder, false));
+        assert_eq!(states[5], (8, PodState::Absent, true));
+        assert_eq!(states[6], (9, PodState::Pending, true));
+        let kinds: Vec<(RuleKind, i32)> = g.rules.iter().map(|r| (r.kind, r.before)).collect();
+        assert_eq!(kinds, [(RuleKind::Start, 5), (RuleKind::Condemned, 8)]);
+    }
+
+    #[test]
+    fn compact_columns_skip_group_gaps() {
+        assert_eq!(index_at_column(0), Some(0));
+        assert_eq!(index_at_column(9), Some(9));
+        assert_eq!(index_at_column(10), None);
+        assert_eq!(index_at_column(11), Some(10));
+        assert_eq!(compact_cols(5), 5);
+        assert_eq!(compact_cols(21), 20);
+    }
+
+    #[test]
+    fn revision_classes() {
+        assert_eq!(classify(Some("a"), "a", "b"), RevClass::Current);
+        assert_eq!(classify(Some("b"), "a", "b"), RevClass::Update);
+        assert_eq!(classify(Some("b"), "b", "b"), RevClass::Update);
+        assert_eq!(classify(Some("c"), "a", "b"), RevClass::Other);
+        assert_eq!(classify(None, "a", "b"), RevClass::Unknown);
+    }
+}
