@@ -1,6 +1,7 @@
 //! A screen from a real simulator run: a scenario played headless on virtual time, every event
 //! fed through the reducer (`app::update`) as the console's event loop would, the advisor run,
-//! then the frame drawn. Checks that sim, app and ui agree end to end.
+//! then the frame drawn. Checks that sim, app and ui agree end to end (structure, not the
+//! exact text: that is pinned by the fixture-built snapshots in `ui_screens.rs`).
 
 mod ui_support;
 
@@ -63,5 +64,6 @@ fn a_partitioned_rollout_from_the_simulator() {
             .unwrap_or_default();
         assert!(!row.is_empty(), "web-{o} is not drawn with {glyph}:\n{text}");
     }
-    insta::assert_snapshot!("sim_partitioned_rollout_120x36", text);
+    // No whole-screen snapshot here: revision hashes and blocker wording belong to the core and
+    // the simulator, and change with them; the fixture-built snapshots pin the layout.
 }
