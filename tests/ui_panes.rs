@@ -326,8 +326,7 @@ fn status_line_shows_refusals_and_the_prompt() {
 
 #[test]
 fn every_size_renders_without_panicking() {
-    let mut synced_empty = ststui::app::AppState::default();
-    synced_empty.synced = true;
+    let synced_empty = ststui::app::AppState { synced: true, ..Default::default() };
     let states = [
         rolling().state(),
         big(1000).state(),
@@ -352,8 +351,7 @@ fn every_size_renders_without_panicking() {
 fn without_a_set_the_screen_says_why() {
     let t = text(&screen_of(&ststui::app::AppState::default(), 80, 24));
     assert!(t.contains("loading: waiting for the backend's initial listing"), "{t}");
-    let mut st = ststui::app::AppState::default();
-    st.synced = true;
+    let st = ststui::app::AppState { synced: true, ..Default::default() };
     let t = text(&screen_of(&st, 80, 24));
     assert!(t.contains("no StatefulSet yet"), "{t}");
 }
