@@ -4,7 +4,9 @@
 //! `backend` (the data contract between a backend and the console), `app` (state and the one
 //! reducer), `ui` (pure rendering). `main.rs` composes them.
 
+pub mod app;
 pub mod backend;
 pub mod cli;
 pub mod core;
 pub mod sim;
+pub mod ui;

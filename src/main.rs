@@ -1,20 +1,279 @@
-//! The `ststui` binary. On this branch: the headless simulator and the soak (`ststui sim
-//! --headless`, `ststui sim --soak N`); the console's composition root lives on the app branch.
+//! The `ststui` binary: command-line dispatch, tracing to a file, and the composition root of
+//! the interactive console — a backend (the embedded simulator), the terminal, and the event
+//! loop that feeds ONE channel of [`Msg`] into the reducer and draws when the state is dirty.
+//!
+//! Owns process concerns only (arguments, exit codes, threads, the wall clock for status
+//! ticks). Must not decide anything the reducer decides, and must not print on stdout while
+//! the console is up (stdout is the screen).
 
+mod tui;
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
 use clap::Parser;
-use ststui::cli::{Cli, Command};
+use ststui::app::state::HitMap;
+use ststui::app::{self, AppState, Command, Msg};
+use ststui::backend::{Backend, BackendEvent};
+use ststui::cli::{Cli, Command as CliCommand, SimArgs};
+use ststui::core::Options;
+use ststui::sim::scenario::{self, Player};
+use ststui::sim::{Sim, SimConfig, driver, manifest};
+use ststui::ui::{self, ColorMode, Theme};
 
-fn main() {
+/// Exit status for usage errors: a bad manifest or script, a mode that is not available.
+const EXIT_USAGE: u8 = 2;
+
+/// Status-line ticks while a message is showing.
+const TICK: Duration = Duration::from_secs(1);
+
+/// At most this many messages go into the reducer between two draws, so the screen and the
+/// keys stay responsive while the simulator runs fast.
+const MAX_BATCH: usize = 4096;
+
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    let code = match &cli.command {
-        Some(Command::Sim(args)) if args.soak.is_some() => ststui::sim::soak::run(args),
-        Some(Command::Sim(args)) if args.headless => ststui::sim::headless::run(args),
-        _ => {
+    match cli.command {
+        None => {
             eprintln!(
-                "ststui: only `ststui sim --headless` and `ststui sim --soak N` are built here"
+                "ststui: the real-cluster mode is not available yet: use `ststui sim` for the \
+                 embedded simulator (`ststui sim --help`)"
             );
-            2
+            ExitCode::from(EXIT_USAGE)
+        }
+        Some(CliCommand::Sim(ref args)) if args.soak.is_some() => soak(args),
+        Some(CliCommand::Sim(ref args)) if args.headless => headless(args),
+        Some(CliCommand::Sim(ref args)) => interactive(cli.log_file.as_deref(), args),
+    }
+}
+
+/// `ststui sim --headless`: the scenario runner (timeline on stdout, exit 0/1/2).
+fn headless(args: &SimArgs) -> ExitCode {
+    exit_code(ststui::sim::headless::run(args))
+}
+
+/// `ststui sim --soak N`: randomized runs with invariant checks.
+fn soak(args: &SimArgs) -> ExitCode {
+    exit_code(ststui::sim::soak::run(args))
+}
+
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// The interactive console on the embedded simulator.
+fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
+    let _log = match init_tracing(log_file) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("ststui: {e:#}");
+            return ExitCode::from(EXIT_USAGE);
         }
     };
-    std::process::exit(code);
+    let options = Options::for_version(args.kube_version);
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let (sim, player) = match build_sim(args, options, &tx) {
+        Ok(built) => built,
+        Err(e) => {
+            eprintln!("ststui: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let sink_tx = tx.clone();
+    let backend = driver::spawn(
+        sim,
+        args.speed,
+        Box::new(move |ev| {
+            let _ = sink_tx.send(Msg::Backend(ev));
+        }),
+    );
+    if let Some(player) = player {
+        backend.attach_script(Box::new(player));
+    }
+    let mut state = AppState::new(backend.capabilities(), options);
+    state.speed = args.speed;
+    let color = ColorMode::from_env();
+    state.no_color = color == ColorMode::Monochrome;
+    let theme = Theme::new(color);
+    match run_console(&mut state, Box::new(backend), &theme, tx, rx) {
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(signal)) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)),
+        Err(e) => {
+            tracing::error!("console failed: {e:#}");
+            eprintln!("ststui: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The simulated cluster the console opens on: the sets of `-f` manifests and the script to
+/// play in real time, if any; otherwise the demo.
+fn build_sim(
+    args: &SimArgs,
+    options: Options,
+    tx: &Sender<Msg>,
+) -> Result<(Sim, Option<Player>), String> {
+    let mut sim = Sim::new(SimConfig { seed: args.seed, options, ..SimConfig::default() });
+    for path in &args.manifests {
+        create_from_manifest(&mut sim, path)?;
+    }
+    let player = match &args.script {
+        Some(path) => {
+            let player = scenario::parse_file(path)
+                .and_then(Player::new)
+                .map_err(|e| format!("bad script: {e}"))?;
+            for w in player.warnings() {
+                eprintln!("ststui: warning: {w}");
+            }
+            Some(player)
+        }
+        None => None,
+    };
+    if player.is_none() && args.manifests.is_empty() {
+        demo(&mut sim, tx)?;
+    }
+    Ok((sim, player))
+}
+
+fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), String> {
+    let m = manifest::load(path).map_err(|e| e.to_string())?;
+    for w in &m.warnings {
+        eprintln!("ststui: warning: {w}");
+    }
+    if m.sets.is_empty() {
+        return Err(format!("{}: no StatefulSet in this manifest", path.display()));
+    }
+    for set in m.sets {
+        sim.apply_set(set).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The demo scenario (also shipped as `assets/scenarios/demo.scenario`, runnable headless).
+const DEMO_SCRIPT: &str = include_str!("../assets/scenarios/demo.scenario");
+
+/// Plays the demo on virtual time before the console opens: `web` rolled out on nginx:1.25,
+/// then a new revision (nginx:1.26) held by partition=5, so the operator steps the partition
+/// down. Its timeline goes to the console (the driver then reports the objects as they are).
+fn demo(sim: &mut Sim, tx: &Sender<Msg>) -> Result<(), String> {
+    let path = Path::new("assets/scenarios/demo.scenario");
+    let script = scenario::parse(path, DEMO_SCRIPT).map_err(|e| format!("demo: {e}"))?;
+    let mut player = Player::new(script).map_err(|e| format!("demo: {e}"))?;
+    let outcome = player.run(sim, &mut |ev| {
+        if let Some(t) = ev.timeline() {
+            let _ = tx.send(Msg::Backend(BackendEvent::Timeline(t.clone())));
+        }
+    });
+    match outcome.failures.first() {
+        None => Ok(()),
+        Some(f) => Err(format!("demo: line {}: {}: {}", f.line, f.text, f.detail)),
+    }
+}
+
+/// Runs the console until the operator quits or a signal arrives; the terminal is restored on
+/// every way out. Returns the signal, if one ended it.
+fn run_console(
+    state: &mut AppState,
+    mut backend: Box<dyn Backend>,
+    theme: &Theme,
+    tx: Sender<Msg>,
+    rx: Receiver<Msg>,
+) -> anyhow::Result<Option<i32>> {
+    let (mut term, _guard) = tui::init().context("cannot set up the terminal")?;
+    tui::spawn_signals(tx.clone()).context("cannot listen for signals")?;
+    tui::spawn_input(tx).context("cannot read the terminal")?;
+    if let Ok(size) = term.size() {
+        app::update(state, Msg::Resize(size.width, size.height));
+    }
+    let result = event_loop(&mut term, state, backend.as_mut(), theme, &rx);
+    tui::restore();
+    drop(backend);
+    result
+}
+
+/// The event loop: block on the channel (zero CPU while idle), drain what is pending into the
+/// reducer, run the batch-end recompute, draw only if dirty.
+fn event_loop(
+    term: &mut tui::Term,
+    state: &mut AppState,
+    backend: &mut dyn Backend,
+    theme: &Theme,
+    rx: &Receiver<Msg>,
+) -> anyhow::Result<Option<i32>> {
+    let mut signal = None;
+    let mut next_tick: Option<Instant> = None;
+    loop {
+        if state.dirty {
+            let mut hits = HitMap::default();
+            term.draw(|f| hits = ui::draw(f, state, theme)).context("cannot draw")?;
+            app::update(state, Msg::Drawn(hits));
+        }
+        if state.quit {
+            return Ok(signal);
+        }
+        let first = if state.wants_tick() {
+            let due = *next_tick.get_or_insert_with(|| Instant::now() + TICK);
+            match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                Ok(msg) => msg,
+                Err(RecvTimeoutError::Timeout) => {
+                    next_tick = Some(Instant::now() + TICK);
+                    Msg::Tick
+                }
+                Err(RecvTimeoutError::Disconnected) => return Ok(signal),
+            }
+        } else {
+            next_tick = None;
+            match rx.recv() {
+                Ok(msg) => msg,
+                Err(_) => return Ok(signal),
+            }
+        };
+        app::update(state, Msg::Wall(Instant::now()));
+        let mut msg = Some(first);
+        let mut taken = 0;
+        while let Some(m) = msg {
+            if let Msg::Signal(s) = m {
+                signal = Some(s);
+            }
+            dispatch(state, backend, m);
+            taken += 1;
+            msg = if taken < MAX_BATCH && !state.quit { rx.try_recv().ok() } else { None };
+        }
+        app::update(state, Msg::BatchEnd);
+    }
+}
+
+fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
+    for cmd in app::update(state, msg) {
+        match cmd {
+            Command::Backend(op) => {
+                tracing::info!(?op, "op");
+                backend.execute(op);
+            }
+            Command::Quit => tracing::info!("quit"),
+        }
+    }
+}
+
+/// Logs go to a file (never stdout: it is the screen). `STSTUI_LOG` sets the level
+/// (error, warn, info, debug, trace; default info).
+fn init_tracing(
+    file: Option<&Path>,
+) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
+    let path = file.map_or_else(|| std::env::temp_dir().join("ststui.log"), Path::to_path_buf);
+    let f =
+        std::fs::OpenOptions::new().create(true).append(true).open(&path).with_context(|| {
+            format!("cannot open the log file {}: pass --log-file FILE", path.display())
+        })?;
+    let level = std::env::var("STSTUI_LOG")
+        .ok()
+        .and_then(|v| v.parse::<tracing::Level>().ok())
+        .unwrap_or(tracing::Level::INFO);
+    let (writer, guard) = tracing_appender::non_blocking(f);
+    tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_max_level(level).init();
+    tracing::info!("ststui {} started", env!("CARGO_PKG_VERSION"));
+    Ok(guard)
 }

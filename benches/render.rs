@@ -1,0 +1,41 @@
+//! Frame build + render cost: `ui::draw` (selectors, layout, every pane, hit map) into a
+//! 200×50 TestBackend, for 1,000 and 10,000 ordinals in the compact map (targets: ≤ 2 ms and
+//! ≤ 10 ms per frame), and the selectors alone.
+
+#[path = "../tests/ui_support/mod.rs"]
+mod ui_support;
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ststui::app::view::Screen;
+use ststui::ui::{self, Theme};
+
+fn frames(c: &mut Criterion) {
+    let theme = Theme::colored();
+    for n in [1_000, 10_000] {
+        let state = ui_support::big(n).state();
+        let Ok(mut term) = Terminal::new(TestBackend::new(200, 50));
+        c.bench_function(&format!("draw 200x50, {n} ordinals"), |b| {
+            b.iter(|| {
+                // A fresh frame each time: clear forces every cell to be diffed and written.
+                let _ = term.clear();
+                let _ = term.draw(|f| {
+                    black_box(ui::draw(f, black_box(&state), &theme));
+                });
+            })
+        });
+        c.bench_function(&format!("selectors only, {n} ordinals"), |b| {
+            b.iter(|| black_box(Screen::of(black_box(&state)).grid.cells.len()))
+        });
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(50);
+    targets = frames
+}
+criterion_main!(benches);

@@ -1,0 +1,85 @@
+//! [`Action`]: every intent a key or a mouse gesture can bind to.
+//!
+//! Owns the vocabulary only. Which key means which action lives in `keymap.rs`; what an action
+//! does to the state lives in `update.rs`. Must not touch the terminal or the backend.
+
+/// A bindable intent. The reducer decides, from the state, whether it applies now; when it does
+/// not, it says why in the status line instead of doing nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    // --- rollout ------------------------------------------------------------------------
+    /// Lower the partition by one: one more ordinal may move to the update revision.
+    PartitionDown,
+    /// Raise the partition by one. Asks for confirmation when the newly held ordinals are
+    /// already updated (raising the partition never reverts them).
+    PartitionUp,
+    /// Prompt for a partition number.
+    PartitionPrompt,
+    /// Toggle the update strategy between RollingUpdate and OnDelete.
+    ToggleStrategy,
+    /// Scale up by one replica.
+    ScaleUp,
+    /// Scale down by one replica (to 0 asks for confirmation).
+    ScaleDown,
+    /// Prompt for a replica count.
+    ScalePrompt,
+    /// Prompt for a new image (prefilled with the current image, its tag bumped): a new
+    /// template, so a new revision.
+    NewImage,
+    /// `kubectl rollout restart`.
+    Restart,
+    /// Pick a ControllerRevision to roll the template back to (`kubectl rollout undo`).
+    Undo,
+
+    // --- controller (simulator) -----------------------------------------------------------
+    /// Pause / resume reconciliation.
+    TogglePause,
+    /// While paused: run one controller sync.
+    Step,
+    /// Double the simulator speed.
+    SpeedUp,
+    /// Halve the simulator speed.
+    SpeedDown,
+
+    // --- the selected pod -------------------------------------------------------------------
+    /// Graceful delete of the selected pod (confirmation).
+    DeletePod,
+    /// Immediate removal of the selected pod (confirmation).
+    ForceDeletePod,
+    /// Fault: the selected pod's phase becomes Failed.
+    FailPod,
+    /// Fault: flip the selected pod's Ready condition.
+    ToggleReady,
+    /// Fault: the selected pod's containers run but never become Ready again.
+    BreakPod,
+
+    // --- navigation --------------------------------------------------------------------------
+    /// Previous ordinal.
+    Left,
+    /// Next ordinal.
+    Right,
+    /// One grid row up (previous ordinal in a one-column layout).
+    Up,
+    /// One grid row down.
+    Down,
+    /// One page of ordinals back.
+    PageUp,
+    /// One page of ordinals forward.
+    PageDown,
+    /// The first ordinal.
+    First,
+    /// The last ordinal.
+    Last,
+    /// Select the next StatefulSet (when a script created several).
+    NextSet,
+
+    // --- overlays and the app ----------------------------------------------------------------
+    /// Open / close the help overlay.
+    Help,
+    /// Close the overlay, cancel the prompt or the confirmation.
+    Cancel,
+    /// Accept: submit the prompt, confirm, pick the highlighted revision.
+    Accept,
+    /// Quit the console.
+    Quit,
+}

@@ -1,0 +1,168 @@
+//! Prompts: number and text entry (partition N, scale N, new image), held as data in
+//! [`crate::app::state::Modal::Prompt`].
+//!
+//! Owns line editing and parsing of what was typed. Must not decide what a value means for the
+//! cluster (the reducer validates against the set and builds the Op).
+
+use crate::backend::ObjRef;
+
+/// What the prompt asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromptKind {
+    /// `spec.updateStrategy.rollingUpdate.partition`; `current` is the value now.
+    Partition { set: ObjRef, current: i32 },
+    /// `spec.replicas`.
+    Scale { set: ObjRef, current: i32 },
+    /// The first container's image.
+    Image { set: ObjRef, current: String },
+}
+
+impl PromptKind {
+    /// Whether only digits are accepted.
+    pub fn numeric(&self) -> bool {
+        !matches!(self, PromptKind::Image { .. })
+    }
+
+    /// The label shown before the input, e.g. `partition of default/web (now 5):`.
+    pub fn label(&self) -> String {
+        match self {
+            PromptKind::Partition { set, current } => {
+                format!("partition of {set} (now {current})")
+            }
+            PromptKind::Scale { set, current } => format!("replicas of {set} (now {current})"),
+            PromptKind::Image { set, current } => format!("image of {set} (now {current})"),
+        }
+    }
+}
+
+/// An open prompt: what it asks for, what was typed so far, and the last validation error
+/// (shown under the input until the next edit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub input: String,
+    pub error: Option<String>,
+}
+
+/// Longest input accepted (an image reference is at most a few hundred bytes).
+const MAX_INPUT: usize = 256;
+
+impl Prompt {
+    /// A prompt with `initial` already typed (e.g. the bumped image).
+    pub fn new(kind: PromptKind, initial: impl Into<String>) -> Prompt {
+        Prompt { kind, input: initial.into(), error: None }
+    }
+
+    /// Types one character. Returns false (and sets `error`) when it is not accepted.
+    pub fn push(&mut self, c: char) -> bool {
+        let ok = if self.kind.numeric() {
+            c.is_ascii_digit()
+        } else {
+            !c.is_control() && !c.is_whitespace()
+        };
+        if !ok {
+            self.error = Some(if self.kind.numeric() {
+                format!("{c:?} is not a digit: type a whole number")
+            } else {
+                "an image reference has no spaces".to_string()
+            });
+            return false;
+        }
+        if self.input.len() >= MAX_INPUT {
+            self.error = Some(format!("input is limited to {MAX_INPUT} characters"));
+            return false;
+        }
+        self.input.push(c);
+        self.error = None;
+        true
+    }
+
+    /// Deletes the last character.
+    pub fn backspace(&mut self) {
+        self.input.pop();
+        self.error = None;
+    }
+
+    /// Clears the input (ctrl-u).
+    pub fn clear(&mut self) {
+        self.input.clear();
+        self.error = None;
+    }
+
+    /// The typed number, or a message saying what is expected.
+    pub fn number(&self) -> Result<i32, String> {
+        let t = self.input.trim();
+        if t.is_empty() {
+            return Err("type a number, Enter to apply, Esc to cancel".to_string());
+        }
+        t.parse::<i32>().map_err(|_| format!("{t} is not a whole number from 0 to {}", i32::MAX))
+    }
+
+    /// The typed text, or a message when it is empty.
+    pub fn text(&self) -> Result<String, String> {
+        let t = self.input.trim();
+        if t.is_empty() {
+            return Err("type an image, e.g. nginx:1.27; Esc to cancel".to_string());
+        }
+        Ok(t.to_string())
+    }
+}
+
+/// The next image for a new revision: the last number in the tag bumped by one
+/// (`nginx:1.25` → `nginx:1.26`, `app:v9` → `app:v10`), `:2` appended when there is no tag,
+/// `-2` appended to a tag without digits. Digests (`@sha256:`) are left to the operator.
+pub fn bump_image(image: &str) -> String {
+    let (repo, tag) = match image.rfind(':') {
+        Some(i) if !image[i..].contains('/') && !image.contains('@') => {
+            (&image[..i], Some(&image[i + 1..]))
+        }
+        _ => (image, None),
+    };
+    let Some(tag) = tag else {
+        return format!("{repo}:2");
+    };
+    let bytes = tag.as_bytes();
+    let Some(end) = bytes.iter().rposition(u8::is_ascii_digit).map(|e| e + 1) else {
+        return format!("{repo}:{tag}-2");
+    };
+    let start = bytes[..end].iter().rposition(|b| !b.is_ascii_digit()).map_or(0, |s| s + 1);
+    let digits = &tag[start..end];
+    let bumped = match digits.parse::<u64>() {
+        Ok(n) => (n.saturating_add(1)).to_string(),
+        Err(_) => format!("{digits}1"),
+    };
+    format!("{repo}:{}{bumped}{}", &tag[..start], &tag[end..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bumps_the_last_number_of_the_tag() {
+        assert_eq!(bump_image("nginx:1.25"), "nginx:1.26");
+        assert_eq!(bump_image("app:v9"), "app:v10");
+        assert_eq!(bump_image("app:1.2.3-alpine"), "app:1.2.4-alpine");
+        assert_eq!(bump_image("nginx"), "nginx:2");
+        assert_eq!(bump_image("registry:5000/nginx"), "registry:5000/nginx:2");
+        assert_eq!(bump_image("registry:5000/nginx:1.0"), "registry:5000/nginx:1.1");
+        assert_eq!(bump_image("nginx:latest"), "nginx:latest-2");
+    }
+
+    #[test]
+    fn numeric_prompt_takes_digits_only() {
+        let set = ObjRef::new("default", "web");
+        let mut p = Prompt::new(PromptKind::Partition { set, current: 5 }, "");
+        assert!(p.push('3'));
+        assert!(!p.push('x'));
+        assert!(p.error.as_deref().is_some_and(|e| e.contains("not a digit")));
+        assert_eq!(p.number(), Ok(3));
+        p.backspace();
+        assert!(p.number().is_err());
+        assert!(p.push('9') && p.push('9') && p.push('9') && p.push('9'));
+        for _ in 0..7 {
+            p.push('9');
+        }
+        assert!(p.number().is_err_and(|e| e.contains("not a whole number")));
+    }
+}

@@ -1,0 +1,299 @@
+//! The ONE keymap table: context → key → [`Action`], each entry with its help text and an
+//! optional short footer label. The help overlay ([`help_sections`]) and the footer
+//! ([`footer`]) are derived from [`BINDINGS`], so they cannot drift from what the keys do.
+//!
+//! Owns key lookup and key labels. Must not touch state or the terminal: the reducer asks
+//! [`lookup`] which action a key means in the current [`Context`].
+//!
+//! Choices (k9s habits where they overlap: `?` help, `q`/ctrl-c quit, ctrl-d delete, ctrl-k
+//! kill, `s` scale, `Esc` back, vim keys):
+//!
+//! | keys | action |
+//! | --- | --- |
+//! | `[` / `]` | partition down / up one: `[` moves the partition line left (one more ordinal updates) |
+//! | `p` | set the partition to a number |
+//! | `o` | toggle OnDelete / RollingUpdate |
+//! | `+` (`=`) / `-` | scale up / down one; `s` scale to a number |
+//! | `i` / `r` / `u` | new image (new revision) / restart / undo to a chosen revision |
+//! | space, `n` (`.`) | pause / resume reconciliation, step one sync while paused |
+//! | `<` / `>` | simulator slower / faster |
+//! | ctrl-d / ctrl-k | delete / force-delete the selected pod |
+//! | `f` / `t` / `b` | faults on the selected pod: fail / toggle Ready / broken image |
+//! | arrows, `hjkl`, PgUp/PgDn, Home/End (`g`/`G`), Tab | select ordinals, next set |
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::action::Action;
+
+/// Where keys are read. Exactly one context is active: the open overlay, if any, else
+/// [`Context::Normal`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Context {
+    /// The console itself.
+    Normal,
+    /// The help overlay is open.
+    Help,
+    /// A number / text prompt is open. Printable keys not in the table edit the input.
+    Prompt,
+    /// A confirmation (old → new) is open.
+    Confirm,
+    /// The revision picker (undo) is open.
+    Picker,
+}
+
+/// Help overlay sections, in display order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Group {
+    Rollout,
+    Controller,
+    Pod,
+    Navigate,
+    General,
+}
+
+impl Group {
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Rollout => "Rollout",
+            Group::Controller => "Controller (simulator)",
+            Group::Pod => "Selected pod",
+            Group::Navigate => "Navigate",
+            Group::General => "General",
+        }
+    }
+}
+
+/// One key: a code and the modifiers that must be held. For character keys SHIFT is ignored
+/// (terminals disagree on reporting it for `?`, `+`, `G`); CONTROL and ALT must match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: KeyModifiers,
+}
+
+impl Key {
+    pub const fn plain(code: KeyCode) -> Key {
+        Key { code, mods: KeyModifiers::NONE }
+    }
+    pub const fn ch(c: char) -> Key {
+        Key::plain(KeyCode::Char(c))
+    }
+    pub const fn ctrl(c: char) -> Key {
+        Key { code: KeyCode::Char(c), mods: KeyModifiers::CONTROL }
+    }
+
+    /// Whether a terminal key event is this key.
+    pub fn matches(&self, ev: &KeyEvent) -> bool {
+        let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT;
+        match (self.code, ev.code) {
+            (KeyCode::Char(a), KeyCode::Char(b)) => {
+                a == b && (ev.modifiers & relevant) == (self.mods & relevant)
+            }
+            (a, b) => a == b && (ev.modifiers & relevant) == (self.mods & relevant),
+        }
+    }
+
+    /// How the key is written in the help and the footer: `q`, `ctrl-d`, `space`, `←`, `PgUp`.
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCode::Char(' ') => "space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Left => "←".into(),
+            KeyCode::Right => "→".into(),
+            KeyCode::Up => "↑".into(),
+            KeyCode::Down => "↓".into(),
+            KeyCode::PageUp => "PgUp".into(),
+            KeyCode::PageDown => "PgDn".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::Backspace => "Backspace".into(),
+            other => format!("{other:?}"),
+        };
+        if self.mods.contains(KeyModifiers::CONTROL) {
+            format!("ctrl-{base}")
+        } else if self.mods.contains(KeyModifiers::ALT) {
+            format!("alt-{base}")
+        } else {
+            base
+        }
+    }
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    pub context: Context,
+    /// Every key that triggers the action; the first is the one shown in the footer.
+    pub keys: &'static [Key],
+    pub action: Action,
+    pub group: Group,
+    /// One line for the help overlay.
+    pub help: &'static str,
+    /// Short label for the footer (only the most useful bindings have one).
+    pub footer: Option<&'static str>,
+}
+
+const fn b(
+    context: Context,
+    keys: &'static [Key],
+    action: Action,
+    group: Group,
+    help: &'static str,
+    footer: Option<&'static str>,
+) -> Binding {
+    Binding { context, keys, action, group, help, footer }
+}
+
+use Context as C;
+use Group as G;
+
+/// The keymap. Order matters twice: the first matching row wins, and rows are listed in the
+/// help overlay and the footer in this order.
+#[rustfmt::skip]
+pub const BINDINGS: &[Binding] = &[
+    // Normal: rollout.
+    b(C::Normal, &[Key::ch('[')], Action::PartitionDown, G::Rollout,
+      "partition −1: the next ordinal updates", Some("partition−")),
+    b(C::Normal, &[Key::ch(']')], Action::PartitionUp, G::Rollout,
+      "partition +1 (never reverts pods)", Some("partition+")),
+    b(C::Normal, &[Key::ch('p')], Action::PartitionPrompt, G::Rollout,
+      "set the partition to a number", None),
+    b(C::Normal, &[Key::ch('o')], Action::ToggleStrategy, G::Rollout,
+      "toggle OnDelete / RollingUpdate", None),
+    b(C::Normal, &[Key::ch('+'), Key::ch('=')], Action::ScaleUp, G::Rollout,
+      "scale up one replica", None),
+    b(C::Normal, &[Key::ch('-')], Action::ScaleDown, G::Rollout,
+      "scale down one replica", None),
+    b(C::Normal, &[Key::ch('s')], Action::ScalePrompt, G::Rollout,
+      "scale to a number of replicas", Some("scale")),
+    b(C::Normal, &[Key::ch('i')], Action::NewImage, G::Rollout,
+      "new image: a new revision", Some("image")),
+    b(C::Normal, &[Key::ch('r')], Action::Restart, G::Rollout,
+      "restart: a new revision", None),
+    b(C::Normal, &[Key::ch('u')], Action::Undo, G::Rollout,
+      "undo: back to a chosen revision", None),
+    // Normal: controller.
+    b(C::Normal, &[Key::ch(' ')], Action::TogglePause, G::Controller,
+      "pause / resume reconciliation", Some("pause")),
+    b(C::Normal, &[Key::ch('n'), Key::ch('.')], Action::Step, G::Controller,
+      "step: one sync while paused", Some("step")),
+    b(C::Normal, &[Key::ch('>')], Action::SpeedUp, G::Controller,
+      "simulator twice as fast", None),
+    b(C::Normal, &[Key::ch('<')], Action::SpeedDown, G::Controller,
+      "simulator half as fast", None),
+    // Normal: the selected pod.
+    b(C::Normal, &[Key::ctrl('d')], Action::DeletePod, G::Pod,
+      "delete the pod (graceful)", Some("delete")),
+    b(C::Normal, &[Key::ctrl('k')], Action::ForceDeletePod, G::Pod,
+      "force-delete the pod (at once)", None),
+    b(C::Normal, &[Key::ch('f')], Action::FailPod, G::Pod,
+      "fault: the pod fails (Failed)", None),
+    b(C::Normal, &[Key::ch('t')], Action::ToggleReady, G::Pod,
+      "fault: toggle the pod's Ready", None),
+    b(C::Normal, &[Key::ch('b')], Action::BreakPod, G::Pod,
+      "fault: broken image, never Ready", None),
+    // Normal: navigation.
+    b(C::Normal, &[Key::plain(KeyCode::Left), Key::ch('h')], Action::Left, G::Navigate,
+      "previous ordinal", None),
+    b(C::Normal, &[Key::plain(KeyCode::Right), Key::ch('l')], Action::Right, G::Navigate,
+      "next ordinal", None),
+    b(C::Normal, &[Key::plain(KeyCode::Up), Key::ch('k')], Action::Up, G::Navigate,
+      "one row up", None),
+    b(C::Normal, &[Key::plain(KeyCode::Down), Key::ch('j')], Action::Down, G::Navigate,
+      "one row down", None),
+    b(C::Normal, &[Key::plain(KeyCode::PageUp), Key::ctrl('b')], Action::PageUp, G::Navigate,
+      "one page up", None),
+    b(C::Normal, &[Key::plain(KeyCode::PageDown), Key::ctrl('f')], Action::PageDown,
+      G::Navigate, "one page down", None),
+    b(C::Normal, &[Key::plain(KeyCode::Home), Key::ch('g')], Action::First, G::Navigate,
+      "first ordinal", None),
+    b(C::Normal, &[Key::plain(KeyCode::End), Key::ch('G')], Action::Last, G::Navigate,
+      "last ordinal", None),
+    b(C::Normal, &[Key::plain(KeyCode::Tab)], Action::NextSet, G::Navigate,
+      "next StatefulSet", None),
+    // Normal: general.
+    b(C::Normal, &[Key::ch('?')], Action::Help, G::General, "help", Some("help")),
+    b(C::Normal, &[Key::ch('q'), Key::ctrl('c')], Action::Quit, G::General, "quit",
+      Some("quit")),
+    b(C::Normal, &[Key::plain(KeyCode::Esc)], Action::Cancel, G::General,
+      "clear the status line", None),
+    // Help overlay.
+    b(C::Help, &[Key::plain(KeyCode::Esc), Key::ch('?'), Key::ch('q')], Action::Cancel,
+      G::General, "close help", Some("close")),
+    b(C::Help, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
+    // Prompt.
+    b(C::Prompt, &[Key::plain(KeyCode::Enter)], Action::Accept, G::General, "apply",
+      Some("apply")),
+    b(C::Prompt, &[Key::plain(KeyCode::Esc)], Action::Cancel, G::General, "cancel",
+      Some("cancel")),
+    b(C::Prompt, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
+    // Confirmation.
+    b(C::Confirm, &[Key::ch('y'), Key::plain(KeyCode::Enter)], Action::Accept, G::General,
+      "yes, do it", Some("yes")),
+    b(C::Confirm, &[Key::ch('n'), Key::plain(KeyCode::Esc)], Action::Cancel, G::General,
+      "no, cancel", Some("no")),
+    b(C::Confirm, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
+    // Revision picker.
+    b(C::Picker, &[Key::plain(KeyCode::Up), Key::ch('k')], Action::Up, G::Navigate,
+      "previous revision", None),
+    b(C::Picker, &[Key::plain(KeyCode::Down), Key::ch('j')], Action::Down, G::Navigate,
+      "next revision", None),
+    b(C::Picker, &[Key::plain(KeyCode::Enter)], Action::Accept, G::General,
+      "roll back to this revision", Some("undo to")),
+    b(C::Picker, &[Key::plain(KeyCode::Esc), Key::ch('q')], Action::Cancel, G::General,
+      "cancel", Some("cancel")),
+    b(C::Picker, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
+];
+
+/// The action `ev` means in `context`, if any. Key releases are ignored by the caller.
+pub fn lookup(context: Context, ev: &KeyEvent) -> Option<Action> {
+    BINDINGS
+        .iter()
+        .filter(|b| b.context == context)
+        .find(|b| b.keys.iter().any(|k| k.matches(ev)))
+        .map(|b| b.action)
+}
+
+/// The footer for `context`: (first key's label, short label) for every binding that has one,
+/// in table order.
+pub fn footer(context: Context) -> Vec<(String, &'static str)> {
+    BINDINGS
+        .iter()
+        .filter(|b| b.context == context)
+        .filter_map(|b| Some((b.keys.first()?.label(), b.footer?)))
+        .collect()
+}
+
+/// One help line: all key labels joined (`← h`), and the help text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpLine {
+    pub keys: String,
+    pub help: &'static str,
+}
+
+/// The help overlay: the Normal-context bindings grouped by [`Group`], in display order.
+pub fn help_sections() -> Vec<(Group, Vec<HelpLine>)> {
+    let mut out: Vec<(Group, Vec<HelpLine>)> = Vec::new();
+    for bind in BINDINGS.iter().filter(|b| b.context == Context::Normal) {
+        let keys = bind.keys.iter().map(Key::label).collect::<Vec<_>>().join(" ");
+        let line = HelpLine { keys, help: bind.help };
+        match out.iter_mut().find(|(g, _)| *g == bind.group) {
+            Some((_, lines)) => lines.push(line),
+            None => out.push((bind.group, vec![line])),
+        }
+    }
+    out.sort_by_key(|(g, _)| *g);
+    out
+}
+
+/// The first key bound to `action` in `context`, for messages like "press space to pause".
+pub fn key_for(context: Context, action: Action) -> Option<String> {
+    BINDINGS
+        .iter()
+        .find(|b| b.context == context && b.action == action)
+        .and_then(|b| b.keys.first())
+        .map(Key::label)
+}

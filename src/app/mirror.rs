@@ -1,0 +1,226 @@
+//! [`Mirror`]: the console's copy of the objects a backend reports (StatefulSets, Pods,
+//! PersistentVolumeClaims, ControllerRevisions), applied from [`BackendEvent::Applied`] and
+//! [`BackendEvent::Deleted`], with pods indexed by set and ordinal.
+//!
+//! Owns the object maps and their indexes. Must not interpret objects beyond indexing (status
+//! words, colours and explanations belong to the selectors in `view.rs` and to `core`), and
+//! must never be written except through [`Mirror::apply`] / [`Mirror::delete`], called by the
+//! reducer.
+//!
+//! [`BackendEvent::Applied`]: crate::backend::BackendEvent::Applied
+//! [`BackendEvent::Deleted`]: crate::backend::BackendEvent::Deleted
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::Metadata;
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::backend::{ObjRef, Object};
+use crate::core::labels::parent_and_ordinal;
+
+/// The namespace used when an object has none.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// The reference of any object from its metadata.
+pub fn obj_ref(meta: &ObjectMeta) -> ObjRef {
+    ObjRef::new(
+        meta.namespace.clone().unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
+        meta.name.clone().unwrap_or_default(),
+    )
+}
+
+/// The objects a backend reported, as of the last event applied.
+#[derive(Debug, Clone, Default)]
+pub struct Mirror {
+    sets: BTreeMap<ObjRef, StatefulSet>,
+    pods: BTreeMap<ObjRef, Pod>,
+    /// `(namespace, parent name)` → ordinal → pod name, for every pod named `<parent>-<N>`.
+    ordinals: BTreeMap<ObjRef, BTreeMap<i32, String>>,
+    claims: BTreeMap<ObjRef, PersistentVolumeClaim>,
+    revisions: BTreeMap<ObjRef, ControllerRevision>,
+    /// Bumped on every change that altered an object; the advisor recomputes when it moved.
+    generation: u64,
+}
+
+impl Mirror {
+    /// Adds or replaces an object. Returns whether anything changed (an identical re-send,
+    /// e.g. a relist, changes nothing).
+    pub fn apply(&mut self, obj: Object) -> bool {
+        let changed = match obj {
+            Object::Set(s) => put(&mut self.sets, *s),
+            Object::Claim(c) => put(&mut self.claims, *c),
+            Object::Revision(r) => put(&mut self.revisions, *r),
+            Object::Pod(p) => {
+                let key = obj_ref(p.metadata());
+                let changed = put(&mut self.pods, *p);
+                if changed {
+                    self.index_pod(&key);
+                }
+                changed
+            }
+        };
+        if changed {
+            self.generation += 1;
+        }
+        changed
+    }
+
+    /// Removes an object (its last state is only used for its name). Returns whether it was
+    /// present.
+    pub fn delete(&mut self, obj: &Object) -> bool {
+        let removed = match obj {
+            Object::Set(s) => self.sets.remove(&obj_ref(s.metadata())).is_some(),
+            Object::Claim(c) => self.claims.remove(&obj_ref(c.metadata())).is_some(),
+            Object::Revision(r) => self.revisions.remove(&obj_ref(r.metadata())).is_some(),
+            Object::Pod(p) => {
+                let key = obj_ref(p.metadata());
+                let removed = self.pods.remove(&key).is_some();
+                if let Some((parent, ordinal)) = ordinal_key(&key)
+                    && let Some(m) = self.ordinals.get_mut(&parent)
+                {
+                    m.remove(&ordinal);
+                    if m.is_empty() {
+                        self.ordinals.remove(&parent);
+                    }
+                }
+                removed
+            }
+        };
+        if removed {
+            self.generation += 1;
+        }
+        removed
+    }
+
+    fn index_pod(&mut self, key: &ObjRef) {
+        if let Some((parent, ordinal)) = ordinal_key(key) {
+            self.ordinals.entry(parent).or_default().insert(ordinal, key.name.clone());
+        }
+    }
+
+    /// Changes so far; compare two readings to know whether the mirror moved.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// All StatefulSets, by namespace then name.
+    pub fn sets(&self) -> impl Iterator<Item = (&ObjRef, &StatefulSet)> {
+        self.sets.iter()
+    }
+
+    pub fn set(&self, r: &ObjRef) -> Option<&StatefulSet> {
+        self.sets.get(r)
+    }
+
+    pub fn pod(&self, r: &ObjRef) -> Option<&Pod> {
+        self.pods.get(r)
+    }
+
+    /// The pod named `<set>-<ordinal>` in the set's namespace, if it exists.
+    pub fn pod_at(&self, set: &ObjRef, ordinal: i32) -> Option<&Pod> {
+        let name = self.ordinals.get(set)?.get(&ordinal)?;
+        self.pods.get(&ObjRef::new(set.namespace.clone(), name.clone()))
+    }
+
+    /// The set's pods (every pod named `<set>-<N>` in its namespace) in ordinal order.
+    pub fn pods_of<'a>(&'a self, set: &ObjRef) -> impl Iterator<Item = (i32, &'a Pod)> + 'a {
+        let ns = set.namespace.clone();
+        self.ordinals.get(set).into_iter().flat_map(move |m| {
+            let ns = ns.clone();
+            m.iter().filter_map(move |(o, name)| {
+                self.pods.get(&ObjRef::new(ns.clone(), name.clone())).map(|p| (*o, p))
+            })
+        })
+    }
+
+    /// The lowest and highest ordinal the grid shows for `set`: the desired range
+    /// `[start, start + replicas)` widened to every existing pod (condemned ordinals stay
+    /// visible until they are gone). `None` when the set is unknown or has nothing to show.
+    pub fn ordinal_span(&self, set: &ObjRef) -> Option<(i32, i32)> {
+        let s = self.sets.get(set)?;
+        let start = crate::core::spec::start_ordinal(s);
+        let replicas = crate::core::spec::replicas(s);
+        let existing = self.ordinals.get(set);
+        let lo_pod = existing.and_then(|m| m.keys().next().copied());
+        let hi_pod = existing.and_then(|m| m.keys().next_back().copied());
+        let (mut lo, mut hi) = if replicas > 0 {
+            (Some(start), Some(start.saturating_add(replicas - 1)))
+        } else {
+            (None, None)
+        };
+        if let Some(p) = lo_pod {
+            lo = Some(lo.map_or(p, |l| l.min(p)));
+        }
+        if let Some(p) = hi_pod {
+            hi = Some(hi.map_or(p, |h| h.max(p)));
+        }
+        Some((lo?, hi?))
+    }
+
+    /// Every pod in `namespace` (what a pod lister returns).
+    pub fn pods_in<'a>(&'a self, namespace: &'a str) -> impl Iterator<Item = &'a Pod> + 'a {
+        self.pods.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
+    }
+
+    /// Every claim in `namespace`.
+    pub fn claims_in<'a>(
+        &'a self,
+        namespace: &'a str,
+    ) -> impl Iterator<Item = &'a PersistentVolumeClaim> + 'a {
+        self.claims.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
+    }
+
+    /// Every ControllerRevision in `namespace`.
+    pub fn revisions_in<'a>(
+        &'a self,
+        namespace: &'a str,
+    ) -> impl Iterator<Item = &'a ControllerRevision> + 'a {
+        self.revisions.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
+    }
+
+    /// The set's revision history, oldest first (by `.revision`, then name): revisions whose
+    /// controller ownerRef is the set's uid, or orphans named `<set>-<hash>`.
+    pub fn revisions_of<'a>(&'a self, set: &ObjRef) -> Vec<&'a ControllerRevision> {
+        let uid = self.sets.get(set).and_then(|s| s.metadata.uid.clone());
+        let prefix = format!("{}-", set.name);
+        let mut out: Vec<&ControllerRevision> = self
+            .revisions
+            .iter()
+            .filter(|(k, _)| k.namespace == set.namespace)
+            .map(|(_, v)| v)
+            .filter(|r| {
+                let owners = r.metadata.owner_references.as_deref().unwrap_or_default();
+                match owners.iter().find(|o| o.controller == Some(true)) {
+                    Some(o) => uid.as_deref() == Some(o.uid.as_str()),
+                    None => r.metadata.name.as_deref().is_some_and(|n| n.starts_with(&prefix)),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| a.revision.cmp(&b.revision).then(a.metadata.name.cmp(&b.metadata.name)));
+        out
+    }
+
+    /// Number of objects of each kind: (sets, pods, claims, revisions).
+    pub fn counts(&self) -> (usize, usize, usize, usize) {
+        (self.sets.len(), self.pods.len(), self.claims.len(), self.revisions.len())
+    }
+}
+
+fn put<T: Metadata<Ty = ObjectMeta> + PartialEq>(map: &mut BTreeMap<ObjRef, T>, obj: T) -> bool {
+    let key = obj_ref(obj.metadata());
+    match map.get(&key) {
+        Some(old) if *old == obj => false,
+        _ => {
+            map.insert(key, obj);
+            true
+        }
+    }
+}
+
+/// `(namespace, parent)` and ordinal of a pod named `<parent>-<N>` with N ≥ 0.
+fn ordinal_key(pod: &ObjRef) -> Option<(ObjRef, i32)> {
+    let (parent, ordinal) = parent_and_ordinal(&pod.name)?;
+    (ordinal >= 0).then(|| (ObjRef::new(pod.namespace.clone(), parent), ordinal))
+}

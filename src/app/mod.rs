@@ -1,0 +1,24 @@
+//! The console's application layer (the Elm architecture): [`AppState`], the [`Msg`]s that
+//! enter it, the ONE reducer [`update`] that writes it and returns [`Command`]s, the keymap
+//! table, and the selectors (`view`) that turn state into view models for `ui`.
+//!
+//! Owns application state and its transitions. Must not touch the terminal, the clock, threads,
+//! the simulator's internals or a kube client: inputs arrive as [`Msg`], effects leave as
+//! [`Command`] (backend Ops), and time is whatever the backend reports.
+
+pub mod action;
+pub mod advisor;
+pub mod facts;
+pub mod input;
+pub mod keymap;
+pub mod mirror;
+pub mod msg;
+pub mod ops;
+pub mod state;
+pub mod update;
+pub mod view;
+
+pub use action::Action;
+pub use msg::{Command, Msg};
+pub use state::AppState;
+pub use update::update;

@@ -1,0 +1,46 @@
+//! [`Msg`]: everything that enters the reducer; [`Command`]: everything the reducer asks the
+//! event loop to do.
+//!
+//! Owns only the two vocabularies. Must not perform effects.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::state::HitMap;
+use crate::backend::{BackendEvent, Op};
+
+/// One input to `update`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    /// A key press (releases and repeats are filtered by the input thread).
+    Key(KeyEvent),
+    /// A mouse event (clicks and wheel are used).
+    Mouse(MouseEvent),
+    /// The terminal was resized to (columns, rows).
+    Resize(u16, u16),
+    /// Something the backend reported.
+    Backend(BackendEvent),
+    /// One wall second passed (only delivered while [`AppState::wants_tick`]).
+    ///
+    /// [`AppState::wants_tick`]: super::state::AppState::wants_tick
+    Tick,
+    /// A frame was drawn; its clickable geometry. Clears `dirty` (never sets it).
+    Drawn(HitMap),
+    /// End of a drained batch: run the advisor if the mirror, selection or clock moved.
+    BatchEnd,
+    /// A termination signal (SIGINT/SIGTERM/SIGHUP) arrived.
+    Signal(i32),
+    /// The wall instant, sent by the event loop before each batch (time is an input: the
+    /// reducer never reads a clock). Never marks the state dirty.
+    Wall(Instant),
+}
+
+/// An effect the reducer requests.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Send this Op to the backend.
+    Backend(Op),
+    /// Leave the event loop and restore the terminal.
+    Quit,
+}

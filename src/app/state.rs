@@ -1,0 +1,366 @@
+//! [`AppState`]: everything the console knows, and the small data types it is made of.
+//!
+//! Owns the state's shape and read-only helpers. Must not mutate itself from outside the
+//! reducer: `update.rs` is the only writer (the event loop only clears [`AppState::dirty`]
+//! after a draw, through `update` too). `ui` reads this state and never writes it.
+//!
+//! Field names are stable: fields are added, not renamed.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::jiff::Timestamp;
+use ratatui::layout::Rect;
+
+use super::input::Prompt;
+use super::mirror::Mirror;
+use crate::backend::{Capabilities, EventKind, Mode, ObjRef, Op};
+use crate::core::{Options, Plan};
+
+/// How many timeline entries are kept (oldest dropped first).
+pub const TIMELINE_CAPACITY: usize = 2_000;
+
+/// How long a status-line message stays, in one-second ticks.
+pub const STATUS_TICKS: u8 = 6;
+
+/// The whole console state.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The objects the backend reported.
+    pub mirror: Mirror,
+    /// The backend's initial listing is complete: the mirror can be trusted (before this, the
+    /// screen says "loading" and the advisor does not run).
+    pub synced: bool,
+    /// The StatefulSet on screen. Chosen automatically (the first one) once a set exists.
+    pub selected_set: Option<ObjRef>,
+    /// The selected ordinal within the set's [`AppState::ordinal_span`], clamped on change.
+    pub selected_ordinal: i32,
+    /// Live, paused (simulator) or frozen (real cluster).
+    pub mode: Mode,
+    /// Virtual seconds per wall second (simulator); 1.0 on a real cluster.
+    pub speed: f64,
+    /// The backend's clock (virtual time in the simulator); `None` until the first report.
+    pub now: Option<Timestamp>,
+    /// The backend's time zero: operator timeline entries and [`AppState::elapsed_ms`] count
+    /// from it. Taken as the first clock reading minus the latest backend timeline time seen,
+    /// and moved back whenever a backend entry is later than it implies, so operator and
+    /// backend entries share one time axis.
+    pub clock_origin: Option<Timestamp>,
+    /// The latest `t_ms` of a backend timeline entry.
+    pub backend_t_ms: u64,
+    /// The wall instant of the current batch (from `Msg::Wall`; `None` in tests that send
+    /// none). Only used to extrapolate the backend clock between its reports.
+    pub wall: Option<Instant>,
+    /// The wall instant at which `now` was last reported.
+    pub clock_wall: Option<Instant>,
+    /// What the backend offers (pause, faults, speed).
+    pub caps: Capabilities,
+    /// Controller semantics the advisor reproduces.
+    pub options: Options,
+    /// Controller actions, kubelet events, operator commands and errors, oldest first.
+    pub timeline: Timeline,
+    /// The open overlay, if any: help, a prompt, a confirmation, the revision picker.
+    pub modal: Modal,
+    /// The status line (info or refusal), if any.
+    pub status: Option<Status>,
+    /// The advisor: `core::reconcile` on the mirror for the selected set at `now`. In the
+    /// simulator it is exactly what the next sync will do; on a real cluster what
+    /// kube-controller-manager should do next. Recomputed once per drained batch, only when the
+    /// mirror, the selection or the clock moved.
+    pub advisor: Option<Advisor>,
+    /// Clickable regions from the last draw (filled by the ui, passed in by the loop).
+    pub hits: HitMap,
+    /// `NO_COLOR` was set at startup (read once by main): the ui draws without colour.
+    pub no_color: bool,
+    /// Something visible changed since the last draw.
+    pub dirty: bool,
+    /// The operator asked to quit.
+    pub quit: bool,
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState::new(Capabilities::default(), Options::default())
+    }
+}
+
+impl AppState {
+    pub fn new(caps: Capabilities, options: Options) -> AppState {
+        AppState {
+            mirror: Mirror::default(),
+            synced: false,
+            selected_set: None,
+            selected_ordinal: 0,
+            mode: Mode::Live,
+            speed: 1.0,
+            now: None,
+            clock_origin: None,
+            backend_t_ms: 0,
+            wall: None,
+            clock_wall: None,
+            caps,
+            options,
+            timeline: Timeline::default(),
+            modal: Modal::None,
+            status: None,
+            advisor: None,
+            hits: HitMap::default(),
+            no_color: false,
+            dirty: true,
+            quit: false,
+        }
+    }
+
+    /// The selected StatefulSet object.
+    pub fn set(&self) -> Option<&StatefulSet> {
+        self.mirror.set(self.selected_set.as_ref()?)
+    }
+
+    /// The ordinals the grid shows for the selected set (see [`Mirror::ordinal_span`]).
+    pub fn ordinal_span(&self) -> Option<(i32, i32)> {
+        self.mirror.ordinal_span(self.selected_set.as_ref()?)
+    }
+
+    /// The selected pod's reference (`<set>-<ordinal>`), whether or not the pod exists.
+    pub fn selected_pod_ref(&self) -> Option<ObjRef> {
+        let set = self.selected_set.as_ref()?;
+        self.ordinal_span()?;
+        Some(ObjRef::new(
+            set.namespace.clone(),
+            crate::core::labels::pod_name(&set.name, self.selected_ordinal),
+        ))
+    }
+
+    /// Whether the help overlay is open.
+    pub fn help_open(&self) -> bool {
+        matches!(self.modal, Modal::Help)
+    }
+
+    /// Milliseconds of backend time since the backend's start (0 before any clock reading).
+    /// Between two clock reports the backend clock is extrapolated from the wall time passed
+    /// (× speed): a simulator only reports its clock while something happens.
+    pub fn elapsed_ms(&self) -> u64 {
+        let (Some(origin), Some(now)) = (self.clock_origin, self.now) else {
+            return 0;
+        };
+        let ms = now.as_millisecond().saturating_sub(origin.as_millisecond());
+        let since_report = match (self.wall, self.clock_wall) {
+            (Some(w), Some(c)) => w.saturating_duration_since(c).as_secs_f64() * self.speed,
+            _ => 0.0,
+        };
+        let extra = (since_report * 1000.0) as i64;
+        u64::try_from(ms.saturating_add(extra)).unwrap_or(0)
+    }
+
+    /// Whether the event loop should deliver one-second ticks (a status message is counting
+    /// down). Otherwise the loop sleeps until input or a backend event.
+    pub fn wants_tick(&self) -> bool {
+        self.status.is_some()
+    }
+}
+
+/// The open overlay. At most one at a time.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Modal {
+    #[default]
+    None,
+    /// The help overlay (derived from the keymap).
+    Help,
+    /// Number / text entry.
+    Prompt(Prompt),
+    /// A destructive or surprising action waiting for y/n.
+    Confirm(Confirm),
+    /// Undo: choose the revision to roll back to.
+    Picker(RevisionPicker),
+}
+
+/// A pending confirmation, held as data: what will happen (old → new), an optional warning,
+/// and the Ops to send on "yes".
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirm {
+    /// What is asked, e.g. `Delete pod default/web-3?`.
+    pub title: String,
+    /// The value or state now, e.g. `partition 5`.
+    pub old: String,
+    /// What it becomes, e.g. `partition 2`.
+    pub new: String,
+    /// Something the operator may not expect (e.g. raising the partition never reverts
+    /// updated pods).
+    pub warning: Option<String>,
+    /// Sent to the backend, in order, on "yes".
+    pub ops: Vec<Op>,
+    /// The timeline line for the operator command (scenario language, e.g. `partition web 2`).
+    pub log: String,
+}
+
+/// Undo's revision picker: the set's revisions, newest first, and the highlighted row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RevisionPicker {
+    pub set: ObjRef,
+    pub choices: Vec<RevisionChoice>,
+    /// Index into `choices`.
+    pub selected: usize,
+}
+
+/// One row of the revision picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevisionChoice {
+    pub revision: i64,
+    pub name: String,
+    /// The first container's image in that revision, when it can be read.
+    pub image: Option<String>,
+    /// This is the set's status.currentRevision.
+    pub current: bool,
+    /// This is the set's status.updateRevision (rolling back to it changes nothing).
+    pub update: bool,
+}
+
+/// The status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub kind: StatusKind,
+    /// One-second ticks left before it disappears.
+    pub ticks_left: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusKind {
+    /// What just happened ("partition web 5 → 4").
+    Info,
+    /// A key that cannot apply now, and why.
+    Refusal,
+    /// An Op failed or the backend reported an error.
+    Error,
+}
+
+/// Where a timeline entry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Reported by the backend (controller, kubelet, gc, status, script commands).
+    Backend,
+    /// The operator, from this console (commands and failed Ops).
+    Operator,
+}
+
+/// One timeline entry: backend time in milliseconds since start and the event (the same
+/// vocabulary as the JSONL timeline of `spec/scenario.md`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineEntry {
+    pub t_ms: u64,
+    pub kind: EventKind,
+    pub origin: Origin,
+}
+
+/// A bounded ring of timeline entries ([`TIMELINE_CAPACITY`]).
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    entries: VecDeque<TimelineEntry>,
+    /// Entries ever pushed (including dropped ones): a cheap change marker for renderers.
+    pushed: u64,
+}
+
+impl Timeline {
+    pub fn push(&mut self, entry: TimelineEntry) {
+        if self.entries.len() == TIMELINE_CAPACITY {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(entry);
+        self.pushed += 1;
+    }
+
+    /// Entries oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &TimelineEntry> + ExactSizeIterator {
+        self.entries.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+}
+
+/// The advisor's last result for one set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Advisor {
+    pub set: ObjRef,
+    /// `core::reconcile` on the mirror at `at`.
+    pub plan: Plan,
+    /// The backend time the plan was computed for.
+    pub at: Option<Timestamp>,
+    /// The mirror generation it was computed from.
+    pub mirror_generation: u64,
+}
+
+/// Clickable geometry of the last frame, produced by the ui's draw and handed to the reducer
+/// by the event loop (`Msg::Drawn`). The reducer maps a click to an ordinal with
+/// [`HitMap::hit`] and moves with [`HitMap::grid_columns`] / [`HitMap::page`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HitMap {
+    pub regions: Vec<HitRegion>,
+    /// Ordinals per grid row (1 for a one-row-per-ordinal list). Up/Down move by this.
+    pub grid_columns: u16,
+    /// Ordinals visible at once (PgUp/PgDn move by this).
+    pub page: u32,
+}
+
+/// A clickable region.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HitRegion {
+    /// Ordinal cells laid out row-major in `area`: each `cell_width × cell_height`,
+    /// `columns` per row, the first cell is ordinal `first`, `count` cells in all.
+    Grid { area: Rect, cell_width: u16, cell_height: u16, columns: u16, first: i32, count: u32 },
+    /// One row of the revision history (click = open undo with it highlighted).
+    Revision { area: Rect, revision: i64 },
+}
+
+/// What a click landed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hit {
+    Ordinal(i32),
+    Revision(i64),
+}
+
+impl HitMap {
+    /// What is at terminal cell (`column`, `row`), if anything clickable.
+    pub fn hit(&self, column: u16, row: u16) -> Option<Hit> {
+        self.regions.iter().find_map(|r| r.hit(column, row))
+    }
+}
+
+impl HitRegion {
+    fn hit(&self, column: u16, row: u16) -> Option<Hit> {
+        let inside = |a: &Rect| {
+            column >= a.x && column < a.x + a.width && row >= a.y && row < a.y + a.height
+        };
+        match self {
+            HitRegion::Grid { area, cell_width, cell_height, columns, first, count } => {
+                if !inside(area) || *cell_width == 0 || *cell_height == 0 || *columns == 0 {
+                    return None;
+                }
+                let cx = u32::from((column - area.x) / cell_width);
+                let cy = u32::from((row - area.y) / cell_height);
+                if cx >= u32::from(*columns) {
+                    return None;
+                }
+                let idx = cy * u32::from(*columns) + cx;
+                if idx >= *count {
+                    return None;
+                }
+                let idx = i32::try_from(idx).ok()?;
+                Some(Hit::Ordinal(first.checked_add(idx)?))
+            }
+            HitRegion::Revision { area, revision } => {
+                inside(area).then_some(Hit::Revision(*revision))
+            }
+        }
+    }
+}

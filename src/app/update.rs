@@ -1,0 +1,441 @@
+//! The ONE reducer: [`update`]`(&mut AppState, Msg) -> Vec<Command>`. Every change to
+//! [`AppState`] happens here (and in `ops.rs` / `advisor.rs`, which only it calls).
+//!
+//! Owns key dispatch through the keymap, overlays (help, prompt, confirmation, picker),
+//! selection, the mirror's updates from backend events, the status line and the timeline.
+//! Must not touch the terminal, threads or a clock: time arrives as `Msg::Tick` and
+//! `BackendEvent::Clock`; effects leave as [`Command`]s.
+
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+
+use super::action::Action;
+use super::advisor;
+use super::input::PromptKind;
+use super::keymap::{self, Context};
+use super::msg::{Command, Msg};
+use super::ops;
+use super::state::{AppState, Hit, Modal, Origin, STATUS_TICKS, Status, StatusKind, TimelineEntry};
+use crate::backend::{BackendEvent, EventKind, Mode};
+
+/// Applies one message to the state; returns the effects to run, in order.
+pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
+    match msg {
+        Msg::Key(k) => on_key(state, k),
+        Msg::Mouse(m) => on_mouse(state, m),
+        Msg::Resize(..) => {
+            state.dirty = true;
+            Vec::new()
+        }
+        Msg::Backend(ev) => {
+            on_backend(state, ev);
+            Vec::new()
+        }
+        Msg::Tick => {
+            on_tick(state);
+            Vec::new()
+        }
+        Msg::Drawn(hits) => {
+            state.hits = hits;
+            state.dirty = false;
+            Vec::new()
+        }
+        Msg::BatchEnd => {
+            advisor::refresh(state);
+            Vec::new()
+        }
+        Msg::Signal(_) => quit(state),
+        Msg::Wall(at) => {
+            state.wall = Some(at);
+            Vec::new()
+        }
+    }
+}
+
+/// The context keys are read in, from the open overlay.
+pub fn context(state: &AppState) -> Context {
+    match state.modal {
+        Modal::None => Context::Normal,
+        Modal::Help => Context::Help,
+        Modal::Prompt(_) => Context::Prompt,
+        Modal::Confirm(_) => Context::Confirm,
+        Modal::Picker(_) => Context::Picker,
+    }
+}
+
+fn quit(state: &mut AppState) -> Vec<Command> {
+    state.quit = true;
+    vec![Command::Quit]
+}
+
+/// Shows an info message in the status line.
+pub(super) fn info(state: &mut AppState, text: String) {
+    set_status(state, text, StatusKind::Info);
+}
+
+/// Shows why a key cannot apply now.
+pub(super) fn refuse(state: &mut AppState, text: String) {
+    set_status(state, text, StatusKind::Refusal);
+}
+
+fn set_status(state: &mut AppState, text: String, kind: StatusKind) {
+    state.status = Some(Status { text, kind, ticks_left: STATUS_TICKS });
+    state.dirty = true;
+}
+
+/// Adds an operator line to the timeline at the backend's current time.
+pub(super) fn log_operator(state: &mut AppState, text: String) {
+    let t_ms = state.elapsed_ms();
+    state.timeline.push(TimelineEntry {
+        t_ms,
+        kind: EventKind::Command { line: 0, text },
+        origin: Origin::Operator,
+    });
+    state.dirty = true;
+}
+
+fn on_key(state: &mut AppState, key: KeyEvent) -> Vec<Command> {
+    if key.kind == KeyEventKind::Release {
+        return Vec::new();
+    }
+    let ctx = context(state);
+    let Some(action) = keymap::lookup(ctx, &key) else {
+        match ctx {
+            Context::Prompt => edit_prompt(state, &key),
+            Context::Normal => {
+                if let KeyCode::Char(c) = key.code {
+                    let help = keymap::key_for(Context::Normal, Action::Help).unwrap_or_default();
+                    refuse(state, format!("{c:?} is not bound: {help} lists the keys"));
+                }
+            }
+            _ => {}
+        }
+        return Vec::new();
+    };
+    state.dirty = true;
+    perform(state, action)
+}
+
+/// Runs `action` in the current context (keys, mouse and tests all come through here).
+pub fn perform(state: &mut AppState, action: Action) -> Vec<Command> {
+    if action == Action::Quit {
+        return quit(state);
+    }
+    let outcome = match context(state) {
+        Context::Normal => normal(state, action),
+        Context::Help => {
+            state.modal = Modal::None;
+            Ok(Vec::new())
+        }
+        Context::Prompt => prompt_action(state, action),
+        Context::Confirm => Ok(confirm_action(state, action)),
+        Context::Picker => picker_action(state, action),
+    };
+    outcome.unwrap_or_else(|why| {
+        refuse(state, why);
+        Vec::new()
+    })
+}
+
+fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
+    match action {
+        Action::Help => {
+            state.modal = Modal::Help;
+            Ok(Vec::new())
+        }
+        Action::Cancel => {
+            state.status = None;
+            Ok(Vec::new())
+        }
+        Action::Left => Ok(select_by(state, -1)),
+        Action::Right => Ok(select_by(state, 1)),
+        Action::Up => Ok(select_by(state, -i64::from(state.hits.grid_columns.max(1)))),
+        Action::Down => Ok(select_by(state, i64::from(state.hits.grid_columns.max(1)))),
+        Action::PageUp => Ok(select_by(state, -i64::from(state.hits.page.max(1)))),
+        Action::PageDown => Ok(select_by(state, i64::from(state.hits.page.max(1)))),
+        Action::First => Ok(select_by(state, i64::MIN / 2)),
+        Action::Last => Ok(select_by(state, i64::MAX / 2)),
+        Action::NextSet => {
+            next_set(state);
+            Ok(Vec::new())
+        }
+        other => ops::perform(state, other),
+    }
+}
+
+/// Moves the selection by `delta` ordinals, clamped to the set's span.
+fn select_by(state: &mut AppState, delta: i64) -> Vec<Command> {
+    if let Some((lo, hi)) = state.ordinal_span() {
+        let target = i64::from(state.selected_ordinal).saturating_add(delta);
+        let clamped = target.clamp(i64::from(lo), i64::from(hi));
+        select(state, i32::try_from(clamped).unwrap_or(lo));
+    }
+    Vec::new()
+}
+
+/// Selects `ordinal`, clamped to the span of the selected set.
+pub(super) fn select(state: &mut AppState, ordinal: i32) {
+    let clamped = match state.ordinal_span() {
+        Some((lo, hi)) => ordinal.clamp(lo, hi),
+        None => ordinal,
+    };
+    if clamped != state.selected_ordinal {
+        state.selected_ordinal = clamped;
+        state.dirty = true;
+    }
+}
+
+fn next_set(state: &mut AppState) {
+    let sets: Vec<_> = state.mirror.sets().map(|(r, _)| r.clone()).collect();
+    if sets.is_empty() {
+        refuse(state, "there is no StatefulSet to select".into());
+        return;
+    }
+    let next = match &state.selected_set {
+        Some(cur) => sets.iter().position(|r| r == cur).map_or(0, |i| (i + 1) % sets.len()),
+        None => 0,
+    };
+    choose_set(state, sets.get(next).cloned());
+}
+
+/// Makes `set` the selected set and selects its first ordinal.
+fn choose_set(state: &mut AppState, set: Option<crate::backend::ObjRef>) {
+    if state.selected_set == set {
+        return;
+    }
+    state.selected_set = set;
+    state.selected_ordinal = state.ordinal_span().map_or(0, |(lo, _)| lo);
+    state.dirty = true;
+}
+
+fn edit_prompt(state: &mut AppState, key: &KeyEvent) {
+    let Modal::Prompt(p) = &mut state.modal else {
+        return;
+    };
+    match key.code {
+        KeyCode::Backspace => p.backspace(),
+        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => p.clear(),
+        KeyCode::Char(c)
+            if !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            p.push(c);
+        }
+        _ => return,
+    }
+    state.dirty = true;
+}
+
+fn prompt_action(state: &mut AppState, action: Action) -> ops::Outcome {
+    match action {
+        Action::Cancel => {
+            state.modal = Modal::None;
+            Ok(Vec::new())
+        }
+        Action::Accept => submit_prompt(state),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Enter in a prompt: validate, then close it and act (or keep it open with the error).
+fn submit_prompt(state: &mut AppState) -> ops::Outcome {
+    let Modal::Prompt(p) = &state.modal else {
+        return Ok(Vec::new());
+    };
+    let kind = p.kind.clone();
+    let parsed = match &kind {
+        PromptKind::Partition { .. } | PromptKind::Scale { .. } => p.number().map(Value::Number),
+        PromptKind::Image { .. } => p.text().map(Value::Text),
+    };
+    let value = match parsed {
+        Ok(v) => v,
+        Err(e) => {
+            if let Modal::Prompt(p) = &mut state.modal {
+                p.error = Some(e);
+            }
+            return Ok(Vec::new());
+        }
+    };
+    state.modal = Modal::None;
+    match (kind, value) {
+        (PromptKind::Partition { set, current }, Value::Number(n)) => {
+            Ok(ops::set_partition(state, set, current, n))
+        }
+        (PromptKind::Scale { set, current }, Value::Number(n)) => {
+            Ok(ops::scale_to(state, set, current, n))
+        }
+        (PromptKind::Image { set, .. }, Value::Text(image)) => ops::set_image(state, set, image),
+        _ => Ok(Vec::new()),
+    }
+}
+
+enum Value {
+    Number(i32),
+    Text(String),
+}
+
+fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {
+    let Modal::Confirm(c) = std::mem::take(&mut state.modal) else {
+        return Vec::new();
+    };
+    match action {
+        Action::Accept => {
+            let said = format!("{} → {}", c.old, c.new);
+            log_operator(state, c.log);
+            info(state, said);
+            c.ops.into_iter().map(Command::Backend).collect()
+        }
+        Action::Cancel => {
+            info(state, "cancelled: nothing changed".into());
+            Vec::new()
+        }
+        _ => {
+            state.modal = Modal::Confirm(c);
+            Vec::new()
+        }
+    }
+}
+
+fn picker_action(state: &mut AppState, action: Action) -> ops::Outcome {
+    match action {
+        Action::Cancel => {
+            state.modal = Modal::None;
+            Ok(Vec::new())
+        }
+        Action::Up | Action::Down => {
+            if let Modal::Picker(p) = &mut state.modal {
+                let last = p.choices.len().saturating_sub(1);
+                p.selected = match action {
+                    Action::Up => p.selected.saturating_sub(1),
+                    _ => (p.selected + 1).min(last),
+                };
+            }
+            Ok(Vec::new())
+        }
+        Action::Accept => ops::pick_revision(state),
+        _ => Ok(Vec::new()),
+    }
+}
+
+fn on_mouse(state: &mut AppState, m: MouseEvent) -> Vec<Command> {
+    match m.kind {
+        MouseEventKind::Down(MouseButton::Left) => match state.hits.hit(m.column, m.row) {
+            Some(Hit::Ordinal(o)) if state.modal == Modal::None => {
+                select(state, o);
+                Vec::new()
+            }
+            Some(Hit::Revision(r)) if state.modal == Modal::None => {
+                ops::open_picker(state, Some(r)).unwrap_or_else(|why| {
+                    refuse(state, why);
+                    Vec::new()
+                })
+            }
+            _ => Vec::new(),
+        },
+        MouseEventKind::ScrollUp if state.modal == Modal::None => perform(state, Action::Up),
+        MouseEventKind::ScrollDown if state.modal == Modal::None => perform(state, Action::Down),
+        _ => Vec::new(),
+    }
+}
+
+fn on_tick(state: &mut AppState) {
+    if let Some(s) = &mut state.status {
+        s.ticks_left = s.ticks_left.saturating_sub(1);
+        if s.ticks_left == 0 {
+            state.status = None;
+            state.dirty = true;
+        }
+    }
+}
+
+fn on_backend(state: &mut AppState, ev: BackendEvent) {
+    match ev {
+        BackendEvent::Applied(obj) => {
+            if state.mirror.apply(obj) {
+                after_mirror_change(state);
+            }
+        }
+        BackendEvent::Deleted(obj) => {
+            if state.mirror.delete(&obj) {
+                after_mirror_change(state);
+            }
+        }
+        BackendEvent::Synced => {
+            state.synced = true;
+            state.dirty = true;
+            after_mirror_change(state);
+        }
+        BackendEvent::Timeline(ev) => {
+            state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
+            state.timeline.push(TimelineEntry {
+                t_ms: ev.t_ms,
+                kind: ev.kind,
+                origin: Origin::Backend,
+            });
+            state.dirty = true;
+        }
+        BackendEvent::Clock { now, speed } => {
+            let shown = |t: Option<k8s_openapi::jiff::Timestamp>| t.map(|t| t.as_second());
+            if shown(state.now) != shown(Some(now)) || state.speed != speed {
+                state.dirty = true;
+            }
+            state.now = Some(now);
+            state.clock_wall = state.wall;
+            state.speed = speed;
+            align_origin(state);
+        }
+        BackendEvent::Mode(m) => {
+            if state.mode != m {
+                state.mode = m;
+                let word = match m {
+                    Mode::Live => "live: the controller reconciles",
+                    Mode::Paused => "paused: reconciliation stopped",
+                    Mode::Frozen => "frozen: the partition holds the rollout",
+                };
+                info(state, word.into());
+            }
+        }
+        BackendEvent::OpFailed { op, message } => {
+            backend_error(state, format!("{op} failed: {message}"));
+        }
+        BackendEvent::Error(message) => backend_error(state, message),
+    }
+}
+
+/// At a clock report (the backend reports its clock after the events up to it): keeps
+/// `clock_origin` at or before `now - backend_t_ms` (see [`AppState::clock_origin`]).
+fn align_origin(state: &mut AppState) {
+    let Some(now) = state.now else {
+        return;
+    };
+    let ms = i64::try_from(state.backend_t_ms).unwrap_or(i64::MAX);
+    let implied =
+        now.checked_sub(k8s_openapi::jiff::SignedDuration::from_millis(ms)).unwrap_or(now);
+    if state.clock_origin.is_none_or(|o| implied < o) {
+        state.clock_origin = Some(implied);
+        state.dirty = true;
+    }
+}
+
+fn backend_error(state: &mut AppState, message: String) {
+    let t_ms = state.elapsed_ms();
+    state.timeline.push(TimelineEntry {
+        t_ms,
+        kind: EventKind::Error { line: None, message: message.clone() },
+        origin: Origin::Operator,
+    });
+    set_status(state, message, StatusKind::Error);
+}
+
+/// After an object changed: pick a set if none is selected (or it went away), keep the
+/// selected ordinal inside the span, and redraw.
+fn after_mirror_change(state: &mut AppState) {
+    state.dirty = true;
+    let gone = state.selected_set.as_ref().is_some_and(|r| state.mirror.set(r).is_none());
+    if state.selected_set.is_none() || gone {
+        let first = state.mirror.sets().next().map(|(r, _)| r.clone());
+        choose_set(state, first);
+    }
+    let ordinal = state.selected_ordinal;
+    select(state, ordinal);
+}

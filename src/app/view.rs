@@ -1,0 +1,323 @@
+//! Selectors: [`AppState`] → view models for `ui`. Pure, read-only, computed at most once per
+//! frame ([`Screen::of`]); the grid is one `Vec` of `Copy` cells, everything else is bounded by
+//! what fits on screen (one pod's detail, the visible timeline lines, the revision history).
+//!
+//! Owns: what the console shows, in words and numbers (header, grid cells, controller
+//! sentences, revision rows, pod detail, timeline lines) and the screen geometry (`layout`)
+//! that both the renderer and hit-testing read. Must not touch: the terminal, styles, the
+//! backend, or the state (selectors never write).
+
+pub mod explain;
+pub mod grid;
+pub mod layout;
+pub mod timeline;
+
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use crate::app::state::AppState;
+use crate::backend::{Mode, ObjRef};
+use crate::core::Observed;
+use crate::core::labels::REVISION_HASH_LABEL;
+
+pub use explain::{ExplainLine, LineKind};
+pub use grid::{GridLayout, GridMode, GridRow, GridView, OrdinalCell, PodState, RevClass, Rule};
+
+/// Everything a frame shows, selected once per frame.
+#[derive(Debug, Clone)]
+pub struct Screen<'a> {
+    pub state: &'a AppState,
+    /// `None` before a StatefulSet is known (the screen says why).
+    pub header: Option<HeaderView<'a>>,
+    pub grid: GridView<'a>,
+    pub controller: Vec<ExplainLine>,
+    /// The set's ControllerRevisions, newest first.
+    pub revisions: Vec<RevisionRow<'a>>,
+    /// Why there is nothing to show, when there is nothing.
+    pub empty: Option<&'static str>,
+}
+
+impl<'a> Screen<'a> {
+    /// Selects the frame's view models from the state.
+    pub fn of(state: &'a AppState) -> Screen<'a> {
+        let set = state.set();
+        let Some((set, set_ref)) = set.zip(state.selected_set.as_ref()) else {
+            let empty = if state.synced {
+                "no StatefulSet yet: create one with a script or -f MANIFEST"
+            } else {
+                "loading: waiting for the backend's initial listing"
+            };
+            return Screen {
+                state,
+                header: None,
+                grid: GridView::default(),
+                controller: Vec::new(),
+                revisions: Vec::new(),
+                empty: Some(empty),
+            };
+        };
+        let plan = state.advisor.as_ref().filter(|a| &a.set == set_ref).map(|a| &a.plan);
+        let (current, update) = revisions_of_status(set, plan);
+        let ns = set_ref.namespace.as_str();
+        let pods: Vec<&'a Pod> = state.mirror.pods_in(ns).collect();
+        let selected = Some(state.selected_ordinal);
+        let grid = GridView::build(set, pods.iter().copied(), current, update, selected);
+        let history = state.mirror.revisions_of(set_ref);
+        let revisions = revision_rows(&history, &grid, current, update);
+        let controller = match plan {
+            Some(plan) => {
+                let claims: Vec<_> = state.mirror.claims_in(ns).collect();
+                let all_revisions: Vec<_> = state.mirror.revisions_in(ns).collect();
+                let observed =
+                    Observed { set, pods: &pods, claims: &claims, revisions: &all_revisions };
+                let now = state.now.unwrap_or_default();
+                explain::explain(&observed, plan, &grid, now)
+            }
+            None => vec![ExplainLine {
+                kind: LineKind::Waiting,
+                text: "the advisor has not run yet".into(),
+            }],
+        };
+        let header = HeaderView::build(state, set, set_ref, &revisions, current, update);
+        Screen { state, header: Some(header), grid, controller, revisions, empty: None }
+    }
+
+    /// The selected ordinal's detail, if it is on the grid.
+    pub fn detail(&self) -> Option<DetailView<'a>> {
+        let cell = *self.grid.selected_cell()?;
+        Some(DetailView::build(cell, self.grid.set_name, &self.revisions, self.state))
+    }
+}
+
+/// The set's current and update revision names: the set's status, else the advisor's plan.
+fn revisions_of_status<'a>(
+    set: &'a StatefulSet,
+    plan: Option<&'a crate::core::Plan>,
+) -> (&'a str, &'a str) {
+    let status = set.status.as_ref();
+    let pick = |from_status: Option<&'a String>, from_plan: Option<&'a String>| {
+        from_status.filter(|s| !s.is_empty()).or(from_plan).map_or("", String::as_str)
+    };
+    (
+        pick(status.and_then(|s| s.current_revision.as_ref()), plan.map(|p| &p.current_revision)),
+        pick(status.and_then(|s| s.update_revision.as_ref()), plan.map(|p| &p.update_revision)),
+    )
+}
+
+/// The hash part of a revision name `<set>-<hash>` (the whole name when it does not match).
+pub fn short_hash<'a>(set_name: &str, revision: &'a str) -> &'a str {
+    revision.strip_prefix(set_name).and_then(|r| r.strip_prefix('-')).unwrap_or(revision)
+}
+
+/// The set's update strategy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StrategyView {
+    RollingUpdate { partition: i32, max_unavailable: Option<String> },
+    OnDelete,
+}
+
+/// A revision as the header names it: short hash and number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RevLabel<'a> {
+    pub name: &'a str,
+    pub hash: &'a str,
+    pub number: Option<i64>,
+}
+
+/// The header: Argo Rollouts' vocabulary for a StatefulSet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeaderView<'a> {
+    pub set: &'a ObjRef,
+    pub strategy: StrategyView,
+    pub policy: &'a str,
+    pub desired: i32,
+    pub current: i32,
+    pub updated: i32,
+    pub ready: i32,
+    pub available: i32,
+    pub current_rev: RevLabel<'a>,
+    pub update_rev: RevLabel<'a>,
+    pub generation: Option<i64>,
+    pub observed_generation: Option<i64>,
+    pub mode: Mode,
+    /// Simulator speed, when the backend has one.
+    pub speed: Option<f64>,
+    /// Backend time since start.
+    pub elapsed_ms: u64,
+    /// How many sets the backend reported (Tab cycles).
+    pub set_count: usize,
+}
+
+impl<'a> HeaderView<'a> {
+    fn build(
+        state: &'a AppState,
+        set: &'a StatefulSet,
+        set_ref: &'a ObjRef,
+        revisions: &[RevisionRow<'a>],
+        current: &'a str,
+        update: &'a str,
+    ) -> HeaderView<'a> {
+        let spec = &set.spec;
+        let strategy = spec.update_strategy.as_ref();
+        let strategy = match strategy.and_then(|s| s.type_.as_deref()) {
+            Some("OnDelete") => StrategyView::OnDelete,
+            _ => {
+                let ru = strategy.and_then(|s| s.rolling_update.as_ref());
+                StrategyView::RollingUpdate {
+                    partition: ru.and_then(|r| r.partition).unwrap_or(0),
+                    max_unavailable: ru.and_then(|r| r.max_unavailable.as_ref()).map(|v| match v {
+                        IntOrString::String(s) => s.clone(),
+                        IntOrString::Int(n) => n.to_string(),
+                    }),
+                }
+            }
+        };
+        let status = set.status.as_ref();
+        let label = |name: &'a str| RevLabel {
+            name,
+            hash: short_hash(&set_ref.name, name),
+            number: revisions.iter().find(|r| r.name == name).map(|r| r.number),
+        };
+        HeaderView {
+            set: set_ref,
+            strategy,
+            policy: spec.pod_management_policy.as_deref().unwrap_or("OrderedReady"),
+            desired: spec.replicas.unwrap_or(1),
+            current: status.map_or(0, |s| s.replicas),
+            updated: status.and_then(|s| s.updated_replicas).unwrap_or(0),
+            ready: status.and_then(|s| s.ready_replicas).unwrap_or(0),
+            available: status.and_then(|s| s.available_replicas).unwrap_or(0),
+            current_rev: label(current),
+            update_rev: label(update),
+            generation: set.metadata.generation,
+            observed_generation: status.and_then(|s| s.observed_generation),
+            mode: state.mode,
+            speed: state.caps.speed.then_some(state.speed),
+            elapsed_ms: state.elapsed_ms(),
+            set_count: state.mirror.sets().count(),
+        }
+    }
+}
+
+/// One ControllerRevision of the set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevisionRow<'a> {
+    pub number: i64,
+    pub name: &'a str,
+    pub hash: &'a str,
+    pub image: Option<&'a str>,
+    pub current: bool,
+    pub update: bool,
+    /// Pods on the grid built from it.
+    pub pods: usize,
+}
+
+/// The first container's image stored in a revision's template patch.
+pub fn revision_image(rev: &ControllerRevision) -> Option<&str> {
+    rev.data.0.pointer("/spec/template/spec/containers/0/image")?.as_str()
+}
+
+fn revision_rows<'a>(
+    history: &[&'a ControllerRevision],
+    grid: &GridView<'_>,
+    current: &str,
+    update: &str,
+) -> Vec<RevisionRow<'a>> {
+    history
+        .iter()
+        .rev()
+        .map(|r| {
+            let name = r.metadata.name.as_deref().unwrap_or_default();
+            let hash = r
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get(REVISION_HASH_LABEL))
+                .map_or_else(|| short_hash(grid.set_name, name), String::as_str);
+            RevisionRow {
+                number: r.revision.unwrap_or(0),
+                name,
+                hash,
+                image: revision_image(r),
+                current: name == current,
+                update: name == update,
+                pods: match grid::classify(Some(name), current, update) {
+                    RevClass::Update => grid.count(RevClass::Update),
+                    RevClass::Current => grid.count(RevClass::Current),
+                    _ => grid.cells.iter().filter(|c| c.revision == Some(name)).count(),
+                },
+            }
+        })
+        .collect()
+}
+
+/// The selected ordinal's detail: label/value pairs, computed for one pod only.
+#[derive(Debug, Clone)]
+pub struct DetailView<'a> {
+    pub name: String,
+    pub cell: OrdinalCell<'a>,
+    pub rows: Vec<(&'static str, String)>,
+}
+
+impl<'a> DetailView<'a> {
+    fn build(
+        cell: OrdinalCell<'a>,
+        set_name: &str,
+        revisions: &[RevisionRow<'_>],
+        state: &AppState,
+    ) -> DetailView<'a> {
+        let name = crate::core::labels::pod_name(set_name, cell.ordinal);
+        let mut rows: Vec<(&'static str, String)> = Vec::new();
+        let condemned = if cell.condemned { " · condemned" } else { "" };
+        rows.push(("state", format!("{}{condemned}", cell.state.word())));
+        if let Some(rev) = cell.revision {
+            let number = revisions.iter().find(|r| r.name == rev).map(|r| r.number);
+            let n = number.map(|n| format!(" #{n}")).unwrap_or_default();
+            let hash = short_hash(set_name, rev);
+            rows.push(("revision", format!("{hash}{n} {}", cell.rev.word())));
+        }
+        if let Some(pod) = cell.pod {
+            pod_rows(pod, state, &mut rows);
+        }
+        DetailView { name, cell, rows }
+    }
+}
+
+fn pod_rows(pod: &Pod, state: &AppState, rows: &mut Vec<(&'static str, String)>) {
+    let status = pod.status.as_ref();
+    if let Some(phase) = status.and_then(|s| s.phase.as_deref()) {
+        rows.push(("phase", phase.to_string()));
+    }
+    let ready = status
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"));
+    if let Some(c) = ready {
+        let since = c.last_transition_time.as_ref().and_then(|t| ago(state, t.0));
+        rows.push(("ready", format!("{}{}", c.status, since.unwrap_or_default())));
+    }
+    let image = pod.spec.as_ref().and_then(|s| s.containers.first()).and_then(|c| c.image.clone());
+    if let Some(image) = image {
+        rows.push(("image", image));
+    }
+    let restarts: i32 = status
+        .and_then(|s| s.container_statuses.as_ref())
+        .map_or(0, |cs| cs.iter().map(|c| c.restart_count).sum());
+    rows.push(("restarts", restarts.to_string()));
+    if let Some(t) = pod.metadata.deletion_timestamp.as_ref() {
+        rows.push(("deleting", format!("since{}", ago(state, t.0).unwrap_or_default())));
+    }
+    if let Some(age) = pod.metadata.creation_timestamp.as_ref().and_then(|t| ago(state, t.0)) {
+        rows.push(("created", age.trim_start().to_string()));
+    }
+    if let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.as_ref()) {
+        rows.push(("node", node.clone()));
+    }
+}
+
+/// " 12s ago" relative to the backend clock.
+fn ago(state: &AppState, t: k8s_openapi::jiff::Timestamp) -> Option<String> {
+    let now = state.now?;
+    let secs = now.as_second().saturating_sub(t.as_second()).max(0);
+    Some(format!(" {} ago", timeline::duration_text(u64::try_from(secs).unwrap_or(0) * 1000)))
+}

@@ -1,0 +1,175 @@
+//! The controller pane's sentences: the next action and the blocker in words, from the advisor's
+//! [`Plan`] through `core::explain`, plus the operator hints (the forced-rollback hint of
+//! kubernetes#67250 with the key that acts on it, the raised-partition warning).
+//!
+//! Owns the pane's line kinds and the keys named in hints (from the keymap table, so they cannot
+//! drift). Pure: reads the observed objects, the plan and the grid view model, never the state
+//! or the terminal.
+
+use crate::app::action::Action;
+use crate::app::keymap::{Context, key_for};
+use crate::core::explain::{self as core_explain, Step, StepKind, StuckReason};
+use crate::core::{Hold, Now, Observed, Plan};
+
+use super::grid::{GridView, RevClass};
+
+/// What a controller-pane line is, for its style and its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineKind {
+    /// What the controller does next.
+    Next,
+    /// Why it stopped early.
+    Waiting,
+    /// What the operator's configuration holds (partition, OnDelete).
+    Held,
+    /// Nothing left to do.
+    Done,
+    /// Something the operator may want to do.
+    Hint,
+    /// Something surprising the operator should know.
+    Warning,
+    /// A sync error.
+    Error,
+}
+
+impl LineKind {
+    /// The word that starts the line.
+    pub fn label(self) -> &'static str {
+        match self {
+            LineKind::Next => "next",
+            LineKind::Waiting => "waiting",
+            LineKind::Held => "held",
+            LineKind::Done => "done",
+            LineKind::Hint => "hint",
+            LineKind::Warning => "warning",
+            LineKind::Error => "error",
+        }
+    }
+}
+
+/// One sentence of the controller pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplainLine {
+    pub kind: LineKind,
+    pub text: String,
+}
+
+impl ExplainLine {
+    fn new(kind: LineKind, text: impl Into<String>) -> Self {
+        ExplainLine { kind, text: text.into() }
+    }
+}
+
+/// How long (backend seconds since creation) a pod on the update revision must have failed to
+/// become Ready before the pane suggests the update itself is broken.
+pub const BROKEN_UPDATE_AFTER_SECS: i64 = 60;
+
+/// The pane's lines, most important first: error, next, waiting, hint, held, warning. Words
+/// come from `core::explain` (the plan in words, the kubernetes#67250 detection); this adds the
+/// keys that act on them, from the keymap.
+pub fn explain(
+    observed: &Observed<'_>,
+    plan: &Plan,
+    grid: &GridView<'_>,
+    now: Now,
+) -> Vec<ExplainLine> {
+    let (current, update) = (plan.current_revision.as_str(), plan.update_revision.as_str());
+    let mut out = Vec::new();
+    if let Some(err) = &plan.error {
+        let retry = if err.retry { "retried with backoff" } else { "not retried" };
+        out.push(ExplainLine::new(LineKind::Error, format!("{} ({retry})", err.message)));
+    }
+    let steps = core_explain::next_actions(observed, plan);
+    let actions: Vec<&Step> = steps
+        .iter()
+        .filter(|s| !matches!(s.kind, StepKind::Wait | StepKind::Hold | StepKind::Error))
+        .filter(|s| s.kind != StepKind::Status)
+        .collect();
+    if let Some(first) = actions.first() {
+        let more = match actions.len() - 1 {
+            0 => String::new(),
+            n => format!(" (+{n} more)"),
+        };
+        out.push(ExplainLine::new(LineKind::Next, format!("{}{more}", first.text)));
+    }
+    for s in steps.iter().filter(|s| matches!(s.kind, StepKind::Wait | StepKind::Error)) {
+        let kind = if s.kind == StepKind::Error { LineKind::Error } else { LineKind::Waiting };
+        let text = s.text.strip_prefix("waiting: ").unwrap_or(&s.text);
+        out.push(ExplainLine::new(kind, text));
+    }
+    // The old-revision deadlock is certain: its hint comes before the hold. A broken update is
+    // only a suspicion: it is offered after the hold, once the pod has waited a while.
+    let stuck = core_explain::forced_rollback(observed, plan, now);
+    let hint = |s: &core_explain::ForcedRollback| {
+        let text = format!("{s} — select it and press {}", key(Action::DeletePod));
+        ExplainLine::new(LineKind::Hint, text)
+    };
+    if let Some(s) = stuck.as_ref().filter(|s| matches!(s.reason, StuckReason::OldRevision { .. }))
+    {
+        out.push(hint(s));
+    }
+    if let Some(hold) = &plan.held_by {
+        let step = core_explain::hold_step(observed, plan, hold);
+        let how = match hold {
+            Hold::Partition { .. } => format!("press {} to lower it", key(Action::PartitionDown)),
+            Hold::OnDelete { .. } => {
+                format!("press {} to delete the selected pod", key(Action::DeletePod))
+            }
+        };
+        out.push(ExplainLine::new(LineKind::Held, format!("{} — {how}", step.text)));
+    }
+    let suspect = |s: &&core_explain::ForcedRollback| {
+        s.reason == StuckReason::BrokenUpdate
+            && s.stuck_for_secs.is_some_and(|t| t >= BROKEN_UPDATE_AFTER_SECS)
+    };
+    if let Some(s) = stuck.as_ref().filter(suspect) {
+        out.push(hint(s));
+    }
+    if let Some(w) = raised_partition_warning(grid, current, update) {
+        out.push(w);
+    }
+    if out.is_empty() {
+        let text = if !update.is_empty() && current == update {
+            format!("rollout complete: every pod on {update}")
+        } else {
+            "nothing to do".to_string()
+        };
+        out.push(ExplainLine::new(LineKind::Done, text));
+    }
+    out
+}
+
+fn key(action: Action) -> String {
+    key_for(Context::Normal, action).unwrap_or_else(|| "?".into())
+}
+
+/// Pods held back by the partition that already run the update revision: raising the partition
+/// never reverts them.
+pub fn raised_partition_warning(
+    grid: &GridView<'_>,
+    current: &str,
+    update: &str,
+) -> Option<ExplainLine> {
+    if current == update {
+        return None;
+    }
+    let line = grid.rules.iter().find(|r| r.kind == super::grid::RuleKind::Partition)?;
+    let updated: Vec<i32> = grid
+        .cells
+        .iter()
+        .filter(|c| c.ordinal < line.before && !c.condemned && c.rev == RevClass::Update)
+        .map(|c| c.ordinal)
+        .collect();
+    let first = *updated.first()?;
+    let who = match updated.len() {
+        1 => format!("{}-{first}", grid.set_name),
+        n => format!("{n} pods from {}-{first}", grid.set_name),
+    };
+    Some(ExplainLine::new(
+        LineKind::Warning,
+        format!(
+            "{who} below the partition already run {update}: raising the partition never \
+             reverts updated pods"
+        ),
+    ))
+}

@@ -1,0 +1,472 @@
+//! The ordinal grid's view model ([`GridView`]: one [`OrdinalCell`] per ordinal, in order) and
+//! its geometry ([`GridLayout`]: detailed rows or the compact one-character map, the rule lines,
+//! the scroll window, and hit-testing).
+//!
+//! Owns: classifying pods (revision class, state, condemned) and placing ordinals on screen
+//! rows. Pure functions over borrowed objects; one `Vec` of `Copy` cells per frame, no
+//! allocation per ordinal. Must not touch: the terminal, styles, or the state it reads.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Pod;
+use ratatui::layout::Rect;
+
+use crate::core::labels::{REVISION_LABEL, parent_and_ordinal};
+
+/// Which revision a pod runs, relative to the set's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RevClass {
+    /// `status.updateRevision`: the rollout's target.
+    Update,
+    /// `status.currentRevision` (and not the update revision).
+    Current,
+    /// Any other revision: a superseded one (a third revision during a rollback).
+    Other,
+    /// The pod has no revision label (or the ordinal has no pod).
+    Unknown,
+}
+
+impl RevClass {
+    /// The word used in detailed rows and the pod detail.
+    pub fn word(self) -> &'static str {
+        match self {
+            RevClass::Update => "update",
+            RevClass::Current => "current",
+            RevClass::Other => "old",
+            RevClass::Unknown => "-",
+        }
+    }
+}
+
+/// A pod's lifecycle as the console shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PodState {
+    /// An ordinal in `[start, start + replicas)` with no pod yet.
+    Placeholder,
+    /// An ordinal outside the replica range with no pod (a gap among condemned pods).
+    Absent,
+    /// Phase Pending (or no phase yet).
+    Pending,
+    /// Running, Ready condition not True.
+    Running,
+    /// Running and Ready.
+    Ready,
+    /// Has a deletionTimestamp.
+    Terminating,
+    /// Phase Failed or Succeeded.
+    Failed,
+}
+
+impl PodState {
+    pub fn word(self) -> &'static str {
+        match self {
+            PodState::Placeholder => "not created",
+            PodState::Absent => "gone",
+            PodState::Pending => "Pending",
+            PodState::Running => "Running",
+            PodState::Ready => "Ready",
+            PodState::Terminating => "Terminating",
+            PodState::Failed => "Failed",
+        }
+    }
+
+    /// The state of an existing pod.
+    pub fn of(pod: &Pod) -> PodState {
+        if pod.metadata.deletion_timestamp.is_some() {
+            return PodState::Terminating;
+        }
+        let status = pod.status.as_ref();
+        match status.and_then(|s| s.phase.as_deref()) {
+            Some("Failed") | Some("Succeeded") => PodState::Failed,
+            Some("Running") if is_ready(pod) => PodState::Ready,
+            Some("Running") => PodState::Running,
+            _ => PodState::Pending,
+        }
+    }
+}
+
+/// Whether the pod's Ready condition is True.
+pub fn is_ready(pod: &Pod) -> bool {
+    pod.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+}
+
+/// The revision name a pod was built from (its `controller-revision-hash` label).
+pub fn pod_revision(pod: &Pod) -> Option<&str> {
+    pod.metadata.labels.as_ref()?.get(REVISION_LABEL).map(String::as_str)
+}
+
+/// One ordinal. `Copy`: borrowed pod, no owned strings.
+#[derive(Debug, Clone, Copy)]
+pub struct OrdinalCell<'a> {
+    pub ordinal: i32,
+    pub pod: Option<&'a Pod>,
+    pub state: PodState,
+    pub rev: RevClass,
+    /// The revision name on the pod (its `controller-revision-hash` label), if any.
+    pub revision: Option<&'a str>,
+    /// Outside `[start, start + replicas)`: the controller deletes it.
+    pub condemned: bool,
+}
+
+/// What a horizontal rule between ordinals marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RuleKind {
+    /// Ordinals below `spec.ordinals.start` (condemned) end here.
+    Start,
+    /// The partition: ordinals before the line stay on the current revision.
+    Partition,
+    /// Ordinals from here on are beyond `replicas`: condemned.
+    Condemned,
+}
+
+/// A rule drawn before ordinal `before`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    pub before: i32,
+    pub kind: RuleKind,
+    /// The value the rule shows: the partition, the start ordinal, or the replica count.
+    pub value: i32,
+}
+
+/// The grid's view model.
+#[derive(Debug, Clone, Default)]
+pub struct GridView<'a> {
+    pub set_name: &'a str,
+    /// Ordinal of `cells[0]`.
+    pub first: i32,
+    pub cells: Vec<OrdinalCell<'a>>,
+    /// At most three, ordered by `before` (Start, Partition, Condemned).
+    pub rules: Vec<Rule>,
+    pub selected: Option<i32>,
+}
+
+impl<'a> GridView<'a> {
+    /// Builds the cells of `set` from the pods of its namespace (non-members are skipped).
+    /// `update` / `current` are the revision names pods are compared with.
+    pub fn build(
+        set: &'a StatefulSet,
+        pods: impl IntoIterator<Item = &'a Pod>,
+        current: &str,
+        update: &str,
+        selected: Option<i32>,
+    ) -> GridView<'a> {
+        let set_name = set.metadata.name.as_deref().unwrap_or_default();
+        let spec = &set.spec;
+        let replicas = spec.replicas.unwrap_or(1).max(0);
+        let start = spec.ordinals.as_ref().and_then(|o| o.start).unwrap_or(0);
+        let end = start.saturating_add(replicas);
+        // One pass over the pods reads everything a cell needs: at 10,000 pods the cost is the
+        // cache misses of touching each pod, so each pod is touched once.
+        let members: Vec<OrdinalCell<'a>> = pods
+            .into_iter()
+            .filter_map(|p| {
+                let (parent, ordinal) = parent_and_ordinal(p.metadata.name.as_deref()?)?;
+                if parent != set_name || ordinal < 0 {
+                    return None;
+                }
+                let revision = pod_revision(p);
+                let rev = classify(revision, current, update);
+                let condemned = ordinal < start || ordinal >= end;
+                let state = PodState::of(p);
+                Some(OrdinalCell { ordinal, pod: Some(p), state, rev, revision, condemned })
+            })
+            .collect();
+        let lo = members.iter().map(|c| c.ordinal).min().map_or(start, |o| o.min(start));
+        let hi = members.iter().map(|c| c.ordinal + 1).max().map_or(end, |o| o.max(end));
+        let mut cells: Vec<OrdinalCell<'a>> = (lo..hi)
+            .map(|ordinal| {
+                let condemned = ordinal < start || ordinal >= end;
+                let state = if condemned { PodState::Absent } else { PodState::Placeholder };
+                let rev = RevClass::Unknown;
+                OrdinalCell { ordinal, pod: None, state, rev, revision: None, condemned }
+            })
+            .collect();
+        for m in members {
+            if let Some(cell) = usize::try_from(m.ordinal - lo).ok().and_then(|i| cells.get_mut(i))
+            {
+                *cell = m;
+            }
+        }
+        let mut rules = Vec::with_capacity(3);
+        if lo < start {
+            rules.push(Rule { before: start, kind: RuleKind::Start, value: start });
+        }
+        if let Some(p) = partition_of(set).filter(|p| *p > 0) {
+            let before = start.saturating_add(p.min(replicas));
+            rules.push(Rule { before, kind: RuleKind::Partition, value: p });
+        }
+        if hi > end {
+            rules.push(Rule { before: end, kind: RuleKind::Condemned, value: replicas });
+        }
+        GridView { set_name, first: lo, cells, rules, selected }
+    }
+
+    /// The cell of `ordinal`, if it is on the grid.
+    pub fn cell(&self, ordinal: i32) -> Option<&OrdinalCell<'a>> {
+        let i = usize::try_from(ordinal.checked_sub(self.first)?).ok()?;
+        self.cells.get(i)
+    }
+
+    /// One past the last ordinal.
+    pub fn end(&self) -> i32 {
+        self.first.saturating_add(i32::try_from(self.cells.len()).unwrap_or(i32::MAX))
+    }
+
+    /// How many ordinals have a pod of revision class `rev`.
+    pub fn count(&self, rev: RevClass) -> usize {
+        self.cells.iter().filter(|c| c.pod.is_some() && c.rev == rev).count()
+    }
+
+    /// The selected cell, if the selection is on the grid.
+    pub fn selected_cell(&self) -> Option<&OrdinalCell<'a>> {
+        self.selected.and_then(|o| self.cell(o))
+    }
+}
+
+/// The partition of a RollingUpdate set, `None` for OnDelete.
+pub fn partition_of(set: &StatefulSet) -> Option<i32> {
+    let strategy = set.spec.update_strategy.as_ref();
+    match strategy.and_then(|s| s.type_.as_deref()) {
+        Some("OnDelete") => None,
+        _ => Some(
+            strategy.and_then(|s| s.rolling_update.as_ref()).and_then(|r| r.partition).unwrap_or(0),
+        ),
+    }
+}
+
+/// The revision class of a revision name.
+pub fn classify(revision: Option<&str>, current: &str, update: &str) -> RevClass {
+    match revision {
+        None => RevClass::Unknown,
+        Some(r) if !update.is_empty() && r == update => RevClass::Update,
+        Some(r) if !current.is_empty() && r == current => RevClass::Current,
+        Some(_) => RevClass::Other,
+    }
+}
+
+/// How the grid is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GridMode {
+    /// One screen row per ordinal.
+    Detailed,
+    /// One character per ordinal, `cols` ordinals per row, grouped by ten.
+    Compact { cols: u16 },
+}
+
+/// One screen row of the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GridRow {
+    /// Detailed: one ordinal.
+    Ordinal(i32),
+    /// Compact: `len` ordinals from `from`.
+    Span { from: i32, len: u16 },
+    /// A rule line.
+    Rule(Rule),
+}
+
+/// Where every visible grid row goes. Built from the view and the grid's inner area; the
+/// renderer and hit-testing both read it, so a click lands on what was drawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridLayout {
+    pub area: Rect,
+    pub mode: GridMode,
+    /// The visible rows, top to bottom (at most `area.height`).
+    pub rows: Vec<GridRow>,
+    /// Index of the first visible row among all rows (the scroll offset).
+    pub offset: usize,
+    /// Total rows (visible or not).
+    pub total: usize,
+    /// Compact: width of the left gutter (pointer, row label, space).
+    pub gutter: u16,
+}
+
+/// Ordinals per group in the compact map (a space separates groups).
+pub const GROUP: u16 = 10;
+
+impl GridLayout {
+    /// Chooses detailed rows when every ordinal and rule fits, else the compact map, and scrolls
+    /// so the selected ordinal is visible (centred when it can be).
+    pub fn new(grid: &GridView<'_>, area: Rect) -> GridLayout {
+        let n = grid.cells.len();
+        let height = usize::from(area.height);
+        let mode = if n + grid.rules.len() <= height {
+            GridMode::Detailed
+        } else {
+            GridMode::Compact { cols: compact_cols(area.width.saturating_sub(gutter_width(grid))) }
+        };
+        let all = all_rows(grid, mode);
+        let total = all.len();
+        let sel_row = grid.selected.and_then(|s| all.iter().position(|r| row_has(r, s)));
+        let offset = match sel_row {
+            Some(r) if total > height => r.saturating_sub(height / 2).min(total - height),
+            _ => 0,
+        };
+        let rows = all.into_iter().skip(offset).take(height).collect();
+        let gutter = if matches!(mode, GridMode::Compact { .. }) { gutter_width(grid) } else { 0 };
+        GridLayout { area, mode, rows, offset, total, gutter }
+    }
+
+    /// Ordinals per compact row, or 1 in detailed mode: what "one row up" moves by.
+    pub fn stride(&self) -> u16 {
+        match self.mode {
+            GridMode::Detailed => 1,
+            GridMode::Compact { cols } => cols,
+        }
+    }
+
+    /// Visible ordinal rows: what "one page" moves by.
+    pub fn page(&self) -> usize {
+        let rows = self.rows.iter().filter(|r| !matches!(r, GridRow::Rule(_))).count().max(1);
+        rows * usize::from(self.stride())
+    }
+
+    /// The ordinal drawn at screen cell (`x`, `y`), if any.
+    pub fn ordinal_at(&self, x: u16, y: u16) -> Option<i32> {
+        if !self.area.contains(ratatui::layout::Position { x, y }) {
+            return None;
+        }
+        let row = self.rows.get(usize::from(y - self.area.y))?;
+        let dx = x - self.area.x;
+        match *row {
+            GridRow::Ordinal(o) => Some(o),
+            GridRow::Span { from, len } => {
+                let i = index_at_column(dx.checked_sub(self.gutter)?)?;
+                (i < len).then(|| from + i32::from(i))
+            }
+            GridRow::Rule(_) => None,
+        }
+    }
+
+    /// The screen column (relative to the area) of the `i`th ordinal of a compact row.
+    pub fn column_of(&self, i: u16) -> u16 {
+        self.gutter + i + i / GROUP
+    }
+}
+
+/// Index within a compact row of the ordinal at column `dx` (after the gutter); `None` on a
+/// group gap.
+fn index_at_column(dx: u16) -> Option<u16> {
+    let group = dx / (GROUP + 1);
+    let within = dx % (GROUP + 1);
+    (within < GROUP).then_some(group * GROUP + within)
+}
+
+/// Width of the compact map's gutter: pointer, the widest row label, a space.
+pub fn gutter_width(grid: &GridView<'_>) -> u16 {
+    let widest = grid.end().saturating_sub(1).max(grid.first).max(0);
+    let digits = widest.checked_ilog10().unwrap_or(0) + 1;
+    u16::try_from(digits).unwrap_or(10) + 2
+}
+
+/// Ordinals per compact row for a map `width` columns wide: whole groups of ten plus their gaps.
+pub fn compact_cols(width: u16) -> u16 {
+    if width > GROUP { (width + 1) / (GROUP + 1) * GROUP } else { width.max(1) }
+}
+
+/// Rows the compact map of `grid` takes at `width` columns (the grid's inside), rules included.
+pub fn compact_rows(grid: &GridView<'_>, width: u16) -> u16 {
+    let cols = compact_cols(width.saturating_sub(gutter_width(grid)));
+    u16::try_from(all_rows(grid, GridMode::Compact { cols }).len()).unwrap_or(u16::MAX)
+}
+
+fn row_has(row: &GridRow, ordinal: i32) -> bool {
+    match *row {
+        GridRow::Ordinal(o) => o == ordinal,
+        GridRow::Span { from, len } => ordinal >= from && ordinal < from + i32::from(len),
+        GridRow::Rule(_) => false,
+    }
+}
+
+/// Every row of the grid in `mode`: the ordinals, cut by the rules, wrapped in compact mode.
+fn all_rows(grid: &GridView<'_>, mode: GridMode) -> Vec<GridRow> {
+    let end = grid.end();
+    let mut rows = Vec::new();
+    let mut from = grid.first;
+    let mut rules = grid.rules.iter().peekable();
+    loop {
+        let seg_end = rules.peek().map_or(end, |r| r.before.clamp(from, end));
+        match mode {
+            GridMode::Detailed => rows.extend((from..seg_end).map(GridRow::Ordinal)),
+            GridMode::Compact { cols } => {
+                let mut o = from;
+                while o < seg_end {
+                    let len = (seg_end - o).min(i32::from(cols));
+                    rows.push(GridRow::Span { from: o, len: u16::try_from(len).unwrap_or(cols) });
+                    o += len;
+                }
+            }
+        }
+        from = seg_end;
+        match rules.next() {
+            Some(rule) => rows.push(GridRow::Rule(*rule)),
+            None => break,
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::apps::v1::{StatefulSetOrdinals, StatefulSetSpec};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn set(replicas: i32, start: i32) -> StatefulSet {
+        StatefulSet {
+            metadata: ObjectMeta { name: Some("db".into()), ..Default::default() },
+            spec: StatefulSetSpec {
+                replicas: Some(replicas),
+                ordinals: Some(StatefulSetOrdinals { start: Some(start) }),
+                ..Default::default()
+            },
+            status: None,
+        }
+    }
+
+    fn pod(name: &str) -> Pod {
+        Pod {
+            metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn start_ordinal_and_scale_down_are_ruled_and_condemned() {
+        // replicas 3 from start 5: 5..8 wanted; 3 (below start) and 9 (beyond) are condemned,
+        // 4 and 8 are gaps among condemned pods, 6 is a placeholder; other sets' pods ignored.
+        let s = set(3, 5);
+        let pods = [pod("db-3"), pod("db-5"), pod("db-7"), pod("db-9"), pod("dbx-6"), pod("db")];
+        let g = GridView::build(&s, pods.iter(), "", "", Some(6));
+        assert_eq!((g.first, g.end()), (3, 10));
+        let states: Vec<(i32, PodState, bool)> =
+            g.cells.iter().map(|c| (c.ordinal, c.state, c.condemned)).collect();
+        assert_eq!(states[0], (3, PodState::Pending, true));
+        assert_eq!(states[1], (4, PodState::Absent, true));
+        assert_eq!(states[3], (6, PodState::Placeholder, false));
+        assert_eq!(states[5], (8, PodState::Absent, true));
+        assert_eq!(states[6], (9, PodState::Pending, true));
+        let kinds: Vec<(RuleKind, i32)> = g.rules.iter().map(|r| (r.kind, r.before)).collect();
+        assert_eq!(kinds, [(RuleKind::Start, 5), (RuleKind::Condemned, 8)]);
+    }
+
+    #[test]
+    fn compact_columns_skip_group_gaps() {
+        assert_eq!(index_at_column(0), Some(0));
+        assert_eq!(index_at_column(9), Some(9));
+        assert_eq!(index_at_column(10), None);
+        assert_eq!(index_at_column(11), Some(10));
+        assert_eq!(compact_cols(5), 5);
+        assert_eq!(compact_cols(21), 20);
+    }
+
+    #[test]
+    fn revision_classes() {
+        assert_eq!(classify(Some("a"), "a", "b"), RevClass::Current);
+        assert_eq!(classify(Some("b"), "a", "b"), RevClass::Update);
+        assert_eq!(classify(Some("b"), "b", "b"), RevClass::Update);
+        assert_eq!(classify(Some("c"), "a", "b"), RevClass::Other);
+        assert_eq!(classify(None, "a", "b"), RevClass::Unknown);
+    }
+}

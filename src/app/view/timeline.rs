@@ -1,0 +1,123 @@
+//! Timeline lines: the last entries of the state's timeline, in words, with their backend time.
+//!
+//! Owns the wording of timeline entries for the console (the JSONL form is the backend's).
+//! Pure; only the entries that fit are formatted.
+
+use crate::app::state::{AppState, Origin, TimelineEntry};
+use crate::backend::EventKind;
+
+/// Where a line came from, for its style and its tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    Controller,
+    Kubelet,
+    Gc,
+    Blocked,
+    Status,
+    Operator,
+    Script,
+    Error,
+}
+
+impl Source {
+    /// The short tag printed after the time.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Source::Controller => "ctrl",
+            Source::Kubelet => "kubelet",
+            Source::Gc => "gc",
+            Source::Blocked => "blocked",
+            Source::Status => "status",
+            Source::Operator => "you",
+            Source::Script => "script",
+            Source::Error => "error",
+        }
+    }
+}
+
+/// One formatted timeline line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimelineLine {
+    pub time: String,
+    pub source: Source,
+    pub text: String,
+}
+
+/// The newest `n` entries, oldest first (the newest at the bottom).
+pub fn last_lines(state: &AppState, n: usize) -> Vec<TimelineLine> {
+    let skip = state.timeline.len().saturating_sub(n);
+    state.timeline.iter().skip(skip).map(line).collect()
+}
+
+/// `1m05s`, `12.5s`, `3s`: a backend time in milliseconds, compact.
+pub fn duration_text(ms: u64) -> String {
+    let secs = ms / 1000;
+    if secs >= 3600 {
+        format!("{}h{:02}m", secs / 3600, (secs % 3600) / 60)
+    } else if secs >= 60 {
+        format!("{}m{:02}s", secs / 60, secs % 60)
+    } else if ms.is_multiple_of(1000) {
+        format!("{secs}s")
+    } else {
+        format!("{secs}.{}s", (ms % 1000) / 100)
+    }
+}
+
+/// One entry in words.
+pub fn line(entry: &TimelineEntry) -> TimelineLine {
+    let (source, text) = match &entry.kind {
+        EventKind::Command { text, .. } => {
+            let source = match entry.origin {
+                Origin::Operator => Source::Operator,
+                Origin::Backend => Source::Script,
+            };
+            (source, text.clone())
+        }
+        EventKind::Controller { action, pod, pvc, revision, reason, .. } => {
+            let object = pod.as_deref().or(pvc.as_deref()).or(revision.as_deref()).unwrap_or("");
+            let why = reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+            (Source::Controller, format!("{action} {object}{why}"))
+        }
+        EventKind::Kubelet { pod, event } => (Source::Kubelet, format!("{pod} {event}")),
+        EventKind::Gc { pod, pvc } => {
+            let object = pod.as_deref().or(pvc.as_deref()).unwrap_or("");
+            (Source::Gc, format!("removed {object}"))
+        }
+        EventKind::Blocked { reason, .. } => (Source::Blocked, reason.clone()),
+        EventKind::Status {
+            set,
+            replicas,
+            ready_replicas,
+            updated_replicas,
+            current_revision,
+            update_revision,
+            ..
+        } => (
+            Source::Status,
+            format!(
+                "replicas={replicas} ready={ready_replicas} updated={updated_replicas} {} → {}",
+                super::short_hash(set, current_revision),
+                super::short_hash(set, update_revision)
+            ),
+        ),
+        EventKind::Expect { ok, detail, .. } => {
+            let verdict = if *ok { "ok" } else { "FAILED" };
+            (Source::Script, format!("expect {verdict}: {detail}"))
+        }
+        EventKind::Error { message, .. } => (Source::Error, message.clone()),
+    };
+    TimelineLine { time: duration_text(entry.t_ms), source, text }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_compact() {
+        assert_eq!(duration_text(0), "0s");
+        assert_eq!(duration_text(1500), "1.5s");
+        assert_eq!(duration_text(65_000), "1m05s");
+        assert_eq!(duration_text(3_725_000), "1h02m");
+    }
+}

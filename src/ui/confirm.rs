@@ -1,0 +1,141 @@
+//! Dialogs and the bottom line: the confirmation (what changes, old → new, and the warning),
+//! the undo revision picker, the prompt line, and the status line.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+use ratatui::widgets::{Clear, Widget};
+
+use crate::app::state::{AppState, Confirm, Modal, RevisionPicker, StatusKind};
+
+use super::footer::hints;
+use super::theme::{Glyphs, Theme};
+use super::util::{centered, pane, put, put_spans, title};
+
+/// Draws the confirmation dialog centred in `area`.
+pub fn render_confirm(buf: &mut Buffer, area: Rect, c: &Confirm, theme: &Theme) {
+    let change = format!("{}  →  {}", c.old, c.new);
+    let warning = c.warning.as_deref().map(|w| format!("⚠ {w}"));
+    let widest = [c.title.chars().count(), change.chars().count() + 4, 30]
+        .into_iter()
+        .chain(warning.iter().map(|w| w.chars().count()))
+        .max()
+        .unwrap_or(30);
+    let w = u16::try_from(widest + 6).unwrap_or(u16::MAX).min(area.width.saturating_sub(2));
+    let h = if warning.is_some() { 8 } else { 7 };
+    let popup = centered(area, w, h);
+    Clear.render(popup, buf);
+    let inner = pane(buf, popup, title("Confirm"), theme);
+    let right = inner.x + inner.width;
+    let mut y = inner.y;
+    let mut line = |spans: &[Span<'_>], y: &mut u16| {
+        if *y < inner.y + inner.height {
+            put_spans(buf, inner.x + 1, *y, spans, right);
+        }
+        *y += 1;
+    };
+    line(&[Span::styled(c.title.as_str(), theme.title)], &mut y);
+    y += 1;
+    line(
+        &[
+            Span::styled(c.old.as_str(), theme.rev_current),
+            Span::styled("  →  ", theme.text),
+            Span::styled(c.new.as_str(), theme.rev_update),
+        ],
+        &mut y,
+    );
+    if let Some(w) = &warning {
+        line(&[Span::styled(w.as_str(), theme.warn)], &mut y);
+    }
+    y += 1;
+    let answer: Vec<Span<'_>> = hints_spans(buf_hints_confirm(), theme);
+    line(&answer, &mut y);
+}
+
+fn buf_hints_confirm() -> Vec<(String, &'static str)> {
+    crate::app::keymap::footer(crate::app::keymap::Context::Confirm)
+}
+
+fn hints_spans(hints: Vec<(String, &'static str)>, theme: &Theme) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    for (key, label) in hints {
+        spans.push(Span::styled(key, theme.key));
+        spans.push(Span::styled(format!(" {label}   "), theme.text));
+    }
+    spans
+}
+
+/// Draws the undo revision picker centred in `area`.
+pub fn render_picker(buf: &mut Buffer, area: Rect, p: &RevisionPicker, theme: &Theme) {
+    let h = u16::try_from(p.choices.len() + 4).unwrap_or(u16::MAX);
+    let popup = centered(area, 72.min(area.width.saturating_sub(2)), h);
+    Clear.render(popup, buf);
+    let inner = pane(buf, popup, title(format!("Undo {}: roll back to", p.set)), theme);
+    let right = inner.x + inner.width;
+    for (i, c) in p.choices.iter().enumerate().take(usize::from(inner.height.saturating_sub(2))) {
+        let y = inner.y + u16::try_from(i).unwrap_or(0);
+        let marker = if i == p.selected { Glyphs::POINTER } else { ' ' };
+        let role = match (c.current, c.update) {
+            (true, true) => "current+update",
+            (false, true) => "update",
+            (true, false) => "current",
+            (false, false) => "",
+        };
+        let text = format!(
+            "{marker} #{:<3} {:<24} {:<20} {role}",
+            c.revision,
+            c.name,
+            c.image.as_deref().unwrap_or("?")
+        );
+        put(buf, inner.x, y, &text, inner.width, theme.text);
+        if i == p.selected {
+            buf.set_style(Rect { y, height: 1, ..inner }, theme.selected);
+        }
+    }
+    let y = inner.y + inner.height.saturating_sub(1);
+    let footer = crate::app::keymap::footer(crate::app::keymap::Context::Picker);
+    put_spans(buf, inner.x + 1, y, &hints_spans(footer, theme), right);
+}
+
+/// Draws the bottom line: the prompt when one is open, else the status message, else a hint.
+pub fn render_status(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let right = area.x + area.width;
+    if let Modal::Prompt(p) = &state.modal {
+        let mut spans = vec![
+            Span::styled(format!(" {}: ", p.kind.label()), theme.title),
+            Span::styled(p.input.as_str(), theme.text),
+            Span::styled("█", theme.text),
+        ];
+        if let Some(e) = &p.error {
+            spans.push(Span::styled(format!("  {e}"), theme.bad));
+        }
+        put_spans(buf, area.x, area.y, &spans, right);
+        return;
+    }
+    match &state.status {
+        Some(s) => {
+            let (tag, style) = match s.kind {
+                StatusKind::Info => ("", theme.text),
+                StatusKind::Refusal => ("can't: ", theme.warn),
+                StatusKind::Error => ("error: ", theme.bad),
+            };
+            let spans =
+                [Span::styled(format!(" {tag}"), style), Span::styled(s.text.as_str(), style)];
+            put_spans(buf, area.x, area.y, &spans, right);
+        }
+        None => {
+            let help = hints(state).into_iter().find(|(_, l, _)| *l == "help");
+            if let Some((key, _, _)) = help {
+                let spans = [
+                    Span::styled(" press ", theme.dim),
+                    Span::styled(key, theme.key),
+                    Span::styled(" for every key", theme.dim),
+                ];
+                put_spans(buf, area.x, area.y, &spans, right);
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The selected ordinal's detail: name, state, revision, phase, readiness, image, restarts,
+//! age and node.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::app::view::DetailView;
+
+use super::theme::{Glyphs, Theme};
+use super::util::{pane, put, title};
+
+/// Draws the pane; `detail` is `None` when nothing is selected.
+pub fn render(buf: &mut Buffer, area: Rect, detail: Option<&DetailView<'_>>, theme: &Theme) {
+    let Some(d) = detail else {
+        let inner = pane(buf, area, title("Pod"), theme);
+        if inner.height > 0 {
+            put(buf, inner.x + 1, inner.y, "no ordinal selected", inner.width, theme.dim);
+        }
+        return;
+    };
+    let glyph = Glyphs::cell(d.cell.rev, d.cell.state);
+    let inner = pane(buf, area, title(format!("{glyph} {}", d.name)), theme);
+    let label_w = d.rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0) as u16 + 2;
+    for (i, (label, value)) in d.rows.iter().enumerate().take(usize::from(inner.height)) {
+        let y = inner.y + u16::try_from(i).unwrap_or(0);
+        put(buf, inner.x + 1, y, label, inner.width.saturating_sub(1), theme.dim);
+        let x = inner.x + 1 + label_w;
+        let style = match *label {
+            "revision" => theme.rev(d.cell.rev),
+            "state" => theme.cell(d.cell.rev, d.cell.state),
+            _ => theme.text,
+        };
+        put(buf, x, y, value, (inner.x + inner.width).saturating_sub(x), style);
+    }
+}

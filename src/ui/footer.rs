@@ -1,0 +1,63 @@
+//! The footer: key hints for the active context, derived from the keymap table (the bindings
+//! that have a footer label, in table order), dimmed when the action cannot apply now.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+use crate::app::action::Action;
+use crate::app::keymap::{BINDINGS, Context};
+use crate::app::state::{AppState, Modal};
+use crate::backend::Mode;
+
+use super::theme::Theme;
+use super::util::put_spans;
+
+/// The keymap context the state is in.
+pub fn context(state: &AppState) -> Context {
+    match state.modal {
+        Modal::None => Context::Normal,
+        Modal::Help => Context::Help,
+        Modal::Prompt(_) => Context::Prompt,
+        Modal::Confirm(_) => Context::Confirm,
+        Modal::Picker(_) => Context::Picker,
+    }
+}
+
+/// Whether `action` can apply now (the reducer says why when it cannot; the footer only dims).
+fn applies(action: Action, state: &AppState) -> bool {
+    match action {
+        Action::TogglePause => state.caps.pause_reconcile,
+        Action::Step => state.caps.pause_reconcile && state.mode == Mode::Paused,
+        Action::SpeedUp | Action::SpeedDown => state.caps.speed,
+        _ => true,
+    }
+}
+
+/// The hints: (key label, short label, applies now), in table order.
+pub fn hints(state: &AppState) -> Vec<(String, &'static str, bool)> {
+    let ctx = context(state);
+    BINDINGS
+        .iter()
+        .filter(|b| b.context == ctx)
+        .filter_map(|b| {
+            let label = b.footer?;
+            let key = b.keys.first()?.label();
+            Some((key, label, applies(b.action, state)))
+        })
+        .collect()
+}
+
+/// Draws the footer row.
+pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let mut spans = Vec::new();
+    for (key, label, ok) in hints(state) {
+        let (ks, ls) = if ok { (theme.key, theme.text) } else { (theme.dim, theme.dim) };
+        spans.push(Span::styled(format!(" {key}"), ks));
+        spans.push(Span::styled(format!(" {label} "), ls));
+    }
+    put_spans(buf, area.x, area.y, &spans, area.x + area.width);
+}

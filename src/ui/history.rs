@@ -1,0 +1,51 @@
+//! The revision history pane: the set's ControllerRevisions, newest first, with number, hash,
+//! image, how many pods run each, and which are the current and the update revision (marked by
+//! glyph and word, not colour alone).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+use crate::app::view::{RevClass, Screen};
+
+use super::theme::{Glyphs, Theme};
+use super::util::{pane, put_spans, title};
+
+/// Draws the pane (a column header, then one row per revision).
+pub fn render(buf: &mut Buffer, area: Rect, screen: &Screen<'_>, theme: &Theme) {
+    let inner = pane(buf, area, title(format!("Revisions ({})", screen.revisions.len())), theme);
+    if inner.height == 0 {
+        return;
+    }
+    let right = inner.x + inner.width;
+    let hash_w = screen.revisions.iter().map(|r| r.hash.chars().count()).max().unwrap_or(4).max(4);
+    let head = format!("    #  {:<hash_w$}  pods  image", "hash");
+    put_spans(buf, inner.x, inner.y, &[Span::styled(head, theme.dim)], right);
+    let rows = screen.revisions.iter().take(usize::from(inner.height.saturating_sub(1)));
+    for (i, r) in rows.enumerate() {
+        let y = inner.y + 1 + u16::try_from(i).unwrap_or(0);
+        let class = if r.update {
+            RevClass::Update
+        } else if r.current {
+            RevClass::Current
+        } else {
+            RevClass::Other
+        };
+        let glyph = Glyphs::cell(class, crate::app::view::PodState::Ready);
+        let role = match (r.current, r.update) {
+            (true, true) => " current+update",
+            (false, true) => " update",
+            (true, false) => " current",
+            (false, false) => "",
+        };
+        let spans = [
+            Span::styled(format!(" {glyph} "), theme.rev(class)),
+            Span::styled(format!("{:>2}  ", r.number), theme.text),
+            Span::styled(format!("{:<hash_w$}  ", r.hash), theme.rev(class)),
+            Span::styled(format!("{:>4}  ", r.pods), theme.text),
+            Span::styled(r.image.unwrap_or("?"), theme.text),
+            Span::styled(role, theme.rev(class)),
+        ];
+        put_spans(buf, inner.x, y, &spans, right);
+    }
+}

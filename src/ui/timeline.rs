@@ -1,0 +1,43 @@
+//! The timeline pane: the newest controller actions, kubelet events, operator and script
+//! commands, with their backend times (newest at the bottom).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+use crate::app::state::AppState;
+use crate::app::view::timeline::{Source, last_lines};
+
+use super::theme::Theme;
+use super::util::{pane, put_spans, title};
+
+fn source_style(source: Source, theme: &Theme) -> ratatui::style::Style {
+    match source {
+        Source::Controller => theme.title,
+        Source::Operator | Source::Script => theme.key,
+        Source::Blocked => theme.warn,
+        Source::Error => theme.bad,
+        Source::Kubelet | Source::Gc | Source::Status => theme.dim,
+    }
+}
+
+/// Draws the pane: as many of the newest entries as fit.
+pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
+    let heading = format!("Timeline ({})", state.timeline.pushed());
+    let inner = pane(buf, area, title(heading), theme);
+    let lines = last_lines(state, usize::from(inner.height));
+    let time_w = lines.iter().map(|l| l.time.len()).max().unwrap_or(0);
+    let right = inner.x + inner.width;
+    for (i, l) in lines.iter().enumerate() {
+        let y = inner.y + u16::try_from(i).unwrap_or(0);
+        let spans = [
+            Span::styled(format!(" {:>time_w$} ", l.time), theme.dim),
+            Span::styled(format!("{:<8}", l.source.tag()), source_style(l.source, theme)),
+            Span::styled(l.text.as_str(), theme.text),
+        ];
+        put_spans(buf, inner.x, y, &spans, right);
+    }
+    if lines.is_empty() && inner.height > 0 {
+        put_spans(buf, inner.x, inner.y, &[Span::styled(" nothing yet", theme.dim)], right);
+    }
+}

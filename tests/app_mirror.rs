@@ -1,0 +1,116 @@
+//! Mirror and keymap tests: objects applied from backend events, indexes, spans; the keymap
+//! table's consistency (no conflicts, help and footer derived from it).
+
+mod app_fixtures;
+
+use std::collections::HashSet;
+
+use app_fixtures::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ststui::app::Action;
+use ststui::app::keymap::{self, BINDINGS, Context};
+use ststui::app::mirror::Mirror;
+use ststui::backend::{ObjRef, Object};
+
+fn web() -> ObjRef {
+    ObjRef::new(NS, "web")
+}
+
+#[test]
+fn applies_replaces_and_deletes_objects() {
+    let mut m = Mirror::default();
+    assert!(m.apply(Object::Set(Box::new(set("web", 3, 0, "nginx:1", "web-a", "web-a")))));
+    let g = m.generation();
+    assert!(!m.apply(Object::Set(Box::new(set("web", 3, 0, "nginx:1", "web-a", "web-a")))));
+    assert_eq!(m.generation(), g, "an identical object changes nothing");
+    assert!(m.apply(Object::Set(Box::new(set("web", 4, 0, "nginx:1", "web-a", "web-a")))));
+    assert_eq!(m.set(&web()).and_then(|s| s.spec.replicas), Some(4));
+    for o in [2, 0, 1] {
+        m.apply(Object::Pod(Box::new(pod("web", o, "web-a", true))));
+    }
+    // A pod of another set with a prefix-sharing name is not web's.
+    m.apply(Object::Pod(Box::new(pod("web-x", 0, "web-x-a", true))));
+    let ords: Vec<i32> = m.pods_of(&web()).map(|(o, _)| o).collect();
+    assert_eq!(ords, vec![0, 1, 2]);
+    assert!(m.pod_at(&web(), 1).is_some());
+    assert!(m.delete(&Object::Pod(Box::new(pod("web", 1, "web-a", true)))));
+    assert!(!m.delete(&Object::Pod(Box::new(pod("web", 1, "web-a", true)))));
+    assert!(m.pod_at(&web(), 1).is_none());
+    assert_eq!(m.pods_of(&web()).count(), 2);
+    assert_eq!(m.pods_in(NS).count(), 3);
+}
+
+#[test]
+fn span_covers_desired_and_condemned_ordinals() {
+    let mut m = Mirror::default();
+    m.apply(Object::Set(Box::new(set("web", 3, 0, "nginx:1", "web-a", "web-a"))));
+    assert_eq!(m.ordinal_span(&web()), Some((0, 2)));
+    // Scaled down to 3 while web-5 still terminates: the grid keeps showing it.
+    m.apply(Object::Pod(Box::new(pod("web", 5, "web-a", true))));
+    assert_eq!(m.ordinal_span(&web()), Some((0, 5)));
+    let mut zero = set("web", 0, 0, "nginx:1", "web-a", "web-a");
+    m.apply(Object::Set(Box::new(zero.clone())));
+    assert_eq!(m.ordinal_span(&web()), Some((5, 5)));
+    m.delete(&Object::Pod(Box::new(pod("web", 5, "web-a", true))));
+    assert_eq!(m.ordinal_span(&web()), None);
+    // A start ordinal shifts the range.
+    zero.spec.replicas = Some(2);
+    zero.spec.ordinals = Some(k8s_openapi::api::apps::v1::StatefulSetOrdinals { start: Some(10) });
+    m.apply(Object::Set(Box::new(zero)));
+    assert_eq!(m.ordinal_span(&web()), Some((10, 11)));
+}
+
+#[test]
+fn revisions_of_a_set_are_owned_and_sorted() {
+    let mut m = Mirror::default();
+    m.apply(Object::Set(Box::new(set("web", 3, 0, "nginx:1", "web-a", "web-b"))));
+    m.apply(Object::Revision(Box::new(revision("web", "web-b", 2, "nginx:2"))));
+    m.apply(Object::Revision(Box::new(revision("web", "web-a", 1, "nginx:1"))));
+    // Owned by another set: excluded.
+    m.apply(Object::Revision(Box::new(revision("db", "web-zzz", 3, "pg:16"))));
+    let names: Vec<_> =
+        m.revisions_of(&web()).iter().filter_map(|r| r.metadata.name.clone()).collect();
+    assert_eq!(names, vec!["web-a", "web-b"]);
+}
+
+#[test]
+fn keymap_has_no_conflicting_keys_within_a_context() {
+    let mut seen = HashSet::new();
+    for b in BINDINGS {
+        for k in b.keys {
+            assert!(
+                seen.insert((b.context, k.code, k.mods)),
+                "{:?} is bound twice in {:?}",
+                k.label(),
+                b.context
+            );
+        }
+    }
+}
+
+#[test]
+fn every_normal_binding_has_help_and_the_footer_is_derived() {
+    let sections = keymap::help_sections();
+    let lines: usize = sections.iter().map(|(_, l)| l.len()).sum();
+    let normal = BINDINGS.iter().filter(|b| b.context == Context::Normal).count();
+    assert_eq!(lines, normal);
+    assert!(sections.iter().flat_map(|(_, l)| l).all(|l| !l.help.is_empty()));
+    let footer = keymap::footer(Context::Normal);
+    assert!(footer.contains(&("[".to_string(), "partition−")));
+    assert!(footer.contains(&("?".to_string(), "help")));
+    assert_eq!(keymap::key_for(Context::Normal, Action::TogglePause).as_deref(), Some("space"));
+    assert_eq!(keymap::key_for(Context::Normal, Action::DeletePod).as_deref(), Some("ctrl-d"));
+}
+
+#[test]
+fn lookup_ignores_shift_on_characters_but_not_control() {
+    let shifted = KeyEvent::new(KeyCode::Char('?'), KeyModifiers::SHIFT);
+    assert_eq!(keymap::lookup(Context::Normal, &shifted), Some(Action::Help));
+    let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
+    assert_eq!(keymap::lookup(Context::Normal, &ctrl_d), Some(Action::DeletePod));
+    let plain_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::NONE);
+    assert_eq!(keymap::lookup(Context::Normal, &plain_d), None);
+    let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+    assert_eq!(keymap::lookup(Context::Help, &q), Some(Action::Cancel));
+    assert_eq!(keymap::lookup(Context::Prompt, &q), None, "q is text in a prompt");
+}

@@ -1,0 +1,276 @@
+//! End to end: the real `ststui sim` binary in a pseudo-terminal (100×30), its screen parsed by a
+//! terminal emulator (vt100). Presses pause, partition down, step and quit, checks the screen
+//! after each, and that the terminal was restored on the way out (main screen, cursor shown,
+//! mouse reporting off, canonical mode and echo back on).
+//!
+//! Never asserts on wall-clock time: every wait polls the screen up to a generous deadline.
+
+#![cfg(unix)]
+
+use std::io::{Read, Write};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+const ROWS: u16 = 30;
+const COLS: u16 = 100;
+/// Generous: debug builds on a loaded CI machine.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// Linux termios local flags (`ICANON`, `ECHO`): set in cooked mode, cleared in raw mode.
+#[cfg(target_os = "linux")]
+const ICANON: u32 = 0o000002;
+#[cfg(target_os = "linux")]
+const ECHO: u32 = 0o000010;
+
+fn nz(v: u16) -> std::num::NonZeroU16 {
+    std::num::NonZeroU16::new(v).unwrap_or(std::num::NonZeroU16::MIN)
+}
+
+struct Console {
+    master: Box<dyn MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+    bytes: Receiver<Vec<u8>>,
+    parser: vt100::Parser,
+    /// Everything the program wrote, for the escape-sequence checks.
+    raw: Vec<u8>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Console {
+    fn start(args: &[&str]) -> Console {
+        let pty = native_pty_system();
+        let pair = pty
+            .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
+            .unwrap_or_else(|e| panic!("openpty: {e}"));
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_ststui"));
+        cmd.args(args);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("NO_COLOR");
+        let child = pair.slave.spawn_command(cmd).unwrap_or_else(|e| panic!("spawn: {e}"));
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap_or_else(|e| panic!("reader: {e}"));
+        let writer = pair.master.take_writer().unwrap_or_else(|e| panic!("writer: {e}"));
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        if tx.send(buf[..n].to_vec()).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Console {
+            master: pair.master,
+            writer,
+            bytes: rx,
+            parser: vt100::Parser::new(nz(ROWS), nz(COLS), 0),
+            raw: Vec::new(),
+            child,
+        }
+    }
+
+    fn pump(&mut self, wait: Duration) {
+        if let Ok(b) = self.bytes.recv_timeout(wait) {
+            self.parser.process(&b);
+            self.raw.extend_from_slice(&b);
+        }
+        while let Ok(b) = self.bytes.try_recv() {
+            self.parser.process(&b);
+            self.raw.extend_from_slice(&b);
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.parser.screen().contents()
+    }
+
+    /// Polls the screen until `cond` holds; panics with the screen after the deadline.
+    fn wait_for(&mut self, what: &str, cond: impl Fn(&str) -> bool) {
+        let start = Instant::now();
+        loop {
+            if cond(&self.screen()) {
+                return;
+            }
+            if start.elapsed() > DEADLINE {
+                panic!("timed out waiting for {what}; screen:\n{}", self.screen());
+            }
+            self.pump(Duration::from_millis(50));
+        }
+    }
+
+    fn press(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap_or_else(|e| panic!("write: {e}"));
+        self.writer.flush().unwrap_or_else(|e| panic!("flush: {e}"));
+    }
+
+    #[cfg(target_os = "linux")]
+    fn local_flags(&self) -> Option<u32> {
+        self.master.get_termios().map(|t| t.local_flags.bits())
+    }
+
+    /// Waits for the program to exit (reading its output meanwhile); its exit status.
+    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let start = Instant::now();
+        loop {
+            self.pump(Duration::from_millis(50));
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.pump(Duration::from_millis(200));
+                return status;
+            }
+            if start.elapsed() > DEADLINE {
+                let _ = self.child.kill();
+                panic!("the program did not exit; screen:\n{}", self.screen());
+            }
+        }
+    }
+}
+
+/// The header line's text (first screen row).
+fn header(screen: &str) -> &str {
+    screen.lines().next().unwrap_or_default()
+}
+
+#[test]
+fn pause_step_partition_down_and_quit_restore_the_terminal() {
+    let log = std::env::temp_dir().join(format!("ststui-e2e-{}.log", std::process::id()));
+    let log_arg = log.to_string_lossy().to_string();
+    let mut c = Console::start(&["sim", "--log-file", &log_arg]);
+
+    // The demo: web, 5 replicas, a new revision held by partition=5.
+    c.wait_for("the demo set", |s| {
+        s.contains("default/web") && s.contains("partition=5") && s.contains("web-4")
+    });
+    assert!(c.parser.screen().alternate_screen(), "the console runs on the alternate screen");
+    assert!(c.parser.screen().hide_cursor(), "the cursor is hidden while the console runs");
+    #[cfg(target_os = "linux")]
+    {
+        let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
+        assert_eq!(flags & (ICANON | ECHO), 0, "raw mode while the console runs");
+    }
+
+    // Pause: the header says so.
+    c.press(" ");
+    c.wait_for("paused in the header", |s| header(s).to_lowercase().contains("paused"));
+
+    // Partition down: the set is patched, the header shows the new partition.
+    c.press("[");
+    c.wait_for("partition=4", |s| header(s).contains("partition=4"));
+
+    // Paused: the controller does nothing on its own; the advisor says what the next sync does.
+    c.wait_for("the advisor's next action", |s| s.contains("next: delete web-4 for update"));
+    assert!(!c.screen().contains("delete-pod web-4"), "paused: no sync ran yet");
+
+    // Step: exactly that sync runs: web-4 is deleted for the update.
+    c.press("n");
+    c.wait_for("the step in the timeline", |s| {
+        s.lines().any(|l| l.contains("you") && l.contains("step"))
+    });
+    c.wait_for("web-4 deleted by the step", |s| s.contains("delete-pod web-4"));
+
+    // A refusal: step again after resuming says why instead of doing nothing.
+    c.press(" ");
+    c.wait_for("live again", |s| header(s).to_lowercase().contains("live"));
+    c.press("n");
+    c.wait_for("the step refusal", |s| s.contains("pause first"));
+
+    c.press("q");
+    let status = c.wait_exit();
+    assert!(status.success(), "exit status {status:?}; screen:\n{}", c.screen());
+
+    let screen = c.parser.screen();
+    assert!(!screen.alternate_screen(), "left the alternate screen");
+    assert!(!screen.hide_cursor(), "the cursor is shown again");
+    assert_eq!(screen.mouse_protocol_mode(), vt100::MouseProtocolMode::None, "mouse reporting off");
+    let raw = String::from_utf8_lossy(&c.raw);
+    let last_enter = raw.rfind("\x1b[?1049h").unwrap_or_else(|| panic!("never entered"));
+    let last_leave = raw.rfind("\x1b[?1049l").unwrap_or_else(|| panic!("never left"));
+    assert!(last_leave > last_enter, "the alternate screen is left after it was entered");
+    #[cfg(target_os = "linux")]
+    {
+        let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
+        assert_eq!(flags & (ICANON | ECHO), ICANON | ECHO, "raw mode off after quitting");
+    }
+    let _ = std::fs::remove_file(log);
+}
+
+#[test]
+fn a_mouse_click_selects_an_ordinal_and_a_resize_redraws() {
+    let log = std::env::temp_dir().join(format!("ststui-e2e-mouse-{}.log", std::process::id()));
+    let log_arg = log.to_string_lossy().to_string();
+    let mut c = Console::start(&["sim", "--log-file", &log_arg]);
+    c.wait_for("the grid", |s| s.lines().any(|l| l.contains("▶") && l.contains("web-0")));
+
+    // Click on web-3's row in the grid (SGR mouse report: 1-based column;row, press + release).
+    let screen = c.screen();
+    let (row, col) = screen
+        .lines()
+        .enumerate()
+        .find_map(|(r, l)| {
+            let byte = l.find("web-3")?;
+            Some((r, l[..byte].chars().count()))
+        })
+        .unwrap_or_else(|| panic!("web-3 not on screen:\n{screen}"));
+    c.press(&format!("\x1b[<0;{};{}M\x1b[<0;{};{}m", col + 1, row + 1, col + 1, row + 1));
+    c.wait_for("web-3 selected", |s| s.lines().any(|l| l.contains("▶") && l.contains("web-3")));
+
+    // Resize to 80×24: the console redraws to the new width (a pane border in the last column).
+    c.pump(Duration::from_millis(100));
+    c.parser.screen_mut().set_size(nz(24), nz(80));
+    c.master
+        .resize(PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 })
+        .unwrap_or_else(|e| panic!("resize: {e}"));
+    let start = Instant::now();
+    loop {
+        c.pump(Duration::from_millis(50));
+        let s = c.parser.screen();
+        let border = (0..24)
+            .any(|r| s.cell(r, 79).is_some_and(|cell| matches!(cell.contents(), "╮" | "╯" | "│")));
+        if border && c.screen().contains("web-3") {
+            break;
+        }
+        assert!(start.elapsed() < DEADLINE, "no redraw at 80×24:\n{}", c.screen());
+    }
+    c.press("q");
+    assert!(c.wait_exit().success());
+    let _ = std::fs::remove_file(log);
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let log = std::env::temp_dir().join(format!("ststui-e2e-term-{}.log", std::process::id()));
+    let log_arg = log.to_string_lossy().to_string();
+    let mut c = Console::start(&["sim", "--log-file", &log_arg]);
+    c.wait_for("the console", |s| s.contains("default/web"));
+    let pid = c.child.process_id().unwrap_or_else(|| panic!("no pid"));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(killed, "could not send SIGTERM");
+    let status = c.wait_exit();
+    assert!(!status.success(), "a signal ends the console with a failure status");
+    let screen = c.parser.screen();
+    assert!(!screen.alternate_screen() && !screen.hide_cursor(), "terminal restored");
+    #[cfg(target_os = "linux")]
+    {
+        let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
+        assert_eq!(flags & (ICANON | ECHO), ICANON | ECHO, "raw mode off after SIGTERM");
+    }
+    let _ = std::fs::remove_file(log);
+}
+
+#[test]
+fn real_cluster_mode_says_it_is_not_available_and_leaves_the_terminal_alone() {
+    let mut c = Console::start(&["web"]);
+    let status = c.wait_exit();
+    assert_eq!(status.exit_code(), 2);
+    assert!(c.screen().contains("use `ststui sim`"), "{}", c.screen());
+    assert!(!String::from_utf8_lossy(&c.raw).contains("\x1b[?1049h"), "never entered the UI");
+}

@@ -1,0 +1,371 @@
+//! Widget buffer tests per pane: glyphs, the partition line's position, condemned marks,
+//! placeholders, the compact map's wrap and selection, hit-testing round trips, the footer and
+//! help derived from the keymap, dialogs, and graceful degradation on small terminals.
+
+mod ui_support;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ststui::app::keymap::{BINDINGS, Context};
+use ststui::app::state::{Hit, HitRegion, Modal, Status, StatusKind};
+use ststui::app::view::grid::{GridLayout, GridMode, compact_cols};
+use ststui::app::view::{GridRow, Screen};
+use ststui::ui::Theme;
+use ststui::ui::theme::Glyphs;
+use ui_support::*;
+
+fn screen_of(st: &ststui::app::AppState, w: u16, h: u16) -> Buffer {
+    render(st, w, h).backend().buffer().clone()
+}
+
+fn text(buf: &Buffer) -> String {
+    screen_text(buf)
+}
+
+/// The position of `web-<o>` in the grid's detailed rows (the row with its revision column),
+/// not in the detail pane's title.
+fn grid_row(buf: &Buffer, o: i32) -> (u16, u16) {
+    let needle = format!("web-{o} ");
+    for y in 0..buf.area.height {
+        let line = row(buf, y);
+        if let Some(byte) = line.find(&needle) {
+            let x = line[..byte].chars().count();
+            let after = line.chars().nth(x + needle.chars().count());
+            if after.is_some_and(|c| "●◐○■◧□◆◈◇×!·?".contains(c)) {
+                return (u16::try_from(x).unwrap_or(0), y);
+            }
+        }
+    }
+    panic!("web-{o} not found in the grid");
+}
+
+#[test]
+fn detailed_rows_show_revision_glyphs_and_words() {
+    let buf = screen_of(&rolling().state(), 120, 40);
+    let (x0, y0) = grid_row(&buf, 0);
+    let (_, y3) = grid_row(&buf, 3);
+    assert!(row(&buf, y0).contains("■ 7d9c5b8f4 #1  current Ready"), "{}", row(&buf, y0));
+    assert!(row(&buf, y3).contains("● 5c4f8d6b9 #2  update  Ready"), "{}", row(&buf, y3));
+    // The glyph cell is coloured by revision.
+    let g0 = &buf[(x0 + 6, y0)];
+    let g3 = &buf[(x0 + 6, y3)];
+    assert_eq!(g0.symbol(), "■");
+    assert_eq!(g3.symbol(), "●");
+    assert_eq!(g0.fg, Theme::colored().rev_current.fg.unwrap_or_default());
+    assert_eq!(g3.fg, Theme::colored().rev_update.fg.unwrap_or_default());
+}
+
+#[test]
+fn partition_line_sits_between_the_held_and_the_updated_ordinals() {
+    let buf = screen_of(&paused().state(), 120, 40);
+    let (_, y1) = grid_row(&buf, 1);
+    let (_, y2) = grid_row(&buf, 2);
+    let (_, yp) = find(&buf, "partition=2 ▲").unwrap_or_default();
+    assert_eq!((y1 + 1, y1 + 2), (yp, y2), "rule must be the row between web-1 and web-2");
+    assert!(row(&buf, yp).contains("──"));
+}
+
+#[test]
+fn partition_line_moves_with_the_partition() {
+    for p in 1..5 {
+        let mut f = paused();
+        f.partition = p;
+        let buf = screen_of(&f.state(), 120, 40);
+        let (_, above) = grid_row(&buf, p - 1);
+        let (_, rule) = find(&buf, &format!("partition={p} ▲")).unwrap_or_default();
+        assert_eq!(rule, above + 1, "partition {p}");
+    }
+}
+
+#[test]
+fn condemned_ordinals_are_marked_below_a_scale_down_rule() {
+    let mut f = Fixture::web(3).pods(0..5, REV2, P::Ready);
+    f.current = REV2;
+    let buf = screen_of(&f.state(), 120, 40);
+    let (_, y2) = grid_row(&buf, 2);
+    let (_, rule) = find(&buf, "replicas=3 ▼ condemned").unwrap_or_default();
+    assert_eq!(rule, y2 + 1);
+    for o in [3, 4] {
+        let (_, y) = grid_row(&buf, o);
+        assert!(y > rule && row(&buf, y).contains("condemned"), "{}", row(&buf, y));
+    }
+    assert!(!row(&buf, y2).contains("condemned"));
+}
+
+#[test]
+fn placeholders_for_ordinals_not_created_yet() {
+    let f = Fixture::web(5).pods(0..2, REV1, P::Ready);
+    let buf = screen_of(&f.state(), 120, 40);
+    for o in [2, 3, 4] {
+        let (x, y) = grid_row(&buf, o);
+        assert!(row(&buf, y).contains("not created"), "{}", row(&buf, y));
+        assert_eq!(buf[(x + 6, y)].symbol(), Glyphs::PLACEHOLDER.to_string());
+    }
+}
+
+#[test]
+fn states_have_distinct_glyphs_and_words() {
+    let f = Fixture::web(5)
+        .pod(0, REV1, P::Pending)
+        .pod(1, REV1, P::Running)
+        .pod(2, REV3, P::Ready)
+        .pod(3, REV2, P::Terminating)
+        .pod(4, REV2, P::Failed);
+    let buf = screen_of(&f.state(), 120, 40);
+    let expect = [("web-0", "□", "Pending"), ("web-1", "◧", "Running"), ("web-2", "◆", "old")];
+    let more = [("web-3", "×", "Terminating"), ("web-4", "!", "Failed")];
+    for (name, glyph, word) in expect.into_iter().chain(more) {
+        let o: i32 = name[4..].parse().unwrap_or(0);
+        let (x, y) = grid_row(&buf, o);
+        assert_eq!(buf[(x + 6, y)].symbol(), glyph, "{name}");
+        assert!(row(&buf, y).contains(word), "{name}: {}", row(&buf, y));
+    }
+}
+
+#[test]
+fn compact_map_wraps_in_groups_of_ten_with_labelled_rows() {
+    let st = big(1000).state();
+    let screen = Screen::of(&st);
+    let area = Rect::new(0, 0, 60, 20);
+    let layout = GridLayout::new(&screen.grid, area);
+    // 60 columns minus a 5-column gutter: 55 → five groups of ten.
+    assert_eq!(layout.mode, GridMode::Compact { cols: 50 });
+    assert_eq!(compact_cols(54), 50);
+    assert_eq!(compact_cols(53), 40);
+    let spans: Vec<_> = layout
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            GridRow::Span { from, len } => Some((*from, *len)),
+            _ => None,
+        })
+        .collect();
+    for w in spans.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        assert!(b.0 >= a.0 + i32::from(a.1), "rows overlap: {a:?} {b:?}");
+    }
+    // Every row but a segment's last is full.
+    assert!(spans.iter().filter(|s| s.1 == 50).count() >= spans.len() - 2);
+    // Group gaps: ordinal 10 of a row sits one column after ordinal 9 plus a space.
+    assert_eq!(layout.column_of(9) + 2, layout.column_of(10));
+}
+
+#[test]
+fn compact_map_shows_the_partition_rule_and_highlights_the_selection() {
+    let st = big(1000).state();
+    let buf = screen_of(&st, 200, 50);
+    let (_, rule) = find(&buf, "partition=600 ▲").unwrap_or_default();
+    // The row above the rule holds ordinals before 600, the row below starts at 600.
+    assert!(row(&buf, rule + 1).contains("600 ●●●!"), "{}", row(&buf, rule + 1));
+    // Selected ordinal 640: the pointer marks its row, its cell is reversed.
+    let (px, py) = find(&buf, "▶600 ").unwrap_or_default();
+    let reversed: Vec<(u16, u16)> = (0..buf.area.width)
+        .flat_map(|x| (0..buf.area.height).map(move |y| (x, y)))
+        .filter(|p| buf[*p].modifier.contains(Modifier::REVERSED))
+        .collect();
+    assert_eq!(reversed.len(), 1, "exactly one highlighted cell: {reversed:?}");
+    assert_eq!(reversed[0].1, py);
+    // Gutter (pointer, three digits, space), then 40 ordinals: four groups of ten and gaps.
+    assert_eq!(reversed[0].0, px + 5 + 40 + 4);
+    assert_eq!(buf[reversed[0]].symbol(), "●");
+}
+
+#[test]
+fn hit_map_round_trips_every_visible_ordinal() {
+    let st = big(1000).state();
+    let (term, hits) = render_with(&st, 200, 50, &Theme::colored());
+    let buf = term.backend().buffer();
+    let screen = Screen::of(&st);
+    let mut checked = 0;
+    for region in &hits.regions {
+        let HitRegion::Grid { area, .. } = region else { continue };
+        for x in area.x..area.x + area.width {
+            let Some(Hit::Ordinal(o)) = hits.hit(x, area.y) else {
+                panic!("no ordinal at ({x}, {})", area.y);
+            };
+            let cell = screen.grid.cell(o).copied();
+            let glyph = cell.map(|c| Glyphs::cell(c.rev, c.state).to_string());
+            assert_eq!(Some(buf[(x, area.y)].symbol().to_string()), glyph, "ordinal {o}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "only {checked} cells checked");
+    assert!(hits.grid_columns >= 10 && hits.grid_columns % 10 == 0);
+    // A click on a rule or a gutter is nothing.
+    let (_, rule) = find(buf, "partition=600 ▲").unwrap_or_default();
+    assert_eq!(hits.hit(20, rule), None);
+}
+
+#[test]
+fn hit_map_in_detailed_rows_maps_rows_to_ordinals() {
+    let st = paused().state();
+    let (term, hits) = render_with(&st, 120, 40, &Theme::colored());
+    let buf = term.backend().buffer();
+    for o in 0..5 {
+        let (x, y) = grid_row(buf, o);
+        assert_eq!(hits.hit(x, y), Some(Hit::Ordinal(o)));
+    }
+    let (x, rule) = find(buf, "partition=2 ▲").unwrap_or_default();
+    assert_eq!(hits.hit(x, rule), None);
+    assert_eq!(hits.grid_columns, 1);
+    assert_eq!(ststui::ui::hit_map(&st, Rect::new(0, 0, 120, 40)), hits);
+}
+
+#[test]
+fn revision_rows_are_clickable() {
+    let st = rolling().state();
+    let (term, hits) = render_with(&st, 200, 60, &Theme::colored());
+    let buf = term.backend().buffer();
+    let (x, y) = find(buf, "nginx:1.25 current").unwrap_or_default();
+    assert_eq!(hits.hit(x, y), Some(Hit::Revision(1)));
+    let (x, y) = find(buf, "nginx:1.26 update").unwrap_or_default();
+    assert_eq!(hits.hit(x, y), Some(Hit::Revision(2)));
+}
+
+#[test]
+fn header_names_strategy_policy_counts_revisions_and_mode() {
+    let buf = screen_of(&paused().state(), 200, 60);
+    let top = format!("{}{}", row(&buf, 0), row(&buf, 1));
+    for needle in [
+        "default/web",
+        "RollingUpdate partition=2",
+        "OrderedReady",
+        "PAUSED",
+        "×1",
+        "desired 5 current 5 updated 3 ready 5 available 5",
+        "7d9c5b8f4 #1 → 5c4f8d6b9 #2",
+        "gen 3/3",
+    ] {
+        assert!(top.contains(needle), "{needle:?} not in header:\n{top}");
+    }
+    let buf = screen_of(&on_delete().state(), 200, 60);
+    assert!(row(&buf, 0).contains("│ OnDelete │ OrderedReady"));
+}
+
+#[test]
+fn controller_pane_says_next_and_waiting_in_words() {
+    let t = text(&screen_of(&rolling().state(), 200, 60));
+    assert!(t.contains("next: delete web-2 for update (web-7d9c5b8f4 → web-5c4f8d6b9)"));
+    let t = text(&screen_of(&paused().state(), 200, 60));
+    assert!(t.contains("held: partition 2 holds web-0..web-1 — press [ to lower it"), "{t}");
+    let t = text(&screen_of(&forced_rollback().state(), 200, 60));
+    assert!(t.contains("hint: web-4 is on web-6b8fd7c45, not the update revision"), "{t}");
+    assert!(t.contains("press ctrl-d"), "{t}");
+    let st = forced_rollback().state();
+    let lines = Screen::of(&st).controller;
+    let hint = lines.iter().find(|l| l.kind == ststui::app::view::LineKind::Hint);
+    assert!(hint.is_some_and(|h| h.text.contains("kubernetes#67250")), "{lines:?}");
+}
+
+#[test]
+fn raised_partition_warns_that_updated_pods_are_not_reverted() {
+    let mut f = paused();
+    f.partition = 4;
+    let t = text(&screen_of(&f.state(), 200, 60));
+    assert!(t.contains("warning: 2 pods from web-2 below the partition already run"), "{t}");
+}
+
+#[test]
+fn timeline_lists_the_newest_entries_last_with_times() {
+    let buf = screen_of(&rolling().state(), 200, 60);
+    let (_, first) = find(&buf, "image web nginx:1.26").unwrap_or_default();
+    let (_, last) = find(&buf, "web-3 ready").unwrap_or_default();
+    assert!(last > first);
+    assert!(row(&buf, last).contains("1m08s kubelet"));
+    assert!(row(&buf, first).contains("you"));
+}
+
+#[test]
+fn footer_is_derived_from_the_keymap() {
+    let st = rolling().state();
+    let buf = screen_of(&st, 200, 60);
+    let footer = row(&buf, 58);
+    for b in BINDINGS.iter().filter(|b| b.context == Context::Normal) {
+        if let (Some(label), Some(key)) = (b.footer, b.keys.first()) {
+            assert!(footer.contains(&format!("{} {label}", key.label())), "{label}: {footer}");
+        }
+    }
+    let mut st = st;
+    st.modal = Modal::Help;
+    let buf = screen_of(&st, 200, 60);
+    assert!(row(&buf, 58).contains("Esc close"), "{}", row(&buf, 58));
+}
+
+#[test]
+fn help_lists_every_binding() {
+    let mut st = rolling().state();
+    st.modal = Modal::Help;
+    let t = text(&screen_of(&st, 200, 60));
+    for b in BINDINGS {
+        assert!(t.contains(b.help), "help text {:?} missing", b.help);
+        for k in b.keys {
+            assert!(t.contains(&k.label()), "key {:?} missing", k.label());
+        }
+    }
+}
+
+#[test]
+fn status_line_shows_refusals_and_the_prompt() {
+    let mut st = rolling().state();
+    st.status = Some(Status {
+        text: "the partition is already 0".into(),
+        kind: StatusKind::Refusal,
+        ticks_left: 3,
+    });
+    let buf = screen_of(&st, 120, 40);
+    assert!(row(&buf, 39).contains("can't: the partition is already 0"));
+    let set = ststui::backend::ObjRef::new(NS, SET);
+    let kind = ststui::app::input::PromptKind::Partition { set, current: 0 };
+    let mut prompt = ststui::app::input::Prompt::new(kind, "3");
+    prompt.error = Some("too big".into());
+    st.modal = Modal::Prompt(prompt);
+    let buf = screen_of(&st, 120, 40);
+    assert!(row(&buf, 39).contains("partition of default/web (now 0): 3█  too big"));
+}
+
+#[test]
+fn every_size_renders_without_panicking() {
+    let synced_empty = ststui::app::AppState { synced: true, ..Default::default() };
+    let states = [
+        rolling().state(),
+        big(1000).state(),
+        Fixture::web(0).state(),
+        ststui::app::AppState::default(),
+        synced_empty,
+    ];
+    for st in &states {
+        for (w, h) in [(0, 0), (1, 1), (10, 3), (20, 5), (40, 10), (79, 23), (80, 24), (300, 90)] {
+            let (term, hits) = render_with(st, w, h, &Theme::colored());
+            assert_eq!(term.backend().buffer().area, Rect::new(0, 0, w, h));
+            for r in &hits.regions {
+                if let HitRegion::Grid { area, .. } = r {
+                    assert!(area.right() <= w && area.bottom() <= h, "{area:?} outside {w}x{h}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn without_a_set_the_screen_says_why() {
+    let t = text(&screen_of(&ststui::app::AppState::default(), 80, 24));
+    assert!(t.contains("loading: waiting for the backend's initial listing"), "{t}");
+    let st = ststui::app::AppState { synced: true, ..Default::default() };
+    let t = text(&screen_of(&st, 80, 24));
+    assert!(t.contains("no StatefulSet yet"), "{t}");
+}
+
+#[test]
+fn at_80x24_the_essential_panes_survive() {
+    let t = text(&screen_of(&big(1000).state(), 80, 24));
+    assert!(t.contains("Controller") && t.contains("Ordinals") && t.contains("web-640"));
+    let t = text(&screen_of(&rolling().state(), 80, 24));
+    assert!(t.contains("Timeline") && t.contains("next: delete web-2"));
+}
+
+#[test]
+fn mode_survives_a_narrow_header() {
+    let buf = screen_of(&paused().state(), 60, 24);
+    assert!(row(&buf, 0).contains("default/web │ ❚❚ PAUSED ×1"), "{}", row(&buf, 0));
+}
