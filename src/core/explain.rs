@@ -286,7 +286,9 @@ pub fn blocker_step(b: &Blocker) -> Step {
         ),
         Blocker::Ordered { pod, wait: PodWait::NotCreated, .. } => w(
             pod,
-            format!("waiting: {pod} was just created — OrderedReady creates one pod at a time"),
+            format!(
+                "{pod} is created this sync; OrderedReady waits for it to be Ready before the next"
+            ),
         ),
         Blocker::Ordered { pod, wait: PodWait::Terminating, .. } => {
             w(pod, format!("{pod} is terminating — OrderedReady waits for it to go"))
@@ -322,10 +324,10 @@ pub fn blocker_step(b: &Blocker) -> Step {
             },
         ),
         Blocker::ScaleDownStep { pod } => {
-            w(pod, format!("scale-down: {pod} deleted; the next goes once it is gone"))
+            w(pod, format!("scale-down deletes {pod} this sync; the next goes once it is gone"))
         }
         Blocker::UpdateStep { pod } => {
-            w(pod, format!("rolling update: {pod} deleted; one pod at a time"))
+            w(pod, format!("rolling update deletes {pod} this sync; one pod at a time"))
         }
         Blocker::UpdateWaiting { pod, wait } => w(
             pod,
