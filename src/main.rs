@@ -17,7 +17,7 @@ use anyhow::Context as _;
 use clap::Parser;
 use ststui::app::state::HitMap;
 use ststui::app::{self, AppState, Command, Msg};
-use ststui::backend::{Backend, BackendEvent};
+use ststui::backend::{Backend, BackendEvent, EventKind};
 use ststui::cli::{Cli, Command as CliCommand, SimArgs};
 use ststui::core::Options;
 use ststui::sim::scenario::{self, Player};
@@ -162,8 +162,12 @@ fn demo(sim: &mut Sim, tx: &Sender<Msg>) -> Result<(), String> {
     let path = Path::new("assets/scenarios/demo.scenario");
     let script = scenario::parse(path, DEMO_SCRIPT).map_err(|e| format!("demo: {e}"))?;
     let mut player = Player::new(script).map_err(|e| format!("demo: {e}"))?;
+    // The cluster's history goes to the console; the demo script's own lines and checks do not
+    // (they are setup, not something the operator did).
     let outcome = player.run(sim, &mut |ev| {
-        if let Some(t) = ev.timeline() {
+        if let Some(t) = ev.timeline()
+            && !matches!(t.kind, EventKind::Command { .. } | EventKind::Expect { .. })
+        {
             let _ = tx.send(Msg::Backend(BackendEvent::Timeline(t.clone())));
         }
     });
