@@ -275,22 +275,7 @@ impl Sim {
 
     /// The set's ControllerRevisions (controlled by it), by revision number.
     pub fn revisions_of(&self, key: &ObjRef) -> Vec<&ControllerRevision> {
-        let uid = self.set(key).and_then(|s| s.metadata.uid.clone());
-        let mut revs: Vec<&ControllerRevision> = self
-            .world
-            .store
-            .revisions()
-            .in_namespace(&key.namespace)
-            .filter(|r| {
-                r.metadata
-                    .owner_references
-                    .iter()
-                    .flatten()
-                    .any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
-            })
-            .collect();
-        revs.sort_by_key(|r| r.revision);
-        revs
+        self.set(key).map_or_else(Vec::new, |set| ops::controlled_revisions(&self.world.store, set))
     }
 
     /// The set's claims (`<template>-<set>-<n>` for each claim template), by template then

@@ -6,14 +6,16 @@
 //! Owns: turning an Op into API calls. Must not: bypass the API layer, or handle speed (the
 //! real-time driver's business).
 
-use k8s_openapi::api::apps::v1::{RollingUpdateStatefulSetStrategy, StatefulSet, StatefulSetSpec};
+use k8s_openapi::api::apps::v1::{
+    ControllerRevision, RollingUpdateStatefulSetStrategy, StatefulSet, StatefulSetSpec,
+};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::api::{self, ApiError};
 use super::engine::{self, World};
 use super::kubelet::FaultError;
-use super::store::StoreError;
+use super::store::{Store, StoreError};
 use crate::backend::{ObjRef, Op};
 use crate::core::labels::RESTARTED_AT_ANNOTATION;
 
@@ -202,24 +204,30 @@ fn revision_template(
     serde_json::from_value(template).ok()
 }
 
+/// The ControllerRevisions `set` controls, by revision number (what `kubectl rollout history`
+/// lists).
+pub(crate) fn controlled_revisions<'s>(
+    store: &'s Store,
+    set: &StatefulSet,
+) -> Vec<&'s ControllerRevision> {
+    let (ns, uid) = (set.metadata.namespace.as_deref().unwrap_or_default(), &set.metadata.uid);
+    let mut revs: Vec<&ControllerRevision> = store
+        .revisions()
+        .in_namespace(ns)
+        .filter(|r| {
+            let refs = r.metadata.owner_references.iter().flatten();
+            refs.into_iter().any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
+        })
+        .collect();
+    revs.sort_by_key(|r| r.revision);
+    revs
+}
+
 /// `kubectl rollout undo`: the set's revisions (controlled by it), by number; the target is
 /// `revision`, or the second newest when `None`. A template that already matches is a no-op.
 fn undo(w: &mut World, key: &ObjRef, revision: Option<i64>) -> Result<(), OpError> {
     let set = w.store.sets().get(key).ok_or_else(|| OpError::SetNotFound(key.clone()))?;
-    let uid = set.metadata.uid.clone().unwrap_or_default();
-    let mut history: Vec<_> = w
-        .store
-        .revisions()
-        .in_namespace(&key.namespace)
-        .filter(|r| {
-            r.metadata
-                .owner_references
-                .iter()
-                .flatten()
-                .any(|o| o.controller == Some(true) && o.uid == uid)
-        })
-        .collect();
-    history.sort_by_key(|r| r.revision);
+    let history = controlled_revisions(&w.store, set);
     let target = match revision {
         None | Some(0) => {
             if history.len() <= 1 {

@@ -6,23 +6,12 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::action::Action;
-use crate::app::keymap::{BINDINGS, Context};
-use crate::app::state::{AppState, Modal};
+use crate::app::keymap::BINDINGS;
+use crate::app::state::AppState;
 use crate::backend::Mode;
 
 use super::theme::Theme;
 use super::util::put_spans;
-
-/// The keymap context the state is in.
-pub fn context(state: &AppState) -> Context {
-    match state.modal {
-        Modal::None => Context::Normal,
-        Modal::Help => Context::Help,
-        Modal::Prompt(_) => Context::Prompt,
-        Modal::Confirm(_) => Context::Confirm,
-        Modal::Picker(_) => Context::Picker,
-    }
-}
 
 /// Whether `action` can apply now (the reducer says why when it cannot; the footer only dims).
 fn applies(action: Action, state: &AppState) -> bool {
@@ -36,7 +25,7 @@ fn applies(action: Action, state: &AppState) -> bool {
 
 /// The hints: (key label, short label, applies now), in table order.
 pub fn hints(state: &AppState) -> Vec<(String, &'static str, bool)> {
-    let ctx = context(state);
+    let ctx = crate::app::update::context(state);
     BINDINGS
         .iter()
         .filter(|b| b.context == ctx)
