@@ -198,6 +198,16 @@ fn run_console(
     result
 }
 
+/// Test hook, compiled into debug builds only: `STSTUI_TEST_PANIC` makes the console panic once
+/// a frame is on screen, so the end-to-end test can prove the panic hook restores the terminal.
+#[cfg(debug_assertions)]
+#[allow(clippy::panic)]
+fn panic_if_asked() {
+    if std::env::var_os("STSTUI_TEST_PANIC").is_some() {
+        panic!("STSTUI_TEST_PANIC is set: panicking after the first frame (a test hook)");
+    }
+}
+
 /// The event loop: block on the channel (zero CPU while idle), drain what is pending into the
 /// reducer, run the batch-end recompute, draw only if dirty.
 fn event_loop(
@@ -214,6 +224,8 @@ fn event_loop(
             let mut hits = HitMap::default();
             term.draw(|f| hits = ui::draw(f, state, theme)).context("cannot draw")?;
             app::update(state, Msg::Drawn(hits));
+            #[cfg(debug_assertions)]
+            panic_if_asked();
         }
         if state.quit {
             return Ok(signal);

@@ -40,6 +40,10 @@ struct Console {
 
 impl Console {
     fn start(args: &[&str]) -> Console {
+        Console::start_with_env(args, &[])
+    }
+
+    fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Console {
         let pty = native_pty_system();
         let pair = pty
             .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
@@ -48,6 +52,9 @@ impl Console {
         cmd.args(args);
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("NO_COLOR");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         let child = pair.slave.spawn_command(cmd).unwrap_or_else(|e| panic!("spawn: {e}"));
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().unwrap_or_else(|e| panic!("reader: {e}"));
@@ -262,6 +269,34 @@ fn sigterm_restores_the_terminal() {
     {
         let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
         assert_eq!(flags & (ICANON | ECHO), ICANON | ECHO, "raw mode off after SIGTERM");
+    }
+    let _ = std::fs::remove_file(log);
+}
+
+/// The panic hook leaves the alternate screen, shows the cursor and turns raw mode off before
+/// the panic message is printed. `STSTUI_TEST_PANIC` is a debug-build-only hook that panics
+/// once the first frame is drawn.
+#[test]
+fn a_panic_restores_the_terminal() {
+    let log = std::env::temp_dir().join(format!("ststui-e2e-panic-{}.log", std::process::id()));
+    let log_arg = log.to_string_lossy().to_string();
+    let mut c =
+        Console::start_with_env(&["sim", "--log-file", &log_arg], &[("STSTUI_TEST_PANIC", "1")]);
+    let status = c.wait_exit();
+    assert!(!status.success(), "a panic ends the console with a failure status");
+    let raw = String::from_utf8_lossy(&c.raw).to_string();
+    assert!(raw.contains("\x1b[?1049h"), "the console had entered the alternate screen");
+    let screen = c.parser.screen();
+    assert!(!screen.alternate_screen() && !screen.hide_cursor(), "terminal restored");
+    assert!(
+        c.screen().contains("STSTUI_TEST_PANIC"),
+        "the panic message is readable:\n{}",
+        c.screen()
+    );
+    #[cfg(target_os = "linux")]
+    {
+        let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
+        assert_eq!(flags & (ICANON | ECHO), ICANON | ECHO, "raw mode off after a panic");
     }
     let _ = std::fs::remove_file(log);
 }
