@@ -22,6 +22,8 @@ pub mod pvc;
 pub mod reconcile;
 pub mod revisions;
 mod rolling;
+pub mod scan;
+pub mod selector;
 pub mod spec;
 pub mod status;
 pub mod types;
