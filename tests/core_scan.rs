@@ -45,6 +45,7 @@ fn one_walk_scan_agrees_with_matches_and_the_label_getters() {
         sel(&[], vec![expr("tier", "NotIn", &["a"]), expr("app", "Exists", &[])]),
         sel(&[("app", "web")], vec![expr("app", "In", &["web", "x"])]),
         sel(&[(REVISION_LABEL, "r1")], vec![]),
+        sel(&[("app", "web"), ("tier", "a")], vec![]),
         sel(&[("app", "web")], many),
     ];
     let maps = [

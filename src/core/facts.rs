@@ -101,7 +101,7 @@ impl Facts {
     /// reusing what claiming read: the revision and pod-name labels and the digits. Each field
     /// of the pod is read once, cheapest checks first.
     pub fn of_member(p: &Pod, env: &FactEnv<'_>, m: &Member<'_>) -> Facts {
-        let ordinal = m.digits.parse::<i32>().unwrap_or(-1);
+        let ordinal = parse_digits(m.digits);
         let phase = pod::phase(p);
         // (created, pending, terminal, running)
         let (created, pending, terminal, running) = match phase {
@@ -167,6 +167,14 @@ impl Facts {
             None
         }
     }
+}
+
+/// `digits` (ASCII digits only) as an int32, `-1` when it does not fit (as `getOrdinal`).
+fn parse_digits(digits: &str) -> i32 {
+    digits
+        .bytes()
+        .try_fold(0i32, |n, b| n.checked_mul(10)?.checked_add(i32::from(b.wrapping_sub(b'0'))))
+        .unwrap_or(-1)
 }
 
 /// Where a revision label stands relative to the sync's revisions.

@@ -96,13 +96,17 @@ fn perform_update(
     let update_name = r.update.metadata.name.as_deref().unwrap_or_default();
     plan.current_revision = current_name.into();
     plan.update_revision = update_name.into();
-    let views = history::apply_revision(set, &r.current)
-        .and_then(|c| history::apply_revision(set, &r.update).map(|u| (c, u)));
-    let (current_set, update_set) = match views {
-        Ok(v) => v,
+    // Revisions with the same data apply to the same set: decode it once.
+    let same = r.current.data == r.update.data;
+    let views = history::apply_revision(set, &r.current).and_then(|c| {
+        let u = if same { None } else { Some(history::apply_revision(set, &r.update)?) };
+        Ok((c, u))
+    });
+    let (current_set, update_set) = match &views {
+        Ok((c, u)) => (c, u.as_ref().unwrap_or(c)),
         Err(e) => {
             plan.waiting_on = Some(Blocker::Error { message: e.message.clone() });
-            plan.error = Some(e);
+            plan.error = Some(e.clone());
             // Every claimed pod's label is current, update or one of these.
             return scanned.other_revisions;
         }
@@ -111,8 +115,8 @@ fn perform_update(
     let out = update_stateful_set(
         UpdateInput {
             set,
-            current_set: &current_set,
-            update_set: &update_set,
+            current_set,
+            update_set,
             current_revision: current_name,
             update_revision: update_name,
             collision_count: r.collision_count,

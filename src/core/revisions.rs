@@ -18,7 +18,7 @@ use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use super::defaults::set_defaults_stateful_set;
 use super::gojson::{self, GoEncoding};
 use super::history::{
-    apply_revision, equal_revision_bytes, new_revision, next_revision, revision_bytes,
+    NewRevision, apply_revision, equal_revision_bytes, new_revision, next_revision, revision_bytes,
     revision_name, sort_revisions,
 };
 use super::options::{Options, Version};
@@ -79,24 +79,14 @@ pub fn resolve_with(
     let mut collision_count = status.and_then(|s| s.collision_count).unwrap_or(0);
 
     let candidate = new_revision(set, next_revision(&sorted), collision_count, encoding)?;
-    let listed_raw: Vec<Vec<u8>> = sorted.iter().map(|r| revision_bytes(r)).collect();
-    let equal: Vec<usize> = (0..sorted.len())
-        .filter(|&i| {
-            equal_revision_bytes(sorted[i], &listed_raw[i], &candidate.revision, &candidate.raw)
-        })
-        .collect();
+    let mut raw = ListedBytes::new(&sorted);
+    let equal: Vec<usize> =
+        (0..sorted.len()).filter(|&i| raw.equal_to_candidate(i, &candidate)).collect();
 
     let mut effects = Vec::new();
     let latest = sorted.len().checked_sub(1);
     let update = match (equal.last(), latest) {
-        (Some(&last_equal), Some(latest))
-            if equal_revision_bytes(
-                sorted[latest],
-                &listed_raw[latest],
-                sorted[last_equal],
-                &listed_raw[last_equal],
-            ) =>
-        {
+        (Some(&last_equal), Some(latest)) if raw.equal(latest, last_equal) => {
             sorted[latest].clone()
         }
         (Some(&last_equal), _) => {
@@ -134,6 +124,52 @@ pub fn resolve_with(
         .find(|r| current_name.is_some() && r.metadata.name.as_deref() == current_name)
         .map_or_else(|| update.clone(), |r| (*r).clone());
     Ok(Resolved { current, update, collision_count, effects })
+}
+
+/// The listed revisions' `Data.Raw`, encoded only when needed: revisions whose data is equal
+/// as a JSON value have equal bytes (the encoding is a function of the value), so the bytes are
+/// only computed to compare values that differ.
+struct ListedBytes<'r, 'a> {
+    sorted: &'r [&'a ControllerRevision],
+    raw: Vec<Option<Vec<u8>>>,
+}
+
+impl<'r, 'a> ListedBytes<'r, 'a> {
+    fn new(sorted: &'r [&'a ControllerRevision]) -> Self {
+        ListedBytes { sorted, raw: vec![None; sorted.len()] }
+    }
+    /// Encodes `sorted[i]` if it has not been yet.
+    fn fill(&mut self, i: usize) {
+        let r = self.sorted[i];
+        self.raw[i].get_or_insert_with(|| revision_bytes(r));
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        self.raw[i].as_deref().unwrap_or_default()
+    }
+
+    /// `EqualRevision(sorted[i], candidate)`.
+    fn equal_to_candidate(&mut self, i: usize, candidate: &NewRevision) -> bool {
+        let r = self.sorted[i];
+        // Equal values encode to equal bytes (a null value encodes to no bytes; the candidate's
+        // data is never null).
+        if !r.data.0.is_null() && r.data.0 == candidate.revision.data.0 {
+            return equal_revision_bytes(r, &[], &candidate.revision, &[]);
+        }
+        self.fill(i);
+        equal_revision_bytes(r, self.get(i), &candidate.revision, &candidate.raw)
+    }
+
+    /// `EqualRevision(sorted[i], sorted[j])`.
+    fn equal(&mut self, i: usize, j: usize) -> bool {
+        let (a, b) = (self.sorted[i], self.sorted[j]);
+        if a.data.0 == b.data.0 {
+            return equal_revision_bytes(a, &[], b, &[]);
+        }
+        self.fill(i);
+        self.fill(j);
+        equal_revision_bytes(a, self.get(i), b, self.get(j))
+    }
 }
 
 /// Spec 2.5 c: apply `latest` to the set, default it as the API server would, and compare the

@@ -10,9 +10,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::labels::{POD_NAME_LABEL, REVISION_LABEL};
 
-/// Selectors with at most this many requirements are matched in the same walk over the labels
-/// that reads the controller's labels; larger ones fall back to one lookup per requirement.
-const SCAN_REQUIREMENTS: usize = 8;
+/// Selectors of at most this many `matchLabels` pairs (and no expressions) are matched in the
+/// walk over the labels that reads the controller's labels; others fall back to
+/// [`Selector::matches`] (one lookup per requirement).
+const SCAN_REQUIREMENTS: usize = 64;
 
 /// What one walk over a pod's labels found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +33,9 @@ pub struct LabelScan<'p> {
 pub struct Selector {
     nothing: bool,
     requirements: Vec<Requirement>,
+    /// `Some(mask)` when every requirement is an Equals (matchLabels) and there are at most
+    /// [`SCAN_REQUIREMENTS`]: `mask` has one bit per requirement, all set when all matched.
+    equals_mask: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +65,7 @@ impl Selector {
     #[doc(alias = "LabelSelectorAsSelector")]
     pub fn from_label_selector(selector: Option<&LabelSelector>) -> Result<Self, SelectorError> {
         let Some(selector) = selector else {
-            return Ok(Selector { nothing: true, requirements: Vec::new() });
+            return Ok(Selector { nothing: true, requirements: Vec::new(), equals_mask: None });
         };
         let mut requirements = Vec::new();
         for (key, value) in selector.match_labels.iter().flatten() {
@@ -86,7 +90,11 @@ impl Selector {
                 expr.values.as_deref().unwrap_or(&[]),
             )?);
         }
-        Ok(Selector { nothing: false, requirements })
+        let n = requirements.len();
+        let equals_only = requirements.iter().all(|r| r.op == Op::Equals);
+        let equals_mask = (equals_only && n <= SCAN_REQUIREMENTS)
+            .then(|| u64::MAX.checked_shr(u32::try_from(64 - n).unwrap_or(64)).unwrap_or(0));
+        Ok(Selector { nothing: false, requirements, equals_mask })
     }
 
     /// Whether an object with `labels` is selected.
@@ -97,9 +105,8 @@ impl Selector {
     /// [`Selector::matches`] plus the revision and pod-name labels, in one walk over `labels`
     /// (keys are told apart by length first, so most keys cost no string comparison).
     pub fn scan<'p>(&self, labels: Option<&'p BTreeMap<String, String>>) -> LabelScan<'p> {
-        let mut found: [Option<&'p str>; SCAN_REQUIREMENTS] = [None; SCAN_REQUIREMENTS];
-        let fused = self.requirements.len() <= SCAN_REQUIREMENTS;
         let (mut revision, mut pod_name) = ("", None);
+        let mut matched = 0u64;
         for (k, v) in labels.into_iter().flatten() {
             let len = k.len();
             if len == REVISION_LABEL.len() && k == REVISION_LABEL {
@@ -107,18 +114,17 @@ impl Selector {
             } else if len == POD_NAME_LABEL.len() && k == POD_NAME_LABEL {
                 pod_name = Some(v.as_str());
             }
-            if fused {
-                for (slot, r) in found.iter_mut().zip(&self.requirements) {
-                    if r.key.len() == len && r.key == *k {
-                        *slot = Some(v.as_str());
+            if self.equals_mask.is_some() {
+                for (i, r) in self.requirements.iter().enumerate() {
+                    if r.key.len() == len && r.key == *k && r.matches_value(Some(v)) {
+                        matched |= 1 << i;
                     }
                 }
             }
         }
-        let selected = if fused {
-            !self.nothing && self.requirements.iter().zip(found).all(|(r, v)| r.matches_value(v))
-        } else {
-            self.matches(labels)
+        let selected = match self.equals_mask {
+            Some(all) => matched == all,
+            None => self.matches(labels),
         };
         LabelScan { selected, revision, pod_name }
     }
