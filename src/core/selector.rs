@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
+use super::bytes::same;
 use super::labels::{POD_NAME_LABEL, REVISION_LABEL};
 
 /// Selectors of at most this many `matchLabels` pairs (and no expressions) are matched in the
@@ -116,7 +117,7 @@ impl Selector {
             }
             if self.equals_mask.is_some() {
                 for (i, r) in self.requirements.iter().enumerate() {
-                    if r.key.len() == len && r.key == *k && r.matches_value(Some(v)) {
+                    if same(&r.key, k) && r.values.first().is_some_and(|x| same(x, v)) {
                         matched |= 1 << i;
                     }
                 }
