@@ -14,6 +14,9 @@ use ststui::core::facts::{FactEnv, Facts};
 use ststui::core::labels::{POD_NAME_LABEL, REVISION_LABEL};
 use ststui::core::{Now, Version, pod};
 
+/// A label key longer than 63 bytes (a prefixed key).
+const LONG: &str = "a-rather-long-prefix.example.com/and-a-name-that-is-long-as-well";
+
 fn t(secs: i64) -> Now {
     Now::from_second(secs).unwrap_or(Now::UNIX_EPOCH)
 }
@@ -46,6 +49,7 @@ fn one_walk_scan_agrees_with_matches_and_the_label_getters() {
         sel(&[("app", "web")], vec![expr("app", "In", &["web", "x"])]),
         sel(&[(REVISION_LABEL, "r1")], vec![]),
         sel(&[("app", "web"), ("tier", "a")], vec![]),
+        sel(&[(LONG, "x"), ("app", "web")], vec![]),
         sel(&[("app", "web")], many),
     ];
     let maps = [
@@ -56,6 +60,8 @@ fn one_walk_scan_agrees_with_matches_and_the_label_getters() {
         Some(labels(&[("app", "wex"), ("tier", "c"), (POD_NAME_LABEL, "web-0")])),
         Some(labels(&[("app", "web"), ("k3", ""), (REVISION_LABEL, "r2")])),
         Some(labels(&[("apx", "web"), ("tier", "b"), (POD_NAME_LABEL, "web-1")])),
+        Some(labels(&[("app", "web"), (LONG, "x"), (REVISION_LABEL, "r1")])),
+        Some(labels(&[("app", "web"), (LONG, "y")])),
     ];
     let mut selected = 0;
     for ls in &selectors {

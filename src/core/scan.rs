@@ -25,6 +25,9 @@ use super::types::Effect;
 pub struct Scanned<'a> {
     /// The section 4 counts over every claimed pod.
     pub counts: Counts,
+    /// The counts of the claimed pods in neither list (ordinal −1, or an ordinal taken by a
+    /// later pod).
+    dropped: Counts,
     /// In-range replicas by index (`ordinal - start`); gaps are placeholders.
     pub replicas: Vec<Slot<'a>>,
     /// Pods outside the range, by ordinal descending (after [`Scanned::finish`]).
@@ -43,6 +46,7 @@ impl<'a> Scanned<'a> {
         let gap = Slot { pod: None, f: Facts::placeholder(-1, false, env) };
         Scanned {
             counts: Counts::default(),
+            dropped: Counts::default(),
             replicas: vec![gap; n],
             condemned: Vec::new(),
             other_revisions: Vec::new(),
@@ -54,6 +58,7 @@ impl<'a> Scanned<'a> {
 
     /// Adds one claimed pod (3.2 steps 2–5): counted, then placed by ordinal. Ordinal −1 is
     /// dropped from both lists.
+    #[inline(always)]
     fn add(&mut self, p: &'a Pod, f: Facts) {
         self.counts.add_facts(&f);
         if f.revision == RevisionOf::Other {
@@ -66,12 +71,26 @@ impl<'a> Scanned<'a> {
         let s = Slot { pod: Some(p), f };
         if ord >= self.start && ord <= self.end {
             let index = usize::try_from(ord - self.start).ok();
-            if let Some(slot) = index.and_then(|i| self.replicas.get_mut(i)) {
-                *slot = s;
+            match index.and_then(|i| self.replicas.get_mut(i)) {
+                Some(slot) => {
+                    if slot.pod.is_some() {
+                        self.dropped.add_facts(&slot.f);
+                    }
+                    *slot = s;
+                }
+                None => self.dropped.add_facts(&f),
             }
         } else if ord >= 0 {
             self.condemned.push(s);
+        } else {
+            self.dropped.add_facts(&f);
         }
+    }
+
+    /// The counts over the replica and condemned lists (upstream `updateStatus` after the
+    /// pod loop): every claimed pod but the dropped ones (placeholders count nothing).
+    pub fn placed_counts(&self) -> Counts {
+        self.counts.minus(self.dropped)
     }
 
     /// Adds the adopted orphans (after every pod controlled by the set, as upstream lists them).

@@ -37,6 +37,9 @@ pub struct Selector {
     /// `Some(mask)` when every requirement is an Equals (matchLabels) and there are at most
     /// [`SCAN_REQUIREMENTS`]: `mask` has one bit per requirement, all set when all matched.
     equals_mask: Option<u64>,
+    /// Bit `min(len, 63)` set for the length of every requirement key: a label whose key
+    /// length has no bit cannot be one of them.
+    key_lens: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +69,8 @@ impl Selector {
     #[doc(alias = "LabelSelectorAsSelector")]
     pub fn from_label_selector(selector: Option<&LabelSelector>) -> Result<Self, SelectorError> {
         let Some(selector) = selector else {
-            return Ok(Selector { nothing: true, requirements: Vec::new(), equals_mask: None });
+            let requirements = Vec::new();
+            return Ok(Selector { nothing: true, requirements, equals_mask: None, key_lens: 0 });
         };
         let mut requirements = Vec::new();
         for (key, value) in selector.match_labels.iter().flatten() {
@@ -95,7 +99,8 @@ impl Selector {
         let equals_only = requirements.iter().all(|r| r.op == Op::Equals);
         let equals_mask = (equals_only && n <= SCAN_REQUIREMENTS)
             .then(|| u64::MAX.checked_shr(u32::try_from(64 - n).unwrap_or(64)).unwrap_or(0));
-        Ok(Selector { nothing: false, requirements, equals_mask })
+        let key_lens = requirements.iter().fold(0, |m, r| m | 1u64 << r.key.len().min(63));
+        Ok(Selector { nothing: false, requirements, equals_mask, key_lens })
     }
 
     /// Whether an object with `labels` is selected.
@@ -106,28 +111,40 @@ impl Selector {
     /// [`Selector::matches`] plus the revision and pod-name labels, in one walk over `labels`
     /// (keys are told apart by length first, so most keys cost no string comparison).
     pub fn scan<'p>(&self, labels: Option<&'p BTreeMap<String, String>>) -> LabelScan<'p> {
-        let (mut revision, mut pod_name) = ("", None);
+        let mut out = LabelScan { selected: false, revision: "", pod_name: None };
         let mut matched = 0u64;
-        for (k, v) in labels.into_iter().flatten() {
-            let len = k.len();
-            if len == REVISION_LABEL.len() && k == REVISION_LABEL {
-                revision = v.as_str();
-            } else if len == POD_NAME_LABEL.len() && k == POD_NAME_LABEL {
-                pod_name = Some(v.as_str());
-            }
-            if self.equals_mask.is_some() {
-                for (i, r) in self.requirements.iter().enumerate() {
-                    if same(&r.key, k) && r.values.first().is_some_and(|x| same(x, v)) {
-                        matched |= 1 << i;
+        let fused = self.equals_mask.is_some();
+        if let Some(map) = labels {
+            for (k, v) in map {
+                let len = k.len();
+                if len == REVISION_LABEL.len() {
+                    if same(k, REVISION_LABEL) {
+                        out.revision = v;
                     }
+                } else if len == POD_NAME_LABEL.len() && same(k, POD_NAME_LABEL) {
+                    out.pod_name = Some(v);
+                }
+                if fused && (self.key_lens >> len.min(63)) & 1 != 0 {
+                    matched |= self.equals_matched(k, v);
                 }
             }
         }
-        let selected = match self.equals_mask {
+        out.selected = match self.equals_mask {
             Some(all) => matched == all,
             None => self.matches(labels),
         };
-        LabelScan { selected, revision, pod_name }
+        out
+    }
+
+    /// The bits of the (Equals) requirements the label `k=v` satisfies.
+    fn equals_matched(&self, k: &str, v: &str) -> u64 {
+        let mut bits = 0;
+        for (i, r) in self.requirements.iter().enumerate() {
+            if same(&r.key, k) && r.values.first().is_some_and(|x| same(x, v)) {
+                bits |= 1 << i;
+            }
+        }
+        bits
     }
 
     /// True for the selector that selects everything (no requirements).

@@ -152,6 +152,8 @@ pub(crate) struct Ctx<'a> {
     pub monotonic: bool,
     pub mrs: i32,
     pub sink: Sink,
+    /// The update revision's set has no volumeClaimTemplates.
+    pub no_claim_templates: bool,
 }
 
 impl Ctx<'_> {
@@ -169,13 +171,18 @@ impl Ctx<'_> {
     /// Spec 3.3 `processReplica`. A healthy replica is decided from its facts alone (its pod
     /// object is only read when something is to be done).
     #[doc(alias = "processReplica")]
+    #[inline(never)] // keeps its large frame out of the caller's settled-replica fast path
     fn process_replica(&mut self, slot: &Slot<'_>) -> Flow {
+        if self.settled(slot) {
+            return Flow::go_on();
+        }
+        let f = &slot.f;
         let owned;
-        let (p, f) = match slot.pod {
-            Some(p) => (p, &slot.f),
+        let p = match slot.pod {
+            Some(p) => p,
             None => {
-                owned = self.placeholder(slot.f.ordinal);
-                (&owned, &slot.f)
+                owned = self.placeholder(f.ordinal);
+                &owned
             }
         };
         let (set, ord) = (self.inp.set, f.ordinal);
@@ -218,6 +225,19 @@ impl Ctx<'_> {
             Ok(()) => Flow::go_on(),
             Err(c) => Flow::claim_error(pod::name(p), c),
         }
+    }
+
+    /// A created, settled replica with its identity and storage, and no claims to check: every
+    /// step of [`Ctx::process_replica`] passes (in its order) without reading the pod.
+    #[inline]
+    fn settled(&self, slot: &Slot<'_>) -> bool {
+        let f = &slot.f;
+        f.created
+            && !f.terminal
+            && !f.pending
+            && (!self.monotonic || f.ordered_wait(self.mrs).is_none())
+            && f.identity_and_storage
+            && self.no_claim_templates
     }
 
     /// Spec 3.7 `CreateStatefulPod`: claims, the pod, then retention ownerRefs (read from the
@@ -311,7 +331,9 @@ pub fn update_stateful_set(inp: UpdateInput<'_>, mut scanned: Scanned<'_>) -> Up
     let (cur, upd) = (inp.current_revision, inp.update_revision);
     let env = fact_env(set, cur, upd, inp.now, inp.sem);
     scanned.finish(inp.current_set, &env);
+    let placed = scanned.placed_counts();
     let Scanned { counts, replicas, condemned, other_revisions, .. } = scanned;
+    debug_assert_eq!(placed, count(&replicas, &condemned));
     let mut status = base_status(set, cur, upd, inp.collision_count);
     counts.apply(&mut status);
     let mut out = UpdateOutcome { other_revisions, ..Default::default() };
@@ -322,15 +344,19 @@ pub fn update_stateful_set(inp: UpdateInput<'_>, mut scanned: Scanned<'_>) -> Up
         return out;
     }
     let monotonic = !spec::is_parallel(set);
-    let mut ctx = Ctx { inp, monotonic, mrs, sink: Sink::default() };
-    let stop = run_for_all(replicas.len(), monotonic, |i| ctx.process_replica(&replicas[i]))
-        .or_else(|| {
+    let no_claim_templates = spec::claim_templates(inp.update_set).is_empty();
+    let mut ctx = Ctx { inp, monotonic, mrs, sink: Sink::default(), no_claim_templates };
+    let replica = |ctx: &mut Ctx<'_>, s: &Slot<'_>| {
+        if ctx.settled(s) { Flow::go_on() } else { ctx.process_replica(s) }
+    };
+    let stop =
+        run_for_all(replicas.len(), monotonic, |i| replica(&mut ctx, &replicas[i])).or_else(|| {
             fix_condemned_claims(&mut ctx, &condemned);
             run_for_all(condemned.len(), monotonic, |i| {
                 ctx.process_condemned(&condemned[i], first.as_deref())
             })
         });
-    count(&replicas, &condemned).apply(&mut status);
+    placed.apply(&mut status);
     if let Some(stop) = stop {
         out.waiting_on = stop.blocker.filter(|_| monotonic || stop.error.is_some());
         out.error = stop.error;
