@@ -48,7 +48,7 @@ pub fn reconcile(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
 
     // Revision resolution reads no pods, so claiming can run after it, fused with the per-pod
     // summary the update needs; the claim effects still come first in the plan.
-    let resolved = revisions::resolve_with(set, &revs, observed.revisions, options);
+    let resolved = revisions::resolve_borrowed(set, &revs, observed.revisions, options);
     let truncation = match &resolved {
         Ok(r) => {
             let current = r.current.metadata.name.as_deref().unwrap_or_default();
@@ -87,7 +87,7 @@ fn perform_update(
     observed: &Observed<'_>,
     options: &Options,
     now: Now,
-    r: &revisions::Resolved,
+    r: &revisions::ResolvedRef<'_>,
     scanned: Scanned<'_>,
 ) -> Vec<String> {
     let set = observed.set;

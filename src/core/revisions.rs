@@ -13,6 +13,8 @@
 //! generation and revision resourceVersion) is an optimisation with no observable effect and is
 //! not reproduced: the comparison is simply recomputed.
 
+use std::borrow::Cow;
+
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 
 use super::defaults::set_defaults_stateful_set;
@@ -72,6 +74,32 @@ pub fn resolve_with(
     all_in_namespace: &[&ControllerRevision],
     options: &Options,
 ) -> Result<Resolved, SyncError> {
+    resolve_borrowed(set, listed, all_in_namespace, options).map(|r| Resolved {
+        current: r.current.into_owned(),
+        update: r.update.into_owned(),
+        collision_count: r.collision_count,
+        effects: r.effects,
+    })
+}
+
+/// [`resolve_with`] returning the chosen revisions borrowed from the listings where they come
+/// from them (the sync only reads them), copied only when renumbered or new.
+#[derive(Debug, Clone)]
+pub struct ResolvedRef<'a> {
+    pub current: Cow<'a, ControllerRevision>,
+    pub update: Cow<'a, ControllerRevision>,
+    pub collision_count: i32,
+    pub effects: Vec<Effect>,
+}
+
+/// Spec 2.5 as [`resolve_with`], without copying the revisions it picks from the listings.
+#[doc(alias = "getStatefulSetRevisions")]
+pub fn resolve_borrowed<'a>(
+    set: &StatefulSet,
+    listed: &[&'a ControllerRevision],
+    all_in_namespace: &[&'a ControllerRevision],
+    options: &Options,
+) -> Result<ResolvedRef<'a>, SyncError> {
     let encoding = GoEncoding::for_version(options.version);
     let mut sorted = listed.to_vec();
     sort_revisions(&mut sorted);
@@ -87,21 +115,23 @@ pub fn resolve_with(
     let latest = sorted.len().checked_sub(1);
     let update = match (equal.last(), latest) {
         (Some(&last_equal), Some(latest)) if raw.equal(latest, last_equal) => {
-            sorted[latest].clone()
+            Cow::Borrowed(sorted[latest])
         }
         (Some(&last_equal), _) => {
-            let mut renumbered = sorted[last_equal].clone();
-            if renumbered.revision != candidate.revision.revision {
+            if sorted[last_equal].revision == candidate.revision.revision {
+                Cow::Borrowed(sorted[last_equal])
+            } else {
+                let mut renumbered = sorted[last_equal].clone();
                 renumbered.revision = candidate.revision.revision;
                 effects.push(Effect::UpdateRevision(Box::new(renumbered.clone())));
+                Cow::Owned(renumbered)
             }
-            renumbered
         }
         (None, Some(latest))
             if semantic_comparison_enabled(options.version)
                 && matches_semantically(set, sorted[latest], &candidate.raw, options) =>
         {
-            sorted[latest].clone()
+            Cow::Borrowed(sorted[latest])
         }
         (None, _) => {
             let (update, created) = create_revision(
@@ -112,7 +142,7 @@ pub fn resolve_with(
                 &mut collision_count,
             );
             if created {
-                effects.push(Effect::CreateRevision(Box::new(update.clone())));
+                effects.push(Effect::CreateRevision(Box::new(update.clone().into_owned())));
             }
             update
         }
@@ -122,8 +152,8 @@ pub fn resolve_with(
     let current = sorted
         .iter()
         .find(|r| current_name.is_some() && r.metadata.name.as_deref() == current_name)
-        .map_or_else(|| update.clone(), |r| (*r).clone());
-    Ok(Resolved { current, update, collision_count, effects })
+        .map_or_else(|| update.clone(), |r| Cow::Borrowed(*r));
+    Ok(ResolvedRef { current, update, collision_count, effects })
 }
 
 /// The listed revisions' `Data.Raw`, encoded only when needed: revisions whose data is equal
@@ -194,13 +224,13 @@ fn matches_semantically(
 /// the `controller.kubernetes.io/hash` label computed with the collision count the sync started
 /// with.
 #[doc(alias = "CreateControllerRevision")]
-fn create_revision(
+fn create_revision<'a>(
     set: &StatefulSet,
     mut revision: ControllerRevision,
     raw: &[u8],
-    all_in_namespace: &[&ControllerRevision],
+    all_in_namespace: &[&'a ControllerRevision],
     collision_count: &mut i32,
-) -> (ControllerRevision, bool) {
+) -> (Cow<'a, ControllerRevision>, bool) {
     let set_name = set.metadata.name.as_deref().unwrap_or_default();
     // Each collision moves to a name held by a different revision, so this ends within
     // `all_in_namespace.len() + 1` rounds.
@@ -211,14 +241,14 @@ fn create_revision(
             all_in_namespace.iter().find(|r| r.metadata.name.as_deref() == Some(name.as_str()));
         match existing {
             Some(existing) if revision_bytes(existing) == raw => {
-                return ((*existing).clone(), false);
+                return (Cow::Borrowed(*existing), false);
             }
             Some(_) => *collision_count = collision_count.wrapping_add(1),
             None => {
                 revision.metadata.name = Some(name);
-                return (revision, true);
+                return (Cow::Owned(revision), true);
             }
         }
     }
-    (revision, true)
+    (Cow::Owned(revision), true)
 }
