@@ -1,8 +1,14 @@
 //! `reconcile` on a steady set and mid-rollout at 10, 1,000 and 10,000 pods (OrderedReady,
 //! RollingUpdate, v1.37 semantics). The worlds are built directly (pods at their revision,
 //! Running and Ready for a long time, the status as the previous sync would have written it),
-//! so every measured sync does the full scan: claim, resolve, processReplica over every pod,
-//! status, and (mid-rollout) the maxUnavailable step.
+//! so every measured sync does the full work: resolve the revisions, claim and summarise every
+//! pod (one pass), processReplica over every replica, the status, and (mid-rollout) the
+//! maxUnavailable step.
+//!
+//! At 10,000 pods a sync reads ~27 distinct cache lines per pod (k8s-openapi objects: the Pod
+//! struct, owner refs, the label map's node and strings, name, namespace, phase, conditions), so
+//! that size is bound by memory latency and varies with what else the host is doing; the 10 and
+//! 1,000 cases are steadier.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;

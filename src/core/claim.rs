@@ -14,13 +14,14 @@
 //! about revisions' content (see `history`, `revisions`).
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 
+use super::bytes::{same, strip_prefix};
 use super::history::{controller_ref, revision_order};
+pub use super::selector::{LabelScan, Selector, SelectorError};
 use super::types::{Effect, SyncError};
 
 /// A claimed pod: borrowed from the caller's snapshot, or (adopted) the patched copy.
@@ -89,6 +90,98 @@ pub fn set_selector(set: &StatefulSet) -> Result<Selector, SyncError> {
     })
 }
 
+/// What a sync decides about one pod from its controller ref (`FilterPodsByOwner`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ownership {
+    /// No controller ref: a candidate for adoption.
+    Orphan,
+    /// Controlled by this set (by UID).
+    Ours,
+    /// Controlled by something else: never looked at.
+    Other,
+}
+
+/// A pod that passes `ClaimObject`'s match (the selector AND `isMemberOf`), with what that check
+/// read: the revision and pod-name labels and the ordinal's digits (`<set>-<digits>`).
+#[derive(Debug, Clone, Copy)]
+pub struct Member<'p> {
+    pub labels: LabelScan<'p>,
+    pub digits: &'p str,
+}
+
+/// The per-sync constants of claiming, computed once: the compiled selector, the set's name,
+/// UID and namespace, and whether it is being deleted.
+#[derive(Debug)]
+pub struct ClaimEnv<'s> {
+    pub set: &'s StatefulSet,
+    pub selector: Selector,
+    pub name: &'s str,
+    pub uid: &'s str,
+    pub namespace: &'s str,
+    pub deleting: bool,
+}
+
+impl<'s> ClaimEnv<'s> {
+    /// Compiles the set's selector (the invalid-selector error of [`set_selector`]).
+    pub fn new(set: &'s StatefulSet) -> Result<Self, SyncError> {
+        Ok(ClaimEnv {
+            set,
+            selector: set_selector(set)?,
+            name: set.metadata.name.as_deref().unwrap_or_default(),
+            uid: set.metadata.uid.as_deref().unwrap_or_default(),
+            namespace: set.metadata.namespace.as_deref().unwrap_or_default(),
+            deleting: set.metadata.deletion_timestamp.is_some(),
+        })
+    }
+
+    /// Whose pod this is, by its controller ref.
+    pub fn ownership(&self, pod: &Pod) -> Ownership {
+        match controller_of(&pod.metadata) {
+            None => Ownership::Orphan,
+            Some(owner) if !same(&owner.uid, self.uid) => Ownership::Other,
+            Some(_) => Ownership::Ours,
+        }
+    }
+
+    /// `ClaimObject`'s match: the selector (one walk over the labels, which also reads the
+    /// revision and pod-name labels) and the name filter. `None` when either fails.
+    pub fn member<'p>(&self, pod: &'p Pod) -> Option<Member<'p>> {
+        let labels = self.selector.scan(pod.metadata.labels.as_ref());
+        if !labels.selected {
+            return None;
+        }
+        let digits = member_digits(self.name, pod.metadata.name.as_deref().unwrap_or_default())?;
+        Some(Member { labels, digits })
+    }
+
+    /// The orphan-adoption condition besides the match: the set is not being deleted, the pod
+    /// is not terminating and (for a namespaced set) lives in the set's namespace.
+    pub fn can_adopt(&self, pod: &Pod) -> bool {
+        let pod_namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
+        !self.deleting
+            && pod.metadata.deletion_timestamp.is_none()
+            && (self.namespace.is_empty() || self.namespace == pod_namespace)
+    }
+
+    /// The [`Effect::ReleasePod`] for a pod of ours that no longer matches.
+    pub fn release(&self, pod: &Pod) -> Effect {
+        let mut released = pod.clone();
+        released.metadata.owner_references = remove_owner(&released.metadata, self.uid);
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        Effect::ReleasePod { name, pod: Box::new(released) }
+    }
+
+    /// The [`Effect::AdoptPod`] for an orphan, and the patched pod the sync works on.
+    pub fn adopt(&self, pod: &Pod) -> (Effect, Box<Pod>) {
+        let mut adopted = pod.clone();
+        adopted.metadata.owner_references =
+            Some(add_controller(&adopted.metadata, controller_ref(self.set)));
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let adopted = Box::new(adopted);
+        (Effect::AdoptPod { name, pod: adopted.clone() }, adopted)
+    }
+}
+
 /// Spec 1.3: claim pods from *all* pods of the namespace.
 ///
 /// Order: the pods controlled by this set (in input order), then the orphans (in input order),
@@ -103,50 +196,32 @@ pub fn set_selector(set: &StatefulSet) -> Result<Selector, SyncError> {
 /// * orphan, set not being deleted, matching, pod not terminating, same namespace →
 ///   [`Effect::AdoptPod`] and the patched pod is passed on (owned);
 /// * any other orphan → ignored.
+///
+/// The sync itself runs the same decisions ([`ClaimEnv`]) fused with its per-pod summary
+/// (`scan`), so a sync visits each pod once.
 #[doc(alias = "getPodsForStatefulSet")]
 #[doc(alias = "ClaimPods")]
 pub fn claim_pods<'a>(set: &StatefulSet, all_pods: &[&'a Pod]) -> Result<Claimed<'a>, SyncError> {
-    let selector = set_selector(set)?;
-    let set_name = set.metadata.name.as_deref().unwrap_or_default();
-    let set_uid = set.metadata.uid.as_deref().unwrap_or_default();
-    let set_namespace = set.metadata.namespace.as_deref().unwrap_or_default();
-    let set_deleting = set.metadata.deletion_timestamp.is_some();
-    let matches = |pod: &Pod| {
-        selector.matches(pod.metadata.labels.as_ref())
-            && is_member(set_name, pod.metadata.name.as_deref().unwrap_or_default())
-    };
-
+    let env = ClaimEnv::new(set)?;
     let mut claimed = Claimed { pods: Vec::with_capacity(all_pods.len()), effects: Vec::new() };
     // Upstream lists through `controller.FilterPodsByOwner`: the pods indexed under our UID
     // first, then the namespace's orphans; pods of other controllers are never looked at.
     let mut orphans: Vec<&'a Pod> = Vec::new();
     for &pod in all_pods {
-        match controller_of(&pod.metadata) {
-            None => orphans.push(pod),
-            Some(owner) if owner.uid != set_uid => {}
-            Some(_) if matches(pod) => claimed.pods.push(ClaimedPod::Borrowed(pod)),
-            Some(_) if set_deleting => {}
-            Some(_) => {
-                let mut released = pod.clone();
-                released.metadata.owner_references = remove_owner(&released.metadata, set_uid);
-                let name = pod.metadata.name.clone().unwrap_or_default();
-                claimed.effects.push(Effect::ReleasePod { name, pod: Box::new(released) });
+        match env.ownership(pod) {
+            Ownership::Orphan => orphans.push(pod),
+            Ownership::Other => {}
+            Ownership::Ours if env.member(pod).is_some() => {
+                claimed.pods.push(ClaimedPod::Borrowed(pod));
             }
+            Ownership::Ours if env.deleting => {}
+            Ownership::Ours => claimed.effects.push(env.release(pod)),
         }
     }
     for pod in orphans {
-        let pod_namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
-        let adoptable = !set_deleting
-            && matches(pod)
-            && pod.metadata.deletion_timestamp.is_none()
-            && (set_namespace.is_empty() || set_namespace == pod_namespace);
-        if adoptable {
-            let mut adopted = pod.clone();
-            adopted.metadata.owner_references =
-                Some(add_controller(&adopted.metadata, controller_ref(set)));
-            let name = pod.metadata.name.clone().unwrap_or_default();
-            let adopted = Box::new(adopted);
-            claimed.effects.push(Effect::AdoptPod { name, pod: adopted.clone() });
+        if env.can_adopt(pod) && env.member(pod).is_some() {
+            let (effect, adopted) = env.adopt(pod);
+            claimed.effects.push(effect);
             claimed.pods.push(ClaimedPod::Owned(adopted));
         }
     }
@@ -155,11 +230,15 @@ pub fn claim_pods<'a>(set: &StatefulSet, all_pods: &[&'a Pod]) -> Result<Claimed
 
 /// `isMemberOf` without parsing the ordinal: the greedy `^(.*)-([0-9]+)$` yields `set_name` as
 /// the parent exactly when the name is `<set_name>-<digits>` (same answer as
-/// `labels::is_member_name`, parse-free for the per-pod hot path).
+/// `labels::is_member_name`, parse-free for the per-pod hot path). Returns the digits.
+pub fn member_digits<'p>(set_name: &str, pod_name: &'p str) -> Option<&'p str> {
+    let digits = strip_prefix(pod_name, set_name)?.strip_prefix('-')?;
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(digits)
+}
+
+#[cfg(test)]
 fn is_member(set_name: &str, pod_name: &str) -> bool {
-    let digits =
-        pod_name.strip_prefix(set_name).and_then(|rest| rest.strip_prefix('-')).map(str::as_bytes);
-    digits.is_some_and(|d| !d.is_empty() && d.iter().all(u8::is_ascii_digit))
+    member_digits(set_name, pod_name).is_some()
 }
 
 /// The release patch `{"metadata":{"ownerReferences":[{"$patch":"delete","uid":…}]}}`: every
@@ -211,7 +290,15 @@ pub fn list_revisions<'a>(
     set: &StatefulSet,
     all: &[&'a ControllerRevision],
 ) -> Result<ListedRevisions<'a>, SyncError> {
-    let selector = set_selector(set)?;
+    list_revisions_with(set, &set_selector(set)?, all)
+}
+
+/// [`list_revisions`] with the set's selector already compiled.
+pub fn list_revisions_with<'a>(
+    set: &StatefulSet,
+    selector: &Selector,
+    all: &[&'a ControllerRevision],
+) -> Result<ListedRevisions<'a>, SyncError> {
     let set_uid = set.metadata.uid.as_deref().unwrap_or_default();
     let mut listed = ListedRevisions::default();
     let mut orphans = Vec::new();
@@ -250,164 +337,6 @@ pub fn list_revisions<'a>(
     }
     listed.revisions.sort_by(|a, b| revision_order(a, b));
     Ok(listed)
-}
-
-/// A compiled label selector (`metav1.LabelSelectorAsSelector`): `matchLabels` AND
-/// `matchExpressions` (In, NotIn, Exists, DoesNotExist). An absent selector matches nothing,
-/// an empty one everything.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Selector {
-    nothing: bool,
-    requirements: Vec<Requirement>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Requirement {
-    key: String,
-    op: Op,
-    values: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
-    Equals,
-    In,
-    NotIn,
-    Exists,
-    DoesNotExist,
-}
-
-/// Why a label selector is invalid (`labels.NewRequirement` / operator errors upstream).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SelectorError(pub String);
-
-impl Selector {
-    /// Compiles `selector` as `LabelSelectorAsSelector` does, validating keys, values and
-    /// operators.
-    #[doc(alias = "LabelSelectorAsSelector")]
-    pub fn from_label_selector(selector: Option<&LabelSelector>) -> Result<Self, SelectorError> {
-        let Some(selector) = selector else {
-            return Ok(Selector { nothing: true, requirements: Vec::new() });
-        };
-        let mut requirements = Vec::new();
-        for (key, value) in selector.match_labels.iter().flatten() {
-            requirements.push(Requirement::new(key, Op::Equals, std::slice::from_ref(value))?);
-        }
-        for expr in selector.match_expressions.iter().flatten() {
-            let op = match expr.operator.as_str() {
-                "In" => Op::In,
-                "NotIn" => Op::NotIn,
-                "Exists" => Op::Exists,
-                "DoesNotExist" => Op::DoesNotExist,
-                other => {
-                    return Err(SelectorError(format!(
-                        "{other:?} is not a valid label selector operator \
-                         (expected In, NotIn, Exists or DoesNotExist)"
-                    )));
-                }
-            };
-            requirements.push(Requirement::new(
-                &expr.key,
-                op,
-                expr.values.as_deref().unwrap_or(&[]),
-            )?);
-        }
-        Ok(Selector { nothing: false, requirements })
-    }
-
-    /// Whether an object with `labels` is selected.
-    pub fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
-        !self.nothing && self.requirements.iter().all(|r| r.matches(labels))
-    }
-
-    /// True for the selector that selects everything (no requirements).
-    pub fn is_everything(&self) -> bool {
-        !self.nothing && self.requirements.is_empty()
-    }
-}
-
-impl Requirement {
-    fn new(key: &str, op: Op, values: &[String]) -> Result<Self, SelectorError> {
-        validate_key(key)?;
-        match op {
-            Op::In | Op::NotIn if values.is_empty() => {
-                return Err(SelectorError(format!(
-                    "key {key:?}: the values of an In or NotIn expression must not be empty"
-                )));
-            }
-            Op::Exists | Op::DoesNotExist if !values.is_empty() => {
-                return Err(SelectorError(format!(
-                    "key {key:?}: an Exists or DoesNotExist expression must have no values"
-                )));
-            }
-            _ => {}
-        }
-        for value in values {
-            validate_value(key, value)?;
-        }
-        Ok(Requirement { key: key.to_string(), op, values: values.to_vec() })
-    }
-
-    fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
-        let value = labels.and_then(|l| l.get(&self.key));
-        match self.op {
-            Op::Equals => value.is_some_and(|v| self.values.first() == Some(v)),
-            Op::In => value.is_some_and(|v| self.values.contains(v)),
-            Op::NotIn => value.is_none_or(|v| !self.values.contains(v)),
-            Op::Exists => value.is_some(),
-            Op::DoesNotExist => value.is_none(),
-        }
-    }
-}
-
-/// `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`, 1 to 63 characters.
-fn is_label_name(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 63
-        && b[0].is_ascii_alphanumeric()
-        && b[b.len() - 1].is_ascii_alphanumeric()
-        && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-}
-
-/// A DNS-1123 subdomain: lower-case alphanumeric labels with inner dashes, joined by dots.
-fn is_dns_subdomain(s: &str) -> bool {
-    s.len() <= 253
-        && s.split('.').all(|label| {
-            let b = label.as_bytes();
-            !b.is_empty()
-                && b[0].is_ascii_alphanumeric()
-                && b[b.len() - 1].is_ascii_alphanumeric()
-                && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-        })
-}
-
-fn validate_key(key: &str) -> Result<(), SelectorError> {
-    let valid = match key.split_once('/') {
-        Some((prefix, name)) => {
-            !name.contains('/') && is_dns_subdomain(prefix) && is_label_name(name)
-        }
-        None => is_label_name(key),
-    };
-    if valid {
-        return Ok(());
-    }
-    Err(SelectorError(format!(
-        "invalid label key {key:?}: expected an optional DNS subdomain prefix and '/', then a \
-         name of 1 to 63 characters from [A-Za-z0-9-_.] starting and ending with an alphanumeric \
-         (e.g. \"app\" or \"example.com/tier\")"
-    )))
-}
-
-fn validate_value(key: &str, value: &str) -> Result<(), SelectorError> {
-    if value.is_empty() || is_label_name(value) {
-        return Ok(());
-    }
-    Err(SelectorError(format!(
-        "invalid label value {value:?} for key {key:?}: expected at most 63 characters from \
-         [A-Za-z0-9-_.] starting and ending with an alphanumeric, or an empty value"
-    )))
 }
 
 #[cfg(test)]

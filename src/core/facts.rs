@@ -11,6 +11,8 @@ use std::borrow::Cow;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 
+use super::bytes::same;
+use super::claim::Member;
 use super::labels::{POD_NAME_LABEL, REVISION_LABEL};
 use super::newpod;
 use super::options::Semantics;
@@ -74,12 +76,7 @@ impl Facts {
     /// Summarises `p` (one walk over its labels and conditions).
     pub fn of(p: &Pod, env: &FactEnv<'_>) -> Facts {
         let (rev, pod_name_label) = scan_labels(p);
-        let revision = match (rev == env.current, rev == env.update) {
-            (true, true) => RevisionOf::Both,
-            (true, false) => RevisionOf::Current,
-            (false, true) => RevisionOf::Update,
-            (false, false) => RevisionOf::Other,
-        };
+        let revision = revision_of(rev, env);
         let running_ready = pod::is_running_and_ready(p);
         let available =
             running_ready && pod::is_running_and_available(p, env.min_ready_seconds, env.now);
@@ -96,6 +93,48 @@ impl Facts {
             unavailable: !up || terminating,
             revision,
             identity_and_storage: identity_matches(env.set, p, pod_name_label)
+                && (spec::claim_templates(env.set).is_empty()
+                    || newpod::storage_matches(env.set, p)),
+        }
+    }
+
+    /// [`Facts::of`] for a pod that claiming found to be a member (`<set>-<digits>`, selected),
+    /// reusing what claiming read: the revision and pod-name labels and the digits. Each field
+    /// of the pod is read once, cheapest checks first.
+    pub fn of_member(p: &Pod, env: &FactEnv<'_>, m: &Member<'_>) -> Facts {
+        let ordinal = parse_digits(m.digits);
+        let phase = pod::phase(p);
+        // (created, pending, terminal, running)
+        let (created, pending, terminal, running) = match phase {
+            "" => (false, false, false, false),
+            "Running" => (true, false, false, true),
+            "Pending" => (true, true, false, false),
+            "Failed" | "Succeeded" => (true, false, true, false),
+            _ => (true, false, false, false),
+        };
+        let ready = if running { pod::ready_condition(p) } else { None };
+        let ready = ready.filter(|c| c.status == "True");
+        let running_ready = ready.is_some();
+        let available =
+            ready.is_some_and(|c| pod::ready_long_enough(c, env.min_ready_seconds, env.now));
+        let terminating = pod::is_terminating(p);
+        let up = if env.sem.availability_in_updates { available } else { running_ready };
+        // `is_canonical_name` on `<set>-<digits>`: no leading zero, and the digits fit an int32.
+        let canonical = ordinal >= 0 && (m.digits == "0" || !m.digits.starts_with('0'));
+        let identity = canonical
+            && m.labels.pod_name.is_some_and(|l| same(l, pod::name(p)))
+            && same(p.metadata.namespace.as_deref().unwrap_or_default(), spec::namespace(env.set));
+        Facts {
+            ordinal,
+            created,
+            pending,
+            terminal,
+            terminating,
+            running_ready,
+            available,
+            unavailable: !up || terminating,
+            revision: revision_of(m.labels.revision, env),
+            identity_and_storage: identity
                 && (spec::claim_templates(env.set).is_empty()
                     || newpod::storage_matches(env.set, p)),
         }
@@ -128,6 +167,24 @@ impl Facts {
         } else {
             None
         }
+    }
+}
+
+/// `digits` (ASCII digits only) as an int32, `-1` when it does not fit (as `getOrdinal`).
+fn parse_digits(digits: &str) -> i32 {
+    digits
+        .bytes()
+        .try_fold(0i32, |n, b| n.checked_mul(10)?.checked_add(i32::from(b.wrapping_sub(b'0'))))
+        .unwrap_or(-1)
+}
+
+/// Where a revision label stands relative to the sync's revisions.
+fn revision_of(rev: &str, env: &FactEnv<'_>) -> RevisionOf {
+    match (same(rev, env.current), same(rev, env.update)) {
+        (true, true) => RevisionOf::Both,
+        (true, false) => RevisionOf::Current,
+        (false, true) => RevisionOf::Update,
+        (false, false) => RevisionOf::Other,
     }
 }
 

@@ -111,23 +111,35 @@ pub fn marshal_into(value: &Value, out: &mut Vec<u8>) {
         }
         Value::Object(map) => {
             // Go sorts map keys byte-wise; do not rely on serde_json's map order (the
-            // `preserve_order` feature may be enabled by another crate in the build).
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_unstable();
+            // `preserve_order` feature may be enabled by another crate in the build), but use
+            // it when it is already sorted (the default BTreeMap: no sort, no lookups).
             out.push(b'{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
+            if map.keys().is_sorted() {
+                for (i, (key, v)) in map.iter().enumerate() {
+                    write_member(i, key, v, out);
                 }
-                write_string(key, out);
-                out.push(b':');
-                if let Some(v) = map.get(key) {
-                    marshal_into(v, out);
+            } else {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort_unstable();
+                for (i, key) in keys.into_iter().enumerate() {
+                    if let Some(v) = map.get(key) {
+                        write_member(i, key, v, out);
+                    }
                 }
             }
             out.push(b'}');
         }
     }
+}
+
+/// `"key":value`, preceded by a comma unless it is the object's first member.
+fn write_member(i: usize, key: &str, v: &Value, out: &mut Vec<u8>) {
+    if i > 0 {
+        out.push(b',');
+    }
+    write_string(key, out);
+    out.push(b':');
+    marshal_into(v, out);
 }
 
 fn write_number(n: &Number, out: &mut Vec<u8>) {

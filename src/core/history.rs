@@ -17,10 +17,11 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashSet};
 
-use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetSpec};
 use k8s_openapi::api::core::v1::{Pod, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::fnv;
@@ -231,28 +232,49 @@ pub fn apply_revision(
         return Ok(set.clone());
     }
     if let Some(template) = replace_template(data) {
-        let template: PodTemplateSpec = serde_json::from_value(template)
+        // Unknown members (the `$patch` directive among them) are ignored by the decoder.
+        let template = PodTemplateSpec::deserialize(template)
             .map_err(|e| fail(format!("the stored pod template does not decode: {e}")))?;
-        let mut applied = set.clone();
-        applied.spec.template = template;
-        return Ok(applied);
+        return Ok(with_template(set, template));
     }
     let mut doc = serde_json::to_value(set).map_err(|e| fail(e.to_string()))?;
     merge_patch(&mut doc, data);
     serde_json::from_value(doc).map_err(|e| fail(format!("the patched set does not decode: {e}")))
 }
 
-/// The template of a controller-shaped patch, without its `$patch` directive.
-fn replace_template(data: &Value) -> Option<Value> {
+/// The template of a controller-shaped patch (still carrying its `$patch` directive).
+fn replace_template(data: &Value) -> Option<&Value> {
     let root = data.as_object().filter(|o| o.len() == 1)?;
     let spec = root.get("spec")?.as_object().filter(|o| o.len() == 1)?;
-    let template = spec.get("template")?.as_object()?;
+    let template = spec.get("template")?;
     if template.get("$patch").and_then(Value::as_str) != Some("replace") {
         return None;
     }
-    let mut out = template.clone();
-    out.remove("$patch");
-    Some(Value::Object(out))
+    Some(template)
+}
+
+/// A copy of `set` with `template` in place of its own (which is not cloned).
+fn with_template(set: &StatefulSet, template: PodTemplateSpec) -> StatefulSet {
+    let s = &set.spec;
+    StatefulSet {
+        metadata: set.metadata.clone(),
+        spec: StatefulSetSpec {
+            min_ready_seconds: s.min_ready_seconds,
+            ordinals: s.ordinals.clone(),
+            persistent_volume_claim_retention_policy: s
+                .persistent_volume_claim_retention_policy
+                .clone(),
+            pod_management_policy: s.pod_management_policy.clone(),
+            replicas: s.replicas,
+            revision_history_limit: s.revision_history_limit,
+            selector: s.selector.clone(),
+            service_name: s.service_name.clone(),
+            template,
+            update_strategy: s.update_strategy.clone(),
+            volume_claim_templates: s.volume_claim_templates.clone(),
+        },
+        status: set.status.clone(),
+    }
 }
 
 /// The strategic-merge subset described on [`apply_revision`].

@@ -6,6 +6,7 @@
 //! randomness, logging to stdout, or any other ststui layer. Input is an [`Observed`] snapshot,
 //! output a [`Plan`] of effects as data.
 
+mod bytes;
 pub mod claim;
 pub mod defaults;
 pub mod explain;
@@ -22,6 +23,8 @@ pub mod pvc;
 pub mod reconcile;
 pub mod revisions;
 mod rolling;
+pub mod scan;
+pub mod selector;
 pub mod spec;
 pub mod status;
 pub mod types;

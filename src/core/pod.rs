@@ -11,7 +11,7 @@
 //! `isRunningAndReady && !isTerminating`. [`is_unavailable`] picks the form from
 //! [`Semantics::availability_in_updates`].
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Pod, PodCondition};
 use k8s_openapi::jiff::SignedDuration;
 
 use super::labels::{REVISION_LABEL, ordinal_of};
@@ -84,7 +84,7 @@ pub fn is_terminating(pod: &Pod) -> bool {
 }
 
 /// The Ready condition, if the pod has one.
-fn ready_condition(pod: &Pod) -> Option<&k8s_openapi::api::core::v1::PodCondition> {
+pub(crate) fn ready_condition(pod: &Pod) -> Option<&PodCondition> {
     pod.status.as_ref()?.conditions.as_ref()?.iter().find(|c| c.type_ == "Ready")
 }
 
@@ -107,11 +107,18 @@ pub fn is_running_and_available(pod: &Pod, min_ready_seconds: i32, now: Now) -> 
     if !is_running_and_ready(pod) {
         return false;
     }
+    ready_condition(pod).is_some_and(|c| ready_long_enough(c, min_ready_seconds, now))
+}
+
+/// The time half of `isRunningAndAvailable` for a runningAndReady pod's Ready condition:
+/// `min_ready_seconds <= 0`, or `lastTransitionTime + minReadySeconds` strictly before `now`.
+pub(crate) fn ready_long_enough(ready: &PodCondition, min_ready_seconds: i32, now: Now) -> bool {
     if min_ready_seconds <= 0 {
         return true;
     }
-    ready_since(pod).is_some_and(|since| {
+    ready.last_transition_time.as_ref().is_some_and(|since| {
         since
+            .0
             .checked_add(SignedDuration::from_secs(i64::from(min_ready_seconds)))
             .is_ok_and(|t| t < now)
     })

@@ -12,18 +12,18 @@
 use std::collections::HashSet;
 
 use k8s_openapi::api::apps::v1::ControllerRevision;
-use k8s_openapi::api::core::v1::Pod;
 
-use super::claim;
+use super::claim::{self, ClaimEnv};
 use super::history;
 use super::options::Options;
 use super::pod;
 use super::pvc::ClaimIndex;
 use super::revisions;
+use super::scan::{self, Scanned};
 use super::spec;
 use super::status::{complete_update, needs_write};
 use super::types::{Blocker, Effect, Now, Observed, Plan, SyncError};
-use super::update::{UpdateInput, update_stateful_set};
+use super::update::{UpdateInput, fact_env, update_stateful_set};
 
 /// One sync of `observed.set` at time `now`: the effects upstream would issue, in order, the
 /// computed status, and why it stopped early. Pure and deterministic.
@@ -33,32 +33,44 @@ use super::update::{UpdateInput, update_stateful_set};
 pub fn reconcile(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
     let set = observed.set;
     let mut plan = Plan { status: set.status.clone().unwrap_or_default(), ..Plan::default() };
-    let listed = match claim::list_revisions(set, observed.revisions) {
+    // The selector is compiled once; an invalid one fails the sync at revision listing, before
+    // claiming, as upstream.
+    let claim_env = match ClaimEnv::new(set) {
+        Ok(c) => c,
+        Err(e) => return failed(plan, e),
+    };
+    let listed = match claim::list_revisions_with(set, &claim_env.selector, observed.revisions) {
         Ok(l) => l,
         Err(e) => return failed(plan, e),
     };
     plan.effects.extend(listed.effects);
-    let claimed = match claim::claim_pods(set, observed.pods) {
-        Ok(c) => c,
-        Err(e) => return failed(plan, e),
-    };
-    plan.effects.extend(claimed.effects);
     let revs: Vec<&ControllerRevision> = listed.revisions.iter().map(AsRef::as_ref).collect();
-    let pods: Vec<&Pod> = claimed.pods.iter().map(AsRef::as_ref).collect();
 
-    let resolved = revisions::resolve_with(set, &revs, observed.revisions, options);
+    // Revision resolution reads no pods, so claiming can run after it, fused with the per-pod
+    // summary the update needs; the claim effects still come first in the plan.
+    let resolved = revisions::resolve_borrowed(set, &revs, observed.revisions, options);
     let truncation = match &resolved {
         Ok(r) => {
+            let current = r.current.metadata.name.as_deref().unwrap_or_default();
+            let update = r.update.metadata.name.as_deref().unwrap_or_default();
+            let env = fact_env(set, current, update, now, &options.semantics);
+            let (mut scanned, orphans) = scan::scan(&claim_env, &env, observed.pods);
+            let adopted = scan::adopt(&claim_env, &orphans, &mut scanned.effects);
+            let mut scanned = scanned.add_adopted(&adopted, &claim_env, &env);
+            plan.effects.append(&mut scanned.effects);
             plan.effects.extend(r.effects.iter().cloned());
-            let others = perform_update(&mut plan, observed, options, now, r, &pods);
+            let others = perform_update(&mut plan, observed, options, now, r, scanned);
             let mut live: HashSet<&str> = others.iter().map(String::as_str).collect();
-            live.insert(r.current.metadata.name.as_deref().unwrap_or_default());
-            live.insert(r.update.metadata.name.as_deref().unwrap_or_default());
+            live.insert(current);
+            live.insert(update);
             history::truncate_history(set, &revs, &live)
         }
         Err(e) => {
+            let claimed = claim::claim_pods(set, observed.pods);
+            let claimed = claimed.unwrap_or_default();
+            plan.effects.extend(claimed.effects.iter().cloned());
             plan = failed(plan, e.clone());
-            let live: HashSet<&str> = pods.iter().map(|p| pod::revision(p)).collect();
+            let live: HashSet<&str> = claimed.pods.iter().map(|p| pod::revision(p)).collect();
             history::truncate_history(set, &revs, &live)
         }
     };
@@ -75,8 +87,8 @@ fn perform_update(
     observed: &Observed<'_>,
     options: &Options,
     now: Now,
-    r: &revisions::Resolved,
-    pods: &[&Pod],
+    r: &revisions::ResolvedRef<'_>,
+    scanned: Scanned<'_>,
 ) -> Vec<String> {
     let set = observed.set;
     let sem = &options.semantics;
@@ -84,29 +96,36 @@ fn perform_update(
     let update_name = r.update.metadata.name.as_deref().unwrap_or_default();
     plan.current_revision = current_name.into();
     plan.update_revision = update_name.into();
-    let views = history::apply_revision(set, &r.current)
-        .and_then(|c| history::apply_revision(set, &r.update).map(|u| (c, u)));
-    let (current_set, update_set) = match views {
-        Ok(v) => v,
+    // Revisions with the same data apply to the same set: decode it once.
+    let same = r.current.data == r.update.data;
+    let views = history::apply_revision(set, &r.current).and_then(|c| {
+        let u = if same { None } else { Some(history::apply_revision(set, &r.update)?) };
+        Ok((c, u))
+    });
+    let (current_set, update_set) = match &views {
+        Ok((c, u)) => (c, u.as_ref().unwrap_or(c)),
         Err(e) => {
             plan.waiting_on = Some(Blocker::Error { message: e.message.clone() });
-            plan.error = Some(e);
-            return pods.iter().map(|p| pod::revision(p).to_string()).collect();
+            plan.error = Some(e.clone());
+            // Every claimed pod's label is current, update or one of these.
+            return scanned.other_revisions;
         }
     };
     let claims = ClaimIndex::new(spec::namespace(set), observed.claims);
-    let out = update_stateful_set(UpdateInput {
-        set,
-        current_set: &current_set,
-        update_set: &update_set,
-        current_revision: current_name,
-        update_revision: update_name,
-        collision_count: r.collision_count,
-        pods,
-        claims: &claims,
-        sem,
-        now,
-    });
+    let out = update_stateful_set(
+        UpdateInput {
+            set,
+            current_set,
+            update_set,
+            current_revision: current_name,
+            update_revision: update_name,
+            collision_count: r.collision_count,
+            claims: &claims,
+            sem,
+            now,
+        },
+        scanned,
+    );
     plan.effects.extend(out.effects);
     plan.waiting_on = out.waiting_on;
     plan.held_by = out.held_by;

@@ -13,12 +13,14 @@
 //! generation and revision resourceVersion) is an optimisation with no observable effect and is
 //! not reproduced: the comparison is simply recomputed.
 
+use std::borrow::Cow;
+
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 
 use super::defaults::set_defaults_stateful_set;
 use super::gojson::{self, GoEncoding};
 use super::history::{
-    apply_revision, equal_revision_bytes, new_revision, next_revision, revision_bytes,
+    NewRevision, apply_revision, equal_revision_bytes, new_revision, next_revision, revision_bytes,
     revision_name, sort_revisions,
 };
 use super::options::{Options, Version};
@@ -72,6 +74,32 @@ pub fn resolve_with(
     all_in_namespace: &[&ControllerRevision],
     options: &Options,
 ) -> Result<Resolved, SyncError> {
+    resolve_borrowed(set, listed, all_in_namespace, options).map(|r| Resolved {
+        current: r.current.into_owned(),
+        update: r.update.into_owned(),
+        collision_count: r.collision_count,
+        effects: r.effects,
+    })
+}
+
+/// [`resolve_with`] returning the chosen revisions borrowed from the listings where they come
+/// from them (the sync only reads them), copied only when renumbered or new.
+#[derive(Debug, Clone)]
+pub struct ResolvedRef<'a> {
+    pub current: Cow<'a, ControllerRevision>,
+    pub update: Cow<'a, ControllerRevision>,
+    pub collision_count: i32,
+    pub effects: Vec<Effect>,
+}
+
+/// Spec 2.5 as [`resolve_with`], without copying the revisions it picks from the listings.
+#[doc(alias = "getStatefulSetRevisions")]
+pub fn resolve_borrowed<'a>(
+    set: &StatefulSet,
+    listed: &[&'a ControllerRevision],
+    all_in_namespace: &[&'a ControllerRevision],
+    options: &Options,
+) -> Result<ResolvedRef<'a>, SyncError> {
     let encoding = GoEncoding::for_version(options.version);
     let mut sorted = listed.to_vec();
     sort_revisions(&mut sorted);
@@ -79,39 +107,31 @@ pub fn resolve_with(
     let mut collision_count = status.and_then(|s| s.collision_count).unwrap_or(0);
 
     let candidate = new_revision(set, next_revision(&sorted), collision_count, encoding)?;
-    let listed_raw: Vec<Vec<u8>> = sorted.iter().map(|r| revision_bytes(r)).collect();
-    let equal: Vec<usize> = (0..sorted.len())
-        .filter(|&i| {
-            equal_revision_bytes(sorted[i], &listed_raw[i], &candidate.revision, &candidate.raw)
-        })
-        .collect();
+    let mut raw = ListedBytes::new(&sorted);
+    let equal: Vec<usize> =
+        (0..sorted.len()).filter(|&i| raw.equal_to_candidate(i, &candidate)).collect();
 
     let mut effects = Vec::new();
     let latest = sorted.len().checked_sub(1);
     let update = match (equal.last(), latest) {
-        (Some(&last_equal), Some(latest))
-            if equal_revision_bytes(
-                sorted[latest],
-                &listed_raw[latest],
-                sorted[last_equal],
-                &listed_raw[last_equal],
-            ) =>
-        {
-            sorted[latest].clone()
+        (Some(&last_equal), Some(latest)) if raw.equal(latest, last_equal) => {
+            Cow::Borrowed(sorted[latest])
         }
         (Some(&last_equal), _) => {
-            let mut renumbered = sorted[last_equal].clone();
-            if renumbered.revision != candidate.revision.revision {
+            if sorted[last_equal].revision == candidate.revision.revision {
+                Cow::Borrowed(sorted[last_equal])
+            } else {
+                let mut renumbered = sorted[last_equal].clone();
                 renumbered.revision = candidate.revision.revision;
                 effects.push(Effect::UpdateRevision(Box::new(renumbered.clone())));
+                Cow::Owned(renumbered)
             }
-            renumbered
         }
         (None, Some(latest))
             if semantic_comparison_enabled(options.version)
                 && matches_semantically(set, sorted[latest], &candidate.raw, options) =>
         {
-            sorted[latest].clone()
+            Cow::Borrowed(sorted[latest])
         }
         (None, _) => {
             let (update, created) = create_revision(
@@ -122,7 +142,7 @@ pub fn resolve_with(
                 &mut collision_count,
             );
             if created {
-                effects.push(Effect::CreateRevision(Box::new(update.clone())));
+                effects.push(Effect::CreateRevision(Box::new(update.clone().into_owned())));
             }
             update
         }
@@ -132,8 +152,54 @@ pub fn resolve_with(
     let current = sorted
         .iter()
         .find(|r| current_name.is_some() && r.metadata.name.as_deref() == current_name)
-        .map_or_else(|| update.clone(), |r| (*r).clone());
-    Ok(Resolved { current, update, collision_count, effects })
+        .map_or_else(|| update.clone(), |r| Cow::Borrowed(*r));
+    Ok(ResolvedRef { current, update, collision_count, effects })
+}
+
+/// The listed revisions' `Data.Raw`, encoded only when needed: revisions whose data is equal
+/// as a JSON value have equal bytes (the encoding is a function of the value), so the bytes are
+/// only computed to compare values that differ.
+struct ListedBytes<'r, 'a> {
+    sorted: &'r [&'a ControllerRevision],
+    raw: Vec<Option<Vec<u8>>>,
+}
+
+impl<'r, 'a> ListedBytes<'r, 'a> {
+    fn new(sorted: &'r [&'a ControllerRevision]) -> Self {
+        ListedBytes { sorted, raw: vec![None; sorted.len()] }
+    }
+    /// Encodes `sorted[i]` if it has not been yet.
+    fn fill(&mut self, i: usize) {
+        let r = self.sorted[i];
+        self.raw[i].get_or_insert_with(|| revision_bytes(r));
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        self.raw[i].as_deref().unwrap_or_default()
+    }
+
+    /// `EqualRevision(sorted[i], candidate)`.
+    fn equal_to_candidate(&mut self, i: usize, candidate: &NewRevision) -> bool {
+        let r = self.sorted[i];
+        // Equal values encode to equal bytes (a null value encodes to no bytes; the candidate's
+        // data is never null).
+        if !r.data.0.is_null() && r.data.0 == candidate.revision.data.0 {
+            return equal_revision_bytes(r, &[], &candidate.revision, &[]);
+        }
+        self.fill(i);
+        equal_revision_bytes(r, self.get(i), &candidate.revision, &candidate.raw)
+    }
+
+    /// `EqualRevision(sorted[i], sorted[j])`.
+    fn equal(&mut self, i: usize, j: usize) -> bool {
+        let (a, b) = (self.sorted[i], self.sorted[j]);
+        if a.data.0 == b.data.0 {
+            return equal_revision_bytes(a, &[], b, &[]);
+        }
+        self.fill(i);
+        self.fill(j);
+        equal_revision_bytes(a, self.get(i), b, self.get(j))
+    }
 }
 
 /// Spec 2.5 c: apply `latest` to the set, default it as the API server would, and compare the
@@ -158,13 +224,13 @@ fn matches_semantically(
 /// the `controller.kubernetes.io/hash` label computed with the collision count the sync started
 /// with.
 #[doc(alias = "CreateControllerRevision")]
-fn create_revision(
+fn create_revision<'a>(
     set: &StatefulSet,
     mut revision: ControllerRevision,
     raw: &[u8],
-    all_in_namespace: &[&ControllerRevision],
+    all_in_namespace: &[&'a ControllerRevision],
     collision_count: &mut i32,
-) -> (ControllerRevision, bool) {
+) -> (Cow<'a, ControllerRevision>, bool) {
     let set_name = set.metadata.name.as_deref().unwrap_or_default();
     // Each collision moves to a name held by a different revision, so this ends within
     // `all_in_namespace.len() + 1` rounds.
@@ -175,14 +241,14 @@ fn create_revision(
             all_in_namespace.iter().find(|r| r.metadata.name.as_deref() == Some(name.as_str()));
         match existing {
             Some(existing) if revision_bytes(existing) == raw => {
-                return ((*existing).clone(), false);
+                return (Cow::Borrowed(*existing), false);
             }
             Some(_) => *collision_count = collision_count.wrapping_add(1),
             None => {
                 revision.metadata.name = Some(name);
-                return (revision, true);
+                return (Cow::Owned(revision), true);
             }
         }
     }
-    (revision, true)
+    (Cow::Owned(revision), true)
 }

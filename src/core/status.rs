@@ -57,23 +57,24 @@ impl Counts {
     }
 
     /// Adds one pod from its precomputed facts (same rules as [`Counts::add`]).
+    #[inline]
     pub fn add_facts(&mut self, f: &Facts) {
-        if f.created {
-            self.replicas += 1;
-        }
-        if f.running_ready {
-            self.ready += 1;
-            if f.available {
-                self.available += 1;
-            }
-        }
-        if f.created && !f.terminating {
-            if f.revision.is_current() {
-                self.current += 1;
-            }
-            if f.revision.is_update() {
-                self.updated += 1;
-            }
+        let live = f.created && !f.terminating;
+        self.replicas += i32::from(f.created);
+        self.ready += i32::from(f.running_ready);
+        self.available += i32::from(f.running_ready && f.available);
+        self.current += i32::from(live && f.revision.is_current());
+        self.updated += i32::from(live && f.revision.is_update());
+    }
+
+    /// These counts less `other`'s (field by field).
+    pub fn minus(self, other: Counts) -> Counts {
+        Counts {
+            replicas: self.replicas - other.replicas,
+            ready: self.ready - other.ready,
+            available: self.available - other.available,
+            current: self.current - other.current,
+            updated: self.updated - other.updated,
         }
     }
 

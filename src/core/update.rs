@@ -1,6 +1,7 @@
-//! The pod half of a sync (spec 3.2 steps 1–12, 3.3, 3.4): partition the claimed pods into
-//! in-range replicas and condemned pods, fill placeholders, create/repair replicas, fix claim
-//! ownerRefs of condemned pods, scale down, then hand over to the rolling update (3.6).
+//! The pod half of a sync (spec 3.2 steps 1–12, 3.3, 3.4): over the claimed pods as `scan`
+//! sorted them out (in-range replicas with placeholders, condemned pods), create/repair
+//! replicas, fix claim ownerRefs of condemned pods, scale down, then hand over to the rolling
+//! update (3.6).
 //!
 //! Owns: `updateStatefulSet`, `processReplica`, `processCondemned`, `runForAll` and
 //! `slowStartBatch` semantics. Must not touch: revisions (resolved before) or the status write
@@ -13,12 +14,13 @@
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 
-use super::facts::{FactEnv, Facts, RevisionOf, Slot};
+use super::facts::{FactEnv, Slot};
 use super::newpod;
 use super::options::Semantics;
 use super::pod;
 use super::pvc::{self, ClaimIndex, ClaimTerminating, Sink};
 use super::rolling;
+use super::scan::Scanned;
 use super::spec;
 use super::status::{Counts, base_status};
 use super::types::{Blocker, DeleteReason, Effect, Hold, Now, PodWait, SyncError};
@@ -37,8 +39,6 @@ pub struct UpdateInput<'a> {
     pub current_revision: &'a str,
     pub update_revision: &'a str,
     pub collision_count: i32,
-    /// The claimed pods (kept and adopted).
-    pub pods: &'a [&'a Pod],
     pub claims: &'a ClaimIndex<'a>,
     pub sem: &'a Semantics,
     pub now: Now,
@@ -152,6 +152,8 @@ pub(crate) struct Ctx<'a> {
     pub monotonic: bool,
     pub mrs: i32,
     pub sink: Sink,
+    /// The update revision's set has no volumeClaimTemplates.
+    pub no_claim_templates: bool,
 }
 
 impl Ctx<'_> {
@@ -166,45 +168,52 @@ impl Ctx<'_> {
         newpod::new_versioned_pod(i.current_set, i.update_set, cur, upd, ordinal)
     }
 
-    /// Spec 3.3 `processReplica`.
+    /// Spec 3.3 `processReplica`. A healthy replica is decided from its facts alone (its pod
+    /// object is only read when something is to be done).
     #[doc(alias = "processReplica")]
+    #[inline(never)] // keeps its large frame out of the caller's settled-replica fast path
     fn process_replica(&mut self, slot: &Slot<'_>) -> Flow {
+        if self.settled(slot) {
+            return Flow::go_on();
+        }
+        let f = &slot.f;
         let owned;
-        let (p, f) = match slot.pod {
-            Some(p) => (p, &slot.f),
+        let p = match slot.pod {
+            Some(p) => p,
             None => {
-                owned = self.placeholder(slot.f.ordinal);
-                (&owned, &slot.f)
+                owned = self.placeholder(f.ordinal);
+                &owned
             }
         };
-        let (set, name, ord) = (self.inp.set, pod::name(p), f.ordinal);
+        let (set, ord) = (self.inp.set, f.ordinal);
+        let name = || pod::name(p).to_string();
         if f.terminal {
             if !f.terminating {
-                self.delete(name, DeleteReason::Failed);
+                self.delete(pod::name(p), DeleteReason::Failed);
             }
-            return Flow::exit(Blocker::TerminalPod { pod: name.into(), ordinal: ord });
+            return Flow::exit(Blocker::TerminalPod { pod: name(), ordinal: ord });
         }
         if !f.created {
             if let Some(claim) = pvc::stale_claim(set, p, self.inp.claims, &mut self.sink) {
-                return Flow::exit(Blocker::StaleClaim { pod: name.into(), claim });
+                return Flow::exit(Blocker::StaleClaim { pod: name(), claim });
             }
             if let Err(c) = self.create_stateful_pod(p) {
-                return Flow::claim_error(name, c);
+                return Flow::claim_error(pod::name(p), c);
             }
             if self.monotonic {
                 let wait = PodWait::NotCreated;
-                return Flow::exit(Blocker::Ordered { pod: name.into(), ordinal: ord, wait });
+                return Flow::exit(Blocker::Ordered { pod: name(), ordinal: ord, wait });
             }
         }
         if f.pending
             && let Err(c) = pvc::create_missing_claims(set, p, self.inp.claims, &mut self.sink)
         {
-            return Flow::claim_error(name, c);
+            return Flow::claim_error(pod::name(p), c);
         }
         if self.monotonic
             && let Some(wait) = f.ordered_wait(self.mrs)
         {
-            return Flow::exit(Blocker::Ordered { pod: name.into(), ordinal: ord, wait });
+            return Flow::exit(Blocker::Ordered { pod: name(), ordinal: ord, wait });
         }
         let update_set = self.inp.update_set;
         let retention_match = spec::claim_templates(update_set).is_empty()
@@ -214,8 +223,21 @@ impl Ctx<'_> {
         }
         match self.update_stateful_pod(p) {
             Ok(()) => Flow::go_on(),
-            Err(c) => Flow::claim_error(name, c),
+            Err(c) => Flow::claim_error(pod::name(p), c),
         }
+    }
+
+    /// A created, settled replica with its identity and storage, and no claims to check: every
+    /// step of [`Ctx::process_replica`] passes (in its order) without reading the pod.
+    #[inline]
+    fn settled(&self, slot: &Slot<'_>) -> bool {
+        let f = &slot.f;
+        f.created
+            && !f.terminal
+            && !f.pending
+            && (!self.monotonic || f.ordered_wait(self.mrs).is_none())
+            && f.identity_and_storage
+            && self.no_claim_templates
     }
 
     /// Spec 3.7 `CreateStatefulPod`: claims, the pod, then retention ownerRefs (read from the
@@ -277,58 +299,6 @@ impl Ctx<'_> {
     }
 }
 
-/// The claimed pods sorted out in one pass (3.2 steps 2–5): the counts over all of them,
-/// the in-range replicas by index (placeholders fill the gaps), the condemned pods by ordinal
-/// descending, and the revision labels that are neither current nor update.
-struct Partition<'a> {
-    counts: Counts,
-    replicas: Vec<Slot<'a>>,
-    condemned: Vec<Slot<'a>>,
-    other_revisions: Vec<String>,
-}
-
-/// Pods with ordinal −1 are dropped from both lists; of two pods parsing to the same ordinal
-/// the later one wins (as upstream).
-fn partition_pods<'a>(inp: &UpdateInput<'a>, env: &FactEnv<'_>) -> Partition<'a> {
-    let (set, start) = (inp.set, spec::start_ordinal(inp.set));
-    let n = usize::try_from(spec::replicas(set)).unwrap_or(0);
-    let gap = Slot { pod: None, f: Facts::placeholder(-1, false, env) };
-    let mut replicas: Vec<Slot<'a>> = vec![gap; n];
-    let mut out = Partition {
-        counts: Counts::default(),
-        replicas: Vec::new(),
-        condemned: Vec::new(),
-        other_revisions: Vec::new(),
-    };
-    for p in inp.pods.iter().copied() {
-        let s = Slot { pod: Some(p), f: Facts::of(p, env) };
-        out.counts.add_facts(&s.f);
-        if s.f.revision == RevisionOf::Other {
-            let r = pod::revision(p);
-            if !out.other_revisions.iter().any(|o| o == r) {
-                out.other_revisions.push(r.to_string());
-            }
-        }
-        let ord = s.f.ordinal;
-        if spec::in_range(set, ord) {
-            if let Some(slot) = usize::try_from(ord - start).ok().and_then(|i| replicas.get_mut(i))
-            {
-                *slot = s;
-            }
-        } else if ord >= 0 {
-            out.condemned.push(s);
-        }
-    }
-    for (i, s) in replicas.iter_mut().enumerate().filter(|(_, s)| s.pod.is_none()) {
-        let ord = start.saturating_add(i32::try_from(i).unwrap_or(i32::MAX));
-        let current = newpod::gets_current_revision(inp.current_set, ord);
-        *s = Slot { pod: None, f: Facts::placeholder(ord, current, env) };
-    }
-    out.condemned.sort_by_key(|s| std::cmp::Reverse(s.f.ordinal));
-    out.replicas = replicas;
-    out
-}
-
 /// Spec 3.2 step 6: the lowest-ordinal unavailable in-range pod, else the lowest unavailable
 /// condemned pod.
 fn first_unavailable(
@@ -341,21 +311,29 @@ fn first_unavailable(
     first.map(|s| s.name(set).into_owned())
 }
 
-/// Spec 3.2 `updateStatefulSet` (steps 1–13).
+/// The per-pod facts environment of a sync of `set` on these revisions.
+pub fn fact_env<'a>(
+    set: &'a StatefulSet,
+    current: &'a str,
+    update: &'a str,
+    now: Now,
+    sem: &'a Semantics,
+) -> FactEnv<'a> {
+    FactEnv { set, current, update, min_ready_seconds: spec::min_ready_seconds(set), now, sem }
+}
+
+/// Spec 3.2 `updateStatefulSet` (steps 1–13) over the claimed pods, already summarised and
+/// sorted out by `scan` (steps 2–5).
 #[doc(alias = "updateStatefulSet")]
-pub fn update_stateful_set(inp: UpdateInput<'_>) -> UpdateOutcome {
+pub fn update_stateful_set(inp: UpdateInput<'_>, mut scanned: Scanned<'_>) -> UpdateOutcome {
     let set = inp.set;
     let mrs = spec::min_ready_seconds(set);
     let (cur, upd) = (inp.current_revision, inp.update_revision);
-    let env = FactEnv {
-        set,
-        current: cur,
-        update: upd,
-        min_ready_seconds: mrs,
-        now: inp.now,
-        sem: inp.sem,
-    };
-    let Partition { counts, replicas, condemned, other_revisions } = partition_pods(&inp, &env);
+    let env = fact_env(set, cur, upd, inp.now, inp.sem);
+    scanned.finish(inp.current_set, &env);
+    let placed = scanned.placed_counts();
+    let Scanned { counts, replicas, condemned, other_revisions, .. } = scanned;
+    debug_assert_eq!(placed, count(&replicas, &condemned));
     let mut status = base_status(set, cur, upd, inp.collision_count);
     counts.apply(&mut status);
     let mut out = UpdateOutcome { other_revisions, ..Default::default() };
@@ -366,15 +344,19 @@ pub fn update_stateful_set(inp: UpdateInput<'_>) -> UpdateOutcome {
         return out;
     }
     let monotonic = !spec::is_parallel(set);
-    let mut ctx = Ctx { inp, monotonic, mrs, sink: Sink::default() };
-    let stop = run_for_all(replicas.len(), monotonic, |i| ctx.process_replica(&replicas[i]))
-        .or_else(|| {
+    let no_claim_templates = spec::claim_templates(inp.update_set).is_empty();
+    let mut ctx = Ctx { inp, monotonic, mrs, sink: Sink::default(), no_claim_templates };
+    let replica = |ctx: &mut Ctx<'_>, s: &Slot<'_>| {
+        if ctx.settled(s) { Flow::go_on() } else { ctx.process_replica(s) }
+    };
+    let stop =
+        run_for_all(replicas.len(), monotonic, |i| replica(&mut ctx, &replicas[i])).or_else(|| {
             fix_condemned_claims(&mut ctx, &condemned);
             run_for_all(condemned.len(), monotonic, |i| {
                 ctx.process_condemned(&condemned[i], first.as_deref())
             })
         });
-    count(&replicas, &condemned).apply(&mut status);
+    placed.apply(&mut status);
     if let Some(stop) = stop {
         out.waiting_on = stop.blocker.filter(|_| monotonic || stop.error.is_some());
         out.error = stop.error;

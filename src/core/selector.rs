@@ -1,0 +1,242 @@
+//! Label selectors (`metav1.LabelSelectorAsSelector`, `labels.Selector`): compiling a
+//! `LabelSelector` with validation, matching a label map, and the one-walk scan a sync uses to
+//! match the selector and read the controller's own labels in a single pass over a pod's labels.
+//!
+//! Owns: selector semantics. Must not touch: ownership, effects or sets (that is `claim`).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+use super::bytes::same;
+use super::labels::{POD_NAME_LABEL, REVISION_LABEL};
+
+/// Selectors of at most this many `matchLabels` pairs (and no expressions) are matched in the
+/// walk over the labels that reads the controller's labels; others fall back to
+/// [`Selector::matches`] (one lookup per requirement).
+const SCAN_REQUIREMENTS: usize = 64;
+
+/// What one walk over a pod's labels found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabelScan<'p> {
+    /// The selector matches the labels.
+    pub selected: bool,
+    /// The `controller-revision-hash` label, `""` when absent (as `getPodRevision`).
+    pub revision: &'p str,
+    /// The `statefulset.kubernetes.io/pod-name` label.
+    pub pod_name: Option<&'p str>,
+}
+
+/// A compiled label selector (`metav1.LabelSelectorAsSelector`): `matchLabels` AND
+/// `matchExpressions` (In, NotIn, Exists, DoesNotExist). An absent selector matches nothing,
+/// an empty one everything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selector {
+    nothing: bool,
+    requirements: Vec<Requirement>,
+    /// `Some(mask)` when every requirement is an Equals (matchLabels) and there are at most
+    /// [`SCAN_REQUIREMENTS`]: `mask` has one bit per requirement, all set when all matched.
+    equals_mask: Option<u64>,
+    /// Bit `min(len, 63)` set for the length of every requirement key: a label whose key
+    /// length has no bit cannot be one of them.
+    key_lens: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Requirement {
+    key: String,
+    op: Op,
+    values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Equals,
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+}
+
+/// Why a label selector is invalid (`labels.NewRequirement` / operator errors upstream).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SelectorError(pub String);
+
+impl Selector {
+    /// Compiles `selector` as `LabelSelectorAsSelector` does, validating keys, values and
+    /// operators.
+    #[doc(alias = "LabelSelectorAsSelector")]
+    pub fn from_label_selector(selector: Option<&LabelSelector>) -> Result<Self, SelectorError> {
+        let Some(selector) = selector else {
+            let requirements = Vec::new();
+            return Ok(Selector { nothing: true, requirements, equals_mask: None, key_lens: 0 });
+        };
+        let mut requirements = Vec::new();
+        for (key, value) in selector.match_labels.iter().flatten() {
+            requirements.push(Requirement::new(key, Op::Equals, std::slice::from_ref(value))?);
+        }
+        for expr in selector.match_expressions.iter().flatten() {
+            let op = match expr.operator.as_str() {
+                "In" => Op::In,
+                "NotIn" => Op::NotIn,
+                "Exists" => Op::Exists,
+                "DoesNotExist" => Op::DoesNotExist,
+                other => {
+                    return Err(SelectorError(format!(
+                        "{other:?} is not a valid label selector operator \
+                         (expected In, NotIn, Exists or DoesNotExist)"
+                    )));
+                }
+            };
+            requirements.push(Requirement::new(
+                &expr.key,
+                op,
+                expr.values.as_deref().unwrap_or(&[]),
+            )?);
+        }
+        let n = requirements.len();
+        let equals_only = requirements.iter().all(|r| r.op == Op::Equals);
+        let equals_mask = (equals_only && n <= SCAN_REQUIREMENTS)
+            .then(|| u64::MAX.checked_shr(u32::try_from(64 - n).unwrap_or(64)).unwrap_or(0));
+        let key_lens = requirements.iter().fold(0, |m, r| m | 1u64 << r.key.len().min(63));
+        Ok(Selector { nothing: false, requirements, equals_mask, key_lens })
+    }
+
+    /// Whether an object with `labels` is selected.
+    pub fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
+        !self.nothing && self.requirements.iter().all(|r| r.matches(labels))
+    }
+
+    /// [`Selector::matches`] plus the revision and pod-name labels, in one walk over `labels`
+    /// (keys are told apart by length first, so most keys cost no string comparison).
+    pub fn scan<'p>(&self, labels: Option<&'p BTreeMap<String, String>>) -> LabelScan<'p> {
+        let mut out = LabelScan { selected: false, revision: "", pod_name: None };
+        let mut matched = 0u64;
+        let fused = self.equals_mask.is_some();
+        if let Some(map) = labels {
+            for (k, v) in map {
+                let len = k.len();
+                if len == REVISION_LABEL.len() {
+                    if same(k, REVISION_LABEL) {
+                        out.revision = v;
+                    }
+                } else if len == POD_NAME_LABEL.len() && same(k, POD_NAME_LABEL) {
+                    out.pod_name = Some(v);
+                }
+                if fused && (self.key_lens >> len.min(63)) & 1 != 0 {
+                    matched |= self.equals_matched(k, v);
+                }
+            }
+        }
+        out.selected = match self.equals_mask {
+            Some(all) => matched == all,
+            None => self.matches(labels),
+        };
+        out
+    }
+
+    /// The bits of the (Equals) requirements the label `k=v` satisfies.
+    fn equals_matched(&self, k: &str, v: &str) -> u64 {
+        let mut bits = 0;
+        for (i, r) in self.requirements.iter().enumerate() {
+            if same(&r.key, k) && r.values.first().is_some_and(|x| same(x, v)) {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+
+    /// True for the selector that selects everything (no requirements).
+    pub fn is_everything(&self) -> bool {
+        !self.nothing && self.requirements.is_empty()
+    }
+}
+
+impl Requirement {
+    fn new(key: &str, op: Op, values: &[String]) -> Result<Self, SelectorError> {
+        validate_key(key)?;
+        match op {
+            Op::In | Op::NotIn if values.is_empty() => {
+                return Err(SelectorError(format!(
+                    "key {key:?}: the values of an In or NotIn expression must not be empty"
+                )));
+            }
+            Op::Exists | Op::DoesNotExist if !values.is_empty() => {
+                return Err(SelectorError(format!(
+                    "key {key:?}: an Exists or DoesNotExist expression must have no values"
+                )));
+            }
+            _ => {}
+        }
+        for value in values {
+            validate_value(key, value)?;
+        }
+        Ok(Requirement { key: key.to_string(), op, values: values.to_vec() })
+    }
+
+    fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
+        self.matches_value(labels.and_then(|l| l.get(&self.key)).map(String::as_str))
+    }
+
+    /// The requirement against the value of its key (`None`: the key is absent).
+    fn matches_value(&self, value: Option<&str>) -> bool {
+        let listed = |v: &str| self.values.iter().any(|x| x == v);
+        match self.op {
+            Op::Equals => value.is_some_and(|v| self.values.first().is_some_and(|x| x == v)),
+            Op::In => value.is_some_and(listed),
+            Op::NotIn => value.is_none_or(|v| !listed(v)),
+            Op::Exists => value.is_some(),
+            Op::DoesNotExist => value.is_none(),
+        }
+    }
+}
+
+/// `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`, 1 to 63 characters.
+fn is_label_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// A DNS-1123 subdomain: lower-case alphanumeric labels with inner dashes, joined by dots.
+fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && s.split('.').all(|label| {
+            let b = label.as_bytes();
+            !b.is_empty()
+                && b[0].is_ascii_alphanumeric()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+                && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        })
+}
+
+fn validate_key(key: &str) -> Result<(), SelectorError> {
+    let valid = match key.split_once('/') {
+        Some((prefix, name)) => {
+            !name.contains('/') && is_dns_subdomain(prefix) && is_label_name(name)
+        }
+        None => is_label_name(key),
+    };
+    if valid {
+        return Ok(());
+    }
+    Err(SelectorError(format!(
+        "invalid label key {key:?}: expected an optional DNS subdomain prefix and '/', then a \
+         name of 1 to 63 characters from [A-Za-z0-9-_.] starting and ending with an alphanumeric \
+         (e.g. \"app\" or \"example.com/tier\")"
+    )))
+}
+
+fn validate_value(key: &str, value: &str) -> Result<(), SelectorError> {
+    if value.is_empty() || is_label_name(value) {
+        return Ok(());
+    }
+    Err(SelectorError(format!(
+        "invalid label value {value:?} for key {key:?}: expected at most 63 characters from \
+         [A-Za-z0-9-_.] starting and ending with an alphanumeric, or an empty value"
+    )))
+}
