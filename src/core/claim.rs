@@ -19,6 +19,7 @@ use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 
+use super::bytes::{same, strip_prefix};
 use super::history::{controller_ref, revision_order};
 pub use super::selector::{LabelScan, Selector, SelectorError};
 use super::types::{Effect, SyncError};
@@ -137,7 +138,7 @@ impl<'s> ClaimEnv<'s> {
     pub fn ownership(&self, pod: &Pod) -> Ownership {
         match controller_of(&pod.metadata) {
             None => Ownership::Orphan,
-            Some(owner) if owner.uid != self.uid => Ownership::Other,
+            Some(owner) if !same(&owner.uid, self.uid) => Ownership::Other,
             Some(_) => Ownership::Ours,
         }
     }
@@ -231,7 +232,7 @@ pub fn claim_pods<'a>(set: &StatefulSet, all_pods: &[&'a Pod]) -> Result<Claimed
 /// the parent exactly when the name is `<set_name>-<digits>` (same answer as
 /// `labels::is_member_name`, parse-free for the per-pod hot path). Returns the digits.
 pub fn member_digits<'p>(set_name: &str, pod_name: &'p str) -> Option<&'p str> {
-    let digits = pod_name.strip_prefix(set_name)?.strip_prefix('-')?;
+    let digits = strip_prefix(pod_name, set_name)?.strip_prefix('-')?;
     (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(digits)
 }
 

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 
+use super::bytes::same;
 use super::claim::Member;
 use super::labels::{POD_NAME_LABEL, REVISION_LABEL};
 use super::newpod;
@@ -121,8 +122,8 @@ impl Facts {
         // `is_canonical_name` on `<set>-<digits>`: no leading zero, and the digits fit an int32.
         let canonical = ordinal >= 0 && (m.digits == "0" || !m.digits.starts_with('0'));
         let identity = canonical
-            && m.labels.pod_name.is_some_and(|l| l == pod::name(p))
-            && p.metadata.namespace.as_deref().unwrap_or_default() == spec::namespace(env.set);
+            && m.labels.pod_name.is_some_and(|l| same(l, pod::name(p)))
+            && same(p.metadata.namespace.as_deref().unwrap_or_default(), spec::namespace(env.set));
         Facts {
             ordinal,
             created,
@@ -179,7 +180,7 @@ fn parse_digits(digits: &str) -> i32 {
 
 /// Where a revision label stands relative to the sync's revisions.
 fn revision_of(rev: &str, env: &FactEnv<'_>) -> RevisionOf {
-    match (rev == env.current, rev == env.update) {
+    match (same(rev, env.current), same(rev, env.update)) {
         (true, true) => RevisionOf::Both,
         (true, false) => RevisionOf::Current,
         (false, true) => RevisionOf::Update,

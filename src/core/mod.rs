@@ -6,6 +6,7 @@
 //! randomness, logging to stdout, or any other ststui layer. Input is an [`Observed`] snapshot,
 //! output a [`Plan`] of effects as data.
 
+mod bytes;
 pub mod claim;
 pub mod defaults;
 pub mod explain;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
+use super::bytes::same;
 use super::labels::{POD_NAME_LABEL, REVISION_LABEL};
 
 /// Selectors of at most this many `matchLabels` pairs (and no expressions) are matched in the
@@ -117,10 +118,10 @@ impl Selector {
             for (k, v) in map {
                 let len = k.len();
                 if len == REVISION_LABEL.len() {
-                    if k == REVISION_LABEL {
+                    if same(k, REVISION_LABEL) {
                         out.revision = v;
                     }
-                } else if len == POD_NAME_LABEL.len() && k == POD_NAME_LABEL {
+                } else if len == POD_NAME_LABEL.len() && same(k, POD_NAME_LABEL) {
                     out.pod_name = Some(v);
                 }
                 if fused && (self.key_lens >> len.min(63)) & 1 != 0 {
@@ -139,7 +140,7 @@ impl Selector {
     fn equals_matched(&self, k: &str, v: &str) -> u64 {
         let mut bits = 0;
         for (i, r) in self.requirements.iter().enumerate() {
-            if r.key == k && r.values.first().is_some_and(|x| x == v) {
+            if same(&r.key, k) && r.values.first().is_some_and(|x| same(x, v)) {
                 bits |= 1 << i;
             }
         }
