@@ -121,3 +121,29 @@ fn an_attached_script_plays_on_virtual_time() {
         v.iter().any(|e| matches!(e, BackendEvent::Applied(Object::Pod(p)) if p.metadata.name.as_deref() == Some("web-2")))
     });
 }
+
+/// With nothing due (the set is steady), the shown clock keeps running: clock events arrive for
+/// later whole virtual seconds, at most one per second shown (never a burst of identical ones).
+#[test]
+fn the_clock_keeps_running_while_nothing_is_due() {
+    let mut sim = sim_with_fake(KubeletConfig::instant());
+    sim.create_set(set("web", 1)).unwrap();
+    let (handle, seen) = start(sim, 200.0);
+    let seconds = |v: &[BackendEvent]| -> Vec<i64> {
+        v.iter()
+            .filter_map(|e| match e {
+                BackendEvent::Clock { now, .. } => Some(now.as_second()),
+                _ => None,
+            })
+            .collect()
+    };
+    wait_for(&seen, "a clock event 3 virtual seconds in", |v| {
+        let s = seconds(v);
+        s.last().is_some_and(|last| s.first().is_some_and(|first| last - first >= 3))
+    });
+    drop(handle);
+    let s = seconds(&seen.lock().unwrap());
+    assert!(s.windows(2).all(|w| w[0] <= w[1]), "clock went backwards: {s:?}");
+    let repeats = s.windows(2).filter(|w| w[0] == w[1]).count();
+    assert!(repeats <= 2, "clock events repeat the same second while idle: {s:?}");
+}

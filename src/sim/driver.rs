@@ -1,8 +1,9 @@
 //! The real-time driver for the interactive console: a thread that owns the [`Sim`], maps wall
 //! time onto virtual time (virtual = wall × speed), and forwards what happens to a sink as
-//! [`BackendEvent`]s. It sleeps until the next due item or an incoming op (zero CPU while
-//! nothing is due). A [`Script`] (the scenario player) can be attached to play in real time;
-//! any op other than pause, resume, step and speed detaches it: the operator takes over.
+//! [`BackendEvent`]s. It sleeps until the next due item, an incoming op or the next second of
+//! the shown clock (one short wake-up per virtual second while nothing else happens). A
+//! [`Script`] (the scenario player) can be attached to play in real time; any op other than
+//! pause, resume, step and speed detaches it: the operator takes over.
 //!
 //! Owns: the wall clock and the thread. Must not: change simulation semantics (it only calls
 //! the [`Sim`] facade).
@@ -19,6 +20,11 @@ pub type Sink = Box<dyn Fn(BackendEvent) + Send>;
 
 /// Clock events go out at most this often (wall time).
 const CLOCK_EVERY: Duration = Duration::from_millis(250);
+
+/// The console shows virtual time in whole seconds: while nothing else happens, a clock event
+/// goes out when that second changes (at most every [`CLOCK_EVERY`]), so the header and the
+/// ages stay true at one wake-up per virtual second instead of freezing between events.
+const SHOWN_MS: u64 = 1000;
 
 /// Something that plays on the simulation as virtual time passes: the scenario player.
 pub trait Script: Send {
@@ -92,6 +98,8 @@ struct Runner {
     base_virtual: u64,
     last_clock: Option<Instant>,
     clock_dirty: bool,
+    /// The virtual second the last clock event showed.
+    shown_second: u64,
 }
 
 impl Runner {
@@ -107,6 +115,7 @@ impl Runner {
             base_virtual,
             last_clock: None,
             clock_dirty: true,
+            shown_second: base_virtual / SHOWN_MS,
         }
     }
 
@@ -127,10 +136,7 @@ impl Runner {
         }
         loop {
             self.tick();
-            let msg = match self.wake_at() {
-                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                Some(at) => rx.recv_timeout(at.saturating_duration_since(Instant::now())),
-            };
+            let msg = rx.recv_timeout(self.wake_at().saturating_duration_since(Instant::now()));
             match msg {
                 Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
                 Ok(Msg::Op(op)) => self.execute(op),
@@ -171,7 +177,7 @@ impl Runner {
 
     fn flush(&mut self) {
         let events = self.sim.drain_events();
-        if !events.is_empty() {
+        if !events.is_empty() || self.sim.now_ms() / SHOWN_MS != self.shown_second {
             self.clock_dirty = true;
         }
         for ev in events {
@@ -187,25 +193,31 @@ impl Runner {
         (self.sink)(BackendEvent::Clock { now: self.sim.now(), speed: self.speed });
         self.last_clock = Some(Instant::now());
         self.clock_dirty = false;
+        self.shown_second = self.sim.now_ms() / SHOWN_MS;
     }
 
-    /// The wall instant of the next thing to do, or `None` to sleep until a message.
-    fn wake_at(&self) -> Option<Instant> {
+    /// The wall instant of the next thing to do: a due item or the shown clock's next second.
+    fn wake_at(&self) -> Instant {
         let next_virtual = match (self.sim.next_due(), self.script_due) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let due = next_virtual.map(|v| {
-            let ms = v.saturating_sub(self.base_virtual) as f64 / self.speed;
-            // Rounded up a millisecond, so the wake-up never lands just short of the item.
-            self.base_wall + Duration::from_secs_f64(ms / 1000.0) + Duration::from_millis(1)
-        });
-        let clock =
-            self.clock_dirty.then(|| self.last_clock.map_or(Instant::now(), |t| t + CLOCK_EVERY));
-        match (due, clock) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let due = next_virtual.map(|v| self.wall_at(v));
+        let earliest = self.last_clock.map_or(Instant::now(), |t| t + CLOCK_EVERY);
+        let clock = if self.clock_dirty {
+            earliest
+        } else {
+            // The next whole second of virtual time, for the shown clock.
+            earliest.max(self.wall_at((self.shown_second + 1) * SHOWN_MS))
+        };
+        due.map_or(clock, |d| d.min(clock))
+    }
+
+    /// The wall instant virtual time reaches `v`, rounded up a millisecond so a wake-up never
+    /// lands just short of it.
+    fn wall_at(&self, v: u64) -> Instant {
+        let ms = v.saturating_sub(self.base_virtual) as f64 / self.speed;
+        self.base_wall + Duration::from_secs_f64(ms / 1000.0) + Duration::from_millis(1)
     }
 
     fn detach(&mut self) {

@@ -65,7 +65,7 @@ pub fn first_line<'a>(h: &HeaderView<'a>, theme: &Theme) -> Vec<Span<'a>> {
     }
     s.push(sep(theme));
     s.push(Span::styled(h.policy, theme.text));
-    s.push(Span::styled(format!("  t {}", duration_text(h.elapsed_ms)), theme.dim));
+    s.push(Span::styled(format!("  t {}", duration_text(h.elapsed_ms / 1000 * 1000)), theme.dim));
     if h.set_count > 1 {
         s.push(Span::styled(format!("  ({} sets, Tab)", h.set_count), theme.dim));
     }
