@@ -4,7 +4,7 @@
 mod app_fixtures;
 
 use app_fixtures::*;
-use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 use ststui::app::state::{HitMap, HitRegion, Modal, Origin, StatusKind, TIMELINE_CAPACITY};
 use ststui::app::{Command, Msg};
@@ -425,6 +425,29 @@ fn help_opens_and_closes_and_unbound_keys_say_so() {
     assert!(!st.help_open() && !st.quit);
     run(&mut st, [key('Z')]);
     assert!(status_text(&st).contains("not bound"), "{}", status_text(&st));
+}
+
+#[test]
+fn help_turns_pages_as_far_as_the_terminal_needs() {
+    let mut st = demo(sim_caps());
+    run(&mut st, [Msg::Resize(80, 24), key('?')]);
+    let pages = ststui::app::view::help::layout(st.screen).pages.len();
+    assert!(pages >= 2);
+    let down = || Msg::Key(KeyEvent::from(KeyCode::PageDown));
+    let up = || Msg::Key(KeyEvent::from(KeyCode::PageUp));
+    run(&mut st, [down()]);
+    assert_eq!(st.modal, Modal::Help { page: 1 });
+    for _ in 0..pages + 3 {
+        run(&mut st, [key('j')]);
+    }
+    assert_eq!(st.modal, Modal::Help { page: pages - 1 }, "PgDn stops at the last page");
+    run(&mut st, [up()]);
+    assert_eq!(st.modal, Modal::Help { page: pages - 2 });
+    // On a big terminal everything is on one page: PgDn stays there, Esc closes.
+    run(&mut st, [Msg::Resize(200, 60), down(), up(), down()]);
+    assert_eq!(st.modal, Modal::Help { page: 0 });
+    run(&mut st, [Msg::Key(KeyEvent::from(KeyCode::Esc))]);
+    assert!(!st.help_open());
 }
 
 #[test]

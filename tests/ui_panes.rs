@@ -287,7 +287,7 @@ fn footer_is_derived_from_the_keymap() {
         }
     }
     let mut st = st;
-    st.modal = Modal::Help;
+    st.modal = Modal::Help { page: 0 };
     let buf = screen_of(&st, 200, 60);
     assert!(row(&buf, 58).contains("Esc close"), "{}", row(&buf, 58));
 }
@@ -295,7 +295,7 @@ fn footer_is_derived_from_the_keymap() {
 #[test]
 fn help_lists_every_binding() {
     let mut st = rolling().state();
-    st.modal = Modal::Help;
+    st.modal = Modal::Help { page: 0 };
     let t = text(&screen_of(&st, 200, 60));
     for b in BINDINGS {
         assert!(t.contains(b.help), "help text {:?} missing", b.help);
@@ -303,6 +303,65 @@ fn help_lists_every_binding() {
             assert!(t.contains(&k.label()), "key {:?} missing", k.label());
         }
     }
+}
+
+/// On a small terminal the help takes pages instead of cutting text off: every binding's keys
+/// and whole help text are on one of the pages, and the title says which page and how to turn.
+#[test]
+fn help_pages_on_small_terminals_lose_nothing() {
+    let mut st = rolling().state();
+    let pages = ststui::app::view::help::layout(Rect::new(0, 0, 80, 24)).pages.len();
+    assert!(pages > 1, "80×24 should need more than one page");
+    let mut all = String::new();
+    for page in 0..pages {
+        st.modal = Modal::Help { page };
+        let t = text(&screen_of(&st, 80, 24));
+        assert!(t.contains(&format!("page {} of {pages}", page + 1)), "{t}");
+        all.push_str(&t);
+    }
+    for b in BINDINGS {
+        assert!(all.contains(b.help), "help text {:?} cut or missing at 80×24", b.help);
+        let keys = b.keys.iter().map(|k| k.label()).collect::<Vec<_>>().join(" ");
+        assert!(all.contains(&format!("{keys} {}", b.help)), "{keys} {} missing", b.help);
+    }
+}
+
+/// Narrower still, help texts wrap: the pieces of each text, in order, make the whole text.
+#[test]
+fn help_wraps_long_texts_on_narrow_terminals() {
+    use ststui::app::view::help::{HelpLine, layout};
+    let help = layout(Rect::new(0, 0, 34, 12));
+    let mut texts: Vec<String> = Vec::new();
+    for line in help.pages.iter().flatten().flatten() {
+        match line {
+            HelpLine::Binding { keys, text } if keys.is_empty() => {
+                let last = texts.last_mut().expect("a continuation follows a binding");
+                last.push(' ');
+                last.push_str(text);
+            }
+            HelpLine::Binding { text, .. } => texts.push(text.clone()),
+            HelpLine::Heading(_) => {}
+        }
+    }
+    let wanted: Vec<&str> = BINDINGS
+        .iter()
+        .filter(|b| b.context == Context::Normal)
+        .map(|b| b.help)
+        .chain(BINDINGS.iter().filter(|b| b.context != Context::Normal).map(|b| b.help))
+        .collect();
+    let mut got: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut want = wanted.clone();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want);
+    assert!(
+        help.pages.iter().flatten().all(|col| col.len() <= 10),
+        "a column is taller than the overlay's inside"
+    );
+    assert!(
+        help.pages.iter().flatten().all(|col| !matches!(col.last(), Some(HelpLine::Heading(_)))),
+        "a column ends on a heading"
+    );
 }
 
 #[test]

@@ -69,7 +69,7 @@ fn compact_map_1000_80x24() {
 #[test]
 fn help_overlay() {
     let mut st = rolling().state();
-    st.modal = Modal::Help;
+    st.modal = Modal::Help { page: 0 };
     let text = snap("help_120x40", &st, 120, 40);
     assert!(text.contains("Help — every key"));
 }
@@ -77,7 +77,7 @@ fn help_overlay() {
 #[test]
 fn help_overlay_80x24() {
     let mut st = rolling().state();
-    st.modal = Modal::Help;
+    st.modal = Modal::Help { page: 0 };
     snap("help_80x24", &st, 80, 24);
 }
 

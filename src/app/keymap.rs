@@ -223,6 +223,10 @@ pub const BINDINGS: &[Binding] = &[
     // Help overlay.
     b(C::Help, &[Key::plain(KeyCode::Esc), Key::ch('?'), Key::ch('q')], Action::Cancel,
       G::General, "close help", Some("close")),
+    b(C::Help, &[Key::plain(KeyCode::PageDown), Key::plain(KeyCode::Down), Key::ch('j')],
+      Action::PageDown, G::Navigate, "next page (small terminals)", None),
+    b(C::Help, &[Key::plain(KeyCode::PageUp), Key::plain(KeyCode::Up), Key::ch('k')],
+      Action::PageUp, G::Navigate, "previous page", None),
     b(C::Help, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
     // Prompt.
     b(C::Prompt, &[Key::plain(KeyCode::Enter)], Action::Accept, G::General, "apply",

@@ -71,6 +71,8 @@ pub struct AppState {
     pub advisor: Option<Advisor>,
     /// Clickable regions from the last draw (filled by the ui, passed in by the loop).
     pub hits: HitMap,
+    /// The terminal's size, from the last resize (the help overlay's pages depend on it).
+    pub screen: Rect,
     /// `NO_COLOR` was set at startup (read once by main): the ui draws without colour.
     pub no_color: bool,
     /// Something visible changed since the last draw.
@@ -106,6 +108,7 @@ impl AppState {
             status: None,
             advisor: None,
             hits: HitMap::default(),
+            screen: Rect::default(),
             no_color: false,
             dirty: true,
             quit: false,
@@ -134,7 +137,7 @@ impl AppState {
 
     /// Whether the help overlay is open.
     pub fn help_open(&self) -> bool {
-        matches!(self.modal, Modal::Help)
+        matches!(self.modal, Modal::Help { .. })
     }
 
     /// Milliseconds of backend time since the backend's start (0 before any clock reading).
@@ -165,8 +168,9 @@ impl AppState {
 pub enum Modal {
     #[default]
     None,
-    /// The help overlay (derived from the keymap).
-    Help,
+    /// The help overlay (derived from the keymap), showing one of its pages (a small terminal
+    /// needs more than one).
+    Help { page: usize },
     /// Number / text entry.
     Prompt(Prompt),
     /// A destructive or surprising action waiting for y/n.

@@ -9,6 +9,7 @@
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
+use ratatui::layout::Rect;
 
 use super::action::Action;
 use super::advisor;
@@ -17,6 +18,7 @@ use super::keymap::{self, Context};
 use super::msg::{Command, Msg};
 use super::ops;
 use super::state::{AppState, Hit, Modal, Origin, STATUS_TICKS, Status, StatusKind, TimelineEntry};
+use super::view;
 use crate::backend::{BackendEvent, EventKind, Mode};
 
 /// Applies one message to the state; returns the effects to run, in order.
@@ -24,7 +26,8 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
     match msg {
         Msg::Key(k) => on_key(state, k),
         Msg::Mouse(m) => on_mouse(state, m),
-        Msg::Resize(..) => {
+        Msg::Resize(w, h) => {
+            state.screen = Rect::new(0, 0, w, h);
             state.dirty = true;
             Vec::new()
         }
@@ -57,7 +60,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
 pub fn context(state: &AppState) -> Context {
     match state.modal {
         Modal::None => Context::Normal,
-        Modal::Help => Context::Help,
+        Modal::Help { .. } => Context::Help,
         Modal::Prompt(_) => Context::Prompt,
         Modal::Confirm(_) => Context::Confirm,
         Modal::Picker(_) => Context::Picker,
@@ -125,7 +128,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Vec<Command> {
     let outcome = match context(state) {
         Context::Normal => normal(state, action),
         Context::Help => {
-            state.modal = Modal::None;
+            help_action(state, action);
             Ok(Vec::new())
         }
         Context::Prompt => prompt_action(state, action),
@@ -138,10 +141,21 @@ pub fn perform(state: &mut AppState, action: Action) -> Vec<Command> {
     })
 }
 
+/// In the help overlay: turn its pages (as many as this terminal needs), or close it.
+fn help_action(state: &mut AppState, action: Action) {
+    let Modal::Help { page } = state.modal else { return };
+    let last = view::help::layout(state.screen).pages.len().saturating_sub(1);
+    state.modal = match action {
+        Action::PageDown => Modal::Help { page: (page + 1).min(last) },
+        Action::PageUp => Modal::Help { page: page.min(last).saturating_sub(1) },
+        _ => Modal::None,
+    };
+}
+
 fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
     match action {
         Action::Help => {
-            state.modal = Modal::Help;
+            state.modal = Modal::Help { page: 0 };
             Ok(Vec::new())
         }
         Action::Cancel => {

@@ -1,98 +1,51 @@
-//! The help overlay: EVERY binding of the keymap table — the console's, grouped, then each
-//! dialog's — flowed into as many columns as the terminal allows.
+//! The help overlay: draws the page of [`crate::app::view::help::layout`] the state asks for —
+//! every binding of the keymap table, the console's grouped, then each dialog's — with the
+//! page number and the page keys in the title when it takes more than one page.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 use ratatui::widgets::{Clear, Widget};
 
-use crate::app::keymap::{BINDINGS, Context, Key, help_sections};
+use crate::app::action::Action;
+use crate::app::keymap::{Context, key_for};
+use crate::app::view::help::{HelpLine, layout};
 
 use super::theme::Theme;
-use super::util::{centered, pane, put_spans, title};
+use super::util::{pane, put_spans, title};
 
-/// One line of the overlay.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HelpRow {
-    Heading(String),
-    Binding {
-        keys: String,
-        help: &'static str,
-    },
-    /// Every binding of one dialog on one line.
-    Dialog {
-        name: &'static str,
-        bindings: String,
-    },
-}
-
-fn context_name(c: Context) -> &'static str {
-    match c {
-        Context::Normal => "Console",
-        Context::Help => "Help overlay",
-        Context::Prompt => "Prompt",
-        Context::Confirm => "Confirmation",
-        Context::Picker => "Undo picker",
-    }
-}
-
-/// Every row of the overlay, in order: the console's groups, then one line per dialog with
-/// all of its bindings (`Enter apply · Esc cancel · ctrl-c quit`).
-pub fn rows() -> Vec<HelpRow> {
-    let mut out = Vec::new();
-    for (group, lines) in help_sections() {
-        out.push(HelpRow::Heading(group.title().to_string()));
-        out.extend(lines.into_iter().map(|l| HelpRow::Binding { keys: l.keys, help: l.help }));
-    }
-    out.push(HelpRow::Heading("In dialogs".to_string()));
-    for ctx in [Context::Help, Context::Prompt, Context::Confirm, Context::Picker] {
-        let all: Vec<String> = BINDINGS
-            .iter()
-            .filter(|b| b.context == ctx)
-            .map(|b| {
-                let keys = b.keys.iter().map(Key::label).collect::<Vec<_>>().join("/");
-                format!("{keys} {}", b.help)
-            })
-            .collect();
-        out.push(HelpRow::Dialog { name: context_name(ctx), bindings: all.join(" · ") });
-    }
-    out
-}
-
-/// Draws the overlay over `area`.
-pub fn render(buf: &mut Buffer, area: Rect, theme: &Theme) {
-    let rows = rows();
-    let popup = centered(area, area.width.saturating_sub(2).min(160), area.height);
-    Clear.render(popup, buf);
-    let inner = pane(buf, popup, title("Help — every key (Esc closes)"), theme);
+/// Draws the overlay over `area`, showing page `page` (clamped to the last).
+pub fn render(buf: &mut Buffer, area: Rect, page: usize, theme: &Theme) {
+    let help = layout(area);
+    let (shown, columns) = help.page(page);
+    let close = key_for(Context::Help, Action::Cancel).unwrap_or_default();
+    let heading = if help.pages.len() > 1 {
+        let next = key_for(Context::Help, Action::PageDown).unwrap_or_default();
+        let prev = key_for(Context::Help, Action::PageUp).unwrap_or_default();
+        format!(
+            "Help — every key — page {} of {} ({next} / {prev} turn, {close} closes)",
+            shown + 1,
+            help.pages.len()
+        )
+    } else {
+        format!("Help — every key ({close} closes)")
+    };
+    Clear.render(help.popup, buf);
+    let inner = pane(buf, help.popup, title(heading), theme);
     if inner.height == 0 || inner.width == 0 {
         return;
     }
-    let per_col = usize::from(inner.height);
-    let ncols = rows.len().div_ceil(per_col).max(1);
-    let col_w = inner.width / u16::try_from(ncols).unwrap_or(1).max(1);
-    for (c, chunk) in rows.chunks(per_col).enumerate() {
-        let x = inner.x + u16::try_from(c).unwrap_or(0) * col_w;
-        let right = (x + col_w).min(inner.x + inner.width).saturating_sub(1);
-        let key_w = chunk
-            .iter()
-            .filter_map(|r| match r {
-                HelpRow::Binding { keys, .. } => Some(keys.chars().count()),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0);
-        for (i, row) in chunk.iter().enumerate() {
+    let key_w = help.key_width;
+    for (c, column) in columns.iter().enumerate() {
+        let x = inner.x + u16::try_from(c).unwrap_or(0) * help.column_width;
+        let right = (x + help.column_width).min(inner.x + inner.width).saturating_sub(1);
+        for (i, line) in column.iter().enumerate().take(usize::from(inner.height)) {
             let y = inner.y + u16::try_from(i).unwrap_or(0);
-            let spans = match row {
-                HelpRow::Heading(h) => vec![Span::styled(format!(" {h}"), theme.title)],
-                HelpRow::Binding { keys, help } => vec![
+            let spans = match line {
+                HelpLine::Heading(h) => vec![Span::styled(format!(" {h}"), theme.title)],
+                HelpLine::Binding { keys, text } => vec![
                     Span::styled(format!(" {keys:>key_w$} "), theme.key),
-                    Span::styled(*help, theme.text),
-                ],
-                HelpRow::Dialog { name, bindings } => vec![
-                    Span::styled(format!(" {name}: "), theme.key),
-                    Span::styled(bindings.as_str(), theme.text),
+                    Span::styled(text.as_str(), theme.text),
                 ],
             };
             put_spans(buf, x, y, &spans, right);

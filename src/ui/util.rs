@@ -59,14 +59,4 @@ pub fn put_spans(buf: &mut Buffer, x: u16, y: u16, spans: &[Span<'_>], right: u1
     x
 }
 
-/// A rectangle of at most `w` × `h` centred in `area`.
-pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let w = w.min(area.width);
-    let h = h.min(area.height);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    }
-}
+pub use crate::app::view::layout::centered;

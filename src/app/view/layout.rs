@@ -242,6 +242,18 @@ pub fn frame_layout(screen: &Screen<'_>, area: Rect) -> (ScreenAreas, GridLayout
     (areas, grid)
 }
 
+/// A rectangle of at most `w` × `h` centred in `area` (dialogs and overlays).
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::wrapped_rows;
@@ -255,3 +267,4 @@ mod tests {
         assert_eq!(wrapped_rows("ab abcdefghijkl", 5), 4);
     }
 }
+
