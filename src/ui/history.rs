@@ -43,9 +43,28 @@ pub fn render(buf: &mut Buffer, area: Rect, screen: &Screen<'_>, theme: &Theme) 
             Span::styled(format!("{:>2}  ", r.number), theme.text),
             Span::styled(format!("{:<hash_w$}  ", r.hash), theme.rev(class)),
             Span::styled(format!("{:>4}  ", r.pods), theme.text),
-            Span::styled(r.image.unwrap_or("?"), theme.text),
-            Span::styled(role, theme.rev(class)),
         ];
-        put_spans(buf, inner.x, y, &spans, right);
+        let x = put_spans(buf, inner.x, y, &spans, right);
+        // The image matters most (the glyph already tells the role): on a narrow pane the role
+        // word is left out whole rather than cut, and the image is cut (with …) only when it
+        // alone does not fit.
+        let avail = usize::from(right.saturating_sub(x));
+        let image = ellipsize(r.image.unwrap_or("?"), avail);
+        let fits = image.chars().count() + role.chars().count() <= avail;
+        let role = if fits { role } else { "" };
+        let tail = [Span::styled(image, theme.text), Span::styled(role, theme.rev(class))];
+        put_spans(buf, x, y, &tail, right);
     }
+}
+
+/// `text` cut to `width` characters, ending in `…` when cut.
+fn ellipsize(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    if width > 0 {
+        out.push('…');
+    }
+    out
 }
