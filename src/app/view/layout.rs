@@ -267,4 +267,3 @@ mod tests {
         assert_eq!(wrapped_rows("ab abcdefghijkl", 5), 4);
     }
 }
-
