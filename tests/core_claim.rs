@@ -388,23 +388,3 @@ fn orphan_revisions_cannot_be_adopted_by_a_set_being_deleted() {
     let refs: Vec<&ControllerRevision> = owned.iter().collect();
     assert_eq!(list_revisions(&deleting(set()), &refs).unwrap().revisions.len(), 1);
 }
-
-/// Not a test of speed (nothing is asserted on time): run with `--ignored --nocapture` to print
-/// what claiming 10,000 pods costs on this machine.
-#[test]
-#[ignore]
-fn claim_cost_at_10000_pods() {
-    let pods: Vec<Pod> = (0..10_000).map(|i| ours(&format!("web-{i}"), APP)).collect();
-    let refs: Vec<&Pod> = pods.iter().collect();
-    let s = set();
-    let runs = 200;
-    let mut best = std::time::Duration::MAX;
-    let mut kept = 0;
-    for _ in 0..runs {
-        let start = std::time::Instant::now();
-        kept += claim_pods(&s, &refs).unwrap().pods.len();
-        best = best.min(start.elapsed());
-    }
-    assert_eq!(kept, 10_000 * runs);
-    println!("claim_pods over 10,000 owned pods: {best:?} per call (best of {runs})");
-}
