@@ -7,7 +7,9 @@
 //! The timeline [`Event`] is also the simulator's public JSONL format (`spec/scenario.md`), so
 //! its serialization is part of the public interface.
 
-use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::apps::v1::{
+    ControllerRevision, RollingUpdateStatefulSetStrategy, StatefulSet,
+};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::Serialize;
@@ -93,10 +95,14 @@ pub enum Op {
         set: ObjRef,
         partition: i32,
     },
-    /// `true` for OnDelete, `false` for RollingUpdate.
+    /// `true` for OnDelete (which clears `rollingUpdate`, as validation requires), `false` for
+    /// RollingUpdate. With `rolling`, the switch to RollingUpdate also sets
+    /// `spec.updateStrategy.rollingUpdate` (the console always sends one: a type-only switch
+    /// leaves it nil, and the controller then creates missing pods at the current revision).
     SetOnDelete {
         set: ObjRef,
         on_delete: bool,
+        rolling: Option<RollingUpdateStatefulSetStrategy>,
     },
     SetMaxUnavailable {
         set: ObjRef,

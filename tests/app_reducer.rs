@@ -5,6 +5,7 @@ mod app_fixtures;
 
 use app_fixtures::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy;
 use ratatui::layout::Rect;
 use ststui::app::state::{HitMap, HitRegion, Modal, Origin, StatusKind, TIMELINE_CAPACITY};
 use ststui::app::{Command, Msg};
@@ -146,18 +147,66 @@ fn partition_on_an_on_delete_set_is_refused() {
     }
 }
 
+/// The RollingUpdate settings of `set` (what the console remembers when it switches to OnDelete).
+fn rolling_of(s: &k8s_openapi::api::apps::v1::StatefulSet) -> RollingUpdateStatefulSetStrategy {
+    s.spec.update_strategy.clone().and_then(|u| u.rolling_update).unwrap_or_default()
+}
+
 #[test]
-fn strategy_toggle_to_on_delete_is_direct_and_back_asks_when_pods_are_outdated() {
+fn strategy_toggle_round_trip_restores_the_partition() {
     let mut st = demo(sim_caps());
+    let before = rolling_of(st.set().unwrap());
+    assert_eq!(before.partition, Some(5));
     let cmds = run(&mut st, [key('o')]);
-    assert_eq!(ops(&cmds), vec![Op::SetOnDelete { set: web(), on_delete: true }]);
+    assert_eq!(ops(&cmds), vec![Op::SetOnDelete { set: web(), on_delete: true, rolling: None }]);
     let s = on_delete(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"));
     run(&mut st, [applied(Object::Set(Box::new(s)))]);
+    // Back: partition 5 holds every pod, so nothing is replaced and nothing is asked.
+    let cmds = run(&mut st, [key('o')]);
+    assert_eq!(st.modal, Modal::None);
+    assert_eq!(
+        ops(&cmds),
+        vec![Op::SetOnDelete { set: web(), on_delete: false, rolling: Some(before) }]
+    );
+    assert!(status_text(&st).contains("partition=5"), "{}", status_text(&st));
+}
+
+#[test]
+fn a_set_born_on_delete_switches_to_rolling_update_holding_every_ordinal() {
+    let mut st = demo(sim_caps());
+    let s = on_delete(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"));
+    run(&mut st, [applied(Object::Set(Box::new(s)))]);
+    let cmds = run(&mut st, [key('o')]);
+    assert_eq!(st.modal, Modal::None, "nothing is replaced: no confirmation");
+    let sent = ops(&cmds);
+    let [Op::SetOnDelete { on_delete: false, rolling: Some(r), .. }] = sent.as_slice() else {
+        panic!("{cmds:?}")
+    };
+    assert_eq!(r.partition, Some(5));
+    assert!(status_text(&st).contains("press [ to roll one"), "{}", status_text(&st));
+}
+
+#[test]
+fn back_to_rolling_update_asks_when_outdated_pods_would_be_replaced() {
+    let mut st = demo(sim_caps());
+    // Remembered partition 2: web-2..web-4 are outdated and would be replaced at once.
+    let s = set("web", 5, 2, "nginx:1.26", "web-a", "web-b");
+    run(&mut st, [applied(Object::Set(Box::new(s.clone())))]);
+    run(&mut st, [key('o')]);
+    run(&mut st, [applied(Object::Set(Box::new(on_delete(s.clone()))))]);
     assert!(run(&mut st, [key('o')]).is_empty());
     let Modal::Confirm(c) = &st.modal else { panic!("no confirmation") };
-    assert!(c.warning.as_deref().is_some_and(|w| w.contains("5 pod(s)")), "{:?}", c.warning);
+    assert_eq!((c.old.as_str(), c.new.as_str()), ("OnDelete", "RollingUpdate partition=2"));
+    assert!(
+        c.warning.as_deref().is_some_and(|w| w.contains("3 pod(s) from web-2 up")),
+        "{:?}",
+        c.warning
+    );
     let cmds = run(&mut st, [key('y')]);
-    assert_eq!(ops(&cmds), vec![Op::SetOnDelete { set: web(), on_delete: false }]);
+    assert_eq!(
+        ops(&cmds),
+        vec![Op::SetOnDelete { set: web(), on_delete: false, rolling: Some(rolling_of(&s)) }]
+    );
 }
 
 #[test]

@@ -243,10 +243,25 @@ fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
         let got = sim_err(&mut sim, op);
         assert!(got.starts_with(want), "{got:?} should start with {want:?}");
     }
-    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: true }).unwrap();
+    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: true, rolling: None }).unwrap();
     let got = sim_err(&mut sim, Op::SetPartition { set: key("web"), partition: 1 });
     assert!(got.contains("uses OnDelete (switch the strategy first)"), "{got}");
     assert_eq!(sim.set(&key("web")).and_then(|s| s.metadata.generation), Some(2));
+    // Back to RollingUpdate: a type-only switch leaves rollingUpdate nil (the API does not
+    // default it then); with settings, they are written.
+    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: false, rolling: None }).unwrap();
+    let strategy = |sim: &Sim| sim.set(&key("web")).and_then(|s| s.spec.update_strategy.clone());
+    assert_eq!(strategy(&sim).and_then(|s| s.rolling_update), None);
+    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: true, rolling: None }).unwrap();
+    let rolling = k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy {
+        partition: Some(3),
+        ..Default::default()
+    };
+    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: false, rolling: Some(rolling) })
+        .unwrap();
+    let s = strategy(&sim).unwrap_or_default();
+    assert_eq!(s.type_.as_deref(), Some("RollingUpdate"));
+    assert_eq!(s.rolling_update.and_then(|r| r.partition), Some(3));
 }
 
 /// A Failed pod on the old revision is deleted twice in one sync (processReplica, then the

@@ -298,7 +298,10 @@ fn help_lists_every_binding() {
     st.modal = Modal::Help { page: 0 };
     let t = text(&screen_of(&st, 200, 60));
     for b in BINDINGS {
-        assert!(t.contains(b.help), "help text {:?} missing", b.help);
+        // Long texts wrap (see `help_wraps_long_texts_on_narrow_terminals` for their order).
+        for word in b.help.split_whitespace() {
+            assert!(t.contains(word), "help text {:?}: {word:?} missing", b.help);
+        }
         for k in b.keys {
             assert!(t.contains(&k.label()), "key {:?} missing", k.label());
         }

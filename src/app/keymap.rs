@@ -162,7 +162,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[Key::ch('p')], Action::PartitionPrompt, G::Rollout,
       "set the partition to a number", None),
     b(C::Normal, &[Key::ch('o')], Action::ToggleStrategy, G::Rollout,
-      "toggle OnDelete / RollingUpdate", None),
+      "toggle OnDelete / RollingUpdate (keeps the partition)", None),
     b(C::Normal, &[Key::ch('+'), Key::ch('=')], Action::ScaleUp, G::Rollout,
       "scale up one replica", None),
     b(C::Normal, &[Key::ch('-')], Action::ScaleDown, G::Rollout,

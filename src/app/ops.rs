@@ -215,36 +215,67 @@ fn raise_warning(state: &AppState, r: &ObjRef, new: i32) -> Option<String> {
     ))
 }
 
+/// OnDelete ⇄ RollingUpdate. To OnDelete the RollingUpdate settings are remembered; back to
+/// RollingUpdate they are restored, or, for a set that was OnDelete from the start, the
+/// partition holds every ordinal so the operator steps it down (`[`) one pod at a time. Asks
+/// first when outdated pods at or above that partition would be replaced at once.
 fn toggle_strategy(state: &mut AppState) -> Outcome {
     let (r, set) = selected(state)?;
-    let to_on_delete = !f::on_delete(set);
-    let (old, new) =
-        if to_on_delete { ("RollingUpdate", "OnDelete") } else { ("OnDelete", "RollingUpdate") };
-    let op = Op::SetOnDelete { set: r.clone(), on_delete: to_on_delete };
-    let log = format!("strategy {} {new}", r.name);
-    // Back to RollingUpdate: the controller starts replacing outdated pods right away.
-    let outdated = match (to_on_delete, f::update_revision(set)) {
-        (false, Some(update)) => {
-            state.mirror.pods_of(&r).filter(|(_, p)| f::pod_revision(p) != Some(update)).count()
+    if !f::on_delete(set) {
+        let rolling = set.spec.update_strategy.as_ref().and_then(|s| s.rolling_update.clone());
+        let op = Op::SetOnDelete { set: r.clone(), on_delete: true, rolling: None };
+        let (log, said) = (
+            format!("strategy {} OnDelete", r.name),
+            format!("strategy {} RollingUpdate → OnDelete", r.name),
+        );
+        let cmds = send(state, op, log, said);
+        if let Some(rolling) = rolling {
+            state.rolling_before_on_delete.insert(r, rolling);
         }
-        _ => 0,
+        return Ok(cmds);
+    }
+    let (start, replicas) = (f::start_ordinal(set), f::replicas(set));
+    let mut rolling = state.rolling_before_on_delete.get(&r).cloned().unwrap_or_default();
+    let partition = *rolling.partition.get_or_insert(replicas);
+    let first = start.saturating_add(partition);
+    let outdated = match f::update_revision(set) {
+        Some(update) => state
+            .mirror
+            .pods_of(&r)
+            .filter(|(o, p)| {
+                *o >= first && *o < start + replicas && f::pod_revision(p) != Some(update)
+            })
+            .count(),
+        None => 0,
     };
+    let new = format!("RollingUpdate partition={partition}");
+    let op = Op::SetOnDelete { set: r.clone(), on_delete: false, rolling: Some(rolling) };
+    let log = format!("strategy {} RollingUpdate partition {partition}", r.name);
     if outdated > 0 {
         let warning = Some(format!(
-            "{outdated} pod(s) are not on the update revision: the controller starts replacing \
-             them (partition 0)"
+            "{outdated} pod(s) from {} up are not on the update revision: the controller \
+             starts replacing them",
+            crate::core::labels::pod_name(&r.name, first)
         ));
         let confirm = Confirm {
             title: format!("Switch {r} to RollingUpdate?"),
-            old: old.into(),
-            new: new.into(),
+            old: "OnDelete".into(),
+            new,
             warning,
             ops: vec![op],
             log,
         };
         return Ok(ask(state, confirm));
     }
-    let said = format!("strategy {} {old} → {new}", r.name);
+    let said = if partition >= replicas {
+        format!(
+            "strategy {} OnDelete → {new}: the partition holds every ordinal — press {} to roll one",
+            r.name,
+            key(Action::PartitionDown)
+        )
+    } else {
+        format!("strategy {} OnDelete → {new}", r.name)
+    };
     Ok(send(state, op, log, said))
 }
 

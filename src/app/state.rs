@@ -6,10 +6,10 @@
 //!
 //! Field names are stable: fields are added, not renamed.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
-use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::apps::v1::{RollingUpdateStatefulSetStrategy, StatefulSet};
 use k8s_openapi::jiff::Timestamp;
 use ratatui::layout::Rect;
 
@@ -64,6 +64,9 @@ pub struct AppState {
     pub modal: Modal,
     /// The status line (info or refusal), if any.
     pub status: Option<Status>,
+    /// Each set's RollingUpdate settings (partition, maxUnavailable) from before the operator
+    /// switched it to OnDelete here, restored when it is switched back.
+    pub rolling_before_on_delete: HashMap<ObjRef, RollingUpdateStatefulSetStrategy>,
     /// The advisor: `core::reconcile` on the mirror for the selected set at `now`. In the
     /// simulator it is exactly what the next sync will do; on a real cluster what
     /// kube-controller-manager should do next. Recomputed once per drained batch, only when the
@@ -106,6 +109,7 @@ impl AppState {
             timeline: Timeline::default(),
             modal: Modal::None,
             status: None,
+            rolling_before_on_delete: HashMap::new(),
             advisor: None,
             hits: HitMap::default(),
             screen: Rect::default(),

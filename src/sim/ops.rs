@@ -47,8 +47,12 @@ pub enum OpError {
 pub fn describe(op: &Op) -> String {
     match op {
         Op::SetPartition { set, partition } => format!("partition {set} {partition}"),
-        Op::SetOnDelete { set, on_delete } => {
-            format!("strategy {set} {}", if *on_delete { "OnDelete" } else { "RollingUpdate" })
+        Op::SetOnDelete { set, on_delete: true, .. } => format!("strategy {set} OnDelete"),
+        Op::SetOnDelete { set, on_delete: false, rolling } => {
+            match rolling.as_ref().and_then(|r| r.partition) {
+                Some(p) => format!("strategy {set} RollingUpdate (partition {p})"),
+                None => format!("strategy {set} RollingUpdate"),
+            }
         }
         Op::SetMaxUnavailable { set, value } => {
             format!("maxunavailable {set} {}", int_or_str(value))
@@ -87,11 +91,13 @@ pub fn apply(w: &mut World, op: Op) -> Result<(), OpError> {
         Op::SetPartition { set, partition } => {
             patch_rolling(w, &set, "partition", |ru| ru.partition = Some(partition))
         }
-        Op::SetOnDelete { set, on_delete } => patch_spec(w, &set, |spec| {
+        Op::SetOnDelete { set, on_delete, rolling } => patch_spec(w, &set, |spec| {
             let strategy = spec.update_strategy.get_or_insert_with(Default::default);
             strategy.type_ = Some(if on_delete { "OnDelete" } else { "RollingUpdate" }.into());
             if on_delete {
                 strategy.rolling_update = None;
+            } else if rolling.is_some() {
+                strategy.rolling_update = rolling;
             }
             Ok(())
         }),

@@ -215,7 +215,7 @@ impl Player {
                 op(sim, Op::SetPartition { set: set.as_ref(), partition: *partition })
             }
             Command::Strategy { set, on_delete } => {
-                op(sim, Op::SetOnDelete { set: set.as_ref(), on_delete: *on_delete })
+                op(sim, Op::SetOnDelete { set: set.as_ref(), on_delete: *on_delete, rolling: None })
             }
             Command::MaxUnavailable { set, value } => {
                 op(sim, Op::SetMaxUnavailable { set: set.as_ref(), value: value.clone() })
