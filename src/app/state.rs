@@ -146,7 +146,7 @@ impl AppState {
 
     /// Milliseconds of backend time since the backend's start (0 before any clock reading).
     /// Between two clock reports the backend clock is extrapolated from the wall time passed
-    /// (× speed): a simulator only reports its clock while something happens.
+    /// (× speed): the simulator reports its clock about once a virtual second when idle.
     pub fn elapsed_ms(&self) -> u64 {
         let (Some(origin), Some(now)) = (self.clock_origin, self.now) else {
             return 0;
