@@ -243,6 +243,32 @@ fn header_names_strategy_policy_counts_revisions_and_mode() {
     assert!(row(&buf, 0).contains("│ OnDelete │ OrderedReady"));
 }
 
+/// On a narrow terminal the header takes more rows instead of cutting words off: everything
+/// the wide header says is still there, and the panes start below it.
+#[test]
+fn a_narrow_header_wraps_between_segments() {
+    let st = paused().state();
+    let screen = Screen::of(&st);
+    let header = screen.header.as_ref().expect("a header");
+    assert_eq!(ststui::app::view::header::height(Some(header), 200), 2);
+    let rows = ststui::app::view::header::height(Some(header), 60);
+    assert!(rows > 2, "60 columns should need more than two header rows");
+    let buf = screen_of(&st, 60, 24);
+    let top: Vec<String> = (0..rows).map(|y| row(&buf, y)).collect();
+    for needle in [
+        "default/web",
+        "RollingUpdate partition=2",
+        "OrderedReady",
+        "PAUSED",
+        "desired 5 current 5 updated 3 ready 5 available 5",
+        "7d9c5b8f4 #1 → 5c4f8d6b9 #2",
+        "gen 3/3",
+    ] {
+        assert!(top.iter().any(|r| r.contains(needle)), "{needle:?} not whole in:\n{top:#?}");
+    }
+    assert!(row(&buf, rows).starts_with('╭'), "a pane starts right below the header");
+}
+
 #[test]
 fn controller_pane_says_next_and_waiting_in_words() {
     let t = text(&screen_of(&rolling().state(), 200, 60));
@@ -290,6 +316,29 @@ fn footer_is_derived_from_the_keymap() {
     st.modal = Modal::Help { page: 0 };
     let buf = screen_of(&st, 200, 60);
     assert!(row(&buf, 58).contains("Esc close"), "{}", row(&buf, 58));
+}
+
+/// At 80 columns the hints do not all fit: whole hints are left out, never cut, and help and
+/// quit always stay.
+#[test]
+fn a_narrow_footer_drops_whole_hints_and_keeps_help_and_quit() {
+    let st = rolling().state();
+    let footer = row(&screen_of(&st, 80, 24), 22);
+    assert!(footer.trim_end().ends_with("? help  q quit"), "{footer:?}");
+    assert!(footer.contains("[ partition−"), "{footer:?}");
+    let labels: Vec<&str> =
+        BINDINGS.iter().filter(|b| b.context == Context::Normal).filter_map(|b| b.footer).collect();
+    let shown = labels.iter().filter(|l| footer.contains(&format!(" {l} "))).count();
+    assert!(shown < labels.len(), "80 columns cannot hold every hint: {footer:?}");
+    // Every word on the row belongs to a whole hint.
+    for (key, label) in ststui::app::keymap::footer(Context::Normal) {
+        let whole = format!("{key} {label}");
+        let partial = label.get(..label.len().saturating_sub(1)).unwrap_or_default();
+        assert!(
+            footer.contains(&whole) || !footer.contains(&format!("{key} {partial}")),
+            "{whole:?} is cut: {footer:?}"
+        );
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@
 
 pub mod explain;
 pub mod grid;
+pub mod header;
 pub mod help;
 pub mod layout;
 pub mod timeline;

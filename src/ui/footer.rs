@@ -37,13 +37,38 @@ pub fn hints(state: &AppState) -> Vec<(String, &'static str, bool)> {
         .collect()
 }
 
-/// Draws the footer row.
+/// Width of one hint as drawn: ` key label `.
+fn hint_width(key: &str, label: &str) -> usize {
+    key.chars().count() + label.chars().count() + 3
+}
+
+/// Draws the footer row. When the hints do not fit, the last ones before help and quit are
+/// left out (whole), so `? help` and `q quit` are always on screen.
 pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
     if area.height == 0 {
         return;
     }
+    let ctx = crate::app::update::context(state);
+    let protected = |label: &str| {
+        BINDINGS.iter().any(|b| {
+            b.context == ctx
+                && b.footer == Some(label)
+                && matches!(b.action, Action::Help | Action::Quit)
+        })
+    };
+    let mut shown = hints(state);
+    let total =
+        |h: &[(String, &str, bool)]| h.iter().map(|(k, l, _)| hint_width(k, l)).sum::<usize>();
+    while total(&shown) > usize::from(area.width) {
+        match shown.iter().rposition(|(_, l, _)| !protected(l)) {
+            Some(i) => {
+                shown.remove(i);
+            }
+            None => break,
+        }
+    }
     let mut spans = Vec::new();
-    for (key, label, ok) in hints(state) {
+    for (key, label, ok) in shown {
         let (ks, ls) = if ok { (theme.key, theme.text) } else { (theme.dim, theme.dim) };
         spans.push(Span::styled(format!(" {key}"), ks));
         spans.push(Span::styled(format!(" {label} "), ls));

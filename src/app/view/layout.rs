@@ -104,7 +104,7 @@ pub fn wrapped_rows(text: &str, width: usize) -> usize {
 /// Where every pane goes on a terminal of `area`.
 pub fn screen_areas(screen: &Screen<'_>, area: Rect) -> ScreenAreas {
     let mut rest = area;
-    let header = take_top(&mut rest, 2);
+    let header = take_top(&mut rest, super::header::height(screen.header.as_ref(), area.width));
     let status = take_bottom(&mut rest, 1);
     let footer = take_bottom(&mut rest, 1);
     let mut out = ScreenAreas { header, footer, status, ..ScreenAreas::default() };
