@@ -23,9 +23,17 @@ pub fn grid_title(screen: &Screen<'_>) -> String {
 }
 
 /// The legend for the block's bottom border.
-pub fn legend(theme: &Theme) -> Line<'static> {
+pub fn legend(theme: &Theme, width: u16) -> Line<'static> {
     let mut spans = vec![Span::raw(" ")];
+    let mut used = 1;
     for (glyph, meaning) in Glyphs::legend() {
+        // Whole entries only: on a narrow pane the last ones are left out, not cut.
+        // (glyph, space, meaning, then two spaces the last entry can do without)
+        let w = meaning.chars().count() + 4;
+        if used + w - 2 > usize::from(width) {
+            break;
+        }
+        used += w;
         let style = match meaning {
             "update" => theme.rev_update,
             "current" => theme.rev_current,
@@ -47,7 +55,13 @@ pub fn render(
     layout: &GridLayout,
     theme: &Theme,
 ) {
-    let inner = pane_with_legend(buf, area, title(grid_title(screen)), legend(theme), theme);
+    let inner = pane_with_legend(
+        buf,
+        area,
+        title(grid_title(screen)),
+        legend(theme, area.width.saturating_sub(2)),
+        theme,
+    );
     let name_w = screen.grid.set_name.len() + 1 + digits(screen.grid.end().saturating_sub(1));
     let hash_w = layout
         .rows

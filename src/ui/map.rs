@@ -26,7 +26,13 @@ pub fn render(
         let last = layout.offset + layout.rows.len();
         heading.push_str(&format!(" rows {}–{} of {}", layout.offset + 1, last, layout.total));
     }
-    let inner = pane_with_legend(buf, area, title(heading), legend(theme), theme);
+    let inner = pane_with_legend(
+        buf,
+        area,
+        title(heading),
+        legend(theme, area.width.saturating_sub(2)),
+        theme,
+    );
     let label_w = usize::from(layout.gutter.saturating_sub(2));
     let right = inner.x + inner.width;
     for (i, row) in layout.rows.iter().enumerate() {
