@@ -75,6 +75,24 @@ fn on_delete_completion_depends_on_the_version() {
     assert!(err.contains("rolledOut: expected true, got false"), "{err}");
 }
 
+/// The churn of a type-only switch to RollingUpdate is v1.37's (merged #137666): under 1.36
+/// the same script rolls out, so its "still churning" check fails.
+#[test]
+fn nil_rolling_update_churn_depends_on_the_version() {
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenarios/nil-rolling-update.scenario");
+    let path = file.to_string_lossy().into_owned();
+    let (code, out, _) = run(&["--script", &path, "--format", "text"]);
+    assert_eq!(code, EXIT_OK, "{out}");
+    let churn = out.lines().filter(|l| l.contains("controller  web delete-pod web-0")).count();
+    assert!(churn >= 20, "web-0 should be deleted again and again under 1.37: {churn}");
+    let (code, out, err) = run(&["--script", &path, "--kube-version", "1.36", "--format", "text"]);
+    assert_eq!(code, EXIT_FAILED, "{out}");
+    assert!(err.contains("rolledOut: expected false, got true"), "{err}");
+    let churn = out.lines().filter(|l| l.contains("controller  web delete-pod web-0")).count();
+    assert!(churn <= 2, "1.36 deletes web-0 at most for its update: {churn}");
+}
+
 fn write_script(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ststui-scenarios-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));

@@ -269,6 +269,25 @@ fn a_narrow_header_wraps_between_segments() {
     assert!(row(&buf, rows).starts_with('╭'), "a pane starts right below the header");
 }
 
+/// A set switched to RollingUpdate by type alone has no rollingUpdate: mid-rollout the pane
+/// warns about the churn it allows and names the key that sets a partition.
+#[test]
+fn an_unset_rolling_update_is_warned_about() {
+    let mut st = rolling().state();
+    let warning = "rollingUpdate is unset";
+    assert!(!text(&screen_of(&st, 200, 60)).contains(warning));
+    let mut set = st.set().cloned().expect("a set");
+    if let Some(u) = set.spec.update_strategy.as_mut() {
+        u.rolling_update = None;
+    }
+    let applied =
+        ststui::backend::BackendEvent::Applied(ststui::backend::Object::Set(Box::new(set)));
+    ststui::app::update(&mut st, ststui::app::Msg::Backend(applied));
+    let t = text(&screen_of(&st, 200, 60));
+    assert!(t.contains(warning), "{t}");
+    assert!(t.contains("press p to"), "{t}");
+}
+
 #[test]
 fn controller_pane_says_next_and_waiting_in_words() {
     let t = text(&screen_of(&rolling().state(), 200, 60));

@@ -89,7 +89,8 @@ fn sync_once(w: &mut World) -> bool {
     if w.instant_syncs > MAX_SYNCS_PER_INSTANT {
         let message = format!(
             "controller livelock: more than {MAX_SYNCS_PER_INSTANT} syncs at one instant; \
-             the controller is paused (resume to retry)"
+             the controller is paused (resume to retry){}",
+            livelock_hint(&w.store)
         );
         w.store.note(EventKind::Error { line: None, message });
         w.set_paused(true);
@@ -97,6 +98,33 @@ fn sync_once(w: &mut World) -> bool {
         return false;
     }
     w.controller.sync_next(&mut w.store, &mut w.agenda)
+}
+
+/// The known cause of a livelock, when a set shows it: RollingUpdate set by type alone
+/// leaves `rollingUpdate` nil, so upstream creates missing pods at the *current* revision
+/// (`newVersionedStatefulSetPod`) and the rolling update deletes them again as outdated; with
+/// instant pod start and stop that repeats without time passing.
+fn livelock_hint(store: &Store) -> String {
+    let nil_rolling: Vec<String> = store
+        .sets()
+        .iter()
+        .filter(|s| {
+            let u = s.spec.update_strategy.as_ref();
+            u.and_then(|u| u.type_.as_deref()).unwrap_or("RollingUpdate") == "RollingUpdate"
+                && u.is_some_and(|u| u.rolling_update.is_none())
+        })
+        .filter_map(|s| s.metadata.name.clone())
+        .collect();
+    if nil_rolling.is_empty() {
+        return String::new();
+    }
+    let verb = if nil_rolling.len() == 1 { "uses" } else { "use" };
+    format!(
+        ". Likely cause: {} {verb} RollingUpdate without rollingUpdate (the type was set alone), \
+         so pods are created at the current revision and deleted as outdated, over and over; \
+         setting a partition (e.g. `partition NAME 0`) ends it",
+        nil_rolling.join(", ")
+    )
 }
 
 /// Runs everything due up to `target_ms` (absolute virtual ms), then sets the clock there.
@@ -162,4 +190,38 @@ pub fn step(w: &mut World, n: u32) -> u32 {
         dispatch(w);
     }
     ran
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetUpdateStrategy};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn set(name: &str, strategy: StatefulSetUpdateStrategy) -> StatefulSet {
+        let mut s = StatefulSet {
+            metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
+            ..Default::default()
+        };
+        s.spec.update_strategy = Some(strategy);
+        s
+    }
+
+    #[test]
+    fn the_livelock_hint_names_sets_whose_rolling_update_is_unset() {
+        let mut store = Store::default();
+        let rolling = |ru| StatefulSetUpdateStrategy {
+            type_: Some("RollingUpdate".into()),
+            rolling_update: ru,
+        };
+        store.create(set("db", rolling(Some(Default::default())))).unwrap();
+        assert_eq!(livelock_hint(&store), "", "a set with rollingUpdate is not a cause");
+        store.create(set("web", rolling(None))).unwrap();
+        let hint = livelock_hint(&store);
+        assert!(
+            hint.contains("Likely cause: web uses RollingUpdate without rollingUpdate"),
+            "{hint}"
+        );
+        assert!(!hint.contains("db"), "{hint}");
+    }
 }

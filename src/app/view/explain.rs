@@ -128,6 +128,17 @@ pub fn explain(
     if let Some(w) = raised_partition_warning(grid, current, update) {
         out.push(w);
     }
+    if current != update && unset_rolling_update(observed.set) {
+        out.push(ExplainLine::new(
+            LineKind::Warning,
+            format!(
+                "rollingUpdate is unset (the strategy type was set alone): a missing pod comes \
+                 back at the current revision, and with Parallel from 1.37 it is deleted again \
+                 at once, over and over — press {} to set a partition",
+                key(Action::PartitionPrompt)
+            ),
+        ));
+    }
     if out.is_empty() {
         let text = if !update.is_empty() && current == update {
             format!("rollout complete: every pod on {update}")
@@ -137,6 +148,15 @@ pub fn explain(
         out.push(ExplainLine::new(LineKind::Done, text));
     }
     out
+}
+
+/// RollingUpdate with no `rollingUpdate` at all: what a type-only patch of an OnDelete set
+/// leaves (the API defaults it only when the type is empty too).
+fn unset_rolling_update(set: &k8s_openapi::api::apps::v1::StatefulSet) -> bool {
+    set.spec.update_strategy.as_ref().is_some_and(|u| {
+        u.type_.as_deref().unwrap_or("RollingUpdate") == "RollingUpdate"
+            && u.rolling_update.is_none()
+    })
 }
 
 fn key(action: Action) -> String {
