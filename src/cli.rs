@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 use crate::core::Version;
 
@@ -15,13 +15,13 @@ pub struct Cli {
     pub command: Option<Command>,
 
     /// Kubeconfig file (real-cluster mode).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// Kubeconfig context (real-cluster mode).
-    #[arg(long, global = true, value_name = "CONTEXT")]
+    #[arg(long, value_name = "CONTEXT")]
     pub context: Option<String>,
     /// Namespace (real-cluster mode; default: the context's namespace).
-    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
     /// Write logs to this file (default: ststui.log in the system temp directory).
     #[arg(long, global = true, value_name = "FILE")]
@@ -30,23 +30,50 @@ pub struct Cli {
     pub name: Option<String>,
 }
 
+impl Cli {
+    /// Refuses real-cluster flags given with `sim` (which would otherwise be ignored), with
+    /// clap's usage error: the flag, why, and exit status 2.
+    pub fn check(&self) -> Result<(), clap::Error> {
+        let Some(Command::Sim(_)) = self.command else { return Ok(()) };
+        let given = [
+            self.kubeconfig.as_ref().map(|_| "--kubeconfig"),
+            self.context.as_ref().map(|_| "--context"),
+            self.namespace.as_ref().map(|_| "--namespace"),
+            self.name.as_ref().map(|_| "NAME"),
+        ];
+        match given.into_iter().flatten().next() {
+            None => Ok(()),
+            Some(flag) => Err(<Cli as clap::CommandFactory>::command().error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!(
+                    "{flag} is for real-cluster mode (`ststui [--context C] [-n NS] [NAME]`); \
+                     `ststui sim` runs the embedded simulator and does not take it"
+                ),
+            )),
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run against the embedded simulated cluster (no Kubernetes needed).
     Sim(SimArgs),
 }
 
-/// `ststui sim`: see spec/scenario.md.
+/// `ststui sim`: see spec/scenario.md. Flags that cannot apply together are refused by clap
+/// with a message naming both (e.g. `--soak` with `--script`, `--format` without
+/// `--headless`), never silently ignored.
 #[derive(Debug, Clone, Args)]
+#[command(group(ArgGroup::new("input").args(["script", "manifests"]).multiple(true)))]
 pub struct SimArgs {
     /// A scenario file to play (headless: to its end on virtual time; interactive: in real time).
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
-    /// No terminal UI: run the script and print the timeline on stdout.
-    #[arg(long)]
+    /// No terminal UI: run the script (or the manifests) and print the timeline on stdout.
+    #[arg(long, requires = "input")]
     pub headless: bool,
     /// Timeline format for --headless.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, value_enum, default_value_t = Format::Text, requires = "headless")]
     pub format: Format,
     /// Seed for all randomness (soak and faults). Same script and seed, same timeline.
     #[arg(long, default_value_t = 0)]
@@ -55,10 +82,10 @@ pub struct SimArgs {
     #[arg(short = 'f', long = "filename", value_name = "MANIFEST")]
     pub manifests: Vec<PathBuf>,
     /// Virtual seconds per wall second in the interactive console.
-    #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed, conflicts_with_all = ["headless", "soak"])]
     pub speed: f64,
     /// Run N randomized soak scenarios, checking invariants after every event.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with_all = ["script", "manifests", "headless"])]
     pub soak: Option<u64>,
     /// Upstream controller semantics to reproduce (1.31 to 1.37).
     #[arg(long = "kube-version", value_name = "VERSION", default_value_t = Version::LATEST)]
@@ -107,6 +134,51 @@ mod tests {
         assert_eq!(args.seed, 7);
         assert_eq!(args.manifests.len(), 2);
         assert_eq!(args.kube_version, Version::LATEST);
+    }
+
+    /// Flags that cannot apply together are refused, never silently ignored.
+    #[test]
+    fn refuses_flags_that_do_not_apply() {
+        use clap::error::ErrorKind;
+        let kind = |args: &[&str]| Cli::try_parse_from(args).err().map(|e| e.kind());
+        assert_eq!(
+            kind(&["ststui", "sim", "--headless"]),
+            Some(ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(
+            kind(&["ststui", "sim", "--format", "jsonl"]),
+            Some(ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(
+            kind(&["ststui", "sim", "--soak", "5", "--script", "a"]),
+            Some(ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(
+            kind(&["ststui", "sim", "--headless", "-f", "a.yaml", "--speed", "2"]),
+            Some(ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(kind(&["ststui", "sim", "--context", "c"]), Some(ErrorKind::UnknownArgument));
+        // Before the subcommand they parse, and `check` refuses them by name.
+        for (args, flag) in [
+            (&["ststui", "--context", "c", "sim"][..], "--context"),
+            (&["ststui", "-n", "prod", "sim"][..], "--namespace"),
+            (&["ststui", "web", "sim"][..], "NAME"),
+        ] {
+            let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            let err = cli.check().err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains(&format!("{flag} is for real-cluster mode")), "{args:?}: {err}");
+        }
+        // What is fine: the log file anywhere, a headless run of manifests, real-cluster flags
+        // without `sim`.
+        for args in [
+            &["ststui", "--log-file", "x.log", "sim", "--headless", "--script", "s"][..],
+            &["ststui", "sim", "--headless", "-f", "a.yaml", "--format", "jsonl"][..],
+            &["ststui", "--context", "c", "-n", "prod", "web"][..],
+            &["ststui", "sim", "--soak", "5", "--seed", "9"][..],
+        ] {
+            let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert!(cli.check().is_ok(), "{args:?}");
+        }
     }
 
     #[test]

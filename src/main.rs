@@ -36,6 +36,9 @@ const MAX_BATCH: usize = 4096;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = cli.check() {
+        e.exit();
+    }
     match cli.command {
         None => {
             eprintln!(
