@@ -69,6 +69,15 @@ fn exit_code(code: i32) -> ExitCode {
 
 /// The interactive console on the embedded simulator.
 fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
+    use std::io::IsTerminal;
+    if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        eprintln!(
+            "ststui: the console needs a terminal (stdin and stdout are not both one): for a \
+             timeline without a terminal, run `ststui sim --headless --script FILE` or \
+             `ststui sim --headless -f MANIFEST`"
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     let _log = match init_tracing(log_file) {
         Ok(guard) => guard,
         Err(e) => {

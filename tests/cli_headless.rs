@@ -118,3 +118,27 @@ fn soak_prints_its_summary() {
     assert_eq!(words.first(), Some(&"25"), "{summary}");
     assert_eq!(&words[1..], ["runs,", words[2], "events,", "0", "violations"], "{summary}");
 }
+
+/// The console without a terminal (piped, as in CI or `| less`) says what to run instead, exits
+/// 2, and writes nothing on stdout (no stray escape sequences).
+#[test]
+fn the_console_without_a_terminal_points_to_headless() {
+    let out = ststui(&["sim"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "{:?}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(err.contains("the console needs a terminal"), "{err}");
+    assert!(err.contains("ststui sim --headless --script FILE"), "{err}");
+}
+
+/// Flags that do not apply together are refused with a usage error, not ignored.
+#[test]
+fn conflicting_flags_exit_2_naming_them() {
+    let out = ststui(&["sim", "--soak", "3", "--script", "x.scenario"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("'--soak <N>' cannot be used with '--script <FILE>'"), "{err}");
+    let out = ststui(&["--context", "prod", "sim"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--context is for real-cluster mode"));
+}
