@@ -323,6 +323,7 @@ fn selection_moves_and_clamps() {
         }],
         grid_columns: 3,
         page: 6,
+        timeline_rows: 0,
     };
     st.dirty = false;
     run(&mut st, [Msg::Drawn(hits)]);
@@ -358,6 +359,7 @@ fn a_click_on_a_grid_cell_selects_its_ordinal() {
         }],
         grid_columns: 3,
         page: 6,
+        timeline_rows: 0,
     };
     run(&mut st, [Msg::Drawn(hits)]);
     let click = |column, row| {
@@ -497,6 +499,55 @@ fn help_turns_pages_as_far_as_the_terminal_needs() {
     assert_eq!(st.modal, Modal::Help { page: 0 });
     run(&mut st, [Msg::Key(KeyEvent::from(KeyCode::Esc))]);
     assert!(!st.help_open());
+}
+
+/// `K` / `J` scroll the timeline by half its pane, the wheel over it by three lines; scrolled
+/// back, new entries keep the view where it is; at either end a key says why it did nothing.
+#[test]
+fn the_timeline_scrolls_back_and_stays_put_while_entries_arrive() {
+    let mut st = demo(sim_caps());
+    let area = Rect::new(0, 30, 80, 10);
+    let hits = HitMap {
+        regions: vec![HitRegion::Timeline { area }],
+        timeline_rows: area.height,
+        ..HitMap::default()
+    };
+    run(&mut st, [Msg::Drawn(hits)]);
+    let entry = |i: u64| {
+        Msg::Backend(BackendEvent::Timeline(Event {
+            t_ms: i * 1000,
+            kind: EventKind::Command { line: 0, text: format!("entry {i}") },
+        }))
+    };
+    run(&mut st, (0..40).map(entry));
+    let rows = usize::from(area.height);
+    assert_eq!(st.timeline.back(rows), 0);
+    run(&mut st, [key('J')]);
+    assert!(status_text(&st).contains("already follows the newest"), "{}", status_text(&st));
+    run(&mut st, [key('K')]);
+    assert_eq!(st.timeline.back(rows), 5, "half of a 10-line pane");
+    let newest_shown = |st: &ststui::app::AppState| {
+        let lines = ststui::app::view::timeline::last_lines(st, rows);
+        lines.last().map(|l| l.text.clone()).unwrap_or_default()
+    };
+    let shown = newest_shown(&st);
+    run(&mut st, (40..43).map(entry));
+    assert_eq!(newest_shown(&st), shown, "new entries do not move a scrolled-back view");
+    let wheel =
+        |kind| Msg::Mouse(MouseEvent { kind, column: 5, row: 33, modifiers: KeyModifiers::NONE });
+    run(&mut st, [wheel(MouseEventKind::ScrollUp)]);
+    assert_eq!(st.timeline.back(rows), 11);
+    for _ in 0..20 {
+        run(&mut st, [key('K')]);
+    }
+    assert_eq!(st.timeline.back(rows), st.timeline.len() - rows, "stops at the oldest");
+    assert!(status_text(&st).contains("oldest entry is on screen"), "{}", status_text(&st));
+    for _ in 0..20 {
+        run(&mut st, [key('J')]);
+    }
+    assert_eq!(st.timeline.back(rows), 0);
+    run(&mut st, [entry(99)]);
+    assert_eq!(newest_shown(&st), "entry 99", "at the bottom it follows again");
 }
 
 #[test]

@@ -72,6 +72,10 @@ pub enum Action {
     Last,
     /// Select the next StatefulSet (when a script created several).
     NextSet,
+    /// Scroll the timeline back (older entries).
+    TimelineOlder,
+    /// Scroll the timeline forward (newer entries); at the bottom it follows new ones again.
+    TimelineNewer,
 
     // --- overlays and the app ----------------------------------------------------------------
     /// Open / close the help overlay.

@@ -214,6 +214,10 @@ pub const BINDINGS: &[Binding] = &[
       "last ordinal", None),
     b(C::Normal, &[Key::plain(KeyCode::Tab)], Action::NextSet, G::Navigate,
       "next StatefulSet", None),
+    b(C::Normal, &[Key::ch('K')], Action::TimelineOlder, G::Navigate,
+      "timeline: older entries (also the mouse wheel over it)", None),
+    b(C::Normal, &[Key::ch('J')], Action::TimelineNewer, G::Navigate,
+      "timeline: newer entries; at the bottom it follows again", None),
     // Normal: general.
     b(C::Normal, &[Key::ch('?')], Action::Help, G::General, "help", Some("help")),
     b(C::Normal, &[Key::ch('q'), Key::ctrl('c')], Action::Quit, G::General, "quit",

@@ -267,6 +267,9 @@ pub struct Timeline {
     entries: VecDeque<TimelineEntry>,
     /// Entries ever pushed (including dropped ones): a cheap change marker for renderers.
     pushed: u64,
+    /// How far the view is scrolled back from the newest entry (0: it follows new entries).
+    /// While scrolled back, new entries keep the same lines on screen.
+    back: usize,
 }
 
 impl Timeline {
@@ -276,6 +279,34 @@ impl Timeline {
         }
         self.entries.push_back(entry);
         self.pushed += 1;
+        if self.back > 0 {
+            self.back = (self.back + 1).min(self.entries.len());
+        }
+    }
+
+    /// Entries the view is scrolled back by, for a pane showing `rows` lines (clamped so the
+    /// oldest entry is at most at the top).
+    pub fn back(&self, rows: usize) -> usize {
+        self.back.min(self.entries.len().saturating_sub(rows))
+    }
+
+    /// Scrolls `by` entries towards older (positive) or newer (negative) ones, for a pane
+    /// showing `rows` lines. Refuses, saying why, when it is already at that end.
+    pub fn scroll(&mut self, by: isize, rows: usize) -> Result<(), String> {
+        let max = self.entries.len().saturating_sub(rows);
+        let now = self.back(rows);
+        let to = now.saturating_add_signed(by).min(max);
+        if to == now {
+            return Err(if by > 0 {
+                format!(
+                    "the timeline's oldest entry is on screen (it keeps the last {TIMELINE_CAPACITY})"
+                )
+            } else {
+                "the timeline already follows the newest entries".into()
+            });
+        }
+        self.back = to;
+        Ok(())
     }
 
     /// Entries oldest first.
@@ -318,6 +349,8 @@ pub struct HitMap {
     pub grid_columns: u16,
     /// Ordinals visible at once (PgUp/PgDn move by this).
     pub page: u32,
+    /// Lines the timeline pane shows (0 when it is not on screen).
+    pub timeline_rows: u16,
 }
 
 /// A clickable region.
@@ -328,6 +361,8 @@ pub enum HitRegion {
     Grid { area: Rect, cell_width: u16, cell_height: u16, columns: u16, first: i32, count: u32 },
     /// One row of the revision history (click = open undo with it highlighted).
     Revision { area: Rect, revision: i64 },
+    /// The timeline pane's inside.
+    Timeline { area: Rect },
 }
 
 /// What a click landed on.
@@ -335,6 +370,8 @@ pub enum HitRegion {
 pub enum Hit {
     Ordinal(i32),
     Revision(i64),
+    /// The timeline pane (the mouse wheel scrolls it).
+    Timeline,
 }
 
 impl HitMap {
@@ -369,6 +406,7 @@ impl HitRegion {
             HitRegion::Revision { area, revision } => {
                 inside(area).then_some(Hit::Revision(*revision))
             }
+            HitRegion::Timeline { area } => inside(area).then_some(Hit::Timeline),
         }
     }
 }

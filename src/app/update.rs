@@ -170,6 +170,8 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
         Action::PageDown => Ok(select_by(state, i64::from(state.hits.page.max(1)))),
         Action::First => Ok(select_by(state, i64::MIN / 2)),
         Action::Last => Ok(select_by(state, i64::MAX / 2)),
+        Action::TimelineOlder => scroll_timeline(state, 1).map(|()| Vec::new()),
+        Action::TimelineNewer => scroll_timeline(state, -1).map(|()| Vec::new()),
         Action::NextSet => {
             next_set(state);
             Ok(Vec::new())
@@ -346,10 +348,35 @@ fn on_mouse(state: &mut AppState, m: MouseEvent) -> Vec<Command> {
             }
             _ => Vec::new(),
         },
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown
+            if state.modal == Modal::None
+                && state.hits.hit(m.column, m.row) == Some(Hit::Timeline) =>
+        {
+            let by = if m.kind == MouseEventKind::ScrollUp { WHEEL_LINES } else { -WHEEL_LINES };
+            let rows = usize::from(state.hits.timeline_rows);
+            // At either end the wheel just stops (no message for a gesture).
+            if state.timeline.scroll(by, rows).is_ok() {
+                state.dirty = true;
+            }
+            Vec::new()
+        }
         MouseEventKind::ScrollUp if state.modal == Modal::None => perform(state, Action::Up),
         MouseEventKind::ScrollDown if state.modal == Modal::None => perform(state, Action::Down),
         _ => Vec::new(),
     }
+}
+
+/// Lines one mouse-wheel notch scrolls the timeline.
+const WHEEL_LINES: isize = 3;
+
+/// `K` / `J`: half the timeline pane per press, towards older (`dir` 1) or newer (-1) entries.
+fn scroll_timeline(state: &mut AppState, dir: isize) -> Result<(), String> {
+    let rows = usize::from(state.hits.timeline_rows);
+    if rows == 0 {
+        return Err("the timeline is not on screen at this terminal size".into());
+    }
+    let step = isize::try_from((rows / 2).max(1)).unwrap_or(1);
+    state.timeline.scroll(dir * step, rows)
 }
 
 fn on_tick(state: &mut AppState) {

@@ -5,6 +5,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 
+use crate::app::action::Action;
+use crate::app::keymap::{Context, key_for};
 use crate::app::state::AppState;
 use crate::app::view::timeline::{Source, last_lines};
 
@@ -23,7 +25,17 @@ fn source_style(source: Source, theme: &Theme) -> ratatui::style::Style {
 
 /// Draws the pane: as many of the newest entries as fit.
 pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
-    let heading = format!("Timeline ({})", state.timeline.pushed());
+    let rows = usize::from(area.height.saturating_sub(2));
+    let back = state.timeline.back(rows);
+    let heading = if back > 0 {
+        let newer = key_for(Context::Normal, Action::TimelineNewer).unwrap_or_default();
+        format!(
+            "Timeline ({}) — scrolled back: {back} newer below, {newer} to return",
+            state.timeline.pushed()
+        )
+    } else {
+        format!("Timeline ({})", state.timeline.pushed())
+    };
     let inner = pane(buf, area, title(heading), theme);
     let lines = last_lines(state, usize::from(inner.height));
     let time_w = lines.iter().map(|l| l.time.len()).max().unwrap_or(0);

@@ -228,11 +228,24 @@ pub fn hit_map(screen: &Screen<'_>, areas: &ScreenAreas, grid: &GridLayout) -> H
             regions.push(HitRegion::Revision { area, revision: rev.number });
         }
     }
+    let timeline_rows = match areas.timeline {
+        Some(t) => {
+            let inner = t.inner(Margin::new(1, 1));
+            regions.push(HitRegion::Timeline { area: inner });
+            inner.height
+        }
+        None => 0,
+    };
     let grid_columns = match grid.mode {
         GridMode::Detailed => 1,
         GridMode::Compact { cols } => cols,
     };
-    HitMap { regions, grid_columns, page: u32::try_from(grid.page()).unwrap_or(u32::MAX) }
+    HitMap {
+        regions,
+        grid_columns,
+        page: u32::try_from(grid.page()).unwrap_or(u32::MAX),
+        timeline_rows,
+    }
 }
 
 /// The whole geometry of a frame on a terminal of `area`: pane areas and the grid layout.

@@ -43,10 +43,12 @@ pub struct TimelineLine {
     pub text: String,
 }
 
-/// The newest `n` entries, oldest first (the newest at the bottom).
+/// The `n` entries the pane shows, oldest first: the newest ones at the bottom, or, scrolled
+/// back, the ones that many entries earlier.
 pub fn last_lines(state: &AppState, n: usize) -> Vec<TimelineLine> {
-    let skip = state.timeline.len().saturating_sub(n);
-    state.timeline.iter().skip(skip).map(line).collect()
+    let back = state.timeline.back(n);
+    let skip = state.timeline.len().saturating_sub(n + back);
+    state.timeline.iter().skip(skip).take(n).map(line).collect()
 }
 
 /// `1m05s`, `12.5s`, `3s`: a backend time in milliseconds, compact.
