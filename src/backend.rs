@@ -85,6 +85,8 @@ pub enum BackendEvent {
     OpFailed { op: String, message: String },
     /// A backend-level problem (watch error, lost connection) the user should see.
     Error(String),
+    /// Something the user should know that is not a problem (a script played to its end).
+    Notice(String),
 }
 
 /// What the console asks a backend to do. Set operations are patches of the StatefulSet spec,

@@ -551,6 +551,18 @@ fn the_timeline_scrolls_back_and_stays_put_while_entries_arrive() {
 }
 
 #[test]
+fn a_backend_notice_goes_to_the_status_line_and_the_timeline() {
+    let mut st = demo(sim_caps());
+    let before = st.timeline.len();
+    let text = "script finished: 3 expectation(s) held";
+    run(&mut st, [Msg::Backend(BackendEvent::Notice(text.into()))]);
+    assert_eq!(status_text(&st), text);
+    assert_eq!(st.timeline.len(), before + 1);
+    let last = st.timeline.iter().last().map(|e| e.kind.clone());
+    assert_eq!(last, Some(EventKind::Command { line: 0, text: text.into() }));
+}
+
+#[test]
 fn status_messages_expire_after_ticks() {
     let mut st = demo(sim_caps());
     run(&mut st, [key('[')]);

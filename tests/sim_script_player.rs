@@ -91,3 +91,26 @@ fn settle_polls_until_nothing_is_pending() {
     assert_eq!(p.outcome().expects, 1);
     assert!(p.outcome().passed(), "{:?}", p.outcome().failures);
 }
+
+/// What the console says when a script played in real time ends: how its checks went.
+#[test]
+fn the_summary_counts_expectations_and_names_the_first_failure() {
+    use ststui::sim::driver::Script;
+    let text = "create web replicas=2\nsettle\nexpect web ready=2\nexpect web ready=3\n";
+    let mut sim = Sim::new(SimConfig::default());
+    let mut p = player(text);
+    while let Some(at) = p.poll(&mut sim) {
+        sim.advance_to(at);
+    }
+    let summary = Script::summary(&p);
+    assert!(
+        summary.starts_with("script finished: 1 of 2 expectation(s) failed (first: line 4:"),
+        "{summary}"
+    );
+    let mut sim = Sim::new(SimConfig::default());
+    let mut p = player("create web replicas=2\nsettle\nexpect web ready=2\n");
+    while let Some(at) = p.poll(&mut sim) {
+        sim.advance_to(at);
+    }
+    assert_eq!(Script::summary(&p), "script finished: 1 expectation(s) held");
+}

@@ -120,6 +120,13 @@ fn an_attached_script_plays_on_virtual_time() {
     wait_for(&seen, "web-2 created", |v| {
         v.iter().any(|e| matches!(e, BackendEvent::Applied(Object::Pod(p)) if p.metadata.name.as_deref() == Some("web-2")))
     });
+    // The end of the script is told once, after its own events.
+    wait_for(&seen, "the script's end", |v| {
+        v.iter().any(|e| matches!(e, BackendEvent::Notice(t) if t == "script finished"))
+    });
+    drop(handle);
+    let v = seen.lock().unwrap();
+    assert_eq!(v.iter().filter(|e| matches!(e, BackendEvent::Notice(_))).count(), 1);
 }
 
 /// With nothing due (the set is steady), the shown clock keeps running: clock events arrive for

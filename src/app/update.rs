@@ -440,6 +440,15 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
             backend_error(state, format!("{op} failed: {message}"));
         }
         BackendEvent::Error(message) => backend_error(state, message),
+        BackendEvent::Notice(text) => {
+            let t_ms = state.elapsed_ms();
+            state.timeline.push(TimelineEntry {
+                t_ms,
+                kind: EventKind::Command { line: 0, text: text.clone() },
+                origin: Origin::Backend,
+            });
+            info(state, text);
+        }
     }
 }
 

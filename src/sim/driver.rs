@@ -31,6 +31,11 @@ pub trait Script: Send {
     /// Runs every step due at `sim.now_ms()`. Returns the absolute virtual time it wants to be
     /// polled at next, or `None` when it has finished.
     fn poll(&mut self, sim: &mut Sim) -> Option<u64>;
+
+    /// What to tell the operator when it has finished (e.g. how its checks went).
+    fn summary(&self) -> String {
+        "script finished".into()
+    }
 }
 
 enum Msg {
@@ -166,7 +171,11 @@ impl Runner {
                 (Some(_), Some(script)) => {
                     self.script_due = script.poll(&mut self.sim);
                     if self.script_due.is_none() {
+                        let summary = script.summary();
                         self.script = None;
+                        // After the script's own events, so the notice ends its story.
+                        self.flush();
+                        (self.sink)(BackendEvent::Notice(summary));
                     }
                 }
                 _ => break,

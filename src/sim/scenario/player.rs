@@ -267,4 +267,21 @@ impl driver::Script for Player {
     fn poll(&mut self, sim: &mut Sim) -> Option<u64> {
         Player::poll(self, sim)
     }
+
+    /// `script finished: 9 expectations held` or `script finished: 1 of 9 expectations
+    /// failed (first: line 12, ...)`.
+    fn summary(&self) -> String {
+        let o = &self.outcome;
+        match o.failures.first() {
+            None if o.expects == 0 => "script finished".into(),
+            None => format!("script finished: {} expectation(s) held", o.expects),
+            Some(f) => format!(
+                "script finished: {} of {} expectation(s) failed (first: line {}: {})",
+                o.failures.len(),
+                o.expects,
+                f.line,
+                f.detail
+            ),
+        }
+    }
 }
