@@ -288,6 +288,31 @@ fn an_unset_rolling_update_is_warned_about() {
     assert!(t.contains("press p to"), "{t}");
 }
 
+/// The selected ordinal's detail says where it stands in the rollout and what the next sync
+/// does with it, right after its revision.
+#[test]
+fn detail_says_the_rollout_role_and_the_next_step() {
+    let row_of = |st: &ststui::app::AppState, label: &str| {
+        let screen = Screen::of(st);
+        let d = screen.detail().expect("a selected ordinal");
+        d.rows.iter().position(|(l, _)| *l == label).map(|i| (i, d.rows[i].1.clone()))
+    };
+    let rolling = rolling().state();
+    assert_eq!(
+        row_of(&rolling, "rollout"),
+        Some((2, "open: the rolling update replaces it".to_string()))
+    );
+    let next = row_of(&rolling, "next").map(|(_, v)| v).unwrap_or_default();
+    assert!(next.starts_with("delete web-2 for update"), "{next}");
+    let paused = paused().state();
+    let held = row_of(&paused, "rollout").map(|(_, v)| v).unwrap_or_default();
+    assert_eq!(held, "held by partition 2: stays on the revision it has");
+    assert_eq!(row_of(&paused, "next"), None, "the sync does nothing with a held pod");
+    let od = on_delete().state();
+    let role = row_of(&od, "rollout").map(|(_, v)| v).unwrap_or_default();
+    assert_eq!(role, "OnDelete: updated only when it is deleted");
+}
+
 #[test]
 fn controller_pane_says_next_and_waiting_in_words() {
     let t = text(&screen_of(&rolling().state(), 200, 60));

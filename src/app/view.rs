@@ -34,6 +34,8 @@ pub struct Screen<'a> {
     pub header: Option<HeaderView<'a>>,
     pub grid: GridView<'a>,
     pub controller: Vec<ExplainLine>,
+    /// What the controller's next sync does with the selected ordinal, in words, if anything.
+    pub selected_step: Option<String>,
     /// The set's ControllerRevisions, newest first.
     pub revisions: Vec<RevisionRow<'a>>,
     /// Why there is nothing to show, when there is nothing.
@@ -55,6 +57,7 @@ impl<'a> Screen<'a> {
                 header: None,
                 grid: GridView::default(),
                 controller: Vec::new(),
+                selected_step: None,
                 revisions: Vec::new(),
                 empty: Some(empty),
             };
@@ -67,28 +70,77 @@ impl<'a> Screen<'a> {
         let grid = GridView::build(set, pods.iter().copied(), current, update, selected);
         let history = state.mirror.revisions_of(set_ref);
         let revisions = revision_rows(&history, &grid, current, update);
-        let controller = match plan {
+        let (controller, selected_step) = match plan {
             Some(plan) => {
                 let claims: Vec<_> = state.mirror.claims_in(ns).collect();
                 let all_revisions: Vec<_> = state.mirror.revisions_in(ns).collect();
                 let observed =
                     Observed { set, pods: &pods, claims: &claims, revisions: &all_revisions };
                 let now = state.now.unwrap_or_default();
-                explain::explain(&observed, plan, &grid, now)
+                let steps = crate::core::explain::next_actions(&observed, plan);
+                let pod = crate::core::labels::pod_name(&set_ref.name, state.selected_ordinal);
+                let selected = crate::core::explain::step_for(&steps, &pod).map(|s| s.text.clone());
+                (explain::explain(&observed, plan, &steps, &grid, now), selected)
             }
-            None => vec![ExplainLine {
-                kind: LineKind::Waiting,
-                text: "the advisor has not run yet".into(),
-            }],
+            None => (
+                vec![ExplainLine {
+                    kind: LineKind::Waiting,
+                    text: "the advisor has not run yet".into(),
+                }],
+                None,
+            ),
         };
         let header = HeaderView::build(state, set, set_ref, &revisions, current, update);
-        Screen { state, header: Some(header), grid, controller, revisions, empty: None }
+        Screen {
+            state,
+            header: Some(header),
+            grid,
+            controller,
+            selected_step,
+            revisions,
+            empty: None,
+        }
     }
 
     /// The selected ordinal's detail, if it is on the grid.
     pub fn detail(&self) -> Option<DetailView<'a>> {
         let cell = *self.grid.selected_cell()?;
-        Some(DetailView::build(cell, self.grid.set_name, &self.revisions, self.state))
+        let mut d = DetailView::build(cell, self.grid.set_name, &self.revisions, self.state);
+        // Right after state and revision: on a short pane the pod's particulars are cut first.
+        let mut at = d.rows.iter().position(|(l, _)| *l == "revision").unwrap_or(0) + 1;
+        if let Some(set) = self.state.set() {
+            d.rows.insert(at.min(d.rows.len()), ("rollout", rollout_role(set, &cell)));
+            at += 1;
+        }
+        if let Some(step) = &self.selected_step {
+            d.rows.insert(at.min(d.rows.len()), ("next", step.clone()));
+        }
+        Some(d)
+    }
+}
+
+/// Where the ordinal stands in the rollout, in words: held by the partition, open to the
+/// rolling update, waiting for a manual delete (OnDelete), or condemned by scale-down.
+fn rollout_role(set: &StatefulSet, cell: &OrdinalCell<'_>) -> String {
+    use crate::core::spec;
+    let st = spec::strategy(set);
+    let first_open = i64::from(spec::start_ordinal(set)) + i64::from(st.partition);
+    let held = !st.on_delete && st.has_rolling_block && i64::from(cell.ordinal) < first_open;
+    match (cell.pod.is_some(), cell.condemned) {
+        (_, true) => "condemned: beyond the replicas, scale-down deletes it".into(),
+        (false, _) if held => {
+            format!(
+                "not created; held by partition {}: comes at the current revision",
+                st.partition
+            )
+        }
+        (false, _) => "not created; comes at the update revision".into(),
+        (true, _) if st.on_delete => "OnDelete: updated only when it is deleted".into(),
+        (true, _) if held => {
+            format!("held by partition {}: stays on the revision it has", st.partition)
+        }
+        (true, _) if cell.rev == RevClass::Update => "on the update revision".into(),
+        (true, _) => "open: the rolling update replaces it".into(),
     }
 }
 

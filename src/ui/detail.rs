@@ -1,5 +1,5 @@
 //! The selected ordinal's detail: name, state, revision, phase, readiness, image, restarts,
-//! age and node.
+//! age and node, where it stands in the rollout and what the next sync does with it.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -21,15 +21,27 @@ pub fn render(buf: &mut Buffer, area: Rect, detail: Option<&DetailView<'_>>, the
     let glyph = Glyphs::cell(d.cell.rev, d.cell.state);
     let inner = pane(buf, area, title(format!("{glyph} {}", d.name)), theme);
     let label_w = d.rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0) as u16 + 2;
-    for (i, (label, value)) in d.rows.iter().enumerate().take(usize::from(inner.height)) {
-        let y = inner.y + u16::try_from(i).unwrap_or(0);
+    let x = inner.x + 1 + label_w;
+    let value_w = usize::from((inner.x + inner.width).saturating_sub(x)).max(1);
+    let bottom = inner.y + inner.height;
+    let mut y = inner.y;
+    // Long values (the rollout role, the next step) wrap under themselves.
+    for (label, value) in &d.rows {
+        if y >= bottom {
+            break;
+        }
         put(buf, inner.x + 1, y, label, inner.width.saturating_sub(1), theme.dim);
-        let x = inner.x + 1 + label_w;
         let style = match *label {
             "revision" => theme.rev(d.cell.rev),
             "state" => theme.cell(d.cell.rev, d.cell.state),
             _ => theme.text,
         };
-        put(buf, x, y, value, (inner.x + inner.width).saturating_sub(x), style);
+        for piece in textwrap::wrap(value, value_w) {
+            if y >= bottom {
+                break;
+            }
+            put(buf, x, y, &piece, u16::try_from(value_w).unwrap_or(u16::MAX), style);
+            y += 1;
+        }
     }
 }

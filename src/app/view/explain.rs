@@ -70,6 +70,7 @@ pub const BROKEN_UPDATE_AFTER_SECS: i64 = 60;
 pub fn explain(
     observed: &Observed<'_>,
     plan: &Plan,
+    steps: &[Step],
     grid: &GridView<'_>,
     now: Now,
 ) -> Vec<ExplainLine> {
@@ -79,7 +80,6 @@ pub fn explain(
         let retry = if err.retry { "retried with backoff" } else { "not retried" };
         out.push(ExplainLine::new(LineKind::Error, format!("{} ({retry})", err.message)));
     }
-    let steps = core_explain::next_actions(observed, plan);
     let actions: Vec<&Step> = steps
         .iter()
         .filter(|s| !matches!(s.kind, StepKind::Wait | StepKind::Hold | StepKind::Error))
