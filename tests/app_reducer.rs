@@ -563,6 +563,21 @@ fn a_backend_notice_goes_to_the_status_line_and_the_timeline() {
 }
 
 #[test]
+fn slash_goes_to_an_ordinal_and_refuses_one_off_the_grid() {
+    let mut st = demo(sim_caps());
+    run(&mut st, [key('/')]);
+    let Modal::Prompt(p) = &st.modal else { panic!("no prompt") };
+    assert_eq!(p.kind.label(), "go to ordinal of default/web (0–4)");
+    run(&mut st, [key('9'), Msg::Key(KeyEvent::from(KeyCode::Enter))]);
+    let Modal::Prompt(p) = &st.modal else { panic!("the prompt should stay open") };
+    assert_eq!(p.error.as_deref(), Some("ordinal 9 is not on the grid: expected 0 to 4"));
+    run(&mut st, [Msg::Key(KeyEvent::from(KeyCode::Backspace)), key('3')]);
+    run(&mut st, [Msg::Key(KeyEvent::from(KeyCode::Enter))]);
+    assert_eq!(st.modal, Modal::None);
+    assert_eq!(st.selected_ordinal, 3);
+}
+
+#[test]
 fn status_messages_expire_after_ticks() {
     let mut st = demo(sim_caps());
     run(&mut st, [key('[')]);

@@ -72,6 +72,8 @@ pub enum Action {
     Last,
     /// Select the next StatefulSet (when a script created several).
     NextSet,
+    /// Prompt for an ordinal to select (large sets).
+    JumpPrompt,
     /// Scroll the timeline back (older entries).
     TimelineOlder,
     /// Scroll the timeline forward (newer entries); at the bottom it follows new ones again.

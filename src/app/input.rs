@@ -15,6 +15,8 @@ pub enum PromptKind {
     Scale { set: ObjRef, current: i32 },
     /// The first container's image.
     Image { set: ObjRef, current: String },
+    /// An ordinal to select, between `lo` and `hi` (what the grid shows).
+    Jump { set: ObjRef, lo: i32, hi: i32 },
 }
 
 impl PromptKind {
@@ -31,6 +33,7 @@ impl PromptKind {
             }
             PromptKind::Scale { set, current } => format!("replicas of {set} (now {current})"),
             PromptKind::Image { set, current } => format!("image of {set} (now {current})"),
+            PromptKind::Jump { set, lo, hi } => format!("go to ordinal of {set} ({lo}–{hi})"),
         }
     }
 }

@@ -212,6 +212,8 @@ pub const BINDINGS: &[Binding] = &[
       "first ordinal", None),
     b(C::Normal, &[Key::plain(KeyCode::End), Key::ch('G')], Action::Last, G::Navigate,
       "last ordinal", None),
+    b(C::Normal, &[Key::ch('/')], Action::JumpPrompt, G::Navigate,
+      "go to an ordinal by number", None),
     b(C::Normal, &[Key::plain(KeyCode::Tab)], Action::NextSet, G::Navigate,
       "next StatefulSet", None),
     b(C::Normal, &[Key::ch('K')], Action::TimelineOlder, G::Navigate,

@@ -172,6 +172,15 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
         Action::Last => Ok(select_by(state, i64::MAX / 2)),
         Action::TimelineOlder => scroll_timeline(state, 1).map(|()| Vec::new()),
         Action::TimelineNewer => scroll_timeline(state, -1).map(|()| Vec::new()),
+        Action::JumpPrompt => {
+            let (Some(set), Some((lo, hi))) = (state.selected_set.clone(), state.ordinal_span())
+            else {
+                return Err("there is no ordinal to go to yet".into());
+            };
+            let kind = PromptKind::Jump { set, lo, hi };
+            state.modal = Modal::Prompt(crate::app::input::Prompt::new(kind, ""));
+            Ok(Vec::new())
+        }
         Action::NextSet => {
             next_set(state);
             Ok(Vec::new())
@@ -262,6 +271,13 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
     let parsed = match &kind {
         PromptKind::Partition { .. } | PromptKind::Scale { .. } => p.number().map(Value::Number),
         PromptKind::Image { .. } => p.text().map(Value::Text),
+        PromptKind::Jump { lo, hi, .. } => p.number().and_then(|n| {
+            if (*lo..=*hi).contains(&n) {
+                Ok(Value::Number(n))
+            } else {
+                Err(format!("ordinal {n} is not on the grid: expected {lo} to {hi}"))
+            }
+        }),
     };
     let value = match parsed {
         Ok(v) => v,
@@ -281,6 +297,10 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
             Ok(ops::scale_to(state, set, current, n))
         }
         (PromptKind::Image { set, .. }, Value::Text(image)) => ops::set_image(state, set, image),
+        (PromptKind::Jump { .. }, Value::Number(n)) => {
+            select(state, n);
+            Ok(Vec::new())
+        }
         _ => Ok(Vec::new()),
     }
 }
