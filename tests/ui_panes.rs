@@ -283,9 +283,11 @@ fn an_unset_rolling_update_is_warned_about() {
     let applied =
         ststui::backend::BackendEvent::Applied(ststui::backend::Object::Set(Box::new(set)));
     ststui::app::update(&mut st, ststui::app::Msg::Backend(applied));
-    let t = text(&screen_of(&st, 200, 60));
+    let buf = screen_of(&st, 200, 60);
+    let t = text(&buf);
     assert!(t.contains(warning), "{t}");
     assert!(t.contains("press p to"), "{t}");
+    assert!(row(&buf, 0).contains("RollingUpdate rollingUpdate unset"), "{}", row(&buf, 0));
 }
 
 /// The selected ordinal's detail says where it stands in the rollout and what the next sync

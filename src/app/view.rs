@@ -167,7 +167,13 @@ pub fn short_hash<'a>(set_name: &str, revision: &'a str) -> &'a str {
 /// The set's update strategy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StrategyView {
-    RollingUpdate { partition: i32, max_unavailable: Option<String> },
+    /// `unset`: the strategy has no `rollingUpdate` at all (a type-only switch), which the
+    /// controller treats differently from partition 0 when it creates pods.
+    RollingUpdate {
+        partition: i32,
+        max_unavailable: Option<String>,
+        unset: bool,
+    },
     OnDelete,
 }
 
@@ -224,6 +230,7 @@ impl<'a> HeaderView<'a> {
                         IntOrString::String(s) => s.clone(),
                         IntOrString::Int(n) => n.to_string(),
                     }),
+                    unset: strategy.is_some() && ru.is_none(),
                 }
             }
         };

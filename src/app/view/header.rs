@@ -69,7 +69,10 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
         mode.push(p(format!(" ×{}", speed_text(speed)), Tone::Text));
     }
     let strategy = match &h.strategy {
-        StrategyView::RollingUpdate { partition, max_unavailable } => {
+        StrategyView::RollingUpdate { unset: true, .. } => {
+            vec![p("RollingUpdate ", Tone::Text), p("rollingUpdate unset", Tone::Warn)]
+        }
+        StrategyView::RollingUpdate { partition, max_unavailable, .. } => {
             let tone = if *partition > 0 { Tone::Partition } else { Tone::Text };
             let mut v =
                 vec![p("RollingUpdate ", Tone::Text), p(format!("partition={partition}"), tone)];
