@@ -4,7 +4,7 @@
 mod app_fixtures;
 
 use app_fixtures::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy;
 use ratatui::layout::Rect;
 use ststui::app::state::{HitMap, HitRegion, Modal, Origin, StatusKind, TIMELINE_CAPACITY};
@@ -13,6 +13,23 @@ use ststui::backend::{BackendEvent, Capabilities, Event, EventKind, Mode, ObjRef
 
 fn web() -> ObjRef {
     ObjRef::new(NS, "web")
+}
+
+/// What the last draw reported for a 3-column grid of 5 ordinals (cells 10×2 at (10, 5)).
+fn grid_3_columns() -> HitMap {
+    HitMap {
+        regions: vec![HitRegion::Grid {
+            area: Rect::new(10, 5, 30, 4),
+            cell_width: 10,
+            cell_height: 2,
+            columns: 3,
+            first: 0,
+            count: 5,
+        }],
+        grid_columns: 3,
+        page: 6,
+        timeline_rows: 0,
+    }
 }
 
 #[test]
@@ -312,19 +329,7 @@ fn selection_moves_and_clamps() {
     run(&mut st, [key('g')]);
     assert_eq!(st.selected_ordinal, 0);
     // With a 3-column grid from the last draw, Down moves one row.
-    let hits = HitMap {
-        regions: vec![HitRegion::Grid {
-            area: Rect::new(10, 5, 30, 4),
-            cell_width: 10,
-            cell_height: 2,
-            columns: 3,
-            first: 0,
-            count: 5,
-        }],
-        grid_columns: 3,
-        page: 6,
-        timeline_rows: 0,
-    };
+    let hits = grid_3_columns();
     st.dirty = false;
     run(&mut st, [Msg::Drawn(hits)]);
     assert!(!st.dirty, "a draw report must not cause a redraw");
@@ -348,19 +353,7 @@ fn selection_moves_and_clamps() {
 #[test]
 fn a_click_on_a_grid_cell_selects_its_ordinal() {
     let mut st = demo(sim_caps());
-    let hits = HitMap {
-        regions: vec![HitRegion::Grid {
-            area: Rect::new(10, 5, 30, 4),
-            cell_width: 10,
-            cell_height: 2,
-            columns: 3,
-            first: 0,
-            count: 5,
-        }],
-        grid_columns: 3,
-        page: 6,
-        timeline_rows: 0,
-    };
+    let hits = grid_3_columns();
     run(&mut st, [Msg::Drawn(hits)]);
     let click = |column, row| {
         Msg::Mouse(MouseEvent {
@@ -484,8 +477,8 @@ fn help_turns_pages_as_far_as_the_terminal_needs() {
     run(&mut st, [Msg::Resize(80, 24), key('?')]);
     let pages = ststui::app::view::help::layout(st.screen).pages.len();
     assert!(pages >= 2);
-    let down = || Msg::Key(KeyEvent::from(KeyCode::PageDown));
-    let up = || Msg::Key(KeyEvent::from(KeyCode::PageUp));
+    let down = || code(KeyCode::PageDown);
+    let up = || code(KeyCode::PageUp);
     run(&mut st, [down()]);
     assert_eq!(st.modal, Modal::Help { page: 1 });
     for _ in 0..pages + 3 {
@@ -497,7 +490,7 @@ fn help_turns_pages_as_far_as_the_terminal_needs() {
     // On a big terminal everything is on one page: PgDn stays there, Esc closes.
     run(&mut st, [Msg::Resize(200, 60), down(), up(), down()]);
     assert_eq!(st.modal, Modal::Help { page: 0 });
-    run(&mut st, [Msg::Key(KeyEvent::from(KeyCode::Esc))]);
+    run(&mut st, [code(KeyCode::Esc)]);
     assert!(!st.help_open());
 }
 
@@ -568,11 +561,11 @@ fn slash_goes_to_an_ordinal_and_refuses_one_off_the_grid() {
     run(&mut st, [key('/')]);
     let Modal::Prompt(p) = &st.modal else { panic!("no prompt") };
     assert_eq!(p.kind.label(), "go to ordinal of default/web (0–4)");
-    run(&mut st, [key('9'), Msg::Key(KeyEvent::from(KeyCode::Enter))]);
+    run(&mut st, [key('9'), code(KeyCode::Enter)]);
     let Modal::Prompt(p) = &st.modal else { panic!("the prompt should stay open") };
     assert_eq!(p.error.as_deref(), Some("ordinal 9 is not on the grid: expected 0 to 4"));
-    run(&mut st, [Msg::Key(KeyEvent::from(KeyCode::Backspace)), key('3')]);
-    run(&mut st, [Msg::Key(KeyEvent::from(KeyCode::Enter))]);
+    run(&mut st, [code(KeyCode::Backspace), key('3')]);
+    run(&mut st, [code(KeyCode::Enter)]);
     assert_eq!(st.modal, Modal::None);
     assert_eq!(st.selected_ordinal, 3);
 }

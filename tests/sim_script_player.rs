@@ -97,20 +97,21 @@ fn settle_polls_until_nothing_is_pending() {
 fn the_summary_counts_expectations_and_names_the_first_failure() {
     use ststui::sim::driver::Script;
     let text = "create web replicas=2\nsettle\nexpect web ready=2\nexpect web ready=3\n";
+    let summary = Script::summary(&play_to_end(text));
+    assert!(
+        summary.starts_with("script finished: 1 of 2 expectation(s) failed (first: line 4:"),
+        "{summary}"
+    );
+    let done = play_to_end("create web replicas=2\nsettle\nexpect web ready=2\n");
+    assert_eq!(Script::summary(&done), "script finished: 1 expectation(s) held");
+}
+
+/// Polls `text` on a fresh simulation until it has played every line (pass or fail).
+fn play_to_end(text: &str) -> Player {
     let mut sim = Sim::new(SimConfig::default());
     let mut p = player(text);
     while let Some(at) = p.poll(&mut sim) {
         sim.advance_to(at);
     }
-    let summary = Script::summary(&p);
-    assert!(
-        summary.starts_with("script finished: 1 of 2 expectation(s) failed (first: line 4:"),
-        "{summary}"
-    );
-    let mut sim = Sim::new(SimConfig::default());
-    let mut p = player("create web replicas=2\nsettle\nexpect web ready=2\n");
-    while let Some(at) = p.poll(&mut sim) {
-        sim.advance_to(at);
-    }
-    assert_eq!(Script::summary(&p), "script finished: 1 expectation(s) held");
+    p
 }
