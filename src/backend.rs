@@ -89,6 +89,10 @@ pub enum BackendEvent {
     Notice(String),
 }
 
+/// Slowest and fastest simulator speed (virtual seconds per wall second), everywhere a speed
+/// is accepted: `--speed`, the console's `<` / `>`, and the driver.
+pub const SPEED_RANGE: (f64, f64) = (0.01, 1000.0);
+
 /// What the console asks a backend to do. Set operations are patches of the StatefulSet spec,
 /// in both backends.
 #[derive(Debug, Clone, PartialEq)]

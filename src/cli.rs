@@ -101,7 +101,8 @@ pub enum Format {
 fn parse_speed(s: &str) -> Result<f64, String> {
     let v: f64 =
         s.parse().map_err(|_| format!("{s:?} is not a number; expected e.g. 0.5, 1, 10"))?;
-    if !(0.01..=1000.0).contains(&v) || !v.is_finite() {
+    let (lo, hi) = crate::backend::SPEED_RANGE;
+    if !(lo..=hi).contains(&v) || !v.is_finite() {
         return Err(format!("speed {v} is out of range; expected 0.01 to 1000"));
     }
     Ok(v)

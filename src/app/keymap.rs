@@ -85,12 +85,7 @@ impl Key {
     /// Whether a terminal key event is this key.
     pub fn matches(&self, ev: &KeyEvent) -> bool {
         let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT;
-        match (self.code, ev.code) {
-            (KeyCode::Char(a), KeyCode::Char(b)) => {
-                a == b && (ev.modifiers & relevant) == (self.mods & relevant)
-            }
-            (a, b) => a == b && (ev.modifiers & relevant) == (self.mods & relevant),
-        }
+        self.code == ev.code && (ev.modifiers & relevant) == (self.mods & relevant)
     }
 
     /// How the key is written in the help and the footer: `q`, `ctrl-d`, `space`, `←`, `PgUp`.

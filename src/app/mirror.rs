@@ -201,11 +201,6 @@ impl Mirror {
         out.sort_by(|a, b| a.revision.cmp(&b.revision).then(a.metadata.name.cmp(&b.metadata.name)));
         out
     }
-
-    /// Number of objects of each kind: (sets, pods, claims, revisions).
-    pub fn counts(&self) -> (usize, usize, usize, usize) {
-        (self.sets.len(), self.pods.len(), self.claims.len(), self.revisions.len())
-    }
 }
 
 fn put<T: Metadata<Ty = ObjectMeta> + PartialEq>(map: &mut BTreeMap<ObjRef, T>, obj: T) -> bool {

@@ -23,8 +23,7 @@ use crate::core::labels::pod_name;
 /// `Err` is a refusal: the text for the status line.
 pub type Outcome = Result<Vec<Command>, String>;
 
-/// Slowest and fastest simulator speed (`cli::SimArgs::speed` accepts the same range).
-pub const SPEED_RANGE: (f64, f64) = (0.01, 1000.0);
+use crate::backend::SPEED_RANGE;
 
 fn key(action: Action) -> String {
     key_for(Context::Normal, action).unwrap_or_else(|| "?".into())

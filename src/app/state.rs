@@ -129,16 +129,6 @@ impl AppState {
         self.mirror.ordinal_span(self.selected_set.as_ref()?)
     }
 
-    /// The selected pod's reference (`<set>-<ordinal>`), whether or not the pod exists.
-    pub fn selected_pod_ref(&self) -> Option<ObjRef> {
-        let set = self.selected_set.as_ref()?;
-        self.ordinal_span()?;
-        Some(ObjRef::new(
-            set.namespace.clone(),
-            crate::core::labels::pod_name(&set.name, self.selected_ordinal),
-        ))
-    }
-
     /// Whether the help overlay is open.
     pub fn help_open(&self) -> bool {
         matches!(self.modal, Modal::Help { .. })

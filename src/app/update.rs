@@ -89,12 +89,13 @@ fn set_status(state: &mut AppState, text: String, kind: StatusKind) {
 
 /// Adds an operator line to the timeline at the backend's current time.
 pub(super) fn log_operator(state: &mut AppState, text: String) {
+    push_now(state, EventKind::Command { line: 0, text }, Origin::Operator);
+}
+
+/// Adds a timeline entry at the backend's current time.
+fn push_now(state: &mut AppState, kind: EventKind, origin: Origin) {
     let t_ms = state.elapsed_ms();
-    state.timeline.push(TimelineEntry {
-        t_ms,
-        kind: EventKind::Command { line: 0, text },
-        origin: Origin::Operator,
-    });
+    state.timeline.push(TimelineEntry { t_ms, kind, origin });
     state.dirty = true;
 }
 
@@ -461,12 +462,7 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
         }
         BackendEvent::Error(message) => backend_error(state, message),
         BackendEvent::Notice(text) => {
-            let t_ms = state.elapsed_ms();
-            state.timeline.push(TimelineEntry {
-                t_ms,
-                kind: EventKind::Command { line: 0, text: text.clone() },
-                origin: Origin::Backend,
-            });
+            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Backend);
             info(state, text);
         }
     }
@@ -488,12 +484,8 @@ fn align_origin(state: &mut AppState) {
 }
 
 fn backend_error(state: &mut AppState, message: String) {
-    let t_ms = state.elapsed_ms();
-    state.timeline.push(TimelineEntry {
-        t_ms,
-        kind: EventKind::Error { line: None, message: message.clone() },
-        origin: Origin::Operator,
-    });
+    let kind = EventKind::Error { line: None, message: message.clone() };
+    push_now(state, kind, Origin::Operator);
     set_status(state, message, StatusKind::Error);
 }
 

@@ -230,7 +230,7 @@ impl<'a> HeaderView<'a> {
                         IntOrString::String(s) => s.clone(),
                         IntOrString::Int(n) => n.to_string(),
                     }),
-                    unset: strategy.is_some() && ru.is_none(),
+                    unset: crate::core::spec::strategy(set).rolling_block_unset(),
                 }
             }
         };
@@ -285,6 +285,14 @@ fn revision_rows<'a>(
     current: &str,
     update: &str,
 ) -> Vec<RevisionRow<'a>> {
+    // One pass over the grid: pods per revision name (a set has only a few revisions).
+    let mut per_revision: Vec<(&str, usize)> = Vec::new();
+    for rev in grid.cells.iter().filter(|c| c.pod.is_some()).filter_map(|c| c.revision) {
+        match per_revision.iter_mut().find(|(n, _)| *n == rev) {
+            Some(entry) => entry.1 += 1,
+            None => per_revision.push((rev, 1)),
+        }
+    }
     history
         .iter()
         .rev()
@@ -303,11 +311,7 @@ fn revision_rows<'a>(
                 image: revision_image(r),
                 current: name == current,
                 update: name == update,
-                pods: match grid::classify(Some(name), current, update) {
-                    RevClass::Update => grid.count(RevClass::Update),
-                    RevClass::Current => grid.count(RevClass::Current),
-                    _ => grid.cells.iter().filter(|c| c.revision == Some(name)).count(),
-                },
+                pods: per_revision.iter().find(|(n, _)| *n == name).map_or(0, |e| e.1),
             }
         })
         .collect()

@@ -34,21 +34,6 @@ pub enum ClaimedPod<'a> {
     Owned(Box<Pod>),
 }
 
-impl ClaimedPod<'_> {
-    /// True when the pod is the caller's object (not patched by this sync).
-    pub fn is_borrowed(&self) -> bool {
-        matches!(self, ClaimedPod::Borrowed(_))
-    }
-
-    /// The pod as an owned value.
-    pub fn into_owned(self) -> Pod {
-        match self {
-            ClaimedPod::Borrowed(p) => p.clone(),
-            ClaimedPod::Owned(p) => *p,
-        }
-    }
-}
-
 impl std::ops::Deref for ClaimedPod<'_> {
     type Target = Pod;
 

@@ -124,11 +124,6 @@ pub(crate) fn ready_long_enough(ready: &PodCondition, min_ready_seconds: i32, no
     })
 }
 
-/// When the Ready condition last changed, if recorded.
-pub fn ready_since(pod: &Pod) -> Option<Now> {
-    ready_condition(pod).and_then(|c| c.last_transition_time.as_ref()).map(|t| t.0)
-}
-
 /// The "unavailable" concept of 3.0 used for `firstUnavailablePod`, the legacy update wait and
 /// the maxUnavailable count. With #130909 (`availability_in_updates`): not runningAndAvailable
 /// or terminating; before it ("unhealthy"): not runningAndReady or terminating.
@@ -162,11 +157,6 @@ pub fn ordered_wait(pod: &Pod, min_ready_seconds: i32, now: Now) -> Option<PodWa
         return Some(PodWait::NotAvailable { min_ready_seconds });
     }
     None
-}
-
-/// The reason an (already judged) unavailable pod is unavailable, for blockers that name it.
-pub fn wait_of(pod: &Pod, min_ready_seconds: i32, now: Now) -> PodWait {
-    ordered_wait(pod, min_ready_seconds, now).unwrap_or(PodWait::NotReady)
 }
 
 #[cfg(test)]

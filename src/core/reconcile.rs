@@ -97,7 +97,8 @@ fn perform_update(
     plan.current_revision = current_name.into();
     plan.update_revision = update_name.into();
     // Revisions with the same data apply to the same set: decode it once.
-    let same = r.current.data == r.update.data;
+    let same = (!current_name.is_empty() && current_name == update_name)
+        || r.current.data == r.update.data;
     let views = history::apply_revision(set, &r.current).and_then(|c| {
         let u = if same { None } else { Some(history::apply_revision(set, &r.update)?) };
         Ok((c, u))

@@ -82,6 +82,15 @@ pub struct Strategy<'a> {
     pub max_unavailable: Option<&'a IntOrString>,
 }
 
+impl Strategy<'_> {
+    /// RollingUpdate with no `rollingUpdate` at all: what a type-only switch from OnDelete
+    /// leaves (the API defaults the block only when the type is empty too). Missing pods are
+    /// then created at the current revision below `status.currentReplicas` (3.5).
+    pub fn rolling_block_unset(&self) -> bool {
+        self.rolling && !self.has_rolling_block
+    }
+}
+
 /// Reads `spec.updateStrategy` as the API server would have defaulted it.
 pub fn strategy(set: &StatefulSet) -> Strategy<'_> {
     let us = set.spec.update_strategy.as_ref();

@@ -13,13 +13,10 @@
 //! collisionCount or conditions.
 
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
-use k8s_openapi::api::core::v1::Pod;
 
 use super::facts::Facts;
 use super::options::Semantics;
-use super::pod;
 use super::spec;
-use super::types::Now;
 
 /// The five counts of section 4.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -32,31 +29,8 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// Adds one pod (upstream `computeReplicaStatus` body).
+    /// Adds one pod from its precomputed facts (upstream `computeReplicaStatus` body).
     #[doc(alias = "computeReplicaStatus")]
-    pub fn add(&mut self, p: &Pod, min_ready_seconds: i32, now: Now, current: &str, update: &str) {
-        let created = pod::is_created(p);
-        if created {
-            self.replicas += 1;
-        }
-        if pod::is_running_and_ready(p) {
-            self.ready += 1;
-            if pod::is_running_and_available(p, min_ready_seconds, now) {
-                self.available += 1;
-            }
-        }
-        if created && !pod::is_terminating(p) {
-            let rev = pod::revision(p);
-            if rev == current {
-                self.current += 1;
-            }
-            if rev == update {
-                self.updated += 1;
-            }
-        }
-    }
-
-    /// Adds one pod from its precomputed facts (same rules as [`Counts::add`]).
     #[inline]
     pub fn add_facts(&mut self, f: &Facts) {
         let live = f.created && !f.terminating;
@@ -76,22 +50,6 @@ impl Counts {
             current: self.current - other.current,
             updated: self.updated - other.updated,
         }
-    }
-
-    /// Counts over any pods (upstream `updateStatus` over its lists).
-    #[doc(alias = "updateStatus")]
-    pub fn over<'p>(
-        pods: impl IntoIterator<Item = &'p Pod>,
-        min_ready_seconds: i32,
-        now: Now,
-        current: &str,
-        update: &str,
-    ) -> Counts {
-        let mut c = Counts::default();
-        for p in pods {
-            c.add(p, min_ready_seconds, now, current, update);
-        }
-        c
     }
 
     /// Writes the counts into a status.

@@ -216,7 +216,7 @@ impl Ctx<'_> {
             return Flow::exit(Blocker::Ordered { pod: name(), ordinal: ord, wait });
         }
         let update_set = self.inp.update_set;
-        let retention_match = spec::claim_templates(update_set).is_empty()
+        let retention_match = self.no_claim_templates
             || pvc::claims_match_retention_policy(update_set, p, self.inp.claims, &mut self.sink);
         if f.identity_and_storage && retention_match {
             return Flow::go_on();
@@ -387,7 +387,7 @@ fn count(a: &[Slot<'_>], b: &[Slot<'_>]) -> Counts {
 /// Spec 3.2 step 9: retention ownerRefs of condemned pods, before any of them is deleted.
 fn fix_condemned_claims(ctx: &mut Ctx<'_>, condemned: &[Slot<'_>]) {
     let (us, claims) = (ctx.inp.update_set, ctx.inp.claims);
-    if spec::claim_templates(us).is_empty() {
+    if ctx.no_claim_templates {
         return;
     }
     for p in condemned.iter().filter_map(|c| c.pod) {

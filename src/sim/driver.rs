@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::{Sim, SimEvent, ops};
-use crate::backend::{Backend, BackendEvent, Capabilities, Op};
+use crate::backend::{Backend, BackendEvent, Capabilities, Op, SPEED_RANGE};
 
 /// Where the driver sends events (the console's event loop).
 pub type Sink = Box<dyn Fn(BackendEvent) + Send>;
@@ -238,7 +238,7 @@ impl Runner {
         // Bring virtual time up to date so the op lands at the right instant.
         self.sim.advance_to(self.virtual_now());
         match op {
-            Op::SetSpeed { speed } if !(speed.is_finite() && (0.01..=1000.0).contains(&speed)) => {
+            Op::SetSpeed { speed } if !(speed.is_finite() && in_speed_range(speed)) => {
                 let message = format!("speed {speed} is out of range: expected 0.01 to 1000");
                 (self.sink)(BackendEvent::OpFailed { op: ops::describe(&op), message });
                 return;
@@ -263,5 +263,10 @@ impl Runner {
 
 /// Speeds outside 0.01–1000 (or not finite) are clamped into that range.
 fn sanitize(speed: f64) -> f64 {
-    if speed.is_finite() { speed.clamp(0.01, 1000.0) } else { 1.0 }
+    let (lo, hi) = SPEED_RANGE;
+    if speed.is_finite() { speed.clamp(lo, hi) } else { 1.0 }
+}
+
+fn in_speed_range(speed: f64) -> bool {
+    (SPEED_RANGE.0..=SPEED_RANGE.1).contains(&speed)
 }

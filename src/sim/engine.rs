@@ -108,11 +108,7 @@ fn livelock_hint(store: &Store) -> String {
     let nil_rolling: Vec<String> = store
         .sets()
         .iter()
-        .filter(|s| {
-            let u = s.spec.update_strategy.as_ref();
-            u.and_then(|u| u.type_.as_deref()).unwrap_or("RollingUpdate") == "RollingUpdate"
-                && u.is_some_and(|u| u.rolling_update.is_none())
-        })
+        .filter(|s| crate::core::spec::strategy(s).rolling_block_unset())
         .filter_map(|s| s.metadata.name.clone())
         .collect();
     if nil_rolling.is_empty() {

@@ -13,8 +13,7 @@
 //!
 //! Callers need no checks of their own for these fields: e.g. `scale web -1` through the API
 //! layer gets `spec.replicas: Invalid value: -1: must be greater than or equal to 0`, the message
-//! `kubectl scale` would show (note for `sim::ops`, which still pre-checks replicas, partition
-//! and maxUnavailable with its own wording).
+//! `kubectl scale` would show.
 //!
 //! Owns: the rules and messages. Must not touch: the store, defaulting, the controller.
 

@@ -109,7 +109,12 @@ pub fn explain(
         out.push(hint(s));
     }
     if let Some(hold) = &plan.held_by {
-        let step = core_explain::hold_step(observed, plan, hold);
+        // `next_actions` already worded the hold (it is the only source of Hold steps).
+        let step = steps
+            .iter()
+            .find(|s| s.kind == StepKind::Hold)
+            .cloned()
+            .unwrap_or_else(|| core_explain::hold_step(observed, plan, hold));
         let how = match hold {
             Hold::Partition { .. } => format!("press {} to lower it", key(Action::PartitionDown)),
             Hold::OnDelete { .. } => {
@@ -128,7 +133,7 @@ pub fn explain(
     if let Some(w) = raised_partition_warning(grid, current, update) {
         out.push(w);
     }
-    if current != update && unset_rolling_update(observed.set) {
+    if current != update && crate::core::spec::strategy(observed.set).rolling_block_unset() {
         out.push(ExplainLine::new(
             LineKind::Warning,
             format!(
@@ -148,15 +153,6 @@ pub fn explain(
         out.push(ExplainLine::new(LineKind::Done, text));
     }
     out
-}
-
-/// RollingUpdate with no `rollingUpdate` at all: what a type-only patch of an OnDelete set
-/// leaves (the API defaults it only when the type is empty too).
-fn unset_rolling_update(set: &k8s_openapi::api::apps::v1::StatefulSet) -> bool {
-    set.spec.update_strategy.as_ref().is_some_and(|u| {
-        u.type_.as_deref().unwrap_or("RollingUpdate") == "RollingUpdate"
-            && u.rolling_update.is_none()
-    })
 }
 
 fn key(action: Action) -> String {

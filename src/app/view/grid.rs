@@ -214,11 +214,6 @@ impl<'a> GridView<'a> {
         self.first.saturating_add(i32::try_from(self.cells.len()).unwrap_or(i32::MAX))
     }
 
-    /// How many ordinals have a pod of revision class `rev`.
-    pub fn count(&self, rev: RevClass) -> usize {
-        self.cells.iter().filter(|c| c.pod.is_some() && c.rev == rev).count()
-    }
-
     /// The selected cell, if the selection is on the grid.
     pub fn selected_cell(&self) -> Option<&OrdinalCell<'a>> {
         self.selected.and_then(|o| self.cell(o))
