@@ -124,8 +124,7 @@ impl<'a> Screen<'a> {
 fn rollout_role(set: &StatefulSet, cell: &OrdinalCell<'_>) -> String {
     use crate::core::spec;
     let st = spec::strategy(set);
-    let first_open = i64::from(spec::start_ordinal(set)) + i64::from(st.partition);
-    let held = !st.on_delete && st.has_rolling_block && i64::from(cell.ordinal) < first_open;
+    let held = st.holds(spec::start_ordinal(set), cell.ordinal);
     match (cell.pod.is_some(), cell.condemned) {
         (_, true) => "condemned: beyond the replicas, scale-down deletes it".into(),
         (false, _) if held => {

@@ -103,8 +103,7 @@ pub fn ordinal_roles(observed: &Observed<'_>, plan: &Plan, now: Now) -> Vec<Ordi
     let side = |o: i32| {
         if st.on_delete {
             PartitionSide::Manual
-        } else if st.has_rolling_block && i64::from(o) < i64::from(start) + i64::from(st.partition)
-        {
+        } else if st.holds(start, o) {
             PartitionSide::Held
         } else {
             PartitionSide::Open
@@ -443,9 +442,7 @@ pub fn forced_rollback(observed: &Observed<'_>, plan: &Plan, now: Now) -> Option
     let p = observed_pod(observed, name)?;
     let rev = pod::revision(p);
     let st = spec::strategy(observed.set);
-    let held = st.has_rolling_block
-        && i64::from(*ordinal)
-            < i64::from(spec::start_ordinal(observed.set)) + i64::from(st.partition);
+    let held = st.holds(spec::start_ordinal(observed.set), *ordinal);
     if held && rev == plan.current_revision {
         // Below the partition on the current revision: a delete would bring back the same
         // revision, so this is an ordinary unhealthy pod, not a stuck rollout.

@@ -64,7 +64,7 @@ pub fn gets_current_revision(current_set: &StatefulSet, ordinal: i32) -> bool {
     let current_replicas =
         current_set.status.as_ref().and_then(|s| s.current_replicas).map_or(0, i64::from);
     (st.rolling && !st.has_rolling_block && ord < start + current_replicas)
-        || (st.has_rolling_block && ord < start + i64::from(st.partition))
+        || st.holds(spec::start_ordinal(current_set), ordinal)
 }
 
 /// A pod from the set's template with its identity and storage (upstream `newStatefulSetPod`,

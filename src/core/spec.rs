@@ -89,6 +89,12 @@ impl Strategy<'_> {
     pub fn rolling_block_unset(&self) -> bool {
         self.rolling && !self.has_rolling_block
     }
+
+    /// Whether the partition holds `ordinal` (below `start + partition`, the partition being
+    /// an offset from `start`): the rolling update leaves it alone. Never under OnDelete.
+    pub fn holds(&self, start: i32, ordinal: i32) -> bool {
+        self.has_rolling_block && i64::from(ordinal) < i64::from(start) + i64::from(self.partition)
+    }
 }
 
 /// Reads `spec.updateStrategy` as the API server would have defaulted it.
