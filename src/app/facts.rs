@@ -85,15 +85,55 @@ pub fn revision_image(rev: &ControllerRevision) -> Option<String> {
     image.as_str().map(str::to_string)
 }
 
-/// The revision an ordinal is (re)created at: below `start + partition` on RollingUpdate it is
-/// the current revision, otherwise the update revision (upstream
-/// `newVersionedStatefulSetPod`).
+/// The revision an ordinal is (re)created at, by the core's rule (upstream
+/// `newVersionedStatefulSetPod`, including a RollingUpdate without `rollingUpdate`).
 pub fn revision_for_ordinal(set: &StatefulSet, ordinal: i32) -> Option<&str> {
-    let held = !on_delete(set) && ordinal < start_ordinal(set).saturating_add(partition(set));
-    if held { current_revision(set) } else { update_revision(set) }
+    if crate::core::newpod::gets_current_revision(set, ordinal) {
+        current_revision(set)
+    } else {
+        update_revision(set)
+    }
 }
 
 /// A short revision label: the hash suffix of `<set>-<hash>` (`web-7d9f5c` → `7d9f5c`).
 pub fn short_revision(name: &str) -> &str {
     name.rsplit_once('-').map_or(name, |(_, h)| h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::apps::v1::{
+        RollingUpdateStatefulSetStrategy, StatefulSetStatus, StatefulSetUpdateStrategy,
+    };
+
+    fn set(rolling: Option<RollingUpdateStatefulSetStrategy>) -> StatefulSet {
+        let mut s = StatefulSet::default();
+        s.spec.replicas = Some(3);
+        s.spec.update_strategy = Some(StatefulSetUpdateStrategy {
+            type_: Some("RollingUpdate".into()),
+            rolling_update: rolling,
+        });
+        s.status = Some(StatefulSetStatus {
+            current_revision: Some("web-a".into()),
+            update_revision: Some("web-b".into()),
+            current_replicas: Some(2),
+            ..Default::default()
+        });
+        s
+    }
+
+    #[test]
+    fn recreation_revision_follows_the_partition_or_the_current_count_when_unset() {
+        let partitioned = set(Some(RollingUpdateStatefulSetStrategy {
+            partition: Some(1),
+            ..Default::default()
+        }));
+        assert_eq!(revision_for_ordinal(&partitioned, 0), Some("web-a"));
+        assert_eq!(revision_for_ordinal(&partitioned, 1), Some("web-b"));
+        // No rollingUpdate: below status.currentReplicas (2) a pod comes back at the current one.
+        let unset = set(None);
+        assert_eq!(revision_for_ordinal(&unset, 1), Some("web-a"));
+        assert_eq!(revision_for_ordinal(&unset, 2), Some("web-b"));
+    }
 }

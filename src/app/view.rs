@@ -133,6 +133,9 @@ fn rollout_role(set: &StatefulSet, cell: &OrdinalCell<'_>) -> String {
                 st.partition
             )
         }
+        (false, _) if crate::core::newpod::gets_current_revision(set, cell.ordinal) => {
+            "not created; comes at the current revision (rollingUpdate unset)".into()
+        }
         (false, _) => "not created; comes at the update revision".into(),
         (true, _) if st.on_delete => "OnDelete: updated only when it is deleted".into(),
         (true, _) if held => {
