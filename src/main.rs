@@ -108,7 +108,6 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     let mut state = AppState::new(backend.capabilities(), options);
     state.speed = args.speed;
     let color = ColorMode::from_env();
-    state.no_color = color == ColorMode::Monochrome;
     let theme = Theme::new(color);
     match run_console(&mut state, Box::new(backend), &theme, tx, rx) {
         Ok(None) => ExitCode::SUCCESS,

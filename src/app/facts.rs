@@ -79,10 +79,8 @@ pub fn pod_word(pod: &Pod) -> &str {
 
 /// The first container's image recorded in a ControllerRevision (its `data` is the template
 /// patch `{"spec":{"template":{...}}}`), when it can be read.
-pub fn revision_image(rev: &ControllerRevision) -> Option<String> {
-    let v = &rev.data.0;
-    let image = v.pointer("/spec/template/spec/containers/0/image")?;
-    image.as_str().map(str::to_string)
+pub fn revision_image(rev: &ControllerRevision) -> Option<&str> {
+    rev.data.0.pointer("/spec/template/spec/containers/0/image")?.as_str()
 }
 
 /// The revision an ordinal is (re)created at, by the core's rule (upstream

@@ -318,7 +318,7 @@ pub fn open_picker(state: &mut AppState, revision: Option<i64>) -> Outcome {
     let (r, set) = selected(state)?;
     let current = f::current_revision(set).map(str::to_string);
     let update = f::update_revision(set).map(str::to_string);
-    let mut choices: Vec<RevisionChoice> = state
+    let choices: Vec<RevisionChoice> = state
         .mirror
         .revisions_of(&r)
         .into_iter()
@@ -327,14 +327,13 @@ pub fn open_picker(state: &mut AppState, revision: Option<i64>) -> Outcome {
             let name = rev.metadata.name.clone().unwrap_or_default();
             RevisionChoice {
                 revision: rev.revision.unwrap_or(0),
-                image: f::revision_image(rev),
+                image: f::revision_image(rev).map(str::to_string),
                 current: current.as_deref() == Some(name.as_str()),
                 update: update.as_deref() == Some(name.as_str()),
                 name,
             }
         })
         .collect();
-    choices.dedup_by_key(|c| c.name.clone());
     if choices.iter().filter(|c| !c.update).count() == 0 {
         return Err(format!("no earlier revision of {} to roll back to", r.name));
     }

@@ -76,8 +76,6 @@ pub struct AppState {
     pub hits: HitMap,
     /// The terminal's size, from the last resize (the help overlay's pages depend on it).
     pub screen: Rect,
-    /// `NO_COLOR` was set at startup (read once by main): the ui draws without colour.
-    pub no_color: bool,
     /// Something visible changed since the last draw.
     pub dirty: bool,
     /// The operator asked to quit.
@@ -113,7 +111,6 @@ impl AppState {
             advisor: None,
             hits: HitMap::default(),
             screen: Rect::default(),
-            no_color: false,
             dirty: true,
             quit: false,
         }

@@ -276,11 +276,6 @@ pub struct RevisionRow<'a> {
     pub pods: usize,
 }
 
-/// The first container's image stored in a revision's template patch.
-pub fn revision_image(rev: &ControllerRevision) -> Option<&str> {
-    rev.data.0.pointer("/spec/template/spec/containers/0/image")?.as_str()
-}
-
 fn revision_rows<'a>(
     history: &[&'a ControllerRevision],
     grid: &GridView<'_>,
@@ -310,7 +305,7 @@ fn revision_rows<'a>(
                 number: r.revision.unwrap_or(0),
                 name,
                 hash,
-                image: revision_image(r),
+                image: crate::app::facts::revision_image(r),
                 current: name == current,
                 update: name == update,
                 pods: per_revision.iter().find(|(n, _)| *n == name).map_or(0, |e| e.1),

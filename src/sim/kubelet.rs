@@ -76,14 +76,7 @@ pub struct Kubelet {
     pods: BTreeMap<ObjRef, Run>,
 }
 
-/// The `Ready` condition is True (upstream `podutil.IsPodReady`).
-pub fn is_ready(pod: &Pod) -> bool {
-    condition(pod, "Ready").is_some_and(|c| c.status == "True")
-}
-
-fn condition<'a>(pod: &'a Pod, type_: &str) -> Option<&'a PodCondition> {
-    pod.status.as_ref()?.conditions.as_ref()?.iter().find(|c| c.type_ == type_)
-}
+pub use crate::core::pod::is_ready;
 
 fn phase(pod: &Pod) -> &str {
     pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("")

@@ -77,19 +77,11 @@ impl PodState {
         let status = pod.status.as_ref();
         match status.and_then(|s| s.phase.as_deref()) {
             Some("Failed") | Some("Succeeded") => PodState::Failed,
-            Some("Running") if is_ready(pod) => PodState::Ready,
+            Some("Running") if crate::core::pod::is_ready(pod) => PodState::Ready,
             Some("Running") => PodState::Running,
             _ => PodState::Pending,
         }
     }
-}
-
-/// Whether the pod's Ready condition is True.
-pub fn is_ready(pod: &Pod) -> bool {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }
 
 /// The revision name a pod was built from (its `controller-revision-hash` label).
