@@ -280,7 +280,17 @@ pub fn check_claim_refs(set: &StatefulSet, plan: &Plan) -> Vec<Violation> {
     out
 }
 
-/// Between two observations under Retain/Retain, no claim of the set's templates may vanish.
+/// Whether the garbage collector may take `claim` whatever the set's policy is now: it still
+/// carries an ownerRef (written while the policy said Delete, or by someone else). Under
+/// Retain/Retain the controller drops its refs at its next sync ([`ViolationKind::ClaimRetention`]
+/// checks the refs after every sync); a pod deleted before that sync takes such a claim with
+/// it, in the simulator as on a cluster.
+pub fn collectable(claim: &PersistentVolumeClaim) -> bool {
+    claim.metadata.owner_references.as_ref().is_some_and(|r| !r.is_empty())
+}
+
+/// Between two observations under Retain/Retain, no claim of the set's templates may vanish
+/// unless it was [`collectable`].
 pub fn check_claims_kept(
     set: &StatefulSet,
     before: &[&PersistentVolumeClaim],
@@ -293,17 +303,13 @@ pub fn check_claims_kept(
         spec::claim_templates(set).iter().filter_map(|t| t.metadata.name.as_deref()).collect();
     let ours = |c: &PersistentVolumeClaim| {
         let name = c.metadata.name.as_deref().unwrap_or_default();
-        templates.iter().any(|t| {
-            name.strip_prefix(t)
-                .and_then(|r| r.strip_prefix('-'))
-                .is_some_and(|r| is_member_name(spec::name(set), r))
-        })
+        templates.iter().any(|t| crate::core::labels::claim_pod(name, t, spec::name(set)).is_some())
     };
     let after_names: HashSet<&str> =
         after.iter().filter_map(|c| c.metadata.name.as_deref()).collect();
     before
         .iter()
-        .filter(|c| ours(c))
+        .filter(|c| ours(c) && !collectable(c))
         .filter_map(|c| c.metadata.name.as_deref())
         .filter(|n| !after_names.contains(n))
         .map(|n| {

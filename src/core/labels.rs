@@ -36,6 +36,13 @@ pub fn is_member_name(set_name: &str, pod_name: &str) -> bool {
     parent_and_ordinal(pod_name).is_some_and(|(parent, _)| parent == set_name)
 }
 
+/// The pod part (`<set>-<ordinal>`) of claim `claim_name` when it is `<template>-<pod>` for a
+/// pod of set `set_name`: the inverse of [`claim_name`].
+pub fn claim_pod<'c>(claim_name: &'c str, template: &str, set_name: &str) -> Option<&'c str> {
+    let pod = claim_name.strip_prefix(template)?.strip_prefix('-')?;
+    is_member_name(set_name, pod).then_some(pod)
+}
+
 /// `<set>-<ordinal>` (upstream `getPodName`).
 #[doc(alias = "getPodName")]
 pub fn pod_name(set_name: &str, ordinal: i32) -> String {

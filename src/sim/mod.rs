@@ -292,10 +292,8 @@ impl Sim {
         for c in self.world.store.claims().in_namespace(&key.namespace) {
             let name = c.metadata.name.as_deref().unwrap_or_default();
             for (i, t) in templates.iter().enumerate() {
-                if let Some(rest) = name.strip_prefix(&format!("{t}-"))
-                    && labels::is_member_name(&key.name, rest)
-                {
-                    claims.push((i, labels::ordinal_of(rest), c));
+                if let Some(pod) = labels::claim_pod(name, t, &key.name) {
+                    claims.push((i, labels::ordinal_of(pod), c));
                 }
             }
         }

@@ -24,7 +24,7 @@ use super::scenario::{self, Player};
 use super::{ChangeKind, Reconciler, Sim, SimConfig, SimEvent};
 use crate::backend::{EventKind, Object};
 use crate::cli::SimArgs;
-use crate::core::{Now, Observed, Options, Plan, invariants};
+use crate::core::{Now, Observed, Options, Plan, invariants, labels, spec};
 
 mod generate;
 
@@ -97,8 +97,35 @@ fn checked_reconcile(observed: &Observed<'_>, options: &Options, now: Now) -> Pl
 /// seen, deleted ones included, since their claims must stay too) and the latest virtual time.
 #[derive(Default)]
 struct ClaimWatch {
-    sets: BTreeMap<(String, String), k8s_openapi::api::apps::v1::StatefulSet>,
+    sets: BTreeMap<(String, String), SetClaims>,
     t_ms: u64,
+}
+
+/// What the claim check needs of a set: its name, claim templates and whether its retention
+/// policy is Retain/Retain (kept instead of a copy of the whole set at every status write).
+struct SetClaims {
+    name: String,
+    templates: Vec<String>,
+    retain_retain: bool,
+}
+
+impl SetClaims {
+    fn of(set: &k8s_openapi::api::apps::v1::StatefulSet) -> SetClaims {
+        SetClaims {
+            name: spec::name(set).to_string(),
+            templates: spec::claim_templates(set)
+                .iter()
+                .filter_map(|t| t.metadata.name.clone())
+                .collect(),
+            retain_retain: spec::retention(set).is_retain_retain(),
+        }
+    }
+
+    /// Whether `claim` (in the set's namespace) is one of this set's per-ordinal claims.
+    fn owns(&self, claim: &PersistentVolumeClaim) -> bool {
+        let claim_name = claim.metadata.name.as_deref().unwrap_or_default();
+        self.templates.iter().any(|t| labels::claim_pod(claim_name, t, &self.name).is_some())
+    }
 }
 
 impl ClaimWatch {
@@ -121,11 +148,12 @@ impl ClaimWatch {
                     set.metadata.namespace.clone().unwrap_or_default(),
                     set.metadata.name.clone().unwrap_or_default(),
                 );
-                self.sets.insert(key, (**set).clone());
+                self.sets.insert(key, SetClaims::of(set));
             }
             SimEvent::Watch { kind: ChangeKind::Deleted, object: Object::Claim(claim) } => {
-                let set = self.sets.values().find(|s| owns_claim(s, claim))?;
-                if retain_retain(set) {
+                let ns = claim.metadata.namespace.as_deref().unwrap_or_default();
+                let set = self.sets.iter().find(|((n, _), s)| n == ns && s.owns(claim))?.1;
+                if set.retain_retain && !invariants::collectable(claim) {
                     let name = claim_key(claim).1;
                     return Some(Violation {
                         t_ms: self.t_ms,
@@ -144,28 +172,6 @@ impl ClaimWatch {
 
 fn claim_key(c: &PersistentVolumeClaim) -> (String, String) {
     (c.metadata.namespace.clone().unwrap_or_default(), c.metadata.name.clone().unwrap_or_default())
-}
-
-fn retain_retain(set: &k8s_openapi::api::apps::v1::StatefulSet) -> bool {
-    let p = set.spec.persistent_volume_claim_retention_policy.as_ref();
-    let w = |f: Option<&String>| f.is_none_or(|v| v == "Retain");
-    p.is_none_or(|p| w(p.when_deleted.as_ref()) && w(p.when_scaled.as_ref()))
-}
-
-fn owns_claim(
-    set: &k8s_openapi::api::apps::v1::StatefulSet,
-    claim: &PersistentVolumeClaim,
-) -> bool {
-    let name = set.metadata.name.as_deref().unwrap_or_default();
-    let claim_name = claim.metadata.name.as_deref().unwrap_or_default();
-    set.metadata.namespace == claim.metadata.namespace
-        && set.spec.volume_claim_templates.iter().flatten().any(|t| {
-            let t = t.metadata.name.as_deref().unwrap_or_default();
-            claim_name
-                .strip_prefix(t)
-                .and_then(|r| r.strip_prefix('-'))
-                .is_some_and(|r| crate::core::labels::is_member_name(name, r))
-        })
 }
 
 /// Plays one generated script with the checks on.
