@@ -12,7 +12,7 @@ use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use ststui::backend::{ObjRef, Op};
+use ststui::backend::{ClusterOp, ObjRef, Op};
 use ststui::sim::{KubeletConfig, Sim, SimConfig};
 
 const REPLICAS: i32 = 1000;
@@ -47,10 +47,10 @@ fn ready_world(max_unavailable: Option<&str>) -> Sim {
     let mut sim = Sim::new(config);
     assert!(sim.create_set(web()).is_ok() && sim.settle(60_000), "setup failed");
     if let Some(mu) = max_unavailable {
-        let op = Op::SetMaxUnavailable {
+        let op = Op::from(ClusterOp::SetMaxUnavailable {
             set: ObjRef::new("default", "web"),
             value: IntOrString::String(mu.into()),
-        };
+        });
         assert!(sim.apply_op(op).is_ok() && sim.settle(60_000), "setup failed");
     }
     sim.drain_events();
@@ -59,7 +59,7 @@ fn ready_world(max_unavailable: Option<&str>) -> Sim {
 
 fn roll(mut sim: Sim) -> Sim {
     let set = ObjRef::new("default", "web");
-    let image = Op::SetImage { set: set.clone(), image: "nginx:1.27".into() };
+    let image = Op::from(ClusterOp::SetImage { set: set.clone(), image: "nginx:1.27".into() });
     assert!(sim.apply_op(image).is_ok());
     let settled = sim.settle(3_600_000);
     let st = sim.set(&set).and_then(|s| s.status.clone()).unwrap_or_default();

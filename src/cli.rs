@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
-use crate::core::Version;
+use crate::core::{Options, Version};
+use crate::sim::headless::Headless;
+pub use crate::sim::timeline::Format;
 
 /// ststui: a terminal rollout console for Kubernetes StatefulSets.
 #[derive(Debug, Parser)]
@@ -73,8 +75,8 @@ pub struct SimArgs {
     #[arg(long, requires = "input")]
     pub headless: bool,
     /// Timeline format for --headless.
-    #[arg(long, value_enum, default_value_t = Format::Text, requires = "headless")]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Text, requires = "headless")]
+    pub format: FormatArg,
     /// Seed for all randomness (soak and faults). Same script and seed, same timeline.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -92,10 +94,33 @@ pub struct SimArgs {
     pub kube_version: Version,
 }
 
+/// `--format`: the timeline's form (`sim::timeline::Format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum FormatArg {
     Text,
     Jsonl,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Text => Format::Text,
+            FormatArg::Jsonl => Format::Jsonl,
+        }
+    }
+}
+
+impl SimArgs {
+    /// The headless runner's settings.
+    pub fn headless(&self) -> Headless {
+        Headless {
+            script: self.script.clone(),
+            manifests: self.manifests.clone(),
+            format: self.format.into(),
+            seed: self.seed,
+            options: Options::for_version(self.kube_version),
+        }
+    }
 }
 
 fn parse_speed(s: &str) -> Result<f64, String> {
@@ -131,7 +156,7 @@ mod tests {
             panic!("did not parse: {cli:?}");
         };
         assert!(args.headless);
-        assert_eq!(args.format, Format::Jsonl);
+        assert_eq!(args.format, FormatArg::Jsonl);
         assert_eq!(args.seed, 7);
         assert_eq!(args.manifests.len(), 2);
         assert_eq!(args.kube_version, Version::LATEST);

@@ -9,4 +9,5 @@ pub mod backend;
 pub mod cli;
 pub mod core;
 pub mod sim;
+pub mod steer;
 pub mod ui;

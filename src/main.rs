@@ -55,12 +55,16 @@ fn main() -> ExitCode {
 
 /// `ststui sim --headless`: the scenario runner (timeline on stdout, exit 0/1/2).
 fn headless(args: &SimArgs) -> ExitCode {
-    exit_code(ststui::sim::headless::run(args))
+    exit_code(ststui::sim::headless::run(&args.headless()))
 }
 
 /// `ststui sim --soak N`: randomized runs with invariant checks.
 fn soak(args: &SimArgs) -> ExitCode {
-    exit_code(ststui::sim::soak::run(args))
+    exit_code(ststui::sim::soak::run(
+        args.soak.unwrap_or(0),
+        args.seed,
+        Options::for_version(args.kube_version),
+    ))
 }
 
 fn exit_code(code: i32) -> ExitCode {

@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ststui::app::Action;
 use ststui::app::keymap::{self, BINDINGS, Context};
 use ststui::app::mirror::Mirror;
-use ststui::backend::{ObjRef, Object};
+use ststui::backend::{Capabilities, ObjRef, Object};
 
 fn web() -> ObjRef {
     ObjRef::new(NS, "web")
@@ -75,42 +75,85 @@ fn revisions_of_a_set_are_owned_and_sorted() {
 
 #[test]
 fn keymap_has_no_conflicting_keys_within_a_context() {
-    let mut seen = HashSet::new();
-    for b in BINDINGS {
-        for k in b.keys {
-            assert!(
-                seen.insert((b.context, k.code, k.mods)),
-                "{:?} is bound twice in {:?}",
-                k.label(),
-                b.context
-            );
+    // A key may mean different things on different backends, never two on one.
+    for caps in [Capabilities::simulator(), Capabilities::cluster()] {
+        let mut seen = HashSet::new();
+        for b in BINDINGS.iter().filter(|b| b.when.holds(&caps)) {
+            for k in b.keys {
+                assert!(
+                    seen.insert((b.context, k.code, k.mods)),
+                    "{:?} is bound twice in {:?} ({caps:?})",
+                    k.label(),
+                    b.context
+                );
+            }
         }
     }
 }
 
 #[test]
 fn every_normal_binding_has_help_and_the_footer_is_derived() {
-    let sections = keymap::help_sections();
+    let sections = keymap::help_sections(None);
     let lines: usize = sections.iter().map(|(_, l)| l.len()).sum();
     let normal = BINDINGS.iter().filter(|b| b.context == Context::Normal).count();
     assert_eq!(lines, normal);
     assert!(sections.iter().flat_map(|(_, l)| l).all(|l| !l.help.is_empty()));
-    let footer = keymap::footer(Context::Normal);
+    let (sim, cluster) = (Capabilities::simulator(), Capabilities::cluster());
+    let footer = keymap::footer(Context::Normal, &sim);
     assert!(footer.contains(&("[".to_string(), "partition−")));
     assert!(footer.contains(&("?".to_string(), "help")));
-    assert_eq!(keymap::key_for(Context::Normal, Action::TogglePause).as_deref(), Some("space"));
+    assert!(footer.contains(&("space".to_string(), "pause")));
+    let footer = keymap::footer(Context::Normal, &cluster);
+    assert!(footer.contains(&("space".to_string(), "freeze")), "{footer:?}");
+    assert!(!footer.iter().any(|(_, l)| *l == "pause"), "{footer:?}");
+    // The console's footer leaves out what the backend never offers.
+    let st = ststui::app::AppState::new(cluster.clone(), Default::default());
+    let hints = ststui::app::view::footer::hints(&st);
+    assert!(hints.iter().any(|h| h.label == "freeze"), "{hints:?}");
+    assert!(!hints.iter().any(|h| h.label == "step" || h.label == "pause"), "{hints:?}");
+    assert_eq!(
+        keymap::key_on(Context::Normal, &sim, Action::TogglePause).as_deref(),
+        Some("space")
+    );
+    assert_eq!(
+        keymap::key_on(Context::Normal, &cluster, Action::ToggleFreeze).as_deref(),
+        Some("space")
+    );
+    assert_eq!(keymap::key_on(Context::Normal, &sim, Action::ToggleFreeze).as_deref(), Some("F"));
     assert_eq!(keymap::key_for(Context::Normal, Action::DeletePod).as_deref(), Some("ctrl-d"));
+    // The help overlay lists what applies on this backend only.
+    let on_cluster: usize =
+        keymap::help_sections(Some(&cluster)).iter().map(|(_, l)| l.len()).sum();
+    let on_sim: usize = keymap::help_sections(Some(&sim)).iter().map(|(_, l)| l.len()).sum();
+    assert_eq!(
+        on_cluster + on_sim,
+        lines
+            + BINDINGS
+                .iter()
+                .filter(|b| b.context == Context::Normal && b.when == keymap::When::Always)
+                .count()
+    );
+}
+
+#[test]
+fn space_pauses_in_the_simulator_and_freezes_on_a_cluster() {
+    let space = KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE);
+    let sim = Capabilities::simulator();
+    let cluster = Capabilities::cluster();
+    assert_eq!(keymap::lookup(Context::Normal, &sim, &space), Some(Action::TogglePause));
+    assert_eq!(keymap::lookup(Context::Normal, &cluster, &space), Some(Action::ToggleFreeze));
 }
 
 #[test]
 fn lookup_ignores_shift_on_characters_but_not_control() {
+    let caps = Capabilities::simulator();
     let shifted = KeyEvent::new(KeyCode::Char('?'), KeyModifiers::SHIFT);
-    assert_eq!(keymap::lookup(Context::Normal, &shifted), Some(Action::Help));
+    assert_eq!(keymap::lookup(Context::Normal, &caps, &shifted), Some(Action::Help));
     let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
-    assert_eq!(keymap::lookup(Context::Normal, &ctrl_d), Some(Action::DeletePod));
+    assert_eq!(keymap::lookup(Context::Normal, &caps, &ctrl_d), Some(Action::DeletePod));
     let plain_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::NONE);
-    assert_eq!(keymap::lookup(Context::Normal, &plain_d), None);
+    assert_eq!(keymap::lookup(Context::Normal, &caps, &plain_d), None);
     let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
-    assert_eq!(keymap::lookup(Context::Help, &q), Some(Action::Cancel));
-    assert_eq!(keymap::lookup(Context::Prompt, &q), None, "q is text in a prompt");
+    assert_eq!(keymap::lookup(Context::Help, &caps, &q), Some(Action::Cancel));
+    assert_eq!(keymap::lookup(Context::Prompt, &caps, &q), None, "q is text in a prompt");
 }

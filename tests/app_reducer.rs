@@ -9,7 +9,10 @@ use k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy;
 use ratatui::layout::Rect;
 use ststui::app::state::{HitMap, HitRegion, Modal, Origin, StatusKind, TIMELINE_CAPACITY};
 use ststui::app::{Command, Msg};
-use ststui::backend::{BackendEvent, Capabilities, Event, EventKind, Mode, ObjRef, Object, Op};
+use ststui::backend::{
+    BackendEvent, Capabilities, ClusterOp, Event, EventKind, Failure, FailureKind, Fault, Mode,
+    ObjRef, Object, Op, SimOp, Write,
+};
 
 fn web() -> ObjRef {
     ObjRef::new(NS, "web")
@@ -36,7 +39,12 @@ fn grid_3_columns() -> HitMap {
 fn partition_down_sends_one_op_and_logs_it() {
     let mut st = demo(sim_caps());
     let cmds = run(&mut st, [key('[')]);
-    assert_eq!(cmds, vec![Command::Backend(Op::SetPartition { set: web(), partition: 4 })]);
+    assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::SetPartition { set: web(), partition: 4 })]);
+    // The write carries the set it was decided on.
+    let Some(Op::Cluster(Write { basis: Some(basis), .. })) = decided_ops(&cmds).pop() else {
+        panic!("no basis: {cmds:?}")
+    };
+    assert_eq!(Some(&*basis), st.mirror.set(&web()));
     assert_eq!(st.modal, Modal::None);
     assert!(status_text(&st).contains("5 → 4"), "{}", status_text(&st));
     let last = st.timeline.iter().last().cloned();
@@ -67,7 +75,7 @@ fn partition_above_replicas_steps_down_to_replicas_minus_one() {
         [applied(Object::Set(Box::new(set("web", 5, 9, "nginx:1.26", "web-a", "web-b"))))],
     );
     let cmds = run(&mut st, [key('[')]);
-    assert_eq!(ops(&cmds), vec![Op::SetPartition { set: web(), partition: 4 }]);
+    assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::SetPartition { set: web(), partition: 4 })]);
 }
 
 #[test]
@@ -90,7 +98,7 @@ fn raising_the_partition_over_updated_pods_asks_and_warns() {
     // Ask again, "y" sends it.
     run(&mut st, [key(']')]);
     let cmds = run(&mut st, [key('y')]);
-    assert_eq!(ops(&cmds), vec![Op::SetPartition { set: web(), partition: 4 }]);
+    assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::SetPartition { set: web(), partition: 4 })]);
     assert_eq!(st.modal, Modal::None);
 }
 
@@ -120,7 +128,7 @@ fn raising_the_partition_over_outdated_pods_needs_no_confirmation() {
         [applied(Object::Set(Box::new(set("web", 5, 3, "nginx:1.26", "web-a", "web-b"))))],
     );
     let cmds = run(&mut st, [key(']')]);
-    assert_eq!(ops(&cmds), vec![Op::SetPartition { set: web(), partition: 4 }]);
+    assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::SetPartition { set: web(), partition: 4 })]);
     // At replicas, raising further is refused.
     run(
         &mut st,
@@ -146,7 +154,7 @@ fn partition_prompt_validates_and_confirms_a_jump() {
     let Modal::Confirm(c) = &st.modal else { panic!("no confirmation: {:?}", st.modal) };
     assert_eq!((c.old.as_str(), c.new.as_str()), ("partition 5", "partition 2"));
     let cmds = run(&mut st, [code(KeyCode::Enter)]);
-    assert_eq!(ops(&cmds), vec![Op::SetPartition { set: web(), partition: 2 }]);
+    assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::SetPartition { set: web(), partition: 2 })]);
     // Esc cancels a prompt.
     run(&mut st, [key('p'), key('4'), code(KeyCode::Esc)]);
     assert_eq!(st.modal, Modal::None);
@@ -175,7 +183,10 @@ fn strategy_toggle_round_trip_restores_the_partition() {
     let before = rolling_of(st.set().unwrap());
     assert_eq!(before.partition, Some(5));
     let cmds = run(&mut st, [key('o')]);
-    assert_eq!(ops(&cmds), vec![Op::SetOnDelete { set: web(), on_delete: true, rolling: None }]);
+    assert_eq!(
+        ops(&cmds),
+        vec![Op::from(ClusterOp::SetStrategy { set: web(), on_delete: true, rolling: None })]
+    );
     let s = on_delete(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"));
     run(&mut st, [applied(Object::Set(Box::new(s)))]);
     // Back: partition 5 holds every pod, so nothing is replaced and nothing is asked.
@@ -183,7 +194,11 @@ fn strategy_toggle_round_trip_restores_the_partition() {
     assert_eq!(st.modal, Modal::None);
     assert_eq!(
         ops(&cmds),
-        vec![Op::SetOnDelete { set: web(), on_delete: false, rolling: Some(before) }]
+        vec![Op::from(ClusterOp::SetStrategy {
+            set: web(),
+            on_delete: false,
+            rolling: Some(before)
+        })]
     );
     assert!(status_text(&st).contains("partition=5"), "{}", status_text(&st));
 }
@@ -196,7 +211,13 @@ fn a_set_born_on_delete_switches_to_rolling_update_holding_every_ordinal() {
     let cmds = run(&mut st, [key('o')]);
     assert_eq!(st.modal, Modal::None, "nothing is replaced: no confirmation");
     let sent = ops(&cmds);
-    let [Op::SetOnDelete { on_delete: false, rolling: Some(r), .. }] = sent.as_slice() else {
+    let [
+        Op::Cluster(Write {
+            op: ClusterOp::SetStrategy { on_delete: false, rolling: Some(r), .. },
+            ..
+        }),
+    ] = sent.as_slice()
+    else {
         panic!("{cmds:?}")
     };
     assert_eq!(r.partition, Some(5));
@@ -222,7 +243,11 @@ fn back_to_rolling_update_asks_when_outdated_pods_would_be_replaced() {
     let cmds = run(&mut st, [key('y')]);
     assert_eq!(
         ops(&cmds),
-        vec![Op::SetOnDelete { set: web(), on_delete: false, rolling: Some(rolling_of(&s)) }]
+        vec![Op::from(ClusterOp::SetStrategy {
+            set: web(),
+            on_delete: false,
+            rolling: Some(rolling_of(&s))
+        })]
     );
 }
 
@@ -232,26 +257,25 @@ fn step_while_live_says_to_pause_first_then_steps_once_paused() {
     assert!(run(&mut st, [key('n')]).is_empty());
     assert!(status_text(&st).contains("press space to pause first"), "{}", status_text(&st));
     let cmds = run(&mut st, [key(' ')]);
-    assert_eq!(ops(&cmds), vec![Op::Pause]);
+    assert_eq!(ops(&cmds), vec![Op::Sim(SimOp::Pause)]);
     // The mode changes when the backend says so.
     assert_eq!(st.mode, Mode::Live);
     run(&mut st, [Msg::Backend(BackendEvent::Mode(Mode::Paused))]);
     assert_eq!(st.mode, Mode::Paused);
-    assert_eq!(ops(&run(&mut st, [key('n')])), vec![Op::Step { n: 1 }]);
-    assert_eq!(ops(&run(&mut st, [key('.')])), vec![Op::Step { n: 1 }]);
-    assert_eq!(ops(&run(&mut st, [key(' ')])), vec![Op::Resume]);
+    assert_eq!(ops(&run(&mut st, [key('n')])), vec![Op::Sim(SimOp::Step { n: 1 })]);
+    assert_eq!(ops(&run(&mut st, [key('.')])), vec![Op::Sim(SimOp::Step { n: 1 })]);
+    assert_eq!(ops(&run(&mut st, [key(' ')])), vec![Op::Sim(SimOp::Resume)]);
 }
 
 #[test]
 fn cluster_backends_refuse_pause_step_faults_and_speed() {
     let mut st = demo(Capabilities::default());
     for (k, why) in [
-        (' ', "needs the simulator"),
-        ('n', "needs the simulator"),
-        ('f', "fault injection needs the simulator"),
+        ('n', "exists in the simulator only"),
+        ('f', "fault injection exists in the simulator only"),
         ('t', "fault injection"),
         ('b', "fault injection"),
-        ('>', "simulator's virtual clock"),
+        ('>', "speed exists in the simulator only"),
     ] {
         assert!(run(&mut st, [key(k)]).is_empty(), "{k}");
         let s = st.status.clone().unwrap_or_else(|| panic!("{k}: no status"));
@@ -263,13 +287,22 @@ fn cluster_backends_refuse_pause_step_faults_and_speed() {
 #[test]
 fn scale_up_is_direct_and_scale_to_zero_asks() {
     let mut st = demo(sim_caps());
-    assert_eq!(ops(&run(&mut st, [key('+')])), vec![Op::Scale { set: web(), replicas: 6 }]);
-    assert_eq!(ops(&run(&mut st, [key('-')])), vec![Op::Scale { set: web(), replicas: 4 }]);
+    assert_eq!(
+        ops(&run(&mut st, [key('+')])),
+        vec![Op::from(ClusterOp::Scale { set: web(), replicas: 6 })]
+    );
+    assert_eq!(
+        ops(&run(&mut st, [key('-')])),
+        vec![Op::from(ClusterOp::Scale { set: web(), replicas: 4 })]
+    );
     let cmds = run(&mut st, [key('s'), key('0'), code(KeyCode::Enter)]);
     assert!(cmds.is_empty());
     let Modal::Confirm(c) = &st.modal else { panic!("no confirmation") };
     assert_eq!((c.old.as_str(), c.new.as_str()), ("5 replicas", "0 replicas"));
-    assert_eq!(ops(&run(&mut st, [key('y')])), vec![Op::Scale { set: web(), replicas: 0 }]);
+    assert_eq!(
+        ops(&run(&mut st, [key('y')])),
+        vec![Op::from(ClusterOp::Scale { set: web(), replicas: 0 })]
+    );
     // Already at 0: scale down is refused.
     run(
         &mut st,
@@ -292,7 +325,7 @@ fn delete_pod_confirms_old_and_new_and_refuses_placeholders() {
     assert!(c.new.contains("revision a"), "{}", c.new);
     let cmds = run(&mut st, [key('y')]);
     let pod = ObjRef::new(NS, "web-2");
-    assert_eq!(ops(&cmds), vec![Op::DeletePod { pod, force: false }]);
+    assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::DeletePod { pod, force: false, uid: None })]);
     // A placeholder (the pod is gone) is refused.
     run(&mut st, [Msg::Backend(BackendEvent::Deleted(Object::Pod(Box::new(pod_at(2)))))]);
     assert!(run(&mut st, [ctrl('d')]).is_empty());
@@ -308,12 +341,12 @@ fn faults_on_the_selected_pod() {
     let mut st = demo(sim_caps());
     run(&mut st, [key('l')]);
     let p = ObjRef::new(NS, "web-1");
-    assert_eq!(ops(&run(&mut st, [key('f')])), vec![Op::FailPod { pod: p.clone() }]);
+    assert_eq!(ops(&run(&mut st, [key('f')])), vec![Op::from(Fault::FailPod { pod: p.clone() })]);
     assert_eq!(
         ops(&run(&mut st, [key('t')])),
-        vec![Op::SetPodReady { pod: p.clone(), ready: false }]
+        vec![Op::from(Fault::SetPodReady { pod: p.clone(), ready: false })]
     );
-    assert_eq!(ops(&run(&mut st, [key('b')])), vec![Op::BreakPod { pod: p }]);
+    assert_eq!(ops(&run(&mut st, [key('b')])), vec![Op::from(Fault::BreakPod { pod: p })]);
 }
 
 #[test]
@@ -377,10 +410,11 @@ fn op_failures_show_in_the_status_line_and_the_timeline() {
     let before = st.timeline.len();
     run(
         &mut st,
-        [Msg::Backend(BackendEvent::OpFailed {
-            op: "partition web -1".into(),
-            message: "partition must be >= 0".into(),
-        })],
+        [Msg::Backend(BackendEvent::OpFailed(Failure::new(
+            "partition web -1".into(),
+            FailureKind::Invalid,
+            "partition must be >= 0",
+        )))],
     );
     let s = st.status.clone().unwrap_or_else(|| panic!("no status"));
     assert_eq!(s.kind, StatusKind::Error);
@@ -407,7 +441,7 @@ fn undo_picks_a_revision_and_confirms() {
     assert!(c.old.contains("revision 2") && c.new.contains("revision 1"), "{c:?}");
     assert!(c.new.contains("nginx:1.25"));
     let cmds = run(&mut st, [key('y')]);
-    assert_eq!(ops(&cmds), vec![Op::Undo { set: web(), revision: Some(1) }]);
+    assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::Undo { set: web(), revision: Some(1) })]);
 }
 
 #[test]
@@ -427,7 +461,10 @@ fn new_image_prompt_is_prefilled_with_a_bump() {
     let Modal::Prompt(p) = &st.modal else { panic!("no prompt") };
     assert_eq!(p.input, "nginx:1.27");
     let cmds = run(&mut st, [code(KeyCode::Enter)]);
-    assert_eq!(ops(&cmds), vec![Op::SetImage { set: web(), image: "nginx:1.27".into() }]);
+    assert_eq!(
+        ops(&cmds),
+        vec![Op::from(ClusterOp::SetImage { set: web(), image: "nginx:1.27".into() })]
+    );
     // Unchanged image is refused.
     run(&mut st, [key('i'), ctrl('u')]);
     for c in "nginx:1.26".chars() {
@@ -440,8 +477,12 @@ fn new_image_prompt_is_prefilled_with_a_bump() {
 #[test]
 fn restart_and_speed() {
     let mut st = demo(sim_caps());
-    assert_eq!(ops(&run(&mut st, [key('r')])), vec![Op::Restart { set: web() }]);
-    assert_eq!(ops(&run(&mut st, [key('>')])), vec![Op::SetSpeed { speed: 2.0 }]);
+    // Restart asks first (k9s does): every pod is replaced.
+    assert!(run(&mut st, [key('r')]).is_empty());
+    let Modal::Confirm(c) = &st.modal else { panic!("restart did not ask") };
+    assert!(c.warning.as_deref().unwrap_or_default().contains("every pod is replaced"));
+    assert_eq!(ops(&run(&mut st, [key('y')])), vec![Op::from(ClusterOp::Restart { set: web() })]);
+    assert_eq!(ops(&run(&mut st, [key('>')])), vec![Op::Sim(SimOp::SetSpeed { speed: 2.0 })]);
     assert_eq!(st.speed, 2.0);
     assert_eq!(ops(&run(&mut st, [key('<'), key('<')])).len(), 2);
     assert_eq!(st.speed, 0.5);
@@ -475,7 +516,7 @@ fn help_opens_and_closes_and_unbound_keys_say_so() {
 fn help_turns_pages_as_far_as_the_terminal_needs() {
     let mut st = demo(sim_caps());
     run(&mut st, [Msg::Resize(80, 24), key('?')]);
-    let pages = ststui::app::view::help::layout(st.screen).pages.len();
+    let pages = ststui::app::view::help::layout(st.screen, &st.caps).pages.len();
     assert!(pages >= 2);
     let down = || code(KeyCode::PageDown);
     let up = || code(KeyCode::PageUp);

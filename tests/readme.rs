@@ -14,7 +14,7 @@ fn root() -> PathBuf {
 /// The markdown keys table, one row per binding of the console, grouped as in the help overlay.
 fn keys_table() -> String {
     let mut out = String::from("| keys | what they do |\n| --- | --- |\n");
-    for (group, lines) in help_sections() {
+    for (group, lines) in help_sections(None) {
         out.push_str(&format!("| **{}** | |\n", group.title()));
         for line in lines {
             let keys: Vec<String> =

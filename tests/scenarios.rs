@@ -23,7 +23,7 @@ use clap::Parser;
 fn run(extra: &[&str]) -> (i32, String, String) {
     let args = sim_args(extra);
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = headless::run_with(&args, &mut out, &mut err);
+    let code = headless::run_with(&args.headless(), &mut out, &mut err);
     (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
 }
 

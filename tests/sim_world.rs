@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use sim_world_common::*;
-use ststui::backend::{EventKind, Mode, Op};
+use ststui::backend::{ClusterOp, EventKind, Fault, Mode, Op, SimOp};
 use ststui::core::{Effect, Observed, Options, Plan};
 use ststui::sim::{Cascade, ChangeKind, KubeletConfig, OpError, SimEvent};
 
@@ -36,7 +36,7 @@ fn generation_follows_spec_changes_not_status_writes() {
     assert_eq!(s.metadata.generation, Some(1), "status writes must not bump generation");
     assert_eq!(s.status.as_ref().map(|s| s.ready_replicas), Some(Some(2)));
     let rv_before: u64 = s.metadata.resource_version.clone().unwrap().parse().unwrap();
-    sim.apply_op(Op::Scale { set: key("web"), replicas: 3 }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 3 })).unwrap();
     let s = sim.set(&key("web")).unwrap();
     assert_eq!(s.metadata.generation, Some(2));
     let rv_after: u64 = s.metadata.resource_version.clone().unwrap().parse().unwrap();
@@ -65,7 +65,8 @@ fn kubelet_moves_pods_through_their_phases_on_time() {
     assert!(ready(sim.pod(&pod).unwrap()));
     assert_eq!(ready_transition_ms(sim.pod(&pod).unwrap()), Some(5000));
     // Graceful deletion: terminating for the stop delay, then gone (and recreated).
-    sim.apply_op(Op::DeletePod { pod: pod.clone(), force: false }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::DeletePod { pod: pod.clone(), force: false, uid: None }))
+        .unwrap();
     assert!(sim.pod(&pod).unwrap().metadata.deletion_timestamp.is_some());
     sim.advance(3999);
     assert!(sim.pod(&pod).unwrap().metadata.deletion_timestamp.is_some());
@@ -83,8 +84,9 @@ fn broken_images_run_but_never_become_ready() {
     sim.create_set(set("web", 1)).unwrap();
     sim.settle(10_000);
     assert!(ready(sim.pod(&key("web-0")).unwrap()));
-    sim.apply_op(Op::SetImage { set: key("web"), image: "bad:1".into() }).unwrap();
-    sim.apply_op(Op::DeletePod { pod: key("web-0"), force: true }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetImage { set: key("web"), image: "bad:1".into() })).unwrap();
+    sim.apply_op(Op::from(ClusterOp::DeletePod { pod: key("web-0"), force: true, uid: None }))
+        .unwrap();
     assert!(sim.settle(60_000), "a broken pod is not pending work");
     let p = sim.pod(&key("web-0")).unwrap();
     assert_eq!(phase(Some(p)), "Running");
@@ -105,25 +107,26 @@ fn faults_flip_readiness_fail_and_break_pods() {
     let p0 = key("web-0");
     sim.drain_events();
     sim.advance(500);
-    sim.apply_op(Op::SetPodReady { pod: p0.clone(), ready: false }).unwrap();
+    sim.apply_op(Op::from(Fault::SetPodReady { pod: p0.clone(), ready: false })).unwrap();
     let p = sim.pod(&p0).unwrap();
     assert!(!ready(p));
     let t_unready = ready_transition_ms(p).unwrap();
     assert_eq!(t_unready as u64, sim.now_ms());
-    let err = sim.apply_op(Op::SetPodReady { pod: p0.clone(), ready: false }).unwrap_err();
+    let err =
+        sim.apply_op(Op::from(Fault::SetPodReady { pod: p0.clone(), ready: false })).unwrap_err();
     assert!(err.to_string().contains("already unready"), "{err}");
     sim.advance(10_000);
     assert!(!ready(sim.pod(&p0).unwrap()), "unready stays until `ready`");
-    sim.apply_op(Op::SetPodReady { pod: p0.clone(), ready: true }).unwrap();
+    sim.apply_op(Op::from(Fault::SetPodReady { pod: p0.clone(), ready: true })).unwrap();
     assert!(ready_transition_ms(sim.pod(&p0).unwrap()).unwrap() > t_unready);
     // Break: unready now and never Ready again, even across time.
-    sim.apply_op(Op::BreakPod { pod: p0.clone() }).unwrap();
+    sim.apply_op(Op::from(Fault::BreakPod { pod: p0.clone() })).unwrap();
     sim.advance(60_000);
     assert!(!ready(sim.pod(&p0).unwrap()));
     // Fail: phase Failed; the stand-in deletes failed pods; a Failed pod goes at once
     // (upstream CheckGracefulDelete: zero grace for terminated pods) and is recreated.
     sim.drain_events();
-    sim.apply_op(Op::FailPod { pod: key("web-1") }).unwrap();
+    sim.apply_op(Op::from(Fault::FailPod { pod: key("web-1") })).unwrap();
     sim.advance(0);
     let l = lines(&sim.drain_events());
     let pos = |s: &str| l.iter().position(|l| l.ends_with(s));
@@ -135,9 +138,10 @@ fn faults_flip_readiness_fail_and_break_pods() {
     );
     assert!(f < d && d < g && g < c && f.is_some(), "{l:#?}");
     // Faults on pods that do not exist, or are not running, say so.
-    let err = sim.apply_op(Op::FailPod { pod: key("nope-0") }).unwrap_err();
+    let err = sim.apply_op(Op::from(Fault::FailPod { pod: key("nope-0") })).unwrap_err();
     assert!(err.to_string().contains("nope-0 not found"), "{err}");
-    let err = sim.apply_op(Op::SetPodReady { pod: key("web-1"), ready: true }).unwrap_err();
+    let err =
+        sim.apply_op(Op::from(Fault::SetPodReady { pod: key("web-1"), ready: true })).unwrap_err();
     assert!(err.to_string().contains("needs a Running pod"), "{err}");
 }
 
@@ -149,7 +153,7 @@ fn kubelet_config_applies_to_pods_created_afterwards() {
     sim.set_kubelet(kubelet(10_000, 10_000, 10_000));
     sim.advance(2000);
     assert!(ready(sim.pod(&key("web-0")).unwrap()), "web-0 keeps the timing it was created with");
-    sim.apply_op(Op::Scale { set: key("web"), replicas: 2 }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 2 })).unwrap();
     sim.advance(5000);
     assert_eq!(phase(sim.pod(&key("web-1"))), "Pending");
     sim.advance(5000);
@@ -193,7 +197,7 @@ fn scale_down_with_when_scaled_delete_collects_the_pod_owned_claim_after_the_pod
     sim.create_set(with_claims(set("web", 2), "Retain", "Delete")).unwrap();
     assert!(sim.settle(60_000));
     sim.drain_events();
-    sim.apply_op(Op::Scale { set: key("web"), replicas: 1 }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 1 })).unwrap();
     assert!(sim.settle(60_000));
     let l = lines(&sim.drain_events());
     let gone = l.iter().position(|l| l.ends_with("kubelet web-1 gone"));
@@ -284,7 +288,7 @@ fn paused_controller_queues_events_and_steps_one_sync_at_a_time() {
     assert!(sim.settle(60_000));
     assert!(sim.pods_of(&key("web")).iter().all(|p| ready(p)));
     assert_eq!(sim.step(1), Err(OpError::NotPaused));
-    let err = sim.apply_op(Op::Step { n: 1 }).unwrap_err().to_string();
+    let err = sim.apply_op(Op::Sim(SimOp::Step { n: 1 })).unwrap_err().to_string();
     assert_eq!(err, "step needs the controller paused (press space to pause first)");
     let modes: Vec<_> =
         sim.drain_events().into_iter().filter(|e| matches!(e, SimEvent::Mode(_))).collect();
@@ -415,10 +419,11 @@ fn run_script() -> Vec<String> {
     sim.create_set(with_claims(set("web", 3), "Delete", "Delete")).unwrap();
     sim.create_set(set("db", 2)).unwrap();
     sim.settle(60_000);
-    sim.apply_op(Op::FailPod { pod: key("web-1") }).unwrap();
+    sim.apply_op(Op::from(Fault::FailPod { pod: key("web-1") })).unwrap();
     sim.advance(300);
-    sim.apply_op(Op::Scale { set: key("web"), replicas: 1 }).unwrap();
-    sim.apply_op(Op::DeletePod { pod: key("db-0"), force: false }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 1 })).unwrap();
+    sim.apply_op(Op::from(ClusterOp::DeletePod { pod: key("db-0"), force: false, uid: None }))
+        .unwrap();
     sim.settle(60_000);
     sim.delete_set(&key("web"), Cascade::Background).unwrap();
     sim.settle(60_000);

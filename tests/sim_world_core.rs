@@ -6,8 +6,8 @@ mod sim_world_common;
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use sim_world_common::*;
-use ststui::backend::{EventKind, Op};
-use ststui::sim::{ApiError, Cascade, KubeletConfig, OpError, Sim, SimConfig, SimEvent};
+use ststui::backend::{ClusterOp, EventKind, Fault, Op, SimOp};
+use ststui::sim::{ApiError, Cascade, KubeletConfig, Sim, SimConfig, SimEvent};
 
 fn sim() -> Sim {
     Sim::new(SimConfig { seed: 7, kubelet: KubeletConfig::default(), ..Default::default() })
@@ -68,7 +68,8 @@ fn rolling_update_goes_from_the_highest_ordinal_down_and_completes() {
     settle(&mut sim);
     let first = status(&sim, "web").update_revision;
     sim.drain_events();
-    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetImage { set: key("web"), image: "nginx:1.27".into() }))
+        .unwrap();
     settle(&mut sim);
     let events = sim.drain_events();
     let deleted: Vec<String> =
@@ -88,8 +89,9 @@ fn partition_holds_the_lower_ordinals() {
     let mut sim = sim();
     sim.create_set(set("web", 3)).unwrap();
     settle(&mut sim);
-    sim.apply_op(Op::SetPartition { set: key("web"), partition: 2 }).unwrap();
-    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetPartition { set: key("web"), partition: 2 })).unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetImage { set: key("web"), image: "nginx:1.27".into() }))
+        .unwrap();
     settle(&mut sim);
     assert_eq!(images(&sim, "web"), ["nginx:1.25", "nginx:1.25", "nginx:1.27"]);
     assert_eq!(status(&sim, "web").updated_replicas, Some(1));
@@ -104,15 +106,19 @@ fn undo_rolls_the_template_back_to_the_previous_revision() {
     let mut sim = sim();
     sim.create_set(set("web", 2)).unwrap();
     settle(&mut sim);
-    let err = sim.apply_op(Op::Undo { set: key("web"), revision: None }).unwrap_err();
-    assert!(matches!(err, OpError::NoPreviousRevision { count: 1, .. }), "{err}");
+    let err =
+        sim.apply_op(Op::from(ClusterOp::Undo { set: key("web"), revision: None })).unwrap_err();
+    assert_eq!(err.kind(), ststui::backend::FailureKind::NotFound);
+    assert!(err.to_string().contains("no previous revision to roll back to (it has 1)"), "{err}");
     let first = status(&sim, "web").update_revision.unwrap_or_default();
-    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetImage { set: key("web"), image: "nginx:1.27".into() }))
+        .unwrap();
     settle(&mut sim);
-    let err = sim.apply_op(Op::Undo { set: key("web"), revision: Some(9) }).unwrap_err();
+    let err =
+        sim.apply_op(Op::from(ClusterOp::Undo { set: key("web"), revision: Some(9) })).unwrap_err();
     assert_eq!(err.to_string(), "revision 9 of default/web not found: expected one of 1, 2");
     sim.drain_events();
-    sim.apply_op(Op::Undo { set: key("web"), revision: None }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::Undo { set: key("web"), revision: None })).unwrap();
     settle(&mut sim);
     // The rollback renumbers the old revision (it keeps its name): pods on it count as updated.
     let renumbered = sim.drain_events().iter().filter_map(SimEvent::timeline).any(|e| {
@@ -134,7 +140,7 @@ fn restart_annotates_the_template_and_rolls_every_pod() {
     settle(&mut sim);
     sim.advance(2500);
     let at = sim.now_ms();
-    sim.apply_op(Op::Restart { set: key("web") }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::Restart { set: key("web") })).unwrap();
     let ann = sim.set(&key("web")).and_then(|s| {
         s.spec
             .template
@@ -166,7 +172,7 @@ fn retention_delete_collects_claims_with_their_owner() {
     });
     assert!(owned_by_set, "whenDeleted=Delete: the core puts a set ref on every claim");
     sim.drain_events();
-    sim.apply_op(Op::Scale { set: key("web"), replicas: 1 }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 1 })).unwrap();
     settle(&mut sim);
     let lines = lines(&sim.drain_events());
     let pos = |s: &str| lines.iter().position(|l| l.ends_with(s));
@@ -187,7 +193,7 @@ fn retention_retain_keeps_claims_through_scale_down_and_deletion() {
     let mut sim = sim();
     sim.create_set(with_claims(set("web", 3), "Retain", "Retain")).unwrap();
     settle(&mut sim);
-    sim.apply_op(Op::Scale { set: key("web"), replicas: 1 }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 1 })).unwrap();
     settle(&mut sim);
     assert_eq!(sim.all_claims().count(), 3);
     sim.delete_set(&key("web"), Cascade::Background).unwrap();
@@ -213,52 +219,81 @@ fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
     let cases = [
         // Values reach the API layer, which answers as the API server does.
         (
-            Op::SetPartition { set: key("web"), partition: -1 },
+            Op::from(ClusterOp::SetPartition { set: key("web"), partition: -1 }),
             "StatefulSet.apps \"web\" is invalid: spec.updateStrategy.rollingUpdate.partition: \
              Invalid value: -1: must be greater than or equal to 0",
         ),
         (
-            Op::Scale { set: key("web"), replicas: -2 },
+            Op::from(ClusterOp::Scale { set: key("web"), replicas: -2 }),
             "StatefulSet.apps \"web\" is invalid: spec.replicas: Invalid value: -2: \
              must be greater than or equal to 0",
         ),
         (
-            Op::SetMaxUnavailable { set: key("web"), value: IntOrString::Int(0) },
+            Op::from(ClusterOp::SetMaxUnavailable { set: key("web"), value: IntOrString::Int(0) }),
             "StatefulSet.apps \"web\" is invalid: \
              spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 0: cannot be 0",
         ),
         (
-            Op::SetMaxUnavailable { set: key("web"), value: IntOrString::String("150%".into()) },
+            Op::from(ClusterOp::SetMaxUnavailable {
+                set: key("web"),
+                value: IntOrString::String("150%".into()),
+            }),
             "StatefulSet.apps \"web\" is invalid: \
              spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: \"150%\": \
              must not be greater than 100%",
         ),
-        (Op::Scale { set: key("nope"), replicas: 1 }, "statefulset default/nope not found"),
-        (Op::DeletePod { pod: key("web-7"), force: false }, "pod default/web-7 not found"),
-        (Op::Step { n: 1 }, "step needs the controller paused"),
-        (Op::SetSpeed { speed: 2.0 }, "speed applies to the real-time console"),
-        (Op::SetImage { set: key("web"), image: " ".into() }, "image is empty"),
+        (
+            Op::from(ClusterOp::Scale { set: key("nope"), replicas: 1 }),
+            "statefulset default/nope not found",
+        ),
+        (
+            Op::from(ClusterOp::DeletePod { pod: key("web-7"), force: false, uid: None }),
+            "pod default/web-7 not found",
+        ),
+        (Op::Sim(SimOp::Step { n: 1 }), "step needs the controller paused"),
+        (Op::Sim(SimOp::SetSpeed { speed: 2.0 }), "speed applies to the real-time console"),
+        (Op::from(ClusterOp::SetImage { set: key("web"), image: " ".into() }), "image is empty"),
     ];
     for (op, want) in cases {
         let got = sim_err(&mut sim, op);
         assert!(got.starts_with(want), "{got:?} should start with {want:?}");
     }
-    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: true, rolling: None }).unwrap();
-    let got = sim_err(&mut sim, Op::SetPartition { set: key("web"), partition: 1 });
+    sim.apply_op(Op::from(ClusterOp::SetStrategy {
+        set: key("web"),
+        on_delete: true,
+        rolling: None,
+    }))
+    .unwrap();
+    let got =
+        sim_err(&mut sim, Op::from(ClusterOp::SetPartition { set: key("web"), partition: 1 }));
     assert!(got.contains("uses OnDelete (switch the strategy first)"), "{got}");
     assert_eq!(sim.set(&key("web")).and_then(|s| s.metadata.generation), Some(2));
     // Back to RollingUpdate: a type-only switch leaves rollingUpdate nil (the API does not
     // default it then); with settings, they are written.
-    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: false, rolling: None }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetStrategy {
+        set: key("web"),
+        on_delete: false,
+        rolling: None,
+    }))
+    .unwrap();
     let strategy = |sim: &Sim| sim.set(&key("web")).and_then(|s| s.spec.update_strategy.clone());
     assert_eq!(strategy(&sim).and_then(|s| s.rolling_update), None);
-    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: true, rolling: None }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetStrategy {
+        set: key("web"),
+        on_delete: true,
+        rolling: None,
+    }))
+    .unwrap();
     let rolling = k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy {
         partition: Some(3),
         ..Default::default()
     };
-    sim.apply_op(Op::SetOnDelete { set: key("web"), on_delete: false, rolling: Some(rolling) })
-        .unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetStrategy {
+        set: key("web"),
+        on_delete: false,
+        rolling: Some(rolling),
+    }))
+    .unwrap();
     let s = strategy(&sim).unwrap_or_default();
     assert_eq!(s.type_.as_deref(), Some("RollingUpdate"));
     assert_eq!(s.rolling_update.and_then(|r| r.partition), Some(3));
@@ -275,11 +310,12 @@ fn an_update_delete_of_a_pod_already_gone_is_not_a_sync_error() {
     web.spec.pod_management_policy = Some("Parallel".into());
     sim.create_set(web).unwrap();
     settle(&mut sim);
-    sim.apply_op(Op::Pause).unwrap();
-    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.26".into() }).unwrap();
-    sim.apply_op(Op::FailPod { pod: key("web-2") }).unwrap();
+    sim.apply_op(Op::Sim(SimOp::Pause)).unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetImage { set: key("web"), image: "nginx:1.26".into() }))
+        .unwrap();
+    sim.apply_op(Op::from(Fault::FailPod { pod: key("web-2") })).unwrap();
     sim.drain_events();
-    sim.apply_op(Op::Resume).unwrap();
+    sim.apply_op(Op::Sim(SimOp::Resume)).unwrap();
     settle(&mut sim);
     let events = sim.drain_events();
     let deletes: Vec<String> =
@@ -307,9 +343,10 @@ fn parallel_rollout(replicas: i32, max_unavailable: Option<&str>) -> (Sim, Vec<S
     settle(&mut sim);
     if let Some(mu) = max_unavailable {
         let value = IntOrString::String(mu.into());
-        sim.apply_op(Op::SetMaxUnavailable { set: key("web"), value }).unwrap();
+        sim.apply_op(Op::from(ClusterOp::SetMaxUnavailable { set: key("web"), value })).unwrap();
     }
-    sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+    sim.apply_op(Op::from(ClusterOp::SetImage { set: key("web"), image: "nginx:1.27".into() }))
+        .unwrap();
     settle(&mut sim);
     let out = timeline(&sim.drain_events());
     (sim, out)
@@ -332,11 +369,12 @@ fn the_same_inputs_give_a_byte_identical_timeline() {
         let mut sim = sim();
         sim.create_set(with_claims(set("web", 3), "Delete", "Delete")).unwrap();
         settle(&mut sim);
-        sim.apply_op(Op::SetImage { set: key("web"), image: "nginx:1.27".into() }).unwrap();
+        sim.apply_op(Op::from(ClusterOp::SetImage { set: key("web"), image: "nginx:1.27".into() }))
+            .unwrap();
         sim.advance(2500);
-        sim.apply_op(Op::FailPod { pod: key("web-0") }).unwrap();
+        sim.apply_op(Op::from(Fault::FailPod { pod: key("web-0") })).unwrap();
         settle(&mut sim);
-        sim.apply_op(Op::Scale { set: key("web"), replicas: 1 }).unwrap();
+        sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 1 })).unwrap();
         settle(&mut sim);
         timeline(&sim.drain_events()).join("\n")
     };
@@ -364,4 +402,66 @@ fn orphaned_pods_are_adopted_by_a_recreated_set() {
     });
     assert!(adopted);
     assert_eq!(status(&sim, "web").ready_replicas, Some(2));
+}
+
+/// Freeze holds a rollout in the simulator as on a cluster: the partition goes to replicas,
+/// the previous one is recorded on the set and comes back on resume; both are idempotent.
+#[test]
+fn freeze_holds_the_rollout_and_resume_restores_the_partition() {
+    let mut sim = sim();
+    let mut s = set("web", 4);
+    s.spec.update_strategy = Some(k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
+        type_: Some("RollingUpdate".into()),
+        rolling_update: Some(k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy {
+            partition: Some(2),
+            max_unavailable: None,
+        }),
+    });
+    sim.create_set(s).unwrap();
+    settle(&mut sim);
+    let freeze = || Op::from(ClusterOp::Freeze { set: key("web") });
+    sim.apply_op(freeze()).unwrap();
+    sim.apply_op(freeze()).unwrap();
+    let frozen = ststui::steer::frozen(sim.set(&key("web")).unwrap()).unwrap();
+    assert_eq!((frozen.partition, frozen.by.as_str()), (2, "ststui-sim"));
+    sim.apply_op(Op::from(ClusterOp::SetImage { set: key("web"), image: "nginx:2".into() }))
+        .unwrap();
+    settle(&mut sim);
+    assert_eq!(status(&sim, "web").updated_replicas, Some(0), "frozen: nothing rolls");
+    let err =
+        sim_err(&mut sim, Op::from(ClusterOp::SetPartition { set: key("web"), partition: 1 }));
+    assert!(err.contains("frozen by ststui-sim"), "{err}");
+    sim.apply_op(Op::from(ClusterOp::Unfreeze { set: key("web") })).unwrap();
+    settle(&mut sim);
+    assert_eq!(status(&sim, "web").updated_replicas, Some(2), "ordinals 2 and 3 roll");
+    assert!(ststui::steer::frozen(sim.set(&key("web")).unwrap()).is_none());
+}
+
+/// A write decided on an older spec is refused as a conflict naming what changed; one decided
+/// on a set whose status alone moved goes through. A delete whose pod was recreated is refused.
+#[test]
+fn writes_carry_what_they_were_decided_on() {
+    let mut sim = sim();
+    sim.create_set(set("web", 3)).unwrap();
+    settle(&mut sim);
+    let basis = sim.set(&key("web")).cloned().map(Box::new);
+    sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 3 })).unwrap();
+    settle(&mut sim); // status writes move the resourceVersion
+    let write = |op| Op::Cluster(ststui::backend::Write { op, basis: basis.clone() });
+    sim.apply_op(write(ClusterOp::SetPartition { set: key("web"), partition: 1 })).unwrap();
+    let err = sim.apply_op(write(ClusterOp::Scale { set: key("web"), replicas: 5 })).unwrap_err();
+    assert_eq!(err.kind(), ststui::backend::FailureKind::Conflict);
+    assert_eq!(err.to_string(), "default/web changed since you decided: partition 0 → 1");
+    let uid = sim.pod(&key("web-1")).and_then(|p| p.metadata.uid.clone());
+    sim.apply_op(Op::from(ClusterOp::DeletePod {
+        pod: key("web-1"),
+        force: true,
+        uid: uid.clone(),
+    }))
+    .unwrap();
+    settle(&mut sim);
+    let again = ClusterOp::DeletePod { pod: key("web-1"), force: true, uid };
+    let err = sim.apply_op(Op::from(again)).unwrap_err();
+    assert_eq!(err.kind(), ststui::backend::FailureKind::Conflict);
+    assert!(err.to_string().contains("was recreated since you decided"), "{err}");
 }

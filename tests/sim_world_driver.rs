@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sim_world_common::*;
-use ststui::backend::{Backend, BackendEvent, EventKind, Mode, Object, Op};
+use ststui::backend::{
+    Backend, BackendEvent, ClusterOp, EventKind, FailureKind, Mode, ObjKind, Object, Op, SimOp,
+};
 use ststui::sim::driver::{self, Script};
 use ststui::sim::{KubeletConfig, Sim};
 
@@ -57,36 +59,41 @@ fn initial_state_then_ops_reach_the_sim_and_events_come_back() {
     {
         let v = seen.lock().unwrap();
         assert!(
-            matches!(&v[0], BackendEvent::Applied(Object::Set(s)) if s.metadata.name.as_deref() == Some("web"))
+            matches!(&v[0], BackendEvent::Listed { kind: ObjKind::Set, objects, .. }
+                if matches!(&objects[..], [Object::Set(s)] if s.metadata.name.as_deref() == Some("web"))),
+            "{:?}",
+            v[0]
         );
-        assert_eq!(v[1], BackendEvent::Synced);
-        assert_eq!(v[2], BackendEvent::Mode(Mode::Live));
+        assert!(matches!(&v[3], BackendEvent::Listed { kind: ObjKind::Pod, .. }));
+        assert_eq!(v[4], BackendEvent::Server { version: "v1.37.0".into() });
+        assert_eq!(v[5], BackendEvent::Synced);
+        assert_eq!(v[6], BackendEvent::Mode(Mode::Live));
         assert!(v.iter().any(|e| matches!(e, BackendEvent::Clock { .. })));
     }
-    handle.execute(Op::Scale { set: key("web"), replicas: 2 });
+    handle.execute(Op::from(ClusterOp::Scale { set: key("web"), replicas: 2 }));
     wait_for(&seen, "web-1 ready", |v| v.iter().any(|e| kubelet_event(e, "web-1", "ready")));
-    handle.execute(Op::Pause);
+    handle.execute(Op::Sim(SimOp::Pause));
     wait_for(&seen, "paused", |v| v.contains(&BackendEvent::Mode(Mode::Paused)));
-    handle.execute(Op::SetPartition { set: key("web"), partition: -1 });
+    handle.execute(Op::from(ClusterOp::SetPartition { set: key("web"), partition: -1 }));
     wait_for(&seen, "OpFailed", |v| {
         v.iter().any(|e| {
-            matches!(e, BackendEvent::OpFailed { op, message }
-            if op == "partition default/web -1"
-                && message.contains("partition: Invalid value: -1: must be greater than or equal to 0"))
+            matches!(e, BackendEvent::OpFailed(f)
+            if f.op == "partition default/web -1" && f.kind == FailureKind::Invalid
+                && f.message.contains("partition: Invalid value: -1: must be greater than or equal to 0"))
         })
     });
-    handle.execute(Op::SetSpeed { speed: 0.0 });
+    handle.execute(Op::Sim(SimOp::SetSpeed { speed: 0.0 }));
     wait_for(&seen, "bad speed refused", |v| {
         v.iter().any(|e| {
-            matches!(e, BackendEvent::OpFailed { message, .. }
-            if message == "speed 0 is out of range: expected 0.01 to 1000")
+            matches!(e, BackendEvent::OpFailed(f)
+            if f.message == "speed 0 is out of range: expected 0.01 to 1000")
         })
     });
-    handle.execute(Op::SetSpeed { speed: 7.0 });
+    handle.execute(Op::Sim(SimOp::SetSpeed { speed: 7.0 }));
     wait_for(&seen, "speed 7", |v| {
         v.iter().any(|e| matches!(e, BackendEvent::Clock { speed, .. } if *speed == 7.0))
     });
-    handle.execute(Op::DeletePod { pod: key("web-1"), force: true });
+    handle.execute(Op::from(ClusterOp::DeletePod { pod: key("web-1"), force: true, uid: None }));
     wait_for(&seen, "web-1 deleted", |v| {
         v.iter().any(|e| matches!(e, BackendEvent::Deleted(Object::Pod(p)) if p.metadata.name.as_deref() == Some("web-1")))
     });
@@ -105,7 +112,7 @@ impl Script for ScaleLater {
         }
         if !self.done {
             self.done = true;
-            sim.apply_op(Op::Scale { set: key("web"), replicas: 3 }).ok()?;
+            sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 3 })).ok()?;
         }
         None
     }

@@ -6,7 +6,7 @@ mod sim_world_common;
 
 use proptest::prelude::*;
 use sim_world_common::*;
-use ststui::backend::{Object, Op};
+use ststui::backend::{ClusterOp, Fault, Object, Op, SimOp};
 use ststui::sim::{Cascade, ChangeKind, KubeletConfig, SimEvent};
 
 #[derive(Debug, Clone)]
@@ -62,16 +62,26 @@ fn run(steps: &[Step]) -> Vec<SimEvent> {
                 sim.advance(*ms);
                 Ok(())
             }
-            Step::Scale(n) => sim.apply_op(Op::Scale { set: web, replicas: *n }),
-            Step::Image(i) => sim.apply_op(Op::SetImage { set: web, image: format!("img:{i}") }),
-            Step::Fail(o) => sim.apply_op(Op::FailPod { pod: pod(*o) }),
-            Step::Unready(o) => sim.apply_op(Op::SetPodReady { pod: pod(*o), ready: false }),
-            Step::Ready(o) => sim.apply_op(Op::SetPodReady { pod: pod(*o), ready: true }),
-            Step::Break(o) => sim.apply_op(Op::BreakPod { pod: pod(*o) }),
-            Step::Delete(o, force) => sim.apply_op(Op::DeletePod { pod: pod(*o), force: *force }),
-            Step::Pause => sim.apply_op(Op::Pause),
-            Step::Resume => sim.apply_op(Op::Resume),
-            Step::Syncs(n) => sim.apply_op(Op::Step { n: *n }),
+            Step::Scale(n) => sim.apply_op(Op::from(ClusterOp::Scale { set: web, replicas: *n })),
+            Step::Image(i) => {
+                sim.apply_op(Op::from(ClusterOp::SetImage { set: web, image: format!("img:{i}") }))
+            }
+            Step::Fail(o) => sim.apply_op(Op::from(Fault::FailPod { pod: pod(*o) })),
+            Step::Unready(o) => {
+                sim.apply_op(Op::from(Fault::SetPodReady { pod: pod(*o), ready: false }))
+            }
+            Step::Ready(o) => {
+                sim.apply_op(Op::from(Fault::SetPodReady { pod: pod(*o), ready: true }))
+            }
+            Step::Break(o) => sim.apply_op(Op::from(Fault::BreakPod { pod: pod(*o) })),
+            Step::Delete(o, force) => sim.apply_op(Op::from(ClusterOp::DeletePod {
+                pod: pod(*o),
+                force: *force,
+                uid: None,
+            })),
+            Step::Pause => sim.apply_op(Op::Sim(SimOp::Pause)),
+            Step::Resume => sim.apply_op(Op::Sim(SimOp::Resume)),
+            Step::Syncs(n) => sim.apply_op(Op::Sim(SimOp::Step { n: *n })),
             Step::Kubelet(a, b, c) => {
                 sim.set_kubelet(KubeletConfig {
                     start_ms: *a,

@@ -353,7 +353,7 @@ fn footer_is_derived_from_the_keymap() {
     let st = rolling().state();
     let buf = screen_of(&st, 200, 60);
     let footer = row(&buf, 58);
-    for b in BINDINGS.iter().filter(|b| b.context == Context::Normal) {
+    for b in BINDINGS.iter().filter(|b| b.context == Context::Normal && b.when.holds(&st.caps)) {
         if let (Some(label), Some(key)) = (b.footer, b.keys.first()) {
             assert!(footer.contains(&format!("{} {label}", key.label())), "{label}: {footer}");
         }
@@ -377,7 +377,9 @@ fn a_narrow_footer_drops_whole_hints_and_keeps_help_and_quit() {
     let shown = labels.iter().filter(|l| footer.contains(&format!(" {l} "))).count();
     assert!(shown < labels.len(), "80 columns cannot hold every hint: {footer:?}");
     // Every word on the row belongs to a whole hint.
-    for (key, label) in ststui::app::keymap::footer(Context::Normal) {
+    for (key, label) in
+        ststui::app::keymap::footer(Context::Normal, &ststui::backend::Capabilities::simulator())
+    {
         let whole = format!("{key} {label}");
         let partial = label.get(..label.len().saturating_sub(1)).unwrap_or_default();
         assert!(
@@ -392,7 +394,7 @@ fn help_lists_every_binding() {
     let mut st = rolling().state();
     st.modal = Modal::Help { page: 0 };
     let t = text(&screen_of(&st, 200, 60));
-    for b in BINDINGS {
+    for b in BINDINGS.iter().filter(|b| b.when.holds(&st.caps)) {
         // Long texts wrap (see `help_wraps_long_texts_on_narrow_terminals` for their order).
         for word in b.help.split_whitespace() {
             assert!(t.contains(word), "help text {:?}: {word:?} missing", b.help);
@@ -408,7 +410,12 @@ fn help_lists_every_binding() {
 #[test]
 fn help_pages_on_small_terminals_lose_nothing() {
     let mut st = rolling().state();
-    let pages = ststui::app::view::help::layout(Rect::new(0, 0, 80, 24)).pages.len();
+    let pages = ststui::app::view::help::layout(
+        Rect::new(0, 0, 80, 24),
+        &ststui::backend::Capabilities::simulator(),
+    )
+    .pages
+    .len();
     assert!(pages > 1, "80×24 should need more than one page");
     let mut all = String::new();
     for page in 0..pages {
@@ -417,7 +424,7 @@ fn help_pages_on_small_terminals_lose_nothing() {
         assert!(t.contains(&format!("page {} of {pages}", page + 1)), "{t}");
         all.push_str(&t);
     }
-    for b in BINDINGS {
+    for b in BINDINGS.iter().filter(|b| b.when.holds(&st.caps)) {
         assert!(all.contains(b.help), "help text {:?} cut or missing at 80×24", b.help);
         let keys = b.keys.iter().map(|k| k.label()).collect::<Vec<_>>().join(" ");
         assert!(all.contains(&format!("{keys} {}", b.help)), "{keys} {} missing", b.help);
@@ -428,7 +435,7 @@ fn help_pages_on_small_terminals_lose_nothing() {
 #[test]
 fn help_wraps_long_texts_on_narrow_terminals() {
     use ststui::app::view::help::{HelpLine, layout};
-    let help = layout(Rect::new(0, 0, 34, 12));
+    let help = layout(Rect::new(0, 0, 34, 12), &ststui::backend::Capabilities::simulator());
     let mut texts: Vec<String> = Vec::new();
     for line in help.pages.iter().flatten().flatten() {
         match line {
@@ -441,12 +448,9 @@ fn help_wraps_long_texts_on_narrow_terminals() {
             HelpLine::Heading(_) => {}
         }
     }
-    let wanted: Vec<&str> = BINDINGS
-        .iter()
-        .filter(|b| b.context == Context::Normal)
-        .map(|b| b.help)
-        .chain(BINDINGS.iter().filter(|b| b.context != Context::Normal).map(|b| b.help))
-        .collect();
+    let caps = ststui::backend::Capabilities::simulator();
+    let on_sim = BINDINGS.iter().filter(|b| b.when.holds(&caps));
+    let wanted: Vec<&str> = on_sim.map(|b| b.help).collect();
     let mut got: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut want = wanted.clone();
     got.sort_unstable();

@@ -93,7 +93,10 @@ fn confirmation() {
              reverts them"
                 .into(),
         ),
-        ops: vec![ststui::backend::Op::SetPartition { set: ObjRef::new(NS, SET), partition: 4 }],
+        ops: vec![ststui::backend::Op::from(ststui::backend::ClusterOp::SetPartition {
+            set: ObjRef::new(NS, SET),
+            partition: 4,
+        })],
         log: "partition web 4".into(),
     });
     let text = snap("confirm_100x30", &st, 100, 30);

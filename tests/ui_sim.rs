@@ -22,7 +22,7 @@ fn console_after(script: &str) -> AppState {
     let mut events = Vec::new();
     let outcome = player.run(&mut sim, &mut |e| events.push(e.clone().into_backend()));
     assert!(player.finished(), "{outcome:?}");
-    let caps = Capabilities { pause_reconcile: true, inject_faults: true, speed: true };
+    let caps = Capabilities::simulator();
     let mut st = AppState::new(caps, Options::default());
     update(&mut st, Msg::Backend(BackendEvent::Clock { now: start, speed: 1.0 }));
     for ev in events {

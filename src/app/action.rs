@@ -30,6 +30,9 @@ pub enum Action {
     Restart,
     /// Pick a ControllerRevision to roll the template back to (`kubectl rollout undo`).
     Undo,
+    /// Freeze the rollout (the partition holds every ordinal; recorded in annotations on the
+    /// set), or resume a frozen one.
+    ToggleFreeze,
 
     // --- controller (simulator) -----------------------------------------------------------
     /// Pause / resume reconciliation.

@@ -24,6 +24,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::action::Action;
+use crate::backend::Capabilities;
 
 /// Where keys are read. Exactly one context is active: the open overlay, if any, else
 /// [`Context::Normal`].
@@ -117,6 +118,27 @@ impl Key {
     }
 }
 
+/// Which backends a binding is for: some keys mean one thing where reconciliation can be paused
+/// (the simulator) and another where it cannot (a real cluster: space freezes the rollout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    Always,
+    /// Reconciliation can be paused ([`Capabilities::pause_reconcile`]).
+    Pausable,
+    /// It cannot (a real cluster).
+    NotPausable,
+}
+
+impl When {
+    pub fn holds(self, caps: &Capabilities) -> bool {
+        match self {
+            When::Always => true,
+            When::Pausable => caps.pause_reconcile,
+            When::NotPausable => !caps.pause_reconcile,
+        }
+    }
+}
+
 /// One row of the table.
 #[derive(Debug, Clone, Copy)]
 pub struct Binding {
@@ -129,6 +151,8 @@ pub struct Binding {
     pub help: &'static str,
     /// Short label for the footer (only the most useful bindings have one).
     pub footer: Option<&'static str>,
+    /// The backends it is for.
+    pub when: When,
 }
 
 const fn b(
@@ -139,7 +163,12 @@ const fn b(
     help: &'static str,
     footer: Option<&'static str>,
 ) -> Binding {
-    Binding { context, keys, action, group, help, footer }
+    Binding { context, keys, action, group, help, footer, when: When::Always }
+}
+
+/// A binding for some backends only.
+const fn on(when: When, b: Binding) -> Binding {
+    Binding { when, ..b }
 }
 
 use Context as C;
@@ -170,9 +199,13 @@ pub const BINDINGS: &[Binding] = &[
       "restart: a new revision", None),
     b(C::Normal, &[Key::ch('u')], Action::Undo, G::Rollout,
       "undo: back to a chosen revision", None),
+    on(When::NotPausable, b(C::Normal, &[Key::ch(' ')], Action::ToggleFreeze, G::Rollout,
+      "freeze / resume the rollout (on a cluster)", Some("freeze"))),
+    b(C::Normal, &[Key::ch('F')], Action::ToggleFreeze, G::Rollout,
+      "freeze / resume the rollout (recorded on the set)", None),
     // Normal: controller.
-    b(C::Normal, &[Key::ch(' ')], Action::TogglePause, G::Controller,
-      "pause / resume reconciliation", Some("pause")),
+    on(When::Pausable, b(C::Normal, &[Key::ch(' ')], Action::TogglePause, G::Controller,
+      "pause / resume reconciliation", Some("pause"))),
     b(C::Normal, &[Key::ch('n'), Key::ch('.')], Action::Step, G::Controller,
       "step: one sync while paused", Some("step")),
     b(C::Normal, &[Key::ch('>')], Action::SpeedUp, G::Controller,
@@ -253,23 +286,24 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Picker, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
 ];
 
-/// The action `ev` means in `context`, if any. Key releases are ignored by the caller.
-pub fn lookup(context: Context, ev: &KeyEvent) -> Option<Action> {
-    BINDINGS
-        .iter()
-        .filter(|b| b.context == context)
-        .find(|b| b.keys.iter().any(|k| k.matches(ev)))
-        .map(|b| b.action)
+/// The bindings of `context` for a backend with `caps`, in table order.
+pub fn bindings<'c>(
+    context: Context,
+    caps: &'c Capabilities,
+) -> impl Iterator<Item = &'static Binding> + 'c {
+    BINDINGS.iter().filter(move |b| b.context == context && b.when.holds(caps))
 }
 
-/// The footer for `context`: (first key's label, short label) for every binding that has one,
-/// in table order.
-pub fn footer(context: Context) -> Vec<(String, &'static str)> {
-    BINDINGS
-        .iter()
-        .filter(|b| b.context == context)
-        .filter_map(|b| Some((b.keys.first()?.label(), b.footer?)))
-        .collect()
+/// The action `ev` means in `context` on a backend with `caps`, if any. Key releases are
+/// ignored by the caller.
+pub fn lookup(context: Context, caps: &Capabilities, ev: &KeyEvent) -> Option<Action> {
+    bindings(context, caps).find(|b| b.keys.iter().any(|k| k.matches(ev))).map(|b| b.action)
+}
+
+/// The footer for `context` on a backend with `caps`: (first key's label, short label) for
+/// every binding that has one, in table order.
+pub fn footer(context: Context, caps: &Capabilities) -> Vec<(String, &'static str)> {
+    bindings(context, caps).filter_map(|b| Some((b.keys.first()?.label(), b.footer?))).collect()
 }
 
 /// One help line: all key labels joined (`← h`), and the help text.
@@ -279,10 +313,12 @@ pub struct HelpLine {
     pub help: &'static str,
 }
 
-/// The help overlay: the Normal-context bindings grouped by [`Group`], in display order.
-pub fn help_sections() -> Vec<(Group, Vec<HelpLine>)> {
+/// The help overlay: the Normal-context bindings grouped by [`Group`], in display order; for a
+/// backend with `caps`, or every binding (the README) when `None`.
+pub fn help_sections(caps: Option<&Capabilities>) -> Vec<(Group, Vec<HelpLine>)> {
     let mut out: Vec<(Group, Vec<HelpLine>)> = Vec::new();
-    for bind in BINDINGS.iter().filter(|b| b.context == Context::Normal) {
+    let rows = BINDINGS.iter().filter(|b| b.context == Context::Normal);
+    for bind in rows.filter(|b| caps.is_none_or(|c| b.when.holds(c))) {
         let keys = bind.keys.iter().map(Key::label).collect::<Vec<_>>().join(" ");
         let line = HelpLine { keys, help: bind.help };
         match out.iter_mut().find(|(g, _)| *g == bind.group) {
@@ -294,11 +330,20 @@ pub fn help_sections() -> Vec<(Group, Vec<HelpLine>)> {
     out
 }
 
-/// The first key bound to `action` in `context`, for messages like "press space to pause".
+/// The first key bound to `action` in `context` (on any backend), for messages like "press
+/// space to pause".
 pub fn key_for(context: Context, action: Action) -> Option<String> {
     BINDINGS
         .iter()
         .find(|b| b.context == context && b.action == action)
+        .and_then(|b| b.keys.first())
+        .map(Key::label)
+}
+
+/// [`key_for`] on a backend with `caps` (space freezes on a cluster, pauses in the simulator).
+pub fn key_on(context: Context, caps: &Capabilities, action: Action) -> Option<String> {
+    bindings(context, caps)
+        .find(|b| b.action == action)
         .and_then(|b| b.keys.first())
         .map(Key::label)
 }

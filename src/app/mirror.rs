@@ -17,7 +17,7 @@ use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::backend::{ObjRef, Object};
+use crate::backend::{ObjKind, ObjRef, Object, Scope};
 use crate::core::labels::parent_and_ordinal;
 
 /// The namespace used when an object has none.
@@ -92,6 +92,29 @@ impl Mirror {
             self.generation += 1;
         }
         removed
+    }
+
+    /// Replaces every object of `kind` inside `scope` with `objects` (a complete listing: what
+    /// it lacks is gone). Returns whether anything changed.
+    pub fn replace(&mut self, kind: ObjKind, scope: &Scope, objects: Vec<Object>) -> bool {
+        let keep: std::collections::BTreeSet<ObjRef> =
+            objects.iter().map(|o| obj_ref(o.metadata())).collect();
+        let stale: Vec<Object> = match kind {
+            ObjKind::Set => stale_in(&self.sets, scope, &keep, |o| Object::Set(Box::new(o))),
+            ObjKind::Pod => stale_in(&self.pods, scope, &keep, |o| Object::Pod(Box::new(o))),
+            ObjKind::Claim => stale_in(&self.claims, scope, &keep, |o| Object::Claim(Box::new(o))),
+            ObjKind::Revision => {
+                stale_in(&self.revisions, scope, &keep, |o| Object::Revision(Box::new(o)))
+            }
+        };
+        let mut changed = false;
+        for o in &stale {
+            changed |= self.delete(o);
+        }
+        for o in objects.into_iter().filter(|o| o.kind() == kind) {
+            changed |= self.apply(o);
+        }
+        changed
     }
 
     fn index_pod(&mut self, key: &ObjRef) {
@@ -201,6 +224,24 @@ impl Mirror {
         out.sort_by(|a, b| a.revision.cmp(&b.revision).then(a.metadata.name.cmp(&b.metadata.name)));
         out
     }
+}
+
+/// The objects of `map` inside `scope` whose keys are not in `keep`, as [`Object`]s (only their
+/// metadata is used, to delete them).
+fn stale_in<T: Metadata<Ty = ObjectMeta> + Default>(
+    map: &BTreeMap<ObjRef, T>,
+    scope: &Scope,
+    keep: &std::collections::BTreeSet<ObjRef>,
+    wrap: impl Fn(T) -> Object,
+) -> Vec<Object> {
+    map.iter()
+        .filter(|(k, v)| !keep.contains(*k) && scope.covers(v.metadata()))
+        .map(|(_, v)| {
+            let mut stub = T::default();
+            *stub.metadata_mut() = v.metadata().clone();
+            wrap(stub)
+        })
+        .collect()
 }
 
 fn put<T: Metadata<Ty = ObjectMeta> + PartialEq>(map: &mut BTreeMap<ObjRef, T>, obj: T) -> bool {

@@ -13,6 +13,7 @@ pub mod input;
 pub mod keymap;
 pub mod mirror;
 pub mod msg;
+mod notify;
 pub mod ops;
 pub mod state;
 pub mod update;

@@ -15,7 +15,7 @@ use ratatui::layout::Rect;
 
 use super::input::Prompt;
 use super::mirror::Mirror;
-use crate::backend::{Capabilities, EventKind, Mode, ObjRef, Op};
+use crate::backend::{Capabilities, Connection, EventKind, Mode, ObjRef, Op};
 use crate::core::{Options, Plan};
 
 /// How many timeline entries are kept (oldest dropped first).
@@ -54,7 +54,7 @@ pub struct AppState {
     pub wall: Option<Instant>,
     /// The wall instant at which `now` was last reported.
     pub clock_wall: Option<Instant>,
-    /// What the backend offers (pause, faults, speed).
+    /// What the backend offers (pause, faults, speed) and which writes it refuses.
     pub caps: Capabilities,
     /// Controller semantics the advisor reproduces.
     pub options: Options,
@@ -80,6 +80,13 @@ pub struct AppState {
     pub dirty: bool,
     /// The operator asked to quit.
     pub quit: bool,
+    /// The connection to a real cluster (always up in the simulator). While it is not, the
+    /// data shown is the last known (marked stale) and writes are refused.
+    pub connection: Connection,
+    /// The API server's version as the backend reported it.
+    pub server_version: Option<String>,
+    /// Complete re-listings after the initial one (a 410 Gone or a reconnect), for the badge.
+    pub relists: u64,
 }
 
 impl Default for AppState {
@@ -113,6 +120,9 @@ impl AppState {
             screen: Rect::default(),
             dirty: true,
             quit: false,
+            connection: Connection::Up,
+            server_version: None,
+            relists: 0,
         }
     }
 

@@ -16,10 +16,12 @@ use super::advisor;
 use super::input::PromptKind;
 use super::keymap::{self, Context};
 use super::msg::{Command, Msg};
+use super::notify::{self, info, log_operator, push_now, refuse};
 use super::ops;
-use super::state::{AppState, Hit, Modal, Origin, STATUS_TICKS, Status, StatusKind, TimelineEntry};
+use super::state::Confirm;
+use super::state::{AppState, Hit, Modal, Origin, TimelineEntry};
 use super::view;
-use crate::backend::{BackendEvent, EventKind, Mode};
+use crate::backend::{BackendEvent, Connection, EventKind, Failure, FailureKind, Mode, Op};
 
 /// Applies one message to the state; returns the effects to run, in order.
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
@@ -72,39 +74,12 @@ fn quit(state: &mut AppState) -> Vec<Command> {
     vec![Command::Quit]
 }
 
-/// Shows an info message in the status line.
-pub(super) fn info(state: &mut AppState, text: String) {
-    set_status(state, text, StatusKind::Info);
-}
-
-/// Shows why a key cannot apply now.
-pub(super) fn refuse(state: &mut AppState, text: String) {
-    set_status(state, text, StatusKind::Refusal);
-}
-
-fn set_status(state: &mut AppState, text: String, kind: StatusKind) {
-    state.status = Some(Status { text, kind, ticks_left: STATUS_TICKS });
-    state.dirty = true;
-}
-
-/// Adds an operator line to the timeline at the backend's current time.
-pub(super) fn log_operator(state: &mut AppState, text: String) {
-    push_now(state, EventKind::Command { line: 0, text }, Origin::Operator);
-}
-
-/// Adds a timeline entry at the backend's current time.
-fn push_now(state: &mut AppState, kind: EventKind, origin: Origin) {
-    let t_ms = state.elapsed_ms();
-    state.timeline.push(TimelineEntry { t_ms, kind, origin });
-    state.dirty = true;
-}
-
 fn on_key(state: &mut AppState, key: KeyEvent) -> Vec<Command> {
     if key.kind == KeyEventKind::Release {
         return Vec::new();
     }
     let ctx = context(state);
-    let Some(action) = keymap::lookup(ctx, &key) else {
+    let Some(action) = keymap::lookup(ctx, &state.caps, &key) else {
         match ctx {
             Context::Prompt => edit_prompt(state, &key),
             Context::Normal => {
@@ -145,7 +120,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Vec<Command> {
 /// In the help overlay: turn its pages (as many as this terminal needs), or close it.
 fn help_action(state: &mut AppState, action: Action) {
     let Modal::Help { page } = state.modal else { return };
-    let last = view::help::layout(state.screen).pages.len().saturating_sub(1);
+    let last = view::help::layout(state.screen, &state.caps).pages.len().saturating_sub(1);
     state.modal = match action {
         Action::PageDown => Modal::Help { page: (page + 1).min(last) },
         Action::PageUp => Modal::Help { page: page.min(last).saturating_sub(1) },
@@ -292,10 +267,10 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
     state.modal = Modal::None;
     match (kind, value) {
         (PromptKind::Partition { set, current }, Value::Number(n)) => {
-            Ok(ops::set_partition(state, set, current, n))
+            ops::set_partition(state, set, current, n)
         }
         (PromptKind::Scale { set, current }, Value::Number(n)) => {
-            Ok(ops::scale_to(state, set, current, n))
+            ops::scale_to(state, set, current, n)
         }
         (PromptKind::Image { set, .. }, Value::Text(image)) => ops::set_image(state, set, image),
         (PromptKind::Jump { .. }, Value::Number(n)) => {
@@ -422,6 +397,15 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
                 after_mirror_change(state);
             }
         }
+        BackendEvent::Listed { kind, scope, objects } => {
+            if state.mirror.replace(kind, &scope, objects) {
+                after_mirror_change(state);
+            }
+            if state.synced {
+                state.relists += 1;
+                state.dirty = true;
+            }
+        }
         BackendEvent::Synced => {
             state.synced = true;
             state.dirty = true;
@@ -452,19 +436,84 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
                 let word = match m {
                     Mode::Live => "live: the controller reconciles",
                     Mode::Paused => "paused: reconciliation stopped",
-                    Mode::Frozen => "frozen: the partition holds the rollout",
                 };
                 info(state, word.into());
             }
         }
-        BackendEvent::OpFailed { op, message } => {
-            backend_error(state, format!("{op} failed: {message}"));
+        BackendEvent::Capabilities(caps) => {
+            if state.caps != caps {
+                state.caps = caps;
+                state.dirty = true;
+            }
         }
-        BackendEvent::Error(message) => backend_error(state, message),
+        BackendEvent::Server { version } => on_server(state, version),
+        BackendEvent::Connection(c) => on_connection(state, c),
+        BackendEvent::OpFailed(failure) => on_failure(state, failure),
+        BackendEvent::Error(message) => notify::error(state, message),
         BackendEvent::Notice(text) => {
             push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Backend);
             info(state, text);
         }
+    }
+}
+
+/// The server's version: the advisor reproduces that release (said once when ststui does not
+/// know it and uses the nearest one).
+fn on_server(state: &mut AppState, version: String) {
+    let (v, note) = crate::core::Version::for_server(&version);
+    state.options = crate::core::Options::for_version(v);
+    state.server_version = Some(version);
+    state.advisor = None;
+    state.dirty = true;
+    if let Some(note) = note {
+        push_now(state, EventKind::Command { line: 0, text: note.clone() }, Origin::Backend);
+        info(state, note);
+    }
+}
+
+/// The connection went down, came back, or our credentials were refused.
+fn on_connection(state: &mut AppState, c: Connection) {
+    if state.connection == c {
+        return;
+    }
+    let was_up = state.connection == Connection::Up;
+    state.connection = c.clone();
+    state.dirty = true;
+    match c {
+        Connection::Up if !was_up => {
+            let text = "reconnected: watching again; the data is live".to_string();
+            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Backend);
+            info(state, text);
+        }
+        Connection::Up => {}
+        Connection::Down { error, .. } => {
+            notify::error(state, format!("lost the connection: {error}; retrying"));
+        }
+        Connection::Unauthorized { error } => notify::error(state, error),
+    }
+}
+
+/// A failed op. A conflict on a write the operator decided shows what changed and asks again
+/// (decided on the set as it is now); everything else is an error line.
+fn on_failure(state: &mut AppState, f: Failure) {
+    let said = format!("{} failed: {}", f.op, f.message);
+    match (f.kind, f.write) {
+        (FailureKind::Conflict, Some(write))
+            if write.basis.is_some() && state.modal == Modal::None =>
+        {
+            notify::error(state, said);
+            let target = write.op.target().clone();
+            let confirm = Confirm {
+                title: format!("{target} changed: apply your change to it as it is now?"),
+                old: f.message,
+                new: f.op.clone(),
+                warning: Some("nothing was written yet; no means it stays as it is now".into()),
+                log: f.op,
+                ops: vec![Op::Cluster(write)],
+            };
+            state.modal = Modal::Confirm(confirm);
+        }
+        _ => notify::error(state, said),
     }
 }
 
@@ -481,12 +530,6 @@ fn align_origin(state: &mut AppState) {
         state.clock_origin = Some(implied);
         state.dirty = true;
     }
-}
-
-fn backend_error(state: &mut AppState, message: String) {
-    let kind = EventKind::Error { line: None, message: message.clone() };
-    push_now(state, kind, Origin::Operator);
-    set_status(state, message, StatusKind::Error);
 }
 
 /// After an object changed: pick a set if none is selected (or it went away), keep the

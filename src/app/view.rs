@@ -8,6 +8,7 @@
 //! backend, or the state (selectors never write).
 
 pub mod explain;
+pub mod footer;
 pub mod grid;
 pub mod header;
 pub mod help;
@@ -209,6 +210,12 @@ pub struct HeaderView<'a> {
     pub elapsed_ms: u64,
     /// How many sets the backend reported (Tab cycles).
     pub set_count: usize,
+    /// The set's freeze, when it is frozen (`steer::frozen`).
+    pub frozen: Option<crate::steer::Frozen>,
+    /// The connection to the cluster (always up in the simulator).
+    pub connection: &'a crate::backend::Connection,
+    /// Complete re-listings since the start (410 Gone, reconnects).
+    pub relists: u64,
 }
 
 impl<'a> HeaderView<'a> {
@@ -259,6 +266,9 @@ impl<'a> HeaderView<'a> {
             speed: state.caps.speed.then_some(state.speed),
             elapsed_ms: state.elapsed_ms(),
             set_count: state.mirror.sets().count(),
+            frozen: crate::steer::frozen(set),
+            connection: &state.connection,
+            relists: state.relists,
         }
     }
 }

@@ -8,6 +8,7 @@
 
 mod bytes;
 pub mod claim;
+mod ctx;
 pub mod defaults;
 pub mod explain;
 pub mod facts;

@@ -45,6 +45,47 @@ impl Version {
     }
 }
 
+impl Version {
+    /// The release whose semantics to use for an API server reporting `git_version` (e.g.
+    /// `v1.34.2+k3s1`), and a note for the operator when that is not the server's own: a newer
+    /// server gets the newest semantics known, an older one the oldest, an unreadable one the
+    /// default.
+    pub fn for_server(git_version: &str) -> (Version, Option<String>) {
+        if let Ok(v) = git_version.parse::<Version>() {
+            return (v, None);
+        }
+        let t = git_version.trim().trim_start_matches('v');
+        let t = t.split(['+', '-']).next().unwrap_or_default();
+        let mut parts = t.split('.').map(|p| p.parse::<u16>().ok());
+        let (major, minor) = (parts.next().flatten(), parts.next().flatten());
+        match (major, minor) {
+            (Some(1), Some(m)) if m > Version::LATEST.minor => (
+                Version::LATEST,
+                Some(format!(
+                    "the server is {git_version}, newer than the releases ststui knows (1.{} to                      1.{}): the advisor uses {} semantics",
+                    Version::OLDEST.minor,
+                    Version::LATEST.minor,
+                    Version::LATEST
+                )),
+            ),
+            (Some(1), Some(_)) => (
+                Version::OLDEST,
+                Some(format!(
+                    "the server is {git_version}, older than the releases ststui knows: the                      advisor uses {} semantics",
+                    Version::OLDEST
+                )),
+            ),
+            _ => (
+                Version::LATEST,
+                Some(format!(
+                    "cannot read the server's version {git_version:?}: the advisor uses {}                      semantics",
+                    Version::LATEST
+                )),
+            ),
+        }
+    }
+}
+
 impl Default for Version {
     fn default() -> Self {
         Version::LATEST

@@ -21,10 +21,10 @@
 
 use k8s_openapi::api::apps::v1::StatefulSetStatus;
 
+use super::ctx::Ctx;
 use super::facts::Slot;
 use super::spec;
 use super::types::{Blocker, DeleteReason, PodWait, SyncError};
-use super::update::Ctx;
 
 /// What the rolling-update step decided.
 #[derive(Debug, Default)]

@@ -14,11 +14,13 @@
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 
+use super::ctx::Ctx;
+pub use super::ctx::UpdateInput;
 use super::facts::{FactEnv, Slot};
 use super::newpod;
 use super::options::Semantics;
 use super::pod;
-use super::pvc::{self, ClaimIndex, ClaimTerminating, Sink};
+use super::pvc::{self, ClaimTerminating, Sink};
 use super::rolling;
 use super::scan::Scanned;
 use super::spec;
@@ -27,22 +29,6 @@ use super::types::{Blocker, DeleteReason, Effect, Hold, Now, PodWait, SyncError}
 
 /// Upstream `MaxBatchSize`: the cap on a burst batch.
 pub const MAX_BATCH_SIZE: usize = 500;
-
-/// Everything `updateStatefulSet` reads.
-#[derive(Debug, Clone, Copy)]
-pub struct UpdateInput<'a> {
-    /// The live set.
-    pub set: &'a StatefulSet,
-    /// The set with the current / update revision's template applied (2.1).
-    pub current_set: &'a StatefulSet,
-    pub update_set: &'a StatefulSet,
-    pub current_revision: &'a str,
-    pub update_revision: &'a str,
-    pub collision_count: i32,
-    pub claims: &'a ClaimIndex<'a>,
-    pub sem: &'a Semantics,
-    pub now: Now,
-}
 
 /// What `updateStatefulSet` returns, plus the reasons.
 #[derive(Debug, Default)]
@@ -146,21 +132,7 @@ pub fn batch_sizes(n: usize) -> Vec<usize> {
     out
 }
 
-/// Per-sync working state shared by the item functions.
-pub(crate) struct Ctx<'a> {
-    pub inp: UpdateInput<'a>,
-    pub monotonic: bool,
-    pub mrs: i32,
-    pub sink: Sink,
-    /// The update revision's set has no volumeClaimTemplates.
-    pub no_claim_templates: bool,
-}
-
 impl Ctx<'_> {
-    pub(crate) fn delete(&mut self, name: &str, reason: DeleteReason) {
-        self.sink.push(Effect::DeletePod { name: name.into(), reason });
-    }
-
     /// The placeholder object for `ordinal` (3.5), built only when needed.
     fn placeholder(&self, ordinal: i32) -> Pod {
         let i = &self.inp;

@@ -13,7 +13,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::{Sim, SimEvent, ops};
-use crate::backend::{Backend, BackendEvent, Capabilities, Op, SPEED_RANGE};
+use crate::backend::{
+    Backend, BackendEvent, Capabilities, Failure, FailureKind, Op, SPEED_RANGE, SimOp,
+};
 
 /// Where the driver sends events (the console's event loop).
 pub type Sink = Box<dyn Fn(BackendEvent) + Send>;
@@ -74,7 +76,7 @@ impl Drop for SimHandle {
 
 impl Backend for SimHandle {
     fn capabilities(&self) -> Capabilities {
-        Capabilities { pause_reconcile: true, inject_faults: true, speed: true }
+        Capabilities::simulator()
     }
 
     fn execute(&mut self, op: Op) {
@@ -129,6 +131,7 @@ impl Runner {
         for ev in self.sim.snapshot() {
             (self.sink)(ev);
         }
+        (self.sink)(BackendEvent::Server { version: format!("v{}", self.sim.options().version) });
         (self.sink)(BackendEvent::Synced);
         let mode = if self.sim.is_paused() {
             crate::backend::Mode::Paused
@@ -238,24 +241,37 @@ impl Runner {
         // Bring virtual time up to date so the op lands at the right instant.
         self.sim.advance_to(self.virtual_now());
         match op {
-            Op::SetSpeed { speed } if !(speed.is_finite() && in_speed_range(speed)) => {
+            Op::Sim(SimOp::SetSpeed { speed }) if !(speed.is_finite() && in_speed_range(speed)) => {
                 let message = format!("speed {speed} is out of range: expected 0.01 to 1000");
-                (self.sink)(BackendEvent::OpFailed { op: ops::describe(&op), message });
+                let failure = Failure::new(ops::describe(&op), FailureKind::Invalid, message);
+                (self.sink)(BackendEvent::OpFailed(failure));
                 return;
             }
-            Op::SetSpeed { speed } => {
+            Op::Sim(SimOp::SetSpeed { speed }) => {
                 self.base_virtual = self.sim.now_ms();
                 self.base_wall = Instant::now();
                 self.speed = sanitize(speed);
                 self.emit_clock();
                 return;
             }
-            Op::Pause | Op::Resume | Op::Step { .. } => {}
+            Op::Sim(SimOp::Pause | SimOp::Resume | SimOp::Step { .. }) => {}
             _ => self.detach(),
         }
         let name = ops::describe(&op);
+        let write = match &op {
+            Op::Cluster(w) => Some(w.clone()),
+            Op::Sim(_) => None,
+        };
         if let Err(e) = self.sim.apply_op(op) {
-            (self.sink)(BackendEvent::OpFailed { op: name, message: e.to_string() });
+            let kind = e.kind();
+            // A conflict comes back with the write re-based on the set as it is now, so the
+            // console can ask again and send it decided on what it shows.
+            let write = write.filter(|_| kind == FailureKind::Conflict).map(|mut w| {
+                w.basis = self.sim.set(w.op.target()).cloned().map(Box::new);
+                w
+            });
+            let failure = Failure { op: name, kind, message: e.to_string(), write };
+            (self.sink)(BackendEvent::OpFailed(failure));
         }
         self.clock_dirty = true;
     }

@@ -12,9 +12,20 @@ use std::io::{self, BufWriter, Write};
 use super::manifest;
 use super::scenario::parse::DEFAULT_SETTLE_MAX_MS;
 use super::scenario::{self, Outcome, Player};
+use super::timeline::Format;
 use super::{Sim, SimConfig, SimEvent};
-use crate::cli::{Format, SimArgs};
 use crate::core::Options;
+
+/// What a headless run plays: manifests first, then the script (or, without one, until the
+/// manifests' sets settle), printing the timeline in `format`.
+#[derive(Debug, Clone, Default)]
+pub struct Headless {
+    pub script: Option<std::path::PathBuf>,
+    pub manifests: Vec<std::path::PathBuf>,
+    pub format: Format,
+    pub seed: u64,
+    pub options: Options,
+}
 
 /// Every `expect` held.
 pub const EXIT_OK: i32 = 0;
@@ -24,7 +35,7 @@ pub const EXIT_FAILED: i32 = 1;
 pub const EXIT_BAD_INPUT: i32 = 2;
 
 /// Runs with the process's stdout and stderr; returns the exit code.
-pub fn run(args: &SimArgs) -> i32 {
+pub fn run(args: &Headless) -> i32 {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut err = io::stderr();
@@ -35,16 +46,12 @@ pub fn run(args: &SimArgs) -> i32 {
 }
 
 /// The simulation `args` describe: seeded, with the requested controller semantics.
-pub fn new_sim(args: &SimArgs) -> Sim {
-    Sim::new(SimConfig {
-        seed: args.seed,
-        options: Options::for_version(args.kube_version),
-        kubelet: Default::default(),
-    })
+pub fn new_sim(args: &Headless) -> Sim {
+    Sim::new(SimConfig { seed: args.seed, options: args.options, kubelet: Default::default() })
 }
 
 /// Runs writing the timeline to `out` and diagnostics to `err`; returns the exit code.
-pub fn run_with(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn run_with(args: &Headless, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let player = match &args.script {
         None => None,
         Some(path) => match scenario::parse_file(path).and_then(Player::new) {
@@ -102,7 +109,7 @@ pub fn run_with(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
     report(args, &outcome, err)
 }
 
-fn report(args: &SimArgs, outcome: &Outcome, err: &mut dyn Write) -> i32 {
+fn report(args: &Headless, outcome: &Outcome, err: &mut dyn Write) -> i32 {
     let file = args.script.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
     for f in &outcome.failures {
         let _ = writeln!(err, "{file}:{}: expect failed: {}", f.line, f.text);

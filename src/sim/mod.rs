@@ -43,7 +43,7 @@ pub use kubelet::{FaultError, KubeletConfig};
 pub use ops::OpError;
 pub use store::ChangeKind;
 
-use crate::backend::{BackendEvent, Event, EventKind, Mode, ObjRef, Object, Op};
+use crate::backend::{BackendEvent, Event, EventKind, Mode, ObjKind, ObjRef, Object, Op};
 use crate::core::{Options, Plan, labels};
 use engine::World;
 
@@ -132,7 +132,7 @@ impl Sim {
         api::delete_set(&mut self.world.store, set, cascade)
     }
 
-    /// Applies a console/script operation (see [`ops`]). `Op::SetSpeed` is refused here: only
+    /// Applies a console/script operation (see [`ops`]). `SimOp::SetSpeed` is refused here: only
     /// the real-time driver has a speed.
     pub fn apply_op(&mut self, op: Op) -> Result<(), OpError> {
         ops::apply(&mut self.world, op)
@@ -343,13 +343,29 @@ impl Sim {
         std::mem::take(&mut self.world.out)
     }
 
-    /// Every object as `Applied`, for a console that starts watching now.
+    /// Every object, one complete listing per kind (all namespaces), for a console that starts
+    /// watching now.
     pub fn snapshot(&self) -> Vec<BackendEvent> {
         let s = &self.world.store;
-        let sets = s.sets().iter().map(|o| Object::Set(Box::new(o.clone())));
-        let pods = s.pods().iter().map(|o| Object::Pod(Box::new(o.clone())));
-        let claims = s.claims().iter().map(|o| Object::Claim(Box::new(o.clone())));
-        let revs = s.revisions().iter().map(|o| Object::Revision(Box::new(o.clone())));
-        sets.chain(revs).chain(claims).chain(pods).map(BackendEvent::Applied).collect()
+        let listed = |kind, objects: Vec<Object>| BackendEvent::Listed {
+            kind,
+            scope: crate::backend::Scope::default(),
+            objects,
+        };
+        let sets = s.sets().iter().map(|o| Object::Set(Box::new(o.clone()))).collect();
+        let revs = s.revisions().iter().map(|o| Object::Revision(Box::new(o.clone()))).collect();
+        let claims = s.claims().iter().map(|o| Object::Claim(Box::new(o.clone()))).collect();
+        let pods = s.pods().iter().map(|o| Object::Pod(Box::new(o.clone()))).collect();
+        vec![
+            listed(ObjKind::Set, sets),
+            listed(ObjKind::Revision, revs),
+            listed(ObjKind::Claim, claims),
+            listed(ObjKind::Pod, pods),
+        ]
+    }
+
+    /// The controller semantics this simulation reproduces.
+    pub fn options(&self) -> Options {
+        *self.world.controller.options()
     }
 }

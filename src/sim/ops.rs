@@ -1,23 +1,24 @@
-//! Console and script operations ([`Op`]) applied to the simulation: StatefulSet spec patches
-//! (partition, strategy, maxUnavailable, replicas, image, `kubectl rollout restart` and
-//! `kubectl rollout undo`), pod deletion, kubelet faults, and pause / resume / step.
+//! Console and script operations ([`Op`]) applied to the simulation: StatefulSet writes
+//! ([`ClusterOp`], computed by `steer` exactly as a cluster backend computes them, then stored
+//! through the API layer), pod deletion, kubelet faults, and pause / resume / step.
 //!
-//! Bad input is refused with an [`OpError`] that names what was wrong and what is expected.
-//! Owns: turning an Op into API calls. Must not: bypass the API layer, or handle speed (the
-//! real-time driver's business).
+//! Bad input is refused with an [`OpError`] that names what was wrong and what is expected, and
+//! has a [`FailureKind`]. Owns: turning an Op into API calls. Must not: bypass the API layer, or
+//! handle speed (the real-time driver's business).
 
-use k8s_openapi::api::apps::v1::{
-    ControllerRevision, RollingUpdateStatefulSetStrategy, StatefulSet, StatefulSetSpec,
-};
-use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::api::{self, ApiError};
 use super::engine::{self, World};
 use super::kubelet::FaultError;
 use super::store::{Store, StoreError};
-use crate::backend::{ObjRef, Op};
-use crate::core::labels::RESTARTED_AT_ANNOTATION;
+use crate::backend::{ClusterOp, FailureKind, Fault, ObjRef, Op, SimOp, Write};
+use crate::steer::{self, Change, Refused};
+
+/// Who the simulator says froze a rollout (the console's operator; a served simulator's
+/// clients name themselves on the cluster side).
+pub const SIM_IDENTITY: &str = "ststui-sim";
 
 /// Why an operation was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -29,6 +30,9 @@ pub enum OpError {
     /// A bad value: the message says what was wrong and what is expected.
     #[error("{0}")]
     Invalid(String),
+    /// Refused before it reached the API (client-side, as kubectl refuses).
+    #[error(transparent)]
+    Refused(#[from] Refused),
     #[error(transparent)]
     Api(#[from] ApiError),
     #[error(transparent)]
@@ -37,43 +41,68 @@ pub enum OpError {
     NotPaused,
     #[error("speed applies to the real-time console; a headless run has no wall clock")]
     SpeedNeedsDriver,
-    #[error("{set} has no previous revision to roll back to (it has {count})")]
-    NoPreviousRevision { set: ObjRef, count: usize },
-    #[error("revision {revision} of {set} not found: expected one of {available}")]
-    RevisionNotFound { set: ObjRef, revision: i64, available: String },
 }
 
-/// A short description of an op, for `OpFailed` and logs (e.g. `partition default/web 2`).
+impl OpError {
+    /// The failure kind a client acts on.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            OpError::SetNotFound(_) | OpError::PodNotFound(_) => FailureKind::NotFound,
+            OpError::Refused(r) => r.kind,
+            OpError::Api(ApiError::Store(StoreError::NotFound { .. })) => FailureKind::NotFound,
+            OpError::Api(ApiError::Store(StoreError::AlreadyExists { .. })) => {
+                FailureKind::Conflict
+            }
+            OpError::Api(_) | OpError::Invalid(_) | OpError::Fault(_) => FailureKind::Invalid,
+            OpError::NotPaused => FailureKind::Invalid,
+            OpError::SpeedNeedsDriver => FailureKind::Unsupported,
+        }
+    }
+}
+
+/// A short description of an op, for failures and logs, in scenario words (e.g.
+/// `partition default/web 2`).
 pub fn describe(op: &Op) -> String {
     match op {
-        Op::SetPartition { set, partition } => format!("partition {set} {partition}"),
-        Op::SetOnDelete { set, on_delete: true, .. } => format!("strategy {set} OnDelete"),
-        Op::SetOnDelete { set, on_delete: false, rolling } => {
+        Op::Cluster(w) => describe_write(&w.op),
+        Op::Sim(SimOp::Pause) => "pause".into(),
+        Op::Sim(SimOp::Resume) => "resume".into(),
+        Op::Sim(SimOp::Step { n }) => format!("step {n}"),
+        Op::Sim(SimOp::SetSpeed { speed }) => format!("speed {speed}"),
+        Op::Sim(SimOp::Fault(Fault::FailPod { pod })) => format!("fail {pod}"),
+        Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: true })) => format!("ready {pod}"),
+        Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: false })) => {
+            format!("unready {pod}")
+        }
+        Op::Sim(SimOp::Fault(Fault::BreakPod { pod })) => format!("break {pod}"),
+    }
+}
+
+/// [`describe`] for a cluster write.
+pub fn describe_write(op: &ClusterOp) -> String {
+    match op {
+        ClusterOp::SetPartition { set, partition } => format!("partition {set} {partition}"),
+        ClusterOp::SetStrategy { set, on_delete: true, .. } => format!("strategy {set} OnDelete"),
+        ClusterOp::SetStrategy { set, on_delete: false, rolling } => {
             match rolling.as_ref().and_then(|r| r.partition) {
                 Some(p) => format!("strategy {set} RollingUpdate (partition {p})"),
                 None => format!("strategy {set} RollingUpdate"),
             }
         }
-        Op::SetMaxUnavailable { set, value } => {
+        ClusterOp::SetMaxUnavailable { set, value } => {
             format!("maxunavailable {set} {}", int_or_str(value))
         }
-        Op::Scale { set, replicas } => format!("scale {set} {replicas}"),
-        Op::SetImage { set, image } => format!("image {set} {image}"),
-        Op::Restart { set } => format!("restart {set}"),
-        Op::Undo { set, revision } => match revision {
+        ClusterOp::Scale { set, replicas } => format!("scale {set} {replicas}"),
+        ClusterOp::SetImage { set, image } => format!("image {set} {image}"),
+        ClusterOp::Restart { set } => format!("restart {set}"),
+        ClusterOp::Undo { set, revision } => match revision {
             Some(r) => format!("undo {set} {r}"),
             None => format!("undo {set}"),
         },
-        Op::DeletePod { pod, force: false } => format!("delete-pod {pod}"),
-        Op::DeletePod { pod, force: true } => format!("force-delete-pod {pod}"),
-        Op::FailPod { pod } => format!("fail {pod}"),
-        Op::SetPodReady { pod, ready: true } => format!("ready {pod}"),
-        Op::SetPodReady { pod, ready: false } => format!("unready {pod}"),
-        Op::BreakPod { pod } => format!("break {pod}"),
-        Op::Pause => "pause".into(),
-        Op::Resume => "resume".into(),
-        Op::Step { n } => format!("step {n}"),
-        Op::SetSpeed { speed } => format!("speed {speed}"),
+        ClusterOp::DeletePod { pod, force: false, .. } => format!("delete-pod {pod}"),
+        ClusterOp::DeletePod { pod, force: true, .. } => format!("force-delete-pod {pod}"),
+        ClusterOp::Freeze { set } => format!("freeze {set}"),
+        ClusterOp::Unfreeze { set } => format!("unfreeze {set}"),
     }
 }
 
@@ -85,129 +114,79 @@ fn int_or_str(v: &IntOrString) -> String {
 }
 
 /// Applies `op`. Effects show up as events once the world runs (`advance`/`settle`/`step`).
+/// A write whose `steer` outcome is "nothing to change" succeeds without a write.
 pub fn apply(w: &mut World, op: Op) -> Result<(), OpError> {
     match op {
-        // Values are validated by the API layer, with the API server's own messages.
-        Op::SetPartition { set, partition } => {
-            patch_rolling(w, &set, "partition", |ru| ru.partition = Some(partition))
-        }
-        Op::SetOnDelete { set, on_delete, rolling } => patch_spec(w, &set, |spec| {
-            let strategy = spec.update_strategy.get_or_insert_with(Default::default);
-            strategy.type_ = Some(if on_delete { "OnDelete" } else { "RollingUpdate" }.into());
-            if on_delete {
-                strategy.rolling_update = None;
-            } else if rolling.is_some() {
-                strategy.rolling_update = rolling;
-            }
-            Ok(())
-        }),
-        Op::SetMaxUnavailable { set, value } => {
-            patch_rolling(w, &set, "maxUnavailable", |ru| ru.max_unavailable = Some(value))
-        }
-        Op::Scale { set, replicas } => patch_spec(w, &set, |spec| {
-            spec.replicas = Some(replicas);
-            Ok(())
-        }),
-        Op::SetImage { set, image } => set_image(w, &set, image),
-        Op::Restart { set } => {
-            let at = w.store.clock().timestamp().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-            patch_spec(w, &set, |spec| {
-                let meta = spec.template.metadata.get_or_insert_with(Default::default);
-                meta.annotations
-                    .get_or_insert_with(Default::default)
-                    .insert(RESTARTED_AT_ANNOTATION.into(), at);
-                Ok(())
-            })
-        }
-        Op::Undo { set, revision } => undo(w, &set, revision),
-        Op::DeletePod { pod, force } => match api::delete_pod(&mut w.store, &pod, force) {
-            Err(ApiError::Store(StoreError::NotFound { .. })) => Err(OpError::PodNotFound(pod)),
-            other => other.map(drop).map_err(OpError::from),
-        },
-        Op::FailPod { pod } => Ok(w.kubelet.fail(&pod, &mut w.store, &mut w.agenda)?),
-        Op::SetPodReady { pod, ready } => {
-            Ok(w.kubelet.set_ready(&pod, ready, &mut w.store, &mut w.agenda)?)
-        }
-        Op::BreakPod { pod } => Ok(w.kubelet.break_pod(&pod, &mut w.store, &mut w.agenda)?),
-        Op::Pause => {
+        Op::Cluster(write) => apply_write(w, write),
+        Op::Sim(SimOp::Fault(f)) => apply_fault(w, f),
+        Op::Sim(SimOp::Pause) => {
             w.set_paused(true);
             Ok(())
         }
-        Op::Resume => {
+        Op::Sim(SimOp::Resume) => {
             w.set_paused(false);
             Ok(())
         }
-        Op::Step { n } => {
+        Op::Sim(SimOp::Step { n }) => {
             if !w.controller.is_paused() {
                 return Err(OpError::NotPaused);
             }
             engine::step(w, n);
             Ok(())
         }
-        Op::SetSpeed { .. } => Err(OpError::SpeedNeedsDriver),
+        Op::Sim(SimOp::SetSpeed { .. }) => Err(OpError::SpeedNeedsDriver),
     }
 }
 
-/// Reads the set, lets `f` change its spec, and PUTs it through the API layer.
-fn patch_spec(
-    w: &mut World,
-    key: &ObjRef,
-    f: impl FnOnce(&mut StatefulSetSpec) -> Result<(), OpError>,
-) -> Result<(), OpError> {
-    let mut set: StatefulSet =
-        w.store.sets().get(key).cloned().ok_or_else(|| OpError::SetNotFound(key.clone()))?;
-    f(&mut set.spec)?;
+fn apply_fault(w: &mut World, f: Fault) -> Result<(), OpError> {
+    match f {
+        Fault::FailPod { pod } => Ok(w.kubelet.fail(&pod, &mut w.store, &mut w.agenda)?),
+        Fault::SetPodReady { pod, ready } => {
+            Ok(w.kubelet.set_ready(&pod, ready, &mut w.store, &mut w.agenda)?)
+        }
+        Fault::BreakPod { pod } => Ok(w.kubelet.break_pod(&pod, &mut w.store, &mut w.agenda)?),
+    }
+}
+
+fn apply_write(w: &mut World, write: Write) -> Result<(), OpError> {
+    if let ClusterOp::DeletePod { pod, force, uid } = &write.op {
+        return delete_pod(w, pod, *force, uid.as_deref());
+    }
+    let key = write.op.target().clone();
+    let set: StatefulSet =
+        w.store.sets().get(&key).cloned().ok_or_else(|| OpError::SetNotFound(key.clone()))?;
+    let revisions: Vec<&ControllerRevision> =
+        w.store.revisions().in_namespace(&key.namespace).collect();
+    let inputs = steer::Inputs {
+        now: w.store.clock().timestamp(),
+        identity: SIM_IDENTITY,
+        revisions: &revisions,
+    };
+    let change = steer::decide(&write.op, &key, write.basis.as_deref(), &set, inputs)?;
+    let Change::Set(new) = change else {
+        return Ok(());
+    };
     let semantics = w.controller.options().semantics;
-    api::update_set(&mut w.store, set, &semantics)?;
+    api::update_set(&mut w.store, *new, &semantics)?;
     Ok(())
 }
 
-/// A patch of `spec.updateStrategy.rollingUpdate`; refused for OnDelete sets.
-fn patch_rolling(
-    w: &mut World,
-    key: &ObjRef,
-    field: &str,
-    f: impl FnOnce(&mut RollingUpdateStatefulSetStrategy),
-) -> Result<(), OpError> {
-    patch_spec(w, key, |spec| {
-        let strategy = spec.update_strategy.get_or_insert_with(Default::default);
-        if strategy.type_.as_deref() == Some("OnDelete") {
-            return Err(OpError::Invalid(format!(
-                "{field} applies to the RollingUpdate strategy; {key} uses OnDelete (switch the strategy first)"
-            )));
-        }
-        f(strategy.rolling_update.get_or_insert_with(Default::default));
-        Ok(())
-    })
-}
-
-fn set_image(w: &mut World, key: &ObjRef, image: String) -> Result<(), OpError> {
-    if image.trim().is_empty() {
-        return Err(OpError::Invalid(
-            "image is empty: expected an image reference like nginx:1.27".into(),
-        ));
+fn delete_pod(w: &mut World, pod: &ObjRef, force: bool, uid: Option<&str>) -> Result<(), OpError> {
+    let stored = w.store.pods().get(pod).ok_or_else(|| OpError::PodNotFound(pod.clone()))?;
+    if let Some(uid) = uid
+        && stored.metadata.uid.as_deref() != Some(uid)
+    {
+        return Err(OpError::Refused(Refused {
+            kind: FailureKind::Conflict,
+            message: format!(
+                "{pod} was recreated since you decided (its uid is not {uid}): nothing deleted"
+            ),
+        }));
     }
-    patch_spec(w, key, |spec| {
-        let containers = &mut spec.template.spec.get_or_insert_with(Default::default).containers;
-        let Some(first) = containers.first_mut() else {
-            return Err(OpError::Invalid(format!(
-                "{key} has no containers: expected at least one"
-            )));
-        };
-        first.image = Some(image);
-        Ok(())
-    })
-}
-
-/// The pod template a revision stores (`{"spec":{"template":{"$patch":"replace", ...}}}`).
-fn revision_template(
-    rev: &k8s_openapi::api::apps::v1::ControllerRevision,
-) -> Option<PodTemplateSpec> {
-    let mut template = rev.data.0.get("spec")?.get("template")?.clone();
-    if let Some(obj) = template.as_object_mut() {
-        obj.remove("$patch");
+    match api::delete_pod(&mut w.store, pod, force) {
+        Err(ApiError::Store(StoreError::NotFound { .. })) => Err(OpError::PodNotFound(pod.clone())),
+        other => other.map(drop).map_err(OpError::from),
     }
-    serde_json::from_value(template).ok()
 }
 
 /// The ControllerRevisions `set` controls, by revision number (what `kubectl rollout history`
@@ -216,52 +195,7 @@ pub(crate) fn controlled_revisions<'s>(
     store: &'s Store,
     set: &StatefulSet,
 ) -> Vec<&'s ControllerRevision> {
-    let (ns, uid) = (set.metadata.namespace.as_deref().unwrap_or_default(), &set.metadata.uid);
-    let mut revs: Vec<&ControllerRevision> = store
-        .revisions()
-        .in_namespace(ns)
-        .filter(|r| {
-            let refs = r.metadata.owner_references.iter().flatten();
-            refs.into_iter().any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
-        })
-        .collect();
-    revs.sort_by_key(|r| r.revision);
-    revs
-}
-
-/// `kubectl rollout undo`: the set's revisions (controlled by it), by number; the target is
-/// `revision`, or the second newest when `None`. A template that already matches is a no-op.
-fn undo(w: &mut World, key: &ObjRef, revision: Option<i64>) -> Result<(), OpError> {
-    let set = w.store.sets().get(key).ok_or_else(|| OpError::SetNotFound(key.clone()))?;
-    let history = controlled_revisions(&w.store, set);
-    let target = match revision {
-        None | Some(0) => {
-            if history.len() <= 1 {
-                return Err(OpError::NoPreviousRevision { set: key.clone(), count: history.len() });
-            }
-            history.get(history.len() - 2).copied()
-        }
-        Some(n) => history.iter().find(|r| r.revision == Some(n)).copied(),
-    };
-    let Some(target) = target else {
-        let available: Vec<String> =
-            history.iter().filter_map(|r| r.revision.map(|n| n.to_string())).collect();
-        let available =
-            if available.is_empty() { "none".to_string() } else { available.join(", ") };
-        let revision = revision.unwrap_or(0);
-        return Err(OpError::RevisionNotFound { set: key.clone(), revision, available });
-    };
-    let template = revision_template(target).ok_or_else(|| {
-        let name = target.metadata.name.clone().unwrap_or_default();
-        OpError::Invalid(format!(
-            "revision {name} holds no pod template: expected spec.template in its data"
-        ))
-    })?;
-    if set.spec.template == template {
-        return Ok(());
-    }
-    patch_spec(w, key, |spec| {
-        spec.template = template;
-        Ok(())
-    })
+    let ns = set.metadata.namespace.as_deref().unwrap_or_default();
+    let all: Vec<&ControllerRevision> = store.revisions().in_namespace(ns).collect();
+    steer::controlled_revisions(set, &all)
 }

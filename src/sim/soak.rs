@@ -23,7 +23,6 @@ use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use super::scenario::{self, Player};
 use super::{ChangeKind, Reconciler, Sim, SimConfig, SimEvent};
 use crate::backend::{EventKind, Object};
-use crate::cli::SimArgs;
 use crate::core::{Now, Observed, Options, Plan, invariants, labels, spec};
 
 mod generate;
@@ -251,9 +250,8 @@ fn soak_runs(runs: u64, seed: u64, options: Options) -> Report {
 
 /// `ststui sim --soak N --seed S`: prints the summary; on violations, the failing seed, what
 /// broke and the script, and returns 1.
-pub fn run(args: &SimArgs) -> i32 {
-    let runs = args.soak.unwrap_or(0);
-    let report = soak(runs, args.seed, Options::for_version(args.kube_version));
+pub fn run(runs: u64, seed: u64, options: Options) -> i32 {
+    let report = soak(runs, seed, options);
     let stdout = std::io::stdout();
     print_report(&report, &mut stdout.lock())
 }

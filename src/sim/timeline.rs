@@ -6,7 +6,15 @@
 //! to stdout), how events are produced.
 
 use crate::backend::{Event, EventKind};
-use crate::cli::Format;
+
+/// How the timeline is printed: `text` for people (the default) or `jsonl`, one JSON object per
+/// line (`spec/scenario.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Text,
+    Jsonl,
+}
 
 /// One line (without the newline) in `format`.
 pub fn render(event: &Event, format: Format) -> String {

@@ -6,14 +6,22 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 use ratatui::widgets::{Clear, Widget};
 
+use crate::app::keymap::{self, Context};
 use crate::app::state::{AppState, Confirm, Modal, RevisionPicker, StatusKind};
+use crate::backend::Capabilities;
 
-use super::footer::hints;
 use super::theme::{Glyphs, Theme};
 use super::util::{centered, pane, put, put_spans, title};
+use crate::app::view::footer::hints;
 
 /// Draws the confirmation dialog centred in `area`.
-pub fn render_confirm(buf: &mut Buffer, area: Rect, c: &Confirm, theme: &Theme) {
+pub fn render_confirm(
+    buf: &mut Buffer,
+    area: Rect,
+    c: &Confirm,
+    caps: &Capabilities,
+    theme: &Theme,
+) {
     let change = format!("{}  →  {}", c.old, c.new);
     let warning = c.warning.as_deref().map(|w| format!("⚠ {w}"));
     let widest = [c.title.chars().count(), change.chars().count() + 4, 30]
@@ -48,12 +56,8 @@ pub fn render_confirm(buf: &mut Buffer, area: Rect, c: &Confirm, theme: &Theme) 
         line(&[Span::styled(w.as_str(), theme.warn)], &mut y);
     }
     y += 1;
-    let answer: Vec<Span<'_>> = hints_spans(buf_hints_confirm(), theme);
+    let answer: Vec<Span<'_>> = hints_spans(keymap::footer(Context::Confirm, caps), theme);
     line(&answer, &mut y);
-}
-
-fn buf_hints_confirm() -> Vec<(String, &'static str)> {
-    crate::app::keymap::footer(crate::app::keymap::Context::Confirm)
 }
 
 fn hints_spans(hints: Vec<(String, &'static str)>, theme: &Theme) -> Vec<Span<'static>> {
@@ -66,7 +70,13 @@ fn hints_spans(hints: Vec<(String, &'static str)>, theme: &Theme) -> Vec<Span<'s
 }
 
 /// Draws the undo revision picker centred in `area`.
-pub fn render_picker(buf: &mut Buffer, area: Rect, p: &RevisionPicker, theme: &Theme) {
+pub fn render_picker(
+    buf: &mut Buffer,
+    area: Rect,
+    p: &RevisionPicker,
+    caps: &Capabilities,
+    theme: &Theme,
+) {
     let h = u16::try_from(p.choices.len() + 4).unwrap_or(u16::MAX);
     let popup = centered(area, 72.min(area.width.saturating_sub(2)), h);
     Clear.render(popup, buf);
@@ -93,7 +103,7 @@ pub fn render_picker(buf: &mut Buffer, area: Rect, p: &RevisionPicker, theme: &T
         }
     }
     let y = inner.y + inner.height.saturating_sub(1);
-    let footer = crate::app::keymap::footer(crate::app::keymap::Context::Picker);
+    let footer = keymap::footer(Context::Picker, caps);
     put_spans(buf, inner.x + 1, y, &hints_spans(footer, theme), right);
 }
 
@@ -127,11 +137,11 @@ pub fn render_status(buf: &mut Buffer, area: Rect, state: &AppState, theme: &The
             put_spans(buf, area.x, area.y, &spans, right);
         }
         None => {
-            let help = hints(state).into_iter().find(|(_, l, _)| *l == "help");
-            if let Some((key, _, _)) = help {
+            let help = hints(state).into_iter().find(|h| h.label == "help");
+            if let Some(h) = help {
                 let spans = [
                     Span::styled(" press ", theme.dim),
-                    Span::styled(key, theme.key),
+                    Span::styled(h.key, theme.key),
                     Span::styled(" for every key", theme.dim),
                 ];
                 put_spans(buf, area.x, area.y, &spans, right);

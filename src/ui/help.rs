@@ -10,13 +10,14 @@ use ratatui::widgets::{Clear, Widget};
 use crate::app::action::Action;
 use crate::app::keymap::{Context, key_for};
 use crate::app::view::help::{HelpLine, layout};
+use crate::backend::Capabilities;
 
 use super::theme::Theme;
 use super::util::{pane, put_spans, title};
 
 /// Draws the overlay over `area`, showing page `page` (clamped to the last).
-pub fn render(buf: &mut Buffer, area: Rect, page: usize, theme: &Theme) {
-    let help = layout(area);
+pub fn render(buf: &mut Buffer, area: Rect, page: usize, caps: &Capabilities, theme: &Theme) {
+    let help = layout(area, caps);
     let (shown, columns) = help.page(page);
     let close = key_for(Context::Help, Action::Cancel).unwrap_or_default();
     let heading = if help.pages.len() > 1 {

@@ -71,9 +71,9 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) -> 
     confirm::render_status(buf, areas.status, state, theme);
     match &state.modal {
         Modal::None | Modal::Prompt(_) => {}
-        Modal::Help { page } => help::render(buf, area, *page, theme),
-        Modal::Confirm(c) => confirm::render_confirm(buf, area, c, theme),
-        Modal::Picker(p) => confirm::render_picker(buf, area, p, theme),
+        Modal::Help { page } => help::render(buf, area, *page, &state.caps, theme),
+        Modal::Confirm(c) => confirm::render_confirm(buf, area, c, &state.caps, theme),
+        Modal::Picker(p) => confirm::render_picker(buf, area, p, &state.caps, theme),
     }
     layout_hit_map(&screen, &areas, &grid_layout)
 }

@@ -15,13 +15,13 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, 
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use k8s_openapi::jiff::Timestamp;
 use ststui::app::{AppState, Command, Msg, update};
-use ststui::backend::{BackendEvent, Capabilities, Object, Op};
+use ststui::backend::{BackendEvent, Capabilities, ClusterOp, Object, Op, Write};
 use ststui::core::Options;
 
 pub const NS: &str = "default";
 
 pub fn sim_caps() -> Capabilities {
-    Capabilities { pause_reconcile: true, inject_faults: true, speed: true }
+    Capabilities::simulator()
 }
 
 pub fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -164,13 +164,31 @@ pub fn run(state: &mut AppState, msgs: impl IntoIterator<Item = Msg>) -> Vec<Com
 }
 
 /// Only the backend Ops among `cmds`.
+/// The ops of `cmds`, without what they were decided on (the basis set, a pod's uid), so tests
+/// compare what is asked; `decided_ops` keeps it.
 pub fn ops(cmds: &[Command]) -> Vec<Op> {
+    decided_ops(cmds).into_iter().map(bare).collect()
+}
+
+/// The ops of `cmds` as sent.
+pub fn decided_ops(cmds: &[Command]) -> Vec<Op> {
     cmds.iter()
         .filter_map(|c| match c {
             Command::Backend(op) => Some(op.clone()),
             Command::Quit => None,
         })
         .collect()
+}
+
+/// `op` without its basis (and a delete without its uid precondition).
+pub fn bare(op: Op) -> Op {
+    match op {
+        Op::Cluster(Write { op: ClusterOp::DeletePod { pod, force, .. }, .. }) => {
+            Op::from(ClusterOp::DeletePod { pod, force, uid: None })
+        }
+        Op::Cluster(Write { op, .. }) => Op::from(op),
+        other => other,
+    }
 }
 
 /// The demo: `web`, 5 replicas all Ready on revision `web-a` (nginx:1.25), a new revision

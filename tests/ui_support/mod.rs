@@ -189,7 +189,7 @@ impl Fixture {
     /// The AppState: objects applied to the mirror, the set selected, the plan as the
     /// advisor's, the clock at t0 + 95 s, simulator capabilities.
     pub fn state(&self) -> AppState {
-        let caps = Capabilities { pause_reconcile: true, inject_faults: true, speed: true };
+        let caps = Capabilities::simulator();
         let mut st = AppState::new(caps, Options::default());
         st.mirror.apply(Object::Set(Box::new(self.set_object())));
         for (n, name, image) in &self.revisions {

@@ -10,7 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::timeline::duration_text;
 use super::{HeaderView, RevLabel, StrategyView};
-use crate::backend::Mode;
+use crate::backend::{Connection, Mode};
 
 /// What a piece of header text is, for its style.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,12 +59,22 @@ pub fn speed_text(speed: f64) -> String {
 
 /// The two groups of segments; each group starts a new line.
 fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
-    let mode = match h.mode {
-        Mode::Live => p("● live", Tone::Good),
-        Mode::Paused => p("❚❚ PAUSED", Tone::Warn),
-        Mode::Frozen => p("❄ FROZEN", Tone::Warn),
+    let mode = match (h.connection, h.mode) {
+        (Connection::Down { since, .. }, _) => p(
+            format!("⚠ disconnected since {}, retrying (stale)", since.strftime("%H:%M:%S")),
+            Tone::Warn,
+        ),
+        (Connection::Unauthorized { .. }, _) => p("⚠ credentials refused (stale)", Tone::Warn),
+        (Connection::Up, Mode::Live) => p("● live", Tone::Good),
+        (Connection::Up, Mode::Paused) => p("❚❚ PAUSED", Tone::Warn),
     };
     let mut mode = vec![mode];
+    if let Some(f) = &h.frozen {
+        mode.push(p(format!(" ❄ frozen by {} since {}", f.by, f.at), Tone::Warn));
+    }
+    if h.relists > 0 {
+        mode.push(p(format!(" ↻{}", h.relists), Tone::Dim));
+    }
     if let Some(speed) = h.speed {
         mode.push(p(format!(" ×{}", speed_text(speed)), Tone::Text));
     }

@@ -9,7 +9,8 @@
 
 use ratatui::layout::Rect;
 
-use crate::app::keymap::{BINDINGS, Context, Key, help_sections};
+use crate::app::keymap::{Context, Key, help_sections};
+use crate::backend::Capabilities;
 
 use super::layout::centered;
 
@@ -53,17 +54,15 @@ impl HelpLayout {
 type Section = (String, Vec<(String, &'static str)>);
 
 /// Every section, in order: the console's groups, then one per dialog.
-fn sections() -> Vec<Section> {
-    let mut out: Vec<Section> = help_sections()
+fn sections(caps: &Capabilities) -> Vec<Section> {
+    let mut out: Vec<Section> = help_sections(Some(caps))
         .into_iter()
         .map(|(group, lines)| {
             (group.title().to_string(), lines.into_iter().map(|l| (l.keys, l.help)).collect())
         })
         .collect();
     for ctx in [Context::Help, Context::Prompt, Context::Confirm, Context::Picker] {
-        let rows = BINDINGS
-            .iter()
-            .filter(|b| b.context == ctx)
+        let rows = crate::app::keymap::bindings(ctx, caps)
             .map(|b| (b.keys.iter().map(Key::label).collect::<Vec<_>>().join(" "), b.help))
             .collect();
         out.push((dialog_title(ctx).to_string(), rows));
@@ -82,13 +81,13 @@ fn dialog_title(c: Context) -> &'static str {
 }
 
 /// Lays the overlay out for a terminal of `area`.
-pub fn layout(area: Rect) -> HelpLayout {
+pub fn layout(area: Rect, caps: &Capabilities) -> HelpLayout {
     let popup = centered(area, area.width.saturating_sub(2).min(MAX_WIDTH), area.height);
     let inner_w = popup.width.saturating_sub(2);
     let inner_h = usize::from(popup.height.saturating_sub(2)).max(1);
     let ncols = (inner_w / MIN_COLUMN).max(1);
     let column_width = (inner_w / ncols).max(1);
-    let sections = sections();
+    let sections = sections(caps);
     let key_width = sections
         .iter()
         .flat_map(|(_, rows)| rows.iter().map(|(k, _)| k.chars().count()))

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::build::{build_set, evaluate};
 use super::{Command, Line, Script, ScriptError};
-use crate::backend::{EventKind, Op};
+use crate::backend::{ClusterOp, EventKind, Fault};
 use crate::sim::manifest::{self, Manifest};
 use crate::sim::{Cascade as SimCascade, KubeletConfig, Sim, SimEvent, driver};
 
@@ -188,7 +188,8 @@ impl Player {
 
     /// Performs an operation; `Err` carries the message of the `error` event.
     fn perform(&mut self, sim: &mut Sim, number: usize, command: &Command) -> Result<(), String> {
-        let op = |sim: &mut Sim, op: Op| sim.apply_op(op).map_err(|e| e.to_string());
+        let op = |sim: &mut Sim, op: ClusterOp| sim.apply_op(op.into()).map_err(|e| e.to_string());
+        let fault = |sim: &mut Sim, f: Fault| sim.apply_op(f.into()).map_err(|e| e.to_string());
         match command {
             Command::Create(args) => {
                 sim.create_set(build_set(args)).map(drop).map_err(|e| e.to_string())
@@ -206,24 +207,25 @@ impl Player {
                 if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
             }
             Command::Image { set, image } => {
-                op(sim, Op::SetImage { set: set.as_ref(), image: image.clone() })
+                op(sim, ClusterOp::SetImage { set: set.as_ref(), image: image.clone() })
             }
             Command::Scale { set, replicas } => {
-                op(sim, Op::Scale { set: set.as_ref(), replicas: *replicas })
+                op(sim, ClusterOp::Scale { set: set.as_ref(), replicas: *replicas })
             }
             Command::Partition { set, partition } => {
-                op(sim, Op::SetPartition { set: set.as_ref(), partition: *partition })
+                op(sim, ClusterOp::SetPartition { set: set.as_ref(), partition: *partition })
             }
-            Command::Strategy { set, on_delete } => {
-                op(sim, Op::SetOnDelete { set: set.as_ref(), on_delete: *on_delete, rolling: None })
-            }
+            Command::Strategy { set, on_delete } => op(
+                sim,
+                ClusterOp::SetStrategy { set: set.as_ref(), on_delete: *on_delete, rolling: None },
+            ),
             Command::MaxUnavailable { set, value } => {
-                op(sim, Op::SetMaxUnavailable { set: set.as_ref(), value: value.clone() })
+                op(sim, ClusterOp::SetMaxUnavailable { set: set.as_ref(), value: value.clone() })
             }
             Command::Undo { set, revision } => {
-                op(sim, Op::Undo { set: set.as_ref(), revision: *revision })
+                op(sim, ClusterOp::Undo { set: set.as_ref(), revision: *revision })
             }
-            Command::Restart { set } => op(sim, Op::Restart { set: set.as_ref() }),
+            Command::Restart { set } => op(sim, ClusterOp::Restart { set: set.as_ref() }),
             Command::Delete { set, cascade } => {
                 let cascade = match cascade {
                     super::Cascade::Background => SimCascade::Background,
@@ -232,11 +234,11 @@ impl Player {
                 sim.delete_set(&set.as_ref(), cascade).map_err(|e| e.to_string())
             }
             Command::DeletePod { pod, force } => {
-                op(sim, Op::DeletePod { pod: pod.as_ref(), force: *force })
+                op(sim, ClusterOp::DeletePod { pod: pod.as_ref(), force: *force, uid: None })
             }
-            Command::Fail { pod } => op(sim, Op::FailPod { pod: pod.as_ref() }),
+            Command::Fail { pod } => fault(sim, Fault::FailPod { pod: pod.as_ref() }),
             Command::SetReady { pod, ready } => {
-                op(sim, Op::SetPodReady { pod: pod.as_ref(), ready: *ready })
+                fault(sim, Fault::SetPodReady { pod: pod.as_ref(), ready: *ready })
             }
             Command::Kubelet(k) => {
                 let mut config: KubeletConfig = sim.kubelet_config().clone();

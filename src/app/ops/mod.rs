@@ -1,0 +1,194 @@
+//! The reducer's half that turns operator actions on the selected set or pod into backend
+//! [`Op`]s: validation against what the mirror shows, refusals that say why, and confirmations
+//! (old → new) for destructive or surprising changes. Cluster writes carry the set they were
+//! decided on ([`Write::basis`]); a write the backend may not make now (disconnected,
+//! read-only, a missing permission) is refused here with the reason, before anything is sent.
+//!
+//! Owns the rules "what may be asked now" (also for the footer: [`applies`]) and the wording
+//! of refusals and confirmations. Only called from `update.rs` (the one reducer). Must not
+//! touch the terminal or talk to a backend: it returns [`Command`]s.
+
+mod pod;
+mod rollout;
+mod sim;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+
+use super::action::Action;
+use super::facts as f;
+use super::input::{Prompt, PromptKind, bump_image};
+use super::keymap::{Context, key_for};
+use super::msg::Command;
+use super::notify::{info, log_operator};
+use super::state::{AppState, Confirm, Modal};
+use crate::backend::{ClusterOp, Connection, Mode, ObjRef, Op, Write, WriteKind};
+
+pub use rollout::{open_picker, pick_revision, scale_to, set_image, set_partition};
+
+/// `Err` is a refusal: the text for the status line.
+pub type Outcome = Result<Vec<Command>, String>;
+
+/// Runs a Normal-context action that changes the cluster or the controller.
+pub fn perform(state: &mut AppState, action: Action) -> Outcome {
+    match action {
+        Action::PartitionDown => rollout::partition_step(state, -1),
+        Action::PartitionUp => rollout::partition_step(state, 1),
+        Action::PartitionPrompt => {
+            let (r, set) = selected(state)?;
+            require_rolling(set)?;
+            rollout::refuse_frozen(set, &r)?;
+            writable(state, WriteKind::PatchSet)?;
+            let kind = PromptKind::Partition { set: r, current: f::partition(set) };
+            state.modal = Modal::Prompt(Prompt::new(kind, ""));
+            Ok(Vec::new())
+        }
+        Action::ToggleStrategy => rollout::toggle_strategy(state),
+        Action::ScaleUp => {
+            let (r, set) = selected(state)?;
+            let old = f::replicas(set);
+            scale_to(state, r, old, old.saturating_add(1))
+        }
+        Action::ScaleDown => {
+            let (r, set) = selected(state)?;
+            let old = f::replicas(set);
+            if old <= 0 {
+                return Err(format!("{} already has 0 replicas", r.name));
+            }
+            scale_to(state, r, old, old - 1)
+        }
+        Action::ScalePrompt => {
+            let (r, set) = selected(state)?;
+            writable(state, WriteKind::Scale)?;
+            let kind = PromptKind::Scale { set: r, current: f::replicas(set) };
+            state.modal = Modal::Prompt(Prompt::new(kind, ""));
+            Ok(Vec::new())
+        }
+        Action::NewImage => {
+            let (r, set) = selected(state)?;
+            writable(state, WriteKind::PatchSet)?;
+            let current = f::image(set)
+                .ok_or_else(|| format!("{} has no container image to change", r.name))?
+                .to_string();
+            let kind = PromptKind::Image { set: r, current: current.clone() };
+            state.modal = Modal::Prompt(Prompt::new(kind, bump_image(&current)));
+            Ok(Vec::new())
+        }
+        Action::Restart => rollout::restart(state),
+        Action::Undo => open_picker(state, None),
+        Action::ToggleFreeze => rollout::toggle_freeze(state),
+        Action::TogglePause => sim::toggle_pause(state),
+        Action::Step => sim::step(state),
+        Action::SpeedUp => sim::speed(state, 2.0),
+        Action::SpeedDown => sim::speed(state, 0.5),
+        Action::DeletePod => pod::delete_pod(state, false),
+        Action::ForceDeletePod => pod::delete_pod(state, true),
+        Action::FailPod | Action::ToggleReady | Action::BreakPod => pod::fault(state, action),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Whether `action` can apply now, as far as the backend goes (what it offers, the connection,
+/// permissions): the footer dims what cannot. The reducer says why when it is pressed.
+pub fn applies(action: Action, state: &AppState) -> bool {
+    let write = |kind| writable(state, kind).is_ok();
+    match action {
+        Action::TogglePause => state.caps.pause_reconcile,
+        Action::Step => state.caps.pause_reconcile && state.mode == Mode::Paused,
+        Action::SpeedUp | Action::SpeedDown => state.caps.speed,
+        Action::FailPod | Action::ToggleReady | Action::BreakPod => state.caps.inject_faults,
+        Action::ScaleUp | Action::ScaleDown | Action::ScalePrompt => write(WriteKind::Scale),
+        Action::DeletePod | Action::ForceDeletePod => write(WriteKind::DeletePod),
+        Action::PartitionDown
+        | Action::PartitionUp
+        | Action::PartitionPrompt
+        | Action::ToggleStrategy
+        | Action::NewImage
+        | Action::Restart
+        | Action::Undo
+        | Action::ToggleFreeze => write(WriteKind::PatchSet),
+        _ => true,
+    }
+}
+
+/// Whether the backend offers `action` at all (the simulator's pause, step, speed and faults
+/// exist there only; pressed elsewhere they say so).
+pub fn offered(action: Action, caps: &crate::backend::Capabilities) -> bool {
+    match action {
+        Action::TogglePause | Action::Step => caps.pause_reconcile,
+        Action::SpeedUp | Action::SpeedDown => caps.speed,
+        Action::FailPod | Action::ToggleReady | Action::BreakPod => caps.inject_faults,
+        _ => true,
+    }
+}
+
+/// Why writes of `kind` cannot be sent now: disconnected, refused credentials, read-only or a
+/// missing permission (the backend's reason).
+pub fn writable(state: &AppState, kind: WriteKind) -> Result<(), String> {
+    match &state.connection {
+        Connection::Up => {}
+        Connection::Down { since, .. } => {
+            return Err(format!(
+                "disconnected since {}: writes wait for the connection (nothing was sent)",
+                since.strftime("%H:%M:%S")
+            ));
+        }
+        Connection::Unauthorized { error } => {
+            return Err(format!("the server refuses our credentials: {error}"));
+        }
+    }
+    match state.caps.denied(kind) {
+        Some(why) => Err(format!("read-only: {why}")),
+        None => Ok(()),
+    }
+}
+
+/// The cluster write `op`, decided on the set as the mirror shows it now, or why it cannot be
+/// sent.
+fn write(state: &AppState, op: ClusterOp) -> Result<Op, String> {
+    writable(state, op.kind())?;
+    let basis = match &op {
+        ClusterOp::DeletePod { .. } => None,
+        other => state.mirror.set(other.target()).cloned().map(Box::new),
+    };
+    Ok(Op::Cluster(Write { op, basis }))
+}
+
+fn require_rolling(set: &StatefulSet) -> Result<(), String> {
+    if f::on_delete(set) {
+        return Err(format!(
+            "the partition applies to RollingUpdate; this set is OnDelete ({} switches)",
+            key(Action::ToggleStrategy)
+        ));
+    }
+    Ok(())
+}
+
+/// The selected set, or why there is none.
+fn selected(state: &AppState) -> Result<(ObjRef, &StatefulSet), String> {
+    let r = state.selected_set.clone().ok_or_else(|| {
+        if state.synced {
+            "nothing selected: there is no StatefulSet (a script or -f MANIFEST creates one)"
+                .to_string()
+        } else {
+            "nothing selected yet: waiting for the backend's first listing".to_string()
+        }
+    })?;
+    let set = state.mirror.set(&r).ok_or_else(|| format!("{r} no longer exists"))?;
+    Ok((r, set))
+}
+
+/// Sends one op, logs it in the timeline (scenario-language text) and says so.
+fn send(state: &mut AppState, op: Op, log: String, said: String) -> Vec<Command> {
+    log_operator(state, log);
+    info(state, said);
+    vec![Command::Backend(op)]
+}
+
+fn ask(state: &mut AppState, confirm: Confirm) -> Vec<Command> {
+    state.modal = Modal::Confirm(confirm);
+    Vec::new()
+}
+
+fn key(action: Action) -> String {
+    key_for(Context::Normal, action).unwrap_or_else(|| "?".into())
+}

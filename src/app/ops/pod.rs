@@ -1,0 +1,98 @@
+//! Actions on the selected pod: delete and force-delete (a cluster write, with the pod's uid as
+//! its precondition) and the simulator's faults.
+
+use super::{Outcome, ask, f, key, selected, send, write};
+use crate::app::action::Action;
+use crate::app::state::{AppState, Confirm};
+use crate::backend::{ClusterOp, Fault, ObjRef};
+use crate::core::labels::pod_name;
+
+/// The selected pod, which must exist.
+fn selected_pod(state: &AppState) -> Result<(ObjRef, ObjRef, i32), String> {
+    let (r, _) = selected(state)?;
+    let ordinal = state.selected_ordinal;
+    let name = pod_name(&r.name, ordinal);
+    if state.mirror.pod_at(&r, ordinal).is_none() {
+        return Err(format!("{name} does not exist (a placeholder): no pod to act on"));
+    }
+    let pod = ObjRef::new(r.namespace.clone(), name);
+    Ok((r, pod, ordinal))
+}
+
+pub(super) fn delete_pod(state: &mut AppState, force: bool) -> Outcome {
+    let (r, pod_ref, ordinal) = selected_pod(state)?;
+    let (_, set) = selected(state)?;
+    let Some(pod) = state.mirror.pod_at(&r, ordinal) else {
+        return Err(format!("{} does not exist", pod_ref.name));
+    };
+    if f::pod_terminating(pod) && !force {
+        return Err(format!(
+            "{} is already terminating; {} force-deletes it",
+            pod_ref.name,
+            key(Action::ForceDeletePod)
+        ));
+    }
+    let rev = f::pod_revision(pod).map(f::short_revision).unwrap_or("?");
+    let old = format!("{} {} at revision {rev}", pod_ref.name, f::pod_word(pod));
+    let in_range = ordinal >= f::start_ordinal(set)
+        && ordinal < f::start_ordinal(set).saturating_add(f::replicas(set));
+    let new = if !in_range {
+        "gone: not recreated (outside the replicas)".to_string()
+    } else {
+        let next = f::revision_for_ordinal(set, ordinal).map(f::short_revision).unwrap_or("?");
+        format!("recreated by the controller at revision {next}")
+    };
+    let (verb, cmd) =
+        if force { ("Force-delete", "force-delete-pod") } else { ("Delete", "delete-pod") };
+    let warning = force.then(|| {
+        "removed at once, without graceful termination (on a real cluster the container may \
+         still be running)"
+            .to_string()
+    });
+    let uid = pod.metadata.uid.clone();
+    let log = format!("{cmd} {}", pod_ref.name);
+    let op = write(state, ClusterOp::DeletePod { pod: pod_ref.clone(), force, uid })?;
+    let confirm =
+        Confirm { title: format!("{verb} pod {pod_ref}?"), old, new, warning, log, ops: vec![op] };
+    Ok(ask(state, confirm))
+}
+
+pub(super) fn fault(state: &mut AppState, action: Action) -> Outcome {
+    if !state.caps.inject_faults {
+        return Err("fault injection exists in the simulator only (ststui sim)".into());
+    }
+    let (r, pod_ref, ordinal) = selected_pod(state)?;
+    let Some(pod) = state.mirror.pod_at(&r, ordinal) else {
+        return Err(format!("{} does not exist", pod_ref.name));
+    };
+    let name = pod_ref.name.clone();
+    if f::pod_terminating(pod) {
+        return Err(format!("{name} is terminating: faults apply to live pods"));
+    }
+    let (op, log, said) = match action {
+        Action::FailPod => {
+            (Fault::FailPod { pod: pod_ref }, format!("fail {name}"), format!("{name} fails"))
+        }
+        Action::ToggleReady => {
+            if f::pod_phase(pod) != "Running" {
+                return Err(format!(
+                    "{name} is {}: readiness flips only while it runs",
+                    f::pod_phase(pod)
+                ));
+            }
+            let ready = !f::pod_ready(pod);
+            let word = if ready { "ready" } else { "unready" };
+            (
+                Fault::SetPodReady { pod: pod_ref, ready },
+                format!("{word} {name}"),
+                format!("{name} {word}"),
+            )
+        }
+        _ => (
+            Fault::BreakPod { pod: pod_ref },
+            format!("break {name}"),
+            format!("{name}: broken image, it will never be Ready"),
+        ),
+    };
+    Ok(send(state, op.into(), log, said))
+}

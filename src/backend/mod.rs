@@ -1,0 +1,218 @@
+//! The contract between a backend (the embedded simulator, or a real cluster through kube-rs)
+//! and the console: what a backend reports ([`BackendEvent`]), what the console asks of it
+//! ([`Op`]: cluster writes and simulator-only operations), and what it can do
+//! ([`Capabilities`], which may change while it runs).
+//!
+//! Plain data plus one small trait. This module owns no behaviour: the simulator implements
+//! [`Backend`] in `sim`, the real-cluster adapter in `cluster`; `app` only sees these types.
+//! The timeline [`Event`] is also the simulator's public JSONL format (`spec/scenario.md`), so
+//! its serialization is part of the public interface.
+
+mod op;
+mod timeline;
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use serde::Serialize;
+
+pub use op::{ClusterOp, Failure, FailureKind, Fault, Op, SimOp, Write, WriteKind};
+pub use timeline::{Event, EventKind};
+
+/// A namespaced object name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ObjRef {
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjRef {
+    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
+        ObjRef { namespace: namespace.into(), name: name.into() }
+    }
+}
+
+impl std::fmt::Display for ObjRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+/// Any object a backend watches.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Object {
+    Set(Box<StatefulSet>),
+    Pod(Box<Pod>),
+    Claim(Box<PersistentVolumeClaim>),
+    Revision(Box<ControllerRevision>),
+}
+
+impl Object {
+    pub fn kind(&self) -> ObjKind {
+        match self {
+            Object::Set(_) => ObjKind::Set,
+            Object::Pod(_) => ObjKind::Pod,
+            Object::Claim(_) => ObjKind::Claim,
+            Object::Revision(_) => ObjKind::Revision,
+        }
+    }
+
+    pub fn metadata(&self) -> &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        match self {
+            Object::Set(o) => &o.metadata,
+            Object::Pod(o) => &o.metadata,
+            Object::Claim(o) => &o.metadata,
+            Object::Revision(o) => &o.metadata,
+        }
+    }
+}
+
+/// The kinds of [`Object`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ObjKind {
+    Set,
+    Pod,
+    Claim,
+    Revision,
+}
+
+/// What one watch covers: a namespace (or all) and, optionally, a label selector. A
+/// [`BackendEvent::Listed`] replaces exactly the objects of its kind inside its scope.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Scope {
+    /// `None`: every namespace.
+    pub namespace: Option<String>,
+    /// `None`: every object of the kind.
+    pub selector: Option<LabelSelector>,
+}
+
+impl Scope {
+    pub fn namespace(ns: impl Into<String>) -> Scope {
+        Scope { namespace: Some(ns.into()), selector: None }
+    }
+
+    /// Whether `meta` falls inside this scope (an unparsable selector covers nothing).
+    pub fn covers(
+        &self,
+        meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    ) -> bool {
+        let ns = meta.namespace.as_deref().unwrap_or("default");
+        if self.namespace.as_deref().is_some_and(|want| want != ns) {
+            return false;
+        }
+        match &self.selector {
+            None => true,
+            Some(sel) => crate::core::selector::Selector::from_label_selector(Some(sel))
+                .is_ok_and(|s| s.matches(meta.labels.as_ref())),
+        }
+    }
+}
+
+/// Whether the controller is reconciling (simulator). A real cluster's controller always is;
+/// a frozen rollout there is a property of the set (see `steer::frozen`), not a mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// The controller reconciles as events arrive.
+    Live,
+    /// Simulator only: reconciliation stopped; [`SimOp::Step`] runs single syncs.
+    Paused,
+}
+
+/// What a backend can do; the console dims what is not offered and says why. Reported at start
+/// and again whenever it changes ([`BackendEvent::Capabilities`]: RBAC answers, `--read-only`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Capabilities {
+    /// Reconciliation itself can be paused and single-stepped (simulator only).
+    pub pause_reconcile: bool,
+    /// Faults can be injected (simulator only).
+    pub inject_faults: bool,
+    /// Virtual time whose speed can be changed (simulator only).
+    pub speed: bool,
+    /// Writes this backend will not make, each with the reason (a missing permission,
+    /// `--read-only`). Empty: every write is allowed.
+    pub denied: BTreeMap<WriteKind, String>,
+}
+
+impl Capabilities {
+    /// The simulator: everything.
+    pub fn simulator() -> Capabilities {
+        Capabilities {
+            pause_reconcile: true,
+            inject_faults: true,
+            speed: true,
+            ..Default::default()
+        }
+    }
+
+    /// A real cluster: writes only (as far as permissions go).
+    pub fn cluster() -> Capabilities {
+        Capabilities::default()
+    }
+
+    /// Why `kind` is not allowed, if it is not.
+    pub fn denied(&self, kind: WriteKind) -> Option<&str> {
+        self.denied.get(&kind).map(String::as_str)
+    }
+}
+
+/// The connection to a real cluster's API server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Connection {
+    /// Watches are running.
+    Up,
+    /// The server cannot be reached (or refuses us); the last data is kept and marked stale.
+    /// `since` is backend time; `error` says what failed.
+    Down { since: k8s_openapi::jiff::Timestamp, error: String },
+    /// The credentials were refused (401): the user must fix them; `error` says how.
+    Unauthorized { error: String },
+}
+
+/// Everything a backend reports, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BackendEvent {
+    /// An object was added or modified (watch ADDED / MODIFIED).
+    Applied(Object),
+    /// An object was deleted (watch DELETED); carries its last state.
+    Deleted(Object),
+    /// A complete listing of one kind in one scope (kube-rs `Init` … `InitDone`, buffered and
+    /// swapped): it replaces what the mirror holds there, so objects deleted during a watch gap
+    /// disappear. After [`BackendEvent::Synced`], a `Listed` is a re-list (a 410 or a
+    /// reconnect).
+    Listed { kind: ObjKind, scope: Scope, objects: Vec<Object> },
+    /// Every initial listing is complete: the mirror may now be trusted.
+    Synced,
+    /// Something happened worth a timeline line.
+    Timeline(Event),
+    /// The backend's clock: virtual time in the simulator, wall time on a real cluster.
+    Clock { now: k8s_openapi::jiff::Timestamp, speed: f64 },
+    /// Reconciliation mode changed (simulator).
+    Mode(Mode),
+    /// What the backend can do changed.
+    Capabilities(Capabilities),
+    /// The API server's version (`gitVersion`, e.g. `v1.34.2+k3s1`): the advisor reproduces that
+    /// release's controller.
+    Server { version: String },
+    /// The connection to the cluster changed.
+    Connection(Connection),
+    /// An [`Op`] failed: what kind of failure, and what was wrong and what is expected.
+    OpFailed(Failure),
+    /// A backend-level problem (watch error) the user should see.
+    Error(String),
+    /// Something the user should know that is not a problem (a script played to its end).
+    Notice(String),
+}
+
+/// Slowest and fastest simulator speed (virtual seconds per wall second), everywhere a speed
+/// is accepted: `--speed`, the console's `<` / `>`, and the driver.
+pub const SPEED_RANGE: (f64, f64) = (0.01, 1000.0);
+
+/// A backend: it executes [`Op`]s and reports [`BackendEvent`]s through the sink it was built
+/// with. `execute` never blocks on IO; failures arrive as [`BackendEvent::OpFailed`]. An op a
+/// backend cannot do at all (a simulator op on a cluster) fails with [`FailureKind::Unsupported`].
+pub trait Backend: Send {
+    fn capabilities(&self) -> Capabilities;
+    fn execute(&mut self, op: Op);
+}

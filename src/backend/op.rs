@@ -1,0 +1,252 @@
+//! What the console asks of a backend: [`Op`], either a [`Write`] a cluster can carry out
+//! ([`ClusterOp`], decided on a [`Basis`]) or a simulator-only [`SimOp`] (pause, step, speed,
+//! faults). A new fault widens [`SimOp`] only, never what a cluster backend must answer.
+//! A failed op comes back as a [`Failure`] with a [`FailureKind`].
+
+use k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::ObjRef;
+
+/// One request to a backend.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// A write to the cluster (both backends).
+    Cluster(Write),
+    /// A simulator-only operation.
+    Sim(SimOp),
+}
+
+impl From<ClusterOp> for Op {
+    /// A write decided on whatever the backend holds when it runs (a script line, `kubectl
+    /// patch` without a resourceVersion).
+    fn from(op: ClusterOp) -> Op {
+        Op::Cluster(Write { op, basis: None })
+    }
+}
+
+impl From<SimOp> for Op {
+    fn from(op: SimOp) -> Op {
+        Op::Sim(op)
+    }
+}
+
+impl From<Fault> for Op {
+    fn from(f: Fault) -> Op {
+        Op::Sim(SimOp::Fault(f))
+    }
+}
+
+/// A cluster write and the object it was decided on.
+///
+/// `basis` is the StatefulSet as the console saw it when the operator decided (`None`: act on
+/// the set as it is, as a script line or `kubectl patch` does). A backend writes with the
+/// basis's resourceVersion as the precondition. When that is stale (409), it re-reads the set:
+/// if nothing the operator could have decided on changed (only status moved), the same decision
+/// is applied to the fresh object; otherwise the write fails with [`FailureKind::Conflict`]
+/// saying what changed (`steer::describe_change`), and the console asks again. Never a blind
+/// retry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Write {
+    pub op: ClusterOp,
+    pub basis: Option<Box<k8s_openapi::api::apps::v1::StatefulSet>>,
+}
+
+/// The writes a cluster backend carries out: StatefulSet spec patches (with the client-side
+/// logic of `steer`, shared by both backends), scale through `/scale`, pod deletion, and the
+/// console's freeze / resume.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClusterOp {
+    SetPartition {
+        set: ObjRef,
+        partition: i32,
+    },
+    /// `true` for OnDelete (which clears `rollingUpdate`, as validation requires), `false` for
+    /// RollingUpdate. With `rolling`, the switch to RollingUpdate also sets
+    /// `spec.updateStrategy.rollingUpdate` (the console always sends one: a type-only switch
+    /// leaves it nil, and the controller then creates missing pods at the current revision).
+    SetStrategy {
+        set: ObjRef,
+        on_delete: bool,
+        rolling: Option<RollingUpdateStatefulSetStrategy>,
+    },
+    SetMaxUnavailable {
+        set: ObjRef,
+        value: IntOrString,
+    },
+    /// `spec.replicas`, through the `/scale` subresource on a cluster.
+    Scale {
+        set: ObjRef,
+        replicas: i32,
+    },
+    /// Set the first container's image (a new template, so a new revision).
+    SetImage {
+        set: ObjRef,
+        image: String,
+    },
+    /// `kubectl rollout restart`: set the `kubectl.kubernetes.io/restartedAt` annotation.
+    Restart {
+        set: ObjRef,
+    },
+    /// `kubectl rollout undo`: roll the template back to revision number `revision`, or to the
+    /// previous one when `None`.
+    Undo {
+        set: ObjRef,
+        revision: Option<i64>,
+    },
+    /// Delete a pod; `force` removes it at once (grace period 0). `uid`, when given, is a
+    /// precondition: a pod recreated under the same name since is left alone.
+    DeletePod {
+        pod: ObjRef,
+        force: bool,
+        uid: Option<String>,
+    },
+    /// Hold the rollout: the partition goes to `replicas`, and the previous partition, who
+    /// froze it (the backend's identity) and when are recorded in annotations on the set
+    /// (`steer::freeze`).
+    Freeze {
+        set: ObjRef,
+    },
+    /// Undo a freeze: the recorded partition comes back and the annotations go.
+    Unfreeze {
+        set: ObjRef,
+    },
+}
+
+impl ClusterOp {
+    /// The object the write is about (a set, or a pod for [`ClusterOp::DeletePod`]).
+    pub fn target(&self) -> &ObjRef {
+        match self {
+            ClusterOp::SetPartition { set, .. }
+            | ClusterOp::SetStrategy { set, .. }
+            | ClusterOp::SetMaxUnavailable { set, .. }
+            | ClusterOp::Scale { set, .. }
+            | ClusterOp::SetImage { set, .. }
+            | ClusterOp::Restart { set }
+            | ClusterOp::Undo { set, .. }
+            | ClusterOp::Freeze { set }
+            | ClusterOp::Unfreeze { set } => set,
+            ClusterOp::DeletePod { pod, .. } => pod,
+        }
+    }
+
+    /// Which permission the write needs.
+    pub fn kind(&self) -> WriteKind {
+        match self {
+            ClusterOp::Scale { .. } => WriteKind::Scale,
+            ClusterOp::DeletePod { .. } => WriteKind::DeletePod,
+            _ => WriteKind::PatchSet,
+        }
+    }
+}
+
+/// The permissions writes need (checked with SelfSubjectAccessReview on a cluster).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WriteKind {
+    /// `patch statefulsets` (apps).
+    PatchSet,
+    /// `patch statefulsets/scale` (apps).
+    Scale,
+    /// `delete pods`.
+    DeletePod,
+}
+
+impl WriteKind {
+    pub const ALL: [WriteKind; 3] = [WriteKind::PatchSet, WriteKind::Scale, WriteKind::DeletePod];
+
+    /// The RBAC words: (verb, group, resource, subresource).
+    pub fn rbac(self) -> (&'static str, &'static str, &'static str, &'static str) {
+        match self {
+            WriteKind::PatchSet => ("patch", "apps", "statefulsets", ""),
+            WriteKind::Scale => ("patch", "apps", "statefulsets", "scale"),
+            WriteKind::DeletePod => ("delete", "", "pods", ""),
+        }
+    }
+
+    /// How a permission is written in messages: `patch statefulsets/scale (apps)`.
+    pub fn describe(self) -> String {
+        let (verb, group, resource, sub) = self.rbac();
+        let sub = if sub.is_empty() { String::new() } else { format!("/{sub}") };
+        let group = if group.is_empty() { "core".to_string() } else { group.to_string() };
+        format!("{verb} {resource}{sub} ({group})")
+    }
+}
+
+/// Simulator-only operations.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SimOp {
+    /// Stop reconciliation (events still queue).
+    Pause,
+    Resume,
+    /// While paused, run `n` queued syncs.
+    Step {
+        n: u32,
+    },
+    /// Virtual seconds per wall second.
+    SetSpeed {
+        speed: f64,
+    },
+    Fault(Fault),
+}
+
+/// Faults the simulator injects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fault {
+    /// The pod's phase becomes Failed.
+    FailPod { pod: ObjRef },
+    /// Flip the Ready condition of a running pod.
+    SetPodReady { pod: ObjRef, ready: bool },
+    /// The pod's containers run but never become Ready again (a crash-looping image).
+    BreakPod { pod: ObjRef },
+}
+
+/// Why an op failed, as a client can act on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// The object changed since the decision (409, or a changed generation).
+    Conflict,
+    /// Not allowed (403, or `--read-only`).
+    Forbidden,
+    /// The credentials were refused (401).
+    Unauthorized,
+    /// The object is gone (404).
+    NotFound,
+    /// The value was refused (422 validation, or refused before sending).
+    Invalid,
+    /// The server could not be reached or answered 5xx / 429; the write may be repeated.
+    Unavailable,
+    /// This backend cannot do this at all (a simulator op on a cluster).
+    Unsupported,
+}
+
+impl FailureKind {
+    /// The kind for an HTTP status code.
+    pub fn from_status(code: u16) -> FailureKind {
+        match code {
+            401 => FailureKind::Unauthorized,
+            403 => FailureKind::Forbidden,
+            404 | 410 => FailureKind::NotFound,
+            409 => FailureKind::Conflict,
+            400 | 422 => FailureKind::Invalid,
+            _ => FailureKind::Unavailable,
+        }
+    }
+}
+
+/// A failed op: what was asked (in scenario words, e.g. `partition default/web 2`), the kind,
+/// and a message saying what was wrong and what is expected. For a conflict, `write` is the
+/// write that failed, so the console can show what changed and ask again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub op: String,
+    pub kind: FailureKind,
+    pub message: String,
+    pub write: Option<Write>,
+}
+
+impl Failure {
+    pub fn new(op: String, kind: FailureKind, message: impl Into<String>) -> Failure {
+        Failure { op, kind, message: message.into(), write: None }
+    }
+}

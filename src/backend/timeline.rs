@@ -1,0 +1,129 @@
+//! The timeline vocabulary: one [`Event`] per thing that happened, at backend time. Its serde
+//! form is the public JSONL line of `spec/scenario.md` (`{"t":1.5,"type":"controller",...}`):
+//! fields are added compatibly, never renamed.
+
+use serde::Serialize;
+
+/// One timeline entry: `t` (virtual milliseconds since start) and what happened. Serializes to
+/// the JSONL line of `spec/scenario.md`: `{"t":1.5,"type":"controller",...}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    #[serde(rename = "t", serialize_with = "millis_as_seconds")]
+    pub t_ms: u64,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+fn millis_as_seconds<S: serde::Serializer>(ms: &u64, s: S) -> Result<S::Ok, S::Error> {
+    if ms.is_multiple_of(1000) {
+        s.serialize_u64(ms / 1000)
+    } else {
+        s.serialize_f64(*ms as f64 / 1000.0)
+    }
+}
+
+/// The timeline event types of `spec/scenario.md`. Optional fields are omitted when absent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum EventKind {
+    Command {
+        line: usize,
+        text: String,
+    },
+    Controller {
+        set: String,
+        action: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pod: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pvc: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        revision: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    Kubelet {
+        pod: String,
+        event: String,
+    },
+    Gc {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pod: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pvc: Option<String>,
+    },
+    Blocked {
+        set: String,
+        reason: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pod: Option<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Status {
+        set: String,
+        replicas: i32,
+        ready_replicas: i32,
+        available_replicas: i32,
+        current_replicas: i32,
+        updated_replicas: i32,
+        current_revision: String,
+        update_revision: String,
+        observed_generation: i64,
+    },
+    Expect {
+        line: usize,
+        ok: bool,
+        detail: String,
+    },
+    Error {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        line: Option<usize>,
+        message: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeline_event_serializes_to_the_spec_jsonl_shape() {
+        let ev = Event {
+            t_ms: 1500,
+            kind: EventKind::Controller {
+                set: "web".into(),
+                action: "delete-pod".into(),
+                pod: Some("web-2".into()),
+                pvc: None,
+                revision: None,
+                reason: Some("update".into()),
+            },
+        };
+        let json = serde_json::to_string(&ev).unwrap_or_default();
+        assert_eq!(
+            json,
+            r#"{"t":1.5,"type":"controller","set":"web","action":"delete-pod","pod":"web-2","reason":"update"}"#
+        );
+        let st = Event {
+            t_ms: 3000,
+            kind: EventKind::Status {
+                set: "web".into(),
+                replicas: 3,
+                ready_replicas: 2,
+                available_replicas: 2,
+                current_replicas: 1,
+                updated_replicas: 2,
+                current_revision: "web-a".into(),
+                update_revision: "web-b".into(),
+                observed_generation: 2,
+            },
+        };
+        let json = serde_json::to_string(&st).unwrap_or_default();
+        assert!(
+            json.starts_with(
+                r#"{"t":3,"type":"status","set":"web","replicas":3,"readyReplicas":2,"#
+            ),
+            "{json}"
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! The backend contract as the console sees it: complete re-listings replace the mirror,
+//! capabilities change at run time, the server's version picks the advisor's semantics, a lost
+//! connection stops writes, a conflict asks again, and freeze / resume on a cluster.
+
+mod app_fixtures;
+
+use app_fixtures::*;
+use ststui::app::state::{Modal, StatusKind};
+use ststui::app::{AppState, Msg};
+use ststui::backend::{
+    BackendEvent, Capabilities, ClusterOp, Connection, Failure, FailureKind, ObjKind, ObjRef,
+    Object, Op, Scope, Write, WriteKind,
+};
+
+fn web() -> ObjRef {
+    ObjRef::new(NS, "web")
+}
+
+fn backend(ev: BackendEvent) -> Msg {
+    Msg::Backend(ev)
+}
+
+#[test]
+fn a_relist_replaces_its_scope_and_objects_gone_in_the_gap_disappear() {
+    let mut st = demo(sim_caps());
+    assert!(st.mirror.pod_at(&web(), 4).is_some());
+    let before = st.mirror.generation();
+    // A re-list of the pods of `app=web` that lacks web-3 and web-4 (deleted while the watch
+    // was down), plus a pod of another set in the namespace that the scope does not cover.
+    let mut other = pod("db", 0, "db-a", true);
+    other.metadata.labels = Some(labels(&[("app", "db")]));
+    run(&mut st, [applied(Object::Pod(Box::new(other)))]);
+    let pods: Vec<Object> =
+        (0..3).map(|o| Object::Pod(Box::new(pod("web", o, "web-a", true)))).collect();
+    let selector = ststui::backend::Scope {
+        namespace: Some(NS.into()),
+        selector: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
+            match_labels: Some(labels(&[("app", "web")])),
+            ..Default::default()
+        }),
+    };
+    run(
+        &mut st,
+        [backend(BackendEvent::Listed { kind: ObjKind::Pod, scope: selector, objects: pods })],
+    );
+    assert!(st.mirror.pod_at(&web(), 2).is_some());
+    assert!(st.mirror.pod_at(&web(), 3).is_none() && st.mirror.pod_at(&web(), 4).is_none());
+    assert!(st.mirror.pod(&ObjRef::new(NS, "db-0")).is_some(), "outside the scope: kept");
+    assert!(st.mirror.generation() > before);
+    assert_eq!(st.relists, 1, "a listing after the initial sync is a re-list (the badge)");
+    // The same listing again changes nothing.
+    let generation = st.mirror.generation();
+    let pods: Vec<Object> =
+        (0..3).map(|o| Object::Pod(Box::new(pod("web", o, "web-a", true)))).collect();
+    run(
+        &mut st,
+        [backend(BackendEvent::Listed {
+            kind: ObjKind::Pod,
+            scope: Scope::namespace(NS),
+            objects: pods,
+        })],
+    );
+    assert!(st.mirror.pod(&ObjRef::new(NS, "db-0")).is_none(), "a namespace scope covers db-0");
+    assert!(st.mirror.generation() > generation);
+}
+
+#[test]
+fn capabilities_change_at_run_time_and_denied_writes_are_refused_with_the_reason() {
+    let mut st = demo(Capabilities::cluster());
+    assert!(!ops(&run(&mut st, [key('[')])).is_empty(), "allowed at first");
+    let mut caps = Capabilities::cluster();
+    caps.denied.insert(
+        WriteKind::PatchSet,
+        "you may not patch statefulsets (apps) in default".to_string(),
+    );
+    run(&mut st, [backend(BackendEvent::Capabilities(caps))]);
+    assert!(run(&mut st, [key('[')]).is_empty());
+    let s = st.status.clone().unwrap_or_else(|| panic!("no refusal"));
+    assert_eq!(s.kind, StatusKind::Refusal);
+    assert_eq!(s.text, "read-only: you may not patch statefulsets (apps) in default");
+    // Scale is another permission: still allowed.
+    assert_eq!(
+        ops(&run(&mut st, [key('+')])),
+        vec![Op::from(ClusterOp::Scale { set: web(), replicas: 6 })]
+    );
+    // The footer dims what is denied.
+    let hints = ststui::app::view::footer::hints(&st);
+    let step =
+        hints.iter().find(|h| h.label == "partition−").unwrap_or_else(|| panic!("{hints:?}"));
+    assert!(!step.applies);
+    assert!(hints.iter().find(|h| h.label == "scale").is_some_and(|h| h.applies));
+}
+
+#[test]
+fn the_server_version_picks_the_advisor_semantics_and_an_unknown_one_is_said_once() {
+    let mut st = demo(Capabilities::cluster());
+    run(&mut st, [backend(BackendEvent::Server { version: "v1.34.2+k3s1".into() })]);
+    assert_eq!(st.options.version, ststui::core::Version { minor: 34, patch: 2 });
+    assert!(st.status.is_none() || !status_text(&st).contains("newer"));
+    run(&mut st, [backend(BackendEvent::Server { version: "v1.40.1".into() })]);
+    assert_eq!(st.options.version, ststui::core::Version::LATEST);
+    assert!(
+        status_text(&st).contains("newer than the releases ststui knows"),
+        "{}",
+        status_text(&st)
+    );
+    assert_eq!(st.server_version.as_deref(), Some("v1.40.1"));
+}
+
+#[test]
+fn a_lost_connection_keeps_the_data_refuses_writes_and_recovers() {
+    let mut st = demo(Capabilities::cluster());
+    let since = t0();
+    let down = Connection::Down { since, error: "connection refused".into() };
+    run(&mut st, [backend(BackendEvent::Connection(down))]);
+    assert!(st.mirror.set(&web()).is_some(), "the last data is kept");
+    assert!(status_text(&st).contains("lost the connection: connection refused"));
+    assert!(run(&mut st, [key('[')]).is_empty());
+    assert!(status_text(&st).starts_with("disconnected since"), "{}", status_text(&st));
+    assert!(status_text(&st).contains("nothing was sent"));
+    run(&mut st, [backend(BackendEvent::Connection(Connection::Up))]);
+    assert!(status_text(&st).contains("reconnected"));
+    assert_eq!(ops(&run(&mut st, [key('[')])).len(), 1);
+}
+
+#[test]
+fn a_conflict_shows_what_changed_and_asks_again_on_the_fresh_set() {
+    let mut st = demo(Capabilities::cluster());
+    let fresh = set("web", 5, 3, "nginx:1.26", "web-a", "web-b");
+    let write = Write {
+        op: ClusterOp::SetPartition { set: web(), partition: 4 },
+        basis: Some(Box::new(fresh.clone())),
+    };
+    let failure = Failure {
+        op: "partition default/web 4".into(),
+        kind: FailureKind::Conflict,
+        message: "default/web changed since you decided: partition 5 → 3".into(),
+        write: Some(write.clone()),
+    };
+    run(&mut st, [backend(BackendEvent::OpFailed(failure))]);
+    let Modal::Confirm(c) = &st.modal else { panic!("no confirmation: {:?}", st.modal) };
+    assert_eq!(c.old, "default/web changed since you decided: partition 5 → 3");
+    assert_eq!(c.ops, vec![Op::Cluster(write.clone())]);
+    assert_eq!(decided_ops(&run(&mut st, [key('y')])), vec![Op::Cluster(write)]);
+    // While the operator is typing, a conflict never takes the prompt away.
+    run(&mut st, [key('s'), key('7')]);
+    let failure = Failure::new("scale default/web 6".into(), FailureKind::Conflict, "changed");
+    run(&mut st, [backend(BackendEvent::OpFailed(failure))]);
+    let Modal::Prompt(p) = &st.modal else { panic!("the prompt was lost") };
+    assert_eq!(p.input, "7");
+}
+
+#[test]
+fn space_freezes_on_a_cluster_and_resume_asks_first() {
+    let mut st = demo(Capabilities::cluster());
+    assert_eq!(ops(&run(&mut st, [key(' ')])), vec![Op::from(ClusterOp::Freeze { set: web() })]);
+    assert!(status_text(&st).contains("froze web"), "{}", status_text(&st));
+    // The set comes back frozen (annotations), as another operator would see it.
+    let mut frozen = set("web", 5, 5, "nginx:1.26", "web-a", "web-b");
+    let ann = frozen.metadata.annotations.get_or_insert_with(Default::default);
+    ann.insert(ststui::steer::FROZEN_PARTITION.into(), "2".into());
+    ann.insert(ststui::steer::FROZEN_BY.into(), "ana".into());
+    ann.insert(ststui::steer::FROZEN_AT.into(), "2026-01-01T00:00:00Z".into());
+    run(&mut st, [applied(Object::Set(Box::new(frozen)))]);
+    // Partition keys say why they wait.
+    assert!(run(&mut st, [key('[')]).is_empty());
+    assert!(
+        status_text(&st).contains("frozen by ana since 2026-01-01T00:00:00Z"),
+        "{}",
+        status_text(&st)
+    );
+    assert!(run(&mut st, [key(' ')]).is_empty());
+    let Modal::Confirm(c) = &st.modal else { panic!("resume did not ask") };
+    assert_eq!(c.new, "partition 2");
+    assert_eq!(ops(&run(&mut st, [key('y')])), vec![Op::from(ClusterOp::Unfreeze { set: web() })]);
+}
+
+#[test]
+fn the_simulator_freezes_with_shift_f() {
+    let mut st: AppState = demo(sim_caps());
+    assert_eq!(ops(&run(&mut st, [key('F')])), vec![Op::from(ClusterOp::Freeze { set: web() })]);
+}
