@@ -6,33 +6,25 @@
 //! ticks). Must not decide anything the reducer decides, and must not print on stdout while
 //! the console is up (stdout is the screen).
 
+mod console;
 mod tui;
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use clap::Parser;
-use ststui::app::state::HitMap;
-use ststui::app::{self, AppState, Command, Msg};
+use crossbeam_channel::Sender;
+use ststui::app::{AppState, Msg};
 use ststui::backend::{Backend, BackendEvent, EventKind};
 use ststui::cli::{Cli, Command as CliCommand, SimArgs};
 use ststui::core::Options;
 use ststui::sim::scenario::{self, Player};
 use ststui::sim::{Sim, SimConfig, driver, manifest};
-use ststui::ui::{self, ColorMode, Theme};
+use ststui::ui::{ColorMode, Theme};
 
 /// Exit status for usage errors: a bad manifest or script, a mode that is not available.
 const EXIT_USAGE: u8 = 2;
-
-/// Status-line ticks while a message is showing.
-const TICK: Duration = Duration::from_secs(1);
-
-/// At most this many messages go into the reducer between two draws, so the screen and the
-/// keys stay responsive while the simulator runs fast.
-const MAX_BATCH: usize = 4096;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -90,22 +82,15 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
         }
     };
     let options = Options::for_version(args.kube_version);
-    let (tx, rx) = mpsc::channel::<Msg>();
-    let (sim, player) = match build_sim(args, options, &tx) {
+    let inbox = console::Inbox::new();
+    let (sim, player) = match build_sim(args, options, &inbox.operator_tx) {
         Ok(built) => built,
         Err(e) => {
             eprintln!("ststui: {e}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let sink_tx = tx.clone();
-    let backend = driver::spawn(
-        sim,
-        args.speed,
-        Box::new(move |ev| {
-            let _ = sink_tx.send(Msg::Backend(ev));
-        }),
-    );
+    let backend = driver::spawn(sim, args.speed, inbox.backend_sink());
     if let Some(player) = player {
         backend.attach_script(Box::new(player));
     }
@@ -113,7 +98,7 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     state.speed = args.speed;
     let color = ColorMode::from_env();
     let theme = Theme::new(color);
-    match run_console(&mut state, Box::new(backend), &theme, tx, rx) {
+    match console::run(&mut state, Box::new(backend), &theme, inbox) {
         Ok(None) => ExitCode::SUCCESS,
         Ok(Some(signal)) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)),
         Err(e) => {
@@ -189,103 +174,6 @@ fn demo(sim: &mut Sim, tx: &Sender<Msg>) -> Result<(), String> {
     match outcome.failures.first() {
         None => Ok(()),
         Some(f) => Err(format!("demo: line {}: {}: {}", f.line, f.text, f.detail)),
-    }
-}
-
-/// Runs the console until the operator quits or a signal arrives; the terminal is restored on
-/// every way out. Returns the signal, if one ended it.
-fn run_console(
-    state: &mut AppState,
-    mut backend: Box<dyn Backend>,
-    theme: &Theme,
-    tx: Sender<Msg>,
-    rx: Receiver<Msg>,
-) -> anyhow::Result<Option<i32>> {
-    let (mut term, _guard) = tui::init().context("cannot set up the terminal")?;
-    tui::spawn_signals(tx.clone()).context("cannot listen for signals")?;
-    tui::spawn_input(tx).context("cannot read the terminal")?;
-    if let Ok(size) = term.size() {
-        app::update(state, Msg::Resize(size.width, size.height));
-    }
-    let result = event_loop(&mut term, state, backend.as_mut(), theme, &rx);
-    tui::restore();
-    drop(backend);
-    result
-}
-
-/// Test hook, compiled into debug builds only: `STSTUI_TEST_PANIC` makes the console panic once
-/// a frame is on screen, so the end-to-end test can prove the panic hook restores the terminal.
-#[cfg(debug_assertions)]
-#[allow(clippy::panic)]
-fn panic_if_asked() {
-    if std::env::var_os("STSTUI_TEST_PANIC").is_some() {
-        panic!("STSTUI_TEST_PANIC is set: panicking after the first frame (a test hook)");
-    }
-}
-
-/// The event loop: block on the channel (zero CPU while idle), drain what is pending into the
-/// reducer, run the batch-end recompute, draw only if dirty.
-fn event_loop(
-    term: &mut tui::Term,
-    state: &mut AppState,
-    backend: &mut dyn Backend,
-    theme: &Theme,
-    rx: &Receiver<Msg>,
-) -> anyhow::Result<Option<i32>> {
-    let mut signal = None;
-    let mut next_tick: Option<Instant> = None;
-    loop {
-        if state.dirty {
-            let mut hits = HitMap::default();
-            term.draw(|f| hits = ui::draw(f, state, theme)).context("cannot draw")?;
-            app::update(state, Msg::Drawn(hits));
-            #[cfg(debug_assertions)]
-            panic_if_asked();
-        }
-        if state.quit {
-            return Ok(signal);
-        }
-        let first = if state.wants_tick() {
-            let due = *next_tick.get_or_insert_with(|| Instant::now() + TICK);
-            match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
-                Ok(msg) => msg,
-                Err(RecvTimeoutError::Timeout) => {
-                    next_tick = Some(Instant::now() + TICK);
-                    Msg::Tick
-                }
-                Err(RecvTimeoutError::Disconnected) => return Ok(signal),
-            }
-        } else {
-            next_tick = None;
-            match rx.recv() {
-                Ok(msg) => msg,
-                Err(_) => return Ok(signal),
-            }
-        };
-        app::update(state, Msg::Wall(Instant::now()));
-        let mut msg = Some(first);
-        let mut taken = 0;
-        while let Some(m) = msg {
-            if let Msg::Signal(s) = m {
-                signal = Some(s);
-            }
-            dispatch(state, backend, m);
-            taken += 1;
-            msg = if taken < MAX_BATCH && !state.quit { rx.try_recv().ok() } else { None };
-        }
-        app::update(state, Msg::BatchEnd);
-    }
-}
-
-fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
-    for cmd in app::update(state, msg) {
-        match cmd {
-            Command::Backend(op) => {
-                tracing::info!(?op, "op");
-                backend.execute(op);
-            }
-            Command::Quit => tracing::info!("quit"),
-        }
     }
 }
 

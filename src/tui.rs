@@ -1,14 +1,14 @@
 //! The terminal: entering and leaving the console's screen mode (raw mode, alternate screen,
 //! mouse capture, hidden cursor), restoring it on every way out (quit, error, panic,
-//! SIGINT/SIGTERM/SIGHUP), and the two threads that turn the outside world into [`Msg`]s — the
+//! SIGINT/SIGTERM/SIGHUP/SIGQUIT), and the two threads that turn the outside world into [`Msg`]s — the
 //! crossterm input reader and the signal listener.
 //!
 //! Owns the terminal's modes and those threads. Must not touch application state: everything it
 //! learns goes into the one channel the event loop drains.
 
+use crossbeam_channel::Sender;
 use std::io::{self, Stdout, Write, stdout};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
 
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
 use crossterm::terminal::{
@@ -17,7 +17,7 @@ use crossterm::terminal::{
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
 use signal_hook::iterator::Signals;
 use ststui::app::Msg;
 
@@ -101,10 +101,10 @@ pub fn spawn_input(tx: Sender<Msg>) -> io::Result<()> {
     Ok(())
 }
 
-/// Starts the signal thread: SIGINT, SIGTERM and SIGHUP become [`Msg::Signal`], so the loop
+/// Starts the signal thread: SIGINT, SIGTERM, SIGHUP and SIGQUIT become [`Msg::Signal`], so the loop
 /// quits and the terminal is restored. (In raw mode ctrl-c arrives as a key, not SIGINT.)
 pub fn spawn_signals(tx: Sender<Msg>) -> io::Result<()> {
-    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])?;
     std::thread::Builder::new().name("ststui-signals".into()).spawn(move || {
         for sig in signals.forever() {
             tracing::info!("signal {sig}: quitting");

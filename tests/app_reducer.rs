@@ -699,13 +699,20 @@ fn the_backend_clock_is_extrapolated_between_reports() {
     run(&mut st, [Msg::Wall(wall), Msg::Backend(BackendEvent::Clock { now: t0(), speed: 2.0 })]);
     assert_eq!(st.elapsed_ms(), 0);
     st.dirty = false;
-    run(&mut st, [Msg::Wall(wall + std::time::Duration::from_millis(1500))]);
+    run(&mut st, [Msg::Wall(wall + std::time::Duration::from_millis(400))]);
     assert!(!st.dirty, "the wall clock alone never causes a redraw");
-    assert_eq!(st.elapsed_ms(), 3000, "1.5 wall seconds at ×2");
+    assert_eq!(st.elapsed_ms(), 800, "0.4 wall seconds at ×2");
+    // Never more than a second ahead of the backend's last report (a backend that is behind,
+    // or blocked, shows its own time, so nothing is stamped later than what follows it).
+    run(&mut st, [Msg::Wall(wall + std::time::Duration::from_millis(1500))]);
+    assert_eq!(st.elapsed_ms(), 1000);
+    // While the simulator reports it cannot keep up, the achieved speed is what extrapolates.
+    run(&mut st, [Msg::Backend(BackendEvent::Pace { asked: 2.0, achieved: Some(0.5) })]);
+    assert_eq!(st.elapsed_ms(), 750, "1.5 wall seconds at the achieved ×0.5");
     // An operator entry gets the extrapolated time.
     let mut st = demo(sim_caps());
     run(&mut st, [Msg::Wall(wall), Msg::Backend(BackendEvent::Clock { now: t0(), speed: 1.0 })]);
-    run(&mut st, [Msg::Wall(wall + std::time::Duration::from_secs(7)), key('[')]);
+    run(&mut st, [Msg::Wall(wall + std::time::Duration::from_millis(700)), key('[')]);
     let t = st.timeline.iter().last().map(|e| (e.t_ms, e.origin));
-    assert_eq!(t, Some((7000, Origin::Operator)));
+    assert_eq!(t, Some((700, Origin::Operator)));
 }

@@ -439,3 +439,23 @@ fn same_inputs_give_the_same_event_sequence() {
     assert!(a.len() > 30, "{a:#?}");
     assert_eq!(a, b);
 }
+
+/// A bounded advance stops where its budget ends, with the clock at the last thing that ran
+/// (never at the target it did not reach), and a later advance finishes the work.
+#[test]
+fn advance_until_stops_when_told_and_never_jumps_the_clock() {
+    let mut sim = ststui::sim::Sim::new(ststui::sim::SimConfig::default());
+    sim.create_set(set("web", 3)).unwrap();
+    let mut steps = 0;
+    let reached = sim.advance_until(60_000, &mut || {
+        steps += 1;
+        steps <= 3
+    });
+    assert!(!reached);
+    assert!(sim.now_ms() < 60_000, "the clock jumped to the target: {}", sim.now_ms());
+    let before = sim.now_ms();
+    assert!(sim.advance_until(60_000, &mut || true));
+    assert_eq!(sim.now_ms(), 60_000);
+    assert!(sim.now_ms() >= before);
+    assert_eq!(sim.pods_of(&key("web")).len(), 3);
+}

@@ -161,3 +161,45 @@ fn the_clock_keeps_running_while_nothing_is_due() {
     let repeats = s.windows(2).filter(|w| w[0] == w[1]).count();
     assert!(repeats <= 2, "clock events repeat the same second while idle: {s:?}");
 }
+
+/// Syncs run by [`slow_reconcile`] so far.
+static SLOW_SYNCS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A stand-in core that takes 20 ms a sync (a huge set on a slow machine).
+fn slow_reconcile(
+    o: &ststui::core::Observed<'_>,
+    opts: &ststui::core::Options,
+    now: ststui::core::Now,
+) -> ststui::core::Plan {
+    SLOW_SYNCS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(20));
+    let mut plan = fake_reconcile(o, opts, now);
+    plan.effects.clear();
+    plan
+}
+
+/// However much work is due, the driver reads its messages between bounded slices: a pause sent
+/// while 40 syncs are queued at one instant lands before they have all run, and dropping the
+/// handle stops the thread mid-backlog.
+#[test]
+fn pause_and_quit_answer_while_a_backlog_runs() {
+    let mut sim = Sim::new(ststui::sim::SimConfig::default()).with_reconciler(slow_reconcile);
+    for i in 0..40 {
+        sim.create_set(set(&format!("s{i}"), 1)).unwrap();
+    }
+    let (mut handle, seen) = start(sim, 1.0);
+    handle.execute(Op::Sim(SimOp::Pause));
+    wait_for(&seen, "paused", |v| v.contains(&BackendEvent::Mode(Mode::Paused)));
+    let at_pause = SLOW_SYNCS.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(at_pause < 40, "the pause waited for the whole backlog ({at_pause} syncs)");
+    handle.execute(Op::Sim(SimOp::Resume));
+    wait_for(&seen, "live", |v| {
+        v.iter().filter(|e| **e == BackendEvent::Mode(Mode::Live)).count() >= 2
+    });
+    drop(handle);
+    let at_drop = SLOW_SYNCS.load(std::sync::atomic::Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(300));
+    let after = SLOW_SYNCS.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(after <= at_drop + 1, "the thread went on after the drop: {at_drop} → {after}");
+    assert!(after < 80, "every sync ran: the drop did not stop the backlog ({after})");
+}

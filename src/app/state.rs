@@ -21,6 +21,9 @@ use crate::core::{Options, Plan};
 /// How many timeline entries are kept (oldest dropped first).
 pub const TIMELINE_CAPACITY: usize = 2_000;
 
+/// How far past the backend's last clock report the shown time may run, in backend ms.
+pub const EXTRAPOLATE_MS: i64 = 1_000;
+
 /// How long a status-line message stays, in one-second ticks.
 pub const STATUS_TICKS: u8 = 6;
 
@@ -85,6 +88,8 @@ pub struct AppState {
     pub connection: Connection,
     /// The API server's version as the backend reported it.
     pub server_version: Option<String>,
+    /// The simulator's achieved speed while it cannot keep up with [`AppState::speed`].
+    pub pace: Option<f64>,
     /// Complete re-listings after the initial one (a 410 Gone or a reconnect), for the badge.
     pub relists: u64,
 }
@@ -122,6 +127,7 @@ impl AppState {
             quit: false,
             connection: Connection::Up,
             server_version: None,
+            pace: None,
             relists: 0,
         }
     }
@@ -143,17 +149,19 @@ impl AppState {
 
     /// Milliseconds of backend time since the backend's start (0 before any clock reading).
     /// Between two clock reports the backend clock is extrapolated from the wall time passed
-    /// (× speed): the simulator reports its clock about once a virtual second when idle.
+    /// (× the speed achieved), by at most [`EXTRAPOLATE_MS`]: the simulator reports its clock
+    /// about once a virtual second, so the shown time never runs ahead of it by more.
     pub fn elapsed_ms(&self) -> u64 {
         let (Some(origin), Some(now)) = (self.clock_origin, self.now) else {
             return 0;
         };
         let ms = now.as_millisecond().saturating_sub(origin.as_millisecond());
+        let speed = self.pace.unwrap_or(self.speed);
         let since_report = match (self.wall, self.clock_wall) {
-            (Some(w), Some(c)) => w.saturating_duration_since(c).as_secs_f64() * self.speed,
+            (Some(w), Some(c)) => w.saturating_duration_since(c).as_secs_f64() * speed,
             _ => 0.0,
         };
-        let extra = (since_report * 1000.0) as i64;
+        let extra = ((since_report * 1000.0) as i64).min(EXTRAPOLATE_MS);
         u64::try_from(ms.saturating_add(extra)).unwrap_or(0)
     }
 

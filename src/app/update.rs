@@ -440,6 +440,18 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
                 info(state, word.into());
             }
         }
+        BackendEvent::Pace { asked, achieved } => {
+            state.pace = achieved;
+            state.dirty = true;
+            if let Some(a) = achieved {
+                let said = format!(
+                    "the simulator cannot keep up: ×{} asked, ×{} achieved",
+                    crate::app::view::header::speed_text(asked),
+                    crate::app::view::header::speed_text(a)
+                );
+                info(state, said);
+            }
+        }
         BackendEvent::Capabilities(caps) => {
             if state.caps != caps {
                 state.caps = caps;

@@ -206,6 +206,8 @@ pub struct HeaderView<'a> {
     pub mode: Mode,
     /// Simulator speed, when the backend has one.
     pub speed: Option<f64>,
+    /// The speed the simulator achieves while it cannot keep up.
+    pub pace: Option<f64>,
     /// Backend time since start.
     pub elapsed_ms: u64,
     /// How many sets the backend reported (Tab cycles).
@@ -264,6 +266,7 @@ impl<'a> HeaderView<'a> {
             observed_generation: status.and_then(|s| s.observed_generation),
             mode: state.mode,
             speed: state.caps.speed.then_some(state.speed),
+            pace: state.pace,
             elapsed_ms: state.elapsed_ms(),
             set_count: state.mirror.sets().count(),
             frozen: crate::steer::frozen(set),

@@ -190,6 +190,9 @@ pub enum BackendEvent {
     Clock { now: k8s_openapi::jiff::Timestamp, speed: f64 },
     /// Reconciliation mode changed (simulator).
     Mode(Mode),
+    /// The simulator's pace: `achieved` virtual seconds per wall second while it cannot keep up
+    /// with the `asked` speed (`None`: it keeps up again).
+    Pace { asked: f64, achieved: Option<f64> },
     /// What the backend can do changed.
     Capabilities(Capabilities),
     /// The API server's version (`gitVersion`, e.g. `v1.34.2+k3s1`): the advisor reproduces that

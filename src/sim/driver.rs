@@ -5,11 +5,19 @@
 //! [`Script`] (the scenario player) can be attached to play in real time; any op other than
 //! pause, resume, step and speed detaches it: the operator takes over.
 //!
+//! The simulation runs in bounded slices ([`SLICE`] of wall time), and between two slices the
+//! driver reads its messages, so pause, step and quit answer at once however much work is due.
+//! When it cannot keep up with the asked speed it does not fall behind: it moves its wall ↔
+//! virtual mapping to what it achieved and says so ([`BackendEvent::Pace`]); virtual time
+//! never runs backwards. Dropping the handle stops the thread without waiting for more than
+//! [`STOP_WAIT`].
+//!
 //! Owns: the wall clock and the thread. Must not: change simulation semantics (it only calls
 //! the [`Sim`] facade).
 
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::thread::JoinHandle;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::time::{Duration, Instant};
 
 use super::{Sim, SimEvent, ops};
@@ -22,6 +30,19 @@ pub type Sink = Box<dyn Fn(BackendEvent) + Send>;
 
 /// Clock events go out at most this often (wall time).
 const CLOCK_EVERY: Duration = Duration::from_millis(250);
+
+/// The longest the simulation runs before the driver reads its messages again.
+pub const SLICE: Duration = Duration::from_millis(20);
+
+/// Behind by more than this (in wall time), the driver stops trying to catch up and moves its
+/// wall ↔ virtual mapping to what it achieved.
+const MAX_LAG: Duration = Duration::from_millis(250);
+
+/// How often the achieved speed is measured.
+const PACE_WINDOW: Duration = Duration::from_secs(1);
+
+/// How long dropping the handle waits for the thread to end (quit answers within this).
+pub const STOP_WAIT: Duration = Duration::from_millis(100);
 
 /// The console shows virtual time in whole seconds: while nothing else happens, a clock event
 /// goes out when that second changes (at most every [`CLOCK_EVERY`]), so the header and the
@@ -50,7 +71,9 @@ enum Msg {
 /// The console's handle on a running simulation; dropping it stops the thread.
 pub struct SimHandle {
     tx: Sender<Msg>,
-    thread: Option<JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+    /// Disconnected when the thread has ended.
+    done: Receiver<()>,
 }
 
 impl SimHandle {
@@ -66,11 +89,12 @@ impl SimHandle {
 }
 
 impl Drop for SimHandle {
+    /// Stops the thread: the flag ends the slice it is in. Waits at most [`STOP_WAIT`]; a thread
+    /// still busy then is left to the process's end (it holds nothing that needs saving).
     fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
         let _ = self.tx.send(Msg::Stop);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        let _ = self.done.recv_timeout(STOP_WAIT);
     }
 }
 
@@ -88,11 +112,17 @@ impl Backend for SimHandle {
 /// object, then `Synced`, the mode and the clock), then everything as it happens.
 pub fn spawn(sim: Sim, speed: f64, sink: Sink) -> SimHandle {
     let (tx, rx) = mpsc::channel();
-    let thread = std::thread::Builder::new()
-        .name("ststui-sim".into())
-        .spawn(move || Runner::new(sim, speed, sink).run(rx))
-        .ok();
-    SimHandle { tx, thread }
+    let (done_tx, done) = mpsc::channel::<()>();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let spawned = std::thread::Builder::new().name("ststui-sim".into()).spawn(move || {
+        let _done = done_tx;
+        Runner::new(sim, speed, sink, flag).run(rx);
+    });
+    if let Err(e) = spawned {
+        tracing::error!("cannot start the simulator thread: {e}");
+    }
+    SimHandle { tx, stop, done }
 }
 
 struct Runner {
@@ -107,12 +137,23 @@ struct Runner {
     clock_dirty: bool,
     /// The virtual second the last clock event showed.
     shown_second: u64,
+    stop: Arc<AtomicBool>,
+    /// Where the achieved speed's window started: wall instant and virtual time.
+    pace_mark: (Instant, u64),
+    /// The mapping was moved because the simulation could not keep up, in this window.
+    lagged: bool,
+    /// The achieved speed last reported (`None`: keeping up).
+    reported_pace: Option<f64>,
 }
 
 impl Runner {
-    fn new(sim: Sim, speed: f64, sink: Sink) -> Self {
+    fn new(sim: Sim, speed: f64, sink: Sink, stop: Arc<AtomicBool>) -> Self {
         let base_virtual = sim.now_ms();
         Runner {
+            stop,
+            pace_mark: (Instant::now(), base_virtual),
+            lagged: false,
+            reported_pace: None,
             sim,
             speed: sanitize(speed),
             sink,
@@ -143,18 +184,93 @@ impl Runner {
             (self.sink)(ev.into_backend());
         }
         loop {
-            self.tick();
+            if self.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let caught_up = self.tick();
+            self.measure_pace();
+            if !caught_up {
+                // Behind: read what arrived, without sleeping, then run the next slice.
+                loop {
+                    match rx.try_recv() {
+                        Ok(msg) => {
+                            if !self.handle(msg) {
+                                return;
+                            }
+                        }
+                        Err(TryRecvError::Empty) => break,
+                        Err(TryRecvError::Disconnected) => return,
+                    }
+                }
+                continue;
+            }
             let msg = rx.recv_timeout(self.wake_at().saturating_duration_since(Instant::now()));
             match msg {
-                Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
-                Ok(Msg::Op(op)) => self.execute(op),
-                Ok(Msg::Attach(script)) => {
-                    self.script = Some(script);
-                    self.script_due = Some(self.sim.now_ms());
+                Ok(msg) => {
+                    if !self.handle(msg) {
+                        return;
+                    }
                 }
-                Ok(Msg::Detach) => self.detach(),
+                Err(RecvTimeoutError::Disconnected) => return,
                 Err(RecvTimeoutError::Timeout) => {}
             }
+        }
+    }
+
+    /// Handles one message; `false` to stop.
+    fn handle(&mut self, msg: Msg) -> bool {
+        match msg {
+            Msg::Stop => return false,
+            Msg::Op(op) => self.execute(op),
+            Msg::Attach(script) => {
+                self.script = Some(script);
+                self.script_due = Some(self.sim.now_ms());
+            }
+            Msg::Detach => self.detach(),
+        }
+        true
+    }
+
+    /// The budget of one slice: go on until the stop flag or the slice's end (read before every
+    /// step: a step is a sync or a kubelet transition, far dearer than reading the clock).
+    fn budget(&self) -> impl FnMut() -> bool + use<> {
+        let stop = Arc::clone(&self.stop);
+        let deadline = Instant::now() + SLICE;
+        move || !stop.load(Ordering::Relaxed) && Instant::now() < deadline
+    }
+
+    /// The simulation could not reach `target` in its slice: if it is further behind than
+    /// [`MAX_LAG`], the mapping moves to where it is (it never tries to catch up a backlog).
+    fn fell_behind(&mut self, target: u64) {
+        let lag_ms = target.saturating_sub(self.sim.now_ms()) as f64 / self.speed;
+        if lag_ms > MAX_LAG.as_secs_f64() * 1000.0 {
+            self.base_virtual = self.sim.now_ms();
+            self.base_wall = Instant::now();
+            self.lagged = true;
+        }
+    }
+
+    /// Once per [`PACE_WINDOW`]: the virtual seconds achieved per wall second, reported while
+    /// it is short of the asked speed (and once more when it keeps up again).
+    fn measure_pace(&mut self) {
+        let (at, from) = self.pace_mark;
+        let elapsed = at.elapsed();
+        if elapsed < PACE_WINDOW {
+            return;
+        }
+        let achieved =
+            self.sim.now_ms().saturating_sub(from) as f64 / elapsed.as_secs_f64() / 1000.0;
+        let pace = self.lagged.then_some(achieved);
+        self.pace_mark = (Instant::now(), self.sim.now_ms());
+        self.lagged = false;
+        let changed = match (pace, self.reported_pace) {
+            (None, None) => false,
+            (Some(a), Some(b)) => (a - b).abs() > b * 0.1,
+            _ => true,
+        };
+        if changed {
+            self.reported_pace = pace;
+            (self.sink)(BackendEvent::Pace { asked: self.speed, achieved: pace });
         }
     }
 
@@ -164,12 +280,18 @@ impl Runner {
         self.base_virtual.saturating_add(elapsed as u64)
     }
 
-    /// Brings the simulation (and the script) up to the wall clock and forwards events.
-    fn tick(&mut self) {
+    /// Brings the simulation (and the script) up to the wall clock, in one bounded slice, and
+    /// forwards events. `false` when the slice ended before it caught up.
+    fn tick(&mut self) -> bool {
         let target = self.virtual_now();
+        let mut budget = self.budget();
         loop {
             let script_at = self.script_due.filter(|t| *t <= target);
-            self.sim.advance_to(script_at.unwrap_or(target));
+            if !self.sim.advance_until(script_at.unwrap_or(target), &mut budget) {
+                self.flush();
+                self.fell_behind(target);
+                return false;
+            }
             match (script_at, self.script.as_mut()) {
                 (Some(_), Some(script)) => {
                     self.script_due = script.poll(&mut self.sim);
@@ -185,6 +307,7 @@ impl Runner {
             }
         }
         self.flush();
+        true
     }
 
     fn flush(&mut self) {
@@ -238,8 +361,10 @@ impl Runner {
     }
 
     fn execute(&mut self, op: Op) {
-        // Bring virtual time up to date so the op lands at the right instant.
-        self.sim.advance_to(self.virtual_now());
+        // Bring virtual time up to date (within one slice) so the op lands at the right instant;
+        // when behind, it lands now, where the simulation stands.
+        let mut budget = self.budget();
+        self.sim.advance_until(self.virtual_now(), &mut budget);
         match op {
             Op::Sim(SimOp::SetSpeed { speed }) if !(speed.is_finite() && in_speed_range(speed)) => {
                 let message = format!("speed {speed} is out of range: expected 0.01 to 1000");

@@ -125,7 +125,20 @@ fn livelock_hint(store: &Store) -> String {
 
 /// Runs everything due up to `target_ms` (absolute virtual ms), then sets the clock there.
 pub fn advance_to(w: &mut World, target_ms: u64) {
+    advance_until(w, target_ms, &mut || true);
+}
+
+/// [`advance_to`] in bounded slices: `go_on` is asked before every step (one due item or one
+/// sync); when it says no, the run stops there and returns `false`, with the clock at the last
+/// thing that happened (never past what ran, never backwards). `true` when `target_ms` was
+/// reached. The real-time driver passes a wall-time budget, so a huge backlog never keeps it
+/// from reading the operator's keys.
+pub fn advance_until(w: &mut World, target_ms: u64, go_on: &mut dyn FnMut() -> bool) -> bool {
     loop {
+        if !go_on() {
+            dispatch(w);
+            return false;
+        }
         dispatch(w);
         let now = w.store.clock().now_ms();
         if let Some((_, due)) = w.agenda.pop_due(now) {
@@ -145,6 +158,7 @@ pub fn advance_to(w: &mut World, target_ms: u64) {
     }
     w.store.clock.set(target_ms);
     dispatch(w);
+    true
 }
 
 /// The earliest time something counts as pending for `settle`: a runnable sync (now), a kubelet

@@ -204,6 +204,13 @@ impl Sim {
         engine::advance_to(&mut self.world, target);
     }
 
+    /// [`Sim::advance_to`] in bounded slices: `go_on` is asked before every step; `false` when it
+    /// stopped the run before `ms` (the clock then stands at the last thing that happened).
+    pub fn advance_until(&mut self, ms: u64, go_on: &mut dyn FnMut() -> bool) -> bool {
+        let target = ms.max(self.now_ms());
+        engine::advance_until(&mut self.world, target, go_on)
+    }
+
     /// Advances until nothing is pending (no kubelet transition, no queued or delayed sync; a
     /// paused controller's queue and delayed syncs do not count) or `max_ms` passed. `true` when
     /// it settled; the clock then stands at the last thing that happened.

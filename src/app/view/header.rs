@@ -75,8 +75,13 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
     if h.relists > 0 {
         mode.push(p(format!(" ↻{}", h.relists), Tone::Dim));
     }
-    if let Some(speed) = h.speed {
-        mode.push(p(format!(" ×{}", speed_text(speed)), Tone::Text));
+    match (h.speed, h.pace) {
+        (Some(speed), Some(achieved)) => mode.push(p(
+            format!(" ×{} asked, ×{} achieved", speed_text(speed), speed_text(achieved)),
+            Tone::Warn,
+        )),
+        (Some(speed), None) => mode.push(p(format!(" ×{}", speed_text(speed)), Tone::Text)),
+        _ => {}
     }
     let strategy = match &h.strategy {
         StrategyView::RollingUpdate { unset: true, .. } => {

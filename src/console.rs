@@ -1,0 +1,184 @@
+//! The console's run loop: the terminal, the input and signal threads, and the loop that feeds
+//! [`Msg`]s into the one reducer and draws when the state is dirty. Any backend: it only sees
+//! [`Backend`].
+//!
+//! Two inboxes: the operator's (keys, mouse, resize, signals) and the backend's (bounded: a
+//! backend that produces faster than the console applies waits, instead of growing memory).
+//! The operator's is always read first, also between the backend's messages of one batch, so
+//! quit, pause and step answer at once however busy the backend is.
+//!
+//! Owns process concerns only (threads, the wall clock for status ticks, terminal modes through
+//! `tui`). Must not decide anything the reducer decides, and must not print on stdout while the
+//! console is up (stdout is the screen).
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, select_biased};
+use ststui::app::state::HitMap;
+use ststui::app::{self, AppState, Command, Msg};
+use ststui::backend::{Backend, BackendEvent};
+use ststui::ui::{self, Theme};
+
+use crate::tui;
+
+/// Status-line ticks while a message is showing.
+const TICK: Duration = Duration::from_secs(1);
+
+/// At most this many backend messages go into the reducer between two draws, so the screen
+/// stays responsive while the backend runs fast.
+const MAX_BATCH: usize = 4096;
+
+/// Backend messages waiting at most (the backend blocks beyond: backpressure, bounded memory).
+const BACKEND_QUEUE: usize = 16_384;
+
+/// The console's two inboxes and the senders that fill them.
+pub struct Inbox {
+    pub operator_tx: Sender<Msg>,
+    operator: Receiver<Msg>,
+    backend_tx: Sender<Msg>,
+    backend: Receiver<Msg>,
+}
+
+impl Default for Inbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Inbox {
+    pub fn new() -> Inbox {
+        let (operator_tx, operator) = crossbeam_channel::unbounded();
+        let (backend_tx, backend) = crossbeam_channel::bounded(BACKEND_QUEUE);
+        Inbox { operator_tx, operator, backend_tx, backend }
+    }
+
+    /// Where a backend reports (blocks while the console is [`BACKEND_QUEUE`] behind; gives up
+    /// once the console has gone).
+    pub fn backend_sink(&self) -> Box<dyn Fn(BackendEvent) + Send> {
+        let tx = self.backend_tx.clone();
+        Box::new(move |ev| {
+            let _ = tx.send(Msg::Backend(ev));
+        })
+    }
+}
+
+/// Runs the console until the operator quits or a signal arrives; the terminal is restored on
+/// every way out. Returns the signal, if one ended it.
+pub fn run(
+    state: &mut AppState,
+    mut backend: Box<dyn Backend>,
+    theme: &Theme,
+    inbox: Inbox,
+) -> anyhow::Result<Option<i32>> {
+    let (mut term, _guard) = tui::init().context("cannot set up the terminal")?;
+    tui::spawn_signals(inbox.operator_tx.clone()).context("cannot listen for signals")?;
+    tui::spawn_input(inbox.operator_tx.clone()).context("cannot read the terminal")?;
+    if let Ok(size) = term.size() {
+        app::update(state, Msg::Resize(size.width, size.height));
+    }
+    let result = event_loop(&mut term, state, backend.as_mut(), theme, &inbox);
+    tui::restore();
+    // Stops the backend (it waits a bounded time), then the inboxes go.
+    drop(backend);
+    result
+}
+
+/// Test hook, compiled into debug builds only: `STSTUI_TEST_PANIC` makes the console panic once
+/// a frame is on screen, so the end-to-end test can prove the panic hook restores the terminal.
+#[cfg(debug_assertions)]
+#[allow(clippy::panic)]
+fn panic_if_asked() {
+    if std::env::var_os("STSTUI_TEST_PANIC").is_some() {
+        panic!("STSTUI_TEST_PANIC is set: panicking after the first frame (a test hook)");
+    }
+}
+
+/// The event loop: block on the inboxes (zero CPU while idle), drain what is pending into the
+/// reducer (the operator's first), run the batch-end recompute, draw only if dirty.
+fn event_loop(
+    term: &mut tui::Term,
+    state: &mut AppState,
+    backend: &mut dyn Backend,
+    theme: &Theme,
+    inbox: &Inbox,
+) -> anyhow::Result<Option<i32>> {
+    let mut signal = None;
+    let mut next_tick: Option<Instant> = None;
+    loop {
+        if state.dirty {
+            let mut hits = HitMap::default();
+            term.draw(|f| hits = ui::draw(f, state, theme)).context("cannot draw")?;
+            app::update(state, Msg::Drawn(hits));
+            #[cfg(debug_assertions)]
+            panic_if_asked();
+        }
+        if state.quit {
+            return Ok(signal);
+        }
+        let timeout = if state.wants_tick() {
+            let due = *next_tick.get_or_insert_with(|| Instant::now() + TICK);
+            due.saturating_duration_since(Instant::now())
+        } else {
+            next_tick = None;
+            Duration::MAX
+        };
+        let first = match wait(inbox, timeout) {
+            Ok(msg) => msg,
+            Err(RecvTimeoutError::Timeout) => {
+                next_tick = Some(Instant::now() + TICK);
+                Msg::Tick
+            }
+            Err(RecvTimeoutError::Disconnected) => return Ok(signal),
+        };
+        app::update(state, Msg::Wall(Instant::now()));
+        let mut msg = Some(first);
+        let mut taken = 0;
+        while let Some(m) = msg {
+            if let Msg::Signal(s) = m {
+                signal = Some(s);
+            }
+            dispatch(state, backend, m);
+            taken += 1;
+            msg = if state.quit {
+                None
+            } else if let Ok(m) = inbox.operator.try_recv() {
+                Some(m)
+            } else if taken < MAX_BATCH {
+                inbox.backend.try_recv().ok()
+            } else {
+                None
+            };
+        }
+        app::update(state, Msg::BatchEnd);
+    }
+}
+
+/// The next message, the operator's first; `Timeout` after `timeout`.
+fn wait(inbox: &Inbox, timeout: Duration) -> Result<Msg, RecvTimeoutError> {
+    if let Ok(m) = inbox.operator.try_recv() {
+        return Ok(m);
+    }
+    let deadline = Instant::now().checked_add(timeout);
+    let timer = match deadline {
+        Some(at) => crossbeam_channel::at(at),
+        None => crossbeam_channel::never(),
+    };
+    select_biased! {
+        recv(inbox.operator) -> m => m.map_err(|_| RecvTimeoutError::Disconnected),
+        recv(inbox.backend) -> m => m.map_err(|_| RecvTimeoutError::Disconnected),
+        recv(timer) -> _ => Err(RecvTimeoutError::Timeout),
+    }
+}
+
+fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
+    for cmd in app::update(state, msg) {
+        match cmd {
+            Command::Backend(op) => {
+                tracing::info!(?op, "op");
+                backend.execute(op);
+            }
+            Command::Quit => tracing::info!("quit"),
+        }
+    }
+}
