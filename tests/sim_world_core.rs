@@ -305,7 +305,7 @@ fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
 #[test]
 fn an_update_delete_of_a_pod_already_gone_is_not_a_sync_error() {
     let options = ststui::core::Options::for_version(ststui::core::Version { minor: 36, patch: 0 });
-    let mut sim = Sim::new(SimConfig { seed: 7, options, kubelet: KubeletConfig::default() });
+    let mut sim = Sim::new(SimConfig { seed: 7, options, ..Default::default() });
     let mut web = set("web", 3);
     web.spec.pod_management_policy = Some("Parallel".into());
     sim.create_set(web).unwrap();

@@ -115,6 +115,7 @@ fn meta(o: &Object) -> (&'static str, String, u64, Option<String>) {
         Object::Pod(x) => ("pod", &x.metadata),
         Object::Claim(x) => ("claim", &x.metadata),
         Object::Revision(x) => ("rev", &x.metadata),
+        Object::Event(x) => ("event", &x.metadata),
     };
     let rv = m.resource_version.as_deref().and_then(|r| r.parse().ok()).unwrap_or(0);
     (kind, m.name.clone().unwrap_or_default(), rv, m.uid.clone())
@@ -148,7 +149,7 @@ proptest! {
                     prop_assert!(ev.t_ms >= last_t);
                     last_t = ev.t_ms;
                 }
-                SimEvent::Mode(_) => {}
+                SimEvent::Mode(_) | SimEvent::Api(_) => {}
             }
         }
         prop_assert_eq!(events, run(&steps));

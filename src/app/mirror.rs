@@ -52,6 +52,7 @@ impl Mirror {
             Object::Set(s) => put(&mut self.sets, *s),
             Object::Claim(c) => put(&mut self.claims, *c),
             Object::Revision(r) => put(&mut self.revisions, *r),
+            Object::Event(_) => false,
             Object::Pod(p) => {
                 let key = obj_ref(p.metadata());
                 let changed = put(&mut self.pods, *p);
@@ -74,6 +75,7 @@ impl Mirror {
             Object::Set(s) => self.sets.remove(&obj_ref(s.metadata())).is_some(),
             Object::Claim(c) => self.claims.remove(&obj_ref(c.metadata())).is_some(),
             Object::Revision(r) => self.revisions.remove(&obj_ref(r.metadata())).is_some(),
+            Object::Event(_) => false,
             Object::Pod(p) => {
                 let key = obj_ref(p.metadata());
                 let removed = self.pods.remove(&key).is_some();
@@ -106,6 +108,7 @@ impl Mirror {
             ObjKind::Revision => {
                 stale_in(&self.revisions, scope, &keep, |o| Object::Revision(Box::new(o)))
             }
+            ObjKind::Event => Vec::new(),
         };
         let mut changed = false;
         for o in &stale {

@@ -47,6 +47,9 @@ pub enum Object {
     Pod(Box<Pod>),
     Claim(Box<PersistentVolumeClaim>),
     Revision(Box<ControllerRevision>),
+    /// A core/v1 Event (the simulator records them when served; the console shows events as
+    /// timeline lines, not as objects).
+    Event(Box<k8s_openapi::api::core::v1::Event>),
 }
 
 impl Object {
@@ -56,6 +59,7 @@ impl Object {
             Object::Pod(_) => ObjKind::Pod,
             Object::Claim(_) => ObjKind::Claim,
             Object::Revision(_) => ObjKind::Revision,
+            Object::Event(_) => ObjKind::Event,
         }
     }
 
@@ -65,6 +69,7 @@ impl Object {
             Object::Pod(o) => &o.metadata,
             Object::Claim(o) => &o.metadata,
             Object::Revision(o) => &o.metadata,
+            Object::Event(o) => &o.metadata,
         }
     }
 }
@@ -76,6 +81,7 @@ pub enum ObjKind {
     Pod,
     Claim,
     Revision,
+    Event,
 }
 
 /// What one watch covers: a namespace (or all) and, optionally, a label selector. A

@@ -17,10 +17,19 @@ use crate::backend::ObjRef;
 /// script gives the same timestamps (creationTimestamp, restartedAt, lastTransitionTime).
 pub const EPOCH_UNIX_MS: i64 = 1_767_225_600_000;
 
-/// Virtual time in milliseconds since the start of the simulation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Virtual time in milliseconds since the start of the simulation, and the wall instant that
+/// start maps to ([`EPOCH_UNIX_MS`] unless set: a served simulator starts at the real now, so
+/// clients that compute ages from timestamps see sensible ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Clock {
     now_ms: u64,
+    epoch_unix_ms: i64,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock { now_ms: 0, epoch_unix_ms: EPOCH_UNIX_MS }
+    }
 }
 
 impl Clock {
@@ -36,19 +45,29 @@ impl Clock {
 
     /// The current virtual instant as a timestamp.
     pub fn timestamp(&self) -> Timestamp {
-        timestamp_at(self.now_ms)
+        self.timestamp_at(self.now_ms)
+    }
+
+    /// The timestamp of virtual millisecond `ms`.
+    pub fn timestamp_at(&self, ms: u64) -> Timestamp {
+        let unix = self.epoch_unix_ms.saturating_add(i64::try_from(ms).unwrap_or(i64::MAX / 2));
+        Timestamp::from_millisecond(unix).unwrap_or(Timestamp::MAX)
+    }
+
+    /// The wall instant virtual time 0 maps to (Unix ms).
+    pub fn epoch_unix_ms(&self) -> i64 {
+        self.epoch_unix_ms
+    }
+
+    /// Maps virtual time 0 onto `unix_ms` (before anything happened).
+    pub(crate) fn set_epoch(&mut self, unix_ms: i64) {
+        self.epoch_unix_ms = unix_ms;
     }
 
     /// The current virtual instant as a Kubernetes `Time`.
     pub fn time(&self) -> Time {
         Time(self.timestamp())
     }
-}
-
-/// The timestamp of virtual millisecond `ms`.
-pub fn timestamp_at(ms: u64) -> Timestamp {
-    let unix = EPOCH_UNIX_MS.saturating_add(i64::try_from(ms).unwrap_or(i64::MAX / 2));
-    Timestamp::from_millisecond(unix).unwrap_or(Timestamp::MAX)
 }
 
 /// A kubelet transition of one pod.

@@ -445,14 +445,17 @@ impl Controller {
                 Effect::DeletePod { reason, .. } => Some(reason.as_str().to_string()),
                 _ => None,
             };
-            store.note(EventKind::Controller {
-                set: key.name.clone(),
-                action: action.to_string(),
-                pod: pod_name(effect),
-                pvc: claim_name(effect),
-                revision: revision_name(effect),
-                reason,
-            });
+            store.note_in(
+                &key.namespace,
+                EventKind::Controller {
+                    set: key.name.clone(),
+                    action: action.to_string(),
+                    pod: pod_name(effect),
+                    pvc: claim_name(effect),
+                    revision: revision_name(effect),
+                    reason,
+                },
+            );
         }
         failure.map(|(message, _)| message)
     }

@@ -28,6 +28,13 @@ use crate::backend::{
 /// Where the driver sends events (the console's event loop).
 pub type Sink = Box<dyn Fn(BackendEvent) + Send>;
 
+/// Sees every [`SimEvent`] as it happens, on the simulation's thread, with the speed then (the
+/// served API's watch history and its faults).
+pub type Tap = Box<dyn FnMut(&SimEvent, f64) + Send>;
+
+/// Work run on the simulation's thread, between slices (a served API request).
+pub type Call = Box<dyn FnOnce(&mut Sim) + Send>;
+
 /// Clock events go out at most this often (wall time).
 const CLOCK_EVERY: Duration = Duration::from_millis(250);
 
@@ -63,6 +70,7 @@ pub trait Script: Send {
 
 enum Msg {
     Op(Op),
+    Call(Call),
     Attach(Box<dyn Script>),
     Detach,
     Stop,
@@ -85,6 +93,24 @@ impl SimHandle {
     /// Stops playing the attached script, if any.
     pub fn detach_script(&self) {
         let _ = self.tx.send(Msg::Detach);
+    }
+
+    /// A handle that runs work on the simulation's thread (for the served API).
+    pub fn caller(&self) -> Caller {
+        Caller { tx: self.tx.clone() }
+    }
+}
+
+/// Runs [`Call`]s on the simulation's thread; cheap to clone.
+#[derive(Clone)]
+pub struct Caller {
+    tx: Sender<Msg>,
+}
+
+impl Caller {
+    /// Queues `f`; `false` when the simulation has stopped.
+    pub fn call(&self, f: Call) -> bool {
+        self.tx.send(Msg::Call(f)).is_ok()
     }
 }
 
@@ -111,13 +137,20 @@ impl Backend for SimHandle {
 /// Starts the driver thread. The sink first receives the current state (`Applied` for every
 /// object, then `Synced`, the mode and the clock), then everything as it happens.
 pub fn spawn(sim: Sim, speed: f64, sink: Sink) -> SimHandle {
+    spawn_with_tap(sim, speed, sink, None)
+}
+
+/// [`spawn`], with a [`Tap`] that sees every simulation event first.
+pub fn spawn_with_tap(sim: Sim, speed: f64, sink: Sink, tap: Option<Tap>) -> SimHandle {
     let (tx, rx) = mpsc::channel();
     let (done_tx, done) = mpsc::channel::<()>();
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     let spawned = std::thread::Builder::new().name("ststui-sim".into()).spawn(move || {
         let _done = done_tx;
-        Runner::new(sim, speed, sink, flag).run(rx);
+        let mut runner = Runner::new(sim, speed, sink, flag);
+        runner.tap = tap;
+        runner.run(rx);
     });
     if let Err(e) = spawned {
         tracing::error!("cannot start the simulator thread: {e}");
@@ -144,6 +177,7 @@ struct Runner {
     lagged: bool,
     /// The achieved speed last reported (`None`: keeping up).
     reported_pace: Option<f64>,
+    tap: Option<Tap>,
 }
 
 impl Runner {
@@ -154,6 +188,7 @@ impl Runner {
             pace_mark: (Instant::now(), base_virtual),
             lagged: false,
             reported_pace: None,
+            tap: None,
             sim,
             speed: sanitize(speed),
             sink,
@@ -222,6 +257,12 @@ impl Runner {
         match msg {
             Msg::Stop => return false,
             Msg::Op(op) => self.execute(op),
+            Msg::Call(f) => {
+                let mut budget = self.budget();
+                self.sim.advance_until(self.virtual_now(), &mut budget);
+                f(&mut self.sim);
+                self.flush();
+            }
             Msg::Attach(script) => {
                 self.script = Some(script);
                 self.script_due = Some(self.sim.now_ms());
@@ -316,6 +357,12 @@ impl Runner {
             self.clock_dirty = true;
         }
         for ev in events {
+            if let Some(tap) = self.tap.as_mut() {
+                tap(&ev, self.speed);
+            }
+            if let SimEvent::Watch { object: crate::backend::Object::Event(_), .. } = ev {
+                continue; // the console shows the timeline, not Event objects
+            }
             (self.sink)(ev.into_backend());
         }
         let due = self.last_clock.is_none_or(|t| t.elapsed() >= CLOCK_EVERY);

@@ -12,6 +12,7 @@ use super::clock::{Agenda, Due};
 use super::controller::Controller;
 use super::gc;
 use super::kubelet::Kubelet;
+use super::recorder::Recorder;
 use super::store::{Entry, Store};
 use crate::backend::{EventKind, Mode};
 
@@ -27,6 +28,8 @@ pub struct World {
     pub kubelet: Kubelet,
     pub controller: Controller,
     pub out: Vec<SimEvent>,
+    /// Turns timeline entries into core/v1 Events (off unless the simulator is served).
+    pub recorder: Recorder,
     /// Syncs run at `instant_ms` (the livelock guard).
     instant_syncs: u64,
     instant_ms: u64,
@@ -40,6 +43,7 @@ impl World {
             kubelet,
             controller,
             out: Vec::new(),
+            recorder: Recorder::default(),
             instant_syncs: 0,
             instant_ms: 0,
         }
@@ -64,7 +68,12 @@ pub fn dispatch(w: &mut World) {
                 w.controller.observe(&change, &w.store, &mut w.agenda);
                 w.out.push(SimEvent::Watch { kind: change.kind, object: change.object });
             }
-            Entry::Timeline(ev) => w.out.push(SimEvent::Timeline(ev)),
+            Entry::Timeline(ev, ns) => {
+                if let Some(ns) = ns.as_deref() {
+                    w.recorder.record(&mut w.store, ns, &ev);
+                }
+                w.out.push(SimEvent::Timeline(ev));
+            }
         }
     }
 }

@@ -25,6 +25,7 @@ fn meta_of(object: &Object) -> &ObjectMeta {
         Object::Pod(o) => o.metadata(),
         Object::Claim(o) => o.metadata(),
         Object::Revision(o) => o.metadata(),
+        Object::Event(o) => o.metadata(),
     }
 }
 
@@ -94,11 +95,17 @@ pub fn collect(store: &mut Store, ns: &str, owner_uid: &str) {
         }
         match kind {
             "Pod" => {
-                store.note(EventKind::Gc { pod: Some(key.name.clone()), pvc: None });
+                store.note_in(
+                    &key.namespace,
+                    EventKind::Gc { pod: Some(key.name.clone()), pvc: None },
+                );
                 let _ = api::delete_pod(store, &key, false);
             }
             "PersistentVolumeClaim" => {
-                store.note(EventKind::Gc { pod: None, pvc: Some(key.name.clone()) });
+                store.note_in(
+                    &key.namespace,
+                    EventKind::Gc { pod: None, pvc: Some(key.name.clone()) },
+                );
                 let _ = api::delete_claim(store, &key);
             }
             _ => {

@@ -47,7 +47,7 @@ pub fn run(args: &Headless) -> i32 {
 
 /// The simulation `args` describe: seeded, with the requested controller semantics.
 pub fn new_sim(args: &Headless) -> Sim {
-    Sim::new(SimConfig { seed: args.seed, options: args.options, kubelet: Default::default() })
+    Sim::new(SimConfig { seed: args.seed, options: args.options, ..Default::default() })
 }
 
 /// Runs writing the timeline to `out` and diagnostics to `err`; returns the exit code.

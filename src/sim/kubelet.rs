@@ -207,7 +207,10 @@ impl Kubelet {
                 if let Some(Run { next: Some((t, _)), .. }) = self.pods.remove(&key) {
                     agenda.cancel(t);
                 }
-                store.note(EventKind::Kubelet { pod: key.name.clone(), event: "gone".into() });
+                store.note_in(
+                    &key.namespace,
+                    EventKind::Kubelet { pod: key.name.clone(), event: "gone".into() },
+                );
             }
         }
     }
@@ -257,7 +260,10 @@ impl Kubelet {
                 return;
             }
         };
-        store.note(EventKind::Kubelet { pod: key.name.clone(), event: event.into() });
+        store.note_in(
+            &key.namespace,
+            EventKind::Kubelet { pod: key.name.clone(), event: event.into() },
+        );
     }
 
     fn existing<'a>(store: &'a Store, key: &ObjRef) -> Result<&'a Pod, FaultError> {
@@ -294,7 +300,10 @@ impl Kubelet {
                 });
             }
         });
-        store.note(EventKind::Kubelet { pod: key.name.clone(), event: "failed".into() });
+        store.note_in(
+            &key.namespace,
+            EventKind::Kubelet { pod: key.name.clone(), event: "failed".into() },
+        );
         Ok(())
     }
 
@@ -326,7 +335,10 @@ impl Kubelet {
         let _ = store.modify::<Pod>(key, |p| {
             set_readiness(p.status.get_or_insert_with(Default::default), ready, &now)
         });
-        store.note(EventKind::Kubelet { pod: key.name.clone(), event: action.into() });
+        store.note_in(
+            &key.namespace,
+            EventKind::Kubelet { pod: key.name.clone(), event: action.into() },
+        );
         Ok(())
     }
 
@@ -352,7 +364,10 @@ impl Kubelet {
             let _ = store.modify::<Pod>(key, |p| {
                 set_readiness(p.status.get_or_insert_with(Default::default), false, &now)
             });
-            store.note(EventKind::Kubelet { pod: key.name.clone(), event: "unready".into() });
+            store.note_in(
+                &key.namespace,
+                EventKind::Kubelet { pod: key.name.clone(), event: "unready".into() },
+            );
         }
         Ok(())
     }

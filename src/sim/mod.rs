@@ -25,6 +25,7 @@ pub mod headless;
 pub mod kubelet;
 pub mod manifest;
 pub mod ops;
+pub mod recorder;
 pub mod scenario;
 pub mod soak;
 pub mod store;
@@ -56,6 +57,25 @@ pub struct SimConfig {
     pub options: Options,
     /// Pod timing for pods created from the start.
     pub kubelet: KubeletConfig,
+    /// The wall instant (Unix ms) virtual time 0 maps to; `None`: the fixed
+    /// [`clock::EPOCH_UNIX_MS`] (reproducible timestamps). A served simulator starts at now.
+    pub epoch_unix_ms: Option<i64>,
+    /// Record core/v1 Events (`recorder`): on when served.
+    pub record_events: bool,
+}
+
+/// A fault of the served API (scenario commands). Without a server they only show in the
+/// timeline as the commands they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiFault {
+    /// Every request is refused (503, or the connection is refused) for `ms` virtual ms.
+    Down { ms: u64 },
+    /// Every response waits `ms` virtual ms (0 ends it).
+    Latency { ms: u64 },
+    /// Every open watch is closed.
+    DropWatches,
+    /// The watch history is compacted: older resourceVersions get 410 Gone.
+    Compact,
 }
 
 /// What the simulation reports, in the order it happened.
@@ -67,6 +87,8 @@ pub enum SimEvent {
     Timeline(Event),
     /// The controller was paused or resumed.
     Mode(Mode),
+    /// A script asked for a fault of the served API.
+    Api(ApiFault),
 }
 
 impl SimEvent {
@@ -77,6 +99,7 @@ impl SimEvent {
             SimEvent::Watch { object, .. } => BackendEvent::Applied(object),
             SimEvent::Timeline(ev) => BackendEvent::Timeline(ev),
             SimEvent::Mode(m) => BackendEvent::Mode(m),
+            SimEvent::Api(f) => BackendEvent::Notice(format!("served API fault: {f:?}")),
         }
     }
 
@@ -105,7 +128,11 @@ impl Sim {
     /// A new, empty cluster at virtual time 0 running `core::reconcile`.
     pub fn new(config: SimConfig) -> Self {
         let controller = controller::Controller::new(config.options, crate::core::reconcile);
-        let world = World::new(kubelet::Kubelet::new(config.kubelet), controller);
+        let mut world = World::new(kubelet::Kubelet::new(config.kubelet), controller);
+        if let Some(epoch) = config.epoch_unix_ms {
+            world.store.clock.set_epoch(epoch);
+        }
+        world.recorder.enabled = config.record_events;
         Sim { world, rng: ChaCha8Rng::seed_from_u64(config.seed), seed: config.seed }
     }
 
@@ -136,6 +163,18 @@ impl Sim {
     /// the real-time driver has a speed.
     pub fn apply_op(&mut self, op: Op) -> Result<(), OpError> {
         ops::apply(&mut self.world, op)
+    }
+
+    /// Asks the served API for a fault (script `api-down` & co.); reported in order with
+    /// everything else.
+    pub fn api_fault(&mut self, fault: ApiFault) {
+        engine::dispatch(&mut self.world);
+        self.world.out.push(SimEvent::Api(fault));
+    }
+
+    /// The object store, to read (the served API lists and gets from it).
+    pub fn store(&self) -> &store::Store {
+        &self.world.store
     }
 
     /// Pod timing for pods created from now on (script `kubelet`).

@@ -187,7 +187,7 @@ pub fn run_one(seed: u64, options: Options) -> Run {
             return run;
         }
     };
-    let config = SimConfig { seed, options, kubelet: Default::default() };
+    let config = SimConfig { seed, options, ..Default::default() };
     let mut sim = Sim::new(config).with_reconciler(checked_reconcile);
     let mut claims = ClaimWatch::default();
     let mut events = 0u64;

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use k8s_openapi::Metadata;
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetStatus};
-use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use k8s_openapi::api::core::v1::{Event as KubeEvent, PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::clock::Clock;
@@ -34,11 +34,12 @@ pub struct Change {
     pub old: Option<Object>,
 }
 
-/// A journal entry: a store change or a timeline event, in the order they happened.
+/// A journal entry: a store change or a timeline event (with the namespace it is about, when
+/// one is), in the order they happened.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Entry {
     Change(Change),
-    Timeline(Event),
+    Timeline(Event, Option<String>),
 }
 
 /// Why the store refused a write.
@@ -131,6 +132,7 @@ kind!(StatefulSet, "StatefulSet", sets, Set);
 kind!(Pod, "Pod", pods, Pod);
 kind!(PersistentVolumeClaim, "PersistentVolumeClaim", claims, Claim);
 kind!(ControllerRevision, "ControllerRevision", revisions, Revision);
+kind!(KubeEvent, "Event", events, Event);
 
 /// A dependent as the owner index records it: (kind, namespace/name).
 pub type Dependent = (&'static str, ObjRef);
@@ -144,6 +146,7 @@ pub struct Store {
     pods: Table<Pod>,
     claims: Table<PersistentVolumeClaim>,
     revisions: Table<ControllerRevision>,
+    events: Table<KubeEvent>,
     uid_counter: u64,
     rv_counter: u64,
     /// owner uid → dependents whose ownerReferences name it (for the garbage collector).
@@ -180,6 +183,14 @@ impl Store {
     pub fn revisions(&self) -> &Table<ControllerRevision> {
         &self.revisions
     }
+    pub fn events(&self) -> &Table<KubeEvent> {
+        &self.events
+    }
+
+    /// The last resourceVersion handed out (what a list made now is consistent with).
+    pub fn resource_version(&self) -> u64 {
+        self.rv_counter
+    }
 
     /// Any object by kind and key.
     pub fn get<T: Kind>(&self, key: &ObjRef) -> Option<&T> {
@@ -199,6 +210,7 @@ impl Store {
             "Pod" => self.pods.get(&key).map(|o| &o.metadata),
             "PersistentVolumeClaim" => self.claims.get(&key).map(|o| &o.metadata),
             "ControllerRevision" => self.revisions.get(&key).map(|o| &o.metadata),
+            "Event" => self.events.get(&key).map(|o| &o.metadata),
             // Kinds the simulator does not model are assumed to exist (never collected).
             _ => return true,
         };
@@ -208,7 +220,13 @@ impl Store {
     /// Appends a timeline event stamped with the current virtual time.
     pub fn note(&mut self, kind: EventKind) {
         let t_ms = self.clock.now_ms();
-        self.journal.push_back(Entry::Timeline(Event { t_ms, kind }));
+        self.journal.push_back(Entry::Timeline(Event { t_ms, kind }, None));
+    }
+
+    /// [`Store::note`] about something in namespace `ns` (the event recorder needs it).
+    pub fn note_in(&mut self, ns: &str, kind: EventKind) {
+        let t_ms = self.clock.now_ms();
+        self.journal.push_back(Entry::Timeline(Event { t_ms, kind }, Some(ns.to_string())));
     }
 
     /// Takes the oldest journal entry.
@@ -389,7 +407,7 @@ mod tests {
                     };
                     Some((c.kind, rv.unwrap_or_default()))
                 }
-                Entry::Timeline(_) => None,
+                Entry::Timeline(..) => None,
             })
             .collect()
     }

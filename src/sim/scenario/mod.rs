@@ -225,6 +225,14 @@ pub enum Command {
         ready: bool,
     },
     Kubelet(KubeletArgs),
+    /// `freeze NAME` / `unfreeze NAME`: the console's freeze (the partition holds every
+    /// ordinal; recorded on the set) and its resume.
+    Freeze {
+        set: Name,
+        on: bool,
+    },
+    /// A fault of the served API (`api-down`, `api-latency`, `drop-watches`, `compact`).
+    Api(crate::sim::ApiFault),
     Pause,
     Resume,
     Step(u32),

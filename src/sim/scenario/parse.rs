@@ -14,6 +14,7 @@ use super::{
     Cascade, Check, Command, CreateArgs, DEFAULT_NAMESPACE, KubeletArgs, Line, Name, Policy,
     Retention, Script, ScriptError,
 };
+use crate::sim::ApiFault;
 
 /// Every command with its usage, as shown in error messages.
 pub const USAGE: &[(&str, &str)] = &[
@@ -39,6 +40,12 @@ pub const USAGE: &[(&str, &str)] = &[
     ("unready", "unready POD"),
     ("ready", "ready POD"),
     ("kubelet", "kubelet [start=DUR] [ready=DUR] [stop=DUR] [broken=IMG]"),
+    ("freeze", "freeze NAME"),
+    ("unfreeze", "unfreeze NAME"),
+    ("api-down", "api-down DUR"),
+    ("api-latency", "api-latency DUR"),
+    ("drop-watches", "drop-watches"),
+    ("compact", "compact"),
     ("pause", "pause"),
     ("resume", "resume"),
     ("step", "step [N]"),
@@ -218,6 +225,18 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
         "unready" => Command::SetReady { pod: a.name("POD")?, ready: false },
         "ready" => Command::SetReady { pod: a.name("POD")?, ready: true },
         "kubelet" => return parse_kubelet(a),
+        "freeze" => Command::Freeze { set: a.name("NAME")?, on: true },
+        "unfreeze" => Command::Freeze { set: a.name("NAME")?, on: false },
+        "api-down" => {
+            let w = a.word("DUR")?;
+            Command::Api(ApiFault::Down { ms: duration(w).map_err(|m| a.err(m))? })
+        }
+        "api-latency" => {
+            let w = a.word("DUR")?;
+            Command::Api(ApiFault::Latency { ms: duration(w).map_err(|m| a.err(m))? })
+        }
+        "drop-watches" => Command::Api(ApiFault::DropWatches),
+        "compact" => Command::Api(ApiFault::Compact),
         "pause" => Command::Pause,
         "resume" => Command::Resume,
         "step" => {

@@ -240,6 +240,14 @@ impl Player {
             Command::SetReady { pod, ready } => {
                 fault(sim, Fault::SetPodReady { pod: pod.as_ref(), ready: *ready })
             }
+            Command::Freeze { set, on: true } => op(sim, ClusterOp::Freeze { set: set.as_ref() }),
+            Command::Freeze { set, on: false } => {
+                op(sim, ClusterOp::Unfreeze { set: set.as_ref() })
+            }
+            Command::Api(fault) => {
+                sim.api_fault(*fault);
+                Ok(())
+            }
             Command::Kubelet(k) => {
                 let mut config: KubeletConfig = sim.kubelet_config().clone();
                 config.start_ms = k.start_ms.unwrap_or(config.start_ms);
