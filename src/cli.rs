@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 use crate::core::{Options, Version};
+use crate::serve::Deny;
 use crate::sim::headless::Headless;
 pub use crate::sim::timeline::Format;
 
@@ -36,7 +37,23 @@ impl Cli {
     /// Refuses real-cluster flags given with `sim` (which would otherwise be ignored), with
     /// clap's usage error: the flag, why, and exit status 2.
     pub fn check(&self) -> Result<(), clap::Error> {
-        let Some(Command::Sim(_)) = self.command else { return Ok(()) };
+        let Some(Command::Sim(sim)) = &self.command else { return Ok(()) };
+        let usage =
+            |kind, msg: &str| Err(<Cli as clap::CommandFactory>::command().error(kind, msg));
+        if sim.headless && sim.serve.is_none() && sim.script.is_none() && sim.manifests.is_empty() {
+            return usage(
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "--headless needs --script FILE or -f MANIFEST (or --serve ADDR to serve until \
+                 stopped)",
+            );
+        }
+        if sim.headless && sim.serve.is_none() && sim.speed != 1.0 {
+            return usage(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--speed applies to real time (the console, or --serve); --headless runs on \
+                 virtual time as fast as it can",
+            );
+        }
         let given = [
             self.kubeconfig.as_ref().map(|_| "--kubeconfig"),
             self.context.as_ref().map(|_| "--context"),
@@ -71,8 +88,9 @@ pub struct SimArgs {
     /// A scenario file to play (headless: to its end on virtual time; interactive: in real time).
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
-    /// No terminal UI: run the script (or the manifests) and print the timeline on stdout.
-    #[arg(long, requires = "input")]
+    /// No terminal UI: run the script (or the manifests) and print the timeline on stdout; with
+    /// --serve, serve until SIGINT/SIGTERM.
+    #[arg(long)]
     pub headless: bool,
     /// Timeline format for --headless.
     #[arg(long, value_enum, default_value_t = FormatArg::Text, requires = "headless")]
@@ -83,9 +101,20 @@ pub struct SimArgs {
     /// Create the StatefulSets of a Kubernetes manifest (multi-document YAML). Repeatable.
     #[arg(short = 'f', long = "filename", value_name = "MANIFEST")]
     pub manifests: Vec<PathBuf>,
-    /// Virtual seconds per wall second in the interactive console.
-    #[arg(long, default_value_t = 1.0, value_parser = parse_speed, conflicts_with_all = ["headless", "soak"])]
+    /// Virtual seconds per wall second in the interactive console (and while serving).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed, conflicts_with = "soak")]
     pub speed: f64,
+    /// Serve the simulated cluster as a Kubernetes API on this loopback address (plain HTTP,
+    /// no authentication; e.g. 127.0.0.1:6443, port 0 picks a free one).
+    #[arg(long, value_name = "ADDR", conflicts_with = "soak")]
+    pub serve: Option<String>,
+    /// With --serve: write a kubeconfig for it to FILE (context ststui-sim).
+    #[arg(long, value_name = "FILE", requires = "serve")]
+    pub write_kubeconfig: Option<PathBuf>,
+    /// With --serve: refuse this permission with 403 Forbidden (VERB:RESOURCE, e.g.
+    /// patch:statefulsets, patch:statefulsets/scale, delete:pods). Repeatable.
+    #[arg(long, value_name = "VERB:RESOURCE", requires = "serve")]
+    pub deny: Vec<Deny>,
     /// Run N randomized soak scenarios, checking invariants after every event.
     #[arg(long, value_name = "N", conflicts_with_all = ["script", "manifests", "headless"])]
     pub soak: Option<u64>,
@@ -166,7 +195,10 @@ mod tests {
     #[test]
     fn refuses_flags_that_do_not_apply() {
         use clap::error::ErrorKind;
-        let kind = |args: &[&str]| Cli::try_parse_from(args).err().map(|e| e.kind());
+        let kind = |args: &[&str]| match Cli::try_parse_from(args) {
+            Err(e) => Some(e.kind()),
+            Ok(cli) => cli.check().err().map(|e| e.kind()),
+        };
         assert_eq!(
             kind(&["ststui", "sim", "--headless"]),
             Some(ErrorKind::MissingRequiredArgument)

@@ -8,6 +8,7 @@ pub mod app;
 pub mod backend;
 pub mod cli;
 pub mod core;
+pub mod serve;
 pub mod sim;
 pub mod steer;
 pub mod ui;

@@ -7,6 +7,7 @@
 //! the console is up (stdout is the screen).
 
 mod console;
+mod launch;
 mod tui;
 
 use std::path::Path;
@@ -14,13 +15,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser;
-use crossbeam_channel::Sender;
 use ststui::app::{AppState, Msg};
-use ststui::backend::{Backend, BackendEvent, EventKind};
+use ststui::backend::{Backend, BackendEvent};
 use ststui::cli::{Cli, Command as CliCommand, SimArgs};
 use ststui::core::Options;
-use ststui::sim::scenario::{self, Player};
-use ststui::sim::{Sim, SimConfig, driver, manifest};
 use ststui::ui::{ColorMode, Theme};
 
 /// Exit status for usage errors: a bad manifest or script, a mode that is not available.
@@ -40,6 +38,9 @@ fn main() -> ExitCode {
             ExitCode::from(EXIT_USAGE)
         }
         Some(CliCommand::Sim(ref args)) if args.soak.is_some() => soak(args),
+        Some(CliCommand::Sim(ref args)) if args.headless && args.serve.is_some() => {
+            serve_headless(cli.log_file.as_deref(), args)
+        }
         Some(CliCommand::Sim(ref args)) if args.headless => headless(args),
         Some(CliCommand::Sim(ref args)) => interactive(cli.log_file.as_deref(), args),
     }
@@ -83,16 +84,26 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     };
     let options = Options::for_version(args.kube_version);
     let inbox = console::Inbox::new();
-    let (sim, player) = match build_sim(args, options, &inbox.operator_tx) {
+    let built = match launch::build(args, options) {
         Ok(built) => built,
         Err(e) => {
             eprintln!("ststui: {e}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let backend = driver::spawn(sim, args.speed, inbox.backend_sink());
-    if let Some(player) = player {
-        backend.attach_script(Box::new(player));
+    for ev in &built.history {
+        let _ = inbox.operator_tx.send(Msg::Backend(BackendEvent::Timeline(ev.clone())));
+    }
+    let (backend, _server, said) = match launch::run(built, args, inbox.backend_sink()) {
+        Ok(started) => started,
+        Err(e) => {
+            eprintln!("ststui: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    if let Some(said) = said {
+        tracing::info!("{said}");
+        let _ = inbox.operator_tx.send(Msg::Backend(BackendEvent::Notice(said)));
     }
     let mut state = AppState::new(backend.capabilities(), options);
     state.speed = args.speed;
@@ -109,72 +120,64 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     }
 }
 
-/// The simulated cluster the console opens on: the sets of `-f` manifests and the script to
-/// play in real time, if any; otherwise the demo.
-fn build_sim(
-    args: &SimArgs,
-    options: Options,
-    tx: &Sender<Msg>,
-) -> Result<(Sim, Option<Player>), String> {
-    let mut sim = Sim::new(SimConfig { seed: args.seed, options, ..SimConfig::default() });
-    for path in &args.manifests {
-        create_from_manifest(&mut sim, path)?;
-    }
-    let player = match &args.script {
-        Some(path) => {
-            let player = scenario::parse_file(path)
-                .and_then(Player::new)
-                .map_err(|e| format!("bad script: {e}"))?;
-            for w in player.warnings() {
-                eprintln!("ststui: warning: {w}");
-            }
-            Some(player)
+/// `ststui sim --headless --serve ADDR`: the served simulator without a console, its timeline
+/// on stdout as it happens, until SIGINT or SIGTERM.
+fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
+    let _log = match init_tracing(log_file) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("ststui: {e:#}");
+            return ExitCode::from(EXIT_USAGE);
         }
-        None => None,
     };
-    if player.is_none() && args.manifests.is_empty() {
-        demo(&mut sim, tx)?;
-    }
-    Ok((sim, player))
-}
-
-fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), String> {
-    let m = manifest::load(path).map_err(|e| e.to_string())?;
-    for w in &m.warnings {
-        eprintln!("ststui: warning: {w}");
-    }
-    if m.sets.is_empty() {
-        return Err(format!("{}: no StatefulSet in this manifest", path.display()));
-    }
-    for set in m.sets {
-        sim.apply_set(set).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// The demo scenario (also shipped as `assets/scenarios/demo.scenario`, runnable headless).
-const DEMO_SCRIPT: &str = include_str!("../assets/scenarios/demo.scenario");
-
-/// Plays the demo on virtual time before the console opens: `web` rolled out on nginx:1.25,
-/// then a new revision (nginx:1.26) held by partition=5, so the operator steps the partition
-/// down. Its timeline goes to the console (the driver then reports the objects as they are).
-fn demo(sim: &mut Sim, tx: &Sender<Msg>) -> Result<(), String> {
-    let path = Path::new("assets/scenarios/demo.scenario");
-    let script = scenario::parse(path, DEMO_SCRIPT).map_err(|e| format!("demo: {e}"))?;
-    let mut player = Player::new(script).map_err(|e| format!("demo: {e}"))?;
-    // The cluster's history goes to the console; the demo script's own lines and checks do not
-    // (they are setup, not something the operator did).
-    let outcome = player.run(sim, &mut |ev| {
-        if let Some(t) = ev.timeline()
-            && !matches!(t.kind, EventKind::Command { .. } | EventKind::Expect { .. })
-        {
-            let _ = tx.send(Msg::Backend(BackendEvent::Timeline(t.clone())));
+    let signals = match signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("ststui: cannot listen for signals: {e}");
+            return ExitCode::FAILURE;
         }
-    });
-    match outcome.failures.first() {
-        None => Ok(()),
-        Some(f) => Err(format!("demo: line {}: {}: {}", f.line, f.text, f.detail)),
+    };
+    let options = Options::for_version(args.kube_version);
+    let built = match launch::build(args, options) {
+        Ok(built) => built,
+        Err(e) => {
+            eprintln!("ststui: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let format = args.headless().format;
+    let print = move |ev: &ststui::backend::Event| {
+        use std::io::Write as _;
+        let line = ststui::sim::timeline::render(ev, format);
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    };
+    for ev in &built.history {
+        print(ev);
     }
+    let sink: ststui::sim::driver::Sink = Box::new(move |ev| match ev {
+        BackendEvent::Timeline(t) => print(&t),
+        BackendEvent::Notice(n) | BackendEvent::Error(n) => eprintln!("ststui: {n}"),
+        _ => {}
+    });
+    let (handle, server, said) = match launch::run(built, args, sink) {
+        Ok(started) => started,
+        Err(e) => {
+            eprintln!("ststui: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    if let Some(said) = said {
+        eprintln!("ststui: {said}; ctrl-c stops");
+    }
+    let mut signals = signals;
+    let signal = signals.forever().next();
+    tracing::info!(?signal, "stopping the served simulator");
+    drop(server);
+    drop(handle);
+    ExitCode::SUCCESS
 }
 
 /// Logs go to a file (never stdout: it is the screen). `STSTUI_LOG` sets the level

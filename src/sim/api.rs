@@ -47,6 +47,9 @@ pub enum ApiError {
     /// A claim the pod needs is being deleted (upstream: "pvc … is being deleted").
     #[error("persistentvolumeclaim {0} is being deleted")]
     ClaimTerminating(ObjRef),
+    /// A precondition (resourceVersion, uid) no longer holds: the object changed.
+    #[error("{0}")]
+    Conflict(String),
 }
 
 /// What a delete did.

@@ -28,9 +28,9 @@ use crate::backend::{
 /// Where the driver sends events (the console's event loop).
 pub type Sink = Box<dyn Fn(BackendEvent) + Send>;
 
-/// Sees every [`SimEvent`] as it happens, on the simulation's thread, with the speed then (the
-/// served API's watch history and its faults).
-pub type Tap = Box<dyn FnMut(&SimEvent, f64) + Send>;
+/// Sees every [`SimEvent`] as it happens, on the simulation's thread, with the speed and the
+/// virtual time then (the served API's watch history, its faults and its clock).
+pub type Tap = Box<dyn FnMut(&SimEvent, f64, k8s_openapi::jiff::Timestamp) + Send>;
 
 /// Work run on the simulation's thread, between slices (a served API request).
 pub type Call = Box<dyn FnOnce(&mut Sim) + Send>;
@@ -358,7 +358,7 @@ impl Runner {
         }
         for ev in events {
             if let Some(tap) = self.tap.as_mut() {
-                tap(&ev, self.speed);
+                tap(&ev, self.speed, self.sim.now());
             }
             if let SimEvent::Watch { object: crate::backend::Object::Event(_), .. } = ev {
                 continue; // the console shows the timeline, not Event objects

@@ -15,6 +15,7 @@
 //! Must not: use a wall clock outside `driver`, iterate hash maps, or talk to a real cluster.
 
 pub mod api;
+pub mod checks;
 pub mod clock;
 pub mod controller;
 pub mod driver;
@@ -26,6 +27,7 @@ pub mod kubelet;
 pub mod manifest;
 pub mod ops;
 pub mod recorder;
+pub mod rest;
 pub mod scenario;
 pub mod soak;
 pub mod store;

@@ -46,7 +46,7 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    fn invalid(field: &str, value: Value, detail: impl Into<String>) -> Self {
+    pub(crate) fn invalid(field: &str, value: Value, detail: impl Into<String>) -> Self {
         FieldError {
             kind: FieldErrorType::Invalid,
             field: field.into(),
@@ -55,7 +55,7 @@ impl FieldError {
         }
     }
 
-    fn required(field: &str, detail: impl Into<String>) -> Self {
+    pub(crate) fn required(field: &str, detail: impl Into<String>) -> Self {
         FieldError {
             kind: FieldErrorType::Required,
             field: field.into(),
@@ -64,7 +64,7 @@ impl FieldError {
         }
     }
 
-    fn forbidden(field: &str, detail: impl Into<String>) -> Self {
+    pub(crate) fn forbidden(field: &str, detail: impl Into<String>) -> Self {
         FieldError {
             kind: FieldErrorType::Forbidden,
             field: field.into(),
@@ -103,10 +103,12 @@ impl fmt::Display for FieldError {
     }
 }
 
-/// A rejected StatefulSet: the API server's `Invalid` status error.
+/// A rejected object: the API server's `Invalid` status error.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub struct ValidationError {
-    /// The set's name.
+    /// The kind as the message names it (`StatefulSet.apps`, `Pod`).
+    pub kind: &'static str,
+    /// The object's name.
     pub name: String,
     /// Every problem found, in upstream's order, without duplicates.
     pub errors: Vec<FieldError>,
@@ -114,7 +116,7 @@ pub struct ValidationError {
 
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "StatefulSet.apps {:?} is invalid: ", self.name)?;
+        write!(f, "{} {:?} is invalid: ", self.kind, self.name)?;
         match self.errors.as_slice() {
             [one] => write!(f, "{one}"),
             many => {
@@ -126,6 +128,15 @@ impl fmt::Display for ValidationError {
 }
 
 fn finish(name: &str, errors: Vec<FieldError>) -> Result<(), ValidationError> {
+    finish_kind("StatefulSet.apps", name, errors)
+}
+
+/// The error for `errors` about the object `kind`/`name`, if there are any (duplicates dropped).
+pub(crate) fn finish_kind(
+    kind: &'static str,
+    name: &str,
+    errors: Vec<FieldError>,
+) -> Result<(), ValidationError> {
     let mut unique: Vec<FieldError> = Vec::with_capacity(errors.len());
     for e in errors {
         if !unique.iter().any(|u| u.to_string() == e.to_string()) {
@@ -135,7 +146,7 @@ fn finish(name: &str, errors: Vec<FieldError>) -> Result<(), ValidationError> {
     if unique.is_empty() {
         Ok(())
     } else {
-        Err(ValidationError { name: name.to_string(), errors: unique })
+        Err(ValidationError { kind, name: name.to_string(), errors: unique })
     }
 }
 

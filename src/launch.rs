@@ -1,0 +1,139 @@
+//! Building the simulated cluster a command runs on: the sets of `-f` manifests, the script to
+//! play in real time, or the demo (played on virtual time first); and, with `--serve`, the
+//! served API beside it (the watch hub fed by the driver's tap, the HTTP server, the
+//! kubeconfig). Shared by the console and `--headless --serve`.
+//!
+//! Owns: composition only. Must not: decide what the simulation or the server do.
+
+use std::path::Path;
+
+use ststui::backend::{Event, EventKind};
+use ststui::cli::SimArgs;
+use ststui::core::Options;
+use ststui::serve::{self, ServeConfig, Server};
+use ststui::sim::driver::{self, SimHandle, Sink};
+use ststui::sim::scenario::{self, Player};
+use ststui::sim::{Sim, SimConfig, manifest};
+
+/// The demo scenario (also shipped as `assets/scenarios/demo.scenario`, runnable headless).
+const DEMO_SCRIPT: &str = include_str!("../assets/scenarios/demo.scenario");
+
+/// A simulation ready to run: the sim, the script to play in real time, and the timeline of
+/// what happened before (the demo's history).
+pub struct Built {
+    pub sim: Sim,
+    pub player: Option<Player>,
+    pub history: Vec<Event>,
+}
+
+/// Builds the simulation `args` describe. Serving, timestamps map onto the wall clock (so
+/// clients compute sensible ages) and Events are recorded.
+pub fn build(args: &SimArgs, options: Options) -> Result<Built, String> {
+    let serving = args.serve.is_some();
+    let plays_demo = args.script.is_none() && args.manifests.is_empty();
+    let epoch = serving.then(|| {
+        let now = k8s_openapi::jiff::Timestamp::now().as_millisecond() / 1000 * 1000;
+        let prelude = if plays_demo { demo_length(options) } else { 0 };
+        now - i64::try_from(prelude).unwrap_or(0)
+    });
+    let config = SimConfig {
+        seed: args.seed,
+        options,
+        epoch_unix_ms: epoch,
+        record_events: serving,
+        ..SimConfig::default()
+    };
+    let mut sim = Sim::new(config);
+    for path in &args.manifests {
+        create_from_manifest(&mut sim, path)?;
+    }
+    let player = match &args.script {
+        Some(path) => {
+            let player = scenario::parse_file(path)
+                .and_then(Player::new)
+                .map_err(|e| format!("bad script: {e}"))?;
+            for w in player.warnings() {
+                eprintln!("ststui: warning: {w}");
+            }
+            Some(player)
+        }
+        None => None,
+    };
+    let history = if plays_demo { demo(&mut sim)? } else { Vec::new() };
+    Ok(Built { sim, player, history })
+}
+
+fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), String> {
+    let m = manifest::load(path).map_err(|e| e.to_string())?;
+    for w in &m.warnings {
+        eprintln!("ststui: warning: {w}");
+    }
+    if m.sets.is_empty() {
+        return Err(format!("{}: no StatefulSet in this manifest", path.display()));
+    }
+    for set in m.sets {
+        sim.apply_set(set).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Plays the demo on virtual time: `web` rolled out on nginx:1.25, then a new revision
+/// (nginx:1.26) held by partition=5, so the operator steps the partition down. Returns the
+/// cluster's history (the demo script's own lines and checks are setup, not something the
+/// operator did).
+fn demo(sim: &mut Sim) -> Result<Vec<Event>, String> {
+    let path = Path::new("assets/scenarios/demo.scenario");
+    let script = scenario::parse(path, DEMO_SCRIPT).map_err(|e| format!("demo: {e}"))?;
+    let mut player = Player::new(script).map_err(|e| format!("demo: {e}"))?;
+    let mut history = Vec::new();
+    let outcome = player.run(sim, &mut |ev| {
+        if let Some(t) = ev.timeline()
+            && !matches!(t.kind, EventKind::Command { .. } | EventKind::Expect { .. })
+        {
+            history.push(t.clone());
+        }
+    });
+    match outcome.failures.first() {
+        None => Ok(history),
+        Some(f) => Err(format!("demo: line {}: {}: {}", f.line, f.text, f.detail)),
+    }
+}
+
+/// How much virtual time the demo takes (deterministic: played once on a scratch simulation).
+fn demo_length(options: Options) -> u64 {
+    let mut scratch = Sim::new(SimConfig { options, ..SimConfig::default() });
+    let _ = demo(&mut scratch);
+    scratch.now_ms()
+}
+
+/// Starts the driver (with the hub's tap when serving) and, when serving, the server; writes
+/// the kubeconfig. Returns the driver, the server, and a line saying where it serves.
+pub fn run(
+    built: Built,
+    args: &SimArgs,
+    sink: Sink,
+) -> Result<(SimHandle, Option<Server>, Option<String>), String> {
+    let Built { sim, player, .. } = built;
+    let Some(spec) = &args.serve else {
+        let handle = driver::spawn(sim, args.speed, sink);
+        if let Some(player) = player {
+            handle.attach_script(Box::new(player));
+        }
+        return Ok((handle, None, None));
+    };
+    let addr = serve::loopback(spec)?;
+    let git_version = format!("v{}+ststui-sim", sim.options().version);
+    let config = ServeConfig { addr, deny: args.deny.clone(), git_version };
+    let (handle, server) = serve::serve_sim(sim, args.speed, sink, config)
+        .map_err(|e| format!("cannot serve on {addr}: {e}"))?;
+    if let Some(player) = player {
+        handle.attach_script(Box::new(player));
+    }
+    let mut said = format!("serving the simulated cluster at http://{}", server.addr);
+    if let Some(path) = &args.write_kubeconfig {
+        serve::write_kubeconfig(path, server.addr)
+            .map_err(|e| format!("cannot write the kubeconfig {}: {e}", path.display()))?;
+        said.push_str(&format!(" (kubectl --kubeconfig {})", path.display()));
+    }
+    Ok((handle, Some(server), Some(said)))
+}

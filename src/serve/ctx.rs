@@ -1,0 +1,133 @@
+//! What every request handler shares: the way onto the simulation's thread, the watch hub, the
+//! denied permissions, the namespaces created through the API, and the served identity.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::oneshot;
+
+use super::hub::Hub;
+use super::status::Status;
+use crate::sim::Sim;
+use crate::sim::driver::Caller;
+
+/// The user every request is served as (there is no authentication: a local endpoint).
+pub const USER: &str = "ststui-sim-operator";
+
+/// A permission the server refuses (`--deny VERB:RESOURCE`, e.g. `patch:statefulsets`,
+/// `patch:statefulsets/scale`, `delete:pods`, `*:pods`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deny {
+    pub verb: String,
+    /// `plural` or `plural/subresource`; `*` for any.
+    pub resource: String,
+}
+
+impl FromStr for Deny {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Deny, String> {
+        let (verb, resource) = s.split_once(':').ok_or_else(|| {
+            format!("--deny {s:?}: expected VERB:RESOURCE, e.g. patch:statefulsets or delete:pods")
+        })?;
+        let verbs = [
+            "get",
+            "list",
+            "watch",
+            "create",
+            "update",
+            "patch",
+            "delete",
+            "deletecollection",
+            "*",
+        ];
+        if !verbs.contains(&verb) {
+            return Err(format!(
+                "--deny {s:?}: unknown verb {verb:?}; expected one of {}",
+                verbs.join(", ")
+            ));
+        }
+        let known = super::resources::DEFS.iter().any(|d| {
+            resource == "*"
+                || resource == d.plural
+                || d.subs.iter().any(|(sub, _, _)| resource == format!("{}/{sub}", d.plural))
+        });
+        if !known {
+            return Err(format!(
+                "--deny {s:?}: unknown resource {resource:?}; expected e.g. statefulsets, \
+                 statefulsets/scale, pods, persistentvolumeclaims"
+            ));
+        }
+        Ok(Deny { verb: verb.into(), resource: resource.into() })
+    }
+}
+
+impl Deny {
+    pub fn covers(&self, verb: &str, resource: &str) -> bool {
+        (self.verb == "*" || self.verb == verb)
+            && (self.resource == "*" || self.resource == resource)
+    }
+}
+
+/// The handlers' shared state.
+pub struct Ctx {
+    pub caller: Caller,
+    pub hub: Arc<Hub>,
+    pub deny: Vec<Deny>,
+    /// `host:port` the server answers on.
+    pub address: String,
+    /// The `gitVersion` `/version` reports.
+    pub git_version: String,
+    /// Open watches (capped at [`super::MAX_WATCHES`]).
+    pub watches: AtomicUsize,
+    /// Namespaces created through the API: name → creation time (RFC 3339).
+    pub namespaces: Mutex<BTreeMap<String, String>>,
+}
+
+impl Ctx {
+    /// Runs `f` on the simulation's thread and waits for its answer.
+    pub async fn on_sim<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Sim) -> T + Send + 'static,
+    ) -> Result<T, Status> {
+        let (tx, rx) = oneshot::channel();
+        let sent = self.caller.call(Box::new(move |sim| {
+            let _ = tx.send(f(sim));
+        }));
+        let gone = || Status::unavailable("the simulator has stopped");
+        if !sent {
+            return Err(gone());
+        }
+        rx.await.map_err(|_| gone())
+    }
+
+    /// Why `verb` on `resource` (`plural[/sub]`) is refused, if it is: the API server's words.
+    pub fn forbidden(
+        &self,
+        verb: &str,
+        group: &str,
+        resource: &str,
+        namespace: Option<&str>,
+        name: Option<&str>,
+    ) -> Option<Status> {
+        if !self.deny.iter().any(|d| d.covers(verb, resource)) {
+            return None;
+        }
+        let plural = resource.split('/').next().unwrap_or(resource);
+        let what = match (name, group.is_empty()) {
+            (Some(n), true) => format!("{plural} \"{n}\""),
+            (Some(n), false) => format!("{plural}.{group} \"{n}\""),
+            (None, true) => plural.to_string(),
+            (None, false) => format!("{plural}.{group}"),
+        };
+        let scope = match namespace {
+            Some(ns) => format!(" in the namespace \"{ns}\""),
+            None => " at the cluster scope".to_string(),
+        };
+        Some(Status::forbidden(format!(
+            "{what} is forbidden: User \"{USER}\" cannot {verb} resource \"{resource}\" in API group \"{group}\"{scope}"
+        )))
+    }
+}

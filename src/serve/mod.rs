@@ -1,0 +1,395 @@
+//! The simulator as a Kubernetes API (`ststui sim --serve ADDR`): kubectl and kube-rs clients
+//! talk to the simulated cluster over plain HTTP on loopback. Discovery, server-side tables,
+//! list and watch with resourceVersions, the three patch types, `metav1.Status` errors,
+//! optimistic concurrency and API validation; faults for testing clients (`api-down`,
+//! `api-latency`, `drop-watches`, `compact`, `--deny`). A local demo and test endpoint: no TLS,
+//! no authentication.
+//!
+//! Built on hyper (connections: the API going down closes the listener and every open
+//! connection) and tokio, on a runtime of its own thread; the simulation stays on its thread and
+//! is reached through the driver's [`Caller`]. Owns: HTTP. Must not: touch the console.
+
+mod ctx;
+mod hub;
+mod openapi;
+mod patch;
+mod resources;
+mod route;
+mod selector;
+mod smp;
+mod special;
+mod status;
+mod table;
+mod verbs;
+mod watch;
+
+use std::convert::Infallible;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::Path;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use axum::body::Body;
+use axum::http::{HeaderValue, Method, Request, Response, StatusCode};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinSet;
+
+pub use ctx::{Deny, USER};
+pub use hub::Hub;
+pub use status::Status;
+
+use crate::sim::driver::Caller;
+use resources::{Res, Sub};
+use route::{Query, Target};
+
+/// Request bodies larger than this are refused (the API server's limit is 3 MiB).
+pub const MAX_BODY: usize = 3 << 20;
+/// Open watches at most.
+pub const MAX_WATCHES: usize = 256;
+
+/// How to serve.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub addr: SocketAddr,
+    pub deny: Vec<Deny>,
+    /// The `gitVersion` reported (the controller release the simulator reproduces).
+    pub git_version: String,
+}
+
+/// A running server; dropping it stops it.
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Runs `sim` in real time (× `speed`) and serves it: the driver with the hub's tap, then the
+/// server. The console (or a test) gets the driver's events through `sink`.
+pub fn serve_sim(
+    sim: crate::sim::Sim,
+    speed: f64,
+    sink: crate::sim::driver::Sink,
+    config: ServeConfig,
+) -> std::io::Result<(crate::sim::driver::SimHandle, Server)> {
+    let hub = Arc::new(Hub::new(sim.store().resource_version()));
+    let tap_hub = Arc::clone(&hub);
+    let tap: crate::sim::driver::Tap =
+        Box::new(move |ev, speed, now| tap_hub.observe(ev, speed, now));
+    let handle = crate::sim::driver::spawn_with_tap(sim, speed, sink, Some(tap));
+    let server = start(config, handle.caller(), hub)?;
+    Ok((handle, server))
+}
+
+/// The one address `spec` names, if it is a loopback one; otherwise why it is refused.
+pub fn loopback(spec: &str) -> Result<SocketAddr, String> {
+    let addrs: Vec<SocketAddr> = spec
+        .to_socket_addrs()
+        .map_err(|e| format!("--serve {spec:?}: {e}; expected HOST:PORT, e.g. 127.0.0.1:6443"))?
+        .collect();
+    let first = addrs.first().copied().ok_or_else(|| format!("--serve {spec:?}: no address"))?;
+    if !addrs.iter().all(|a| a.ip().is_loopback()) {
+        return Err(format!(
+            "--serve {spec:?}: the simulated API has no authentication, so it binds loopback only \
+             (127.0.0.1 or ::1, e.g. 127.0.0.1:6443), never an address other machines reach"
+        ));
+    }
+    Ok(first)
+}
+
+/// Binds and starts serving on a thread of its own. The address is bound when this returns
+/// (port 0 picks a free one: see [`Server::addr`]).
+pub fn start(config: ServeConfig, caller: Caller, hub: Arc<Hub>) -> std::io::Result<Server> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("ststui-serve")
+        .enable_all()
+        .build()?;
+    // Bound here, blocking (this may run inside another runtime), so the port is known.
+    let listener = std::net::TcpListener::bind(config.addr)?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let ctx = Arc::new(ctx::Ctx {
+        caller,
+        hub,
+        deny: config.deny,
+        address: addr.to_string(),
+        git_version: config.git_version,
+        watches: Default::default(),
+        namespaces: Default::default(),
+    });
+    let (stop, stopped) = oneshot::channel();
+    let thread = std::thread::Builder::new().name("ststui-serve".into()).spawn(move || {
+        runtime.block_on(async move {
+            match TcpListener::from_std(listener) {
+                Ok(l) => serve(l, ctx, stopped).await,
+                Err(e) => tracing::error!("cannot serve: {e}"),
+            }
+        });
+    })?;
+    Ok(Server { addr, stop: Some(stop), thread: Some(thread) })
+}
+
+/// The accept loop: one task per connection. While the API is down (`api-down`) the listener is
+/// closed (connections are refused) and every open connection is dropped.
+async fn serve(listener: TcpListener, ctx: Arc<ctx::Ctx>, mut stop: oneshot::Receiver<()>) {
+    let addr = ctx.address.clone();
+    let mut listener = Some(listener);
+    let mut conns = JoinSet::new();
+    let mut faults = ctx.hub.subscribe();
+    loop {
+        if let Some(until) = ctx.hub.down_until() {
+            listener = None;
+            conns.abort_all();
+            tokio::select! {
+                _ = &mut stop => return,
+                () = tokio::time::sleep_until(until.into()) => {}
+            }
+            continue;
+        }
+        let Some(l) = listener.as_ref() else {
+            match TcpListener::bind(&addr).await {
+                Ok(l) => listener = Some(l),
+                Err(e) => {
+                    tracing::warn!("cannot listen on {addr} again: {e}; retrying");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+            }
+            continue;
+        };
+        tokio::select! {
+            _ = &mut stop => return,
+            accepted = l.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let ctx = Arc::clone(&ctx);
+                conns.spawn(async move {
+                    let service = hyper::service::service_fn(move |req| {
+                        let ctx = Arc::clone(&ctx);
+                        async move { Ok::<_, Infallible>(handle(ctx, req).await) }
+                    });
+                    let conn = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service);
+                    if let Err(e) = conn.await {
+                        tracing::debug!("connection ended: {e}");
+                    }
+                });
+            }
+            _ = faults.changed() => {}
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
+        }
+    }
+}
+
+/// What a handler answers.
+pub struct Reply {
+    code: StatusCode,
+    body: Body,
+    json: bool,
+    warnings: Vec<String>,
+}
+
+/// A JSON answer.
+pub fn reply(code: StatusCode, v: Value) -> Reply {
+    let bytes = serde_json::to_vec(&v).unwrap_or_default();
+    Reply { code, body: Body::from(bytes), json: true, warnings: Vec::new() }
+}
+
+impl Reply {
+    fn warn(mut self, warnings: Vec<String>) -> Reply {
+        self.warnings = warnings;
+        self
+    }
+
+    fn into_response(self) -> Response<Body> {
+        let mut r = Response::new(self.body);
+        *r.status_mut() = self.code;
+        let ct = if self.json { "application/json" } else { "text/plain; charset=utf-8" };
+        r.headers_mut().insert("content-type", HeaderValue::from_static(ct));
+        for w in self.warnings {
+            if let Ok(v) = HeaderValue::from_str(&format!("299 - {:?}", w)) {
+                r.headers_mut().append("warning", v);
+            }
+        }
+        r
+    }
+}
+
+impl From<Status> for Reply {
+    fn from(st: Status) -> Reply {
+        let code = StatusCode::from_u16(st.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        reply(code, st.to_json())
+    }
+}
+
+/// One request, start to end.
+async fn handle(ctx: Arc<ctx::Ctx>, req: Request<Incoming>) -> Response<Body> {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let query = Query::parse(req.uri().query());
+    let headers = req.headers().clone();
+    tracing::debug!(%method, %path, "request");
+    let reply = match respond(&ctx, req, &method, &path, &query, &headers).await {
+        Ok(r) => r,
+        Err(st) => Reply::from(st),
+    };
+    reply.into_response()
+}
+
+async fn respond(
+    ctx: &Arc<ctx::Ctx>,
+    req: Request<Incoming>,
+    method: &Method,
+    path: &str,
+    q: &Query,
+    headers: &axum::http::HeaderMap,
+) -> Result<Reply, Status> {
+    if let Some(until) = ctx.hub.down_until() {
+        let left = until.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
+        return Err(Status::unavailable(format!(
+            "the simulated API server is down (api-down) for another {left:.1}s"
+        )));
+    }
+    let latency = ctx.hub.latency();
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    let body = axum::body::to_bytes(Body::new(req.into_body()), MAX_BODY).await.map_err(|_| {
+        Status::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("the request body is larger than {MAX_BODY} bytes"),
+        )
+    })?;
+    let as_table = route::wants_table(headers);
+    let content_type =
+        headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let get_only = |r: Value| {
+        if method == Method::GET {
+            Ok(reply(StatusCode::OK, r))
+        } else {
+            Err(Status::method_not_allowed(path))
+        }
+    };
+    if let Some(rest) = path.strip_prefix("/openapi/v3") {
+        let doc = match rest.trim_start_matches('/') {
+            "" => Some(openapi::root()),
+            gv => openapi::group_version(gv),
+        };
+        return doc.map_or_else(|| Err(Status::path_not_found(path)), get_only);
+    }
+    match route::parse(path)? {
+        Target::Version => get_only(version(&ctx.git_version)),
+        Target::Health => Ok(Reply {
+            code: StatusCode::OK,
+            body: Body::from("ok"),
+            json: false,
+            warnings: Vec::new(),
+        }),
+        Target::Api => get_only(resources::api_versions(&ctx.address)),
+        Target::Apis => get_only(resources::group_list()),
+        Target::Group(g) => {
+            resources::group(&g).map_or_else(|| Err(Status::path_not_found(path)), get_only)
+        }
+        Target::ResourceList { group, version } => resources::resource_list(&group, &version)
+            .map_or_else(|| Err(Status::path_not_found(path)), get_only),
+        Target::Resource(route) => {
+            let verb = route::verb(method, &route, q);
+            let resource = match route.sub {
+                Some(Sub::Status) => format!("{}/status", route.def.plural),
+                Some(Sub::Scale) => format!("{}/scale", route.def.plural),
+                None => route.def.plural.to_string(),
+            };
+            let group = route.def.group;
+            if let Some(st) = ctx.forbidden(
+                verb,
+                group,
+                &resource,
+                route.namespace.as_deref(),
+                route.name.as_deref(),
+            ) {
+                return Err(st);
+            }
+            resource_request(ctx, &route, verb, method, q, content_type, &body, as_table).await
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn resource_request(
+    ctx: &Arc<ctx::Ctx>,
+    route: &route::Route,
+    verb: &str,
+    method: &Method,
+    q: &Query,
+    content_type: &str,
+    body: &[u8],
+    as_table: bool,
+) -> Result<Reply, Status> {
+    match route.def.res {
+        Res::Namespaces if verb == "watch" => stream(watch::watch(ctx, route, q, as_table).await?),
+        Res::Namespaces => special::namespaces(ctx, method.as_str(), route, body, as_table).await,
+        Res::AccessReviews if verb == "create" => special::access_review(ctx, body),
+        Res::SelfReviews if verb == "create" => Ok(special::self_review()),
+        Res::AccessReviews | Res::SelfReviews => Err(Status::method_not_allowed(route.def.plural)),
+        _ if route.sub == Some(Sub::Scale) => {
+            special::scale(ctx, method.as_str(), route, q, content_type, body).await
+        }
+        _ => match verb {
+            "list" => verbs::list(ctx, route, q, as_table).await,
+            "watch" => stream(watch::watch(ctx, route, q, as_table).await?),
+            "get" => verbs::get(ctx, route, q, as_table).await,
+            "create" => verbs::create(ctx, route, q, body).await,
+            "update" => verbs::update(ctx, route, q, body).await,
+            "patch" => verbs::patch(ctx, route, q, content_type, body).await,
+            "delete" => verbs::delete(ctx, route, q, body).await,
+            "deletecollection" => verbs::delete_collection(ctx, route, q, body).await,
+            _ => Err(Status::method_not_allowed(route.def.plural)),
+        },
+    }
+}
+
+fn stream(body: Body) -> Result<Reply, Status> {
+    Ok(Reply { code: StatusCode::OK, body, json: true, warnings: Vec::new() })
+}
+
+/// `/version`.
+fn version(git_version: &str) -> Value {
+    let core = git_version.trim_start_matches('v');
+    let core = core.split(['+', '-']).next().unwrap_or_default();
+    let mut parts = core.split('.');
+    let (major, minor) = (parts.next().unwrap_or("1"), parts.next().unwrap_or("0"));
+    json!({
+        "major": major, "minor": minor, "gitVersion": git_version, "gitCommit": "", "gitTreeState": "clean",
+        "buildDate": "", "goVersion": "", "compiler": "rustc", "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
+    })
+}
+
+/// The kubeconfig for a served simulator at `addr` (context `ststui-sim`, namespace default).
+pub fn kubeconfig(addr: SocketAddr) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: ststui-sim\n  cluster:\n    server: http://{addr}\n\
+         contexts:\n- name: ststui-sim\n  context:\n    cluster: ststui-sim\n    user: ststui-sim\n    namespace: default\n\
+         current-context: ststui-sim\nusers:\n- name: ststui-sim\n  user: {{}}\n"
+    )
+}
+
+/// Writes [`kubeconfig`] to `path` (through a temporary file, so a reader never sees half).
+pub fn write_kubeconfig(path: &Path, addr: SocketAddr) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp-ststui");
+    std::fs::write(&tmp, kubeconfig(addr))?;
+    std::fs::rename(&tmp, path)
+}

@@ -1,0 +1,234 @@
+//! The resources that are not stored objects of the simulation: namespaces (derived from the
+//! objects, plus those created through the API), `/scale` of a StatefulSet (an
+//! `autoscaling/v1` Scale), SelfSubjectAccessReview (answering as `--deny` refuses) and
+//! SelfSubjectReview (who am I).
+
+use axum::http::StatusCode;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use serde_json::{Value, json};
+
+use super::ctx::{Ctx, USER};
+use super::patch::{self, PatchType};
+use super::resources::Def;
+use super::route::{Query, Route};
+use super::status::Status;
+use super::table;
+use super::verbs::{api_status, object_key};
+use super::{Reply, reply};
+use crate::backend::{ObjKind, Object};
+
+/// Whether namespace `ns` exists (built in, holding objects, or created through the API).
+pub async fn namespace_exists(ctx: &Ctx, ns: &str) -> Result<bool, Status> {
+    if ns.is_empty() || created(ctx).contains_key(ns) {
+        return Ok(true);
+    }
+    let ns = ns.to_string();
+    ctx.on_sim(move |sim| sim.namespaces().contains(&ns)).await
+}
+
+fn created(ctx: &Ctx) -> std::collections::BTreeMap<String, String> {
+    ctx.namespaces.lock().map(|m| m.clone()).unwrap_or_default()
+}
+
+fn namespace_json(name: &str, created_at: &str) -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, "uid": format!("ns-{name}"), "resourceVersion": "1",
+            "creationTimestamp": created_at, "labels": {"kubernetes.io/metadata.name": name}},
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    })
+}
+
+/// GET / LIST / POST of namespaces.
+pub async fn namespaces(
+    ctx: &Ctx,
+    method: &str,
+    route: &Route,
+    body: &[u8],
+    as_table: bool,
+) -> Result<Reply, Status> {
+    let def = route.def;
+    let (names, epoch, now) = ctx
+        .on_sim(|sim| (sim.namespaces(), sim.store().clock().timestamp_at(0), sim.now()))
+        .await?;
+    let start = epoch.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let mut all: Vec<(String, String)> = names.into_iter().map(|n| (n, start.clone())).collect();
+    for (n, at) in created(ctx) {
+        if !all.iter().any(|(x, _)| *x == n) {
+            all.push((n, at));
+        }
+    }
+    all.sort();
+    match (method, &route.name) {
+        ("POST", _) => {
+            let v: Value = serde_json::from_slice(body).map_err(|e| {
+                Status::bad_request(format!("the request body is not valid JSON: {e}"))
+            })?;
+            let name =
+                v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+            if !crate::sim::validate::dns1123_label(&name).is_empty() || name.is_empty() {
+                return Err(Status::invalid(
+                    def,
+                    &name,
+                    format!(
+                        "Namespace \"{name}\" is invalid: metadata.name: Invalid value: \"{name}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
+                    ),
+                ));
+            }
+            if all.iter().any(|(n, _)| *n == name) {
+                return Err(Status::already_exists(def, &name));
+            }
+            let at = now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+            if let Ok(mut m) = ctx.namespaces.lock() {
+                m.insert(name.clone(), at.clone());
+            }
+            Ok(reply(StatusCode::CREATED, namespace_json(&name, &at)))
+        }
+        ("GET", Some(name)) => {
+            let (n, at) =
+                all.iter().find(|(n, _)| n == name).ok_or_else(|| Status::not_found(def, name))?;
+            Ok(reply(StatusCode::OK, namespace_json(n, at)))
+        }
+        ("GET", None) => {
+            let items: Vec<Value> = all.iter().map(|(n, at)| namespace_json(n, at)).collect();
+            let rv = ctx.hub.latest().to_string();
+            if as_table {
+                let rows = items
+                    .iter()
+                    .map(|v| {
+                        let meta =
+                            serde_json::from_value(v["metadata"].clone()).unwrap_or_default();
+                        table::namespace_cells(&meta, now)
+                    })
+                    .collect();
+                return Ok(reply(
+                    StatusCode::OK,
+                    table::table(def.res, &items, rows, &rv, table::Include::Metadata),
+                ));
+            }
+            Ok(reply(
+                StatusCode::OK,
+                json!({"kind": "NamespaceList", "apiVersion": "v1", "metadata": {"resourceVersion": rv}, "items": items}),
+            ))
+        }
+        _ => Err(Status::method_not_allowed("namespaces: get, list and create only")),
+    }
+}
+
+fn selector_string(set: &StatefulSet) -> String {
+    let sel = &set.spec.selector;
+    let mut parts: Vec<String> =
+        sel.match_labels.iter().flatten().map(|(k, v)| format!("{k}={v}")).collect();
+    for e in sel.match_expressions.iter().flatten() {
+        let values = e.values.as_deref().unwrap_or_default().join(",");
+        parts.push(match e.operator.as_str() {
+            "In" => format!("{} in ({values})", e.key),
+            "NotIn" => format!("{} notin ({values})", e.key),
+            "Exists" => e.key.clone(),
+            _ => format!("!{}", e.key),
+        });
+    }
+    parts.join(",")
+}
+
+fn scale_json(set: &StatefulSet) -> Value {
+    let m = &set.metadata;
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {"name": m.name, "namespace": m.namespace, "uid": m.uid,
+            "resourceVersion": m.resource_version, "creationTimestamp": m.creation_timestamp},
+        "spec": {"replicas": set.spec.replicas.unwrap_or(1)},
+        "status": {"replicas": set.status.as_ref().map_or(0, |s| s.replicas), "selector": selector_string(set)},
+    })
+}
+
+/// `/scale` of a StatefulSet: GET, PUT and PATCH of an autoscaling/v1 Scale.
+pub async fn scale(
+    ctx: &Ctx,
+    method: &str,
+    route: &Route,
+    q: &Query,
+    content_type: &str,
+    body: &[u8],
+) -> Result<Reply, Status> {
+    let def: &'static Def = route.def;
+    let key = object_key(route)?;
+    let method = method.to_string();
+    let body = body.to_vec();
+    let ptype =
+        if method == "PATCH" { Some(PatchType::from_content_type(content_type)?) } else { None };
+    let dry = q.dry_run();
+    let out = ctx
+        .on_sim(move |sim| -> Result<Value, Status> {
+            let Some(Object::Set(set)) = sim.rest_get(ObjKind::Set, &key) else {
+                return Err(Status::not_found(def, &key.name));
+            };
+            let current = scale_json(&set);
+            let wanted = match (method.as_str(), ptype) {
+                ("GET", _) => return Ok(current),
+                ("PUT", _) => serde_json::from_slice::<Value>(&body)
+                    .map_err(|e| Status::bad_request(format!("the request body is not a Scale: {e}")))?,
+                (_, Some(p)) => patch::apply(p, &current, &body)?,
+                _ => return Err(Status::method_not_allowed("scale: get, update and patch only")),
+            };
+            let replicas = wanted
+                .pointer("/spec/replicas")
+                .and_then(Value::as_i64)
+                .ok_or_else(|| Status::bad_request("a Scale needs spec.replicas (a number)"))?;
+            let replicas = i32::try_from(replicas).map_err(|_| {
+                Status::invalid(def, &key.name, format!("Scale.autoscaling \"{}\" is invalid: spec.replicas: Invalid value: {replicas}: must be a 32-bit integer", key.name))
+            })?;
+            let mut new = (*set).clone();
+            new.metadata.resource_version =
+                wanted.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(str::to_string);
+            new.spec.replicas = Some(replicas);
+            let stored = sim.rest_update(Object::Set(Box::new(new)), false, dry).map_err(|e| api_status(def, &key.name, &e))?;
+            match stored {
+                Object::Set(s) => Ok(scale_json(&s)),
+                _ => Ok(current),
+            }
+        })
+        .await??;
+    Ok(reply(StatusCode::OK, out))
+}
+
+/// POST of a SelfSubjectAccessReview: allowed unless `--deny` refuses it.
+pub fn access_review(ctx: &Ctx, body: &[u8]) -> Result<Reply, Status> {
+    let mut v: Value = serde_json::from_slice(body)
+        .map_err(|e| Status::bad_request(format!("the request body is not valid JSON: {e}")))?;
+    let attr = v.pointer("/spec/resourceAttributes").cloned().unwrap_or(Value::Null);
+    let s = |k: &str| attr.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    let (verb, group, resource, sub) = (s("verb"), s("group"), s("resource"), s("subresource"));
+    let full = if sub.is_empty() { resource.clone() } else { format!("{resource}/{sub}") };
+    let ns = s("namespace");
+    let name = s("name");
+    let denied = ctx.forbidden(
+        &verb,
+        &group,
+        &full,
+        Some(ns.as_str()).filter(|n| !n.is_empty()),
+        Some(name.as_str()).filter(|n| !n.is_empty()),
+    );
+    let status = match &denied {
+        Some(st) => json!({"allowed": false, "denied": true, "reason": st.message}),
+        None => json!({"allowed": true, "reason": "the simulated API server allows it"}),
+    };
+    if let Some(o) = v.as_object_mut() {
+        o.insert("status".into(), status);
+        o.insert("kind".into(), "SelfSubjectAccessReview".into());
+        o.insert("apiVersion".into(), "authorization.k8s.io/v1".into());
+    }
+    Ok(reply(StatusCode::CREATED, v))
+}
+
+/// POST of a SelfSubjectReview: the served user.
+pub fn self_review() -> Reply {
+    reply(
+        StatusCode::CREATED,
+        json!({"kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1", "metadata": {},
+            "status": {"userInfo": {"username": USER, "groups": ["system:authenticated"]}}}),
+    )
+}

@@ -1,0 +1,242 @@
+//! Watches as the API server streams them: one JSON event per line (`ADDED`, `MODIFIED`,
+//! `DELETED`, `BOOKMARK`, `ERROR`), from a resourceVersion (or from a fresh list, with the
+//! current objects as `ADDED`), filtered by namespace and selectors, bookmarks when asked,
+//! `sendInitialEvents`, `timeoutSeconds`, and `410 Gone` as an `ERROR` event for a version the
+//! history no longer holds. Tables when `kubectl get -w` asks for them.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use axum::body::Body;
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::MAX_WATCHES;
+use super::ctx::Ctx;
+use super::hub::{Change, Next, fields_of, selectable, to_json};
+use super::resources::{Def, Res};
+use super::route::{Query, Route};
+use super::selector::{Fields, Labels};
+use super::status::Status;
+use super::table::{self, Include};
+use super::verbs::decode;
+use crate::backend::Object;
+
+/// Bookmarks go out this often when asked for.
+const BOOKMARK_EVERY: Duration = Duration::from_secs(15);
+/// A watch without `timeoutSeconds` ends after this (the API server picks 30–60 minutes).
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
+
+struct Filter {
+    res: Res,
+    namespace: Option<String>,
+    labels: Labels,
+    fields: Fields,
+}
+
+impl Filter {
+    fn passes(&self, c: &Change) -> bool {
+        c.res == self.res
+            && self.namespace.as_ref().is_none_or(|ns| *ns == c.namespace)
+            && self.labels.matches(c.labels.as_ref())
+            && self.fields.matches(|k| {
+                c.fields.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or_default()
+            })
+    }
+
+    fn passes_object(&self, o: &Object) -> bool {
+        let f = fields_of(o);
+        self.labels.matches(o.metadata().labels.as_ref())
+            && self.fields.matches(|k| {
+                f.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or_default()
+            })
+    }
+}
+
+/// Counts a watch while it is open.
+struct Slot(Arc<Ctx>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.watches.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+struct Stream {
+    ctx: Arc<Ctx>,
+    def: &'static Def,
+    filter: Filter,
+    cursor: u64,
+    drops: u64,
+    deadline: tokio::time::Instant,
+    bookmarks: bool,
+    table: Option<Include>,
+    out: VecDeque<Bytes>,
+    done: bool,
+    _slot: Slot,
+}
+
+/// Starts a watch; the response streams until the timeout, a dropped watch or the client goes.
+pub async fn watch(
+    ctx: &Arc<Ctx>,
+    route: &Route,
+    q: &Query,
+    as_table: bool,
+) -> Result<Body, Status> {
+    let def = route.def;
+    let kind = super::verbs::obj_kind(def.res);
+    let filter = Filter {
+        res: def.res,
+        namespace: route.namespace.clone(),
+        labels: Labels::parse(q.get("labelSelector").unwrap_or_default())
+            .map_err(Status::bad_request)?,
+        fields: Fields::parse(q.get("fieldSelector").unwrap_or_default(), selectable(def.res))
+            .map_err(Status::bad_request)?,
+    };
+    let table = if as_table {
+        Some(Include::parse(q.get("includeObject")).map_err(Status::bad_request)?)
+    } else {
+        None
+    };
+    if ctx.watches.fetch_add(1, Ordering::SeqCst) >= MAX_WATCHES {
+        ctx.watches.fetch_sub(1, Ordering::SeqCst);
+        return Err(Status::too_many(format!(
+            "too many open watches (at most {MAX_WATCHES}): close some and try again"
+        )));
+    }
+    let slot = Slot(Arc::clone(ctx));
+    let timeout = q.number("timeoutSeconds")?.map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+    let mut s = Stream {
+        ctx: Arc::clone(ctx),
+        def,
+        filter,
+        cursor: 0,
+        drops: ctx.hub.drops(),
+        deadline: tokio::time::Instant::now() + timeout,
+        bookmarks: q.flag("allowWatchBookmarks"),
+        table,
+        out: VecDeque::new(),
+        done: false,
+        _slot: slot,
+    };
+    let rv = q.get("resourceVersion");
+    let initial = q.flag("sendInitialEvents") || matches!(rv, None | Some("0"));
+    match (initial, kind) {
+        (true, Some(kind)) => {
+            let ns = route.namespace.clone();
+            let (items, list_rv) =
+                ctx.on_sim(move |sim| sim.rest_list(kind, ns.as_deref())).await?;
+            let shown: Vec<&Object> = items.iter().filter(|o| s.filter.passes_object(o)).collect();
+            for o in shown {
+                s.push_event("ADDED", to_json(o), o);
+            }
+            s.cursor = list_rv;
+            if q.flag("sendInitialEvents") {
+                s.bookmark(true);
+            }
+        }
+        (true, None) => s.cursor = ctx.hub.latest(),
+        (false, _) => {
+            let rv = rv.unwrap_or_default();
+            s.cursor = rv.parse().map_err(|_| {
+                Status::bad_request(format!("resourceVersion: Invalid value: {rv:?}: expected a resourceVersion from a list or a watch"))
+            })?;
+        }
+    }
+    let stream = futures::stream::unfold(s, |mut s| async move {
+        loop {
+            if let Some(b) = s.out.pop_front() {
+                return Some((Ok::<Bytes, std::convert::Infallible>(b), s));
+            }
+            if s.done {
+                return None;
+            }
+            s.fill().await;
+        }
+    });
+    Ok(Body::from_stream(stream))
+}
+
+impl Stream {
+    fn line(&mut self, v: &Value) {
+        let mut bytes = serde_json::to_vec(v).unwrap_or_default();
+        bytes.push(b'\n');
+        self.out.push_back(Bytes::from(bytes));
+    }
+
+    fn push_event(&mut self, kind: &str, value: Value, obj: &Object) {
+        let object = match self.table {
+            None => value,
+            Some(include) => {
+                let rows = vec![table::cells(obj, self.ctx.hub.now())];
+                table::table(self.def.res, &[value], rows, &self.cursor.to_string(), include)
+            }
+        };
+        self.line(&json!({"type": kind, "object": object}));
+    }
+
+    fn bookmark(&mut self, initial_end: bool) {
+        let mut meta = json!({"resourceVersion": self.cursor.to_string()});
+        if initial_end && let Some(m) = meta.as_object_mut() {
+            m.insert("annotations".into(), json!({"k8s.io/initial-events-end": "true"}));
+        }
+        let object =
+            json!({"kind": self.def.kind, "apiVersion": self.def.api_version(), "metadata": meta});
+        self.line(&json!({"type": "BOOKMARK", "object": object}));
+    }
+
+    fn error(&mut self, st: &Status) {
+        self.line(&json!({"type": "ERROR", "object": st.to_json()}));
+        self.done = true;
+    }
+
+    /// Waits for the next changes (or a bookmark, the end, an error) and queues their lines.
+    async fn fill(&mut self) {
+        let now = tokio::time::Instant::now();
+        if now >= self.deadline {
+            self.done = true;
+            return;
+        }
+        let wait = (self.deadline - now).min(BOOKMARK_EVERY);
+        match self.ctx.hub.next(self.cursor, self.drops, wait).await {
+            Next::Changes(changes) => {
+                for c in changes {
+                    self.cursor = self.cursor.max(c.rv);
+                    if !self.filter.passes(&c) {
+                        continue;
+                    }
+                    match self.table {
+                        None => {
+                            let mut bytes =
+                                format!("{{\"type\":\"{}\",\"object\":", c.kind).into_bytes();
+                            bytes.extend_from_slice(&c.json);
+                            bytes.extend_from_slice(b"}\n");
+                            self.out.push_back(Bytes::from(bytes));
+                        }
+                        Some(_) => {
+                            let v: Value = serde_json::from_slice(&c.json).unwrap_or(Value::Null);
+                            if let Ok(obj) = decode(self.def, v.clone()) {
+                                self.push_event(c.kind, v, &obj);
+                            }
+                        }
+                    }
+                }
+            }
+            Next::Expired { oldest } => {
+                let st = Status::expired(format!(
+                    "too old resource version: {} ({oldest})",
+                    self.cursor
+                ));
+                self.error(&st);
+            }
+            Next::Dropped => self.done = true,
+            Next::Idle => {
+                if self.bookmarks {
+                    self.bookmark(false);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! A served simulator for the client tests: `web` (3 replicas, instant-ish pods) rolled out,
+//! served on a free loopback port, and kube-rs clients built from the kubeconfig it writes.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use ststui::serve::{self, Deny, ServeConfig, Server};
+use ststui::sim::driver::SimHandle;
+use ststui::sim::{KubeletConfig, Sim, SimConfig};
+
+pub struct Served {
+    pub handle: SimHandle,
+    pub server: Server,
+    pub client: kube::Client,
+}
+
+/// A set named `name` with `replicas` (one container `app`, nginx:1.25, label app=NAME).
+pub fn set(name: &str, replicas: i32) -> StatefulSet {
+    let manifest = format!(
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: {name}\nspec:\n  replicas: {replicas}\n  serviceName: {name}\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n    spec:\n      containers:\n      - name: app\n        image: nginx:1.25\n"
+    );
+    serde_yaml_ng::from_str(&manifest).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Serves a simulation holding `sets`, settled, with 100 ms pod steps, denying `deny`.
+pub async fn served(sets: Vec<StatefulSet>, deny: &[&str]) -> Served {
+    let kubelet = KubeletConfig { start_ms: 100, ready_ms: 100, stop_ms: 100, broken: None };
+    let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
+    let config = SimConfig {
+        kubelet,
+        epoch_unix_ms: Some(now),
+        record_events: true,
+        ..SimConfig::default()
+    };
+    let mut sim = Sim::new(config);
+    for s in sets {
+        sim.create_set(s).unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(sim.settle(60_000), "the sets did not settle");
+    let deny = deny.iter().map(|d| d.parse::<Deny>().unwrap_or_else(|e| panic!("{e}"))).collect();
+    let config = ServeConfig {
+        addr: "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
+        deny,
+        git_version: "v1.37.0+ststui-sim".into(),
+    };
+    let (handle, server) =
+        serve::serve_sim(sim, 1.0, Box::new(|_| {}), config).unwrap_or_else(|e| panic!("{e}"));
+    let client = client(server.addr).await;
+    Served { handle, server, client }
+}
+
+/// A kube-rs client from the served kubeconfig.
+pub async fn client(addr: std::net::SocketAddr) -> kube::Client {
+    let kc = Kubeconfig::from_yaml(&serve::kubeconfig(addr)).unwrap_or_else(|e| panic!("{e}"));
+    let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    kube::Client::try_from(config).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Polls `f` (bounded) until it returns `Some`.
+pub async fn eventually<T, F: std::future::Future<Output = Option<T>>>(
+    what: &str,
+    mut f: impl FnMut() -> F,
+) -> T {
+    for _ in 0..200 {
+        if let Some(v) = f().await {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what}: did not happen within 10 s");
+}
