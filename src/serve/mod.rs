@@ -13,6 +13,7 @@ mod ctx;
 mod hub;
 mod openapi;
 mod patch;
+mod proto;
 mod resources;
 mod route;
 mod selector;
@@ -277,6 +278,18 @@ async fn respond(
     let as_table = route::wants_table(headers);
     let content_type =
         headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let protobuf = content_type.starts_with("application/vnd.kubernetes.protobuf");
+    let body = match proto::access_review(&body) {
+        Some(v) if protobuf => bytes::Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
+        None if protobuf => {
+            return Err(Status::new(
+                415,
+                "UnsupportedMediaType",
+                "the simulated API server reads JSON bodies only (application/json)",
+            ));
+        }
+        _ => body,
+    };
     let get_only = |r: Value| {
         if method == Method::GET {
             Ok(reply(StatusCode::OK, r))

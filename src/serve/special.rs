@@ -213,7 +213,8 @@ pub fn access_review(ctx: &Ctx, body: &[u8]) -> Result<Reply, Status> {
         Some(name.as_str()).filter(|n| !n.is_empty()),
     );
     let status = match &denied {
-        Some(st) => json!({"allowed": false, "denied": true, "reason": st.message}),
+        // As RBAC answers: not allowed, no reason (kubectl auth can-i prints a bare "no").
+        Some(_) => json!({"allowed": false}),
         None => json!({"allowed": true, "reason": "the simulated API server allows it"}),
     };
     if let Some(o) = v.as_object_mut() {
