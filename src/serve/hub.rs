@@ -311,3 +311,41 @@ fn change(kind: ChangeKind, object: &Object) -> Option<Change> {
         json: Bytes::from(json),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(rv: u64, bytes: usize) -> Change {
+        Change {
+            rv,
+            res: Res::Pods,
+            kind: "MODIFIED",
+            namespace: "default".into(),
+            labels: None,
+            fields: Vec::new(),
+            json: Bytes::from(vec![b' '; bytes]),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_history_is_bounded_and_what_falls_out_expires() {
+        let hub = Hub::new(10);
+        for rv in 11..11 + MAX_CHANGES as u64 + 5 {
+            hub.push(change(rv, 1));
+        }
+        assert_eq!(hub.oldest(), 15, "the five oldest went");
+        assert!(matches!(hub.next(12, 0, Duration::ZERO).await, Next::Expired { oldest: 15 }));
+        assert!(matches!(hub.next(15, 0, Duration::ZERO).await, Next::Changes(c) if c.len() == MAX_CHANGES));
+        // Bytes bound too: two changes of more than half the budget cannot both stay.
+        let hub = Hub::new(0);
+        hub.push(change(1, MAX_BYTES / 2 + 1));
+        hub.push(change(2, MAX_BYTES / 2 + 1));
+        assert_eq!(hub.oldest(), 1);
+        // A dropped generation ends a waiting watch.
+        let hub = Hub::new(0);
+        hub.fault(ApiFault::DropWatches, 1.0);
+        assert!(matches!(hub.next(0, 0, Duration::from_secs(5)).await, Next::Dropped));
+        assert!(matches!(hub.next(0, 1, Duration::ZERO).await, Next::Idle));
+    }
+}

@@ -196,6 +196,10 @@ impl Stream {
     async fn fill(&mut self) {
         let now = tokio::time::Instant::now();
         if now >= self.deadline {
+            // As the API server does, a last bookmark before the timeout closes the watch.
+            if self.bookmarks {
+                self.bookmark(false);
+            }
             self.done = true;
             return;
         }
