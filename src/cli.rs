@@ -26,6 +26,12 @@ pub struct Cli {
     /// Namespace (real-cluster mode; default: the context's namespace).
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
+    /// Every namespace's StatefulSets in the list (real-cluster mode).
+    #[arg(short = 'A', long, conflicts_with_all = ["namespace", "name"])]
+    pub all_namespaces: bool,
+    /// Make no writes to the cluster at all (real-cluster mode): watch and explain only.
+    #[arg(long)]
+    pub read_only: bool,
     /// Write logs to this file (default: ststui.log in the system temp directory).
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
@@ -58,6 +64,8 @@ impl Cli {
             self.kubeconfig.as_ref().map(|_| "--kubeconfig"),
             self.context.as_ref().map(|_| "--context"),
             self.namespace.as_ref().map(|_| "--namespace"),
+            self.all_namespaces.then_some("--all-namespaces"),
+            self.read_only.then_some("--read-only"),
             self.name.as_ref().map(|_| "NAME"),
         ];
         match given.into_iter().flatten().next() {

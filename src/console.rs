@@ -53,6 +53,14 @@ impl Inbox {
         Inbox { operator_tx, operator, backend_tx, backend }
     }
 
+    /// [`Inbox::backend_sink`] for a backend that reports from several threads.
+    pub fn shared_sink(&self) -> std::sync::Arc<dyn Fn(BackendEvent) + Send + Sync> {
+        let tx = self.backend_tx.clone();
+        std::sync::Arc::new(move |ev| {
+            let _ = tx.send(Msg::Backend(ev));
+        })
+    }
+
     /// Where a backend reports (blocks while the console is [`BACKEND_QUEUE`] behind; gives up
     /// once the console has gone).
     pub fn backend_sink(&self) -> Box<dyn Fn(BackendEvent) + Send> {

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod backend;
 pub mod cli;
+pub mod cluster;
 pub mod core;
 pub mod serve;
 pub mod sim;

@@ -30,13 +30,7 @@ fn main() -> ExitCode {
         e.exit();
     }
     match cli.command {
-        None => {
-            eprintln!(
-                "ststui: the real-cluster mode is not available yet: use `ststui sim` for the \
-                 embedded simulator (`ststui sim --help`)"
-            );
-            ExitCode::from(EXIT_USAGE)
-        }
+        None => cluster_console(&cli),
         Some(CliCommand::Sim(ref args)) if args.soak.is_some() => soak(args),
         Some(CliCommand::Sim(ref args)) if args.headless && args.serve.is_some() => {
             serve_headless(cli.log_file.as_deref(), args)
@@ -64,16 +58,77 @@ fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
+/// The console on a real cluster (`ststui [--context C] [-n NS | -A] [NAME]`).
+fn cluster_console(cli: &Cli) -> ExitCode {
+    if let Some(code) = need_terminal() {
+        return code;
+    }
+    let _log = match init_tracing(cli.log_file.as_deref()) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("ststui: {e:#}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let target = ststui::cluster::Target {
+        kubeconfig: cli.kubeconfig.clone(),
+        context: cli.context.clone(),
+        namespace: cli.namespace.clone(),
+        all_namespaces: cli.all_namespaces,
+        name: cli.name.clone(),
+        read_only: cli.read_only,
+    };
+    let inbox = console::Inbox::new();
+    let backend = match ststui::cluster::ClusterBackend::start(target, inbox.shared_sink()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("ststui: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let mut state = AppState::new(backend.capabilities(), Options::default());
+    state.can_pick = true;
+    match &cli.name {
+        Some(name) => {
+            state.selected_set =
+                Some(ststui::backend::ObjRef::new(backend.namespace(), name.clone()));
+        }
+        None => state.picking = Some(0),
+    }
+    finish(console::run(&mut state, Box::new(backend), &Theme::new(ColorMode::from_env()), inbox))
+}
+
+/// The exit status of a console run.
+fn finish(result: anyhow::Result<Option<i32>>) -> ExitCode {
+    match result {
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(signal)) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)),
+        Err(e) => {
+            tracing::error!("console failed: {e:#}");
+            eprintln!("ststui: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `Some(exit status)` when there is no terminal for the console, having said so.
+fn need_terminal() -> Option<ExitCode> {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+        return None;
+    }
+    eprintln!(
+        "ststui: the console needs a terminal (stdin and stdout are not both one): for a \
+         timeline without a terminal, run `ststui sim --headless --script FILE` or \
+         `ststui sim --headless -f MANIFEST`"
+    );
+    Some(ExitCode::from(EXIT_USAGE))
+}
+
 /// The interactive console on the embedded simulator.
 fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
-    use std::io::IsTerminal;
-    if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
-        eprintln!(
-            "ststui: the console needs a terminal (stdin and stdout are not both one): for a \
-             timeline without a terminal, run `ststui sim --headless --script FILE` or \
-             `ststui sim --headless -f MANIFEST`"
-        );
-        return ExitCode::from(EXIT_USAGE);
+    if let Some(code) = need_terminal() {
+        return code;
     }
     let _log = match init_tracing(log_file) {
         Ok(guard) => guard,
@@ -107,17 +162,8 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     }
     let mut state = AppState::new(backend.capabilities(), options);
     state.speed = args.speed;
-    let color = ColorMode::from_env();
-    let theme = Theme::new(color);
-    match console::run(&mut state, Box::new(backend), &theme, inbox) {
-        Ok(None) => ExitCode::SUCCESS,
-        Ok(Some(signal)) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)),
-        Err(e) => {
-            tracing::error!("console failed: {e:#}");
-            eprintln!("ststui: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    let theme = Theme::new(ColorMode::from_env());
+    finish(console::run(&mut state, Box::new(backend), &theme, inbox))
 }
 
 /// `ststui sim --headless --serve ADDR`: the served simulator without a console, its timeline

@@ -38,6 +38,7 @@ fn a_relist_replaces_its_scope_and_objects_gone_in_the_gap_disappear() {
             match_labels: Some(labels(&[("app", "web")])),
             ..Default::default()
         }),
+        name: None,
     };
     run(
         &mut st,

@@ -172,10 +172,14 @@ fn a_panic_restores_the_terminal() {
 }
 
 #[test]
-fn real_cluster_mode_says_it_is_not_available_and_leaves_the_terminal_alone() {
-    let mut c = Console::start(&["web"]);
+fn a_cluster_console_without_a_kubeconfig_says_what_to_fix_and_leaves_the_terminal_alone() {
+    let mut c = Console::start(&["--kubeconfig", "/nonexistent/kubeconfig", "web"]);
     let status = c.wait_exit();
     assert_eq!(status.exit_code(), 2);
-    assert!(c.screen().contains("use `ststui sim`"), "{}", c.screen());
+    assert!(
+        c.screen().contains("cannot read the kubeconfig /nonexistent/kubeconfig"),
+        "{}",
+        c.screen()
+    );
     assert!(!String::from_utf8_lossy(&c.raw).contains("\x1b[?1049h"), "never entered the UI");
 }

@@ -249,13 +249,25 @@ async fn the_api_going_down_refuses_connections_and_comes_back() {
 async fn bookmarks_when_asked_and_bounded_requests() {
     let s = served(vec![set("web", 1)], &[]).await;
     let sets: Api<StatefulSet> = Api::default_namespaced(s.client.clone());
-    let rv = sets.list(&ListParams::default()).await.unwrap().metadata.resource_version.unwrap_or_default();
+    let rv = sets
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap_or_default();
     let wp = WatchParams::default().timeout(1);
     let events: Vec<_> = sets.watch(&wp, &rv).await.unwrap().collect().await;
     let last = events.last().and_then(|e| e.as_ref().ok());
-    assert!(matches!(last, Some(WatchEvent::Bookmark(b)) if b.metadata.resource_version == rv), "{events:?}");
+    assert!(
+        matches!(last, Some(WatchEvent::Bookmark(b)) if b.metadata.resource_version == rv),
+        "{events:?}"
+    );
     // A body over 3 MiB is refused with 413, before anything is decoded.
-    let big = format!("{{\"metadata\":{{\"name\":\"x\",\"annotations\":{{\"a\":\"{}\"}}}}}}", "x".repeat(4 << 20));
+    let big = format!(
+        "{{\"metadata\":{{\"name\":\"x\",\"annotations\":{{\"a\":\"{}\"}}}}}}",
+        "x".repeat(4 << 20)
+    );
     let req = axum::http::Request::post("/api/v1/namespaces/default/pods")
         .header("content-type", "application/json")
         .body(big.into_bytes())

@@ -91,4 +91,8 @@ pub enum Action {
     Accept,
     /// Quit the console.
     Quit,
+    /// Back: clear the status line; with none, from a set to the set list (on a cluster).
+    Back,
+    /// Read the credentials again and reconnect (on a cluster, after a 401).
+    Reconnect,
 }

@@ -40,6 +40,8 @@ pub enum Context {
     Confirm,
     /// The revision picker (undo) is open.
     Picker,
+    /// The StatefulSet list (a cluster opened without a NAME, or Esc from a set).
+    Sets,
 }
 
 /// Help overlay sections, in display order.
@@ -252,8 +254,10 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[Key::ch('?')], Action::Help, G::General, "help", Some("help")),
     b(C::Normal, &[Key::ch('q'), Key::ctrl('c')], Action::Quit, G::General, "quit",
       Some("quit")),
-    b(C::Normal, &[Key::plain(KeyCode::Esc)], Action::Cancel, G::General,
-      "clear the status line", None),
+    b(C::Normal, &[Key::plain(KeyCode::Esc)], Action::Back, G::General,
+      "back to the set list (cluster); clears the status line", None),
+    on(When::NotPausable, b(C::Normal, &[Key::ch('R')], Action::Reconnect, G::General,
+      "read the credentials again and reconnect", None)),
     // Help overlay.
     b(C::Help, &[Key::plain(KeyCode::Esc), Key::ch('?'), Key::ch('q')], Action::Cancel,
       G::General, "close help", Some("close")),
@@ -284,6 +288,17 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Picker, &[Key::plain(KeyCode::Esc), Key::ch('q')], Action::Cancel, G::General,
       "cancel", Some("cancel")),
     b(C::Picker, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
+    // The StatefulSet list.
+    b(C::Sets, &[Key::plain(KeyCode::Up), Key::ch('k')], Action::Up, G::Navigate,
+      "previous set", None),
+    b(C::Sets, &[Key::plain(KeyCode::Down), Key::ch('j')], Action::Down, G::Navigate,
+      "next set", None),
+    b(C::Sets, &[Key::plain(KeyCode::Enter)], Action::Accept, G::General,
+      "open the set", Some("open")),
+    b(C::Sets, &[Key::ch('R')], Action::Reconnect, G::General,
+      "read the credentials again and reconnect", None),
+    b(C::Sets, &[Key::ch('?')], Action::Help, G::General, "help", Some("help")),
+    b(C::Sets, &[Key::ch('q'), Key::ctrl('c')], Action::Quit, G::General, "quit", Some("quit")),
 ];
 
 /// The bindings of `context` for a backend with `caps`, in table order.

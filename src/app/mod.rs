@@ -8,13 +8,16 @@
 
 pub mod action;
 pub mod advisor;
+mod differs;
 pub mod facts;
+pub mod health;
 pub mod input;
 pub mod keymap;
 pub mod mirror;
 pub mod msg;
 mod notify;
 pub mod ops;
+pub mod sets;
 pub mod state;
 pub mod update;
 pub mod view;

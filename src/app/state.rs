@@ -90,6 +90,15 @@ pub struct AppState {
     pub server_version: Option<String>,
     /// The simulator's achieved speed while it cannot keep up with [`AppState::speed`].
     pub pace: Option<f64>,
+    /// The StatefulSet list is shown, with this row highlighted (a cluster opened without a
+    /// NAME, or Esc from a set).
+    pub picking: Option<usize>,
+    /// The set list exists here (a real cluster): Esc goes back to it, a deleted set offers it.
+    pub can_pick: bool,
+    /// The (kind, scope) listings seen: one seen again is a re-list.
+    pub listed: Vec<(crate::backend::ObjKind, crate::backend::Scope)>,
+    /// Disagreements between the advisor and the cluster not yet told (see `differs`).
+    pub suspects: Vec<Suspect>,
     /// Complete re-listings after the initial one (a 410 Gone or a reconnect), for the badge.
     pub relists: u64,
 }
@@ -128,6 +137,10 @@ impl AppState {
             connection: Connection::Up,
             server_version: None,
             pace: None,
+            picking: None,
+            can_pick: false,
+            suspects: Vec::new(),
+            listed: Vec::new(),
             relists: 0,
         }
     }
@@ -330,6 +343,19 @@ impl Timeline {
     pub fn pushed(&self) -> u64 {
         self.pushed
     }
+}
+
+/// A pod creation or deletion the advisor did not expect, waiting for a spec change that
+/// would explain it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suspect {
+    pub set: String,
+    /// The set's generation when it was seen.
+    pub generation: Option<i64>,
+    pub expected: String,
+    pub observed: String,
+    /// Backend time it was seen.
+    pub at_ms: u64,
 }
 
 /// The advisor's last result for one set.

@@ -33,10 +33,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             state.dirty = true;
             Vec::new()
         }
-        Msg::Backend(ev) => {
-            on_backend(state, ev);
-            Vec::new()
-        }
+        Msg::Backend(ev) => on_backend(state, ev),
         Msg::Tick => {
             on_tick(state);
             Vec::new()
@@ -48,6 +45,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
         }
         Msg::BatchEnd => {
             advisor::refresh(state);
+            super::differs::settle(state);
             Vec::new()
         }
         Msg::Signal(_) => quit(state),
@@ -61,6 +59,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
 /// The context keys are read in, from the open overlay.
 pub fn context(state: &AppState) -> Context {
     match state.modal {
+        Modal::None if state.picking.is_some() => Context::Sets,
         Modal::None => Context::Normal,
         Modal::Help { .. } => Context::Help,
         Modal::Prompt(_) => Context::Prompt,
@@ -110,6 +109,14 @@ pub fn perform(state: &mut AppState, action: Action) -> Vec<Command> {
         Context::Prompt => prompt_action(state, action),
         Context::Confirm => Ok(confirm_action(state, action)),
         Context::Picker => picker_action(state, action),
+        Context::Sets => match action {
+            Action::Help => {
+                state.modal = Modal::Help { page: 0 };
+                Ok(Vec::new())
+            }
+            Action::Reconnect => Ok(reconnect(state)),
+            other => Ok(super::sets::act(state, other)),
+        },
     };
     outcome.unwrap_or_else(|why| {
         refuse(state, why);
@@ -134,10 +141,14 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
             state.modal = Modal::Help { page: 0 };
             Ok(Vec::new())
         }
-        Action::Cancel => {
+        Action::Back => {
             state.status = None;
-            Ok(Vec::new())
+            if !state.can_pick {
+                return Ok(Vec::new());
+            }
+            Ok(super::sets::back(state))
         }
+        Action::Reconnect => Ok(reconnect(state)),
         Action::Left => Ok(select_by(state, -1)),
         Action::Right => Ok(select_by(state, 1)),
         Action::Up => Ok(select_by(state, -i64::from(state.hits.grid_columns.max(1)))),
@@ -163,6 +174,16 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
         }
         other => ops::perform(state, other),
     }
+}
+
+/// Asks the backend to read the credentials again and reconnect.
+fn reconnect(state: &mut AppState) -> Vec<Command> {
+    if state.caps.pause_reconcile {
+        refuse(state, "the simulator has no credentials to read again".into());
+        return Vec::new();
+    }
+    info(state, "reading the credentials again and reconnecting".into());
+    vec![Command::Backend(Op::View(crate::backend::ViewOp::Reconnect))]
 }
 
 /// Moves the selection by `delta` ordinals, clamped to the set's span.
@@ -385,33 +406,40 @@ fn on_tick(state: &mut AppState) {
     }
 }
 
-fn on_backend(state: &mut AppState, ev: BackendEvent) {
+fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command> {
     match ev {
         BackendEvent::Applied(obj) => {
             if state.mirror.apply(obj) {
-                after_mirror_change(state);
+                return after_mirror_change(state);
             }
         }
         BackendEvent::Deleted(obj) => {
             if state.mirror.delete(&obj) {
-                after_mirror_change(state);
+                return after_mirror_change(state);
             }
         }
         BackendEvent::Listed { kind, scope, objects } => {
-            if state.mirror.replace(kind, &scope, objects) {
-                after_mirror_change(state);
-            }
-            if state.synced {
+            let changed = state.mirror.replace(kind, &scope, objects);
+            // A scope listed before is listed again: a re-list (a 410 or a reconnect).
+            if state.listed.iter().any(|(k, s)| *k == kind && *s == scope) {
                 state.relists += 1;
                 state.dirty = true;
+            } else if state.listed.len() < 64 {
+                state.listed.push((kind, scope));
+            }
+            if changed {
+                return after_mirror_change(state);
             }
         }
         BackendEvent::Synced => {
             state.synced = true;
             state.dirty = true;
-            after_mirror_change(state);
+            return after_mirror_change(state);
         }
         BackendEvent::Timeline(ev) => {
+            if !state.caps.pause_reconcile {
+                super::differs::check(state, &ev.kind);
+            }
             state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
             state.timeline.push(TimelineEntry {
                 t_ms: ev.t_ms,
@@ -467,6 +495,7 @@ fn on_backend(state: &mut AppState, ev: BackendEvent) {
             info(state, text);
         }
     }
+    Vec::new()
 }
 
 /// The server's version: the advisor reproduces that release (said once when ststui does not
@@ -545,14 +574,29 @@ fn align_origin(state: &mut AppState) {
 }
 
 /// After an object changed: pick a set if none is selected (or it went away), keep the
-/// selected ordinal inside the span, and redraw.
-fn after_mirror_change(state: &mut AppState) {
+/// selected ordinal inside the span, and redraw. On a cluster the opened set is the one asked
+/// for: when it is deleted (or was never there) the console says so and offers the set list.
+fn after_mirror_change(state: &mut AppState) -> Vec<Command> {
     state.dirty = true;
     let gone = state.selected_set.as_ref().is_some_and(|r| state.mirror.set(r).is_none());
-    if state.selected_set.is_none() || gone {
+    let mut cmds = Vec::new();
+    if state.can_pick {
+        if gone && state.synced && state.picking.is_none() {
+            let r = state.selected_set.clone().map(|r| r.to_string()).unwrap_or_default();
+            notify::error(
+                state,
+                format!("statefulset {r} is not there (deleted?): choose another"),
+            );
+            cmds = super::sets::back(state);
+        }
+        if let Some(at) = state.picking {
+            state.picking = Some(at.min(state.mirror.sets().count().saturating_sub(1)));
+        }
+    } else if state.selected_set.is_none() || gone {
         let first = state.mirror.sets().next().map(|(r, _)| r.clone());
         choose_set(state, first);
     }
     let ordinal = state.selected_ordinal;
     select(state, ordinal);
+    cmds
 }

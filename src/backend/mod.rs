@@ -18,7 +18,7 @@ use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::Serialize;
 
-pub use op::{ClusterOp, Failure, FailureKind, Fault, Op, SimOp, Write, WriteKind};
+pub use op::{ClusterOp, Failure, FailureKind, Fault, Op, SimOp, ViewOp, Write, WriteKind};
 pub use timeline::{Event, EventKind};
 
 /// A namespaced object name.
@@ -84,7 +84,7 @@ pub enum ObjKind {
     Event,
 }
 
-/// What one watch covers: a namespace (or all) and, optionally, a label selector. A
+/// What one watch covers: a namespace (or all), optionally one name or a label selector. A
 /// [`BackendEvent::Listed`] replaces exactly the objects of its kind inside its scope.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Scope {
@@ -92,11 +92,13 @@ pub struct Scope {
     pub namespace: Option<String>,
     /// `None`: every object of the kind.
     pub selector: Option<LabelSelector>,
+    /// `Some`: only the object of that name.
+    pub name: Option<String>,
 }
 
 impl Scope {
     pub fn namespace(ns: impl Into<String>) -> Scope {
-        Scope { namespace: Some(ns.into()), selector: None }
+        Scope { namespace: Some(ns.into()), ..Scope::default() }
     }
 
     /// Whether `meta` falls inside this scope (an unparsable selector covers nothing).
@@ -106,6 +108,9 @@ impl Scope {
     ) -> bool {
         let ns = meta.namespace.as_deref().unwrap_or("default");
         if self.namespace.as_deref().is_some_and(|want| want != ns) {
+            return false;
+        }
+        if self.name.as_deref().is_some_and(|want| Some(want) != meta.name.as_deref()) {
             return false;
         }
         match &self.selector {

@@ -15,6 +15,43 @@ pub enum Op {
     Cluster(Write),
     /// A simulator-only operation.
     Sim(SimOp),
+    /// What the console shows changed (a backend watches only that).
+    View(ViewOp),
+}
+
+/// What the console shows, for a backend that watches only that.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViewOp {
+    /// One set opened (its pods, revisions, claims and events watched), or none (the picker:
+    /// only the sets).
+    Focus(Option<ObjRef>),
+    /// Read the credentials again and reconnect (after a 401).
+    Reconnect,
+}
+
+impl Op {
+    /// A short description, in scenario words (e.g. `partition default/web 2`), for failures
+    /// and logs.
+    pub fn describe(&self) -> String {
+        match self {
+            Op::Cluster(w) => w.op.describe(),
+            Op::Sim(SimOp::Pause) => "pause".into(),
+            Op::Sim(SimOp::Resume) => "resume".into(),
+            Op::Sim(SimOp::Step { n }) => format!("step {n}"),
+            Op::Sim(SimOp::SetSpeed { speed }) => format!("speed {speed}"),
+            Op::Sim(SimOp::Fault(Fault::FailPod { pod })) => format!("fail {pod}"),
+            Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: true })) => {
+                format!("ready {pod}")
+            }
+            Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: false })) => {
+                format!("unready {pod}")
+            }
+            Op::Sim(SimOp::Fault(Fault::BreakPod { pod })) => format!("break {pod}"),
+            Op::View(ViewOp::Focus(Some(set))) => format!("open {set}"),
+            Op::View(ViewOp::Focus(None)) => "open the picker".into(),
+            Op::View(ViewOp::Reconnect) => "reconnect".into(),
+        }
+    }
 }
 
 impl From<ClusterOp> for Op {
@@ -114,6 +151,40 @@ pub enum ClusterOp {
 }
 
 impl ClusterOp {
+    /// A short description in scenario words (`partition default/web 2`).
+    pub fn describe(&self) -> String {
+        let ios = |v: &IntOrString| match v {
+            IntOrString::Int(i) => i.to_string(),
+            IntOrString::String(s) => s.clone(),
+        };
+        match self {
+            ClusterOp::SetPartition { set, partition } => format!("partition {set} {partition}"),
+            ClusterOp::SetStrategy { set, on_delete: true, .. } => {
+                format!("strategy {set} OnDelete")
+            }
+            ClusterOp::SetStrategy { set, on_delete: false, rolling } => {
+                match rolling.as_ref().and_then(|r| r.partition) {
+                    Some(p) => format!("strategy {set} RollingUpdate (partition {p})"),
+                    None => format!("strategy {set} RollingUpdate"),
+                }
+            }
+            ClusterOp::SetMaxUnavailable { set, value } => {
+                format!("maxunavailable {set} {}", ios(value))
+            }
+            ClusterOp::Scale { set, replicas } => format!("scale {set} {replicas}"),
+            ClusterOp::SetImage { set, image } => format!("image {set} {image}"),
+            ClusterOp::Restart { set } => format!("restart {set}"),
+            ClusterOp::Undo { set, revision } => match revision {
+                Some(r) => format!("undo {set} {r}"),
+                None => format!("undo {set}"),
+            },
+            ClusterOp::DeletePod { pod, force: false, .. } => format!("delete-pod {pod}"),
+            ClusterOp::DeletePod { pod, force: true, .. } => format!("force-delete-pod {pod}"),
+            ClusterOp::Freeze { set } => format!("freeze {set}"),
+            ClusterOp::Unfreeze { set } => format!("unfreeze {set}"),
+        }
+    }
+
     /// The object the write is about (a set, or a pod for [`ClusterOp::DeletePod`]).
     pub fn target(&self) -> &ObjRef {
         match self {

@@ -80,6 +80,21 @@ pub enum EventKind {
         line: Option<usize>,
         message: String,
     },
+    /// A core/v1 Event worth a line on a cluster (a Warning such as `FailedCreate`): the object
+    /// it is about (`pod/web-3`), its reason and message.
+    Event {
+        object: String,
+        reason: String,
+        message: String,
+        warning: bool,
+    },
+    /// The advisor and the cluster's controller disagreed: what the advisor expected the next
+    /// sync to do, and what the cluster did (field evidence of where the port differs).
+    Differs {
+        set: String,
+        expected: String,
+        observed: String,
+    },
 }
 
 #[cfg(test)]

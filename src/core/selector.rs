@@ -240,3 +240,19 @@ fn validate_value(key: &str, value: &str) -> Result<(), SelectorError> {
          [A-Za-z0-9-_.] starting and ending with an alphanumeric, or an empty value"
     )))
 }
+
+/// A `LabelSelector` as the query-string form a list or watch takes (`app=web,tier in (a,b)`).
+pub fn to_query(selector: &LabelSelector) -> String {
+    let mut parts: Vec<String> =
+        selector.match_labels.iter().flatten().map(|(k, v)| format!("{k}={v}")).collect();
+    for e in selector.match_expressions.iter().flatten() {
+        let values = e.values.as_deref().unwrap_or_default().join(",");
+        parts.push(match e.operator.as_str() {
+            "In" => format!("{} in ({values})", e.key),
+            "NotIn" => format!("{} notin ({values})", e.key),
+            "Exists" => e.key.clone(),
+            _ => format!("!{}", e.key),
+        });
+    }
+    parts.join(",")
+}

@@ -336,7 +336,9 @@ mod tests {
         }
         assert_eq!(hub.oldest(), 15, "the five oldest went");
         assert!(matches!(hub.next(12, 0, Duration::ZERO).await, Next::Expired { oldest: 15 }));
-        assert!(matches!(hub.next(15, 0, Duration::ZERO).await, Next::Changes(c) if c.len() == MAX_CHANGES));
+        assert!(
+            matches!(hub.next(15, 0, Duration::ZERO).await, Next::Changes(c) if c.len() == MAX_CHANGES)
+        );
         // Bytes bound too: two changes of more than half the budget cannot both stay.
         let hub = Hub::new(0);
         hub.push(change(1, MAX_BYTES / 2 + 1));

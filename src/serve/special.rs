@@ -118,19 +118,7 @@ pub async fn namespaces(
 }
 
 fn selector_string(set: &StatefulSet) -> String {
-    let sel = &set.spec.selector;
-    let mut parts: Vec<String> =
-        sel.match_labels.iter().flatten().map(|(k, v)| format!("{k}={v}")).collect();
-    for e in sel.match_expressions.iter().flatten() {
-        let values = e.values.as_deref().unwrap_or_default().join(",");
-        parts.push(match e.operator.as_str() {
-            "In" => format!("{} in ({values})", e.key),
-            "NotIn" => format!("{} notin ({values})", e.key),
-            "Exists" => e.key.clone(),
-            _ => format!("!{}", e.key),
-        });
-    }
-    parts.join(",")
+    crate::core::selector::to_query(&set.spec.selector)
 }
 
 fn scale_json(set: &StatefulSet) -> Value {

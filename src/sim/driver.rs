@@ -426,13 +426,13 @@ impl Runner {
                 self.emit_clock();
                 return;
             }
-            Op::Sim(SimOp::Pause | SimOp::Resume | SimOp::Step { .. }) => {}
+            Op::Sim(SimOp::Pause | SimOp::Resume | SimOp::Step { .. }) | Op::View(_) => {}
             _ => self.detach(),
         }
         let name = ops::describe(&op);
         let write = match &op {
             Op::Cluster(w) => Some(w.clone()),
-            Op::Sim(_) => None,
+            Op::Sim(_) | Op::View(_) => None,
         };
         if let Err(e) = self.sim.apply_op(op) {
             let kind = e.kind();

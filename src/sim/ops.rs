@@ -7,7 +7,6 @@
 //! handle speed (the real-time driver's business).
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::api::{self, ApiError};
 use super::engine::{self, World};
@@ -60,57 +59,14 @@ impl OpError {
     }
 }
 
-/// A short description of an op, for failures and logs, in scenario words (e.g.
-/// `partition default/web 2`).
+/// A short description of an op, for failures and logs (see [`Op::describe`]).
 pub fn describe(op: &Op) -> String {
-    match op {
-        Op::Cluster(w) => describe_write(&w.op),
-        Op::Sim(SimOp::Pause) => "pause".into(),
-        Op::Sim(SimOp::Resume) => "resume".into(),
-        Op::Sim(SimOp::Step { n }) => format!("step {n}"),
-        Op::Sim(SimOp::SetSpeed { speed }) => format!("speed {speed}"),
-        Op::Sim(SimOp::Fault(Fault::FailPod { pod })) => format!("fail {pod}"),
-        Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: true })) => format!("ready {pod}"),
-        Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: false })) => {
-            format!("unready {pod}")
-        }
-        Op::Sim(SimOp::Fault(Fault::BreakPod { pod })) => format!("break {pod}"),
-    }
+    op.describe()
 }
 
 /// [`describe`] for a cluster write.
 pub fn describe_write(op: &ClusterOp) -> String {
-    match op {
-        ClusterOp::SetPartition { set, partition } => format!("partition {set} {partition}"),
-        ClusterOp::SetStrategy { set, on_delete: true, .. } => format!("strategy {set} OnDelete"),
-        ClusterOp::SetStrategy { set, on_delete: false, rolling } => {
-            match rolling.as_ref().and_then(|r| r.partition) {
-                Some(p) => format!("strategy {set} RollingUpdate (partition {p})"),
-                None => format!("strategy {set} RollingUpdate"),
-            }
-        }
-        ClusterOp::SetMaxUnavailable { set, value } => {
-            format!("maxunavailable {set} {}", int_or_str(value))
-        }
-        ClusterOp::Scale { set, replicas } => format!("scale {set} {replicas}"),
-        ClusterOp::SetImage { set, image } => format!("image {set} {image}"),
-        ClusterOp::Restart { set } => format!("restart {set}"),
-        ClusterOp::Undo { set, revision } => match revision {
-            Some(r) => format!("undo {set} {r}"),
-            None => format!("undo {set}"),
-        },
-        ClusterOp::DeletePod { pod, force: false, .. } => format!("delete-pod {pod}"),
-        ClusterOp::DeletePod { pod, force: true, .. } => format!("force-delete-pod {pod}"),
-        ClusterOp::Freeze { set } => format!("freeze {set}"),
-        ClusterOp::Unfreeze { set } => format!("unfreeze {set}"),
-    }
-}
-
-fn int_or_str(v: &IntOrString) -> String {
-    match v {
-        IntOrString::Int(i) => i.to_string(),
-        IntOrString::String(s) => s.clone(),
-    }
+    op.describe()
 }
 
 /// Applies `op`. Effects show up as events once the world runs (`advance`/`settle`/`step`).
@@ -135,6 +91,8 @@ pub fn apply(w: &mut World, op: Op) -> Result<(), OpError> {
             Ok(())
         }
         Op::Sim(SimOp::SetSpeed { .. }) => Err(OpError::SpeedNeedsDriver),
+        // The simulator sends every object whatever the console shows; nothing to reconnect.
+        Op::View(_) => Ok(()),
     }
 }
 

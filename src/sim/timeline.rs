@@ -46,6 +46,8 @@ pub fn type_word(kind: &EventKind) -> &'static str {
         EventKind::Status { .. } => "status",
         EventKind::Expect { .. } => "expect",
         EventKind::Error { .. } => "error",
+        EventKind::Event { .. } => "event",
+        EventKind::Differs { .. } => "differs",
     }
 }
 
@@ -118,6 +120,10 @@ fn body(kind: &EventKind) -> String {
             Some(l) => format!("[{l}] {message}"),
             None => message.clone(),
         },
+        EventKind::Event { object, reason, message, .. } => format!("{object} {reason}: {message}"),
+        EventKind::Differs { set, expected, observed } => {
+            format!("{set} advisor expected {expected}, the cluster {observed}")
+        }
     }
 }
 

@@ -18,6 +18,7 @@ pub mod header;
 pub mod help;
 pub mod history;
 pub mod map;
+pub mod sets;
 pub mod theme;
 pub mod timeline;
 mod util;
@@ -43,6 +44,16 @@ pub fn draw(frame: &mut Frame<'_>, state: &AppState, theme: &Theme) -> HitMap {
 pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) -> HitMap {
     let screen = Screen::of(state);
     let (areas, grid_layout) = frame_layout(&screen, area);
+    if state.picking.is_some() {
+        let body = Rect { height: area.height.saturating_sub(2), ..area };
+        sets::render(buf, body, state, theme);
+        footer::render(buf, areas.footer, state, theme);
+        confirm::render_status(buf, areas.status, state, theme);
+        if let Modal::Help { page } = &state.modal {
+            help::render(buf, area, *page, &state.caps, theme);
+        }
+        return HitMap::default();
+    }
     header::render(buf, areas.header, &screen, theme);
     match screen.empty {
         Some(reason) => grid::render_empty(buf, areas.grid, reason, theme),

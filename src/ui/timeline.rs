@@ -17,9 +17,9 @@ fn source_style(source: Source, theme: &Theme) -> ratatui::style::Style {
     match source {
         Source::Controller => theme.title,
         Source::Operator | Source::Script => theme.key,
-        Source::Blocked => theme.warn,
+        Source::Blocked | Source::Warning | Source::Differs => theme.warn,
         Source::Error => theme.bad,
-        Source::Kubelet | Source::Gc | Source::Status => theme.dim,
+        Source::Kubelet | Source::Gc | Source::Status | Source::Event => theme.dim,
     }
 }
 

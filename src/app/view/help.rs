@@ -61,7 +61,7 @@ fn sections(caps: &Capabilities) -> Vec<Section> {
             (group.title().to_string(), lines.into_iter().map(|l| (l.keys, l.help)).collect())
         })
         .collect();
-    for ctx in [Context::Help, Context::Prompt, Context::Confirm, Context::Picker] {
+    for ctx in [Context::Sets, Context::Help, Context::Prompt, Context::Confirm, Context::Picker] {
         let rows = crate::app::keymap::bindings(ctx, caps)
             .map(|b| (b.keys.iter().map(Key::label).collect::<Vec<_>>().join(" "), b.help))
             .collect();
@@ -77,6 +77,7 @@ fn dialog_title(c: Context) -> &'static str {
         Context::Prompt => "Number / image prompt",
         Context::Confirm => "Confirmation",
         Context::Picker => "Undo: revision picker",
+        Context::Sets => "StatefulSet list (cluster)",
     }
 }
 

@@ -17,6 +17,12 @@ pub enum Source {
     Operator,
     Script,
     Error,
+    /// A cluster Event (Normal).
+    Event,
+    /// A cluster Event of type Warning.
+    Warning,
+    /// The advisor and the cluster disagreed.
+    Differs,
 }
 
 impl Source {
@@ -31,6 +37,9 @@ impl Source {
             Source::Operator => "you",
             Source::Script => "script",
             Source::Error => "error",
+            Source::Event => "event",
+            Source::Warning => "warning",
+            Source::Differs => "differs",
         }
     }
 }
@@ -107,6 +116,13 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
             (Source::Script, format!("expect {verdict}: {detail}"))
         }
         EventKind::Error { message, .. } => (Source::Error, message.clone()),
+        EventKind::Event { object, reason, message, warning } => {
+            let source = if *warning { Source::Warning } else { Source::Event };
+            (source, format!("{object} {reason}: {message}"))
+        }
+        EventKind::Differs { expected, observed, .. } => {
+            (Source::Differs, format!("advisor expected {expected}, the cluster {observed}"))
+        }
     };
     TimelineLine { time: duration_text(entry.t_ms), source, text }
 }

@@ -1,0 +1,125 @@
+//! Connecting: the kubeconfig (the file `--kubeconfig` names or the usual ones, the context
+//! `--context` names or the current one, and its namespace unless `-n` is given), the client,
+//! and what the server tells us once reachable: its version, who we are (SelfSubjectReview),
+//! and which writes we may make (SelfSubjectAccessReview for each).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use k8s_openapi::api::authentication::v1::SelfSubjectReview;
+use k8s_openapi::api::authorization::v1::{
+    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+};
+use kube::api::{Api, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use crate::backend::WriteKind;
+
+/// Where to connect (from the command line).
+#[derive(Debug, Clone, Default)]
+pub struct Target {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    /// `-n`; `None`: the context's namespace (or `default`).
+    pub namespace: Option<String>,
+    /// `-A`: every namespace (the picker).
+    pub all_namespaces: bool,
+    /// The StatefulSet to open; `None`: the picker.
+    pub name: Option<String>,
+    /// `--read-only`: no writes at all.
+    pub read_only: bool,
+}
+
+/// A client and what the kubeconfig said.
+#[derive(Clone)]
+pub struct Session {
+    pub client: kube::Client,
+    /// The namespace to work in (the context's unless `-n`).
+    pub namespace: String,
+    /// The kubeconfig's user name for the context (who froze, when the server cannot say).
+    pub user: String,
+    /// The server's URL, for messages.
+    pub server: String,
+}
+
+/// Reads the kubeconfig and builds a client. No network yet; errors say what to fix.
+pub async fn session(t: &Target) -> Result<Session, String> {
+    let options = KubeConfigOptions { context: t.context.clone(), ..Default::default() };
+    let kubeconfig = match &t.kubeconfig {
+        Some(path) => Kubeconfig::read_from(path)
+            .map_err(|e| format!("cannot read the kubeconfig {}: {e}", path.display()))?,
+        None => Kubeconfig::read().map_err(|e| {
+            format!(
+                "cannot read a kubeconfig ({e}): pass --kubeconfig FILE, set KUBECONFIG, or use \
+                 `ststui sim` for the embedded simulator"
+            )
+        })?,
+    };
+    let context_name = t.context.clone().or_else(|| kubeconfig.current_context.clone());
+    let user = context_name
+        .as_ref()
+        .and_then(|c| kubeconfig.contexts.iter().find(|x| &x.name == c))
+        .and_then(|c| c.context.as_ref()?.user.clone())
+        .unwrap_or_else(|| "unknown".into());
+    if let Some(c) = &t.context
+        && !kubeconfig.contexts.iter().any(|x| &x.name == c)
+    {
+        let known: Vec<&str> = kubeconfig.contexts.iter().map(|x| x.name.as_str()).collect();
+        return Err(format!("no context {c:?} in the kubeconfig; it has: {}", known.join(", ")));
+    }
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .map_err(|e| format!("the kubeconfig cannot be used: {e}"))?;
+    let namespace = t.namespace.clone().unwrap_or_else(|| config.default_namespace.clone());
+    let server = config.cluster_url.to_string();
+    let client = kube::Client::try_from(config)
+        .map_err(|e| format!("cannot make a client for {server}: {e}"))?;
+    Ok(Session { client, namespace, user, server })
+}
+
+/// Who the server says we are; the kubeconfig's user name when it cannot say.
+pub async fn identity(s: &Session) -> String {
+    let api: Api<SelfSubjectReview> = Api::all(s.client.clone());
+    match api.create(&PostParams::default(), &SelfSubjectReview::default()).await {
+        Ok(r) => r
+            .status
+            .and_then(|st| st.user_info)
+            .and_then(|u| u.username)
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(|| s.user.clone()),
+        Err(_) => s.user.clone(),
+    }
+}
+
+/// The writes we may not make in `namespace`, each with the reason (SelfSubjectAccessReview).
+/// A review that cannot be made counts as allowed: the write itself will say.
+pub async fn denied(s: &Session, namespace: &str) -> BTreeMap<WriteKind, String> {
+    let api: Api<SelfSubjectAccessReview> = Api::all(s.client.clone());
+    let mut out = BTreeMap::new();
+    for kind in WriteKind::ALL {
+        let (verb, group, resource, sub) = kind.rbac();
+        let review = SelfSubjectAccessReview {
+            spec: SelfSubjectAccessReviewSpec {
+                resource_attributes: Some(ResourceAttributes {
+                    namespace: Some(namespace.into()),
+                    verb: Some(verb.into()),
+                    group: Some(group.into()),
+                    resource: Some(resource.into()),
+                    subresource: (!sub.is_empty()).then(|| sub.to_string()),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        if let Ok(r) = api.create(&PostParams::default(), &review).await
+            && let Some(st) = r.status
+            && !st.allowed
+        {
+            let why =
+                st.reason.filter(|r| !r.is_empty()).map(|r| format!(" ({r})")).unwrap_or_default();
+            out.insert(kind, format!("you may not {} in {namespace}{why}", kind.describe()));
+        }
+    }
+    out
+}

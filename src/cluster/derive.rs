@@ -1,0 +1,244 @@
+//! The timeline of a real cluster, derived from what the watches show: a pod created (with its
+//! revision), terminating (with the reason the controller had, as far as the set tells),
+//! gone, running, ready, unready, failed; a revision created; the set's status changed; and the
+//! Warning Events about the set and its pods (`FailedCreate` with its message).
+//!
+//! Pure: a [`Tracker`] remembers what it last saw of the focused set and turns each change into
+//! timeline entries. A complete re-listing is compared whole, so what changed during a watch
+//! gap is told too. Owns: the inference. Must not: do IO.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{Event as KubeEvent, Pod};
+
+use crate::backend::EventKind;
+use crate::core::{labels, pod as podf, spec};
+
+/// What a pod looked like when last seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Seen {
+    uid: String,
+    phase: String,
+    ready: bool,
+    terminating: bool,
+}
+
+/// Events already told, by uid and count (bounded).
+const EVENTS_REMEMBERED: usize = 2_048;
+
+/// Remembers the focused set's objects as last seen.
+#[derive(Debug, Default)]
+pub struct Tracker {
+    set: Option<StatefulSet>,
+    pods: BTreeMap<String, Seen>,
+    pods_listed: bool,
+    revisions: BTreeSet<String>,
+    revisions_listed: bool,
+    events: VecDeque<(String, i32)>,
+}
+
+fn seen(p: &Pod) -> Seen {
+    Seen {
+        uid: p.metadata.uid.clone().unwrap_or_default(),
+        phase: podf::phase(p).to_string(),
+        ready: podf::is_ready(p),
+        terminating: p.metadata.deletion_timestamp.is_some(),
+    }
+}
+
+impl Tracker {
+    fn set_name(&self) -> String {
+        self.set.as_ref().and_then(|s| s.metadata.name.clone()).unwrap_or_default()
+    }
+
+    /// The set changed: a status line when what the status says changed.
+    pub fn set(&mut self, set: &StatefulSet) -> Vec<EventKind> {
+        let before = self.set.replace(set.clone());
+        let (Some(st), name) = (set.status.as_ref(), set.metadata.name.clone().unwrap_or_default())
+        else {
+            return Vec::new();
+        };
+        let same = before.as_ref().and_then(|b| b.status.as_ref()).is_some_and(|b| {
+            (
+                b.replicas,
+                b.ready_replicas,
+                b.available_replicas,
+                b.current_replicas,
+                b.updated_replicas,
+                &b.current_revision,
+                &b.update_revision,
+                b.observed_generation,
+            ) == (
+                st.replicas,
+                st.ready_replicas,
+                st.available_replicas,
+                st.current_replicas,
+                st.updated_replicas,
+                &st.current_revision,
+                &st.update_revision,
+                st.observed_generation,
+            )
+        });
+        if same {
+            return Vec::new();
+        }
+        vec![EventKind::Status {
+            set: name,
+            replicas: st.replicas,
+            ready_replicas: st.ready_replicas.unwrap_or(0),
+            available_replicas: st.available_replicas.unwrap_or(0),
+            current_replicas: st.current_replicas.unwrap_or(0),
+            updated_replicas: st.updated_replicas.unwrap_or(0),
+            current_revision: st.current_revision.clone().unwrap_or_default(),
+            update_revision: st.update_revision.clone().unwrap_or_default(),
+            observed_generation: st.observed_generation.unwrap_or(0),
+        }]
+    }
+
+    /// A pod was added or changed (`deleted`: it is gone).
+    pub fn pod(&mut self, p: &Pod, deleted: bool) -> Vec<EventKind> {
+        let name = p.metadata.name.clone().unwrap_or_default();
+        if deleted {
+            return match self.pods.remove(&name) {
+                Some(_) => vec![kubelet(&name, "gone")],
+                None => Vec::new(),
+            };
+        }
+        let now = seen(p);
+        let before = self.pods.insert(name.clone(), now.clone());
+        self.changes(&name, p, before.as_ref(), &now)
+    }
+
+    fn changes(&self, name: &str, p: &Pod, before: Option<&Seen>, now: &Seen) -> Vec<EventKind> {
+        let mut out = Vec::new();
+        let fresh = before.is_none_or(|b| b.uid != now.uid);
+        if fresh && self.pods_listed {
+            let revision = Some(podf::revision(p).to_string()).filter(|r| !r.is_empty());
+            out.push(controller(&self.set_name(), "create-pod", name, revision, None));
+        }
+        let was = before.filter(|_| !fresh);
+        if now.terminating && !was.is_some_and(|b| b.terminating) && (self.pods_listed || !fresh) {
+            out.push(controller(&self.set_name(), "delete-pod", name, None, self.delete_reason(p)));
+        }
+        if now.phase == "Running" && was.is_none_or(|b| b.phase != "Running") && !fresh {
+            out.push(kubelet(name, "running"));
+        }
+        if now.phase == "Failed" && was.is_some_and(|b| b.phase != "Failed") {
+            out.push(kubelet(name, "failed"));
+        }
+        match (was.map(|b| b.ready), now.ready) {
+            (Some(false), true) => out.push(kubelet(name, "ready")),
+            (Some(true), false) if !now.terminating => out.push(kubelet(name, "unready")),
+            _ => {}
+        }
+        out
+    }
+
+    /// Why the controller deletes `p`, as far as the set tells: beyond the replicas, failed, or
+    /// outdated.
+    fn delete_reason(&self, p: &Pod) -> Option<String> {
+        let set = self.set.as_ref()?;
+        let ordinal = labels::ordinal_of(p.metadata.name.as_deref().unwrap_or_default());
+        if !spec::in_range(set, ordinal) {
+            return Some("scale-down".into());
+        }
+        if matches!(podf::phase(p), "Failed" | "Succeeded") {
+            return Some("failed".into());
+        }
+        let update = set.status.as_ref()?.update_revision.as_deref()?;
+        (podf::revision(p) != update).then(|| "update".into())
+    }
+
+    /// A complete listing of the set's pods: what changed since the last one (nothing the first
+    /// time: those pods were there before we looked).
+    pub fn pods_listed(&mut self, pods: &[Pod]) -> Vec<EventKind> {
+        let mut out = Vec::new();
+        let listed: BTreeSet<String> =
+            pods.iter().filter_map(|p| p.metadata.name.clone()).collect();
+        let gone: Vec<String> =
+            self.pods.keys().filter(|n| !listed.contains(*n)).cloned().collect();
+        for name in gone {
+            self.pods.remove(&name);
+            out.push(kubelet(&name, "gone"));
+        }
+        for p in pods {
+            out.extend(self.pod(p, false));
+        }
+        self.pods_listed = true;
+        out
+    }
+
+    /// A revision was added.
+    pub fn revision(&mut self, r: &ControllerRevision) -> Vec<EventKind> {
+        let name = r.metadata.name.clone().unwrap_or_default();
+        if self.revisions.insert(name.clone()) && self.revisions_listed {
+            return vec![EventKind::Controller {
+                set: self.set_name(),
+                action: "create-revision".into(),
+                pod: None,
+                pvc: None,
+                revision: Some(name),
+                reason: None,
+            }];
+        }
+        Vec::new()
+    }
+
+    /// A complete listing of the set's revisions.
+    pub fn revisions_listed(&mut self, revs: &[ControllerRevision]) -> Vec<EventKind> {
+        let out = revs.iter().flat_map(|r| self.revision(r)).collect();
+        self.revisions_listed = true;
+        out
+    }
+
+    /// An Event about the set or one of its pods: Warnings become a line (once per count).
+    pub fn event(&mut self, e: &KubeEvent) -> Vec<EventKind> {
+        if e.type_.as_deref() != Some("Warning") {
+            return Vec::new();
+        }
+        let key = (e.metadata.uid.clone().unwrap_or_default(), e.count.unwrap_or(1));
+        if self.events.contains(&key) {
+            return Vec::new();
+        }
+        self.events.push_back(key);
+        if self.events.len() > EVENTS_REMEMBERED {
+            self.events.pop_front();
+        }
+        let io = &e.involved_object;
+        vec![EventKind::Event {
+            object: format!(
+                "{}/{}",
+                io.kind.as_deref().unwrap_or_default().to_lowercase(),
+                io.name.as_deref().unwrap_or_default()
+            ),
+            reason: e.reason.clone().unwrap_or_default(),
+            message: e.message.clone().unwrap_or_default().trim().to_string(),
+            warning: true,
+        }]
+    }
+}
+
+fn kubelet(pod: &str, event: &str) -> EventKind {
+    EventKind::Kubelet { pod: pod.into(), event: event.into() }
+}
+
+fn controller(
+    set: &str,
+    action: &str,
+    pod: &str,
+    revision: Option<String>,
+    reason: Option<String>,
+) -> EventKind {
+    EventKind::Controller {
+        set: set.into(),
+        action: action.into(),
+        pod: Some(pod.into()),
+        pvc: None,
+        revision,
+        reason,
+    }
+}
+
+#[cfg(test)]
+mod tests;

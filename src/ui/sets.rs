@@ -1,0 +1,71 @@
+//! The StatefulSet list (a cluster opened without a NAME): one row per set, live, with the
+//! highlighted row; name, ready/desired, updated, strategy and partition, current → update
+//! revision, and the health word.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+use crate::app::health::Health;
+use crate::app::sets::rows;
+use crate::app::state::AppState;
+
+use super::theme::{Glyphs, Theme};
+use super::util::{pane, put, put_spans, title};
+
+/// Draws the list over `area`.
+pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
+    let rows = rows(state);
+    let heading = format!("StatefulSets ({}) — Enter opens one", rows.len());
+    let inner = pane(buf, area, title(heading), theme);
+    if inner.height == 0 {
+        return;
+    }
+    let right = inner.x + inner.width;
+    if rows.is_empty() {
+        let why = if state.synced {
+            "no StatefulSet here"
+        } else {
+            "loading: waiting for the first listing"
+        };
+        put(buf, inner.x + 1, inner.y, why, inner.width.saturating_sub(1), theme.dim);
+        return;
+    }
+    let name_w = rows.iter().map(|r| r.key.to_string().chars().count()).max().unwrap_or(4).max(4);
+    let header = format!(
+        "  {:<name_w$}  {:>7}  {:>7}  {:<20}  {:<24}  {}",
+        "NAME", "READY", "UPDATED", "STRATEGY", "REVISIONS", "HEALTH"
+    );
+    put(buf, inner.x, inner.y, &header, inner.width, theme.dim);
+    let visible = usize::from(inner.height.saturating_sub(1));
+    let selected = state.picking.unwrap_or(0);
+    let first = selected.saturating_sub(visible.saturating_sub(1));
+    for (i, r) in rows.iter().enumerate().skip(first).take(visible) {
+        let y = inner.y + 1 + u16::try_from(i - first).unwrap_or(0);
+        let marker = if i == selected { Glyphs::POINTER } else { ' ' };
+        let text = format!(
+            "{marker} {:<name_w$}  {:>7}  {:>7}  {:<20}  {:<24}  ",
+            r.key.to_string(),
+            r.ready,
+            r.updated,
+            r.strategy,
+            r.revisions
+        );
+        let health = match r.health {
+            Health::Healthy => theme.good,
+            Health::Progressing | Health::Paused => theme.text,
+            Health::Frozen | Health::Degraded => theme.warn,
+            Health::Blocked => theme.bad,
+        };
+        put_spans(
+            buf,
+            inner.x,
+            y,
+            &[Span::styled(text, theme.text), Span::styled(r.health.word(), health)],
+            right,
+        );
+        if i == selected {
+            buf.set_style(Rect { y, height: 1, ..inner }, theme.selected);
+        }
+    }
+}
