@@ -62,10 +62,12 @@ fn sections(caps: &Capabilities) -> Vec<Section> {
         })
         .collect();
     for ctx in [Context::Sets, Context::Help, Context::Prompt, Context::Confirm, Context::Picker] {
-        let rows = crate::app::keymap::bindings(ctx, caps)
+        let rows: Vec<(String, &str)> = crate::app::keymap::bindings(ctx, caps)
             .map(|b| (b.keys.iter().map(Key::label).collect::<Vec<_>>().join(" "), b.help))
             .collect();
-        out.push((dialog_title(ctx).to_string(), rows));
+        if !rows.is_empty() {
+            out.push((dialog_title(ctx).to_string(), rows));
+        }
     }
     out
 }

@@ -45,6 +45,7 @@ fn words(evs: &[EventKind]) -> Vec<String> {
     evs.iter()
         .map(|e| {
             crate::sim::timeline::text(&crate::backend::Event { t_ms: 0, kind: e.clone() })[21..]
+                .trim_start()
                 .to_string()
         })
         .collect()
