@@ -190,3 +190,68 @@ fn the_simulator_freezes_with_shift_f() {
     let mut st: AppState = demo(sim_caps());
     assert_eq!(ops(&run(&mut st, [key('F')])), vec![Op::from(ClusterOp::Freeze { set: web() })]);
 }
+
+fn controller(action: &str, pod: &str, reason: Option<&str>) -> Msg {
+    backend(BackendEvent::Timeline(ststui::backend::Event {
+        t_ms: 0,
+        kind: ststui::backend::EventKind::Controller {
+            set: "web".into(),
+            action: action.into(),
+            pod: Some(pod.into()),
+            pvc: None,
+            revision: None,
+            reason: reason.map(str::to_string),
+        },
+    }))
+}
+
+fn clock(secs: i64) -> Msg {
+    let now = t0()
+        .checked_add(k8s_openapi::jiff::SignedDuration::from_secs(secs))
+        .unwrap_or_else(|e| panic!("{e}"));
+    backend(BackendEvent::Clock { now, speed: 1.0 })
+}
+
+fn differs(st: &AppState) -> Vec<String> {
+    st.timeline
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ststui::backend::EventKind::Differs { expected, observed, .. } => {
+                Some(format!("{expected} / {observed}"))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `web` as in `demo_real` with `partition` and `generation`.
+fn real_set(partition: i32, generation: i64, cur: &str, upd: &str) -> Msg {
+    let mut s = set("web", 5, partition, "nginx:1.26", cur, upd);
+    s.metadata.generation = Some(generation);
+    applied(Object::Set(Box::new(s)))
+}
+
+#[test]
+fn what_the_cluster_did_unlike_the_advisor_is_told_after_a_grace() {
+    let (mut st, cur, upd) = demo_real(4);
+    st.caps = Capabilities::cluster();
+    st.can_pick = true;
+    // The partition moved to 3: the advisor's plan deletes web-3 for the update. The cluster
+    // doing just that is not news.
+    run(&mut st, [real_set(3, 2, &cur, &upd), Msg::BatchEnd]);
+    run(&mut st, [controller("delete-pod", "web-3", Some("update")), clock(5), Msg::BatchEnd]);
+    assert!(differs(&st).is_empty(), "{:?}", differs(&st));
+    // The cluster creates web-9, which no plan holds: a suspicion, told once the grace is over
+    // without a spec change that would explain it.
+    run(&mut st, [controller("create-pod", "web-9", None), Msg::BatchEnd]);
+    assert!(differs(&st).is_empty(), "not yet: a racing watch may explain it");
+    run(&mut st, [clock(10), Msg::BatchEnd]);
+    let told = differs(&st);
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].ends_with("/ created web-9"), "{told:?}");
+    // web-2 deleted for the update before the watch showed the partition at 2: the set's next
+    // generation explains it, so nothing is told.
+    run(&mut st, [controller("delete-pod", "web-2", Some("update")), real_set(2, 3, &cur, &upd)]);
+    run(&mut st, [clock(20), Msg::BatchEnd]);
+    assert_eq!(differs(&st).len(), 1, "{:?}", differs(&st));
+}
