@@ -716,3 +716,28 @@ fn the_backend_clock_is_extrapolated_between_reports() {
     let t = st.timeline.iter().last().map(|e| (e.t_ms, e.origin));
     assert_eq!(t, Some((700, Origin::Operator)));
 }
+
+#[test]
+fn max_unavailable_takes_a_number_or_a_percentage() {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    let mut st = demo(sim_caps());
+    run(&mut st, [key('m'), key('x')]);
+    let Modal::Prompt(p) = &st.modal else { panic!("no prompt") };
+    assert!(p.error.as_deref().unwrap_or_default().contains("percentage"));
+    let cmds = run(&mut st, [key('2'), key('5'), key('%'), code(KeyCode::Enter)]);
+    assert_eq!(
+        ops(&cmds),
+        vec![Op::from(ClusterOp::SetMaxUnavailable {
+            set: web(),
+            value: IntOrString::String("25%".into())
+        })]
+    );
+    run(&mut st, [key('m'), key('0'), code(KeyCode::Enter)]);
+    let Modal::Prompt(p) = &st.modal else { panic!("the prompt stays open") };
+    assert!(p.error.as_deref().unwrap_or_default().contains("at least 1"));
+    let cmds = run(&mut st, [ctrl('u'), key('3'), code(KeyCode::Enter)]);
+    assert_eq!(
+        ops(&cmds),
+        vec![Op::from(ClusterOp::SetMaxUnavailable { set: web(), value: IntOrString::Int(3) })]
+    );
+}

@@ -17,6 +17,8 @@ pub enum Action {
     PartitionPrompt,
     /// Toggle the update strategy between RollingUpdate and OnDelete.
     ToggleStrategy,
+    /// Prompt for maxUnavailable (a number or a percentage).
+    MaxUnavailablePrompt,
     /// Scale up by one replica.
     ScaleUp,
     /// Scale down by one replica (to 0 asks for confirmation).

@@ -17,12 +17,14 @@ pub enum PromptKind {
     Image { set: ObjRef, current: String },
     /// An ordinal to select, between `lo` and `hi` (what the grid shows).
     Jump { set: ObjRef, lo: i32, hi: i32 },
+    /// `spec.updateStrategy.rollingUpdate.maxUnavailable`: a number or a percentage.
+    MaxUnavailable { set: ObjRef, current: String },
 }
 
 impl PromptKind {
     /// Whether only digits are accepted.
     pub fn numeric(&self) -> bool {
-        !matches!(self, PromptKind::Image { .. })
+        !matches!(self, PromptKind::Image { .. } | PromptKind::MaxUnavailable { .. })
     }
 
     /// The label shown before the input, e.g. `partition of default/web (now 5):`.
@@ -34,6 +36,9 @@ impl PromptKind {
             PromptKind::Scale { set, current } => format!("replicas of {set} (now {current})"),
             PromptKind::Image { set, current } => format!("image of {set} (now {current})"),
             PromptKind::Jump { set, lo, hi } => format!("go to ordinal of {set} ({lo}–{hi})"),
+            PromptKind::MaxUnavailable { set, current } => {
+                format!("maxUnavailable of {set}, a number or N% (now {current})")
+            }
         }
     }
 }
@@ -58,14 +63,19 @@ impl Prompt {
 
     /// Types one character. Returns false (and sets `error`) when it is not accepted.
     pub fn push(&mut self, c: char) -> bool {
+        let percent = matches!(self.kind, PromptKind::MaxUnavailable { .. });
         let ok = if self.kind.numeric() {
             c.is_ascii_digit()
+        } else if percent {
+            c.is_ascii_digit() || c == '%'
         } else {
             !c.is_control() && !c.is_whitespace()
         };
         if !ok {
             self.error = Some(if self.kind.numeric() {
                 format!("{c:?} is not a digit: type a whole number")
+            } else if percent {
+                format!("{c:?}: type a number, or a percentage like 25%")
             } else {
                 "an image reference has no spaces".to_string()
             });
@@ -99,6 +109,26 @@ impl Prompt {
             return Err("type a number, Enter to apply, Esc to cancel".to_string());
         }
         t.parse::<i32>().map_err(|_| format!("{t} is not a whole number from 0 to {}", i32::MAX))
+    }
+
+    /// The typed maxUnavailable: a positive number or a percentage (`2`, `25%`).
+    pub fn int_or_percent(
+        &self,
+    ) -> Result<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString, String> {
+        use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+        let t = self.input.trim();
+        let bad = || format!("{t:?} is not a number or a percentage: expected e.g. 2 or 25%");
+        match t.strip_suffix('%') {
+            Some(p) if p.parse::<u32>().is_ok_and(|n| (1..=100).contains(&n)) => {
+                Ok(IntOrString::String(t.to_string()))
+            }
+            Some(_) => Err(bad()),
+            None => match t.parse::<i32>() {
+                Ok(n) if n >= 1 => Ok(IntOrString::Int(n)),
+                Ok(_) => Err("maxUnavailable must be at least 1 (or a percentage)".into()),
+                Err(_) => Err(bad()),
+            },
+        }
     }
 
     /// The typed text, or a message when it is empty.

@@ -189,6 +189,8 @@ pub const BINDINGS: &[Binding] = &[
       "set the partition to a number", None),
     b(C::Normal, &[Key::ch('o')], Action::ToggleStrategy, G::Rollout,
       "toggle OnDelete / RollingUpdate (keeps the partition)", None),
+    b(C::Normal, &[Key::ch('m')], Action::MaxUnavailablePrompt, G::Rollout,
+      "set maxUnavailable (a number or N%)", None),
     b(C::Normal, &[Key::ch('+'), Key::ch('=')], Action::ScaleUp, G::Rollout,
       "scale up one replica", None),
     b(C::Normal, &[Key::ch('-')], Action::ScaleDown, G::Rollout,

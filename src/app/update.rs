@@ -268,6 +268,7 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
     let parsed = match &kind {
         PromptKind::Partition { .. } | PromptKind::Scale { .. } => p.number().map(Value::Number),
         PromptKind::Image { .. } => p.text().map(Value::Text),
+        PromptKind::MaxUnavailable { .. } => p.int_or_percent().map(Value::IntOrPercent),
         PromptKind::Jump { lo, hi, .. } => p.number().and_then(|n| {
             if (*lo..=*hi).contains(&n) {
                 Ok(Value::Number(n))
@@ -294,6 +295,9 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
             ops::scale_to(state, set, current, n)
         }
         (PromptKind::Image { set, .. }, Value::Text(image)) => ops::set_image(state, set, image),
+        (PromptKind::MaxUnavailable { set, .. }, Value::IntOrPercent(v)) => {
+            ops::set_max_unavailable(state, set, v)
+        }
         (PromptKind::Jump { .. }, Value::Number(n)) => {
             select(state, n);
             Ok(Vec::new())
@@ -305,6 +309,7 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
 enum Value {
     Number(i32),
     Text(String),
+    IntOrPercent(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString),
 }
 
 fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {

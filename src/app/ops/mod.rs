@@ -23,7 +23,9 @@ use super::notify::{info, log_operator};
 use super::state::{AppState, Confirm, Modal};
 use crate::backend::{ClusterOp, Connection, Mode, ObjRef, Op, Write, WriteKind};
 
-pub use rollout::{open_picker, pick_revision, scale_to, set_image, set_partition};
+pub use rollout::{
+    open_picker, pick_revision, scale_to, set_image, set_max_unavailable, set_partition,
+};
 
 /// `Err` is a refusal: the text for the status line.
 pub type Outcome = Result<Vec<Command>, String>;
@@ -43,6 +45,31 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             Ok(Vec::new())
         }
         Action::ToggleStrategy => rollout::toggle_strategy(state),
+        Action::MaxUnavailablePrompt => {
+            let (r, set) = selected(state)?;
+            require_rolling(set)?;
+            writable(state, WriteKind::PatchSet)?;
+            let current = set
+                .spec
+                .update_strategy
+                .as_ref()
+                .and_then(|u| u.rolling_update.as_ref())
+                .and_then(|r| r.max_unavailable.as_ref())
+                .map_or_else(
+                    || "1".to_string(),
+                    |v| match v {
+                        k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(i) => {
+                            i.to_string()
+                        }
+                        k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(s) => {
+                            s.clone()
+                        }
+                    },
+                );
+            let kind = PromptKind::MaxUnavailable { set: r, current };
+            state.modal = Modal::Prompt(Prompt::new(kind, ""));
+            Ok(Vec::new())
+        }
         Action::ScaleUp => {
             let (r, set) = selected(state)?;
             let old = f::replicas(set);
@@ -102,6 +129,7 @@ pub fn applies(action: Action, state: &AppState) -> bool {
         | Action::PartitionUp
         | Action::PartitionPrompt
         | Action::ToggleStrategy
+        | Action::MaxUnavailablePrompt
         | Action::NewImage
         | Action::Restart
         | Action::Undo

@@ -356,3 +356,19 @@ pub(super) fn toggle_freeze(state: &mut AppState) -> Outcome {
         }
     }
 }
+
+/// Sets maxUnavailable (a number or a percentage).
+pub fn set_max_unavailable(
+    state: &mut AppState,
+    r: ObjRef,
+    value: k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+) -> Outcome {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    let text = match &value {
+        IntOrString::Int(i) => i.to_string(),
+        IntOrString::String(s) => s.clone(),
+    };
+    let op = write(state, ClusterOp::SetMaxUnavailable { set: r.clone(), value })?;
+    let said = format!("maxUnavailable of {} → {text}", r.name);
+    Ok(send(state, op, format!("maxunavailable {} {text}", r.name), said))
+}
