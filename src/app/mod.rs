@@ -8,6 +8,7 @@
 
 pub mod action;
 pub mod advisor;
+mod backend_events;
 mod differs;
 pub mod facts;
 pub mod health;

@@ -1,0 +1,207 @@
+//! The reducer's half for what a backend reports ([`BackendEvent`]): the mirror (objects,
+//! complete re-listings and their badge), the clock, the mode, capabilities, the server's
+//! version, the connection, failed ops (a conflict asks again), notices and the timeline
+//! (where, on a cluster, the advisor is compared with what the controller did).
+//!
+//! Owns those transitions. Only `update` calls it. Must not touch the terminal or a backend.
+
+use super::msg::Command;
+use super::notify::{self, info, push_now};
+use super::state::{AppState, Confirm, Modal, Origin, TimelineEntry};
+use super::update::{choose_set, select};
+use crate::backend::{BackendEvent, Connection, EventKind, Failure, FailureKind, Mode, Op};
+
+pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command> {
+    match ev {
+        BackendEvent::Applied(obj) => {
+            if state.mirror.apply(obj) {
+                return after_mirror_change(state);
+            }
+        }
+        BackendEvent::Deleted(obj) => {
+            if state.mirror.delete(&obj) {
+                return after_mirror_change(state);
+            }
+        }
+        BackendEvent::Listed { kind, scope, objects } => {
+            let changed = state.mirror.replace(kind, &scope, objects);
+            // A scope listed before is listed again: a re-list (a 410 or a reconnect).
+            if state.listed.iter().any(|(k, s)| *k == kind && *s == scope) {
+                state.relists += 1;
+                state.dirty = true;
+            } else if state.listed.len() < 64 {
+                state.listed.push((kind, scope));
+            }
+            if changed {
+                return after_mirror_change(state);
+            }
+        }
+        BackendEvent::Synced => {
+            state.synced = true;
+            state.dirty = true;
+            return after_mirror_change(state);
+        }
+        BackendEvent::Timeline(ev) => {
+            if !state.caps.pause_reconcile {
+                super::differs::check(state, &ev.kind);
+            }
+            state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
+            state.timeline.push(TimelineEntry {
+                t_ms: ev.t_ms,
+                kind: ev.kind,
+                origin: Origin::Backend,
+            });
+            state.dirty = true;
+        }
+        BackendEvent::Clock { now, speed } => {
+            let shown = |t: Option<k8s_openapi::jiff::Timestamp>| t.map(|t| t.as_second());
+            if shown(state.now) != shown(Some(now)) || state.speed != speed {
+                state.dirty = true;
+            }
+            state.now = Some(now);
+            state.clock_wall = state.wall;
+            state.speed = speed;
+            align_origin(state);
+        }
+        BackendEvent::Mode(m) => {
+            if state.mode != m {
+                state.mode = m;
+                let word = match m {
+                    Mode::Live => "live: the controller reconciles",
+                    Mode::Paused => "paused: reconciliation stopped",
+                };
+                info(state, word.into());
+            }
+        }
+        BackendEvent::Pace { asked, achieved } => {
+            state.pace = achieved;
+            state.dirty = true;
+            if let Some(a) = achieved {
+                let said = format!(
+                    "the simulator cannot keep up: ×{} asked, ×{} achieved",
+                    crate::app::view::header::speed_text(asked),
+                    crate::app::view::header::speed_text(a)
+                );
+                info(state, said);
+            }
+        }
+        BackendEvent::Capabilities(caps) => {
+            if state.caps != caps {
+                state.caps = caps;
+                state.dirty = true;
+            }
+        }
+        BackendEvent::Server { version } => on_server(state, version),
+        BackendEvent::Connection(c) => on_connection(state, c),
+        BackendEvent::OpFailed(failure) => on_failure(state, failure),
+        BackendEvent::Error(message) => notify::error(state, message),
+        BackendEvent::Notice(text) => {
+            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Backend);
+            info(state, text);
+        }
+    }
+    Vec::new()
+}
+
+/// The server's version: the advisor reproduces that release (said once when ststui does not
+/// know it and uses the nearest one).
+fn on_server(state: &mut AppState, version: String) {
+    let (v, note) = crate::core::Version::for_server(&version);
+    state.options = crate::core::Options::for_version(v);
+    state.server_version = Some(version);
+    state.advisor = None;
+    state.dirty = true;
+    if let Some(note) = note {
+        push_now(state, EventKind::Command { line: 0, text: note.clone() }, Origin::Backend);
+        info(state, note);
+    }
+}
+
+/// The connection went down, came back, or our credentials were refused.
+fn on_connection(state: &mut AppState, c: Connection) {
+    if state.connection == c {
+        return;
+    }
+    let was_up = state.connection == Connection::Up;
+    state.connection = c.clone();
+    state.dirty = true;
+    match c {
+        Connection::Up if !was_up => {
+            let text = "reconnected: watching again; the data is live".to_string();
+            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Backend);
+            info(state, text);
+        }
+        Connection::Up => {}
+        Connection::Down { error, .. } => {
+            notify::error(state, format!("lost the connection: {error}; retrying"));
+        }
+        Connection::Unauthorized { error } => notify::error(state, error),
+    }
+}
+
+/// A failed op. A conflict on a write the operator decided shows what changed and asks again
+/// (decided on the set as it is now); everything else is an error line.
+fn on_failure(state: &mut AppState, f: Failure) {
+    let said = format!("{} failed: {}", f.op, f.message);
+    match (f.kind, f.write) {
+        (FailureKind::Conflict, Some(write))
+            if write.basis.is_some() && state.modal == Modal::None =>
+        {
+            notify::error(state, said);
+            let target = write.op.target().clone();
+            let confirm = Confirm {
+                title: format!("{target} changed: apply your change to it as it is now?"),
+                old: f.message,
+                new: f.op.clone(),
+                warning: Some("nothing was written yet; no means it stays as it is now".into()),
+                log: f.op,
+                ops: vec![Op::Cluster(write)],
+            };
+            state.modal = Modal::Confirm(confirm);
+        }
+        _ => notify::error(state, said),
+    }
+}
+
+/// At a clock report (the backend reports its clock after the events up to it): keeps
+/// `clock_origin` at or before `now - backend_t_ms` (see [`AppState::clock_origin`]).
+fn align_origin(state: &mut AppState) {
+    let Some(now) = state.now else {
+        return;
+    };
+    let ms = i64::try_from(state.backend_t_ms).unwrap_or(i64::MAX);
+    let implied =
+        now.checked_sub(k8s_openapi::jiff::SignedDuration::from_millis(ms)).unwrap_or(now);
+    if state.clock_origin.is_none_or(|o| implied < o) {
+        state.clock_origin = Some(implied);
+        state.dirty = true;
+    }
+}
+
+/// After an object changed: pick a set if none is selected (or it went away), keep the
+/// selected ordinal inside the span, and redraw. On a cluster the opened set is the one asked
+/// for: when it is deleted (or was never there) the console says so and offers the set list.
+fn after_mirror_change(state: &mut AppState) -> Vec<Command> {
+    state.dirty = true;
+    let gone = state.selected_set.as_ref().is_some_and(|r| state.mirror.set(r).is_none());
+    let mut cmds = Vec::new();
+    if state.can_pick {
+        if gone && state.synced && state.picking.is_none() {
+            let r = state.selected_set.clone().map(|r| r.to_string()).unwrap_or_default();
+            notify::error(
+                state,
+                format!("statefulset {r} is not there (deleted?): choose another"),
+            );
+            cmds = super::sets::back(state);
+        }
+        if let Some(at) = state.picking {
+            state.picking = Some(at.min(state.mirror.sets().count().saturating_sub(1)));
+        }
+    } else if state.selected_set.is_none() || gone {
+        let first = state.mirror.sets().next().map(|(r, _)| r.clone());
+        choose_set(state, first);
+    }
+    let ordinal = state.selected_ordinal;
+    select(state, ordinal);
+    cmds
+}
