@@ -218,3 +218,25 @@ fn the_api_going_down_shows_a_banner_keeps_the_data_and_recovers() {
     assert!(c.wait_exit().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn refused_credentials_say_so_and_r_reconnects() {
+    let dir = std::env::temp_dir().join(format!("ststui-e2e-401-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let script = dir.join("401.scenario");
+    std::fs::write(&script, "create web replicas=2\nwait 5s\napi-unauthorized 6s\nwait 600s\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = script.display().to_string();
+    let k = Cluster::start("401", &["--script", &s]);
+    let mut c = k.console(&["web"]);
+    c.wait_for("the grid", |s| s.contains("web-1") && header(s).contains("live"));
+    c.wait_for("the credentials refused", |s| s.contains("credentials refused"));
+    assert!(c.screen().contains("R reconnects"), "{}", c.screen());
+    assert!(c.screen().contains("web-1"), "the last data stays");
+    c.press("R");
+    c.wait_for("reconnecting", |s| s.contains("reading the credentials again"));
+    c.wait_for("live again", |s| header(s).contains("● live"));
+    c.press("q");
+    assert!(c.wait_exit().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

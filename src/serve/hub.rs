@@ -62,6 +62,7 @@ struct State {
     latest: u64,
     drops: u64,
     down_until: Option<Instant>,
+    unauthorized_until: Option<Instant>,
     latency: Duration,
     /// The simulation's time at the last event, the wall instant then, and the speed.
     clock: Option<(k8s_openapi::jiff::Timestamp, Instant, f64)>,
@@ -127,6 +128,10 @@ impl Hub {
                 s.drops += 1;
             }
             ApiFault::Latency { ms } => s.latency = wall(ms),
+            ApiFault::Unauthorized { ms } => {
+                s.unauthorized_until = Some(Instant::now() + wall(ms));
+                s.drops += 1;
+            }
             ApiFault::DropWatches => s.drops += 1,
             ApiFault::Compact => {
                 s.compacted_through = s.latest;
@@ -167,6 +172,11 @@ impl Hub {
     /// When the API is down, until when.
     pub fn down_until(&self) -> Option<Instant> {
         self.lock().down_until.filter(|t| *t > Instant::now())
+    }
+
+    /// When requests are refused as 401, until when.
+    pub fn unauthorized_until(&self) -> Option<Instant> {
+        self.lock().unauthorized_until.filter(|t| *t > Instant::now())
     }
 
     pub fn latency(&self) -> Duration {

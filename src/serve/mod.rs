@@ -264,6 +264,9 @@ async fn respond(
             "the simulated API server is down (api-down) for another {left:.1}s"
         )));
     }
+    if ctx.hub.unauthorized_until().is_some() && path.starts_with("/api") {
+        return Err(Status::new(401, "Unauthorized", "Unauthorized"));
+    }
     let latency = ctx.hub.latency();
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;

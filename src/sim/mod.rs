@@ -74,6 +74,8 @@ pub enum ApiFault {
     Down { ms: u64 },
     /// Every response waits `ms` virtual ms (0 ends it).
     Latency { ms: u64 },
+    /// Every request is refused as 401 Unauthorized for `ms` virtual ms (expired credentials).
+    Unauthorized { ms: u64 },
     /// Every open watch is closed.
     DropWatches,
     /// The watch history is compacted: older resourceVersions get 410 Gone.

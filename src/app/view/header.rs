@@ -64,7 +64,9 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
             format!("⚠ disconnected since {}, retrying (stale)", since.strftime("%H:%M:%S")),
             Tone::Warn,
         ),
-        (Connection::Unauthorized { .. }, _) => p("⚠ credentials refused (stale)", Tone::Warn),
+        (Connection::Unauthorized { .. }, _) => {
+            p("⚠ credentials refused (stale): R reconnects", Tone::Warn)
+        }
         (Connection::Up, Mode::Live) => p("● live", Tone::Good),
         (Connection::Up, Mode::Paused) => p("❚❚ PAUSED", Tone::Warn),
     };

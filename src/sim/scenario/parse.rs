@@ -44,6 +44,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("unfreeze", "unfreeze NAME"),
     ("api-down", "api-down DUR"),
     ("api-latency", "api-latency DUR"),
+    ("api-unauthorized", "api-unauthorized DUR"),
     ("drop-watches", "drop-watches"),
     ("compact", "compact"),
     ("pause", "pause"),
@@ -234,6 +235,10 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
         "api-latency" => {
             let w = a.word("DUR")?;
             Command::Api(ApiFault::Latency { ms: duration(w).map_err(|m| a.err(m))? })
+        }
+        "api-unauthorized" => {
+            let w = a.word("DUR")?;
+            Command::Api(ApiFault::Unauthorized { ms: duration(w).map_err(|m| a.err(m))? })
         }
         "drop-watches" => Command::Api(ApiFault::DropWatches),
         "compact" => Command::Api(ApiFault::Compact),
