@@ -30,7 +30,7 @@ const TICK: Duration = Duration::from_secs(1);
 const MAX_BATCH: usize = 4096;
 
 /// Backend messages waiting at most (the backend blocks beyond: backpressure, bounded memory).
-const BACKEND_QUEUE: usize = 16_384;
+const BACKEND_QUEUE: usize = 4_096;
 
 /// The console's two inboxes and the senders that fill them.
 pub struct Inbox {

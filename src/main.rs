@@ -240,7 +240,11 @@ fn init_tracing(
         .ok()
         .and_then(|v| v.parse::<tracing::Level>().ok())
         .unwrap_or(tracing::Level::INFO);
-    let (writer, guard) = tracing_appender::non_blocking(f);
+    // At most 1,024 lines waiting for the file (the default, 128,000, costs 4 MB up front);
+    // beyond that lines are dropped, never the console slowed.
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(1_024)
+        .finish(f);
     tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_max_level(level).init();
     tracing::info!("ststui {} started", env!("CARGO_PKG_VERSION"));
     Ok(guard)

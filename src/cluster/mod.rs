@@ -294,9 +294,14 @@ async fn clock(conn: Arc<Conn>) {
 }
 
 fn mark_synced(conn: &Conn, synced: &AtomicBool) {
-    if !synced.swap(true, Ordering::SeqCst) {
-        conn.sink(BackendEvent::Synced);
+    if let Some(ev) = synced_now(synced) {
+        conn.sink(ev);
     }
+}
+
+/// `Synced`, the first time only.
+fn synced_now(synced: &AtomicBool) -> Option<BackendEvent> {
+    (!synced.swap(true, Ordering::SeqCst)).then_some(BackendEvent::Synced)
 }
 
 /// The picker: every set of the namespace (`None`: of every namespace).
@@ -312,7 +317,6 @@ async fn picker(
     };
     let scope = Scope { namespace: ns.clone(), ..Scope::default() };
     let what = format!("watch statefulsets in {}", ns.as_deref().unwrap_or("every namespace"));
-    let c = Arc::clone(&conn);
     watch::run(
         api,
         watcher::Config::default(),
@@ -322,7 +326,7 @@ async fn picker(
         conn,
         |s| Object::Set(Box::new(s)),
         |_| Vec::new(),
-        move |_| mark_synced(&c, &synced),
+        move |_| synced_now(&synced),
         true,
     )
     .await;
@@ -366,6 +370,7 @@ async fn focus(key: ObjRef, client: kube::Client, conn: Arc<Conn>, synced: Arc<A
         },
         move |list: &[StatefulSet]| {
             let _ = tx2.send(Some(list.first().map(|s| s.spec.selector.clone())));
+            None
         },
         true,
     ));
@@ -406,15 +411,12 @@ fn watch_set_objects(
     let ns = key.namespace.clone();
     let labels = selector_string(sel);
     let scope = Scope { namespace: Some(ns.clone()), selector: Some(sel.clone()), name: None };
-    let cfg = || watcher::Config::default().labels(&labels);
+    // Pages of 100 keep the listing's transient memory small (kube-rs's default is 500).
+    let cfg = || watcher::Config::default().labels(&labels).page_size(100);
     let pending = Arc::new(AtomicUsize::new(3));
     let listed = |pending: &Arc<AtomicUsize>| {
-        let (p, c, s) = (Arc::clone(pending), Arc::clone(conn), Arc::clone(synced));
-        move || {
-            if p.fetch_sub(1, Ordering::SeqCst) == 1 {
-                mark_synced(&c, &s);
-            }
-        }
+        let (p, s) = (Arc::clone(pending), Arc::clone(synced));
+        move || if p.fetch_sub(1, Ordering::SeqCst) == 1 { synced_now(&s) } else { None }
     };
     let lock = |t: &Arc<Mutex<Tracker>>| Arc::clone(t);
     let mut tasks = Vec::new();
@@ -436,11 +438,7 @@ fn watch_set_objects(
                 Seen::Deleted(p) => tr.pod(p, true),
             }
         },
-        move |_: &[Pod]| {
-            if let Some(d) = once.take() {
-                d()
-            }
-        },
+        move |_: &[Pod]| once.take().and_then(|d| d()),
         true,
     )));
     let (t, done) = (lock(tracker), listed(&pending));
@@ -461,11 +459,7 @@ fn watch_set_objects(
                 Seen::Deleted(_) => Vec::new(),
             }
         },
-        move |_: &[ControllerRevision]| {
-            if let Some(d) = once.take() {
-                d()
-            }
-        },
+        move |_: &[ControllerRevision]| once.take().and_then(|d| d()),
         true,
     )));
     let done = listed(&pending);
@@ -479,11 +473,7 @@ fn watch_set_objects(
         Arc::clone(conn),
         |c| Object::Claim(Box::new(c)),
         |_| Vec::new(),
-        move |_: &[PersistentVolumeClaim]| {
-            if let Some(d) = once.take() {
-                d()
-            }
-        },
+        move |_: &[PersistentVolumeClaim]| once.take().and_then(|d| d()),
         true,
     )));
     for (kind, name_ok) in [("StatefulSet", true), ("Pod", false)] {
@@ -517,7 +507,7 @@ fn watch_set_objects(
                     _ => Vec::new(),
                 }
             },
-            |_: &[KubeEvent]| {},
+            |_: &[KubeEvent]| None,
             false,
         )));
     }

@@ -142,19 +142,36 @@ pub enum Seen<'a, K> {
     Deleted(&'a K),
 }
 
-/// Drops what the console never shows.
-fn prune<K: Resource>(mut o: K) -> K {
+/// Drops what the console never shows (nor the advisor reads): managed fields, the
+/// last-applied annotation, and in a pod's containers everything but name and image.
+fn prune<K: Resource + 'static>(mut o: K) -> K {
     let m = o.meta_mut();
     m.managed_fields = None;
     if let Some(a) = m.annotations.as_mut() {
         a.remove(LAST_APPLIED);
+    }
+    if let Some(pod) =
+        (&mut o as &mut dyn std::any::Any).downcast_mut::<k8s_openapi::api::core::v1::Pod>()
+        && let Some(spec) = pod.spec.as_mut()
+    {
+        let lean = |c: &mut k8s_openapi::api::core::v1::Container| {
+            *c = k8s_openapi::api::core::v1::Container {
+                name: std::mem::take(&mut c.name),
+                image: c.image.take(),
+                ..Default::default()
+            };
+        };
+        spec.containers.iter_mut().for_each(lean);
+        spec.init_containers.iter_mut().flatten().for_each(lean);
+        spec.ephemeral_containers = None;
     }
     o
 }
 
 /// Runs a watcher until the stream ends (never, unless aborted). `wrap` makes the backend
 /// object; `derive` turns a change into timeline entries (sent before the change itself, so the
-/// console compares with what it held before); `listed` sees each complete listing; without
+/// console compares with what it held before); `listed` sees each complete listing and may
+/// return an event to send after it (Synced); without
 /// `forward` only the timeline goes out (Events).
 #[allow(clippy::too_many_arguments)]
 pub async fn run<K>(
@@ -166,7 +183,7 @@ pub async fn run<K>(
     conn: Arc<Conn>,
     wrap: fn(K) -> Object,
     mut derive: impl FnMut(Seen<'_, K>) -> Vec<EventKind> + Send,
-    mut listed: impl FnMut(&[K]) + Send,
+    mut listed: impl FnMut(&[K]) -> Option<BackendEvent> + Send,
     forward: bool,
 ) where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
@@ -201,15 +218,18 @@ pub async fn run<K>(
                 for t in derive(Seen::Listed(&objects)) {
                     conn.note(t);
                 }
+                let after = listed(&objects);
                 if forward {
-                    let wrapped = objects.iter().cloned().map(wrap).collect();
+                    let wrapped = objects.into_iter().map(wrap).collect();
                     conn.sink(BackendEvent::Listed {
                         kind,
                         scope: scope.clone(),
                         objects: wrapped,
                     });
                 }
-                listed(&objects);
+                if let Some(ev) = after {
+                    conn.sink(ev);
+                }
             }
             watcher::Event::Apply(o) => {
                 let o = prune(o);

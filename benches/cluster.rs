@@ -1,0 +1,148 @@
+//! Real-cluster mode against a served 1,000-pod set (in process, loopback): how long from
+//! starting the cluster backend to the first full frame (target ≤ 500 ms), and from a change on
+//! the server to the frame that shows it (target ≤ 50 ms median). The console's reducer and
+//! renderer run as in the binary (TestBackend 200×50), without the terminal.
+
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use k8s_openapi::api::apps::v1::StatefulSet;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ststui::app::{self, AppState, Msg};
+use ststui::backend::{BackendEvent, Capabilities, Fault, ObjRef, Object};
+use ststui::cluster::{ClusterBackend, Target};
+use ststui::serve::{self, ServeConfig, Server};
+use ststui::sim::driver::SimHandle;
+use ststui::sim::{KubeletConfig, Sim, SimConfig};
+use ststui::ui::{self, Theme};
+
+fn served(replicas: i32) -> (SimHandle, Server, std::path::PathBuf) {
+    let kubelet = KubeletConfig { start_ms: 0, ready_ms: 0, stop_ms: 0, broken: None };
+    let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
+    let mut sim = Sim::new(SimConfig { kubelet, epoch_unix_ms: Some(now), ..SimConfig::default() });
+    let manifest = format!(
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  podManagementPolicy: Parallel\n  serviceName: web\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      containers:\n      - name: app\n        image: nginx:1.25\n"
+    );
+    let set: StatefulSet = serde_yaml_ng::from_str(&manifest).unwrap_or_default();
+    let _ = sim.create_set(set);
+    sim.settle(600_000);
+    let config = ServeConfig {
+        addr: "127.0.0.1:0"
+            .parse()
+            .unwrap_or_else(|_| std::net::SocketAddr::from(([127, 0, 0, 1], 0))),
+        deny: Vec::new(),
+        git_version: "v1.37.0+ststui-sim".into(),
+    };
+    let Ok((handle, server)) = serve::serve_sim(sim, 1.0, Box::new(|_| {}), config) else {
+        panic!("cannot serve")
+    };
+    let kc = std::env::temp_dir().join(format!("ststui-bench-kc-{}", std::process::id()));
+    let _ = serve::write_kubeconfig(&kc, server.addr);
+    (handle, server, kc)
+}
+
+struct Console {
+    backend: ClusterBackend,
+    rx: Receiver<BackendEvent>,
+    state: AppState,
+    term: Terminal<TestBackend>,
+    theme: Theme,
+}
+
+fn console(kc: &std::path::Path) -> Console {
+    let (tx, rx) = channel();
+    let target = Target {
+        kubeconfig: Some(kc.to_path_buf()),
+        name: Some("web".into()),
+        ..Target::default()
+    };
+    let Ok(backend) = ClusterBackend::start(
+        target,
+        std::sync::Arc::new(move |ev| {
+            let _ = tx.send(ev);
+        }),
+    ) else {
+        panic!("cannot start the backend")
+    };
+    let mut state = AppState::new(Capabilities::cluster(), Default::default());
+    state.can_pick = true;
+    state.selected_set = Some(ObjRef::new("default", "web"));
+    app::update(&mut state, Msg::Resize(200, 50));
+    let Ok(term) = Terminal::new(TestBackend::new(200, 50));
+    Console { backend, rx, state, term, theme: Theme::colored() }
+}
+
+impl Console {
+    /// Applies what arrived (waiting for the first), ends the batch and draws; `true` when
+    /// `done` held after it.
+    fn step(&mut self, done: &dyn Fn(&BackendEvent) -> bool) -> bool {
+        let mut hit = false;
+        let Ok(first) = self.rx.recv_timeout(Duration::from_secs(10)) else { return false };
+        let mut next = Some(first);
+        while let Some(ev) = next {
+            hit |= done(&ev);
+            app::update(&mut self.state, Msg::Backend(ev));
+            next = self.rx.try_recv().ok();
+        }
+        app::update(&mut self.state, Msg::BatchEnd);
+        let (state, theme) = (&self.state, &self.theme);
+        let _ = self.term.draw(|f| {
+            ui::draw(f, state, theme);
+        });
+        hit
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let (handle, _server, kc) = served(1_000);
+    let mut g = c.benchmark_group("cluster, 1000 pods");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    g.bench_function("start to first full frame", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                let mut c = console(&kc);
+                while !(c.state.synced
+                    && c.state.mirror.pods_of(&ObjRef::new("default", "web")).count() == 1_000)
+                {
+                    c.step(&|_| false);
+                }
+                total += start.elapsed();
+                drop(c.backend);
+            }
+            total
+        })
+    });
+    let mut c = console(&kc);
+    while !c.state.synced {
+        c.step(&|_| false);
+    }
+    let mut ready = true;
+    g.bench_function("server change to frame", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                ready = !ready;
+                let pod = ObjRef::new("default", "web-500");
+                let start = Instant::now();
+                handle.caller().call(Box::new(move |sim| {
+                    let _ = sim.apply_op(Fault::SetPodReady { pod, ready }.into());
+                }));
+                let is_it = |ev: &BackendEvent| {
+                    matches!(ev, BackendEvent::Applied(Object::Pod(p)) if p.metadata.name.as_deref() == Some("web-500"))
+                };
+                while !c.step(&is_it) {}
+                total += start.elapsed();
+            }
+            total
+        })
+    });
+    g.finish();
+    let _ = std::fs::remove_file(&kc);
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
