@@ -17,14 +17,14 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Kubeconfig file (real-cluster mode).
-    #[arg(long, value_name = "FILE")]
+    /// Kubeconfig file (real-cluster mode and the verbs).
+    #[arg(long, global = true, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
-    /// Kubeconfig context (real-cluster mode).
-    #[arg(long, value_name = "CONTEXT")]
+    /// Kubeconfig context (real-cluster mode and the verbs).
+    #[arg(long, global = true, value_name = "CONTEXT")]
     pub context: Option<String>,
-    /// Namespace (real-cluster mode; default: the context's namespace).
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    /// Namespace (real-cluster mode and the verbs; default: the context's namespace).
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
     /// Every namespace's StatefulSets in the list (real-cluster mode).
     #[arg(short = 'A', long, conflicts_with_all = ["namespace", "name"])]
@@ -43,9 +43,31 @@ impl Cli {
     /// Refuses real-cluster flags given with `sim` (which would otherwise be ignored), with
     /// clap's usage error: the flag, why, and exit status 2.
     pub fn check(&self) -> Result<(), clap::Error> {
-        let Some(Command::Sim(sim)) = &self.command else { return Ok(()) };
         let usage =
             |kind, msg: &str| Err(<Cli as clap::CommandFactory>::command().error(kind, msg));
+        let sim = match &self.command {
+            None => return Ok(()),
+            Some(Command::Sim(sim)) => sim,
+            Some(verb) => {
+                let given = [
+                    self.all_namespaces.then_some("--all-namespaces"),
+                    self.read_only.then_some("--read-only"),
+                    self.name.as_ref().map(|_| "a NAME before the verb"),
+                ];
+                return match given.into_iter().flatten().next() {
+                    None => Ok(()),
+                    Some(flag) => usage(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        &format!(
+                            "{flag} is for the console; `ststui {}` takes the set's name after \
+                             the verb (e.g. `ststui {} web -n prod`)",
+                            verb.name(),
+                            verb.name()
+                        ),
+                    ),
+                };
+            }
+        };
         if sim.headless && sim.serve.is_none() && sim.script.is_none() && sim.manifests.is_empty() {
             return usage(
                 clap::error::ErrorKind::MissingRequiredArgument,
@@ -85,6 +107,98 @@ impl Cli {
 pub enum Command {
     /// Run against the embedded simulated cluster (no Kubernetes needed).
     Sim(SimArgs),
+    /// Print what the console shows about a set: grid, revisions, health, the controller's
+    /// next action and blocker, and kubectl's verdict beside ours.
+    Explain(ExplainArgs),
+    /// Lower the partition by one (or to N): the next ordinals of a canary roll out.
+    Step(StepArgs),
+    /// Hold the rollout: partition to replicas, recording the previous partition, who and when.
+    Freeze(NameArgs),
+    /// Undo a freeze: the recorded partition comes back.
+    Resume(NameArgs),
+    /// Wait for a rollout, partition-aware: 0 done, 1 timeout, 3 stuck (naming pod and rule).
+    Wait(WaitArgs),
+}
+
+impl Command {
+    /// The verb as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Sim(_) => "sim",
+            Command::Explain(_) => "explain",
+            Command::Step(_) => "step",
+            Command::Freeze(_) => "freeze",
+            Command::Resume(_) => "resume",
+            Command::Wait(_) => "wait",
+        }
+    }
+}
+
+/// `ststui explain`.
+#[derive(Debug, Clone, Args)]
+pub struct ExplainArgs {
+    /// The StatefulSet.
+    pub name: String,
+    /// Output: text for people, json for programs (documented in the README, versioned).
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputArg::Text)]
+    pub output: OutputArg,
+}
+
+/// `-o`: explain's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputArg {
+    Text,
+    Json,
+}
+
+/// `ststui step`.
+#[derive(Debug, Clone, Args)]
+pub struct StepArgs {
+    /// The StatefulSet.
+    pub name: String,
+    /// Set the partition to N instead of lowering it by one.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(0..))]
+    pub to: Option<i32>,
+    /// Step even while ordinals already open are not updated and Ready.
+    #[arg(long)]
+    pub force: bool,
+    /// Then wait for the newly opened ordinals to be updated and Ready.
+    #[arg(long)]
+    pub wait: bool,
+    /// With --wait: give up after this long (exit 1), e.g. 90s, 10m.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, requires = "wait")]
+    pub timeout: Option<u64>,
+    /// With --wait: stuck (exit 3) after this long without progress.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m", requires = "wait")]
+    pub stuck_after: u64,
+}
+
+/// `ststui freeze` and `ststui resume`.
+#[derive(Debug, Clone, Args)]
+pub struct NameArgs {
+    /// The StatefulSet.
+    pub name: String,
+}
+
+/// `ststui wait`.
+#[derive(Debug, Clone, Args)]
+pub struct WaitArgs {
+    /// The StatefulSet.
+    pub name: String,
+    /// Give up after this long (exit 1), e.g. 90s, 10m; default: no limit.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<u64>,
+    /// Stuck (exit 3) after this long without progress.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m")]
+    pub stuck_after: u64,
+}
+
+/// A duration in ms: `250ms`, `90s`, `10m`, `1h`, `1m30s`; never zero.
+fn parse_duration(s: &str) -> Result<u64, String> {
+    match crate::sim::scenario::parse::duration(s)? {
+        0 => Err(format!("{s:?} is zero; expected a duration above zero, e.g. 30s")),
+        ms => Ok(ms),
+    }
 }
 
 /// `ststui sim`: see spec/scenario.md. Flags that cannot apply together are refused by clap
@@ -223,9 +337,9 @@ mod tests {
             kind(&["ststui", "sim", "--headless", "-f", "a.yaml", "--speed", "2"]),
             Some(ErrorKind::ArgumentConflict)
         );
-        assert_eq!(kind(&["ststui", "sim", "--context", "c"]), Some(ErrorKind::UnknownArgument));
-        // Before the subcommand they parse, and `check` refuses them by name.
+        // Before or after the subcommand they parse, and `check` refuses them by name.
         for (args, flag) in [
+            (&["ststui", "sim", "--context", "c"][..], "--context"),
             (&["ststui", "--context", "c", "sim"][..], "--context"),
             (&["ststui", "-n", "prod", "sim"][..], "--namespace"),
             (&["ststui", "web", "sim"][..], "NAME"),

@@ -13,3 +13,4 @@ pub mod serve;
 pub mod sim;
 pub mod steer;
 pub mod ui;
+pub mod verbs;

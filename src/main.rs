@@ -37,6 +37,16 @@ fn main() -> ExitCode {
         }
         Some(CliCommand::Sim(ref args)) if args.headless => headless(args),
         Some(CliCommand::Sim(ref args)) => interactive(cli.log_file.as_deref(), args),
+        Some(ref verb) => {
+            let _log = init_tracing(cli.log_file.as_deref()).ok();
+            let target = ststui::cluster::Target {
+                kubeconfig: cli.kubeconfig.clone(),
+                context: cli.context.clone(),
+                namespace: cli.namespace.clone(),
+                ..Default::default()
+            };
+            exit_code(ststui::verbs::run(verb, target))
+        }
     }
 }
 

@@ -81,7 +81,7 @@ impl<'a> Screen<'a> {
                 let steps = crate::core::explain::next_actions(&observed, plan);
                 let pod = crate::core::labels::pod_name(&set_ref.name, state.selected_ordinal);
                 let selected = crate::core::explain::step_for(&steps, &pod).map(|s| s.text.clone());
-                (explain::explain(&observed, plan, &steps, &grid, now), selected)
+                (explain::explain(&observed, plan, &steps, &grid, now, true), selected)
             }
             None => (
                 vec![ExplainLine {

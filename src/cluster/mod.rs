@@ -30,6 +30,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 pub use connect::Target;
+pub use write::write_once;
 
 use crate::backend::{
     Backend, BackendEvent, Capabilities, Failure, FailureKind, ObjKind, ObjRef, Object, Op, Scope,

@@ -151,3 +151,27 @@ impl Writer {
         Ok(api.list(&lp).await?.items)
     }
 }
+
+/// One write outside a console (the pipeline verbs): reads the kubeconfig, learns who we are
+/// (freeze records it), and carries out `w` as the console would, on a runtime of its own.
+/// `make` builds the write from the namespace the target resolves to. `Ok(Some(sentence))` when
+/// there was nothing to write.
+pub fn write_once(
+    target: &super::Target,
+    make: impl FnOnce(&str) -> Write,
+) -> Result<Option<String>, Box<Failure>> {
+    let op = "write".to_string();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Box::new(Failure::new(op.clone(), FailureKind::Unavailable, e.to_string())))?;
+    runtime.block_on(async {
+        let session = super::connect::session(target)
+            .await
+            .map_err(|e| Box::new(Failure::new(op.clone(), FailureKind::Invalid, e)))?;
+        let w = make(&session.namespace);
+        let identity = super::connect::identity(&session).await;
+        let writer = Writer { client: session.client, identity: Arc::new(Mutex::new(identity)) };
+        writer.write(w).await.map_err(Box::new)
+    })
+}

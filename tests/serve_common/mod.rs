@@ -27,6 +27,13 @@ pub fn set(name: &str, replicas: i32) -> StatefulSet {
 /// Serves a simulation holding `sets`, settled, with 100 ms pod steps, denying `deny`.
 pub async fn served(sets: Vec<StatefulSet>, deny: &[&str]) -> Served {
     let kubelet = KubeletConfig { start_ms: 100, ready_ms: 100, stop_ms: 100, broken: None };
+    let (handle, server) = serve(sets, deny, kubelet);
+    let client = client(server.addr).await;
+    Served { handle, server, client }
+}
+
+/// Serves a simulation holding `sets` (settled first), with this kubelet, denying `deny`.
+pub fn serve(sets: Vec<StatefulSet>, deny: &[&str], kubelet: KubeletConfig) -> (SimHandle, Server) {
     let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
     let config = SimConfig {
         kubelet,
@@ -45,10 +52,7 @@ pub async fn served(sets: Vec<StatefulSet>, deny: &[&str]) -> Served {
         deny,
         git_version: "v1.37.0+ststui-sim".into(),
     };
-    let (handle, server) =
-        serve::serve_sim(sim, 1.0, Box::new(|_| {}), config).unwrap_or_else(|e| panic!("{e}"));
-    let client = client(server.addr).await;
-    Served { handle, server, client }
+    serve::serve_sim(sim, 1.0, Box::new(|_| {}), config).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A kube-rs client from the served kubeconfig.

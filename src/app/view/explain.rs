@@ -65,15 +65,18 @@ impl ExplainLine {
 pub const BROKEN_UPDATE_AFTER_SECS: i64 = 60;
 
 /// The pane's lines, most important first: error, next, waiting, hint, held, warning. Words
-/// come from `core::explain` (the plan in words, the kubernetes#67250 detection); this adds the
-/// keys that act on them, from the keymap.
+/// come from `core::explain` (the plan in words, the kubernetes#67250 detection); with `keys`
+/// (the console) this adds the keys that act on them, from the keymap; without (`ststui
+/// explain`) the sentences end where the key would be named.
 pub fn explain(
     observed: &Observed<'_>,
     plan: &Plan,
     steps: &[Step],
     grid: &GridView<'_>,
     now: Now,
+    keys: bool,
 ) -> Vec<ExplainLine> {
+    let press = |how: String| if keys { format!(" — {how}") } else { String::new() };
     let (current, update) = (plan.current_revision.as_str(), plan.update_revision.as_str());
     let mut out = Vec::new();
     if let Some(err) = &plan.error {
@@ -101,7 +104,8 @@ pub fn explain(
     // only a suspicion: it is offered after the hold, once the pod has waited a while.
     let stuck = core_explain::forced_rollback(observed, plan, now);
     let hint = |s: &core_explain::ForcedRollback| {
-        let text = format!("{s} — select it and press {}", key(Action::DeletePod));
+        let text =
+            format!("{s}{}", press(format!("select it and press {}", key(Action::DeletePod))));
         ExplainLine::new(LineKind::Hint, text)
     };
     if let Some(s) = stuck.as_ref().filter(|s| matches!(s.reason, StuckReason::OldRevision { .. }))
@@ -121,7 +125,7 @@ pub fn explain(
                 format!("press {} to delete the selected pod", key(Action::DeletePod))
             }
         };
-        out.push(ExplainLine::new(LineKind::Held, format!("{} — {how}", step.text)));
+        out.push(ExplainLine::new(LineKind::Held, format!("{}{}", step.text, press(how))));
     }
     let suspect = |s: &&core_explain::ForcedRollback| {
         s.reason == StuckReason::BrokenUpdate
@@ -139,8 +143,8 @@ pub fn explain(
             format!(
                 "rollingUpdate is unset (the strategy type was set alone): a missing pod comes \
                  back at the current revision, and with Parallel from 1.37 it is deleted again \
-                 at once, over and over — press {} to set a partition",
-                key(Action::PartitionPrompt)
+                 at once, over and over{}",
+                press(format!("press {} to set a partition", key(Action::PartitionPrompt)))
             ),
         ));
     }

@@ -1,0 +1,340 @@
+//! `ststui explain`'s report: what the console shows about one set, as text for people and as
+//! JSON for programs. The JSON is a stable interface (documented in the README, field by field,
+//! and tested against that document): fields are added, never renamed or removed; `version`
+//! changes only if that promise must ever be broken.
+//!
+//! Owns: the report's shape and its text form. Built from the console's selectors (`Screen`),
+//! the advisor's plan and `core::explain`, so it says what the console says.
+
+use serde::Serialize;
+
+use super::kubectl::{KubectlVerdict, rollout_status};
+use crate::app::AppState;
+use crate::app::health;
+use crate::app::view::{Screen, StrategyView, explain::explain};
+use crate::backend::ObjRef;
+use crate::core::explain::{StuckReason, forced_rollback, next_actions};
+use crate::core::{Observed, spec};
+
+/// The JSON's version.
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub version: u32,
+    pub namespace: String,
+    pub name: String,
+    /// Healthy, Progressing, Blocked, Frozen or Degraded.
+    pub health: &'static str,
+    pub replicas: Replicas,
+    pub strategy: Strategy,
+    pub current_revision: String,
+    pub update_revision: String,
+    pub frozen: Option<FrozenBy>,
+    pub ordinals: Vec<Ordinal>,
+    pub revisions: Vec<Revision>,
+    /// The controller pane's sentences, most important first.
+    pub controller: Vec<Line>,
+    pub forced_rollback: Option<ForcedRollback>,
+    /// Ours: done by `ststui wait`'s rule.
+    pub verdict: Verdict,
+    /// What `kubectl rollout status` would say now.
+    pub kubectl: KubectlVerdict,
+    /// Whether kubectl's verdict (done or not) differs from ours.
+    pub differs: bool,
+    /// The API server's version, whose controller semantics the advisor reproduced.
+    pub server_version: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Replicas {
+    pub desired: i32,
+    pub current: i32,
+    pub updated: i32,
+    pub ready: i32,
+    pub available: i32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Strategy {
+    /// RollingUpdate or OnDelete.
+    #[serde(rename = "type")]
+    pub type_: &'static str,
+    /// The partition (0 for OnDelete).
+    pub partition: i32,
+    pub max_unavailable: Option<String>,
+    /// RollingUpdate with no `rollingUpdate` block at all.
+    pub rolling_update_unset: bool,
+    pub pod_management_policy: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrozenBy {
+    pub by: String,
+    pub at: String,
+    /// The partition `ststui resume` restores.
+    pub partition: i32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ordinal {
+    pub ordinal: i32,
+    /// The pod's name, `null` when the ordinal has no pod.
+    pub pod: Option<String>,
+    /// The pod's revision (ControllerRevision name).
+    pub revision: Option<String>,
+    /// update, current, old or "-" (no pod or no revision label).
+    pub revision_class: &'static str,
+    /// Ready, Running, Pending, Terminating, Failed, "not created", "gone".
+    pub state: &'static str,
+    /// Below the partition: stays on the revision it has.
+    pub held: bool,
+    /// Beyond the replicas: scale-down deletes it.
+    pub condemned: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Revision {
+    pub name: String,
+    pub number: i64,
+    pub image: Option<String>,
+    pub current: bool,
+    pub update: bool,
+    pub pods: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Line {
+    /// next, waiting, held, done, hint, warning or error.
+    pub kind: &'static str,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForcedRollback {
+    pub pod: String,
+    /// old-revision (certain) or broken-update (a suspicion).
+    pub reason: &'static str,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    pub done: bool,
+    pub message: String,
+}
+
+impl Report {
+    /// The report on `key`, when the state holds it.
+    pub fn of(state: &AppState, key: &ObjRef) -> Option<Report> {
+        let screen = Screen::of(state);
+        let header = screen.header.as_ref()?;
+        let set = state.mirror.set(key)?;
+        let plan = state.advisor.as_ref().filter(|a| &a.set == key).map(|a| &a.plan);
+        let ns = key.namespace.as_str();
+        let pods: Vec<_> = state.mirror.pods_in(ns).collect();
+        let claims: Vec<_> = state.mirror.claims_in(ns).collect();
+        let all_revisions: Vec<_> = state.mirror.revisions_in(ns).collect();
+        let observed = Observed { set, pods: &pods, claims: &claims, revisions: &all_revisions };
+        let now = state.now.unwrap_or_default();
+        let (controller, stuck) = match plan {
+            Some(plan) => {
+                let steps = next_actions(&observed, plan);
+                let lines = explain(&observed, plan, &steps, &screen.grid, now, false);
+                (lines, forced_rollback(&observed, plan, now))
+            }
+            None => (Vec::new(), None),
+        };
+        let certain =
+            stuck.as_ref().is_some_and(|s| matches!(s.reason, StuckReason::OldRevision { .. }));
+        let health = health::of(set, certain, false);
+        let st = spec::strategy(set);
+        let start = spec::start_ordinal(set);
+        let strategy = match &header.strategy {
+            StrategyView::OnDelete => Strategy {
+                type_: "OnDelete",
+                partition: 0,
+                max_unavailable: None,
+                rolling_update_unset: false,
+                pod_management_policy: header.policy.to_string(),
+            },
+            StrategyView::RollingUpdate { partition, max_unavailable, unset } => Strategy {
+                type_: "RollingUpdate",
+                partition: *partition,
+                max_unavailable: max_unavailable.clone(),
+                rolling_update_unset: *unset,
+                pod_management_policy: header.policy.to_string(),
+            },
+        };
+        let ordinals = screen
+            .grid
+            .cells
+            .iter()
+            .map(|c| Ordinal {
+                ordinal: c.ordinal,
+                pod: c.pod.and_then(|p| p.metadata.name.clone()),
+                revision: c.revision.map(str::to_string),
+                revision_class: c.rev.word(),
+                state: c.state.word(),
+                held: !c.condemned && !st.on_delete && st.holds(start, c.ordinal),
+                condemned: c.condemned,
+            })
+            .collect();
+        let revisions = screen
+            .revisions
+            .iter()
+            .map(|r| Revision {
+                name: r.name.to_string(),
+                number: r.number,
+                image: r.image.map(str::to_string),
+                current: r.current,
+                update: r.update,
+                pods: r.pods,
+            })
+            .collect();
+        let verdict = match super::progress::done(state, key) {
+            Ok(message) => Verdict { done: true, message },
+            Err(missing) => Verdict { done: false, message: missing },
+        };
+        let kubectl = rollout_status(set);
+        Some(Report {
+            version: VERSION,
+            namespace: key.namespace.clone(),
+            name: key.name.clone(),
+            health: health.word(),
+            replicas: Replicas {
+                desired: header.desired,
+                current: header.current,
+                updated: header.updated,
+                ready: header.ready,
+                available: header.available,
+            },
+            strategy,
+            current_revision: header.current_rev.name.to_string(),
+            update_revision: header.update_rev.name.to_string(),
+            frozen: header.frozen.as_ref().map(|f| FrozenBy {
+                by: f.by.clone(),
+                at: f.at.clone(),
+                partition: f.partition,
+            }),
+            ordinals,
+            revisions,
+            controller: controller
+                .into_iter()
+                .map(|l| Line { kind: l.kind.label(), text: l.text })
+                .collect(),
+            forced_rollback: stuck.map(|s| ForcedRollback {
+                pod: s.pod.clone(),
+                reason: match s.reason {
+                    StuckReason::OldRevision { .. } => "old-revision",
+                    StuckReason::BrokenUpdate => "broken-update",
+                },
+                text: s.to_string(),
+            }),
+            differs: kubectl.done != verdict.done,
+            verdict,
+            kubectl,
+            server_version: state.server_version.clone(),
+        })
+    }
+
+    /// The text form.
+    pub fn text(&self) -> String {
+        let mut o = String::new();
+        let mut line = |s: String| {
+            o.push_str(&s);
+            o.push('\n');
+        };
+        line(format!("statefulset {}/{}: {}", self.namespace, self.name, self.health));
+        let s = &self.strategy;
+        let mut strategy = format!("{} {}", s.type_, s.pod_management_policy);
+        if s.type_ == "RollingUpdate" {
+            strategy.push_str(&format!(" partition {}", s.partition));
+            if let Some(m) = &s.max_unavailable {
+                strategy.push_str(&format!(" maxUnavailable {m}"));
+            }
+            if s.rolling_update_unset {
+                strategy.push_str(" (rollingUpdate unset)");
+            }
+        }
+        line(format!("strategy:   {strategy}"));
+        let r = &self.replicas;
+        line(format!(
+            "replicas:   {} desired, {} current, {} updated, {} ready, {} available",
+            r.desired, r.current, r.updated, r.ready, r.available
+        ));
+        line(format!(
+            "revisions:  current {} → update {}",
+            self.current_revision, self.update_revision
+        ));
+        if let Some(f) = &self.frozen {
+            line(format!(
+                "frozen:     by {} since {} (resume restores partition {})",
+                f.by, f.at, f.partition
+            ));
+        }
+        line(String::new());
+        line(format!("{:<8} {:<24} {:<8} {:<14} ROLE", "ORDINAL", "POD", "REVISION", "STATE"));
+        for c in &self.ordinals {
+            let rev = c
+                .revision
+                .as_deref()
+                .map(|r| r.strip_prefix(&self.name).and_then(|x| x.strip_prefix('-')).unwrap_or(r));
+            let role = match (c.condemned, c.held) {
+                (true, _) => "condemned".to_string(),
+                (_, true) => "held".to_string(),
+                _ => c.revision_class.to_string(),
+            };
+            line(format!(
+                "{:<8} {:<24} {:<8} {:<14} {role}",
+                c.ordinal,
+                c.pod.as_deref().unwrap_or("-"),
+                rev.unwrap_or("-"),
+                c.state
+            ));
+        }
+        line(String::new());
+        line("history:".into());
+        for r in &self.revisions {
+            let mark = match (r.current, r.update) {
+                (true, true) => " current, update",
+                (true, false) => " current",
+                (false, true) => " update",
+                _ => "",
+            };
+            line(format!(
+                "  {:>3}  {}  {}  {} pods{mark}",
+                r.number,
+                r.name,
+                r.image.as_deref().unwrap_or("-"),
+                r.pods
+            ));
+        }
+        line(String::new());
+        line("controller:".into());
+        for l in &self.controller {
+            line(format!("  {:<8} {}", l.kind, l.text));
+        }
+        line(String::new());
+        let ours = if self.verdict.done { "done" } else { "not done" };
+        line(format!("verdict:    {ours}: {}", self.verdict.message));
+        if self.differs || self.kubectl.error {
+            let theirs = match (self.kubectl.error, self.kubectl.done) {
+                (true, _) => "fails",
+                (_, true) => "says done",
+                _ => "says not done",
+            };
+            line(format!("kubectl:    rollout status {theirs}: {}", self.kubectl.message));
+        }
+        o
+    }
+}

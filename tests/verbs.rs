@@ -1,0 +1,292 @@
+//! The pipeline verbs (`ststui explain | step | freeze | resume | wait`) run as a user runs
+//! them, the binary against `ststui sim --serve` (in process), with the README's exit codes:
+//! step and step --to read back through the simulator, step refused while the open ordinals are
+//! not Ready, freeze twice and resume, wait on a healthy rollout (0), on a broken canary (3,
+//! naming the pod), on the forced-rollback case (3 at once), on a timeout (1), a denied write
+//! (4, naming the permission), and a conflict between read and write.
+
+mod serve_common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use serve_common::{serve, set};
+use ststui::backend::{ClusterOp, Fault, ObjRef, Write};
+use ststui::serve::Server;
+use ststui::sim::driver::SimHandle;
+use ststui::sim::{KubeletConfig, Sim};
+
+struct Rig {
+    handle: SimHandle,
+    _server: Server,
+    dir: PathBuf,
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn web() -> ObjRef {
+    ObjRef::new("default", "web")
+}
+
+/// `web` (3 replicas) served, with pods that start in 100 ms and never get Ready on
+/// `nginx:broken`; `partition` set once it has rolled out.
+fn rig(test: &str, partition: i32, deny: &[&str]) -> Rig {
+    let kubelet = KubeletConfig {
+        start_ms: 100,
+        ready_ms: 100,
+        stop_ms: 100,
+        broken: Some("nginx:broken".into()),
+    };
+    let (handle, server) = serve(vec![set("web", 3)], deny, kubelet);
+    let dir = std::env::temp_dir().join(format!("ststui-verbs-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    ststui::serve::write_kubeconfig(&dir.join("kubeconfig"), server.addr)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Rig { handle, _server: server, dir };
+    op(&r, ClusterOp::SetPartition { set: web(), partition });
+    r
+}
+
+/// Runs something on the simulator and returns its answer.
+fn call<T: Send + 'static>(r: &Rig, f: impl FnOnce(&mut Sim) -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    r.handle.caller().call(Box::new(move |sim| {
+        let _ = tx.send(f(sim));
+    }));
+    rx.recv_timeout(Duration::from_secs(5)).unwrap_or_else(|e| panic!("the simulator: {e}"))
+}
+
+fn op(r: &Rig, op: ClusterOp) {
+    call(r, move |sim| sim.apply_op(op.into()).map_err(|e| e.to_string()))
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+fn the_set(r: &Rig) -> StatefulSet {
+    call(r, |sim| sim.set(&web()).cloned()).unwrap_or_else(|| panic!("no web"))
+}
+
+fn partition(r: &Rig) -> i32 {
+    ststui::core::spec::strategy(&the_set(r)).partition
+}
+
+/// Runs `ststui ARGS --kubeconfig K`: (exit code, stdout, stderr).
+fn ststui(r: &Rig, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(r.dir.join("kubeconfig"))
+        .arg("--log-file")
+        .arg(r.dir.join("log"))
+        .output()
+        .unwrap_or_else(|e| panic!("ststui: {e}"));
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn step_lowers_the_partition_by_one_or_to_n_and_waits_for_the_opened_ordinals() {
+    let r = rig("step", 3, &[]);
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
+    let (code, out, err) = ststui(&r, &["step", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("partition 3 → 2 (opens web-2)"), "{out}");
+    assert_eq!(partition(&r), 2);
+    // web-2 is not updated and Ready yet: the next step is refused, naming it.
+    let (code, out, err) = ststui(&r, &["step", "web"]);
+    if code == 1 {
+        assert!(err.contains("web-2"), "{err}");
+        assert_eq!(partition(&r), 2);
+    } else {
+        // The 100 ms kubelet may have won the race; then the step went through.
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    let (code, out, err) =
+        ststui(&r, &["step", "web", "--to", "0", "--force", "--wait", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(partition(&r), 0);
+    let st = the_set(&r).status.unwrap_or_default();
+    assert_eq!(st.updated_replicas, Some(3), "{out}");
+    assert_eq!(st.ready_replicas, Some(3), "{out}");
+    // Nothing left to step.
+    let (code, _, err) = ststui(&r, &["step", "web"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("every ordinal is open"), "{err}");
+}
+
+#[test]
+fn step_refuses_while_an_open_ordinal_is_not_ready_unless_forced() {
+    let r = rig("refuse", 2, &[]);
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
+    let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    call(&r, |sim| {
+        sim.apply_op(
+            Fault::SetPodReady { pod: ObjRef::new("default", "web-2"), ready: false }.into(),
+        )
+        .map_err(|e| e.to_string())
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, err) = ststui(&r, &["step", "web"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("web-2") && err.contains("--force"), "{err}");
+    assert_eq!(partition(&r), 2);
+    let (code, out, err) = ststui(&r, &["step", "web", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(partition(&r), 1);
+}
+
+#[test]
+fn freeze_twice_and_resume_are_idempotent_and_recorded_on_the_set() {
+    let r = rig("freeze", 1, &[]);
+    let (code, out, err) = ststui(&r, &["freeze", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(partition(&r), 3);
+    let frozen = ststui::steer::frozen(&the_set(&r)).unwrap_or_else(|| panic!("not frozen"));
+    assert_eq!(frozen.partition, 1);
+    let (code, out, err) = ststui(&r, &["freeze", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("already frozen"), "{out}");
+    assert_eq!(ststui::steer::frozen(&the_set(&r)).map(|f| f.partition), Some(1));
+    // A frozen set is not stepped behind the freeze's back.
+    let (code, _, err) = ststui(&r, &["step", "web"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("frozen") && err.contains("ststui resume web"), "{err}");
+    let (code, out, err) = ststui(&r, &["resume", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(partition(&r), 1);
+    assert!(ststui::steer::frozen(&the_set(&r)).is_none());
+    let (code, out, _) = ststui(&r, &["resume", "web"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("not frozen"), "{out}");
+}
+
+#[test]
+fn wait_exits_0_on_a_healthy_rollout_and_1_on_its_timeout() {
+    let r = rig("healthy", 0, &[]);
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
+    let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.lines().last().is_some_and(|l| l.contains("3/3 Ready, 3 on the update revision")),
+        "{out}"
+    );
+    let st = the_set(&r).status.unwrap_or_default();
+    assert_eq!((st.updated_replicas, st.ready_replicas), (Some(3), Some(3)));
+    // Never Ready, and stuck only after an hour: the timeout ends it with 1.
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "2s", "--stuck-after", "1h"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("timed out after"), "{out}");
+}
+
+#[test]
+fn wait_on_a_broken_canary_is_stuck_naming_the_pod() {
+    let r = rig("canary", 2, &[]);
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    let (code, out, err) = ststui(&r, &["wait", "web", "--stuck-after", "2s", "--timeout", "60s"]);
+    assert_eq!(code, 3, "{out}{err}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.starts_with("stuck: web-2: no progress for 2s"), "{out}");
+    assert!(last.contains("revert the template and then delete web-2"), "{out}");
+}
+
+#[test]
+fn wait_on_the_forced_rollback_case_is_stuck_at_once() {
+    let r = rig("forced", 0, &[]);
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    // web-2 runs the broken image; the template goes back, OrderedReady still waits on web-2.
+    std::thread::sleep(Duration::from_millis(600));
+    op(&r, ClusterOp::Undo { set: web(), revision: None });
+    let (code, out, err) = ststui(&r, &["wait", "web", "--stuck-after", "1h", "--timeout", "60s"]);
+    assert_eq!(code, 3, "{out}{err}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.starts_with("stuck: web-2: web-2 is on"), "{out}");
+    assert!(last.contains("kubernetes#67250"), "{out}");
+}
+
+#[test]
+fn a_denied_write_names_the_permission() {
+    let r = rig("deny", 2, &["patch:statefulsets"]);
+    let (code, _, err) = ststui(&r, &["freeze", "web"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains("permission denied") && err.contains("patch statefulsets (apps)"),
+        "{err}"
+    );
+    assert_eq!(partition(&r), 2);
+    // Reading is allowed.
+    let (code, out, err) = ststui(&r, &["explain", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn usage_and_unreachable_servers_have_their_codes() {
+    let r = rig("usage", 0, &[]);
+    let (code, _, err) = ststui(&r, &["wait", "web", "--timeout", "0s"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = ststui(&r, &["wait", "web", "--context", "nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no context \"nope\""), "{err}");
+    let (code, _, err) = ststui(&r, &["explain", "db"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("statefulset db not found"), "{err}");
+    let kc = std::fs::read_to_string(r.dir.join("kubeconfig")).unwrap_or_default();
+    let dead = regex_lite_replace_server(&kc);
+    std::fs::write(r.dir.join("kubeconfig"), dead).unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, err) = ststui(&r, &["wait", "web"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("cannot reach the server"), "{err}");
+}
+
+/// The kubeconfig with its server on a port nothing listens on.
+fn regex_lite_replace_server(kc: &str) -> String {
+    kc.lines()
+        .map(|l| match l.trim_start().strip_prefix("server: ") {
+            Some(_) => {
+                format!("{}server: http://127.0.0.1:9", &l[..l.len() - l.trim_start().len()])
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_conflict_between_read_and_write_is_re_decided_or_refused() {
+    use ststui::verbs::{Exit, session::Session, step};
+    let r = rig("conflict", 3, &[]);
+    let target = ststui::cluster::Target {
+        kubeconfig: Some(r.dir.join("kubeconfig")),
+        name: Some("web".into()),
+        ..Default::default()
+    };
+    let mut s = Session::open(target.clone()).unwrap_or_else(|e| panic!("{e:?}"));
+    let read = s.sync(Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e:?}")).clone();
+    let write = |p| Write {
+        op: ClusterOp::SetPartition { set: web(), partition: p },
+        basis: Some(Box::new(read.clone())),
+    };
+    // Only the status moved since the read: the 409 is re-read, re-decided, and goes through.
+    call(&r, |sim| {
+        sim.apply_op(
+            Fault::SetPodReady { pod: ObjRef::new("default", "web-0"), ready: false }.into(),
+        )
+        .map_err(|e| e.to_string())
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_ne!(the_set(&r).metadata.resource_version, read.metadata.resource_version);
+    step::write_partition(&target, write(2)).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(partition(&r), 2);
+    // Now the spec moved under us (someone else stepped): refused, naming the change.
+    let e = step::write_partition(&target, write(1)).err().unwrap_or_else(|| panic!("written"));
+    assert_eq!(e.exit, Exit::Expectation, "{e:?}");
+    assert!(e.message.contains("partition"), "{}", e.message);
+    assert_eq!(partition(&r), 2);
+}
