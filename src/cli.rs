@@ -362,6 +362,32 @@ mod tests {
     }
 
     #[test]
+    fn verbs_take_the_cluster_flags_anywhere_and_refuse_the_console_ones() {
+        let cli = Cli::try_parse_from(["ststui", "-n", "db", "wait", "web", "--context", "c"])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(cli.check().is_ok());
+        assert_eq!((cli.namespace.as_deref(), cli.context.as_deref()), (Some("db"), Some("c")));
+        let Some(Command::Wait(w)) = &cli.command else { panic!("{cli:?}") };
+        assert_eq!((w.name.as_str(), w.timeout, w.stuck_after), ("web", None, 600_000));
+        for args in
+            [&["ststui", "-A", "wait", "web"][..], &["ststui", "--read-only", "explain", "web"]]
+        {
+            let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{e}"));
+            let err = cli.check().err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains("is for the console"), "{args:?}: {err}");
+        }
+        for bad in [
+            &["ststui", "wait", "web", "--timeout", "0s"][..],
+            &["ststui", "step", "web", "--to", "-1"],
+            &["ststui", "step", "web", "--timeout", "1m"],
+            &["ststui", "explain", "web", "-o", "yaml"],
+            &["ststui", "freeze"],
+        ] {
+            assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn rejects_bad_speed_and_version() {
         assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "0"]).is_err());
         assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "fast"]).is_err());

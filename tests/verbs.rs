@@ -290,3 +290,80 @@ fn a_conflict_between_read_and_write_is_re_decided_or_refused() {
     assert!(e.message.contains("partition"), "{}", e.message);
     assert_eq!(partition(&r), 2);
 }
+
+/// The README's field table of `explain -o json`: (path, nullable).
+fn documented() -> Vec<(String, bool)> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .unwrap_or_else(|e| panic!("README: {e}"));
+    let section = readme
+        .split("### `explain -o json` (version 1)")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no explain JSON section in the README"));
+    let section = section.split("\n#").next().unwrap_or_default();
+    section
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let path = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((path.to_string(), cells.get(2)?.contains("null")))
+        })
+        .collect()
+}
+
+/// Every path in `v` (arrays as `[]`), each with whether its value was null.
+fn paths(v: &serde_json::Value, at: &str, out: &mut std::collections::BTreeMap<String, bool>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let p = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
+                out.entry(p.clone()).or_insert(x.is_null());
+                paths(x, &p, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for x in items {
+                paths(x, &format!("{at}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn explain_json_is_what_the_readme_documents() {
+    let r = rig("json", 2, &[]);
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    std::thread::sleep(Duration::from_millis(600));
+    op(&r, ClusterOp::Undo { set: web(), revision: None });
+    op(&r, ClusterOp::Freeze { set: web() });
+    let (code, out, err) = ststui(&r, &["explain", "web", "-o", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["version"], 1);
+    let mut seen = std::collections::BTreeMap::new();
+    paths(&v, "", &mut seen);
+    let doc = documented();
+    assert!(doc.len() > 40, "the README's table: {doc:?}");
+    for (path, null) in &seen {
+        let d = doc.iter().find(|(p, _)| p == path);
+        assert!(d.is_some(), "{path} is not documented in the README");
+        if *null {
+            assert!(
+                d.is_some_and(|(_, n)| *n),
+                "{path} was null; the README does not say it may be"
+            );
+        }
+    }
+    for (path, _) in &doc {
+        assert!(seen.contains_key(path), "the README documents {path}; explain did not print it");
+    }
+    // What the set shows: frozen over a forced rollback, and kubectl's verdict differing.
+    assert_eq!(v["health"], "Frozen");
+    assert_eq!(v["frozen"]["partition"], 2);
+    assert_eq!(v["forcedRollback"]["pod"], "web-2", "{out}");
+    assert_eq!(v["ordinals"][2]["state"], "Running", "{out}");
+    assert_eq!(v["verdict"]["done"], false);
+    let text = ststui(&r, &["explain", "web"]).1;
+    assert!(text.contains("frozen:     by"), "{text}");
+    assert!(text.contains("web-2 is on"), "{text}");
+}

@@ -55,6 +55,7 @@ pub struct ClusterBackend {
     tx: mpsc::UnboundedSender<Op>,
     caps: Capabilities,
     namespace: String,
+    server: String,
     done: std::sync::mpsc::Receiver<()>,
 }
 
@@ -70,6 +71,7 @@ impl ClusterBackend {
             .map_err(|e| format!("cannot start the client runtime: {e}"))?;
         let session = runtime.block_on(connect::session(&target))?;
         let namespace = session.namespace.clone();
+        let server = session.server.clone();
         let caps = caps(&target, Default::default());
         let (tx, rx) = mpsc::unbounded_channel();
         let (done_tx, done) = std::sync::mpsc::channel();
@@ -82,12 +84,17 @@ impl ClusterBackend {
                 runtime.shutdown_timeout(Duration::from_millis(100));
             })
             .map_err(|e| format!("cannot start the client thread: {e}"))?;
-        Ok(ClusterBackend { tx, caps, namespace, done })
+        Ok(ClusterBackend { tx, caps, namespace, server, done })
     }
 
     /// The namespace the console works in.
     pub fn namespace(&self) -> &str {
         &self.namespace
+    }
+
+    /// The server's URL, for messages.
+    pub fn server(&self) -> &str {
+        &self.server
     }
 }
 

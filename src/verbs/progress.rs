@@ -230,7 +230,13 @@ impl Progress {
                 ),
             };
         }
-        Verdict::Waiting(format!("{}: {waiting}", summary(state, key)))
+        // What the controller waits for says more than the first missing ordinal.
+        let now_waiting = plan
+            .and_then(|p| p.waiting_on.as_ref())
+            .map(|b| crate::core::explain::blocker_step(b).text)
+            .map(|t| t.strip_prefix("waiting: ").map(str::to_string).unwrap_or(t))
+            .unwrap_or(waiting);
+        Verdict::Waiting(format!("{}: {now_waiting}", summary(state, key)))
     }
 
     /// Everything whose change counts as progress: the set's status and each pod's uid, phase,

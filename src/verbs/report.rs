@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::kubectl::{KubectlVerdict, rollout_status};
 use crate::app::AppState;
 use crate::app::health;
-use crate::app::view::{Screen, StrategyView, explain::explain};
+use crate::app::view::{RevClass, Screen, StrategyView, explain::explain};
 use crate::backend::ObjRef;
 use crate::core::explain::{StuckReason, forced_rollback, next_actions};
 use crate::core::{Observed, spec};
@@ -88,7 +88,7 @@ pub struct Ordinal {
     pub pod: Option<String>,
     /// The pod's revision (ControllerRevision name).
     pub revision: Option<String>,
-    /// update, current, old or "-" (no pod or no revision label).
+    /// update, current, old, or none (no pod, or no revision label).
     pub revision_class: &'static str,
     /// Ready, Running, Pending, Terminating, Failed, "not created", "gone".
     pub state: &'static str,
@@ -183,7 +183,12 @@ impl Report {
                 ordinal: c.ordinal,
                 pod: c.pod.and_then(|p| p.metadata.name.clone()),
                 revision: c.revision.map(str::to_string),
-                revision_class: c.rev.word(),
+                revision_class: match c.rev {
+                    RevClass::Update => "update",
+                    RevClass::Current => "current",
+                    RevClass::Other => "old",
+                    RevClass::Unknown => "none",
+                },
                 state: c.state.word(),
                 held: !c.condemned && !st.on_delete && st.holds(start, c.ordinal),
                 condemned: c.condemned,
@@ -290,9 +295,10 @@ impl Report {
                 .as_deref()
                 .map(|r| r.strip_prefix(&self.name).and_then(|x| x.strip_prefix('-')).unwrap_or(r));
             let role = match (c.condemned, c.held) {
-                (true, _) => "condemned".to_string(),
-                (_, true) => "held".to_string(),
-                _ => c.revision_class.to_string(),
+                (true, _) => "condemned",
+                (_, true) => "held",
+                _ if c.revision_class == "none" => "-",
+                _ => c.revision_class,
             };
             line(format!(
                 "{:<8} {:<24} {:<8} {:<14} {role}",

@@ -19,7 +19,7 @@ use crate::core::Options;
 
 /// The backend, what it reported, and the state the console's reducer made of it.
 pub struct Session {
-    _backend: ClusterBackend,
+    backend: ClusterBackend,
     rx: Receiver<BackendEvent>,
     pub state: AppState,
     pub key: ObjRef,
@@ -44,7 +44,7 @@ impl Session {
         let key = ObjRef::new(backend.namespace(), name);
         let mut state = AppState::new(backend.capabilities(), Options::default());
         state.selected_set = Some(key.clone());
-        Ok(Session { _backend: backend, rx, state, key, target, errors: Arc::default() })
+        Ok(Session { backend, rx, state, key, target, errors: Arc::default() })
     }
 
     /// Waits for the first complete view (listings, the clock, the server's version); fails
@@ -56,7 +56,11 @@ impl Session {
             && self.state.server_version.is_some())
         {
             if let Some(why) = self.disconnected() {
-                return Err(VerbError::new(Exit::Api, format!("cannot reach the server: {why}")));
+                let at = self.backend.server();
+                return Err(VerbError::new(
+                    Exit::Api,
+                    format!("cannot reach the server at {at}: {why} (is the context right?)"),
+                ));
             }
             if Instant::now() >= deadline {
                 return Err(VerbError::new(
