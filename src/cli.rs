@@ -224,7 +224,13 @@ pub struct SimArgs {
     #[arg(short = 'f', long = "filename", value_name = "MANIFEST")]
     pub manifests: Vec<PathBuf>,
     /// Virtual seconds per wall second in the interactive console (and while serving).
-    #[arg(long, default_value_t = 1.0, value_parser = parse_speed, conflicts_with = "soak")]
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        value_parser = parse_speed,
+        conflicts_with = "soak",
+        allow_negative_numbers = true
+    )]
     pub speed: f64,
     /// Serve the simulated cluster as a Kubernetes API on this loopback address (plain HTTP,
     /// no authentication; e.g. 127.0.0.1:6443, port 0 picks a free one).
@@ -238,7 +244,12 @@ pub struct SimArgs {
     #[arg(long, value_name = "VERB:RESOURCE", requires = "serve")]
     pub deny: Vec<Deny>,
     /// Run N randomized soak scenarios, checking invariants after every event.
-    #[arg(long, value_name = "N", conflicts_with_all = ["script", "manifests", "headless"])]
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with_all = ["script", "manifests", "headless"],
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
     pub soak: Option<u64>,
     /// Upstream controller semantics to reproduce (1.31 to 1.37).
     #[arg(long = "kube-version", value_name = "VERSION", default_value_t = Version::LATEST)]
@@ -389,6 +400,11 @@ mod tests {
 
     #[test]
     fn rejects_bad_speed_and_version() {
+        let err = |args: &[&str]| Cli::try_parse_from(args).err().map(|e| e.to_string());
+        let negative = err(&["ststui", "sim", "--speed", "-1"]).unwrap_or_default();
+        assert!(negative.contains("out of range; expected 0.01 to 1000"), "{negative}");
+        let zero = err(&["ststui", "sim", "--soak", "0"]).unwrap_or_default();
+        assert!(zero.contains("--soak"), "{zero}");
         assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "0"]).is_err());
         assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "fast"]).is_err());
         let err = Cli::try_parse_from(["ststui", "sim", "--kube-version", "1.20"])

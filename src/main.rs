@@ -31,14 +31,29 @@ fn main() -> ExitCode {
     }
     match cli.command {
         None => cluster_console(&cli),
-        Some(CliCommand::Sim(ref args)) if args.soak.is_some() => soak(args),
+        Some(CliCommand::Sim(ref args)) if args.soak.is_some() => {
+            let _log = match side_log(cli.log_file.as_deref()) {
+                Ok(g) => g,
+                Err(code) => return code,
+            };
+            soak(args)
+        }
         Some(CliCommand::Sim(ref args)) if args.headless && args.serve.is_some() => {
             serve_headless(cli.log_file.as_deref(), args)
         }
-        Some(CliCommand::Sim(ref args)) if args.headless => headless(args),
+        Some(CliCommand::Sim(ref args)) if args.headless => {
+            let _log = match side_log(cli.log_file.as_deref()) {
+                Ok(g) => g,
+                Err(code) => return code,
+            };
+            headless(args)
+        }
         Some(CliCommand::Sim(ref args)) => interactive(cli.log_file.as_deref(), args),
         Some(ref verb) => {
-            let _log = init_tracing(cli.log_file.as_deref()).ok();
+            let _log = match side_log(cli.log_file.as_deref()) {
+                Ok(g) => g,
+                Err(code) => return code,
+            };
             let target = ststui::cluster::Target {
                 kubeconfig: cli.kubeconfig.clone(),
                 context: cli.context.clone(),
@@ -124,6 +139,14 @@ fn finish(result: anyhow::Result<Option<i32>>) -> ExitCode {
 /// `Some(exit status)` when there is no terminal for the console, having said so.
 fn need_terminal() -> Option<ExitCode> {
     use std::io::IsTerminal;
+    if std::env::var("TERM").is_ok_and(|t| t == "dumb") {
+        eprintln!(
+            "ststui: TERM=dumb: this terminal cannot show a full-screen console (no cursor \
+             movement); run it in a terminal emulator (TERM=xterm-256color or similar), or use \
+             `ststui sim --headless --script FILE` / `ststui explain NAME` without one"
+        );
+        return Some(ExitCode::from(EXIT_USAGE));
+    }
     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         return None;
     }
@@ -238,6 +261,21 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
 
 /// Logs go to a file (never stdout: it is the screen). `STSTUI_LOG` sets the level
 /// (error, warn, info, debug, trace; default info).
+/// The log of a run without the console: the file `--log-file` names (an error when it cannot
+/// be opened), else the default one when it can be.
+fn side_log(
+    file: Option<&Path>,
+) -> Result<Option<tracing_appender::non_blocking::WorkerGuard>, ExitCode> {
+    match init_tracing(file) {
+        Ok(g) => Ok(Some(g)),
+        Err(e) if file.is_some() => {
+            eprintln!("ststui: {e:#}");
+            Err(ExitCode::from(EXIT_USAGE))
+        }
+        Err(_) => Ok(None),
+    }
+}
+
 fn init_tracing(
     file: Option<&Path>,
 ) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {

@@ -142,3 +142,74 @@ fn conflicting_flags_exit_2_naming_them() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--context is for real-cluster mode"));
 }
+
+/// Scripts are read as editors write them (CR-only and CRLF endings, a byte-order mark), and
+/// what cannot be read is named with the file and the problem, never at a made-up line 0.
+#[test]
+fn scripts_and_manifests_are_read_as_editors_write_them() {
+    let body = "create web replicas=2\nsettle\nexpect web ready=2\n";
+    for (name, content) in [
+        ("cr.scenario", body.replace('\n', "\r")),
+        ("crlf.scenario", body.replace('\n', "\r\n")),
+        ("bom.scenario", format!("\u{feff}{body}")),
+    ] {
+        let script = temp(name, &content);
+        let out = ststui(&["sim", "--headless", "--script", &script.to_string_lossy()]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("expect"), "{name}: {}", text(&out.stdout));
+    }
+    let dir = temp("dummy", "").parent().map(Path::to_path_buf).unwrap_or_default();
+    let bad = dir.join("latin1.scenario");
+    std::fs::write(&bad, b"create web\n# caf\xe9\n").unwrap_or_else(|e| panic!("{e}"));
+    let cases = [
+        (bad.to_string_lossy().into_owned(), "invalid byte at line 2, column 6"),
+        (dir.to_string_lossy().into_owned(), "is a directory"),
+        (dir.join("missing.scenario").to_string_lossy().into_owned(), "no such file"),
+        ("/dev/zero".to_string(), "not a regular file"),
+    ];
+    for (path, says) in cases {
+        let out = ststui(&["sim", "--headless", "--script", &path]);
+        assert_eq!(out.status.code(), Some(2), "{path}");
+        let err = text(&out.stderr);
+        assert!(err.contains(says) && err.contains(&path) && !err.contains(":0:"), "{path}: {err}");
+        let out = ststui(&["sim", "--headless", "-f", &path]);
+        assert_eq!(out.status.code(), Some(2), "{path}");
+        assert!(text(&out.stderr).contains(says), "{path}: {}", text(&out.stderr));
+    }
+}
+
+/// A script's control characters reach the text timeline escaped, never raw.
+#[test]
+fn control_characters_from_a_script_are_escaped_in_the_text_timeline() {
+    let script = temp("esc.scenario", "create web\nsettle\nimage web nginx:1.26\x1b[2J\n");
+    let out = ststui(&["sim", "--headless", "--script", &script.to_string_lossy()]);
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains('\x1b'), "{stdout:?}");
+    assert!(stdout.contains("nginx:1.26\\u{1b}[2J"), "{stdout}");
+    let script = temp("esc2.scenario", "create web\x1b[31m\n");
+    let out = ststui(&["sim", "--headless", "--script", &script.to_string_lossy()]);
+    assert!(!text(&out.stdout).contains('\x1b') && !text(&out.stderr).contains('\x1b'));
+}
+
+/// `--log-file` is honoured without the console too; one that cannot be opened is an error.
+#[test]
+fn headless_writes_the_log_file_it_is_given() {
+    let script = temp("log.scenario", "create web\nsettle\n");
+    let log = script.with_extension("log");
+    let _ = std::fs::remove_file(&log);
+    let out = ststui(&[
+        "sim",
+        "--headless",
+        "--script",
+        &script.to_string_lossy(),
+        "--log-file",
+        &log.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(logged.contains("started"), "{logged}");
+    let out =
+        ststui(&["sim", "--headless", "--script", &script.to_string_lossy(), "--log-file", "/"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot open the log file"), "{}", text(&out.stderr));
+}

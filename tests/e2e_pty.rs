@@ -183,3 +183,20 @@ fn a_cluster_console_without_a_kubeconfig_says_what_to_fix_and_leaves_the_termin
     );
     assert!(!String::from_utf8_lossy(&c.raw).contains("\x1b[?1049h"), "never entered the UI");
 }
+
+/// TERM=dumb cannot show a full-screen console: refused with a message, exit 2, the terminal
+/// left alone.
+#[test]
+fn term_dumb_is_refused_with_a_message() {
+    let mut c = Console::start_with_env(&["sim"], &[("TERM", "dumb")]);
+    let status = c.wait_exit();
+    assert_eq!(status.exit_code(), 2);
+    let screen = c.screen();
+    assert!(screen.contains("TERM=dumb"), "{screen}");
+    assert!(!c.parser.screen().alternate_screen(), "the alternate screen was entered");
+    #[cfg(target_os = "linux")]
+    {
+        let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
+        assert_eq!(flags & ICANON, ICANON, "the terminal was left raw");
+    }
+}

@@ -41,10 +41,8 @@ impl ManifestError {
 
 /// Reads and parses the manifest at `path`.
 pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ManifestError::Read {
-        file: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let text = crate::sim::textfile::read(path)
+        .map_err(|message| ManifestError::Read { file: path.display().to_string(), message })?;
     parse(&path.display().to_string(), &text)
 }
 

@@ -31,6 +31,7 @@ pub mod rest;
 pub mod scenario;
 pub mod soak;
 pub mod store;
+pub mod textfile;
 pub mod timeline;
 pub mod validate;
 

@@ -58,7 +58,9 @@ pub fn type_word(kind: &EventKind) -> &'static str {
 ///    2.000s  controller  web create-pod web-1
 /// ```
 pub fn text(event: &Event) -> String {
+    // Text from a script or the API (a command, an Event's message) never drives the terminal.
     let body = body(&event.kind);
+    let body = crate::sim::textfile::escape_controls(&body);
     format!("{:>9}  {:<10}  {body}", seconds(event.t_ms), type_word(&event.kind))
 }
 

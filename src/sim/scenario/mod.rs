@@ -250,10 +250,20 @@ pub enum Command {
 
 /// A script that cannot be run: where, what was wrong, what is expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{}", self.render())]
 pub struct ScriptError {
     pub file: String,
     /// 1-based; 0 when the error is about the file as a whole.
     pub line: usize,
     pub message: String,
+}
+
+impl ScriptError {
+    /// `file:line: message`, or `file: message` when it is about the whole file.
+    fn render(&self) -> String {
+        match self.line {
+            0 => format!("{}: {}", self.file, self.message),
+            n => format!("{}:{n}: {}", self.file, self.message),
+        }
+    }
 }

@@ -64,7 +64,7 @@ pub const DEFAULT_SETTLE_MAX_MS: u64 = 10 * 60 * 1000;
 
 /// Reads and parses a script file.
 pub fn parse_file(path: &Path) -> Result<Script, ScriptError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ScriptError {
+    let text = crate::sim::textfile::read(path).map_err(|e| ScriptError {
         file: path.display().to_string(),
         line: 0,
         message: format!("cannot read the script: {e}"),

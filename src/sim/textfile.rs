@@ -1,0 +1,104 @@
+//! Reading a script or a manifest as editors write it: a regular file of a sane size (never
+//! `/dev/zero`, a FIFO or a directory), UTF-8 with or without a byte-order mark, lines ended by
+//! LF, CRLF or a lone CR (classic Mac). Errors name the file and the problem, and for bad UTF-8
+//! the line and column, never a made-up line 0.
+//!
+//! Owns: that reading. Pure but for the one file read.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The largest script or manifest read (a 1,000-set manifest is well under 1 MiB).
+pub const MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Reads `path` as text; the error says what is wrong (without the file's name, which the
+/// caller adds).
+pub fn read(path: &Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    })?;
+    if meta.is_dir() {
+        return Err("is a directory; expected a file".into());
+    }
+    if !meta.is_file() {
+        return Err("is not a regular file (a device, FIFO or socket); expected a file".into());
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(format!("is {} bytes; at most {MAX_BYTES} are read", meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    // A file growing while it is read still stops at the limit.
+    file.take(MAX_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(format!("grew past {MAX_BYTES} bytes while it was read"));
+    }
+    decode(bytes)
+}
+
+/// UTF-8 (a leading byte-order mark dropped) with every line ending made `\n`.
+pub fn decode(bytes: Vec<u8>) -> Result<String, String> {
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..at];
+        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+        let start = before.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1);
+        let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+        format!("is not UTF-8 text: an invalid byte at line {line}, column {column}")
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if !text.contains('\r') {
+        return Ok(text.to_string());
+    }
+    Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
+/// `s` with control characters (but tab) escaped, so text from a file cannot drive the terminal
+/// it is printed on (`\u{1b}` for ESC).
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\t') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_text_as_editors_write_it() {
+        let ok = |b: &[u8]| decode(b.to_vec()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ok(b"a\r\nb\r\n"), "a\nb\n");
+        assert_eq!(ok(b"a\rb\r"), "a\nb\n");
+        assert_eq!(ok(b"\xef\xbb\xbfcreate web"), "create web");
+        let e = decode(b"one\ntw\xffo".to_vec()).err().unwrap_or_default();
+        assert_eq!(e, "is not UTF-8 text: an invalid byte at line 2, column 3");
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_sane_regular_file() {
+        let dir = std::env::temp_dir();
+        assert!(read(&dir).err().unwrap_or_default().contains("is a directory"));
+        let missing = dir.join("ststui-no-such-file");
+        assert_eq!(read(&missing).err().unwrap_or_default(), "no such file");
+        #[cfg(unix)]
+        assert!(read(Path::new("/dev/zero")).err().unwrap_or_default().contains("not a regular"));
+    }
+
+    #[test]
+    fn escapes_control_characters() {
+        assert_eq!(escape_controls("web\x1b[2J"), "web\\u{1b}[2J");
+        assert_eq!(escape_controls("a\tb"), "a\tb");
+    }
+}
