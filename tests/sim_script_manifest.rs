@@ -125,3 +125,40 @@ fn missing_files_are_read_errors() {
     let e = ststui::sim::manifest::load(std::path::Path::new("/nonexistent/web.yaml"));
     assert!(matches!(e, Err(ManifestError::Read { .. })), "{e:?}");
 }
+
+#[test]
+fn unknown_fields_are_refused_by_path_and_line_as_kubectl_strict_validation_does() {
+    let text = MULTI.replace("  replicas: 3", "  replica: 3");
+    let e = parse("web.yaml", &text).err();
+    let Some(ManifestError::Parse { line, message, .. }) = e else { panic!("{e:?}") };
+    assert!(message.contains("document 2: unknown field \"spec.replica\""), "{message}");
+    assert_eq!(line, 14, "{message}");
+    let text =
+        MULTI.replace("image: postgres:16", "image: postgres:16\n        imagePullPolicee: Always");
+    let e = parse("web.yaml", &text).err();
+    let Some(ManifestError::Parse { message, .. }) = e else { panic!("{e:?}") };
+    assert!(message.contains("\"spec.template.spec.containers[0].imagePullPolicee\""), "{message}");
+}
+
+#[test]
+fn deep_nesting_is_refused_in_linear_time() {
+    // 100,000 brackets deep: refused by a scan before the YAML parser sees them (which took
+    // tens of seconds); the line is the one the nesting is on.
+    let text = format!(
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: web\nspec:\n  replicas: {}{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let e = parse("deep.yaml", &text).err();
+    let Some(ManifestError::Parse { line, message, .. }) = e else { panic!("{e:?}") };
+    assert_eq!(line, 6);
+    assert!(message.contains("nested deeper than 64 levels"), "{message}");
+    // Brackets in quotes and comments do not count; ordinary flow collections pass.
+    let fine = MULTI
+        .replace(
+            "matchLabels: {app: web}",
+            &format!("matchLabels: {{app: web}} # {}", "[".repeat(100)),
+        )
+        .replace("image: nginx:1.25", &format!("image: \"nginx{}\"", "[".repeat(100)));
+    assert!(parse("fine.yaml", &fine).is_ok());
+}

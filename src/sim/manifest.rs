@@ -104,11 +104,83 @@ fn parse_error(file: &str, doc: &Doc<'_>, err: &serde_yaml_ng::Error, what: &str
     }
 }
 
+/// A field's path as kubectl writes it: `spec.template.spec.containers[0].imag`.
+fn field_path(p: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    match p {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}[{index}]", field_path(parent)),
+        Path::Map { parent, key } => match field_path(parent) {
+            s if s.is_empty() => key.to_string(),
+            s => format!("{s}.{key}"),
+        },
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => field_path(parent),
+    }
+}
+
+/// The deepest flow nesting (`[`, `{`) a manifest may have; Kubernetes objects stay far below.
+pub const MAX_NESTING: usize = 64;
+
+/// Refuses flow collections nested deeper than [`MAX_NESTING`] in one linear pass, before the
+/// YAML parser (whose cost grows much faster than the input on such text) sees them. Quotes and
+/// comments are skipped; `Err((line, message))`.
+fn nesting(doc: &Doc<'_>) -> Result<(), (usize, String)> {
+    let (mut depth, mut line) = (0usize, doc.first_line);
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    let mut prev = '\n';
+    let mut chars = doc.text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            line += 1;
+            comment = false;
+            if quote == Some('\'') {
+                // a single-quoted scalar may span lines; keep going
+            }
+        } else if comment {
+        } else if let Some(q) = quote {
+            if c == '\\' && q == '"' {
+                chars.next();
+            } else if c == q {
+                quote = None;
+            }
+        } else {
+            match c {
+                '#' if prev.is_whitespace() => comment = true,
+                '"' | '\'' if prev.is_whitespace() || "[{,:".contains(prev) => quote = Some(c),
+                '[' | '{' => {
+                    depth += 1;
+                    if depth > MAX_NESTING {
+                        return Err((
+                            line,
+                            format!(
+                                "invalid YAML: nested deeper than {MAX_NESTING} levels; a \
+                                 Kubernetes object never is"
+                            ),
+                        ));
+                    }
+                }
+                ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        prev = c;
+    }
+    Ok(())
+}
+
 /// Parses manifest text; `file` names it in messages.
 pub fn parse(file: &str, text: &str) -> Result<Manifest, ManifestError> {
     let mut out = Manifest::default();
     let mut index = 0usize;
     for doc in split_documents(text) {
+        nesting(&doc).map_err(|(line, message)| ManifestError::Parse {
+            file: file.into(),
+            line,
+            message,
+        })?;
         let value: Value = serde_yaml_ng::from_str(doc.text)
             .map_err(|e| parse_error(file, &doc, &e, "invalid YAML: "))?;
         if value.is_null() {
@@ -148,9 +220,33 @@ pub fn parse(file: &str, text: &str) -> Result<Manifest, ManifestError> {
                  (apps/v1beta1 and apps/v1beta2 were removed in Kubernetes 1.16)"
             )));
         }
-        let set: StatefulSet = serde_yaml_ng::from_str(doc.text).map_err(|e| {
-            parse_error(file, &doc, &e, &format!("document {index}: not a valid StatefulSet: "))
-        })?;
+        // Strict, as kubectl's validation: a field the type does not have is refused by path.
+        let mut unknown = Vec::new();
+        let set: StatefulSet =
+            serde_ignored::deserialize(serde_yaml_ng::Deserializer::from_str(doc.text), |path| {
+                unknown.push(field_path(&path))
+            })
+            .map_err(|e| {
+                parse_error(file, &doc, &e, &format!("document {index}: not a valid StatefulSet: "))
+            })?;
+        if let Some(path) = unknown.first() {
+            let leaf = path.rsplit('.').next().unwrap_or(path);
+            let line = doc
+                .text
+                .lines()
+                .position(|l| {
+                    l.trim_start().trim_start_matches("- ").starts_with(&format!("{leaf}:"))
+                })
+                .map_or(doc.first_line, |i| doc.first_line + i);
+            return Err(ManifestError::Parse {
+                file: file.into(),
+                line,
+                message: format!(
+                    "document {index}: unknown field \"{path}\" (a StatefulSet has no such \
+                     field; strict validation refuses it, as kubectl does)"
+                ),
+            });
+        }
         if set.metadata.name.as_deref().unwrap_or("").is_empty() {
             return Err(at("the StatefulSet has no `metadata.name`; expected a name".into()));
         }
