@@ -255,3 +255,27 @@ fn what_the_cluster_did_unlike_the_advisor_is_told_after_a_grace() {
     run(&mut st, [clock(20), Msg::BatchEnd]);
     assert_eq!(differs(&st).len(), 1, "{:?}", differs(&st));
 }
+
+#[test]
+fn a_scale_up_beyond_10x_or_100000_asks_first_showing_old_and_new() {
+    use crossterm::event::KeyCode;
+    let mut st = demo(sim_caps());
+    // 5 → 50 is 10×: direct. 5 → 51 asks.
+    assert_eq!(
+        ops(&run(&mut st, [key('s'), key('5'), key('0'), code(KeyCode::Enter)])),
+        vec![Op::from(ClusterOp::Scale { set: web(), replicas: 50 })]
+    );
+    let typed: Vec<Msg> =
+        "2000000".chars().map(key).chain([code(KeyCode::Enter)]).collect::<Vec<_>>();
+    let cmds = run(&mut st, std::iter::once(key('s')).chain(typed));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    let Modal::Confirm(c) = &st.modal else { panic!("no confirmation: {:?}", st.modal) };
+    assert_eq!((c.old.as_str(), c.new.as_str()), ("5 replicas", "2000000 replicas"));
+    assert!(c.warning.as_deref().is_some_and(|w| w.contains("1999995 new pods")), "{c:?}");
+    // No: nothing is sent.
+    assert!(ops(&run(&mut st, [key('n')])).is_empty());
+    assert!(ststui::app::ops::is_big_scale_up(1000, 100_001));
+    assert!(!ststui::app::ops::is_big_scale_up(10_000, 100_000));
+    assert!(ststui::app::ops::is_big_scale_up(0, 11));
+    assert!(!ststui::app::ops::is_big_scale_up(0, 10));
+}

@@ -213,3 +213,29 @@ fn headless_writes_the_log_file_it_is_given() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot open the log file"), "{}", text(&out.stderr));
 }
+
+/// What the simulator cannot hold is refused with a message, never an abort: a scale to
+/// 2147483647 (script) or a manifest asking for it.
+#[test]
+fn replicas_beyond_the_simulators_capacity_are_refused_not_allocated() {
+    let script = temp(
+        "huge.scenario",
+        "create web replicas=2\nsettle\nscale web 2147483647\nsettle\nexpect web replicas=2\n",
+    );
+    let out = ststui(&["sim", "--headless", "--script", &script.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "spec.replicas: Invalid value: 2147483647: the simulator holds at most 100000"
+        ),
+        "{stdout}"
+    );
+    let manifest = temp(
+        "huge.yaml",
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: web\nspec:\n  replicas: 2147483647\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: app\n        image: nginx\n",
+    );
+    let out = ststui(&["sim", "--headless", "-f", &manifest.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("holds at most 100000"), "{}", text(&out.stderr));
+}

@@ -68,6 +68,30 @@ fn default_set(set: &mut StatefulSet, semantics: &Semantics) {
     crate::core::defaults::set_defaults_stateful_set(set, semantics);
 }
 
+/// The most replicas one simulated set may have: the simulator holds every pod in memory (about
+/// 15 KB each), and the controller port allocates per replica as upstream does.
+pub const MAX_SIM_REPLICAS: i32 = 100_000;
+
+/// Refuses what the simulator cannot hold (the API server would accept it; a real cluster would
+/// then fail elsewhere), as an invalid value naming the limit.
+fn capacity(set: &StatefulSet) -> Result<(), ApiError> {
+    let replicas = set.spec.replicas.unwrap_or(1);
+    if replicas <= MAX_SIM_REPLICAS {
+        return Ok(());
+    }
+    let name = set.metadata.name.clone().unwrap_or_default();
+    Err(ValidationError {
+        kind: "StatefulSet.apps",
+        name,
+        errors: vec![validate::FieldError::invalid(
+            "spec.replicas",
+            replicas.into(),
+            format!("the simulator holds at most {MAX_SIM_REPLICAS} replicas per set"),
+        )],
+    }
+    .into())
+}
+
 /// POST a StatefulSet: defaulted, validated, stored with generation 1.
 pub fn create_set(
     store: &mut Store,
@@ -78,6 +102,7 @@ pub fn create_set(
     set.status = None;
     default_set(&mut set, semantics);
     validate::validate_create(&set)?;
+    capacity(&set)?;
     Ok(store.create(set)?.clone())
 }
 
@@ -95,6 +120,7 @@ pub fn update_set(
     };
     default_set(&mut set, semantics);
     validate::validate_update(old, &set)?;
+    capacity(&set)?;
     Ok(store.update_set(set)?.clone())
 }
 

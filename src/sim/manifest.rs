@@ -134,12 +134,11 @@ fn nesting(doc: &Doc<'_>) -> Result<(), (usize, String)> {
     let mut chars = doc.text.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '\n' {
+            // A quoted scalar may span lines; a comment ends here.
             line += 1;
             comment = false;
-            if quote == Some('\'') {
-                // a single-quoted scalar may span lines; keep going
-            }
         } else if comment {
+            // skipped to the end of the line
         } else if let Some(q) = quote {
             if c == '\\' && q == '"' {
                 chars.next();

@@ -24,7 +24,8 @@ use super::state::{AppState, Confirm, Modal};
 use crate::backend::{ClusterOp, Connection, Mode, ObjRef, Op, Write, WriteKind};
 
 pub use rollout::{
-    open_picker, pick_revision, scale_to, set_image, set_max_unavailable, set_partition,
+    BIG_SCALE_FACTOR, BIG_SCALE_REPLICAS, is_big_scale_up, open_picker, pick_revision, scale_to,
+    set_image, set_max_unavailable, set_partition,
 };
 
 /// `Err` is a refusal: the text for the status line.

@@ -193,8 +193,35 @@ pub fn scale_to(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Outcome 
         };
         return Ok(ask(state, confirm));
     }
+    if is_big_scale_up(old, new) {
+        let confirm = Confirm {
+            title: format!("Scale {r} from {old} to {new}?"),
+            old: format!("{old} replicas"),
+            new: format!("{new} replicas"),
+            warning: Some(format!(
+                "{} new pods: more than {BIG_SCALE_FACTOR}× the set, or beyond {BIG_SCALE_REPLICAS} \
+                 — a typo here is expensive",
+                i64::from(new) - i64::from(old)
+            )),
+            ops: vec![op],
+            log,
+        };
+        return Ok(ask(state, confirm));
+    }
     let said = format!("scale {} {old} → {new}", r.name);
     Ok(send(state, op, log, said))
+}
+
+/// A scale-up beyond this many times the current replicas asks first.
+pub const BIG_SCALE_FACTOR: i64 = 10;
+/// A scale-up beyond this many replicas asks first.
+pub const BIG_SCALE_REPLICAS: i64 = 100_000;
+
+/// Whether scaling `old` → `new` is big enough to ask first: more than 10× (from at least one
+/// pod) or beyond 100,000.
+pub fn is_big_scale_up(old: i32, new: i32) -> bool {
+    let (old, new) = (i64::from(old), i64::from(new));
+    new > old && (new > BIG_SCALE_REPLICAS || new > old.max(1) * BIG_SCALE_FACTOR)
 }
 
 /// Sets the image (a new revision).
