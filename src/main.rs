@@ -29,31 +29,16 @@ fn main() -> ExitCode {
     if let Err(e) = cli.check() {
         e.exit();
     }
+    let log = cli.log_file.as_deref();
     match cli.command {
         None => cluster_console(&cli),
-        Some(CliCommand::Sim(ref args)) if args.soak.is_some() => {
-            let _log = match side_log(cli.log_file.as_deref()) {
-                Ok(g) => g,
-                Err(code) => return code,
-            };
-            soak(args)
-        }
+        Some(CliCommand::Sim(ref args)) if args.soak.is_some() => logged(log, || soak(args)),
         Some(CliCommand::Sim(ref args)) if args.headless && args.serve.is_some() => {
-            serve_headless(cli.log_file.as_deref(), args)
+            serve_headless(log, args)
         }
-        Some(CliCommand::Sim(ref args)) if args.headless => {
-            let _log = match side_log(cli.log_file.as_deref()) {
-                Ok(g) => g,
-                Err(code) => return code,
-            };
-            headless(args)
-        }
-        Some(CliCommand::Sim(ref args)) => interactive(cli.log_file.as_deref(), args),
-        Some(ref verb) => {
-            let _log = match side_log(cli.log_file.as_deref()) {
-                Ok(g) => g,
-                Err(code) => return code,
-            };
+        Some(CliCommand::Sim(ref args)) if args.headless => logged(log, || headless(args)),
+        Some(CliCommand::Sim(ref args)) => interactive(log, args),
+        Some(ref verb) => logged(log, || {
             let target = ststui::cluster::Target {
                 kubeconfig: cli.kubeconfig.clone(),
                 context: cli.context.clone(),
@@ -61,7 +46,7 @@ fn main() -> ExitCode {
                 ..Default::default()
             };
             exit_code(ststui::verbs::run(verb, target))
-        }
+        }),
     }
 }
 
@@ -261,19 +246,18 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
 
 /// Logs go to a file (never stdout: it is the screen). `STSTUI_LOG` sets the level
 /// (error, warn, info, debug, trace; default info).
-/// The log of a run without the console: the file `--log-file` names (an error when it cannot
-/// be opened), else the default one when it can be.
-fn side_log(
-    file: Option<&Path>,
-) -> Result<Option<tracing_appender::non_blocking::WorkerGuard>, ExitCode> {
-    match init_tracing(file) {
-        Ok(g) => Ok(Some(g)),
+/// Runs `run` (a run without the console) with its log: the file `--log-file` names (exit 2
+/// when it cannot be opened), else the default one when it can be.
+fn logged(file: Option<&Path>, run: impl FnOnce() -> ExitCode) -> ExitCode {
+    let _guard = match init_tracing(file) {
+        Ok(g) => Some(g),
         Err(e) if file.is_some() => {
             eprintln!("ststui: {e:#}");
-            Err(ExitCode::from(EXIT_USAGE))
+            return ExitCode::from(EXIT_USAGE);
         }
-        Err(_) => Ok(None),
-    }
+        Err(_) => None,
+    };
+    run()
 }
 
 fn init_tracing(

@@ -56,6 +56,17 @@ impl Cluster {
         self.dir.join("kubeconfig").display().to_string()
     }
 
+    /// A served simulation playing `script` (a scenario) instead of the demo.
+    fn scripted(test: &str, script: &str) -> Cluster {
+        let path = std::env::temp_dir()
+            .join(format!("ststui-e2e-cluster-{test}-{}.scenario", std::process::id()));
+        std::fs::write(&path, script).unwrap_or_else(|e| panic!("{e}"));
+        let cluster = Cluster::start(test, &["--script", &path.display().to_string()]);
+        // The script is read before the server answers (start waits for that).
+        let _ = std::fs::remove_file(&path);
+        cluster
+    }
+
     fn console(&self, args: &[&str]) -> Console {
         let (kc, log) = (self.kubeconfig(), self.dir.join("console.log").display().to_string());
         let mut all = vec!["--kubeconfig", kc.as_str(), "--log-file", log.as_str()];
@@ -190,16 +201,10 @@ fn a_denied_write_is_read_only_with_the_reason() {
 
 #[test]
 fn the_api_going_down_shows_a_banner_keeps_the_data_and_recovers() {
-    let dir = std::env::temp_dir().join(format!("ststui-e2e-faults-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    let script = dir.join("faults.scenario");
-    std::fs::write(
-        &script,
+    let k = Cluster::scripted(
+        "faults",
         "create web replicas=3\nwait 6s\napi-down 10s\nwait 14s\ncompact\ndrop-watches\nwait 600s\n",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let s = script.display().to_string();
-    let k = Cluster::start("faults", &["--script", &s]);
+    );
     let mut c = k.console(&["web"]);
     c.wait_for("the grid", |s| s.contains("web-2") && header(s).contains("live"));
     c.wait_for("the banner", |s| s.contains("disconnected since"));
@@ -216,18 +221,14 @@ fn the_api_going_down_shows_a_banner_keeps_the_data_and_recovers() {
     assert!(c.screen().contains("web-2"), "{}", c.screen());
     c.press("q");
     assert!(c.wait_exit().success());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn refused_credentials_say_so_and_r_reconnects() {
-    let dir = std::env::temp_dir().join(format!("ststui-e2e-401-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    let script = dir.join("401.scenario");
-    std::fs::write(&script, "create web replicas=2\nwait 5s\napi-unauthorized 6s\nwait 600s\n")
-        .unwrap_or_else(|e| panic!("{e}"));
-    let s = script.display().to_string();
-    let k = Cluster::start("401", &["--script", &s]);
+    let k = Cluster::scripted(
+        "401",
+        "create web replicas=2\nwait 5s\napi-unauthorized 6s\nwait 600s\n",
+    );
     let mut c = k.console(&["web"]);
     c.wait_for("the grid", |s| s.contains("web-1") && header(s).contains("live"));
     c.wait_for("the credentials refused", |s| s.contains("credentials refused"));
@@ -238,5 +239,4 @@ fn refused_credentials_say_so_and_r_reconnects() {
     c.wait_for("live again", |s| header(s).contains("● live"));
     c.press("q");
     assert!(c.wait_exit().success());
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -56,13 +56,7 @@ async fn list_get_and_not_found() {
 async fn watch_resumes_from_a_version_and_expired_versions_get_410() {
     let s = served(vec![set("web", 2)], &[]).await;
     let sets: Api<StatefulSet> = Api::default_namespaced(s.client.clone());
-    let rv = sets
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .metadata
-        .resource_version
-        .unwrap_or_default();
+    let rv = list_version(&sets).await;
     let patch = json!({"spec": {"updateStrategy": {"rollingUpdate": {"partition": 1}}}});
     sets.patch("web", &PatchParams::default(), &Patch::Merge(&patch)).await.unwrap();
     // Resumed from the list's version, the watch sees the change made after it.
@@ -249,13 +243,7 @@ async fn the_api_going_down_refuses_connections_and_comes_back() {
 async fn bookmarks_when_asked_and_bounded_requests() {
     let s = served(vec![set("web", 1)], &[]).await;
     let sets: Api<StatefulSet> = Api::default_namespaced(s.client.clone());
-    let rv = sets
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .metadata
-        .resource_version
-        .unwrap_or_default();
+    let rv = list_version(&sets).await;
     let wp = WatchParams::default().timeout(1);
     let events: Vec<_> = sets.watch(&wp, &rv).await.unwrap().collect().await;
     let last = events.last().and_then(|e| e.as_ref().ok());
@@ -274,4 +262,9 @@ async fn bookmarks_when_asked_and_bounded_requests() {
         .unwrap();
     let err = s.client.request::<Pod>(req).await.unwrap_err();
     assert_eq!(api_code(&err).map(|c| c.0), Some(413), "{err:?}");
+}
+
+/// The resourceVersion of a list of the sets.
+async fn list_version(sets: &Api<StatefulSet>) -> String {
+    sets.list(&ListParams::default()).await.unwrap().metadata.resource_version.unwrap_or_default()
 }

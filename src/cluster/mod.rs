@@ -30,7 +30,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 pub use connect::Target;
-pub use write::write_once;
+pub use write::{OnceError, write_once};
 
 use crate::backend::{
     Backend, BackendEvent, Capabilities, Failure, FailureKind, ObjKind, ObjRef, Object, Op, Scope,
@@ -406,6 +406,20 @@ async fn focus(key: ObjRef, client: kube::Client, conn: Arc<Conn>, synced: Arc<A
     }
 }
 
+/// The `listed` callback of one of several watchers: its first complete listing counts
+/// `pending` down, and the last of them to list sends `Synced` (once per backend).
+fn first_listing<K>(
+    pending: &Arc<AtomicUsize>,
+    synced: &Arc<AtomicBool>,
+) -> impl FnMut(&[K]) -> Option<BackendEvent> + Send + 'static {
+    let (pending, synced) = (Arc::clone(pending), Arc::clone(synced));
+    let mut first = true;
+    move |_| {
+        let last = std::mem::take(&mut first) && pending.fetch_sub(1, Ordering::SeqCst) == 1;
+        if last { synced_now(&synced) } else { None }
+    }
+}
+
 /// The pods, revisions and claims of a set (by its selector) and its Events. Synced once the
 /// three have listed.
 fn watch_set_objects(
@@ -422,14 +436,8 @@ fn watch_set_objects(
     // Pages of 100 keep the listing's transient memory small (kube-rs's default is 500).
     let cfg = || watcher::Config::default().labels(&labels).page_size(100);
     let pending = Arc::new(AtomicUsize::new(3));
-    let listed = |pending: &Arc<AtomicUsize>| {
-        let (p, s) = (Arc::clone(pending), Arc::clone(synced));
-        move || if p.fetch_sub(1, Ordering::SeqCst) == 1 { synced_now(&s) } else { None }
-    };
-    let lock = |t: &Arc<Mutex<Tracker>>| Arc::clone(t);
     let mut tasks = Vec::new();
-    let (t, done) = (lock(tracker), listed(&pending));
-    let mut once = Some(done);
+    let t = Arc::clone(tracker);
     tasks.push(tokio::spawn(watch::run(
         Api::<Pod>::namespaced(client.clone(), &ns),
         cfg(),
@@ -446,11 +454,10 @@ fn watch_set_objects(
                 Seen::Deleted(p) => tr.pod(p, true),
             }
         },
-        move |_: &[Pod]| once.take().and_then(|d| d()),
+        first_listing::<Pod>(&pending, synced),
         true,
     )));
-    let (t, done) = (lock(tracker), listed(&pending));
-    let mut once = Some(done);
+    let t = Arc::clone(tracker);
     tasks.push(tokio::spawn(watch::run(
         Api::<ControllerRevision>::namespaced(client.clone(), &ns),
         cfg(),
@@ -467,11 +474,9 @@ fn watch_set_objects(
                 Seen::Deleted(_) => Vec::new(),
             }
         },
-        move |_: &[ControllerRevision]| once.take().and_then(|d| d()),
+        first_listing::<ControllerRevision>(&pending, synced),
         true,
     )));
-    let done = listed(&pending);
-    let mut once = Some(done);
     tasks.push(tokio::spawn(watch::run(
         Api::<PersistentVolumeClaim>::namespaced(client.clone(), &ns),
         cfg(),
@@ -481,7 +486,7 @@ fn watch_set_objects(
         Arc::clone(conn),
         |c| Object::Claim(Box::new(c)),
         |_| Vec::new(),
-        move |_: &[PersistentVolumeClaim]| once.take().and_then(|d| d()),
+        first_listing::<PersistentVolumeClaim>(&pending, synced),
         true,
     )));
     for (kind, name_ok) in [("StatefulSet", true), ("Pod", false)] {
@@ -490,7 +495,7 @@ fn watch_set_objects(
         } else {
             format!("involvedObject.kind={kind}")
         };
-        let (t, set_name) = (lock(tracker), key.name.clone());
+        let (t, set_name) = (Arc::clone(tracker), key.name.clone());
         tasks.push(tokio::spawn(watch::run(
             Api::<KubeEvent>::namespaced(client.clone(), &ns),
             watcher::Config::default().fields(&fields),

@@ -210,9 +210,15 @@ pub async fn run<K>(
                 continue;
             }
         };
-        match ev {
-            watcher::Event::Init => buffer.clear(),
-            watcher::Event::InitApply(o) => buffer.push(prune(o)),
+        let (o, deleted) = match ev {
+            watcher::Event::Init => {
+                buffer.clear();
+                continue;
+            }
+            watcher::Event::InitApply(o) => {
+                buffer.push(prune(o));
+                continue;
+            }
             watcher::Event::InitDone => {
                 let objects = std::mem::take(&mut buffer);
                 for t in derive(Seen::Listed(&objects)) {
@@ -230,25 +236,18 @@ pub async fn run<K>(
                 if let Some(ev) = after {
                     conn.sink(ev);
                 }
+                continue;
             }
-            watcher::Event::Apply(o) => {
-                let o = prune(o);
-                for t in derive(Seen::Applied(&o)) {
-                    conn.note(t);
-                }
-                if forward {
-                    conn.sink(BackendEvent::Applied(wrap(o)));
-                }
-            }
-            watcher::Event::Delete(o) => {
-                let o = prune(o);
-                for t in derive(Seen::Deleted(&o)) {
-                    conn.note(t);
-                }
-                if forward {
-                    conn.sink(BackendEvent::Deleted(wrap(o)));
-                }
-            }
+            watcher::Event::Apply(o) => (prune(o), false),
+            watcher::Event::Delete(o) => (prune(o), true),
+        };
+        let seen = if deleted { Seen::Deleted(&o) } else { Seen::Applied(&o) };
+        for t in derive(seen) {
+            conn.note(t);
+        }
+        if forward {
+            let o = wrap(o);
+            conn.sink(if deleted { BackendEvent::Deleted(o) } else { BackendEvent::Applied(o) });
         }
     }
 }

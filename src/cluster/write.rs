@@ -152,6 +152,15 @@ impl Writer {
     }
 }
 
+/// Why [`write_once`] wrote nothing.
+#[derive(Debug)]
+pub enum OnceError {
+    /// The kubeconfig (or the client runtime) cannot be used: nothing was sent.
+    Setup(String),
+    /// The write was refused or failed.
+    Failed(Box<Failure>),
+}
+
 /// One write outside a console (the pipeline verbs): reads the kubeconfig, learns who we are
 /// (freeze records it), and carries out `w` as the console would, on a runtime of its own.
 /// `make` builds the write from the namespace the target resolves to. `Ok(Some(sentence))` when
@@ -159,19 +168,16 @@ impl Writer {
 pub fn write_once(
     target: &super::Target,
     make: impl FnOnce(&str) -> Write,
-) -> Result<Option<String>, Box<Failure>> {
-    let op = "write".to_string();
+) -> Result<Option<String>, OnceError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Box::new(Failure::new(op.clone(), FailureKind::Unavailable, e.to_string())))?;
+        .map_err(|e| OnceError::Setup(format!("cannot start the client runtime: {e}")))?;
     runtime.block_on(async {
-        let session = super::connect::session(target)
-            .await
-            .map_err(|e| Box::new(Failure::new(op.clone(), FailureKind::Invalid, e)))?;
+        let session = super::connect::session(target).await.map_err(OnceError::Setup)?;
         let w = make(&session.namespace);
         let identity = super::connect::identity(&session).await;
         let writer = Writer { client: session.client, identity: Arc::new(Mutex::new(identity)) };
-        writer.write(w).await.map_err(Box::new)
+        writer.write(w).await.map_err(|f| OnceError::Failed(Box::new(f)))
     })
 }

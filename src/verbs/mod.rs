@@ -122,14 +122,18 @@ fn freeze(target: Target, freeze: bool) -> Result<Exit, VerbError> {
             println!("{key} frozen: partition set to replicas, the previous one recorded")
         }
         Ok(None) => println!("{key} resumed: the recorded partition is back"),
-        Err(f) => return Err(write_failure(crate::backend::WriteKind::PatchSet, *f)),
+        Err(e) => return Err(write_failure(crate::backend::WriteKind::PatchSet, e)),
     }
     Ok(Exit::Done)
 }
 
-/// A refused write as the verb's error: a conflict is an expectation (1), a missing permission
-/// names it (4).
-pub fn write_failure(kind: crate::backend::WriteKind, f: crate::backend::Failure) -> VerbError {
+/// A write that did not happen as the verb's error: a kubeconfig that cannot be used is bad
+/// usage (2), a conflict an expectation (1), a missing permission names it (4).
+pub fn write_failure(kind: crate::backend::WriteKind, e: crate::cluster::OnceError) -> VerbError {
+    let f = match e {
+        crate::cluster::OnceError::Setup(message) => return VerbError::new(Exit::Usage, message),
+        crate::cluster::OnceError::Failed(f) => f,
+    };
     match f.kind {
         FailureKind::Conflict => VerbError::new(
             Exit::Expectation,
@@ -142,9 +146,6 @@ pub fn write_failure(kind: crate::backend::WriteKind, f: crate::backend::Failure
             Exit::Api,
             format!("permission denied: this needs {} ({})", kind.describe(), f.message),
         ),
-        FailureKind::Invalid if f.message.contains("kubeconfig") => {
-            VerbError::new(Exit::Usage, f.message)
-        }
         _ => VerbError::new(Exit::Api, format!("{}: {}", f.op, f.message)),
     }
 }

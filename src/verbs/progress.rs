@@ -74,11 +74,8 @@ pub fn done(state: &AppState, key: &ObjRef) -> Result<String, String> {
         }
     }
     if !st.on_delete && st.partition <= 0 {
-        let status = set.status.as_ref();
-        let (cur, upd) = (
-            status.and_then(|s| s.current_revision.as_deref()).unwrap_or(""),
-            status.and_then(|s| s.update_revision.as_deref()).unwrap_or(""),
-        );
+        use crate::app::facts::{current_revision, update_revision};
+        let (cur, upd) = (current_revision(set).unwrap_or(""), update_revision(set).unwrap_or(""));
         if cur != upd && missing.is_empty() {
             missing.push(format!("the status still names {cur} current, not {upd}"));
         }
@@ -110,19 +107,13 @@ fn observed(set: &k8s_openapi::api::apps::v1::StatefulSet) -> Result<(), String>
     Ok(())
 }
 
-fn grid<'a>(state: &'a AppState, key: &'a ObjRef) -> Option<GridView<'a>> {
+/// The console's grid of `key` (one cell per ordinal, classified against the status's revisions).
+pub fn grid<'a>(state: &'a AppState, key: &'a ObjRef) -> Option<GridView<'a>> {
+    use crate::app::facts::{current_revision, update_revision};
     let set = state.mirror.set(key)?;
-    let (current, update) = revisions(set);
+    let (current, update) = (current_revision(set), update_revision(set));
     let pods = state.mirror.pods_in(&key.namespace);
-    Some(GridView::build(set, pods, current, update, None))
-}
-
-fn revisions(set: &k8s_openapi::api::apps::v1::StatefulSet) -> (&str, &str) {
-    let st = set.status.as_ref();
-    (
-        st.and_then(|s| s.current_revision.as_deref()).unwrap_or(""),
-        st.and_then(|s| s.update_revision.as_deref()).unwrap_or(""),
-    )
+    Some(GridView::build(set, pods, current.unwrap_or(""), update.unwrap_or(""), None))
 }
 
 /// Whether a step's newly opened ordinals are updated and Ready.

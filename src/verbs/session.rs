@@ -5,8 +5,8 @@
 //! Owns: waiting for the first complete view, turning what the backend reports into a verb's
 //! errors (unreachable, credentials refused, a watch forbidden, the set missing).
 
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -24,8 +24,6 @@ pub struct Session {
     pub state: AppState,
     pub key: ObjRef,
     pub target: Target,
-    /// Errors the backend reported (a refused watch), not yet acted on.
-    errors: Arc<Mutex<Vec<String>>>,
 }
 
 impl Session {
@@ -33,18 +31,15 @@ impl Session {
     pub fn open(target: Target) -> Result<Session, VerbError> {
         let name = target.name.clone().unwrap_or_default();
         let (tx, rx) = channel();
-        let tx = Mutex::new(tx);
         let sink = Arc::new(move |ev| {
-            if let Ok(tx) = tx.lock() {
-                let _ = tx.send(ev);
-            }
+            let _ = tx.send(ev);
         });
         let backend = ClusterBackend::start(target.clone(), sink)
             .map_err(|e| VerbError::new(Exit::Usage, e))?;
         let key = ObjRef::new(backend.namespace(), name);
         let mut state = AppState::new(backend.capabilities(), Options::default());
         state.selected_set = Some(key.clone());
-        Ok(Session { backend, rx, state, key, target, errors: Arc::default() })
+        Ok(Session { backend, rx, state, key, target })
     }
 
     /// Waits for the first complete view (listings, the clock, the server's version); fails
@@ -98,8 +93,17 @@ impl Session {
                 return Err(VerbError::new(Exit::Api, "the cluster backend stopped"));
             }
         };
+        // The first error the backend reported (a refused watch) ends the verb.
+        let mut error = None;
         while let Some(ev) = next {
-            self.see(&ev);
+            if let (BackendEvent::Error(message), None) = (&ev, &error) {
+                let forbidden = message.contains("forbidden") || message.contains("Forbidden");
+                error = Some(if forbidden {
+                    format!("permission denied: {message}")
+                } else {
+                    message.clone()
+                });
+            }
             app::update(&mut self.state, Msg::Backend(ev));
             next = self.rx.try_recv().ok();
         }
@@ -107,23 +111,9 @@ impl Session {
         if let Connection::Unauthorized { error } = &self.state.connection {
             return Err(VerbError::new(Exit::Api, error.clone()));
         }
-        let first = self.errors.lock().ok().and_then(|mut e| e.drain(..).next());
-        match first {
+        match error {
             Some(e) => Err(VerbError::new(Exit::Api, e)),
             None => Ok(()),
-        }
-    }
-
-    fn see(&self, ev: &BackendEvent) {
-        if let BackendEvent::Error(message) = ev
-            && let Ok(mut e) = self.errors.lock()
-        {
-            let forbidden = message.contains("forbidden") || message.contains("Forbidden");
-            e.push(if forbidden {
-                format!("permission denied: {message}")
-            } else {
-                message.clone()
-            });
         }
     }
 

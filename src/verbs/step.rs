@@ -88,12 +88,7 @@ fn not_ready_open(
     set: &StatefulSet,
     partition: i32,
 ) -> Vec<String> {
-    let Some(screen_set) = state.mirror.set(key) else { return Vec::new() };
-    let st = screen_set.status.as_ref();
-    let current = st.and_then(|s| s.current_revision.as_deref()).unwrap_or("");
-    let update = st.and_then(|s| s.update_revision.as_deref()).unwrap_or("");
-    let pods = state.mirror.pods_in(&key.namespace);
-    let grid = crate::app::view::grid::GridView::build(set, pods, current, update, None);
+    let Some(grid) = super::progress::grid(state, key) else { return Vec::new() };
     let first = spec::start_ordinal(set) + partition;
     grid.cells
         .iter()
@@ -144,8 +139,7 @@ pub fn run(target: Target, args: &StepArgs) -> Result<Exit, VerbError> {
 /// re-read and re-decided: through when only the status moved, a conflict naming the change
 /// otherwise).
 pub fn write_partition(target: &Target, write: Write) -> Result<Option<String>, VerbError> {
-    crate::cluster::write_once(target, |_| write)
-        .map_err(|f| write_failure(WriteKind::PatchSet, *f))
+    crate::cluster::write_once(target, |_| write).map_err(|e| write_failure(WriteKind::PatchSet, e))
 }
 
 fn opens(key: &ObjRef, s: &Session, to: i32, until: i32) -> String {
