@@ -118,6 +118,11 @@ pub enum Command {
     Resume(NameArgs),
     /// Wait for a rollout, partition-aware: 0 done, 1 timeout, 3 stuck (naming pod and rule).
     Wait(WaitArgs),
+    /// Play a scenario script against a cluster in real time, printing the timeline.
+    Play(PlayArgs),
+    /// A stand-in kubelet for test clusters without nodes (binds and runs every unscheduled
+    /// pod; obeys the scenario's kubelet settings and faults). Never on a real cluster.
+    FakeKubelet(FakeKubeletArgs),
 }
 
 impl Command {
@@ -130,6 +135,8 @@ impl Command {
             Command::Freeze(_) => "freeze",
             Command::Resume(_) => "resume",
             Command::Wait(_) => "wait",
+            Command::Play(_) => "play",
+            Command::FakeKubelet(_) => "fake-kubelet",
         }
     }
 }
@@ -171,6 +178,24 @@ pub struct StepArgs {
     /// With --wait: stuck (exit 3) after this long without progress.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m", requires = "wait")]
     pub stuck_after: u64,
+}
+
+/// `ststui play`.
+#[derive(Debug, Clone, Args)]
+pub struct PlayArgs {
+    /// The scenario file (`spec/scenario.md`; the README's "Scenarios").
+    pub script: PathBuf,
+    /// Timeline format on stdout.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    pub format: FormatArg,
+}
+
+/// `ststui fake-kubelet`.
+#[derive(Debug, Clone, Args)]
+pub struct FakeKubeletArgs {
+    /// The Node to register and serve.
+    #[arg(long, value_name = "NAME", default_value = "ststui-node-0")]
+    pub node: String,
 }
 
 /// `ststui freeze` and `ststui resume`.

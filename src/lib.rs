@@ -9,6 +9,8 @@ pub mod backend;
 pub mod cli;
 pub mod cluster;
 pub mod core;
+pub mod fakelet;
+pub mod play;
 pub mod serve;
 pub mod sim;
 pub mod steer;

@@ -45,7 +45,19 @@ fn main() -> ExitCode {
                 namespace: cli.namespace.clone(),
                 ..Default::default()
             };
-            exit_code(ststui::verbs::run(verb, target))
+            match verb {
+                CliCommand::Play(p) => {
+                    exit_code(ststui::play::run(&p.script, p.format.into(), &target))
+                }
+                CliCommand::FakeKubelet(k) => match ststui::fakelet::run(&target, &k.node) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("ststui fake-kubelet: {e}");
+                        exit_code(4)
+                    }
+                },
+                _ => exit_code(ststui::verbs::run(verb, target)),
+            }
         }),
     }
 }

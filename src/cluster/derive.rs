@@ -30,6 +30,8 @@ const EVENTS_REMEMBERED: usize = 2_048;
 /// Remembers the focused set's objects as last seen.
 #[derive(Debug, Default)]
 pub struct Tracker {
+    /// The set's name before its first sight (a pod's watch event can come first).
+    name: String,
     set: Option<StatefulSet>,
     pods: BTreeMap<String, Seen>,
     pods_listed: bool,
@@ -48,8 +50,13 @@ fn seen(p: &Pod) -> Seen {
 }
 
 impl Tracker {
+    /// A tracker for the set `name` (seen or not yet).
+    pub fn named(name: &str) -> Tracker {
+        Tracker { name: name.into(), ..Tracker::default() }
+    }
+
     fn set_name(&self) -> String {
-        self.set.as_ref().and_then(|s| s.metadata.name.clone()).unwrap_or_default()
+        self.set.as_ref().and_then(|s| s.metadata.name.clone()).unwrap_or_else(|| self.name.clone())
     }
 
     /// The set changed: a status line when what the status says changed.

@@ -13,9 +13,9 @@
 //! Owns: the cluster side. Must not: touch the app, the terminal or the simulator.
 
 mod connect;
-mod derive;
+pub(crate) mod derive;
 mod watch;
-mod write;
+pub(crate) mod write;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -29,7 +29,8 @@ use kube::runtime::watcher;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-pub use connect::Target;
+pub use connect::{Session, Target, identity as connect_identity, session};
+pub use watch::QuickBackoff;
 pub use write::{OnceError, write_once};
 
 use crate::backend::{

@@ -55,6 +55,49 @@ pub fn claim_name(template: &str, set_name: &str, ordinal: i32) -> String {
     format!("{template}-{set_name}-{ordinal}")
 }
 
+/// The pods of set `set_name` (uid `set_uid`) among `pods`, in ordinal order, terminating ones
+/// included: pods named `<set>-<n>` that the set controls or that nobody controls (what a
+/// scenario's `expect pods=` lists).
+pub fn members<'a>(
+    set_name: &str,
+    set_uid: Option<&str>,
+    pods: impl Iterator<Item = &'a k8s_openapi::api::core::v1::Pod>,
+) -> Vec<&'a k8s_openapi::api::core::v1::Pod> {
+    let mut out: Vec<_> = pods
+        .filter(|p| {
+            let name = p.metadata.name.as_deref().unwrap_or_default();
+            let ctrl =
+                p.metadata.owner_references.iter().flatten().find(|r| r.controller == Some(true));
+            is_member_name(set_name, name) && ctrl.is_none_or(|r| Some(r.uid.as_str()) == set_uid)
+        })
+        .collect();
+    out.sort_by_key(|p| {
+        let name = p.metadata.name.as_deref().unwrap_or_default();
+        (ordinal_of(name), name.to_string())
+    });
+    out
+}
+
+/// The claims of a set with claim templates `templates` among `claims`
+/// (`<template>-<set>-<n>`), by template then ordinal (what `expect claims=` lists).
+pub fn member_claims<'a>(
+    set_name: &str,
+    templates: &[String],
+    claims: impl Iterator<Item = &'a k8s_openapi::api::core::v1::PersistentVolumeClaim>,
+) -> Vec<&'a k8s_openapi::api::core::v1::PersistentVolumeClaim> {
+    let mut out = Vec::new();
+    for c in claims {
+        let name = c.metadata.name.as_deref().unwrap_or_default();
+        for (i, t) in templates.iter().enumerate() {
+            if let Some(pod) = claim_pod(name, t, set_name) {
+                out.push((i, ordinal_of(pod), c));
+            }
+        }
+    }
+    out.sort_by_key(|(i, o, _)| (*i, *o));
+    out.into_iter().map(|(_, _, c)| c).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -300,28 +300,7 @@ impl Sim {
     /// the set controls or that nobody controls.
     pub fn pods_of(&self, key: &ObjRef) -> Vec<&Pod> {
         let uid = self.set(key).and_then(|s| s.metadata.uid.as_deref());
-        let mut pods: Vec<&Pod> = self
-            .world
-            .store
-            .pods()
-            .in_namespace(&key.namespace)
-            .filter(|p| {
-                let name = p.metadata.name.as_deref().unwrap_or_default();
-                let ctrl = p
-                    .metadata
-                    .owner_references
-                    .iter()
-                    .flatten()
-                    .find(|r| r.controller == Some(true));
-                labels::is_member_name(&key.name, name)
-                    && ctrl.is_none_or(|r| Some(r.uid.as_str()) == uid)
-            })
-            .collect();
-        pods.sort_by_key(|p| {
-            let name = p.metadata.name.as_deref().unwrap_or_default();
-            (labels::ordinal_of(name), name.to_string())
-        });
-        pods
+        labels::members(&key.name, uid, self.world.store.pods().in_namespace(&key.namespace))
     }
 
     /// The set's ControllerRevisions (controlled by it), by revision number.
@@ -339,17 +318,8 @@ impl Sim {
             .flatten()
             .filter_map(|t| t.metadata.name.clone())
             .collect();
-        let mut claims: Vec<(usize, i32, &PersistentVolumeClaim)> = Vec::new();
-        for c in self.world.store.claims().in_namespace(&key.namespace) {
-            let name = c.metadata.name.as_deref().unwrap_or_default();
-            for (i, t) in templates.iter().enumerate() {
-                if let Some(pod) = labels::claim_pod(name, t, &key.name) {
-                    claims.push((i, labels::ordinal_of(pod), c));
-                }
-            }
-        }
-        claims.sort_by_key(|(i, o, _)| (*i, *o));
-        claims.into_iter().map(|(_, _, c)| c).collect()
+        let claims = self.world.store.claims().in_namespace(&key.namespace);
+        labels::member_claims(&key.name, &templates, claims)
     }
 
     /// All claims, by namespace then name.

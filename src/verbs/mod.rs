@@ -58,7 +58,9 @@ impl VerbError {
 pub fn run(cmd: &Command, mut target: Target) -> i32 {
     let name = cmd.name();
     let result = match cmd {
-        Command::Sim(_) => Err(VerbError::new(Exit::Usage, "sim is not a verb")),
+        Command::Sim(_) | Command::Play(_) | Command::FakeKubelet(_) => {
+            Err(VerbError::new(Exit::Usage, "not a verb on one set"))
+        }
         Command::Explain(a) => {
             target.name = Some(a.name.clone());
             explain(target, a.output)

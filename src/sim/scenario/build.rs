@@ -156,7 +156,13 @@ fn actual(o: &Observed, check: &Check) -> String {
 /// Evaluates an `expect` line: whether every check held, and the `detail` of the event
 /// (`web: replicas=3 ready=3` when it held; what differed otherwise).
 pub fn evaluate(sim: &Sim, set: &Name, checks: &[Check]) -> (bool, String) {
-    let Some(o) = observe(sim, set) else {
+    judge(observe(sim, set), set, checks)
+}
+
+/// Judges an `expect` line against what was observed of the set (`None`: it does not exist),
+/// on the simulator or on a cluster (`ststui play`).
+pub fn judge(observed: Option<Observed>, set: &Name, checks: &[Check]) -> (bool, String) {
+    let Some(o) = observed else {
         return (false, format!("{set}: statefulset not found; expected it to exist"));
     };
     let mut wrong = Vec::new();

@@ -1,0 +1,316 @@
+//! `ststui fake-kubelet`: a stand-in kubelet for test clusters that have no real nodes (the
+//! control plane of `tests/control-plane/run`). It registers a Node labelled
+//! `ststui.dev/fake-kubelet=true`, binds every unscheduled pod to it (there is no scheduler),
+//! moves each Pending → Running → Ready after the delays of the scenario language, finishes
+//! graceful deletions after the stop delay, and takes the scenario's kubelet settings (the
+//! `ststui-kubelet` ConfigMap of a namespace) and faults (the `ststui.dev/kubelet-fault` pod
+//! annotation) through the API, so `ststui play` can ask for them on a cluster.
+//!
+//! Written here because no library plays a kubelet this thin: kwok (the usual choice) is Go and
+//! knows nothing of the scenario's settings. Never run it against a cluster with real nodes: it
+//! binds every pod nobody has scheduled.
+//!
+//! Owns: the loop (two kube-rs watchers with backoff, one timer) and the writes. The decisions
+//! live in [`plan`].
+
+pub mod plan;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, Preconditions};
+use kube::runtime::{WatchStreamExt, watcher};
+use serde_json::json;
+use tokio::time::Instant;
+
+use plan::{Action, Settings, Tracked};
+
+/// Runs until SIGINT or SIGTERM. Returns a message when it cannot start.
+pub fn run(target: &crate::cluster::Target, node: &str) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the client runtime: {e}"))?;
+    runtime.block_on(async {
+        let session = crate::cluster::session(target).await?;
+        let client = session.client;
+        register(&client, node).await?;
+        eprintln!("fake kubelet: node {node} registered at {}; serving pods", session.server);
+        let mut k = Kubelet::new(client, node);
+        tokio::select! {
+            () = k.serve() => Ok(()),
+            () = stopped() => {
+                eprintln!("fake kubelet: stopped");
+                Ok(())
+            }
+        }
+    })
+}
+
+async fn stopped() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
+}
+
+/// Creates (or takes over) the Node and marks it Ready.
+async fn register(client: &kube::Client, node: &str) -> Result<(), String> {
+    let nodes: Api<Node> = Api::all(client.clone());
+    let body: Node = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": node, "labels": {
+            plan::NODE_LABEL: "true", "kubernetes.io/hostname": node, "kubernetes.io/os": "linux",
+        }},
+    }))
+    .map_err(|e| format!("node document: {e}"))?;
+    match nodes.create(&PostParams::default(), &body).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(s)) if s.code == 409 => {}
+        Err(e) => return Err(format!("cannot register node {node}: {e}")),
+    }
+    let now = plan::stamp(k8s_openapi::jiff::Timestamp::now());
+    let status = json!({"status": {
+        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+            "message": "ststui fake kubelet", "lastHeartbeatTime": now, "lastTransitionTime": now}],
+        "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
+        "capacity": {"cpu": "64", "memory": "256Gi", "pods": "10000"},
+        "allocatable": {"cpu": "64", "memory": "256Gi", "pods": "10000"},
+    }});
+    nodes
+        .patch_status(node, &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .map_err(|e| format!("cannot mark node {node} Ready: {e}"))?;
+    Ok(())
+}
+
+enum Input {
+    Pod(watcher::Event<Pod>),
+    Config(watcher::Event<ConfigMap>),
+}
+
+struct Kubelet {
+    client: kube::Client,
+    node: String,
+    start: Instant,
+    pods: BTreeMap<String, Tracked>,
+    /// The last state seen of each pod (by uid), for faults.
+    latest: BTreeMap<String, Pod>,
+    settings: BTreeMap<String, Settings>,
+    next_ip: u32,
+}
+
+impl Kubelet {
+    fn new(client: kube::Client, node: &str) -> Kubelet {
+        Kubelet {
+            client,
+            node: node.into(),
+            start: Instant::now(),
+            pods: BTreeMap::new(),
+            latest: BTreeMap::new(),
+            settings: BTreeMap::new(),
+            next_ip: 0,
+        }
+    }
+
+    fn now(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    async fn serve(&mut self) {
+        let backoff = crate::cluster::QuickBackoff::default;
+        let pods = watcher(Api::<Pod>::all(self.client.clone()), watcher::Config::default())
+            .backoff(backoff())
+            .map(|e| e.map(Input::Pod))
+            .boxed();
+        let cms = watcher(
+            Api::<ConfigMap>::all(self.client.clone()),
+            watcher::Config::default().fields(&format!("metadata.name={}", plan::CONFIG_MAP)),
+        )
+        .backoff(backoff())
+        .map(|e| e.map(Input::Config))
+        .boxed();
+        // Settings first when both have something: a pod takes the settings in force.
+        let mut inputs = futures::stream::select_with_strategy(cms, pods, |_: &mut ()| {
+            futures::stream::PollNext::Left
+        });
+        loop {
+            let due = self.pods.values().filter_map(Tracked::due).min();
+            let sleep = due.map_or(Duration::from_secs(3600), |d| {
+                Duration::from_millis(d.saturating_sub(self.now()))
+            });
+            tokio::select! {
+                ev = inputs.next() => match ev {
+                    Some(Ok(Input::Pod(e))) => self.pod_event(e).await,
+                    Some(Ok(Input::Config(e))) => self.config_event(e),
+                    Some(Err(e)) => tracing::warn!("fake kubelet watch: {e}"),
+                    None => return,
+                },
+                () = tokio::time::sleep(sleep) => self.tick().await,
+            }
+        }
+    }
+
+    fn config_event(&mut self, e: watcher::Event<ConfigMap>) {
+        match e {
+            watcher::Event::Apply(cm) | watcher::Event::InitApply(cm) => {
+                let ns = cm.metadata.namespace.clone().unwrap_or_default();
+                let (s, problems) = Settings::from_config_map(&cm);
+                for p in problems {
+                    eprintln!("fake kubelet: {ns}: {p}");
+                }
+                tracing::info!("settings for {ns}: {s:?}");
+                self.settings.insert(ns, s);
+            }
+            watcher::Event::Delete(cm) => {
+                self.settings.remove(&cm.metadata.namespace.unwrap_or_default());
+            }
+            watcher::Event::Init | watcher::Event::InitDone => {}
+        }
+    }
+
+    async fn pod_event(&mut self, e: watcher::Event<Pod>) {
+        match e {
+            watcher::Event::Apply(p) | watcher::Event::InitApply(p) => self.pod(p).await,
+            watcher::Event::Delete(p) => {
+                let uid = p.metadata.uid.unwrap_or_default();
+                self.pods.remove(&uid);
+                self.latest.remove(&uid);
+            }
+            watcher::Event::Init | watcher::Event::InitDone => {}
+        }
+    }
+
+    async fn pod(&mut self, p: Pod) {
+        let node = p.spec.as_ref().and_then(|s| s.node_name.clone());
+        if node.as_deref().is_some_and(|n| n != self.node) {
+            return; // another node's
+        }
+        let uid = p.metadata.uid.clone().unwrap_or_default();
+        let now = self.now();
+        let ns = p.metadata.namespace.clone().unwrap_or_default();
+        let settings = self.settings.get(&ns).cloned().unwrap_or_default();
+        let t = self.pods.entry(uid.clone()).or_insert_with(|| Tracked::new(&p, settings, now, &self.node));
+        t.observe(&p, now);
+        let fault = t.pending_fault(&p);
+        self.latest.insert(uid.clone(), p);
+        if let Some((verb, value)) = fault {
+            let Some(t) = self.pods.get(&uid) else { return };
+            match t.fault_action(&verb) {
+                Ok(action) => {
+                    if self.act(&uid, &action).await
+                        && let Some(t) = self.pods.get_mut(&uid)
+                    {
+                        t.fault = Some(value);
+                    }
+                }
+                Err(why) => {
+                    eprintln!("fake kubelet: {}/{}: {why}", t.namespace, t.name);
+                    if let Some(t) = self.pods.get_mut(&uid) {
+                        t.fault = Some(value);
+                    }
+                }
+            }
+        }
+        self.tick().await;
+    }
+
+    /// Does every timed step that is due.
+    async fn tick(&mut self) {
+        let now = self.now();
+        let due: Vec<(String, Action)> = self
+            .pods
+            .iter()
+            .filter_map(|(uid, t)| Some((uid.clone(), t.action(now)?)))
+            .collect();
+        for (uid, action) in due {
+            self.act(&uid, &action).await;
+        }
+    }
+
+    /// Writes `action` for the pod; `true` when it was written.
+    async fn act(&mut self, uid: &str, action: &Action) -> bool {
+        let Some(t) = self.pods.get(uid).cloned() else { return false };
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &t.namespace);
+        let at = plan::stamp(k8s_openapi::jiff::Timestamp::now());
+        let pp = PatchParams::default();
+        let result = match action {
+            Action::Bind => {
+                let binding = json!({
+                    "apiVersion": "v1", "kind": "Binding",
+                    "metadata": {"name": t.name, "uid": t.uid},
+                    "target": {"apiVersion": "v1", "kind": "Node", "name": self.node},
+                });
+                api.create_subresource::<_, serde_json::Value>(
+                    "binding",
+                    &t.name,
+                    &PostParams::default(),
+                    &binding,
+                )
+                .await
+                .map(drop)
+            }
+            Action::Run | Action::Ready(_) => {
+                let ready = matches!(action, Action::Ready(true));
+                if matches!(action, Action::Run) {
+                    self.next_ip += 1;
+                }
+                let ip = format!("10.244.{}.{}", (self.next_ip / 250) % 250, self.next_ip % 250 + 2);
+                let ip = self
+                    .latest
+                    .get(uid)
+                    .and_then(|p| p.status.as_ref()?.pod_ip.clone())
+                    .unwrap_or(ip);
+                api.patch_status(&t.name, &pp, &Patch::Merge(plan::running_status(&t, ready, &at, &ip)))
+                    .await
+                    .map(drop)
+            }
+            Action::Fail => api
+                .patch_status(&t.name, &pp, &Patch::Merge(plan::failed_status(&t, &at)))
+                .await
+                .map(drop),
+            Action::Remove => {
+                let dp = DeleteParams {
+                    grace_period_seconds: Some(0),
+                    preconditions: Some(Preconditions { uid: Some(t.uid.clone()), resource_version: None }),
+                    ..Default::default()
+                };
+                api.delete(&t.name, &dp).await.map(drop)
+            }
+        };
+        let now = self.now();
+        match result {
+            Ok(()) => {
+                tracing::info!("{}/{}: {action:?}", t.namespace, t.name);
+                if let Some(t) = self.pods.get_mut(uid) {
+                    t.done(action, now);
+                }
+                true
+            }
+            Err(kube::Error::Api(s)) if matches!(s.code, 404 | 409) => {
+                // Gone, or replaced under the same name: its watch event follows.
+                tracing::info!("{}/{}: {action:?}: {}", t.namespace, t.name, s.message);
+                self.pods.remove(uid);
+                false
+            }
+            Err(e) => {
+                eprintln!("fake kubelet: {}/{}: {action:?} failed: {e}; retrying", t.namespace, t.name);
+                if let Some(t) = self.pods.get_mut(uid) {
+                    t.retry_at = Some(now + 1000);
+                }
+                false
+            }
+        }
+    }
+}

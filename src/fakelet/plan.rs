@@ -1,0 +1,398 @@
+//! The fake kubelet's decisions, without IO: its settings (read from the `ststui-kubelet`
+//! ConfigMap of a namespace), what it remembers of each pod, what is due and when, and the
+//! status documents it writes. Mirrors the simulator's kubelet model (`sim::kubelet`): a pod
+//! runs `start` after it was first seen, is Ready `ready` later unless its first container runs
+//! the `broken` image, and a graceful deletion ends `stop` after it began; the settings a pod
+//! gets are those in force when it was first seen. Faults arrive as an annotation on the pod.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use serde_json::{Value, json};
+
+/// The ConfigMap (per namespace) the fake kubelet takes its settings from.
+pub const CONFIG_MAP: &str = "ststui-kubelet";
+/// The pod annotation that asks for a fault: `fail`, `unready` or `ready`, optionally followed
+/// by `/N` so the same fault can be asked for again.
+pub const FAULT_ANNOTATION: &str = "ststui.dev/kubelet-fault";
+/// The label on the Node a fake kubelet registers (how `ststui play` knows one serves the
+/// cluster).
+pub const NODE_LABEL: &str = "ststui.dev/fake-kubelet";
+
+/// Pod timing, as the scenario's `kubelet` command sets it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub start_ms: u64,
+    pub ready_ms: u64,
+    pub stop_ms: u64,
+    pub broken: Option<String>,
+}
+
+impl Default for Settings {
+    /// The scenario defaults: 1 s, 1 s, 1 s, nothing broken.
+    fn default() -> Self {
+        Settings { start_ms: 1000, ready_ms: 1000, stop_ms: 1000, broken: None }
+    }
+}
+
+impl Settings {
+    /// The settings a ConfigMap holds (`start`, `ready`, `stop` as durations such as `250ms`,
+    /// `broken` an image); what is missing or unreadable keeps its default, and each problem is
+    /// returned as a sentence for the log.
+    pub fn from_config_map(cm: &ConfigMap) -> (Settings, Vec<String>) {
+        let mut s = Settings::default();
+        let mut problems = Vec::new();
+        let Some(data) = &cm.data else { return (s, problems) };
+        for (key, slot) in
+            [("start", &mut s.start_ms), ("ready", &mut s.ready_ms), ("stop", &mut s.stop_ms)]
+        {
+            if let Some(v) = data.get(key) {
+                match crate::sim::scenario::parse::duration(v) {
+                    Ok(ms) => *slot = ms,
+                    Err(e) => problems.push(format!("{CONFIG_MAP} {key}={v:?}: {e}")),
+                }
+            }
+        }
+        s.broken = data.get("broken").filter(|b| !b.is_empty()).cloned();
+        (s, problems)
+    }
+
+    /// The ConfigMap data for these settings (what `ststui play` writes).
+    pub fn to_data(&self) -> BTreeMap<String, String> {
+        let ms = |v: u64| format!("{v}ms");
+        BTreeMap::from([
+            ("start".to_string(), ms(self.start_ms)),
+            ("ready".to_string(), ms(self.ready_ms)),
+            ("stop".to_string(), ms(self.stop_ms)),
+            ("broken".to_string(), self.broken.clone().unwrap_or_default()),
+        ])
+    }
+}
+
+/// Where a pod is in its life, as this kubelet made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Not bound to our node yet.
+    Unbound,
+    /// Bound; not running yet.
+    Pending,
+    /// Running since `at` (ms), not Ready.
+    Running { at: u64 },
+    Ready,
+    Failed,
+}
+
+/// What this kubelet remembers of one pod.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tracked {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub image: String,
+    pub containers: Vec<String>,
+    pub settings: Settings,
+    pub seen_at: u64,
+    pub stage: Stage,
+    /// The fault annotation last acted on.
+    pub fault: Option<String>,
+    /// A fault asked the pod to stay unready (until `ready`).
+    pub held_unready: bool,
+    /// When its graceful deletion was first seen.
+    pub deleting_since: Option<u64>,
+    /// Earliest time to retry after a failed write.
+    pub retry_at: Option<u64>,
+}
+
+/// One thing to do now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Bind,
+    Run,
+    Ready(bool),
+    Fail,
+    Remove,
+}
+
+impl Tracked {
+    pub fn new(pod: &Pod, settings: Settings, now: u64, node: &str) -> Tracked {
+        let spec = pod.spec.as_ref();
+        let containers: Vec<String> =
+            spec.map(|s| s.containers.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+        let image = spec
+            .and_then(|s| s.containers.first())
+            .and_then(|c| c.image.clone())
+            .unwrap_or_default();
+        let bound_here = spec.and_then(|s| s.node_name.as_deref()) == Some(node);
+        Tracked {
+            namespace: pod.metadata.namespace.clone().unwrap_or_else(|| "default".into()),
+            name: pod.metadata.name.clone().unwrap_or_default(),
+            uid: pod.metadata.uid.clone().unwrap_or_default(),
+            image,
+            containers,
+            settings,
+            seen_at: now,
+            stage: if bound_here { Stage::Pending } else { Stage::Unbound },
+            fault: None,
+            held_unready: false,
+            deleting_since: None,
+            retry_at: None,
+        }
+    }
+
+    fn broken(&self) -> bool {
+        self.settings.broken.as_deref() == Some(self.image.as_str())
+    }
+
+    /// Takes in what the pod looks like now: a graceful deletion begun, a fault asked for.
+    pub fn observe(&mut self, pod: &Pod, now: u64) {
+        if pod.metadata.deletion_timestamp.is_some() && self.deleting_since.is_none() {
+            self.deleting_since = Some(now);
+        }
+        let fault = pod.metadata.annotations.as_ref().and_then(|a| a.get(FAULT_ANNOTATION));
+        if fault.is_none() {
+            self.fault = None;
+        }
+    }
+
+    /// The fault annotation's verb when it asks for something not yet done.
+    pub fn pending_fault(&self, pod: &Pod) -> Option<(String, String)> {
+        let value = pod.metadata.annotations.as_ref()?.get(FAULT_ANNOTATION)?;
+        if self.fault.as_deref() == Some(value.as_str()) {
+            return None;
+        }
+        let verb = value.split('/').next().unwrap_or_default().to_string();
+        Some((verb, value.clone()))
+    }
+
+    /// When the next timed step is due (ms), if any.
+    pub fn due(&self) -> Option<u64> {
+        let timed = match (self.deleting_since, self.stage) {
+            // Never bound: the API server removes it at once.
+            (Some(_), Stage::Unbound) => None,
+            (Some(since), _) => Some(since + self.settings.stop_ms),
+            (None, Stage::Unbound) => Some(self.seen_at),
+            (None, Stage::Pending) => Some(self.seen_at + self.settings.start_ms),
+            (None, Stage::Running { at }) if !self.broken() && !self.held_unready => {
+                Some(at + self.settings.ready_ms)
+            }
+            _ => None,
+        }?;
+        Some(self.retry_at.map_or(timed, |r| r.max(timed)))
+    }
+
+    /// The timed step due at `now`.
+    pub fn action(&self, now: u64) -> Option<Action> {
+        if self.due()? > now {
+            return None;
+        }
+        Some(match (self.deleting_since, self.stage) {
+            (Some(_), Stage::Unbound) => return None,
+            (Some(_), _) => Action::Remove,
+            (None, Stage::Unbound) => Action::Bind,
+            (None, Stage::Pending) => Action::Run,
+            (None, _) => Action::Ready(true),
+        })
+    }
+
+    /// The action a fault verb asks for, or why it cannot be done now.
+    pub fn fault_action(&self, verb: &str) -> Result<Action, String> {
+        let running = matches!(self.stage, Stage::Running { .. } | Stage::Ready);
+        match verb {
+            "fail" if self.stage != Stage::Failed => Ok(Action::Fail),
+            "unready" | "ready" if !running => {
+                Err(format!("{verb} needs a running pod; {} is not", self.name))
+            }
+            "unready" => Ok(Action::Ready(false)),
+            "ready" => Ok(Action::Ready(true)),
+            "fail" => Err(format!("{} has already failed", self.name)),
+            other => Err(format!(
+                "unknown fault {other:?} in {FAULT_ANNOTATION}: expected fail, unready or ready"
+            )),
+        }
+    }
+
+    /// Records that `action` was written.
+    pub fn done(&mut self, action: &Action, now: u64) {
+        self.retry_at = None;
+        match action {
+            Action::Bind => self.stage = Stage::Pending,
+            Action::Run => self.stage = Stage::Running { at: now },
+            Action::Ready(true) => {
+                self.held_unready = false;
+                self.stage = Stage::Ready;
+            }
+            Action::Ready(false) => {
+                self.held_unready = true;
+                if self.stage == Stage::Ready {
+                    self.stage = Stage::Running { at: now };
+                }
+            }
+            Action::Fail => self.stage = Stage::Failed,
+            Action::Remove => {}
+        }
+    }
+}
+
+/// RFC 3339 in whole seconds, as the API server stores times.
+pub fn stamp(t: k8s_openapi::jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+fn condition(kind: &str, on: bool, at: &str) -> Value {
+    json!({"type": kind, "status": if on { "True" } else { "False" }, "lastTransitionTime": at})
+}
+
+/// The status merge patch for a running pod, Ready or not.
+pub fn running_status(t: &Tracked, ready: bool, at: &str, pod_ip: &str) -> Value {
+    let containers: Vec<Value> = t
+        .containers
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            json!({
+                "name": c, "image": if i == 0 { t.image.as_str() } else { "" },
+                "imageID": "", "ready": ready, "restartCount": 0, "started": true,
+                "state": {"running": {"startedAt": at}},
+            })
+        })
+        .collect();
+    json!({"status": {
+        "phase": "Running", "hostIP": "127.0.0.1", "podIP": pod_ip, "podIPs": [{"ip": pod_ip}],
+        "startTime": at,
+        "conditions": [
+            condition("PodScheduled", true, at), condition("Initialized", true, at),
+            condition("ContainersReady", ready, at), condition("Ready", ready, at),
+        ],
+        "containerStatuses": containers,
+    }})
+}
+
+/// The status merge patch for a pod whose containers exited with an error.
+pub fn failed_status(t: &Tracked, at: &str) -> Value {
+    let containers: Vec<Value> = t
+        .containers
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c, "image": t.image, "imageID": "", "ready": false, "restartCount": 0,
+                "started": false,
+                "state": {"terminated": {"exitCode": 1, "reason": "Error", "startedAt": at, "finishedAt": at}},
+            })
+        })
+        .collect();
+    json!({"status": {
+        "phase": "Failed",
+        "conditions": [
+            condition("PodScheduled", true, at), condition("Initialized", true, at),
+            condition("ContainersReady", false, at), condition("Ready", false, at),
+        ],
+        "containerStatuses": containers,
+    }})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{Container, PodSpec};
+
+    fn pod(image: &str, node: Option<&str>) -> Pod {
+        Pod {
+            metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                name: Some("web-0".into()),
+                namespace: Some("ns".into()),
+                uid: Some("u1".into()),
+                ..Default::default()
+            },
+            spec: Some(PodSpec {
+                containers: vec![Container {
+                    name: "c".into(),
+                    image: Some(image.into()),
+                    ..Default::default()
+                }],
+                node_name: node.map(Into::into),
+                ..Default::default()
+            }),
+            status: None,
+        }
+    }
+
+    #[test]
+    fn a_pod_is_bound_then_runs_after_start_then_is_ready_after_ready() {
+        let s = Settings { start_ms: 500, ready_ms: 2000, stop_ms: 100, broken: None };
+        let mut t = Tracked::new(&pod("app:v1", None), s, 1000, "n0");
+        assert_eq!(t.action(1000), Some(Action::Bind));
+        t.done(&Action::Bind, 1000);
+        assert_eq!(t.action(1499), None);
+        assert_eq!(t.due(), Some(1500));
+        assert_eq!(t.action(1500), Some(Action::Run));
+        t.done(&Action::Run, 1510);
+        assert_eq!(t.due(), Some(3510));
+        assert_eq!(t.action(3510), Some(Action::Ready(true)));
+        t.done(&Action::Ready(true), 3510);
+        assert_eq!(t.due(), None);
+    }
+
+    #[test]
+    fn a_broken_image_runs_but_never_becomes_ready_and_a_deletion_takes_the_stop_delay() {
+        let s = Settings { broken: Some("app:bad".into()), ..Settings::default() };
+        let mut p = pod("app:bad", Some("n0"));
+        let mut t = Tracked::new(&p, s, 0, "n0");
+        assert_eq!(t.stage, Stage::Pending);
+        t.done(&Action::Run, 1000);
+        assert_eq!(t.due(), None, "broken: no Ready step");
+        p.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+        ));
+        t.observe(&p, 5000);
+        assert_eq!(t.due(), Some(6000));
+        assert_eq!(t.action(6000), Some(Action::Remove));
+    }
+
+    #[test]
+    fn faults_come_from_the_annotation_once_each_and_unready_holds_until_ready() {
+        let mut p = pod("app:v1", Some("n0"));
+        let mut t = Tracked::new(&p, Settings::default(), 0, "n0");
+        assert_eq!(t.fault_action("unready"), Err("unready needs a running pod; web-0 is not".into()));
+        t.done(&Action::Run, 1000);
+        t.done(&Action::Ready(true), 2000);
+        p.metadata.annotations =
+            Some(BTreeMap::from([(FAULT_ANNOTATION.to_string(), "unready/1".to_string())]));
+        let (verb, value) = t.pending_fault(&p).expect("a fault");
+        assert_eq!(verb, "unready");
+        assert_eq!(t.fault_action(&verb), Ok(Action::Ready(false)));
+        t.done(&Action::Ready(false), 3000);
+        t.fault = Some(value);
+        assert_eq!(t.pending_fault(&p), None, "acted on once");
+        assert_eq!(t.due(), None, "held unready: no timed Ready");
+        assert!(t.fault_action("explode").is_err_and(|e| e.contains("expected fail")));
+    }
+
+    #[test]
+    fn settings_round_trip_through_the_config_map_and_bad_values_are_named() {
+        let s = Settings { start_ms: 250, ready_ms: 0, stop_ms: 3000, broken: Some("x:1".into()) };
+        let cm = ConfigMap { data: Some(s.to_data()), ..Default::default() };
+        assert_eq!(Settings::from_config_map(&cm), (s, Vec::new()));
+        let bad = ConfigMap {
+            data: Some(BTreeMap::from([("start".to_string(), "soon".to_string())])),
+            ..Default::default()
+        };
+        let (got, problems) = Settings::from_config_map(&bad);
+        assert_eq!(got, Settings::default());
+        assert!(problems[0].contains("start=\"soon\""), "{problems:?}");
+    }
+
+    #[test]
+    fn status_documents_say_running_ready_and_failed_with_whole_second_times() {
+        let t = Tracked::new(&pod("app:v1", Some("n0")), Settings::default(), 0, "n0");
+        let at = stamp(k8s_openapi::jiff::Timestamp::from_millisecond(1_500).unwrap_or_default());
+        assert_eq!(at, "1970-01-01T00:00:01Z");
+        let v = running_status(&t, true, &at, "10.0.0.1");
+        assert_eq!(v["status"]["phase"], "Running");
+        assert_eq!(v["status"]["conditions"][3]["type"], "Ready");
+        assert_eq!(v["status"]["conditions"][3]["status"], "True");
+        assert_eq!(v["status"]["containerStatuses"][0]["ready"], true);
+        let f = failed_status(&t, &at);
+        assert_eq!(f["status"]["phase"], "Failed");
+        assert_eq!(f["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 1);
+    }
+}

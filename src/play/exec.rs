@@ -1,0 +1,172 @@
+//! Carrying out one script line on a cluster. The steering lines (`image`, `scale`,
+//! `partition`, `strategy`, `maxunavailable`, `undo`, `restart`, `freeze`, `unfreeze`,
+//! `delete-pod`) go through the console's own write path (`cluster::write::Writer`: the same
+//! decisions, patches and preconditions); `create`, `apply` and `delete` are plain API calls;
+//! the kubelet lines are written where the fake kubelet reads them (the `ststui-kubelet`
+//! ConfigMap, the `ststui.dev/kubelet-fault` pod annotation).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, PropagationPolicy};
+use serde_json::json;
+
+use crate::backend::{ClusterOp, ObjRef, Write};
+use crate::cluster::write::{Writer, failure};
+use crate::fakelet::plan::{CONFIG_MAP, FAULT_ANNOTATION, Settings};
+use crate::sim::scenario::build::build_set;
+use crate::sim::scenario::{Cascade, Command};
+
+/// What carrying out lines needs, and the kubelet settings asked for so far.
+pub struct Exec {
+    pub writer: Writer,
+    pub namespaces: Vec<String>,
+    pub kubelet: Settings,
+    /// Manifests of `apply` lines, read before anything ran (by line number).
+    pub manifests: BTreeMap<usize, Vec<StatefulSet>>,
+    faults: u64,
+}
+
+fn api_error(e: &kube::Error) -> String {
+    match e {
+        kube::Error::Api(s) => s.message.clone(),
+        other => format!("cannot reach the server ({other})"),
+    }
+}
+
+impl Exec {
+    pub fn new(writer: Writer, namespaces: Vec<String>, manifests: BTreeMap<usize, Vec<StatefulSet>>) -> Exec {
+        Exec { writer, namespaces, kubelet: Settings::default(), manifests, faults: 0 }
+    }
+
+    fn client(&self) -> kube::Client {
+        self.writer.client.clone()
+    }
+
+    /// Carries out `command` (line `number`); `Err` is the message of the `error` event.
+    pub async fn perform(&mut self, number: usize, command: &Command) -> Result<(), String> {
+        let op = |op: ClusterOp| Write { op, basis: None };
+        let write = match command {
+            Command::Create(args) => return self.create(build_set(args)).await,
+            Command::Apply(_) => return self.apply(number).await,
+            Command::Delete { set, cascade } => return self.delete_set(&set.as_ref(), *cascade).await,
+            Command::Kubelet(k) => {
+                let s = &mut self.kubelet;
+                s.start_ms = k.start_ms.unwrap_or(s.start_ms);
+                s.ready_ms = k.ready_ms.unwrap_or(s.ready_ms);
+                s.stop_ms = k.stop_ms.unwrap_or(s.stop_ms);
+                if let Some(b) = &k.broken {
+                    s.broken = (!b.is_empty()).then(|| b.clone());
+                }
+                return self.write_kubelet().await;
+            }
+            Command::Fail { pod } => return self.fault(&pod.as_ref(), "fail").await,
+            Command::SetReady { pod, ready } => {
+                let verb = if *ready { "ready" } else { "unready" };
+                return self.fault(&pod.as_ref(), verb).await;
+            }
+            Command::Image { set, image } => {
+                op(ClusterOp::SetImage { set: set.as_ref(), image: image.clone() })
+            }
+            Command::Scale { set, replicas } => {
+                op(ClusterOp::Scale { set: set.as_ref(), replicas: *replicas })
+            }
+            Command::Partition { set, partition } => {
+                op(ClusterOp::SetPartition { set: set.as_ref(), partition: *partition })
+            }
+            Command::Strategy { set, on_delete } => op(ClusterOp::SetStrategy {
+                set: set.as_ref(),
+                on_delete: *on_delete,
+                rolling: None,
+            }),
+            Command::MaxUnavailable { set, value } => {
+                op(ClusterOp::SetMaxUnavailable { set: set.as_ref(), value: value.clone() })
+            }
+            Command::Undo { set, revision } => {
+                op(ClusterOp::Undo { set: set.as_ref(), revision: *revision })
+            }
+            Command::Restart { set } => op(ClusterOp::Restart { set: set.as_ref() }),
+            Command::DeletePod { pod, force } => {
+                op(ClusterOp::DeletePod { pod: pod.as_ref(), force: *force, uid: None })
+            }
+            Command::Freeze { set, on: true } => op(ClusterOp::Freeze { set: set.as_ref() }),
+            Command::Freeze { set, on: false } => op(ClusterOp::Unfreeze { set: set.as_ref() }),
+            Command::Api(_) | Command::Pause | Command::Resume | Command::Step(_) => {
+                return Err("needs the simulator".into());
+            }
+            Command::Wait(_) | Command::Settle { .. } | Command::Expect { .. } => return Ok(()),
+        };
+        // "Nothing to change" is not an error on a cluster either (the simulator says nothing).
+        self.writer.write(write).await.map(drop).map_err(|f| f.message)
+    }
+
+    async fn create(&self, set: StatefulSet) -> Result<(), String> {
+        let ns = set.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+        let api: Api<StatefulSet> = Api::namespaced(self.client(), &ns);
+        api.create(&PostParams::default(), &set).await.map(drop).map_err(|e| api_error(&e))
+    }
+
+    /// Server-side apply of each set of the line's manifest (`kubectl apply --server-side`).
+    async fn apply(&self, number: usize) -> Result<(), String> {
+        let Some(sets) = self.manifests.get(&number) else {
+            return Err("apply: the manifest was not read".into());
+        };
+        let mut errors = Vec::new();
+        for set in sets {
+            let ns = set.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+            let name = set.metadata.name.clone().unwrap_or_default();
+            let api: Api<StatefulSet> = Api::namespaced(self.client(), &ns);
+            let pp = PatchParams::apply("ststui").force();
+            if let Err(e) = api.patch(&name, &pp, &Patch::Apply(set)).await {
+                errors.push(format!("{name}: {}", api_error(&e)));
+            }
+        }
+        if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+    }
+
+    async fn delete_set(&self, set: &ObjRef, cascade: Cascade) -> Result<(), String> {
+        let api: Api<StatefulSet> = Api::namespaced(self.client(), &set.namespace);
+        let dp = DeleteParams {
+            propagation_policy: Some(match cascade {
+                Cascade::Background => PropagationPolicy::Background,
+                Cascade::Orphan => PropagationPolicy::Orphan,
+            }),
+            ..Default::default()
+        };
+        api.delete(&set.name, &dp).await.map(drop).map_err(|e| api_error(&e))
+    }
+
+    /// The kubelet settings as the fake kubelet reads them, in every namespace the script uses.
+    async fn write_kubelet(&self) -> Result<(), String> {
+        for ns in &self.namespaces {
+            let api: Api<ConfigMap> = Api::namespaced(self.client(), ns);
+            let cm = json!({
+                "apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": CONFIG_MAP, "namespace": ns},
+                "data": self.kubelet.to_data(),
+            });
+            let pp = PatchParams::apply("ststui").force();
+            api.patch(CONFIG_MAP, &pp, &Patch::Apply(&cm)).await.map_err(|e| {
+                format!("kubelet: cannot write ConfigMap {ns}/{CONFIG_MAP}: {}", api_error(&e))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Asks the fake kubelet for a fault on `pod` (a numbered annotation, so the same fault can
+    /// be asked for twice).
+    async fn fault(&mut self, pod: &ObjRef, verb: &str) -> Result<(), String> {
+        self.faults += 1;
+        let api: Api<Pod> = Api::namespaced(self.client(), &pod.namespace);
+        let value = format!("{verb}/{}", self.faults);
+        let patch = json!({"metadata": {"annotations": {FAULT_ANNOTATION: value}}});
+        match api.patch(&pod.name, &PatchParams::default(), &Patch::Merge(&patch)).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 => Err(format!(
+                "pod {pod} not found: expected the name of an existing pod (e.g. web-0)"
+            )),
+            Err(e) => Err(failure(verb, &e).message),
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! `ststui play SCRIPT`: plays a scenario (`spec/scenario.md`) against a real cluster, in real
+//! time, and prints the same timeline as `ststui sim --headless` (text or JSONL), `expect`
+//! lines included. Rehearse a rollout script on a test cluster; the differential check plays
+//! every scenario both here and on the simulator.
+//!
+//! What a cluster cannot do is refused before anything runs, naming the line: `pause`,
+//! `resume`, `step` and the `api-*` faults need the simulator; `kubelet`, `fail`, `unready` and
+//! `ready` need a cluster whose kubelet obeys them (`ststui fake-kubelet`, which registers a
+//! node labelled `ststui.dev/fake-kubelet=true`). Names without a namespace (or in `default`)
+//! are played in `-n`'s namespace (the context's by default).
+//!
+//! `wait` waits in real time. `settle [max=]` waits until nothing is starting or terminating,
+//! every set's spec has been observed by the controller, and nothing has changed for a quiet
+//! period (1 s plus the longest kubelet delay and minReadySeconds in force), or until `max`.
+//!
+//! Exit codes: 0 every `expect` held, 1 one did not, 2 a bad script or a line the cluster
+//! cannot play, 4 the cluster cannot be used (kubeconfig, unreachable, forbidden listing).
+
+mod exec;
+pub mod world;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write as _;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{Node, PersistentVolumeClaim, Pod};
+use kube::api::{Api, ListParams};
+use kube::runtime::{WatchStreamExt, watcher};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::backend::{Event, EventKind};
+use crate::cluster::Target;
+use crate::cluster::write::Writer;
+use crate::sim::scenario::{self, Command, Line, Name, Script, build};
+use crate::sim::timeline::{Format, render};
+use world::{Change, World};
+
+/// Every `expect` held.
+pub const EXIT_OK: i32 = 0;
+/// An `expect` did not hold.
+pub const EXIT_FAILED: i32 = 1;
+/// A bad script, or a line this cluster cannot play.
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// The cluster cannot be used.
+pub const EXIT_CLUSTER: i32 = 4;
+
+/// How long the first listings may take before play gives up.
+const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a line cannot be played on a cluster, if it cannot.
+pub fn cluster_refusal(command: &Command) -> Option<&'static str> {
+    match command {
+        Command::Pause | Command::Resume | Command::Step(_) => Some(
+            "needs the simulator: a real cluster's controller cannot be paused or stepped \
+             (play it with `ststui sim --script`)",
+        ),
+        Command::Api(_) => Some(
+            "needs the simulator: API faults are injected into the simulated API server \
+             (play it with `ststui sim --script`)",
+        ),
+        _ => None,
+    }
+}
+
+/// Whether the line needs a kubelet that obeys the scenario (`ststui fake-kubelet`).
+pub fn needs_fake_kubelet(command: &Command) -> bool {
+    matches!(command, Command::Kubelet(_) | Command::Fail { .. } | Command::SetReady { .. })
+}
+
+/// Names in the default namespace move to `ns`.
+fn remap(script: &mut Script, ns: &str) {
+    let fix = |n: &mut Name| {
+        if n.namespace == scenario::DEFAULT_NAMESPACE {
+            n.namespace = ns.to_string();
+        }
+    };
+    for line in &mut script.lines {
+        match &mut line.command {
+            Command::Create(a) => fix(&mut a.set),
+            Command::Image { set, .. }
+            | Command::Scale { set, .. }
+            | Command::Partition { set, .. }
+            | Command::Strategy { set, .. }
+            | Command::MaxUnavailable { set, .. }
+            | Command::Undo { set, .. }
+            | Command::Restart { set }
+            | Command::Delete { set, .. }
+            | Command::Freeze { set, .. }
+            | Command::Expect { set, .. } => fix(set),
+            Command::DeletePod { pod, .. } | Command::Fail { pod } | Command::SetReady { pod, .. } => {
+                fix(pod)
+            }
+            _ => {}
+        }
+    }
+}
+
+fn bad(file: &str, line: &Line, why: &str) -> String {
+    format!("{file}:{}: `{}` {why}", line.number, line.text)
+}
+
+/// Runs `ststui play`; returns the exit code.
+pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i32 {
+    let mut script = match scenario::parse_file(script_path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("ststui: bad script: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let file = script_path.display().to_string();
+    if let Some((line, why)) =
+        script.lines.iter().find_map(|l| cluster_refusal(&l.command).map(|w| (l, w)))
+    {
+        eprintln!("ststui: {}", bad(&file, line, why));
+        return EXIT_BAD_INPUT;
+    }
+    let mut manifests = BTreeMap::new();
+    for line in &script.lines {
+        if let Command::Apply(path) = &line.command {
+            match crate::sim::manifest::load(path) {
+                Ok(m) => {
+                    for w in &m.warnings {
+                        eprintln!("ststui: warning: {w}");
+                    }
+                    manifests.insert(line.number, m.sets);
+                }
+                Err(e) => {
+                    eprintln!("ststui: bad script: {file}:{}: apply: {e}", line.number);
+                    return EXIT_BAD_INPUT;
+                }
+            }
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ststui: cannot start the client runtime: {e}");
+            return EXIT_CLUSTER;
+        }
+    };
+    runtime.block_on(async {
+        let session = match crate::cluster::session(target).await {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("ststui: {e}");
+                return EXIT_CLUSTER;
+            }
+        };
+        remap(&mut script, &session.namespace);
+        for sets in manifests.values_mut() {
+            for s in sets {
+                let ns = s.metadata.namespace.get_or_insert_with(|| session.namespace.clone());
+                if ns == scenario::DEFAULT_NAMESPACE {
+                    *ns = session.namespace.clone();
+                }
+            }
+        }
+        if let Some(line) = script.lines.iter().find(|l| needs_fake_kubelet(&l.command)) {
+            let nodes: Api<Node> = Api::all(session.client.clone());
+            let lp = ListParams::default().labels(&format!("{}=true", crate::fakelet::plan::NODE_LABEL));
+            let found = nodes.list(&lp).await.map(|l| !l.items.is_empty());
+            if !matches!(found, Ok(true)) {
+                let why = match found {
+                    Err(e) => format!("(cannot list nodes: {e})"),
+                    _ => format!("(no node labelled {}=true)", crate::fakelet::plan::NODE_LABEL),
+                };
+                eprintln!(
+                    "ststui: {}",
+                    bad(
+                        &file,
+                        line,
+                        &format!(
+                            "needs a cluster whose kubelet obeys the scenario: run `ststui \
+                             fake-kubelet` against it {why}"
+                        ),
+                    )
+                );
+                return EXIT_BAD_INPUT;
+            }
+        }
+        let mut namespaces: BTreeSet<String> = BTreeSet::from([session.namespace.clone()]);
+        for line in &script.lines {
+            if let Some(n) = line_namespace(&line.command) {
+                namespaces.insert(n);
+            }
+        }
+        for sets in manifests.values() {
+            namespaces.extend(sets.iter().filter_map(|s| s.metadata.namespace.clone()));
+        }
+        let identity = crate::cluster::connect_identity(&session).await;
+        let writer = Writer {
+            client: session.client.clone(),
+            identity: std::sync::Arc::new(std::sync::Mutex::new(identity)),
+        };
+        let options = match Api::<StatefulSet>::all(session.client.clone()).into_client().apiserver_version().await {
+            Ok(v) => crate::core::Options::for_version(crate::core::Version::for_server(&v.git_version).0),
+            Err(_) => crate::core::Options::default(),
+        };
+        let ns: Vec<String> = namespaces.into_iter().collect();
+        let mut player = ClusterPlayer {
+            world: World::new(ns.len() * 4),
+            exec: exec::Exec::new(writer, ns.clone(), manifests),
+            start: Instant::now(),
+            format,
+            options,
+            file,
+        };
+        let (tx, rx) = mpsc::channel(1024);
+        for n in &ns {
+            watch_namespace(&session.client, n, &tx);
+        }
+        drop(tx);
+        player.play(&script, rx).await
+    })
+}
+
+/// The namespace a line acts in, if it names something.
+fn line_namespace(c: &Command) -> Option<String> {
+    match c {
+        Command::Create(a) => Some(a.set.namespace.clone()),
+        Command::Image { set, .. }
+        | Command::Scale { set, .. }
+        | Command::Partition { set, .. }
+        | Command::Strategy { set, .. }
+        | Command::MaxUnavailable { set, .. }
+        | Command::Undo { set, .. }
+        | Command::Restart { set }
+        | Command::Delete { set, .. }
+        | Command::Freeze { set, .. }
+        | Command::Expect { set, .. } => Some(set.namespace.clone()),
+        Command::DeletePod { pod, .. } | Command::Fail { pod } | Command::SetReady { pod, .. } => {
+            Some(pod.namespace.clone())
+        }
+        _ => None,
+    }
+}
+
+/// Four watchers (with backoff) for the namespace, feeding `tx`; errors go to stderr.
+fn watch_namespace(client: &kube::Client, ns: &str, tx: &mpsc::Sender<Result<Change, String>>) {
+    fn spawn<K>(api: Api<K>, what: String, tx: mpsc::Sender<Result<Change, String>>, wrap: fn(watcher::Event<K>) -> Change)
+    where
+        K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+    {
+        tokio::spawn(async move {
+            let mut s = watcher(api, watcher::Config::default())
+                .backoff(crate::cluster::QuickBackoff::default())
+                .boxed();
+            while let Some(ev) = s.next().await {
+                let msg = ev.map(wrap).map_err(|e| format!("{what}: {e}"));
+                if tx.send(msg).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    let c = client.clone();
+    spawn(Api::<StatefulSet>::namespaced(c.clone(), ns), format!("watch statefulsets in {ns}"), tx.clone(), Change::Set);
+    spawn(Api::<Pod>::namespaced(c.clone(), ns), format!("watch pods in {ns}"), tx.clone(), Change::Pod);
+    spawn(Api::<ControllerRevision>::namespaced(c.clone(), ns), format!("watch controllerrevisions in {ns}"), tx.clone(), Change::Revision);
+    spawn(Api::<PersistentVolumeClaim>::namespaced(c, ns), format!("watch persistentvolumeclaims in {ns}"), tx.clone(), Change::Claim);
+}
+
+struct ClusterPlayer {
+    world: World,
+    exec: exec::Exec,
+    start: Instant,
+    format: Format,
+    options: crate::core::Options,
+    file: String,
+}
+
+impl ClusterPlayer {
+    fn now(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn emit(&self, kind: EventKind) {
+        let line = render(&Event { t_ms: self.now(), kind }, self.format);
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+
+    fn take(&mut self, msg: Result<Change, String>) {
+        match msg {
+            Ok(change) => {
+                let now = self.now();
+                for kind in self.world.apply(change, now) {
+                    self.emit(kind);
+                }
+            }
+            Err(e) => eprintln!("ststui: {e} (retrying)"),
+        }
+    }
+
+    /// Takes in watch events until `deadline`, or until `done` says so (checked after each
+    /// event and at least every 100 ms). `false` when the watches ended.
+    async fn pump(
+        &mut self,
+        rx: &mut mpsc::Receiver<Result<Change, String>>,
+        deadline: Instant,
+        done: impl Fn(&Self) -> bool,
+    ) -> bool {
+        loop {
+            if done(self) || Instant::now() >= deadline {
+                return true;
+            }
+            let tick = (Instant::now() + Duration::from_millis(100)).min(deadline);
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    Some(m) => self.take(m),
+                    None => return false,
+                },
+                () = tokio::time::sleep_until(tick) => {}
+            }
+        }
+    }
+
+    fn quiet_ms(&self) -> u64 {
+        let k = &self.exec.kubelet;
+        1000 + k.start_ms.max(k.ready_ms).max(k.stop_ms).max(self.world.longest_min_ready_ms())
+    }
+
+    async fn play(&mut self, script: &Script, mut rx: mpsc::Receiver<Result<Change, String>>) -> i32 {
+        let listed = self.pump(&mut rx, Instant::now() + LIST_TIMEOUT, |p| p.world.unlisted == 0).await;
+        if !listed || self.world.unlisted > 0 {
+            eprintln!("ststui: the cluster's objects could not be listed within {}s", LIST_TIMEOUT.as_secs());
+            return EXIT_CLUSTER;
+        }
+        let mut failures = Vec::new();
+        let mut expects = 0;
+        for line in &script.lines {
+            while let Ok(m) = rx.try_recv() {
+                self.take(m);
+            }
+            self.emit(EventKind::Command { line: line.number, text: line.text.clone() });
+            match &line.command {
+                Command::Wait(ms) => {
+                    let until = Instant::now() + Duration::from_millis(*ms);
+                    self.pump(&mut rx, until, |_| false).await;
+                }
+                Command::Settle { max_ms } => {
+                    let until = Instant::now() + Duration::from_millis(*max_ms);
+                    self.pump(&mut rx, until, |p| {
+                        p.world.busy().is_none()
+                            && p.now().saturating_sub(p.world.last_change) >= p.quiet_ms()
+                    })
+                    .await;
+                }
+                Command::Expect { set, checks } => {
+                    let observed = self.world.observe(&set.as_ref(), &self.options);
+                    let (ok, detail) = build::judge(observed, set, checks);
+                    expects += 1;
+                    if !ok {
+                        failures.push((line.number, line.text.clone(), detail.clone()));
+                    }
+                    self.emit(EventKind::Expect { line: line.number, ok, detail });
+                }
+                other => {
+                    if let Command::DeletePod { pod, .. } = other {
+                        self.world.deleted_by_script(pod.as_ref());
+                    }
+                    if let Err(message) = self.exec.perform(line.number, other).await {
+                        self.emit(EventKind::Error { line: Some(line.number), message });
+                    }
+                }
+            }
+        }
+        for (number, text, detail) in &failures {
+            eprintln!("{}:{number}: expect failed: {text}", self.file);
+            eprintln!("    {detail}");
+        }
+        if failures.is_empty() {
+            EXIT_OK
+        } else {
+            eprintln!("ststui: {} of {expects} expectations failed", failures.len());
+            EXIT_FAILED
+        }
+    }
+}

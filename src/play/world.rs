@@ -1,0 +1,328 @@
+//! What `ststui play` knows of the cluster: the sets, pods, ControllerRevisions and claims of
+//! the namespaces the script uses, as the watches last showed them, the timeline derived from
+//! each change (the console's inference, `cluster::derive`, one tracker per set), and the two
+//! questions the script asks: what an `expect` reads, and whether the cluster has settled.
+//!
+//! Pure: the IO loop feeds it watch events with the time they arrived. Owns: attribution
+//! (a pod the script deleted is the script's, a pod of a deleted set is the collector's).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use kube::runtime::watcher;
+
+use crate::backend::{EventKind, ObjRef};
+use crate::cluster::derive::Tracker;
+use crate::core::{Observed as CoreObserved, Options, labels, pod as podf, reconcile};
+use crate::sim::scenario::build::Observed;
+
+/// One watch event, of one of the kinds play watches.
+#[derive(Debug)]
+pub enum Change {
+    Set(watcher::Event<StatefulSet>),
+    Pod(watcher::Event<Pod>),
+    Revision(watcher::Event<ControllerRevision>),
+    Claim(watcher::Event<PersistentVolumeClaim>),
+}
+
+fn key(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjRef {
+    ObjRef::new(
+        meta.namespace.clone().unwrap_or_else(|| "default".into()),
+        meta.name.clone().unwrap_or_default(),
+    )
+}
+
+/// The set a pod or revision belongs to: its controller (a StatefulSet), else the set its
+/// name says (`<set>-<n>` for a pod).
+fn owner(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Option<String> {
+    let by_ref = meta.owner_references.iter().flatten().find(|r| {
+        r.controller == Some(true) && r.kind == "StatefulSet"
+    });
+    match by_ref {
+        Some(r) => Some(r.name.clone()),
+        None => labels::parent_and_ordinal(meta.name.as_deref()?).map(|(p, _)| p.to_string()),
+    }
+}
+
+/// The mirror and the derivation.
+#[derive(Default)]
+pub struct World {
+    pub sets: BTreeMap<ObjRef, StatefulSet>,
+    pub pods: BTreeMap<ObjRef, Pod>,
+    pub revisions: BTreeMap<ObjRef, ControllerRevision>,
+    pub claims: BTreeMap<ObjRef, PersistentVolumeClaim>,
+    trackers: BTreeMap<ObjRef, Tracker>,
+    /// Listings still to come before the mirror can be trusted.
+    pub unlisted: usize,
+    /// When something last changed (ms since start).
+    pub last_change: u64,
+    /// Pods the script deleted (their deletion is not the controller's).
+    script_deleted: BTreeSet<ObjRef>,
+    /// Sets deleted while playing: their pods' deletions are the garbage collector's.
+    gone: BTreeSet<ObjRef>,
+    /// Claims seen (a new one after the listing is the controller's `create-pvc`).
+    claims_listed: bool,
+}
+
+impl World {
+    pub fn new(listings: usize) -> World {
+        World { unlisted: listings, ..World::default() }
+    }
+
+    fn tracker(&mut self, set: ObjRef) -> &mut Tracker {
+        let listed = self.unlisted == 0;
+        self.trackers.entry(set.clone()).or_insert_with(|| {
+            let mut t = Tracker::named(&set.name);
+            if listed {
+                t.pods_listed(&[]);
+                t.revisions_listed(&[]);
+            }
+            t
+        })
+    }
+
+    /// The script deleted this pod (gracefully or not).
+    pub fn deleted_by_script(&mut self, pod: ObjRef) {
+        self.script_deleted.insert(pod);
+    }
+
+    /// Takes in one watch event at `now`; returns the timeline entries it makes.
+    pub fn apply(&mut self, change: Change, now: u64) -> Vec<EventKind> {
+        self.last_change = now;
+        match change {
+            Change::Set(e) => self.set(e),
+            Change::Pod(e) => self.pod(e),
+            Change::Revision(e) => self.revision(e),
+            Change::Claim(e) => self.claim(e),
+        }
+    }
+
+    fn done_listing(&mut self) {
+        self.unlisted = self.unlisted.saturating_sub(1);
+    }
+
+    fn set(&mut self, e: watcher::Event<StatefulSet>) -> Vec<EventKind> {
+        match e {
+            watcher::Event::Apply(s) | watcher::Event::InitApply(s) => {
+                let k = key(&s.metadata);
+                self.gone.remove(&k);
+                let out = self.tracker(k.clone()).set(&s);
+                self.sets.insert(k, s);
+                out
+            }
+            watcher::Event::Delete(s) => {
+                let k = key(&s.metadata);
+                self.sets.remove(&k);
+                self.gone.insert(k);
+                Vec::new()
+            }
+            watcher::Event::Init => Vec::new(),
+            watcher::Event::InitDone => {
+                self.done_listing();
+                Vec::new()
+            }
+        }
+    }
+
+    fn pod(&mut self, e: watcher::Event<Pod>) -> Vec<EventKind> {
+        let (p, deleted) = match e {
+            watcher::Event::Apply(p) | watcher::Event::InitApply(p) => (p, false),
+            watcher::Event::Delete(p) => (p, true),
+            watcher::Event::Init => return Vec::new(),
+            watcher::Event::InitDone => {
+                self.done_listing();
+                let sets: Vec<ObjRef> = self.trackers.keys().cloned().collect();
+                for s in sets {
+                    let pods: Vec<Pod> = self
+                        .pods
+                        .values()
+                        .filter(|p| owner(&p.metadata).as_deref() == Some(s.name.as_str()))
+                        .cloned()
+                        .collect();
+                    self.tracker(s).pods_listed(&pods);
+                }
+                return Vec::new();
+            }
+        };
+        let k = key(&p.metadata);
+        let terminating_before =
+            self.pods.get(&k).is_some_and(|old| old.metadata.deletion_timestamp.is_some());
+        if deleted {
+            self.pods.remove(&k);
+            self.script_deleted.remove(&k);
+        } else {
+            self.pods.insert(k.clone(), p.clone());
+        }
+        let Some(set) = owner(&p.metadata) else { return Vec::new() };
+        let set = ObjRef::new(k.namespace.clone(), set);
+        let by_script = self.script_deleted.contains(&k);
+        let collected = self.gone.contains(&set);
+        let out = self.tracker(set).pod(&p, deleted);
+        let starts_terminating = p.metadata.deletion_timestamp.is_some() && !terminating_before;
+        out.into_iter()
+            .filter_map(|ev| match ev {
+                EventKind::Controller { ref action, .. }
+                    if action == "delete-pod" && starts_terminating && by_script =>
+                {
+                    None
+                }
+                EventKind::Controller { ref action, ref pod, .. }
+                    if action == "delete-pod" && collected =>
+                {
+                    Some(EventKind::Gc { pod: pod.clone(), pvc: None })
+                }
+                other => Some(other),
+            })
+            .collect()
+    }
+
+    fn revision(&mut self, e: watcher::Event<ControllerRevision>) -> Vec<EventKind> {
+        match e {
+            watcher::Event::Apply(r) | watcher::Event::InitApply(r) => {
+                let k = key(&r.metadata);
+                let set = owner(&r.metadata).or_else(|| {
+                    r.metadata.name.as_deref()?.rsplit_once('-').map(|(s, _)| s.to_string())
+                });
+                self.revisions.insert(k.clone(), r.clone());
+                match set {
+                    Some(s) => self.tracker(ObjRef::new(k.namespace, s)).revision(&r),
+                    None => Vec::new(),
+                }
+            }
+            watcher::Event::Delete(r) => {
+                self.revisions.remove(&key(&r.metadata));
+                Vec::new()
+            }
+            watcher::Event::Init => Vec::new(),
+            watcher::Event::InitDone => {
+                self.done_listing();
+                let sets: Vec<ObjRef> = self.trackers.keys().cloned().collect();
+                let revs: Vec<ControllerRevision> = self.revisions.values().cloned().collect();
+                for s in sets {
+                    self.tracker(s).revisions_listed(&revs);
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn claim(&mut self, e: watcher::Event<PersistentVolumeClaim>) -> Vec<EventKind> {
+        match e {
+            watcher::Event::Apply(c) | watcher::Event::InitApply(c) => {
+                let k = key(&c.metadata);
+                let fresh = self.claims.insert(k.clone(), c).is_none();
+                if !(fresh && self.claims_listed) {
+                    return Vec::new();
+                }
+                let set = self.sets.iter().find_map(|(sk, s)| {
+                    let templates = claim_templates(s);
+                    let found = templates
+                        .iter()
+                        .any(|t| labels::claim_pod(&k.name, t, &sk.name).is_some());
+                    (sk.namespace == k.namespace && found).then(|| sk.name.clone())
+                });
+                vec![EventKind::Controller {
+                    set: set.unwrap_or_default(),
+                    action: "create-pvc".into(),
+                    pod: None,
+                    pvc: Some(k.name),
+                    revision: None,
+                    reason: None,
+                }]
+            }
+            watcher::Event::Delete(c) => {
+                let k = key(&c.metadata);
+                self.claims.remove(&k);
+                vec![EventKind::Gc { pod: None, pvc: Some(k.name) }]
+            }
+            watcher::Event::Init => Vec::new(),
+            watcher::Event::InitDone => {
+                self.done_listing();
+                self.claims_listed = true;
+                Vec::new()
+            }
+        }
+    }
+
+    /// Why the cluster has not settled, if something says so: a pod still starting or
+    /// terminating, a set whose latest spec the controller has not yet observed.
+    pub fn busy(&self) -> Option<String> {
+        if self.unlisted > 0 {
+            return Some("the first listings are still arriving".into());
+        }
+        for (k, p) in &self.pods {
+            if p.metadata.deletion_timestamp.is_some() {
+                return Some(format!("{} is terminating", k.name));
+            }
+            if podf::phase(p) == "Pending" || podf::phase(p).is_empty() {
+                return Some(format!("{} is Pending", k.name));
+            }
+        }
+        for (k, s) in &self.sets {
+            let observed = s.status.as_ref().and_then(|st| st.observed_generation).unwrap_or(0);
+            if observed < s.metadata.generation.unwrap_or(0) {
+                return Some(format!("{} has a spec the controller has not observed", k.name));
+            }
+        }
+        None
+    }
+
+    /// The longest `minReadySeconds` of the sets, in ms (availability comes that long after
+    /// readiness, without a watch event in between).
+    pub fn longest_min_ready_ms(&self) -> u64 {
+        self.sets
+            .values()
+            .filter_map(|s| s.spec.min_ready_seconds)
+            .map(|s| u64::try_from(s).unwrap_or(0) * 1000)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// What `expect` reads for `set`; `None` when the set does not exist.
+    pub fn observe(&self, set: &ObjRef, options: &Options) -> Option<Observed> {
+        let s = self.sets.get(set)?;
+        let status = s.status.clone().unwrap_or_default();
+        let current = status.current_revision.unwrap_or_default();
+        let update = status.update_revision.unwrap_or_default();
+        let in_ns = |k: &&ObjRef| k.namespace == set.namespace;
+        let pods = labels::members(
+            &set.name,
+            s.metadata.uid.as_deref(),
+            self.pods.iter().filter(|(k, _)| in_ns(k)).map(|(_, p)| p),
+        );
+        let templates = claim_templates(s);
+        let claims = labels::member_claims(
+            &set.name,
+            &templates,
+            self.claims.iter().filter(|(k, _)| in_ns(k)).map(|(_, c)| c),
+        );
+        let all_pods: Vec<&Pod> = self.pods.iter().filter(|(k, _)| in_ns(k)).map(|x| x.1).collect();
+        let all_claims: Vec<&PersistentVolumeClaim> =
+            self.claims.iter().filter(|(k, _)| in_ns(k)).map(|x| x.1).collect();
+        let revisions: Vec<&ControllerRevision> =
+            self.revisions.iter().filter(|(k, _)| in_ns(k)).map(|x| x.1).collect();
+        let core = CoreObserved { set: s, pods: &all_pods, claims: &all_claims, revisions: &revisions };
+        let plan = reconcile(&core, options, k8s_openapi::jiff::Timestamp::now());
+        Some(Observed {
+            replicas: status.replicas,
+            ready: status.ready_replicas.unwrap_or(0),
+            available: status.available_replicas.unwrap_or(0),
+            current: status.current_replicas.unwrap_or(0),
+            updated: status.updated_replicas.unwrap_or(0),
+            rolled_out: !update.is_empty() && current == update,
+            pods: pods.iter().filter_map(|p| p.metadata.name.clone()).collect(),
+            blocked: plan.waiting_on.is_some(),
+            claims: claims.iter().filter_map(|c| c.metadata.name.clone()).collect(),
+        })
+    }
+}
+
+fn claim_templates(s: &StatefulSet) -> Vec<String> {
+    s.spec
+        .volume_claim_templates
+        .iter()
+        .flatten()
+        .filter_map(|t| t.metadata.name.clone())
+        .collect()
+}
