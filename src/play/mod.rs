@@ -17,6 +17,7 @@
 //! cannot play, 4 the cluster cannot be used (kubeconfig, unreachable, forbidden listing).
 
 mod exec;
+pub mod trace;
 pub mod world;
 
 use std::collections::{BTreeMap, BTreeSet};

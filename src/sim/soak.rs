@@ -27,7 +27,7 @@ use crate::core::{Now, Observed, Options, Plan, invariants, labels, spec};
 
 mod generate;
 
-pub use generate::script;
+pub use generate::{Profile, script, script_for};
 
 /// One broken property, where and when it was seen.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,17 @@ use rand_chacha::ChaCha8Rng;
 const SET: &str = "web";
 const IMAGES: &[&str] = &["app:v1", "app:v2", "app:v3", "app:v4"];
 
+/// Who plays the script: the simulator (everything), or a real cluster (`ststui play`, the
+/// differential check): no pause / step / resume, terminations of at most 5 s and settles of at
+/// most 2 minutes, since a cluster plays in real time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    Simulator,
+    Cluster,
+}
+
 struct Gen {
+    profile: Profile,
     rng: ChaCha8Rng,
     out: String,
     replicas: i32,
@@ -112,6 +122,9 @@ impl Gen {
             33..=35 if !self.on_delete => {
                 format!("maxunavailable {SET} {}", self.pick(&["1", "2", "3", "50%", "100%"]))
             }
+            36..=41 if self.profile == Profile::Cluster => {
+                format!("wait {}", self.duration_ms(&[250, 1000]))
+            }
             36..=41 => self.pause_step_resume(),
             42..=46 => {
                 let (o, name) = self.pod();
@@ -127,7 +140,10 @@ impl Gen {
             53..=57 => format!("delete-pod {}", self.pod().1),
             58..=61 => format!("force-delete-pod {}", self.pod().1),
             62..=65 => {
-                let stop = self.duration_ms(&[0, 1000, 5000, 20_000]);
+                let stop = match self.profile {
+                    Profile::Simulator => self.duration_ms(&[0, 1000, 5000, 20_000]),
+                    Profile::Cluster => self.duration_ms(&[0, 1000, 3000, 5000]),
+                };
                 format!("kubelet stop={stop}")
             }
             66..=67 => {
@@ -167,7 +183,9 @@ impl Gen {
     fn heal_and_expect(&mut self) {
         self.line("# faults stop: the set must converge");
         // Always: the simulator's livelock guard may have paused the controller too.
-        self.line("resume");
+        if self.profile == Profile::Simulator {
+            self.line("resume");
+        }
         self.close_flaps(usize::MAX);
         // A Failed pod outside the range never becomes healthy, and OrderedReady scale-down
         // waits for condemned pods in order (upstream processCondemned): the operator removes
@@ -180,14 +198,15 @@ impl Gen {
         self.line("kubelet start=1s ready=1s stop=1s");
         self.line(&format!("strategy {SET} RollingUpdate"));
         self.line(&format!("partition {SET} 0"));
-        self.line("settle max=1h");
+        let long = if self.profile == Profile::Simulator { "1h" } else { "2m" };
+        self.line(&format!("settle max={long}"));
         // Upstream can stall here without a new event: the minReadySeconds requeue is skipped
         // when available condemned pods make availableReplicas equal spec.replicas, and the pod
         // handler's later AddAfter loses to an earlier pending one (delaying queue). A spec
         // change after the pods are available enqueues the set, as an operator's next edit would.
         self.line(&format!("wait {}s", self.min_ready + 1));
         self.line(&format!("maxunavailable {SET} 2"));
-        self.line("settle max=1h");
+        self.line(&format!("settle max={long}"));
         let n = self.replicas;
         let pods: Vec<String> =
             (self.start..self.start + n).map(|o| format!("{SET}-{o}")).collect();
@@ -201,7 +220,13 @@ impl Gen {
 
 /// The script of soak run `seed`.
 pub fn script(seed: u64) -> String {
+    script_for(seed, Profile::Simulator)
+}
+
+/// The script of run `seed` for `profile`.
+pub fn script_for(seed: u64, profile: Profile) -> String {
     let mut g = Gen {
+        profile,
         rng: ChaCha8Rng::seed_from_u64(seed),
         out: String::new(),
         replicas: 0,

@@ -1,0 +1,206 @@
+//! The differential check's equivalence: what of a JSONL timeline is the controller's doing
+//! (a [`Trace`]), and whether two traces (the simulator's and a real cluster's) agree.
+//!
+//! Compared, per set: the pods the controller created (ordinal and revision) and deleted
+//! (ordinal and reason), in order, except that the order inside one burst of a Parallel set
+//! (consecutive creations, or consecutive deletions) is ignored; the revisions created, in
+//! order; the claims created (as a set: the controller creates them just before their pod, in
+//! one sync); and the set's final status (the counts and both revisions). Wall-clock timing is
+//! ignored beyond that order; kubelet, collector and status lines in between are not compared.
+//! Pure; documented in the README ("The differential check").
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+/// The controller's actions and the final status of each set, from one timeline.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Per set: `create web-0 @web-6c9f` / `delete web-2 (update)`, bursts canonicalised.
+    pub pods: BTreeMap<String, Vec<String>>,
+    /// Per set: revisions created, in order.
+    pub revisions: BTreeMap<String, Vec<String>>,
+    /// Per set: claims created.
+    pub claims: BTreeMap<String, BTreeSet<String>>,
+    /// Per set: the last status line.
+    pub status: BTreeMap<String, String>,
+}
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+fn number(v: &Value, key: &str) -> i64 {
+    v.get(key).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// Reads a JSONL timeline; `parallel` names the sets whose bursts are unordered. Lines that
+/// are not JSON objects are skipped.
+pub fn trace(jsonl: &str, parallel: &BTreeSet<String>) -> Trace {
+    let mut t = Trace::default();
+    for line in jsonl.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+        let set = text(&v, "set");
+        match (text(&v, "type").as_str(), text(&v, "action").as_str()) {
+            ("controller", "create-pod") => {
+                let entry = format!("create {} @{}", text(&v, "pod"), text(&v, "revision"));
+                t.pods.entry(set).or_default().push(entry);
+            }
+            ("controller", "delete-pod") => {
+                let entry = format!("delete {} ({})", text(&v, "pod"), text(&v, "reason"));
+                t.pods.entry(set).or_default().push(entry);
+            }
+            ("controller", "create-revision") => {
+                t.revisions.entry(set).or_default().push(text(&v, "revision"));
+            }
+            ("controller", "create-pvc") => {
+                t.claims.entry(set).or_default().insert(text(&v, "pvc"));
+            }
+            ("status", _) => {
+                let line = format!(
+                    "replicas={} ready={} available={} current={} updated={} revision={}->{}",
+                    number(&v, "replicas"),
+                    number(&v, "readyReplicas"),
+                    number(&v, "availableReplicas"),
+                    number(&v, "currentReplicas"),
+                    number(&v, "updatedReplicas"),
+                    text(&v, "currentRevision"),
+                    text(&v, "updateRevision"),
+                );
+                t.status.insert(set, line);
+            }
+            _ => {}
+        }
+    }
+    for (set, entries) in &mut t.pods {
+        if parallel.contains(set) {
+            canonical_bursts(entries);
+        }
+    }
+    t
+}
+
+/// Sorts each run of consecutive entries of the same kind (`create …` or `delete …`) by
+/// ordinal.
+fn canonical_bursts(entries: &mut [String]) {
+    let kind = |e: &String| e.split(' ').next().unwrap_or_default().to_string();
+    let ordinal = |e: &String| {
+        let pod = e.split(' ').nth(1).unwrap_or_default();
+        crate::core::labels::ordinal_of(pod)
+    };
+    let mut start = 0;
+    while start < entries.len() {
+        let k = kind(&entries[start]);
+        let mut end = start + 1;
+        while end < entries.len() && kind(&entries[end]) == k {
+            end += 1;
+        }
+        entries[start..end].sort_by_key(|e| (ordinal(e), e.clone()));
+        start = end;
+    }
+}
+
+/// Where two traces differ, one sentence per difference (empty: they agree).
+pub fn differences(sim: &Trace, cluster: &Trace) -> Vec<String> {
+    let mut out = Vec::new();
+    let sets: BTreeSet<&String> = sim
+        .pods
+        .keys()
+        .chain(cluster.pods.keys())
+        .chain(sim.revisions.keys())
+        .chain(cluster.revisions.keys())
+        .chain(sim.status.keys())
+        .chain(cluster.status.keys())
+        .collect();
+    for set in sets {
+        let pods = (sim.pods.get(set), cluster.pods.get(set));
+        if pods.0.unwrap_or(&Vec::new()) != pods.1.unwrap_or(&Vec::new()) {
+            let a = pods.0.cloned().unwrap_or_default();
+            let b = pods.1.cloned().unwrap_or_default();
+            let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+            out.push(format!(
+                "{set}: pod actions differ from action {} on: simulator {:?}, cluster {:?}",
+                at + 1,
+                a.get(at).map_or("(end)", String::as_str),
+                b.get(at).map_or("(end)", String::as_str),
+            ));
+        }
+        let revs = (sim.revisions.get(set), cluster.revisions.get(set));
+        if revs.0.unwrap_or(&Vec::new()) != revs.1.unwrap_or(&Vec::new()) {
+            out.push(format!(
+                "{set}: revisions created differ: simulator {:?}, cluster {:?}",
+                revs.0.cloned().unwrap_or_default(),
+                revs.1.cloned().unwrap_or_default()
+            ));
+        }
+        let claims = (sim.claims.get(set), cluster.claims.get(set));
+        if claims.0.unwrap_or(&BTreeSet::new()) != claims.1.unwrap_or(&BTreeSet::new()) {
+            out.push(format!(
+                "{set}: claims created differ: simulator {:?}, cluster {:?}",
+                claims.0.cloned().unwrap_or_default(),
+                claims.1.cloned().unwrap_or_default()
+            ));
+        }
+        if sim.status.get(set) != cluster.status.get(set) {
+            out.push(format!(
+                "{set}: final status differs: simulator {}, cluster {}",
+                sim.status.get(set).map_or("(none)", String::as_str),
+                cluster.status.get(set).map_or("(none)", String::as_str)
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIM: &str = r#"{"t":0,"type":"command","line":1,"text":"create web replicas=2"}
+{"t":0,"type":"controller","set":"web","action":"create-revision","revision":"web-a"}
+{"t":0,"type":"controller","set":"web","action":"create-pvc","pvc":"data-web-0"}
+{"t":0,"type":"controller","set":"web","action":"create-pod","pod":"web-0","revision":"web-a"}
+{"t":0,"type":"controller","set":"web","action":"create-pvc","pvc":"data-web-1"}
+{"t":0,"type":"controller","set":"web","action":"create-pod","pod":"web-1","revision":"web-a"}
+{"t":2,"type":"kubelet","pod":"web-0","event":"ready"}
+{"t":3,"type":"controller","set":"web","action":"delete-pod","pod":"web-1","reason":"update"}
+{"t":3,"type":"status","set":"web","replicas":2,"readyReplicas":2,"availableReplicas":2,"currentReplicas":2,"updatedReplicas":2,"currentRevision":"web-a","updateRevision":"web-a","observedGeneration":1}"#;
+
+    #[test]
+    fn a_trace_keeps_the_controllers_actions_and_the_last_status() {
+        let t = trace(SIM, &BTreeSet::new());
+        assert_eq!(
+            t.pods["web"],
+            vec!["create web-0 @web-a", "create web-1 @web-a", "delete web-1 (update)"]
+        );
+        assert_eq!(t.revisions["web"], vec!["web-a"]);
+        assert_eq!(t.claims["web"].len(), 2);
+        assert!(t.status["web"].starts_with("replicas=2 ready=2"), "{:?}", t.status);
+        assert!(differences(&t, &t.clone()).is_empty());
+    }
+
+    #[test]
+    fn order_inside_a_parallel_burst_is_ignored_but_not_for_ordered_sets() {
+        let swapped = SIM
+            .replace(r#""pod":"web-0","revision":"web-a"}"#, r#""pod":"TMP","revision":"web-a"}"#)
+            .replace(r#""pod":"web-1","revision":"web-a"}"#, r#""pod":"web-0","revision":"web-a"}"#)
+            .replace(r#""pod":"TMP","revision":"web-a"}"#, r#""pod":"web-1","revision":"web-a"}"#);
+        let parallel = BTreeSet::from(["web".to_string()]);
+        assert!(differences(&trace(SIM, &parallel), &trace(&swapped, &parallel)).is_empty());
+        let d = differences(&trace(SIM, &BTreeSet::new()), &trace(&swapped, &BTreeSet::new()));
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].contains("from action 1 on"), "{d:?}");
+    }
+
+    #[test]
+    fn a_different_reason_revision_or_status_is_named() {
+        let other = SIM.replace("\"reason\":\"update\"", "\"reason\":\"scale-down\"").replace(
+            "\"readyReplicas\":2",
+            "\"readyReplicas\":1",
+        );
+        let d = differences(&trace(SIM, &BTreeSet::new()), &trace(&other, &BTreeSet::new()));
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert!(d[0].contains("\"delete web-1 (update)\"") && d[0].contains("(scale-down)"));
+        assert!(d[1].contains("final status differs"), "{d:?}");
+    }
+}

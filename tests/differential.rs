@@ -1,0 +1,235 @@
+//! The differential check: every example scenario a cluster can play, and 30 generated ones
+//! (the soak's generator, fixed seeds, cluster profile), played on the simulator and on the
+//! real control plane (`ststui play`, each in a namespace of its own, several at a time); the
+//! controller's actions and final status compared under `ststui::play::trace`'s equivalence
+//! (the README's "The differential check"). Needs the control plane:
+//!
+//!   tests/control-plane/run -- cargo test --release --test differential -- --ignored --nocapture
+//!
+//! Fails (never skips) without it.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ststui::core::{Options, Version};
+use ststui::play::trace::{Trace, differences, trace};
+use ststui::sim::headless::{Headless, run_with};
+use ststui::sim::scenario::{self, Command as Line, Policy};
+use ststui::sim::timeline::Format;
+
+/// Generated scenarios (seeds 1..=GENERATED).
+const GENERATED: u64 = 30;
+/// Plays at once on the control plane.
+const AT_ONCE: usize = 8;
+/// The longest one play may take.
+const PLAY_LIMIT: Duration = Duration::from_secs(900);
+
+struct Scenario {
+    name: String,
+    path: PathBuf,
+    parallel: BTreeSet<String>,
+}
+
+fn parallel_sets(path: &Path) -> BTreeSet<String> {
+    let script = scenario::parse_file(path).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = BTreeSet::new();
+    for line in &script.lines {
+        match &line.command {
+            Line::Create(a) if a.policy == Policy::Parallel => {
+                out.insert(a.set.name.clone());
+            }
+            Line::Apply(p) => {
+                let m = ststui::sim::manifest::load(p).unwrap_or_else(|e| panic!("{e}"));
+                for s in m.sets {
+                    if s.spec.pod_management_policy.as_deref() == Some("Parallel") {
+                        out.insert(s.metadata.name.unwrap_or_default());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn playable(path: &Path) -> bool {
+    let script = scenario::parse_file(path).unwrap_or_else(|e| panic!("{e}"));
+    script.lines.iter().all(|l| ststui::play::cluster_refusal(&l.command).is_none())
+}
+
+fn scenarios() -> Vec<Scenario> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("assets/scenarios"))
+        .expect("assets/scenarios")
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "scenario"))
+        .collect();
+    paths.sort();
+    let generated = root.join("target/differential");
+    std::fs::create_dir_all(&generated).expect("target/differential");
+    for seed in 1..=GENERATED {
+        let text = ststui::sim::soak::script_for(seed, ststui::sim::soak::Profile::Cluster);
+        let p = generated.join(format!("generated-{seed:02}.scenario"));
+        std::fs::write(&p, text).expect("write a generated scenario");
+        paths.push(p);
+    }
+    paths
+        .into_iter()
+        .filter(|p| playable(p))
+        .map(|p| Scenario {
+            name: p.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
+            parallel: parallel_sets(&p),
+            path: p,
+        })
+        .collect()
+}
+
+fn on_simulator(s: &Scenario, options: Options) -> String {
+    let args = Headless {
+        script: Some(s.path.clone()),
+        manifests: Vec::new(),
+        format: Format::Jsonl,
+        seed: 0,
+        options,
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run_with(&args, &mut out, &mut err);
+    assert!(code <= 1, "{}: the simulator refused it: {}", s.name, String::from_utf8_lossy(&err));
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Plays on the cluster in namespace `ns`: (exit code, stdout, stderr).
+fn on_cluster(s: &Scenario, ns: &str) -> (Option<i32>, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ststui"))
+        .args(["play", &s.path.to_string_lossy(), "--format", "jsonl", "-n", ns])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start ststui play");
+    let started = Instant::now();
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).ok();
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
+        s
+    });
+    let code = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break status.code();
+        }
+        if started.elapsed() > PLAY_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    (code, out.join().unwrap_or_default(), err.join().unwrap_or_default())
+}
+
+fn make_namespaces(names: &[String]) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let client = kube::Client::try_default().await.expect("a client from KUBECONFIG");
+        let api: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(client);
+        for n in names {
+            let _ = api.delete(n, &Default::default()).await;
+            let ns = k8s_openapi::api::core::v1::Namespace {
+                metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: Some(n.clone()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            // No namespace controller runs: a namespace of an earlier run stays (terminating
+            // or not); a fresh suffix per run keeps runs apart.
+            api.create(&Default::default(), &ns).await.expect("create a namespace");
+        }
+    });
+}
+
+fn show(label: &str, t: &Trace) -> String {
+    let mut s = format!("  {label}:\n");
+    for (set, pods) in &t.pods {
+        s.push_str(&format!("    {set} pods: {}\n", pods.join(", ")));
+    }
+    for (set, revs) in &t.revisions {
+        s.push_str(&format!("    {set} revisions: {}\n", revs.join(", ")));
+    }
+    for (set, st) in &t.status {
+        s.push_str(&format!("    {set} final: {st}\n"));
+    }
+    s
+}
+
+#[test]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test differential -- --ignored"]
+fn the_core_matches_kube_controller_manager() {
+    let version = std::env::var("STSTUI_CONTROL_PLANE").unwrap_or_else(|_| {
+        panic!(
+            "STSTUI_CONTROL_PLANE is not set: run this under the control plane, \
+             `tests/control-plane/run -- cargo test --release --test differential -- --ignored`"
+        )
+    });
+    let options = Options::for_version(Version::for_server(&version).0);
+    let all = scenarios();
+    let run_id = std::process::id();
+    let namespaces: Vec<String> = (0..all.len()).map(|i| format!("diff-{run_id}-{i}")).collect();
+    make_namespaces(&namespaces);
+    let queue: Arc<Mutex<VecDeque<usize>>> = Arc::new(Mutex::new((0..all.len()).collect()));
+    let results = Arc::new(Mutex::new(vec![None; all.len()]));
+    let all = Arc::new(all);
+    let workers: Vec<_> = (0..AT_ONCE)
+        .map(|_| {
+            let (queue, results, all, namespaces) =
+                (queue.clone(), results.clone(), all.clone(), namespaces.clone());
+            std::thread::spawn(move || {
+                loop {
+                    let Some(i) = queue.lock().ok().and_then(|mut q| q.pop_front()) else { return };
+                    let r = on_cluster(&all[i], &namespaces[i]);
+                    if let Ok(mut res) = results.lock() {
+                        res[i] = Some(r);
+                    }
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().expect("a worker");
+    }
+    let results = results.lock().expect("results").clone();
+    let mut matched = 0;
+    for (s, r) in all.iter().zip(results) {
+        let (code, out, err) = r.unwrap_or((None, String::new(), "not played".into()));
+        let sim = trace(&on_simulator(s, options), &s.parallel);
+        let cluster = trace(&out, &s.parallel);
+        let mut diffs = differences(&sim, &cluster);
+        if !matches!(code, Some(0 | 1)) {
+            diffs.insert(0, format!("play ended with {code:?}: {}", err.trim()));
+        }
+        if diffs.is_empty() {
+            matched += 1;
+            println!("differential: {}: match", s.name);
+        } else {
+            println!("differential: {}: MISMATCH", s.name);
+            for d in &diffs {
+                println!("  {d}");
+            }
+            print!("{}{}", show("simulator", &sim), show("kube-controller-manager", &cluster));
+        }
+    }
+    println!(
+        "differential: {matched}/{} scenarios match kube-controller-manager {version}",
+        all.len()
+    );
+    assert_eq!(matched, all.len(), "scenarios differ from kube-controller-manager {version}");
+}
