@@ -192,6 +192,11 @@ impl Tracker {
         Vec::new()
     }
 
+    /// A revision was deleted: one created again under the same name is told again.
+    pub fn revision_gone(&mut self, name: &str) {
+        self.revisions.remove(name);
+    }
+
     /// A complete listing of the set's revisions.
     pub fn revisions_listed(&mut self, revs: &[ControllerRevision]) -> Vec<EventKind> {
         let out = revs.iter().flat_map(|r| self.revision(r)).collect();

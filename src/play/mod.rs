@@ -369,7 +369,10 @@ impl ClusterPlayer {
                     if let Command::DeletePod { pod, .. } = other {
                         self.world.deleted_by_script(pod.as_ref());
                     }
-                    if let Err(message) = self.exec.perform(line.number, other).await {
+                    let result = self.exec.perform(line.number, other).await;
+                    let now = self.now();
+                    self.world.touched(now);
+                    if let Err(message) = result {
                         self.emit(EventKind::Error { line: Some(line.number), message });
                     }
                 }

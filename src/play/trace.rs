@@ -1,7 +1,9 @@
 //! The differential check's equivalence: what of a JSONL timeline is the controller's doing
 //! (a [`Trace`]), and whether two traces (the simulator's and a real cluster's) agree.
 //!
-//! Compared, per set: the pods the controller created (ordinal and revision) and deleted
+//! Revisions are compared by the order the controller created them (`r1`, `r2`, …), not by
+//! name: a restart's template carries the wall-clock second, so its hash differs between the
+//! two. Compared, per set: the pods the controller created (ordinal and revision) and deleted
 //! (ordinal and reason), in order, except that the order inside one burst of a Parallel set
 //! (consecutive creations, or consecutive deletions) is ignored; the revisions created, in
 //! order; the claims created (as a set: the controller creates them just before their pod, in
@@ -73,11 +75,38 @@ pub fn trace(jsonl: &str, parallel: &BTreeSet<String>) -> Trace {
         }
     }
     for (set, entries) in &mut t.pods {
+        let names = t.revisions.get(set);
+        for e in entries.iter_mut() {
+            if let Some((head, rev)) = e.split_once(" @") {
+                *e = format!("{head} @{}", numbered(names, rev));
+            }
+        }
         if parallel.contains(set) {
             canonical_bursts(entries);
         }
     }
+    for (set, line) in &mut t.status {
+        let names = t.revisions.get(set);
+        if let Some((head, revs)) = line.split_once(" revision=") {
+            let (cur, upd) = revs.split_once("->").unwrap_or((revs, ""));
+            *line = format!("{head} revision={}->{}", numbered(names, cur), numbered(names, upd));
+        }
+    }
+    for names in t.revisions.values_mut() {
+        let original = names.clone();
+        for n in names.iter_mut() {
+            *n = numbered(Some(&original), n);
+        }
+    }
     t
+}
+
+/// `r<i>` for the i-th revision created (its first creation), else the name itself.
+fn numbered(created: Option<&Vec<String>>, name: &str) -> String {
+    match created.and_then(|c| c.iter().position(|n| n == name)) {
+        Some(i) => format!("r{}", i + 1),
+        None => name.to_string(),
+    }
 }
 
 /// Sorts each run of consecutive entries of the same kind (`create …` or `delete …`) by
@@ -169,11 +198,9 @@ mod tests {
     #[test]
     fn a_trace_keeps_the_controllers_actions_and_the_last_status() {
         let t = trace(SIM, &BTreeSet::new());
-        assert_eq!(
-            t.pods["web"],
-            vec!["create web-0 @web-a", "create web-1 @web-a", "delete web-1 (update)"]
-        );
-        assert_eq!(t.revisions["web"], vec!["web-a"]);
+        assert_eq!(t.pods["web"], vec!["create web-0 @r1", "create web-1 @r1", "delete web-1 (update)"]);
+        assert_eq!(t.revisions["web"], vec!["r1"]);
+        assert!(t.status["web"].ends_with("revision=r1->r1"), "{:?}", t.status);
         assert_eq!(t.claims["web"].len(), 2);
         assert!(t.status["web"].starts_with("replicas=2 ready=2"), "{:?}", t.status);
         assert!(differences(&t, &t.clone()).is_empty());
@@ -190,6 +217,19 @@ mod tests {
         let d = differences(&trace(SIM, &BTreeSet::new()), &trace(&swapped, &BTreeSet::new()));
         assert_eq!(d.len(), 1, "{d:?}");
         assert!(d[0].contains("from action 1 on"), "{d:?}");
+    }
+
+    #[test]
+    fn revisions_are_compared_by_creation_order_not_by_name() {
+        let renamed = SIM.replace("web-a", "web-b");
+        let none = BTreeSet::new();
+        assert!(differences(&trace(SIM, &none), &trace(&renamed, &none)).is_empty());
+        let two = format!(
+            "{SIM}\n{}",
+            r#"{"t":4,"type":"controller","set":"web","action":"create-revision","revision":"web-c"}"#
+        );
+        let d = differences(&trace(SIM, &none), &trace(&two, &none));
+        assert_eq!(d, vec![r#"web: revisions created differ: simulator ["r1"], cluster ["r1", "r2"]"#]);
     }
 
     #[test]

@@ -63,6 +63,8 @@ pub struct World {
     gone: BTreeSet<ObjRef>,
     /// Claims seen (a new one after the listing is the controller's `create-pvc`).
     claims_listed: bool,
+    /// New claims whose set has not been seen yet (its watch event can come later).
+    unclaimed: Vec<ObjRef>,
 }
 
 impl World {
@@ -107,8 +109,12 @@ impl World {
             watcher::Event::Apply(s) | watcher::Event::InitApply(s) => {
                 let k = key(&s.metadata);
                 self.gone.remove(&k);
-                let out = self.tracker(k.clone()).set(&s);
+                let mut out = self.tracker(k.clone()).set(&s);
                 self.sets.insert(k, s);
+                let waiting = std::mem::take(&mut self.unclaimed);
+                for c in waiting {
+                    out.extend(self.created_claim(c));
+                }
                 out
             }
             watcher::Event::Delete(s) => {
@@ -172,6 +178,15 @@ impl World {
                 {
                     Some(EventKind::Gc { pod: pod.clone(), pvc: None })
                 }
+                // The controller deletes a pod beyond the replicas, a failed one, or an
+                // outdated one: neither of the first two (as far as the set tells), so
+                // outdated. (The set's status names the new revision only after the sync.)
+                EventKind::Controller { set, action, pod, pvc, revision, reason: None }
+                    if action == "delete-pod" =>
+                {
+                    let reason = Some("update".to_string());
+                    Some(EventKind::Controller { set, action, pod, pvc, revision, reason })
+                }
                 other => Some(other),
             })
             .collect()
@@ -191,7 +206,11 @@ impl World {
                 }
             }
             watcher::Event::Delete(r) => {
-                self.revisions.remove(&key(&r.metadata));
+                let k = key(&r.metadata);
+                self.revisions.remove(&k);
+                for t in self.trackers.values_mut() {
+                    t.revision_gone(&k.name);
+                }
                 Vec::new()
             }
             watcher::Event::Init => Vec::new(),
@@ -215,21 +234,7 @@ impl World {
                 if !(fresh && self.claims_listed) {
                     return Vec::new();
                 }
-                let set = self.sets.iter().find_map(|(sk, s)| {
-                    let templates = claim_templates(s);
-                    let found = templates
-                        .iter()
-                        .any(|t| labels::claim_pod(&k.name, t, &sk.name).is_some());
-                    (sk.namespace == k.namespace && found).then(|| sk.name.clone())
-                });
-                vec![EventKind::Controller {
-                    set: set.unwrap_or_default(),
-                    action: "create-pvc".into(),
-                    pod: None,
-                    pvc: Some(k.name),
-                    revision: None,
-                    reason: None,
-                }]
+                self.created_claim(k)
             }
             watcher::Event::Delete(c) => {
                 let k = key(&c.metadata);
@@ -243,6 +248,36 @@ impl World {
                 Vec::new()
             }
         }
+    }
+
+    /// A claim created while playing: the controller's `create-pvc` for the set whose claim
+    /// templates name it (held back until that set has been seen).
+    fn created_claim(&mut self, k: ObjRef) -> Vec<EventKind> {
+        let set = self.sets.iter().find_map(|(sk, s)| {
+            let found = claim_templates(s)
+                .iter()
+                .any(|t| labels::claim_pod(&k.name, t, &sk.name).is_some());
+            (sk.namespace == k.namespace && found).then(|| sk.name.clone())
+        });
+        let Some(set) = set else {
+            if self.claims.contains_key(&k) && self.unclaimed.len() < 10_000 {
+                self.unclaimed.push(k);
+            }
+            return Vec::new();
+        };
+        vec![EventKind::Controller {
+            set,
+            action: "create-pvc".into(),
+            pod: None,
+            pvc: Some(k.name),
+            revision: None,
+            reason: None,
+        }]
+    }
+
+    /// A write of the script's own: the quiet period starts again (its watch events follow).
+    pub fn touched(&mut self, now: u64) {
+        self.last_change = now;
     }
 
     /// Why the cluster has not settled, if something says so: a pod still starting or

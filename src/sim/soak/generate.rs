@@ -109,6 +109,9 @@ impl Gen {
                 format!("scale {SET} {}", self.replicas)
             }
             10..=17 => format!("image {SET} {}", self.pick(IMAGES)),
+            // restartedAt has whole seconds: on a cluster, restarts a second apart at least
+            // (else whether two make one revision or two is a race with the wall clock).
+            18..=20 if self.profile == Profile::Cluster => format!("wait 1s\nrestart {SET}"),
             18..=20 => format!("restart {SET}"),
             21..=23 => format!("undo {SET}"),
             24..=29 if !self.on_delete => {
@@ -155,9 +158,19 @@ impl Gen {
                 let max = self.duration_ms(&[1000, 5000, 30_000]);
                 format!("settle max={max}")
             }
+            _ if self.profile == Profile::Cluster => {
+                format!("wait {}", self.duration_ms(&[130, 370, 620, 1130, 2130, 5130]))
+            }
             _ => format!("wait {}", self.duration_ms(&[0, 250, 500, 1000, 2000, 5000])),
         };
         self.line(&text);
+        // On a cluster the controller reacts between two lines that the simulator runs at the
+        // same virtual instant: give every change time to be acted on, at an odd offset from
+        // the kubelet's delays (multiples of 250 ms) so the two never race.
+        let timed = text.starts_with("wait") || text.starts_with("settle");
+        if self.profile == Profile::Cluster && !timed {
+            self.line("wait 130ms");
+        }
     }
 
     fn pause_step_resume(&mut self) -> String {
