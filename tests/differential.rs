@@ -210,7 +210,11 @@ fn the_core_matches_kube_controller_manager() {
     let mut matched = 0;
     for (s, r) in all.iter().zip(results) {
         let (code, out, err) = r.unwrap_or((None, String::new(), "not played".into()));
-        let sim = trace(&on_simulator(s, options), &s.parallel);
+        let sim_out = on_simulator(s, options);
+        let keep = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/differential");
+        let _ = std::fs::write(keep.join(format!("{}.sim.jsonl", s.name)), &sim_out);
+        let _ = std::fs::write(keep.join(format!("{}.cluster.jsonl", s.name)), &out);
+        let sim = trace(&sim_out, &s.parallel);
         let cluster = trace(&out, &s.parallel);
         let mut diffs = differences(&sim, &cluster);
         if !matches!(code, Some(0 | 1)) {

@@ -180,6 +180,23 @@ impl Kubelet {
         }
     }
 
+    /// The namespace's settings as the API has them now (the watched copy if it cannot say).
+    async fn settings_of(&mut self, ns: &str) -> Settings {
+        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), ns);
+        match api.get_opt(plan::CONFIG_MAP).await {
+            Ok(Some(cm)) => {
+                let (s, _) = Settings::from_config_map(&cm);
+                self.settings.insert(ns.to_string(), s.clone());
+                s
+            }
+            Ok(None) => Settings::default(),
+            Err(e) => {
+                tracing::warn!("reading {ns}/{}: {e}", plan::CONFIG_MAP);
+                self.settings.get(ns).cloned().unwrap_or_default()
+            }
+        }
+    }
+
     async fn pod_event(&mut self, e: watcher::Event<Pod>) {
         match e {
             watcher::Event::Apply(p) | watcher::Event::InitApply(p) => self.pod(p).await,
@@ -198,10 +215,17 @@ impl Kubelet {
             return; // another node's
         }
         let uid = p.metadata.uid.clone().unwrap_or_default();
-        let now = self.now();
         let ns = p.metadata.namespace.clone().unwrap_or_default();
-        let settings = self.settings.get(&ns).cloned().unwrap_or_default();
-        let t = self.pods.entry(uid.clone()).or_insert_with(|| Tracked::new(&p, settings, now, &self.node));
+        if !self.pods.contains_key(&uid) {
+            // Read the settings now rather than trust the ConfigMap's watch: `ststui play`
+            // writes them just before the line that creates pods, and the two watches do not
+            // keep each other's order.
+            let settings = self.settings_of(&ns).await;
+            let t = Tracked::new(&p, settings, self.now(), &self.node);
+            self.pods.insert(uid.clone(), t);
+        }
+        let now = self.now();
+        let Some(t) = self.pods.get_mut(&uid) else { return };
         t.observe(&p, now);
         let fault = t.pending_fault(&p);
         self.latest.insert(uid.clone(), p);
