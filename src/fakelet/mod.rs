@@ -95,6 +95,12 @@ async fn register(client: &kube::Client, node: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The patch with the pod's uid: the API refuses it for a pod recreated under the same name.
+fn with_uid(mut patch: serde_json::Value, uid: &str) -> serde_json::Value {
+    patch["metadata"] = json!({"uid": uid});
+    patch
+}
+
 enum Input {
     Pod(watcher::Event<Pod>),
     Config(watcher::Event<ConfigMap>),
@@ -109,7 +115,13 @@ struct Kubelet {
     latest: BTreeMap<String, Pod>,
     settings: BTreeMap<String, Settings>,
     next_ip: u32,
+    /// Pods (by uid) this kubelet is done with: a late watch event must not revive one (its
+    /// writes, by name, would land on the pod recreated under that name).
+    finished: std::collections::VecDeque<String>,
 }
+
+/// Finished uids remembered.
+const FINISHED_REMEMBERED: usize = 4096;
 
 impl Kubelet {
     fn new(client: kube::Client, node: &str) -> Kubelet {
@@ -121,6 +133,7 @@ impl Kubelet {
             latest: BTreeMap::new(),
             settings: BTreeMap::new(),
             next_ip: 0,
+            finished: std::collections::VecDeque::new(),
         }
     }
 
@@ -200,12 +213,19 @@ impl Kubelet {
     async fn pod_event(&mut self, e: watcher::Event<Pod>) {
         match e {
             watcher::Event::Apply(p) | watcher::Event::InitApply(p) => self.pod(p).await,
-            watcher::Event::Delete(p) => {
-                let uid = p.metadata.uid.unwrap_or_default();
-                self.pods.remove(&uid);
-                self.latest.remove(&uid);
-            }
+            watcher::Event::Delete(p) => self.finish(&p.metadata.uid.unwrap_or_default()),
             watcher::Event::Init | watcher::Event::InitDone => {}
+        }
+    }
+
+    fn finish(&mut self, uid: &str) {
+        self.pods.remove(uid);
+        self.latest.remove(uid);
+        if !self.finished.iter().any(|u| u == uid) {
+            self.finished.push_back(uid.to_string());
+            if self.finished.len() > FINISHED_REMEMBERED {
+                self.finished.pop_front();
+            }
         }
     }
 
@@ -216,6 +236,9 @@ impl Kubelet {
         }
         let uid = p.metadata.uid.clone().unwrap_or_default();
         let ns = p.metadata.namespace.clone().unwrap_or_default();
+        if self.finished.contains(&uid) {
+            return;
+        }
         if !self.pods.contains_key(&uid) {
             // Read the settings now rather than trust the ConfigMap's watch: `ststui play`
             // writes them just before the line that creates pods, and the two watches do not
@@ -296,14 +319,13 @@ impl Kubelet {
                     .get(uid)
                     .and_then(|p| p.status.as_ref()?.pod_ip.clone())
                     .unwrap_or(ip);
-                api.patch_status(&t.name, &pp, &Patch::Merge(plan::running_status(&t, ready, &at, &ip)))
-                    .await
-                    .map(drop)
+                let body = with_uid(plan::running_status(&t, ready, &at, &ip), &t.uid);
+                api.patch_status(&t.name, &pp, &Patch::Merge(body)).await.map(drop)
             }
-            Action::Fail => api
-                .patch_status(&t.name, &pp, &Patch::Merge(plan::failed_status(&t, &at)))
-                .await
-                .map(drop),
+            Action::Fail => {
+                let body = with_uid(plan::failed_status(&t, &at), &t.uid);
+                api.patch_status(&t.name, &pp, &Patch::Merge(body)).await.map(drop)
+            }
             Action::Remove => {
                 let dp = DeleteParams {
                     grace_period_seconds: Some(0),
@@ -323,9 +345,9 @@ impl Kubelet {
                 true
             }
             Err(kube::Error::Api(s)) if matches!(s.code, 404 | 409) => {
-                // Gone, or replaced under the same name: its watch event follows.
+                // Gone, or replaced under the same name: done with this one.
                 tracing::info!("{}/{}: {action:?}: {}", t.namespace, t.name, s.message);
-                self.pods.remove(uid);
+                self.finish(uid);
                 false
             }
             Err(e) => {

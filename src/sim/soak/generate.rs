@@ -162,7 +162,7 @@ impl Gen {
                 format!("settle max={max}")
             }
             _ if self.profile == Profile::Cluster => {
-                format!("wait {}", self.duration_ms(&[130, 370, 620, 1130, 2130, 5130]))
+                format!("wait {}", self.duration_ms(&[370, 620, 1130, 2130, 5130]))
             }
             _ => format!("wait {}", self.duration_ms(&[0, 250, 500, 1000, 2000, 5000])),
         };
@@ -170,7 +170,8 @@ impl Gen {
         // On a cluster the controller reacts between two lines that the simulator runs at the
         // same virtual instant: give every change time to be acted on, at an odd offset from
         // the kubelet's delays (multiples of 250 ms) so the two never race.
-        let timed = text.starts_with("wait") || text.starts_with("settle");
+        let last = text.lines().last().unwrap_or_default();
+        let timed = last.starts_with("wait") || last.starts_with("settle");
         if self.profile == Profile::Cluster && !timed {
             self.line("wait 130ms");
         }
