@@ -216,8 +216,7 @@ fn the_core_matches_kube_controller_manager() {
     }
     // A mismatch is the core's only if the real controller repeats itself: play each again
     // (a fresh namespace) and call it a timing race when the cluster's two traces differ.
-    let again_ns: Vec<String> =
-        namespaces.iter().map(|n| format!("{n}-again")).collect();
+    let again_ns: Vec<String> = namespaces.iter().map(|n| format!("{n}-again")).collect();
     let wanted: Vec<String> = differing.iter().map(|(i, _)| again_ns[*i].clone()).collect();
     make_namespaces(&wanted);
     let again = play_all(&all, &again_ns, differing.iter().map(|(i, _)| *i).collect());
@@ -226,7 +225,10 @@ fn the_core_matches_kube_controller_manager() {
         let (_, out, _) = again[*i].clone().unwrap_or((None, String::new(), String::new()));
         let second = trace(&out, &all[*i].parallel);
         if differences(first, &second).is_empty() {
-            println!("differential: {}: the cluster repeats its trace: a difference of the core", all[*i].name);
+            println!(
+                "differential: {}: the cluster repeats its trace: a difference of the core",
+                all[*i].name
+            );
             reproduced.push(all[*i].name.clone());
         } else {
             println!(
@@ -244,7 +246,10 @@ fn the_core_matches_kube_controller_manager() {
         all.len()
     );
     if !races.is_empty() {
-        println!("differential: timing races (not repeatable on the cluster): {}", races.join(", "));
+        println!(
+            "differential: timing races (not repeatable on the cluster): {}",
+            races.join(", ")
+        );
     }
     assert!(
         reproduced.is_empty(),

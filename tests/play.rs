@@ -65,7 +65,10 @@ fn kubelet_lines_need_a_cluster_whose_kubelet_obeys_them() {
     let (code, out, err) = play(&d.0, "# timing\n\nkubelet start=2s\n", &["--kubeconfig", &kc]);
     assert_eq!(code, 2, "{err}");
     assert!(out.is_empty(), "{out}");
-    assert!(err.contains("test.scenario:3: `kubelet start=2s` needs a cluster whose kubelet"), "{err}");
+    assert!(
+        err.contains("test.scenario:3: `kubelet start=2s` needs a cluster whose kubelet"),
+        "{err}"
+    );
     assert!(err.contains("ststui fake-kubelet"), "{err}");
 }
 
@@ -85,16 +88,23 @@ fn a_scenario_plays_on_a_cluster_in_real_time_with_the_simulators_timeline() {
     let (code, out, err) = play(&d.0, script, &["--kubeconfig", &kc, "--format", "jsonl"]);
     assert_eq!(code, 1, "the last expect fails: {err}\n{out}");
     assert!(err.contains("test.scenario:7: expect failed: expect db replicas=3"), "{err}");
-    let lines: Vec<serde_json::Value> =
-        out.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
     let of = |kind: &'static str| lines.iter().filter(move |v| v["type"] == kind);
     assert_eq!(of("command").count(), 7, "every line is told");
     let creates: Vec<String> = of("controller")
         .filter(|v| v["action"] == "create-pod")
-        .map(|v| format!("{}@{}", v["pod"].as_str().unwrap_or(""), v["revision"].as_str().unwrap_or("")))
+        .map(|v| {
+            format!("{}@{}", v["pod"].as_str().unwrap_or(""), v["revision"].as_str().unwrap_or(""))
+        })
         .collect();
     assert_eq!(creates.len(), 4, "two pods, each replaced once: {creates:?}");
-    assert!(creates[0].starts_with("db-0@db-") && creates[1].starts_with("db-1@db-"), "{creates:?}");
+    assert!(
+        creates[0].starts_with("db-0@db-") && creates[1].starts_with("db-1@db-"),
+        "{creates:?}"
+    );
     assert_ne!(creates[0], creates[3], "the replacement is at the new revision: {creates:?}");
     let deletes: Vec<&serde_json::Value> =
         of("controller").filter(|v| v["action"] == "delete-pod").collect();

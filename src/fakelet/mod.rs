@@ -102,8 +102,8 @@ fn with_uid(mut patch: serde_json::Value, uid: &str) -> serde_json::Value {
 }
 
 enum Input {
-    Pod(watcher::Event<Pod>),
-    Config(watcher::Event<ConfigMap>),
+    Pod(Box<watcher::Event<Pod>>),
+    Config(Box<watcher::Event<ConfigMap>>),
 }
 
 struct Kubelet {
@@ -145,14 +145,14 @@ impl Kubelet {
         let backoff = crate::cluster::QuickBackoff::default;
         let pods = watcher(Api::<Pod>::all(self.client.clone()), watcher::Config::default())
             .backoff(backoff())
-            .map(|e| e.map(Input::Pod))
+            .map(|e| e.map(|e| Input::Pod(Box::new(e))))
             .boxed();
         let cms = watcher(
             Api::<ConfigMap>::all(self.client.clone()),
             watcher::Config::default().fields(&format!("metadata.name={}", plan::CONFIG_MAP)),
         )
         .backoff(backoff())
-        .map(|e| e.map(Input::Config))
+        .map(|e| e.map(|e| Input::Config(Box::new(e))))
         .boxed();
         // Settings first when both have something: a pod takes the settings in force.
         let mut inputs = futures::stream::select_with_strategy(cms, pods, |_: &mut ()| {
@@ -165,8 +165,8 @@ impl Kubelet {
             });
             tokio::select! {
                 ev = inputs.next() => match ev {
-                    Some(Ok(Input::Pod(e))) => self.pod_event(e).await,
-                    Some(Ok(Input::Config(e))) => self.config_event(e),
+                    Some(Ok(Input::Pod(e))) => self.pod_event(*e).await,
+                    Some(Ok(Input::Config(e))) => self.config_event(*e),
                     Some(Err(e)) => tracing::warn!("fake kubelet watch: {e}"),
                     None => return,
                 },
@@ -276,11 +276,8 @@ impl Kubelet {
     /// Does every timed step that is due.
     async fn tick(&mut self) {
         let now = self.now();
-        let due: Vec<(String, Action)> = self
-            .pods
-            .iter()
-            .filter_map(|(uid, t)| Some((uid.clone(), t.action(now)?)))
-            .collect();
+        let due: Vec<(String, Action)> =
+            self.pods.iter().filter_map(|(uid, t)| Some((uid.clone(), t.action(now)?))).collect();
         for (uid, action) in due {
             self.act(&uid, &action).await;
         }
@@ -313,7 +310,8 @@ impl Kubelet {
                 if matches!(action, Action::Run) {
                     self.next_ip += 1;
                 }
-                let ip = format!("10.244.{}.{}", (self.next_ip / 250) % 250, self.next_ip % 250 + 2);
+                let ip =
+                    format!("10.244.{}.{}", (self.next_ip / 250) % 250, self.next_ip % 250 + 2);
                 let ip = self
                     .latest
                     .get(uid)
@@ -329,7 +327,10 @@ impl Kubelet {
             Action::Remove => {
                 let dp = DeleteParams {
                     grace_period_seconds: Some(0),
-                    preconditions: Some(Preconditions { uid: Some(t.uid.clone()), resource_version: None }),
+                    preconditions: Some(Preconditions {
+                        uid: Some(t.uid.clone()),
+                        resource_version: None,
+                    }),
                     ..Default::default()
                 };
                 api.delete(&t.name, &dp).await.map(drop)
@@ -351,7 +352,10 @@ impl Kubelet {
                 false
             }
             Err(e) => {
-                eprintln!("fake kubelet: {}/{}: {action:?} failed: {e}; retrying", t.namespace, t.name);
+                eprintln!(
+                    "fake kubelet: {}/{}: {action:?} failed: {e}; retrying",
+                    t.namespace, t.name
+                );
                 if let Some(t) = self.pods.get_mut(uid) {
                     t.retry_at = Some(now + 1000);
                 }

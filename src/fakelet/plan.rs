@@ -77,7 +77,9 @@ pub enum Stage {
     /// Bound; not running yet.
     Pending,
     /// Running since `at` (ms), not Ready.
-    Running { at: u64 },
+    Running {
+        at: u64,
+    },
     Ready,
     Failed,
 }
@@ -352,7 +354,10 @@ mod tests {
     fn faults_come_from_the_annotation_once_each_and_unready_holds_until_ready() {
         let mut p = pod("app:v1", Some("n0"));
         let mut t = Tracked::new(&p, Settings::default(), 0, "n0");
-        assert_eq!(t.fault_action("unready"), Err("unready needs a running pod; web-0 is not".into()));
+        assert_eq!(
+            t.fault_action("unready"),
+            Err("unready needs a running pod; web-0 is not".into())
+        );
         t.done(&Action::Run, 1000);
         t.done(&Action::Ready(true), 2000);
         p.metadata.annotations =

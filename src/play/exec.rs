@@ -36,7 +36,11 @@ fn api_error(e: &kube::Error) -> String {
 }
 
 impl Exec {
-    pub fn new(writer: Writer, namespaces: Vec<String>, manifests: BTreeMap<usize, Vec<StatefulSet>>) -> Exec {
+    pub fn new(
+        writer: Writer,
+        namespaces: Vec<String>,
+        manifests: BTreeMap<usize, Vec<StatefulSet>>,
+    ) -> Exec {
         Exec { writer, namespaces, kubelet: Settings::default(), manifests, faults: 0 }
     }
 
@@ -50,7 +54,9 @@ impl Exec {
         let write = match command {
             Command::Create(args) => return self.create(build_set(args)).await,
             Command::Apply(_) => return self.apply(number).await,
-            Command::Delete { set, cascade } => return self.delete_set(&set.as_ref(), *cascade).await,
+            Command::Delete { set, cascade } => {
+                return self.delete_set(&set.as_ref(), *cascade).await;
+            }
             Command::Kubelet(k) => {
                 let s = &mut self.kubelet;
                 s.start_ms = k.start_ms.unwrap_or(s.start_ms);

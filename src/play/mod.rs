@@ -11,7 +11,8 @@
 //!
 //! `wait` waits in real time. `settle [max=]` waits until nothing is starting or terminating,
 //! every set's spec has been observed by the controller, and nothing has changed for a quiet
-//! period (1 s plus the longest kubelet delay and minReadySeconds in force), or until `max`.
+//! period (1.5 s plus the longest kubelet delay, or plus minReadySeconds + 1 s, the controller's
+//! availability requeue, when that is longer), or until `max`.
 //!
 //! Exit codes: 0 every `expect` held, 1 one did not, 2 a bad script or a line the cluster
 //! cannot play, 4 the cluster cannot be used (kubeconfig, unreachable, forbidden listing).
@@ -91,9 +92,9 @@ fn remap(script: &mut Script, ns: &str) {
             | Command::Delete { set, .. }
             | Command::Freeze { set, .. }
             | Command::Expect { set, .. } => fix(set),
-            Command::DeletePod { pod, .. } | Command::Fail { pod } | Command::SetReady { pod, .. } => {
-                fix(pod)
-            }
+            Command::DeletePod { pod, .. }
+            | Command::Fail { pod }
+            | Command::SetReady { pod, .. } => fix(pod),
             _ => {}
         }
     }
@@ -136,17 +137,14 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
             }
         }
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("ststui: cannot start the client runtime: {e}");
-            return EXIT_CLUSTER;
-        }
-    };
+    let runtime =
+        match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("ststui: cannot start the client runtime: {e}");
+                return EXIT_CLUSTER;
+            }
+        };
     runtime.block_on(async {
         let session = match crate::cluster::session(target).await {
             Ok(s) => s,
@@ -166,7 +164,8 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
         }
         if let Some(line) = script.lines.iter().find(|l| needs_fake_kubelet(&l.command)) {
             let nodes: Api<Node> = Api::all(session.client.clone());
-            let lp = ListParams::default().labels(&format!("{}=true", crate::fakelet::plan::NODE_LABEL));
+            let lp =
+                ListParams::default().labels(&format!("{}=true", crate::fakelet::plan::NODE_LABEL));
             let found = nodes.list(&lp).await.map(|l| !l.items.is_empty());
             if !matches!(found, Ok(true)) {
                 let why = match found {
@@ -201,8 +200,14 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
             client: session.client.clone(),
             identity: std::sync::Arc::new(std::sync::Mutex::new(identity)),
         };
-        let options = match Api::<StatefulSet>::all(session.client.clone()).into_client().apiserver_version().await {
-            Ok(v) => crate::core::Options::for_version(crate::core::Version::for_server(&v.git_version).0),
+        let options = match Api::<StatefulSet>::all(session.client.clone())
+            .into_client()
+            .apiserver_version()
+            .await
+        {
+            Ok(v) => crate::core::Options::for_version(
+                crate::core::Version::for_server(&v.git_version).0,
+            ),
             Err(_) => crate::core::Options::default(),
         };
         let ns: Vec<String> = namespaces.into_iter().collect();
@@ -246,8 +251,12 @@ fn line_namespace(c: &Command) -> Option<String> {
 
 /// Four watchers (with backoff) for the namespace, feeding `tx`; errors go to stderr.
 fn watch_namespace(client: &kube::Client, ns: &str, tx: &mpsc::Sender<Result<Change, String>>) {
-    fn spawn<K>(api: Api<K>, what: String, tx: mpsc::Sender<Result<Change, String>>, wrap: fn(watcher::Event<K>) -> Change)
-    where
+    fn spawn<K>(
+        api: Api<K>,
+        what: String,
+        tx: mpsc::Sender<Result<Change, String>>,
+        wrap: fn(watcher::Event<K>) -> Change,
+    ) where
         K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
     {
         tokio::spawn(async move {
@@ -263,10 +272,30 @@ fn watch_namespace(client: &kube::Client, ns: &str, tx: &mpsc::Sender<Result<Cha
         });
     }
     let c = client.clone();
-    spawn(Api::<StatefulSet>::namespaced(c.clone(), ns), format!("watch statefulsets in {ns}"), tx.clone(), Change::Set);
-    spawn(Api::<Pod>::namespaced(c.clone(), ns), format!("watch pods in {ns}"), tx.clone(), Change::Pod);
-    spawn(Api::<ControllerRevision>::namespaced(c.clone(), ns), format!("watch controllerrevisions in {ns}"), tx.clone(), Change::Revision);
-    spawn(Api::<PersistentVolumeClaim>::namespaced(c, ns), format!("watch persistentvolumeclaims in {ns}"), tx.clone(), Change::Claim);
+    spawn(
+        Api::<StatefulSet>::namespaced(c.clone(), ns),
+        format!("watch statefulsets in {ns}"),
+        tx.clone(),
+        Change::Set,
+    );
+    spawn(
+        Api::<Pod>::namespaced(c.clone(), ns),
+        format!("watch pods in {ns}"),
+        tx.clone(),
+        Change::Pod,
+    );
+    spawn(
+        Api::<ControllerRevision>::namespaced(c.clone(), ns),
+        format!("watch controllerrevisions in {ns}"),
+        tx.clone(),
+        Change::Revision,
+    );
+    spawn(
+        Api::<PersistentVolumeClaim>::namespaced(c, ns),
+        format!("watch persistentvolumeclaims in {ns}"),
+        tx.clone(),
+        Change::Claim,
+    );
 }
 
 struct ClusterPlayer {
@@ -325,15 +354,30 @@ impl ClusterPlayer {
         }
     }
 
+    /// How long nothing must change before `settle` ends: past the longest kubelet delay, and
+    /// past the controller's minReadySeconds requeue (minReadySeconds + 1 s after a pod became
+    /// Ready), with a margin for the controller's own latency.
     fn quiet_ms(&self) -> u64 {
         let k = &self.exec.kubelet;
-        1000 + k.start_ms.max(k.ready_ms).max(k.stop_ms).max(self.world.longest_min_ready_ms())
+        let requeue = match self.world.longest_min_ready_ms() {
+            0 => 0,
+            ms => ms + 1000,
+        };
+        1500 + k.start_ms.max(k.ready_ms).max(k.stop_ms).max(requeue)
     }
 
-    async fn play(&mut self, script: &Script, mut rx: mpsc::Receiver<Result<Change, String>>) -> i32 {
-        let listed = self.pump(&mut rx, Instant::now() + LIST_TIMEOUT, |p| p.world.unlisted == 0).await;
+    async fn play(
+        &mut self,
+        script: &Script,
+        mut rx: mpsc::Receiver<Result<Change, String>>,
+    ) -> i32 {
+        let listed =
+            self.pump(&mut rx, Instant::now() + LIST_TIMEOUT, |p| p.world.unlisted == 0).await;
         if !listed || self.world.unlisted > 0 {
-            eprintln!("ststui: the cluster's objects could not be listed within {}s", LIST_TIMEOUT.as_secs());
+            eprintln!(
+                "ststui: the cluster's objects could not be listed within {}s",
+                LIST_TIMEOUT.as_secs()
+            );
             return EXIT_CLUSTER;
         }
         let mut failures = Vec::new();

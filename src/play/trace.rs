@@ -53,7 +53,8 @@ pub fn trace(jsonl: &str, parallel: &BTreeSet<String>) -> Trace {
                 let entries = t.pods.entry(set).or_default();
                 // A second deletion of a pod already deleted (no creation since) changes
                 // nothing a cluster shows: the API refuses it or it is a no-op.
-                let again = entries.iter().rev().find(|e| e.split(' ').nth(1) == Some(pod.as_str()));
+                let again =
+                    entries.iter().rev().find(|e| e.split(' ').nth(1) == Some(pod.as_str()));
                 if again.is_none_or(|e| !e.starts_with("delete ")) {
                     entries.push(format!("delete {pod} ({})", text(&v, "reason")));
                 }
@@ -204,7 +205,10 @@ mod tests {
     #[test]
     fn a_trace_keeps_the_controllers_actions_and_the_last_status() {
         let t = trace(SIM, &BTreeSet::new());
-        assert_eq!(t.pods["web"], vec!["create web-0 @r1", "create web-1 @r1", "delete web-1 (update)"]);
+        assert_eq!(
+            t.pods["web"],
+            vec!["create web-0 @r1", "create web-1 @r1", "delete web-1 (update)"]
+        );
         assert_eq!(t.revisions["web"], vec!["r1"]);
         assert!(t.status["web"].ends_with("revision=r1->r1"), "{:?}", t.status);
         assert_eq!(t.claims["web"].len(), 2);
@@ -246,15 +250,17 @@ mod tests {
             r#"{"t":4,"type":"controller","set":"web","action":"create-revision","revision":"web-c"}"#
         );
         let d = differences(&trace(SIM, &none), &trace(&two, &none));
-        assert_eq!(d, vec![r#"web: revisions created differ: simulator ["r1"], cluster ["r1", "r2"]"#]);
+        assert_eq!(
+            d,
+            vec![r#"web: revisions created differ: simulator ["r1"], cluster ["r1", "r2"]"#]
+        );
     }
 
     #[test]
     fn a_different_reason_revision_or_status_is_named() {
-        let other = SIM.replace("\"reason\":\"update\"", "\"reason\":\"scale-down\"").replace(
-            "\"readyReplicas\":2",
-            "\"readyReplicas\":1",
-        );
+        let other = SIM
+            .replace("\"reason\":\"update\"", "\"reason\":\"scale-down\"")
+            .replace("\"readyReplicas\":2", "\"readyReplicas\":1");
         let d = differences(&trace(SIM, &BTreeSet::new()), &trace(&other, &BTreeSet::new()));
         assert_eq!(d.len(), 2, "{d:?}");
         assert!(d[0].contains("\"delete web-1 (update)\"") && d[0].contains("(scale-down)"));

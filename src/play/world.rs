@@ -36,9 +36,11 @@ fn key(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Obj
 /// The set a pod or revision belongs to: its controller (a StatefulSet), else the set its
 /// name says (`<set>-<n>` for a pod).
 fn owner(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Option<String> {
-    let by_ref = meta.owner_references.iter().flatten().find(|r| {
-        r.controller == Some(true) && r.kind == "StatefulSet"
-    });
+    let by_ref = meta
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true) && r.kind == "StatefulSet");
     match by_ref {
         Some(r) => Some(r.name.clone()),
         None => labels::parent_and_ordinal(meta.name.as_deref()?).map(|(p, _)| p.to_string()),
@@ -337,7 +339,8 @@ impl World {
             self.claims.iter().filter(|(k, _)| in_ns(k)).map(|x| x.1).collect();
         let revisions: Vec<&ControllerRevision> =
             self.revisions.iter().filter(|(k, _)| in_ns(k)).map(|x| x.1).collect();
-        let core = CoreObserved { set: s, pods: &all_pods, claims: &all_claims, revisions: &revisions };
+        let core =
+            CoreObserved { set: s, pods: &all_pods, claims: &all_claims, revisions: &revisions };
         let plan = reconcile(&core, options, k8s_openapi::jiff::Timestamp::now());
         Some(Observed {
             replicas: status.replicas,
@@ -354,10 +357,5 @@ impl World {
 }
 
 fn claim_templates(s: &StatefulSet) -> Vec<String> {
-    s.spec
-        .volume_claim_templates
-        .iter()
-        .flatten()
-        .filter_map(|t| t.metadata.name.clone())
-        .collect()
+    s.spec.volume_claim_templates.iter().flatten().filter_map(|t| t.metadata.name.clone()).collect()
 }

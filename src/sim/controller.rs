@@ -105,7 +105,9 @@ fn revision_name(effect: &Effect) -> Option<String> {
         Effect::CreateRevision(r) | Effect::UpdateRevision(r) => r.metadata.name.clone(),
         Effect::DeleteRevision { name } => Some(name.clone()),
         // The revision the pod is created at (its controller-revision-hash label).
-        Effect::CreatePod(p) => Some(crate::core::pod::revision(p).to_string()).filter(|r| !r.is_empty()),
+        Effect::CreatePod(p) => {
+            Some(crate::core::pod::revision(p).to_string()).filter(|r| !r.is_empty())
+        }
         _ => None,
     }
 }
