@@ -1,0 +1,150 @@
+//! Real-cluster mode end to end on the real control plane (kube-apiserver and
+//! kube-controller-manager built from their Go modules, `tests/control-plane/run`): a set
+//! rehearsed there with `ststui play`, the console in a pseudo-terminal showing it, stepping the
+//! partition (read back with kubectl, and kube-controller-manager replacing the opened pod), the
+//! restricted context read-only with the reason, and quit restoring the terminal. Needs the
+//! control plane, and fails (never skips) without it:
+//!
+//!   tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored
+
+#![cfg(unix)]
+
+mod pty_support;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use pty_support::*;
+
+struct Ns {
+    name: String,
+    dir: std::path::PathBuf,
+}
+
+impl Ns {
+    fn new(test: &str) -> Ns {
+        assert!(
+            std::env::var("STSTUI_CONTROL_PLANE").is_ok(),
+            "STSTUI_CONTROL_PLANE is not set: run this under `tests/control-plane/run -- cargo \
+             test --release --test e2e_control_plane -- --ignored`"
+        );
+        let name = format!("e2e-{test}-{}", std::process::id());
+        let dir = std::env::temp_dir().join(&name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let ns = Ns { name, dir };
+        ns.kubectl(&["create", "namespace", &ns.name]);
+        ns
+    }
+
+    fn kubectl(&self, args: &[&str]) -> String {
+        let out = Command::new("kubectl")
+            .arg("--cache-dir")
+            .arg(self.dir.join("cache"))
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("kubectl is needed for this test: {e}"));
+        assert!(out.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `web`, 3 replicas rolled out at nginx:1.25, then nginx:1.27 held by partition 3.
+    fn rehearse(&self) {
+        let script = self.dir.join("setup.scenario");
+        std::fs::write(
+            &script,
+            "kubelet start=200ms ready=200ms stop=200ms\n\
+             create web replicas=3 image=nginx:1.25 partition=3\nsettle max=60s\n\
+             expect web ready=3 rolledOut=true\n\
+             image web nginx:1.27\nsettle max=60s\nexpect web ready=3 updated=0\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
+            .arg("play")
+            .arg(&script)
+            .args(["-n", &self.name, "--log-file"])
+            .arg(self.dir.join("play.log"))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "play: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    fn console(&self, extra: &[&str]) -> Console {
+        let log = self.dir.join("console.log").display().to_string();
+        let mut args = vec!["-n", self.name.as_str(), "--log-file", log.as_str()];
+        args.extend_from_slice(extra);
+        args.push("web");
+        Console::start(&args)
+    }
+
+    fn partition(&self, c: &mut Console, want: &str) {
+        let start = Instant::now();
+        loop {
+            let p = self.kubectl(&[
+                "get",
+                "sts",
+                "web",
+                "-n",
+                &self.name,
+                "-o",
+                "jsonpath={.spec.updateStrategy.rollingUpdate.partition}",
+            ]);
+            if p == want {
+                return;
+            }
+            assert!(start.elapsed() < DEADLINE, "partition stayed {p}, expected {want}");
+            c.pump(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Ns {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored"]
+fn the_console_steps_a_set_that_kube_controller_manager_rolls_out() {
+    let ns = Ns::new("steer");
+    ns.rehearse();
+    let mut c = ns.console(&[]);
+    c.wait_for("the grid on the control plane", |s| {
+        header(s).contains("partition=3")
+            && s.contains("web-2")
+            && s.contains("connected to https://127.0.0.1")
+    });
+    c.press("[");
+    c.wait_for("partition=2 on screen", |s| header(s).contains("partition=2"));
+    ns.partition(&mut c, "2");
+    c.wait_for("kube-controller-manager replaces web-2", |s| s.contains("delete-pod web-2"));
+    c.wait_for("web-2 back at the new revision", |s| s.contains("create-pod web-2"));
+    c.press("q");
+    assert!(c.wait_exit().success());
+    let screen = c.parser.screen();
+    assert!(!screen.alternate_screen() && !screen.hide_cursor(), "terminal restored");
+}
+
+#[test]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored"]
+fn the_restricted_context_is_read_only_with_the_reason() {
+    let ns = Ns::new("restricted");
+    ns.rehearse();
+    let mut c = ns.console(&["--context", "restricted"]);
+    c.wait_for("the grid", |s| header(s).contains("partition=3"));
+    let want = format!("read-only: you may not patch statefulsets (apps) in {}", ns.name);
+    let start = Instant::now();
+    loop {
+        c.press("[");
+        c.pump(Duration::from_millis(200));
+        if c.screen().contains(&want) {
+            break;
+        }
+        assert!(!header(&c.screen()).contains("partition=2"), "the write went through");
+        assert!(start.elapsed() < DEADLINE, "no read-only refusal:\n{}", c.screen());
+    }
+    ns.partition(&mut c, "3");
+    c.press("q");
+    assert!(c.wait_exit().success());
+}
