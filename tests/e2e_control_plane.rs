@@ -118,8 +118,14 @@ fn the_console_steps_a_set_that_kube_controller_manager_rolls_out() {
     c.press("[");
     c.wait_for("partition=2 on screen", |s| header(s).contains("partition=2"));
     ns.partition(&mut c, "2");
-    c.wait_for("kube-controller-manager replaces web-2", |s| s.contains("delete-pod web-2"));
-    c.wait_for("web-2 back at the new revision", |s| s.contains("create-pod web-2"));
+    // kube-controller-manager replaces web-2: it is gone, then created again (at the update
+    // revision: the grid's row says so).
+    c.wait_for("kube-controller-manager replaces web-2", |s| {
+        s.contains("web-2 gone") && s.contains("create-pod web-2")
+    });
+    c.wait_for("web-2 at the update revision", |s| {
+        s.lines().any(|l| l.contains("web-2 ●") && l.contains("update"))
+    });
     c.press("q");
     assert!(c.wait_exit().success());
     let screen = c.parser.screen();
