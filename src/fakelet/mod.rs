@@ -3,14 +3,15 @@
 //! `ststui.dev/fake-kubelet=true`, binds every unscheduled pod to it (there is no scheduler),
 //! moves each Pending → Running → Ready after the delays of the scenario language, finishes
 //! graceful deletions after the stop delay, and takes the scenario's kubelet settings (the
-//! `ststui-kubelet` ConfigMap of a namespace) and faults (the `ststui.dev/kubelet-fault` pod
-//! annotation) through the API, so `ststui play` can ask for them on a cluster.
+//! `ststui-kubelet` ConfigMap of a namespace, read when a pod is first seen) and faults (the
+//! `ststui.dev/kubelet-fault` pod annotation) through the API, so `ststui play` can ask for them
+//! on a cluster.
 //!
 //! Written here because no library plays a kubelet this thin: kwok (the usual choice) is Go and
 //! knows nothing of the scenario's settings. Never run it against a cluster with real nodes: it
 //! binds every pod nobody has scheduled.
 //!
-//! Owns: the loop (two kube-rs watchers with backoff, one timer) and the writes. The decisions
+//! Owns: the loop (a kube-rs pod watcher with backoff, one timer) and the writes. The decisions
 //! live in [`plan`].
 
 pub mod plan;
@@ -25,7 +26,9 @@ use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::json;
 use tokio::time::Instant;
 
-use plan::{Action, Settings, Tracked};
+use plan::{Action, Tracked};
+
+use crate::sim::KubeletConfig;
 
 /// Runs until SIGINT or SIGTERM. Returns a message when it cannot start.
 pub fn run(target: &crate::cluster::Target, node: &str) -> Result<(), String> {
@@ -101,11 +104,6 @@ fn with_uid(mut patch: serde_json::Value, uid: &str) -> serde_json::Value {
     patch
 }
 
-enum Input {
-    Pod(Box<watcher::Event<Pod>>),
-    Config(Box<watcher::Event<ConfigMap>>),
-}
-
 struct Kubelet {
     client: kube::Client,
     node: String,
@@ -113,7 +111,9 @@ struct Kubelet {
     pods: BTreeMap<String, Tracked>,
     /// The last state seen of each pod (by uid), for faults.
     latest: BTreeMap<String, Pod>,
-    settings: BTreeMap<String, Settings>,
+    /// The settings last read per namespace, with the ConfigMap's resourceVersion (problems in
+    /// it are said once per version).
+    settings: BTreeMap<String, (String, KubeletConfig)>,
     next_ip: u32,
     /// Pods (by uid) this kubelet is done with: a late watch event must not revive one (its
     /// writes, by name, would land on the pod recreated under that name).
@@ -142,31 +142,17 @@ impl Kubelet {
     }
 
     async fn serve(&mut self) {
-        let backoff = crate::cluster::QuickBackoff::default;
-        let pods = watcher(Api::<Pod>::all(self.client.clone()), watcher::Config::default())
-            .backoff(backoff())
-            .map(|e| e.map(|e| Input::Pod(Box::new(e))))
+        let mut pods = watcher(Api::<Pod>::all(self.client.clone()), watcher::Config::default())
+            .backoff(crate::cluster::QuickBackoff::default())
             .boxed();
-        let cms = watcher(
-            Api::<ConfigMap>::all(self.client.clone()),
-            watcher::Config::default().fields(&format!("metadata.name={}", plan::CONFIG_MAP)),
-        )
-        .backoff(backoff())
-        .map(|e| e.map(|e| Input::Config(Box::new(e))))
-        .boxed();
-        // Settings first when both have something: a pod takes the settings in force.
-        let mut inputs = futures::stream::select_with_strategy(cms, pods, |_: &mut ()| {
-            futures::stream::PollNext::Left
-        });
         loop {
             let due = self.pods.values().filter_map(Tracked::due).min();
             let sleep = due.map_or(Duration::from_secs(3600), |d| {
                 Duration::from_millis(d.saturating_sub(self.now()))
             });
             tokio::select! {
-                ev = inputs.next() => match ev {
-                    Some(Ok(Input::Pod(e))) => self.pod_event(*e).await,
-                    Some(Ok(Input::Config(e))) => self.config_event(*e),
+                ev = pods.next() => match ev {
+                    Some(Ok(e)) => self.pod_event(e).await,
                     Some(Err(e)) => tracing::warn!("fake kubelet watch: {e}"),
                     None => return,
                 },
@@ -175,37 +161,29 @@ impl Kubelet {
         }
     }
 
-    fn config_event(&mut self, e: watcher::Event<ConfigMap>) {
-        match e {
-            watcher::Event::Apply(cm) | watcher::Event::InitApply(cm) => {
-                let ns = cm.metadata.namespace.clone().unwrap_or_default();
-                let (s, problems) = Settings::from_config_map(&cm);
+    /// The namespace's settings as the API has them now (the last ones read if it cannot say).
+    async fn settings_of(&mut self, ns: &str) -> KubeletConfig {
+        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), ns);
+        match api.get_opt(plan::CONFIG_MAP).await {
+            Ok(Some(cm)) => {
+                let rv = cm.metadata.resource_version.clone().unwrap_or_default();
+                if let Some((seen, s)) = self.settings.get(ns)
+                    && *seen == rv
+                {
+                    return s.clone();
+                }
+                let (s, problems) = plan::from_config_map(&cm);
                 for p in problems {
                     eprintln!("fake kubelet: {ns}: {p}");
                 }
                 tracing::info!("settings for {ns}: {s:?}");
-                self.settings.insert(ns, s);
-            }
-            watcher::Event::Delete(cm) => {
-                self.settings.remove(&cm.metadata.namespace.unwrap_or_default());
-            }
-            watcher::Event::Init | watcher::Event::InitDone => {}
-        }
-    }
-
-    /// The namespace's settings as the API has them now (the watched copy if it cannot say).
-    async fn settings_of(&mut self, ns: &str) -> Settings {
-        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), ns);
-        match api.get_opt(plan::CONFIG_MAP).await {
-            Ok(Some(cm)) => {
-                let (s, _) = Settings::from_config_map(&cm);
-                self.settings.insert(ns.to_string(), s.clone());
+                self.settings.insert(ns.to_string(), (rv, s.clone()));
                 s
             }
-            Ok(None) => Settings::default(),
+            Ok(None) => KubeletConfig::default(),
             Err(e) => {
                 tracing::warn!("reading {ns}/{}: {e}", plan::CONFIG_MAP);
-                self.settings.get(ns).cloned().unwrap_or_default()
+                self.settings.get(ns).map(|(_, s)| s.clone()).unwrap_or_default()
             }
         }
     }

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use serde_json::{Value, json};
 
+use crate::sim::KubeletConfig;
+
 /// The ConfigMap (per namespace) the fake kubelet takes its settings from.
 pub const CONFIG_MAP: &str = "ststui-kubelet";
 /// The pod annotation that asks for a fault: `fail`, `unready` or `ready`, optionally followed
@@ -19,54 +21,36 @@ pub const FAULT_ANNOTATION: &str = "ststui.dev/kubelet-fault";
 /// cluster).
 pub const NODE_LABEL: &str = "ststui.dev/fake-kubelet";
 
-/// Pod timing, as the scenario's `kubelet` command sets it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
-    pub start_ms: u64,
-    pub ready_ms: u64,
-    pub stop_ms: u64,
-    pub broken: Option<String>,
-}
-
-impl Default for Settings {
-    /// The scenario defaults: 1 s, 1 s, 1 s, nothing broken.
-    fn default() -> Self {
-        Settings { start_ms: 1000, ready_ms: 1000, stop_ms: 1000, broken: None }
-    }
-}
-
-impl Settings {
-    /// The settings a ConfigMap holds (`start`, `ready`, `stop` as durations such as `250ms`,
-    /// `broken` an image); what is missing or unreadable keeps its default, and each problem is
-    /// returned as a sentence for the log.
-    pub fn from_config_map(cm: &ConfigMap) -> (Settings, Vec<String>) {
-        let mut s = Settings::default();
-        let mut problems = Vec::new();
-        let Some(data) = &cm.data else { return (s, problems) };
-        for (key, slot) in
-            [("start", &mut s.start_ms), ("ready", &mut s.ready_ms), ("stop", &mut s.stop_ms)]
-        {
-            if let Some(v) = data.get(key) {
-                match crate::sim::scenario::parse::duration(v) {
-                    Ok(ms) => *slot = ms,
-                    Err(e) => problems.push(format!("{CONFIG_MAP} {key}={v:?}: {e}")),
-                }
+/// The settings a ConfigMap holds (`start`, `ready`, `stop` as durations such as `250ms`,
+/// `broken` an image); what is missing or unreadable keeps its default, and each problem is
+/// returned as a sentence for the log.
+pub fn from_config_map(cm: &ConfigMap) -> (KubeletConfig, Vec<String>) {
+    let mut s = KubeletConfig::default();
+    let mut problems = Vec::new();
+    let Some(data) = &cm.data else { return (s, problems) };
+    for (key, slot) in
+        [("start", &mut s.start_ms), ("ready", &mut s.ready_ms), ("stop", &mut s.stop_ms)]
+    {
+        if let Some(v) = data.get(key) {
+            match crate::sim::scenario::parse::duration(v) {
+                Ok(ms) => *slot = ms,
+                Err(e) => problems.push(format!("{CONFIG_MAP} {key}={v:?}: {e}")),
             }
         }
-        s.broken = data.get("broken").filter(|b| !b.is_empty()).cloned();
-        (s, problems)
     }
+    s.broken = data.get("broken").filter(|b| !b.is_empty()).cloned();
+    (s, problems)
+}
 
-    /// The ConfigMap data for these settings (what `ststui play` writes).
-    pub fn to_data(&self) -> BTreeMap<String, String> {
-        let ms = |v: u64| format!("{v}ms");
-        BTreeMap::from([
-            ("start".to_string(), ms(self.start_ms)),
-            ("ready".to_string(), ms(self.ready_ms)),
-            ("stop".to_string(), ms(self.stop_ms)),
-            ("broken".to_string(), self.broken.clone().unwrap_or_default()),
-        ])
-    }
+/// The ConfigMap data for `s` (what `ststui play` writes).
+pub fn to_data(s: &KubeletConfig) -> BTreeMap<String, String> {
+    let ms = |v: u64| format!("{v}ms");
+    BTreeMap::from([
+        ("start".to_string(), ms(s.start_ms)),
+        ("ready".to_string(), ms(s.ready_ms)),
+        ("stop".to_string(), ms(s.stop_ms)),
+        ("broken".to_string(), s.broken.clone().unwrap_or_default()),
+    ])
 }
 
 /// Where a pod is in its life, as this kubelet made it.
@@ -92,7 +76,7 @@ pub struct Tracked {
     pub uid: String,
     pub image: String,
     pub containers: Vec<String>,
-    pub settings: Settings,
+    pub settings: KubeletConfig,
     pub seen_at: u64,
     pub stage: Stage,
     /// The fault annotation last acted on.
@@ -116,7 +100,7 @@ pub enum Action {
 }
 
 impl Tracked {
-    pub fn new(pod: &Pod, settings: Settings, now: u64, node: &str) -> Tracked {
+    pub fn new(pod: &Pod, settings: KubeletConfig, now: u64, node: &str) -> Tracked {
         let spec = pod.spec.as_ref();
         let containers: Vec<String> =
             spec.map(|s| s.containers.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
@@ -320,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_pod_is_bound_then_runs_after_start_then_is_ready_after_ready() {
-        let s = Settings { start_ms: 500, ready_ms: 2000, stop_ms: 100, broken: None };
+        let s = KubeletConfig { start_ms: 500, ready_ms: 2000, stop_ms: 100, broken: None };
         let mut t = Tracked::new(&pod("app:v1", None), s, 1000, "n0");
         assert_eq!(t.action(1000), Some(Action::Bind));
         t.done(&Action::Bind, 1000);
@@ -336,7 +320,7 @@ mod tests {
 
     #[test]
     fn a_broken_image_runs_but_never_becomes_ready_and_a_deletion_takes_the_stop_delay() {
-        let s = Settings { broken: Some("app:bad".into()), ..Settings::default() };
+        let s = KubeletConfig { broken: Some("app:bad".into()), ..KubeletConfig::default() };
         let mut p = pod("app:bad", Some("n0"));
         let mut t = Tracked::new(&p, s, 0, "n0");
         assert_eq!(t.stage, Stage::Pending);
@@ -353,7 +337,7 @@ mod tests {
     #[test]
     fn faults_come_from_the_annotation_once_each_and_unready_holds_until_ready() {
         let mut p = pod("app:v1", Some("n0"));
-        let mut t = Tracked::new(&p, Settings::default(), 0, "n0");
+        let mut t = Tracked::new(&p, KubeletConfig::default(), 0, "n0");
         assert_eq!(
             t.fault_action("unready"),
             Err("unready needs a running pod; web-0 is not".into())
@@ -374,21 +358,22 @@ mod tests {
 
     #[test]
     fn settings_round_trip_through_the_config_map_and_bad_values_are_named() {
-        let s = Settings { start_ms: 250, ready_ms: 0, stop_ms: 3000, broken: Some("x:1".into()) };
-        let cm = ConfigMap { data: Some(s.to_data()), ..Default::default() };
-        assert_eq!(Settings::from_config_map(&cm), (s, Vec::new()));
+        let s =
+            KubeletConfig { start_ms: 250, ready_ms: 0, stop_ms: 3000, broken: Some("x:1".into()) };
+        let cm = ConfigMap { data: Some(to_data(&s)), ..Default::default() };
+        assert_eq!(from_config_map(&cm), (s, Vec::new()));
         let bad = ConfigMap {
             data: Some(BTreeMap::from([("start".to_string(), "soon".to_string())])),
             ..Default::default()
         };
-        let (got, problems) = Settings::from_config_map(&bad);
-        assert_eq!(got, Settings::default());
+        let (got, problems) = from_config_map(&bad);
+        assert_eq!(got, KubeletConfig::default());
         assert!(problems[0].contains("start=\"soon\""), "{problems:?}");
     }
 
     #[test]
     fn status_documents_say_running_ready_and_failed_with_whole_second_times() {
-        let t = Tracked::new(&pod("app:v1", Some("n0")), Settings::default(), 0, "n0");
+        let t = Tracked::new(&pod("app:v1", Some("n0")), KubeletConfig::default(), 0, "n0");
         let at = stamp(k8s_openapi::jiff::Timestamp::from_millisecond(1_500).unwrap_or_default());
         assert_eq!(at, "1970-01-01T00:00:01Z");
         let v = running_status(&t, true, &at, "10.0.0.1");

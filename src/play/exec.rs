@@ -12,9 +12,10 @@ use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, PropagationPolicy};
 use serde_json::json;
 
-use crate::backend::{ClusterOp, ObjRef, Write};
+use crate::backend::{ObjRef, Write};
 use crate::cluster::write::{Writer, failure};
-use crate::fakelet::plan::{CONFIG_MAP, FAULT_ANNOTATION, Settings};
+use crate::fakelet::plan::{CONFIG_MAP, FAULT_ANNOTATION, to_data};
+use crate::sim::KubeletConfig;
 use crate::sim::scenario::build::build_set;
 use crate::sim::scenario::{Cascade, Command};
 
@@ -22,17 +23,15 @@ use crate::sim::scenario::{Cascade, Command};
 pub struct Exec {
     pub writer: Writer,
     pub namespaces: Vec<String>,
-    pub kubelet: Settings,
+    pub kubelet: KubeletConfig,
     /// Manifests of `apply` lines, read before anything ran (by line number).
     pub manifests: BTreeMap<usize, Vec<StatefulSet>>,
     faults: u64,
 }
 
+/// What the API said (or that it could not be reached), as the console's writes say it.
 fn api_error(e: &kube::Error) -> String {
-    match e {
-        kube::Error::Api(s) => s.message.clone(),
-        other => format!("cannot reach the server ({other})"),
-    }
+    failure("", e).message
 }
 
 impl Exec {
@@ -41,7 +40,7 @@ impl Exec {
         namespaces: Vec<String>,
         manifests: BTreeMap<usize, Vec<StatefulSet>>,
     ) -> Exec {
-        Exec { writer, namespaces, kubelet: Settings::default(), manifests, faults: 0 }
+        Exec { writer, namespaces, kubelet: KubeletConfig::default(), manifests, faults: 0 }
     }
 
     fn client(&self) -> kube::Client {
@@ -50,61 +49,31 @@ impl Exec {
 
     /// Carries out `command` (line `number`); `Err` is the message of the `error` event.
     pub async fn perform(&mut self, number: usize, command: &Command) -> Result<(), String> {
-        let op = |op: ClusterOp| Write { op, basis: None };
-        let write = match command {
-            Command::Create(args) => return self.create(build_set(args)).await,
-            Command::Apply(_) => return self.apply(number).await,
-            Command::Delete { set, cascade } => {
-                return self.delete_set(&set.as_ref(), *cascade).await;
-            }
+        if let Some(op) = command.cluster_op() {
+            // "Nothing to change" is not an error on a cluster either (the simulator says
+            // nothing).
+            let write = Write { op, basis: None };
+            return self.writer.write(write).await.map(drop).map_err(|f| f.message);
+        }
+        match command {
+            Command::Create(args) => self.create(build_set(args)).await,
+            Command::Apply(_) => self.apply(number).await,
+            Command::Delete { set, cascade } => self.delete_set(&set.as_ref(), *cascade).await,
             Command::Kubelet(k) => {
-                let s = &mut self.kubelet;
-                s.start_ms = k.start_ms.unwrap_or(s.start_ms);
-                s.ready_ms = k.ready_ms.unwrap_or(s.ready_ms);
-                s.stop_ms = k.stop_ms.unwrap_or(s.stop_ms);
-                if let Some(b) = &k.broken {
-                    s.broken = (!b.is_empty()).then(|| b.clone());
-                }
-                return self.write_kubelet().await;
+                k.apply_to(&mut self.kubelet);
+                self.write_kubelet().await
             }
-            Command::Fail { pod } => return self.fault(&pod.as_ref(), "fail").await,
+            Command::Fail { pod } => self.fault(&pod.as_ref(), "fail").await,
             Command::SetReady { pod, ready } => {
                 let verb = if *ready { "ready" } else { "unready" };
-                return self.fault(&pod.as_ref(), verb).await;
+                self.fault(&pod.as_ref(), verb).await
             }
-            Command::Image { set, image } => {
-                op(ClusterOp::SetImage { set: set.as_ref(), image: image.clone() })
-            }
-            Command::Scale { set, replicas } => {
-                op(ClusterOp::Scale { set: set.as_ref(), replicas: *replicas })
-            }
-            Command::Partition { set, partition } => {
-                op(ClusterOp::SetPartition { set: set.as_ref(), partition: *partition })
-            }
-            Command::Strategy { set, on_delete } => op(ClusterOp::SetStrategy {
-                set: set.as_ref(),
-                on_delete: *on_delete,
-                rolling: None,
-            }),
-            Command::MaxUnavailable { set, value } => {
-                op(ClusterOp::SetMaxUnavailable { set: set.as_ref(), value: value.clone() })
-            }
-            Command::Undo { set, revision } => {
-                op(ClusterOp::Undo { set: set.as_ref(), revision: *revision })
-            }
-            Command::Restart { set } => op(ClusterOp::Restart { set: set.as_ref() }),
-            Command::DeletePod { pod, force } => {
-                op(ClusterOp::DeletePod { pod: pod.as_ref(), force: *force, uid: None })
-            }
-            Command::Freeze { set, on: true } => op(ClusterOp::Freeze { set: set.as_ref() }),
-            Command::Freeze { set, on: false } => op(ClusterOp::Unfreeze { set: set.as_ref() }),
             Command::Api(_) | Command::Pause | Command::Resume | Command::Step(_) => {
-                return Err("needs the simulator".into());
+                Err("needs the simulator".into())
             }
-            Command::Wait(_) | Command::Settle { .. } | Command::Expect { .. } => return Ok(()),
-        };
-        // "Nothing to change" is not an error on a cluster either (the simulator says nothing).
-        self.writer.write(write).await.map(drop).map_err(|f| f.message)
+            // The steering lines went through `cluster_op` above.
+            _ => Ok(()),
+        }
     }
 
     async fn create(&self, set: StatefulSet) -> Result<(), String> {
@@ -150,7 +119,7 @@ impl Exec {
             let cm = json!({
                 "apiVersion": "v1", "kind": "ConfigMap",
                 "metadata": {"name": CONFIG_MAP, "namespace": ns},
-                "data": self.kubelet.to_data(),
+                "data": to_data(&self.kubelet),
             });
             let pp = PatchParams::apply("ststui").force();
             api.patch(CONFIG_MAP, &pp, &Patch::Apply(&cm)).await.map_err(|e| {

@@ -36,7 +36,7 @@ use tokio::time::Instant;
 use crate::backend::{Event, EventKind};
 use crate::cluster::Target;
 use crate::cluster::write::Writer;
-use crate::sim::scenario::{self, Command, Line, Name, Script, build};
+use crate::sim::scenario::{self, Command, Line, Script, build};
 use crate::sim::timeline::{Format, render};
 use world::{Change, World};
 
@@ -72,32 +72,18 @@ pub fn needs_fake_kubelet(command: &Command) -> bool {
     matches!(command, Command::Kubelet(_) | Command::Fail { .. } | Command::SetReady { .. })
 }
 
-/// Names in the default namespace move to `ns`.
-fn remap(script: &mut Script, ns: &str) {
-    let fix = |n: &mut Name| {
-        if n.namespace == scenario::DEFAULT_NAMESPACE {
-            n.namespace = ns.to_string();
-        }
-    };
+/// Moves names in the default namespace to `ns`; returns every namespace the lines name.
+fn remap(script: &mut Script, ns: &str) -> BTreeSet<String> {
+    let mut used = BTreeSet::new();
     for line in &mut script.lines {
-        match &mut line.command {
-            Command::Create(a) => fix(&mut a.set),
-            Command::Image { set, .. }
-            | Command::Scale { set, .. }
-            | Command::Partition { set, .. }
-            | Command::Strategy { set, .. }
-            | Command::MaxUnavailable { set, .. }
-            | Command::Undo { set, .. }
-            | Command::Restart { set }
-            | Command::Delete { set, .. }
-            | Command::Freeze { set, .. }
-            | Command::Expect { set, .. } => fix(set),
-            Command::DeletePod { pod, .. }
-            | Command::Fail { pod }
-            | Command::SetReady { pod, .. } => fix(pod),
-            _ => {}
+        if let Some(n) = line.command.name_mut() {
+            if n.namespace == scenario::DEFAULT_NAMESPACE {
+                n.namespace = ns.to_string();
+            }
+            used.insert(n.namespace.clone());
         }
     }
+    used
 }
 
 fn bad(file: &str, line: &Line, why: &str) -> String {
@@ -153,7 +139,8 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
                 return EXIT_CLUSTER;
             }
         };
-        remap(&mut script, &session.namespace);
+        let mut namespaces = remap(&mut script, &session.namespace);
+        namespaces.insert(session.namespace.clone());
         for sets in manifests.values_mut() {
             for s in sets {
                 let ns = s.metadata.namespace.get_or_insert_with(|| session.namespace.clone());
@@ -186,12 +173,6 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
                 return EXIT_BAD_INPUT;
             }
         }
-        let mut namespaces: BTreeSet<String> = BTreeSet::from([session.namespace.clone()]);
-        for line in &script.lines {
-            if let Some(n) = line_namespace(&line.command) {
-                namespaces.insert(n);
-            }
-        }
         for sets in manifests.values() {
             namespaces.extend(sets.iter().filter_map(|s| s.metadata.namespace.clone()));
         }
@@ -200,11 +181,7 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
             client: session.client.clone(),
             identity: std::sync::Arc::new(std::sync::Mutex::new(identity)),
         };
-        let options = match Api::<StatefulSet>::all(session.client.clone())
-            .into_client()
-            .apiserver_version()
-            .await
-        {
+        let options = match session.client.apiserver_version().await {
             Ok(v) => crate::core::Options::for_version(
                 crate::core::Version::for_server(&v.git_version).0,
             ),
@@ -226,27 +203,6 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
         drop(tx);
         player.play(&script, rx).await
     })
-}
-
-/// The namespace a line acts in, if it names something.
-fn line_namespace(c: &Command) -> Option<String> {
-    match c {
-        Command::Create(a) => Some(a.set.namespace.clone()),
-        Command::Image { set, .. }
-        | Command::Scale { set, .. }
-        | Command::Partition { set, .. }
-        | Command::Strategy { set, .. }
-        | Command::MaxUnavailable { set, .. }
-        | Command::Undo { set, .. }
-        | Command::Restart { set }
-        | Command::Delete { set, .. }
-        | Command::Freeze { set, .. }
-        | Command::Expect { set, .. } => Some(set.namespace.clone()),
-        Command::DeletePod { pod, .. } | Command::Fail { pod } | Command::SetReady { pod, .. } => {
-            Some(pod.namespace.clone())
-        }
-        _ => None,
-    }
 }
 
 /// Four watchers (with backoff) for the namespace, feeding `tx`; errors go to stderr.

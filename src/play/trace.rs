@@ -136,23 +136,27 @@ fn canonical_bursts(entries: &mut [String]) {
     }
 }
 
+/// The two sides' values for `set` when they differ (a missing one is empty).
+fn differ<T: Default + Clone + PartialEq>(
+    a: &BTreeMap<String, T>,
+    b: &BTreeMap<String, T>,
+    set: &str,
+) -> Option<(T, T)> {
+    let (x, y) = (a.get(set).cloned().unwrap_or_default(), b.get(set).cloned().unwrap_or_default());
+    (x != y).then_some((x, y))
+}
+
 /// Where two traces differ, one sentence per difference (empty: they agree).
 pub fn differences(sim: &Trace, cluster: &Trace) -> Vec<String> {
     let mut out = Vec::new();
-    let sets: BTreeSet<&String> = sim
-        .pods
-        .keys()
-        .chain(cluster.pods.keys())
-        .chain(sim.revisions.keys())
-        .chain(cluster.revisions.keys())
-        .chain(sim.status.keys())
-        .chain(cluster.status.keys())
+    let sets: BTreeSet<&String> = [sim, cluster]
+        .iter()
+        .flat_map(|t| {
+            t.pods.keys().chain(t.revisions.keys()).chain(t.claims.keys()).chain(t.status.keys())
+        })
         .collect();
     for set in sets {
-        let pods = (sim.pods.get(set), cluster.pods.get(set));
-        if pods.0.unwrap_or(&Vec::new()) != pods.1.unwrap_or(&Vec::new()) {
-            let a = pods.0.cloned().unwrap_or_default();
-            let b = pods.1.cloned().unwrap_or_default();
+        if let Some((a, b)) = differ(&sim.pods, &cluster.pods, set) {
             let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
             out.push(format!(
                 "{set}: pod actions differ from action {} on: simulator {:?}, cluster {:?}",
@@ -161,21 +165,11 @@ pub fn differences(sim: &Trace, cluster: &Trace) -> Vec<String> {
                 b.get(at).map_or("(end)", String::as_str),
             ));
         }
-        let revs = (sim.revisions.get(set), cluster.revisions.get(set));
-        if revs.0.unwrap_or(&Vec::new()) != revs.1.unwrap_or(&Vec::new()) {
-            out.push(format!(
-                "{set}: revisions created differ: simulator {:?}, cluster {:?}",
-                revs.0.cloned().unwrap_or_default(),
-                revs.1.cloned().unwrap_or_default()
-            ));
+        if let Some((a, b)) = differ(&sim.revisions, &cluster.revisions, set) {
+            out.push(format!("{set}: revisions created differ: simulator {a:?}, cluster {b:?}"));
         }
-        let claims = (sim.claims.get(set), cluster.claims.get(set));
-        if claims.0.unwrap_or(&BTreeSet::new()) != claims.1.unwrap_or(&BTreeSet::new()) {
-            out.push(format!(
-                "{set}: claims created differ: simulator {:?}, cluster {:?}",
-                claims.0.cloned().unwrap_or_default(),
-                claims.1.cloned().unwrap_or_default()
-            ));
+        if let Some((a, b)) = differ(&sim.claims, &cluster.claims, set) {
+            out.push(format!("{set}: claims created differ: simulator {a:?}, cluster {b:?}"));
         }
         if sim.status.get(set) != cluster.status.get(set) {
             out.push(format!(

@@ -319,40 +319,18 @@ impl World {
     /// What `expect` reads for `set`; `None` when the set does not exist.
     pub fn observe(&self, set: &ObjRef, options: &Options) -> Option<Observed> {
         let s = self.sets.get(set)?;
-        let status = s.status.clone().unwrap_or_default();
-        let current = status.current_revision.unwrap_or_default();
-        let update = status.update_revision.unwrap_or_default();
         let in_ns = |k: &&ObjRef| k.namespace == set.namespace;
-        let pods = labels::members(
-            &set.name,
-            s.metadata.uid.as_deref(),
-            self.pods.iter().filter(|(k, _)| in_ns(k)).map(|(_, p)| p),
-        );
-        let templates = claim_templates(s);
-        let claims = labels::member_claims(
-            &set.name,
-            &templates,
-            self.claims.iter().filter(|(k, _)| in_ns(k)).map(|(_, c)| c),
-        );
-        let all_pods: Vec<&Pod> = self.pods.iter().filter(|(k, _)| in_ns(k)).map(|x| x.1).collect();
-        let all_claims: Vec<&PersistentVolumeClaim> =
+        let pods: Vec<&Pod> = self.pods.iter().filter(|(k, _)| in_ns(k)).map(|x| x.1).collect();
+        let claims: Vec<&PersistentVolumeClaim> =
             self.claims.iter().filter(|(k, _)| in_ns(k)).map(|x| x.1).collect();
         let revisions: Vec<&ControllerRevision> =
             self.revisions.iter().filter(|(k, _)| in_ns(k)).map(|x| x.1).collect();
-        let core =
-            CoreObserved { set: s, pods: &all_pods, claims: &all_claims, revisions: &revisions };
+        let core = CoreObserved { set: s, pods: &pods, claims: &claims, revisions: &revisions };
         let plan = reconcile(&core, options, k8s_openapi::jiff::Timestamp::now());
-        Some(Observed {
-            replicas: status.replicas,
-            ready: status.ready_replicas.unwrap_or(0),
-            available: status.available_replicas.unwrap_or(0),
-            current: status.current_replicas.unwrap_or(0),
-            updated: status.updated_replicas.unwrap_or(0),
-            rolled_out: !update.is_empty() && current == update,
-            pods: pods.iter().filter_map(|p| p.metadata.name.clone()).collect(),
-            blocked: plan.waiting_on.is_some(),
-            claims: claims.iter().filter_map(|c| c.metadata.name.clone()).collect(),
-        })
+        let members = labels::members(&set.name, s.metadata.uid.as_deref(), pods.iter().copied());
+        let templates = claim_templates(s);
+        let member_claims = labels::member_claims(&set.name, &templates, claims.iter().copied());
+        Some(Observed::of(s, &members, &member_claims, plan.waiting_on.is_some()))
     }
 }
 

@@ -11,7 +11,7 @@ use k8s_openapi::api::apps::v1::{
     StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec, StatefulSetUpdateStrategy,
 };
 use k8s_openapi::api::core::v1::{
-    Container, PersistentVolumeClaim, PersistentVolumeClaimSpec, PodSpec, PodTemplateSpec,
+    Container, PersistentVolumeClaim, PersistentVolumeClaimSpec, Pod, PodSpec, PodTemplateSpec,
     VolumeMount, VolumeResourceRequirements,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -118,24 +118,39 @@ pub struct Observed {
     pub claims: Vec<String>,
 }
 
+impl Observed {
+    /// What `expect` reads of `set`, given its pods and claims (as `expect` lists them) and
+    /// whether the controller waits; on the simulator and on a cluster alike.
+    pub fn of(
+        set: &StatefulSet,
+        pods: &[&Pod],
+        claims: &[&PersistentVolumeClaim],
+        blocked: bool,
+    ) -> Observed {
+        let status = set.status.clone().unwrap_or_default();
+        let current = status.current_revision.unwrap_or_default();
+        let update = status.update_revision.unwrap_or_default();
+        let names = |m: &ObjectMeta| m.name.clone();
+        Observed {
+            replicas: status.replicas,
+            ready: status.ready_replicas.unwrap_or(0),
+            available: status.available_replicas.unwrap_or(0),
+            current: status.current_replicas.unwrap_or(0),
+            updated: status.updated_replicas.unwrap_or(0),
+            rolled_out: !update.is_empty() && current == update,
+            pods: pods.iter().filter_map(|p| names(&p.metadata)).collect(),
+            blocked,
+            claims: claims.iter().filter_map(|c| names(&c.metadata)).collect(),
+        }
+    }
+}
+
 /// Reads the set's status, pods and last sync; `None` when the set does not exist.
 pub fn observe(sim: &Sim, set: &Name) -> Option<Observed> {
     let key = set.as_ref();
     let s = sim.set(&key)?;
-    let status = s.status.clone().unwrap_or_default();
-    let current = status.current_revision.unwrap_or_default();
-    let update = status.update_revision.unwrap_or_default();
-    Some(Observed {
-        replicas: status.replicas,
-        ready: status.ready_replicas.unwrap_or(0),
-        available: status.available_replicas.unwrap_or(0),
-        current: status.current_replicas.unwrap_or(0),
-        updated: status.updated_replicas.unwrap_or(0),
-        rolled_out: !update.is_empty() && current == update,
-        pods: sim.pods_of(&key).iter().filter_map(|p| p.metadata.name.clone()).collect(),
-        blocked: sim.last_plan(&key).is_some_and(|p| p.waiting_on.is_some()),
-        claims: sim.claims_of(&key).iter().filter_map(|c| c.metadata.name.clone()).collect(),
-    })
+    let blocked = sim.last_plan(&key).is_some_and(|p| p.waiting_on.is_some());
+    Some(Observed::of(s, &sim.pods_of(&key), &sim.claims_of(&key), blocked))
 }
 
 /// What the set has for `check`, in the script's notation.

@@ -122,6 +122,18 @@ pub struct KubeletArgs {
     pub broken: Option<String>,
 }
 
+impl KubeletArgs {
+    /// `config` with what this line sets (an empty `broken=` clears the broken image).
+    pub fn apply_to(&self, config: &mut crate::sim::KubeletConfig) {
+        config.start_ms = self.start_ms.unwrap_or(config.start_ms);
+        config.ready_ms = self.ready_ms.unwrap_or(config.ready_ms);
+        config.stop_ms = self.stop_ms.unwrap_or(config.stop_ms);
+        if let Some(b) = &self.broken {
+            config.broken = (!b.is_empty()).then(|| b.clone());
+        }
+    }
+}
+
 /// `delete NAME cascade=...`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cascade {
@@ -246,6 +258,70 @@ pub enum Command {
         set: Name,
         checks: Vec<Check>,
     },
+}
+
+impl Command {
+    /// The cluster write this line is (the steering lines: image, scale, partition, strategy,
+    /// maxunavailable, undo, restart, delete-pod, freeze, unfreeze), on the simulator and on a
+    /// cluster alike; `None` for every other line.
+    pub fn cluster_op(&self) -> Option<crate::backend::ClusterOp> {
+        use crate::backend::ClusterOp;
+        Some(match self {
+            Command::Image { set, image } => {
+                ClusterOp::SetImage { set: set.as_ref(), image: image.clone() }
+            }
+            Command::Scale { set, replicas } => {
+                ClusterOp::Scale { set: set.as_ref(), replicas: *replicas }
+            }
+            Command::Partition { set, partition } => {
+                ClusterOp::SetPartition { set: set.as_ref(), partition: *partition }
+            }
+            Command::Strategy { set, on_delete } => {
+                ClusterOp::SetStrategy { set: set.as_ref(), on_delete: *on_delete, rolling: None }
+            }
+            Command::MaxUnavailable { set, value } => {
+                ClusterOp::SetMaxUnavailable { set: set.as_ref(), value: value.clone() }
+            }
+            Command::Undo { set, revision } => {
+                ClusterOp::Undo { set: set.as_ref(), revision: *revision }
+            }
+            Command::Restart { set } => ClusterOp::Restart { set: set.as_ref() },
+            Command::DeletePod { pod, force } => {
+                ClusterOp::DeletePod { pod: pod.as_ref(), force: *force, uid: None }
+            }
+            Command::Freeze { set, on: true } => ClusterOp::Freeze { set: set.as_ref() },
+            Command::Freeze { set, on: false } => ClusterOp::Unfreeze { set: set.as_ref() },
+            _ => return None,
+        })
+    }
+
+    /// The set or pod the line names, if it names one (`apply` names its sets in the manifest).
+    pub fn name_mut(&mut self) -> Option<&mut Name> {
+        match self {
+            Command::Create(a) => Some(&mut a.set),
+            Command::Image { set, .. }
+            | Command::Scale { set, .. }
+            | Command::Partition { set, .. }
+            | Command::Strategy { set, .. }
+            | Command::MaxUnavailable { set, .. }
+            | Command::Undo { set, .. }
+            | Command::Restart { set }
+            | Command::Delete { set, .. }
+            | Command::Freeze { set, .. }
+            | Command::Expect { set, .. } => Some(set),
+            Command::DeletePod { pod, .. }
+            | Command::Fail { pod }
+            | Command::SetReady { pod, .. } => Some(pod),
+            Command::Apply(_)
+            | Command::Kubelet(_)
+            | Command::Api(_)
+            | Command::Pause
+            | Command::Resume
+            | Command::Step(_)
+            | Command::Wait(_)
+            | Command::Settle { .. } => None,
+        }
+    }
 }
 
 /// A script that cannot be run: where, what was wrong, what is expected.

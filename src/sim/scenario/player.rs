@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::build::{build_set, evaluate};
 use super::{Command, Line, Script, ScriptError};
-use crate::backend::{ClusterOp, EventKind, Fault};
+use crate::backend::{EventKind, Fault};
 use crate::sim::manifest::{self, Manifest};
 use crate::sim::{Cascade as SimCascade, KubeletConfig, Sim, SimEvent, driver};
 
@@ -188,7 +188,9 @@ impl Player {
 
     /// Performs an operation; `Err` carries the message of the `error` event.
     fn perform(&mut self, sim: &mut Sim, number: usize, command: &Command) -> Result<(), String> {
-        let op = |sim: &mut Sim, op: ClusterOp| sim.apply_op(op.into()).map_err(|e| e.to_string());
+        if let Some(op) = command.cluster_op() {
+            return sim.apply_op(op.into()).map_err(|e| e.to_string());
+        }
         let fault = |sim: &mut Sim, f: Fault| sim.apply_op(f.into()).map_err(|e| e.to_string());
         match command {
             Command::Create(args) => {
@@ -206,26 +208,6 @@ impl Player {
                 }
                 if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
             }
-            Command::Image { set, image } => {
-                op(sim, ClusterOp::SetImage { set: set.as_ref(), image: image.clone() })
-            }
-            Command::Scale { set, replicas } => {
-                op(sim, ClusterOp::Scale { set: set.as_ref(), replicas: *replicas })
-            }
-            Command::Partition { set, partition } => {
-                op(sim, ClusterOp::SetPartition { set: set.as_ref(), partition: *partition })
-            }
-            Command::Strategy { set, on_delete } => op(
-                sim,
-                ClusterOp::SetStrategy { set: set.as_ref(), on_delete: *on_delete, rolling: None },
-            ),
-            Command::MaxUnavailable { set, value } => {
-                op(sim, ClusterOp::SetMaxUnavailable { set: set.as_ref(), value: value.clone() })
-            }
-            Command::Undo { set, revision } => {
-                op(sim, ClusterOp::Undo { set: set.as_ref(), revision: *revision })
-            }
-            Command::Restart { set } => op(sim, ClusterOp::Restart { set: set.as_ref() }),
             Command::Delete { set, cascade } => {
                 let cascade = match cascade {
                     super::Cascade::Background => SimCascade::Background,
@@ -233,16 +215,9 @@ impl Player {
                 };
                 sim.delete_set(&set.as_ref(), cascade).map_err(|e| e.to_string())
             }
-            Command::DeletePod { pod, force } => {
-                op(sim, ClusterOp::DeletePod { pod: pod.as_ref(), force: *force, uid: None })
-            }
             Command::Fail { pod } => fault(sim, Fault::FailPod { pod: pod.as_ref() }),
             Command::SetReady { pod, ready } => {
                 fault(sim, Fault::SetPodReady { pod: pod.as_ref(), ready: *ready })
-            }
-            Command::Freeze { set, on: true } => op(sim, ClusterOp::Freeze { set: set.as_ref() }),
-            Command::Freeze { set, on: false } => {
-                op(sim, ClusterOp::Unfreeze { set: set.as_ref() })
             }
             Command::Api(fault) => {
                 sim.api_fault(*fault);
@@ -250,12 +225,7 @@ impl Player {
             }
             Command::Kubelet(k) => {
                 let mut config: KubeletConfig = sim.kubelet_config().clone();
-                config.start_ms = k.start_ms.unwrap_or(config.start_ms);
-                config.ready_ms = k.ready_ms.unwrap_or(config.ready_ms);
-                config.stop_ms = k.stop_ms.unwrap_or(config.stop_ms);
-                if let Some(b) = &k.broken {
-                    config.broken = (!b.is_empty()).then(|| b.clone());
-                }
+                k.apply_to(&mut config);
                 sim.set_kubelet(config);
                 Ok(())
             }
@@ -268,7 +238,8 @@ impl Player {
                 Ok(())
             }
             Command::Step(n) => sim.step(*n).map(drop).map_err(|e| e.to_string()),
-            Command::Wait(_) | Command::Settle { .. } | Command::Expect { .. } => Ok(()),
+            // The steering lines went through `cluster_op` above.
+            _ => Ok(()),
         }
     }
 }
