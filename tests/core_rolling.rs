@@ -300,34 +300,82 @@ fn parallel_self_heals_a_broken_highest_pod_on_the_legacy_path() {
     w.assert_invariants();
 }
 
-#[test]
-fn min_ready_seconds_delays_the_next_update_and_requeues() {
-    let mut w = World::new(2).min_ready(10);
+/// A rolling update of two pods with minReadySeconds 10 under `version`: web-1 is replaced and
+/// Ready again; returns the world and the second at which web-1 became Ready, with the plan of
+/// the sync that created web-1.
+fn min_ready_rollout(version: &str) -> (World, i64, Plan) {
+    let mut w = World::new(2).min_ready(10).version(version);
     w.settle(80);
     w.set_image("nginx:2");
     let p = w.sync();
     assert_eq!(pod_actions(&p), ["delete-pod web-1 update"]);
-    assert_eq!(p.requeue_after_secs, None, "the deleted pod still counted as available");
+    assert_eq!(p.requeue_after_ms, None, "the deleted pod still counted as available");
     w.tick(1);
-    let p = w.sync();
-    assert_eq!(pod_actions(&p), ["create-pod web-1"]);
-    assert_eq!(p.requeue_after_secs, Some(10), "available != replicas");
+    let created = w.sync();
+    assert_eq!(pod_actions(&created), ["create-pod web-1"]);
     w.tick(2);
-    let ready_at = w.t;
     assert!(w.is_ready("web-1"));
+    let ready_at = w.t;
+    (w, ready_at, created)
+}
+
+#[test]
+fn min_ready_seconds_delays_the_next_update_and_requeues_exactly_from_1_36() {
+    let (mut w, ready_at, created) = min_ready_rollout("1.37");
+    assert_eq!(created.requeue_after_ms, None, "every Ready pod is available");
+    let p = w.sync();
+    assert!(pod_actions(&p).is_empty());
+    assert_eq!(p.requeue_after_ms, Some(10_000), "when web-1 becomes available");
     w.tick(9);
     let p = w.sync();
     assert!(pod_actions(&p).is_empty(), "ready for 9s < minReadySeconds");
+    assert_eq!(p.requeue_after_ms, Some(1000));
     w.tick(1);
+    assert_eq!(w.t, ready_at + 10);
     let p = w.sync();
-    assert!(pod_actions(&p).is_empty(), "exactly 10s is not strictly after");
-    assert!(w.t == ready_at + 10);
-    w.tick(1);
-    let p = w.sync();
-    assert_eq!(pod_actions(&p), ["delete-pod web-0 update"]);
+    assert_eq!(pod_actions(&p), ["delete-pod web-0 update"], "available at the deadline");
     w.settle(60);
-    assert_eq!(w.plans.last().and_then(|p| p.requeue_after_secs), None);
+    assert_eq!(w.plans.last().and_then(|p| p.requeue_after_ms), None);
     w.assert_invariants();
+}
+
+#[test]
+fn min_ready_seconds_requeues_while_not_all_available_before_1_36() {
+    for version in ["1.34", "1.35"] {
+        let (mut w, ready_at, created) = min_ready_rollout(version);
+        assert_eq!(created.requeue_after_ms, Some(10_000), "{version}: available != replicas");
+        w.tick(10);
+        assert_eq!(w.t, ready_at + 10);
+        let p = w.sync();
+        assert_eq!(pod_actions(&p), ["delete-pod web-0 update"], "{version}: at the deadline");
+        assert_eq!(p.requeue_after_ms, None, "{version}: the deleted pod still counted");
+        w.settle(60);
+        w.assert_invariants();
+    }
+}
+
+#[test]
+fn min_ready_seconds_counts_only_strictly_after_the_deadline_before_1_34() {
+    for (version, at_deadline) in [("1.33", false), ("1.34", true)] {
+        let mut w = World::new(2).min_ready(10).version(version);
+        assert_eq!(pod_actions(&w.sync()), ["create-pod web-0"]);
+        while !w.is_ready("web-0") {
+            w.tick(1);
+            w.sync();
+        }
+        let ready_at = w.t;
+        w.tick(10);
+        assert_eq!(w.t, ready_at + 10);
+        let p = w.sync();
+        let want: &[&str] = if at_deadline { &["create-pod web-1"] } else { &[] };
+        assert_eq!(pod_actions(&p), want, "{version}: ready for exactly minReadySeconds");
+        w.tick(1);
+        let p = w.sync();
+        let want: &[&str] = if at_deadline { &[] } else { &["create-pod web-1"] };
+        assert_eq!(pod_actions(&p), want, "{version}: a second later");
+        w.settle(60);
+        w.assert_invariants();
+    }
 }
 
 #[test]

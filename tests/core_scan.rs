@@ -154,12 +154,13 @@ fn facts_of_a_member_agree_with_facts_of() {
     let claim = ClaimEnv::new(&set).expect("valid selector");
     let pods = grid();
     let mut differ = 0;
-    for version in [Version::V1_37, Version::V1_34] {
+    let v133 = "1.33".parse::<Version>().expect("a known version");
+    for version in [Version::V1_37, Version::V1_34, v133] {
         let sem = version.semantics();
         for (current, update) in [("a", "b"), ("a", "a")] {
-            for (mrs, now) in [(0, t(0)), (10, t(105)), (10, t(200))] {
-                let env =
-                    FactEnv { set: &set, current, update, min_ready_seconds: mrs, now, sem: &sem };
+            for (mrs, now) in [(0, t(0)), (10, t(105)), (10, t(110)), (10, t(200))] {
+                let min_ready = pod::MinReady::new(mrs, &sem);
+                let env = FactEnv { set: &set, current, update, min_ready, now, sem: &sem };
                 for p in &pods {
                     let m = claim.member(p).expect("every grid pod is a member");
                     let fast = Facts::of_member(p, &env, &m);

@@ -84,18 +84,24 @@ fn terminating_pods_count_as_replicas_and_ready_but_not_current() {
 
 #[test]
 fn available_replicas_wait_for_min_ready_seconds() {
-    let mut w = World::new(1).min_ready(5);
-    w.sync();
-    w.tick(2);
-    let p = w.sync();
-    assert_eq!((p.status.ready_replicas, p.status.available_replicas), (Some(1), Some(0)));
-    w.tick(5);
-    let p = w.sync();
-    assert_eq!(p.status.available_replicas, Some(0), "ready exactly 5s: not strictly after");
-    w.tick(1);
-    let p = w.sync();
-    assert_eq!((p.status.ready_replicas, p.status.available_replicas), (Some(1), Some(1)));
-    w.assert_invariants();
+    for (version, at_deadline) in [("1.33", false), ("1.37", true)] {
+        let mut w = World::new(1).min_ready(5).version(version);
+        w.sync();
+        w.tick(2);
+        let p = w.sync();
+        assert_eq!((p.status.ready_replicas, p.status.available_replicas), (Some(1), Some(0)));
+        w.tick(4);
+        let p = w.sync();
+        assert_eq!(p.status.available_replicas, Some(0), "{version}: ready 4s");
+        w.tick(1);
+        let p = w.sync();
+        let at_5 = Some(i32::from(at_deadline));
+        assert_eq!(p.status.available_replicas, at_5, "{version}: ready exactly 5s");
+        w.tick(1);
+        let p = w.sync();
+        assert_eq!((p.status.ready_replicas, p.status.available_replicas), (Some(1), Some(1)));
+        w.assert_invariants();
+    }
 }
 
 #[test]

@@ -154,7 +154,7 @@ fn invalid_selector_is_a_non_retried_error_with_no_effects() {
     let p = w.sync();
     assert!(p.effects.is_empty());
     assert!(p.error.as_ref().is_some_and(|e| !e.retry), "{:?}", p.error);
-    assert_eq!(p.requeue_after_secs, None);
+    assert_eq!(p.requeue_after_ms, None);
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn no_requeue_after_an_error() {
     w.claims.insert("data-web-0".into(), c);
     let p = w.sync();
     assert!(p.error.is_some());
-    assert_eq!(p.requeue_after_secs, None, "syncStatefulSet returns the error first");
+    assert_eq!(p.requeue_after_ms, None, "syncStatefulSet returns the error first");
 }
 
 #[test]

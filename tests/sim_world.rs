@@ -11,7 +11,7 @@ use k8s_openapi::jiff::Timestamp;
 use sim_world_common::*;
 use ststui::backend::{ClusterOp, EventKind, Fault, Mode, Op, SimOp};
 use ststui::core::{Effect, Observed, Options, Plan};
-use ststui::sim::{Cascade, ChangeKind, KubeletConfig, OpError, SimEvent};
+use ststui::sim::{Cascade, ChangeKind, KubeletConfig, OpError, Sim, SimConfig, SimEvent};
 
 fn kubelet(start: u64, ready: u64, stop: u64) -> KubeletConfig {
     KubeletConfig { start_ms: start, ready_ms: ready, stop_ms: stop, broken: None }
@@ -111,7 +111,7 @@ fn faults_flip_readiness_fail_and_break_pods() {
     let p = sim.pod(&p0).unwrap();
     assert!(!ready(p));
     let t_unready = ready_transition_ms(p).unwrap();
-    assert_eq!(t_unready as u64, sim.now_ms());
+    assert_eq!(t_unready as u64, sim.now_ms() / 1000 * 1000, "stored in whole seconds");
     let err =
         sim.apply_op(Op::from(Fault::SetPodReady { pod: p0.clone(), ready: false })).unwrap_err();
     assert!(err.to_string().contains("already unready"), "{err}");
@@ -300,13 +300,15 @@ fn without_requeue(
     opts: &ststui::core::Options,
     now: k8s_openapi::jiff::Timestamp,
 ) -> ststui::core::Plan {
-    ststui::core::Plan { requeue_after_secs: None, ..fake_reconcile(o, opts, now) }
+    ststui::core::Plan { requeue_after_ms: None, ..fake_reconcile(o, opts, now) }
 }
 
-fn min_ready_sim(reconcile: ststui::sim::Reconciler) -> ststui::sim::Sim {
+fn min_ready_sim(reconcile: ststui::sim::Reconciler, version: &str) -> ststui::sim::Sim {
     let mut s = set("web", 1);
     s.spec.min_ready_seconds = Some(5);
-    let mut sim = sim_with_fake(kubelet(0, 1000, 0)).with_reconciler(reconcile);
+    let options = ststui::core::Options::for_version(version.parse().unwrap());
+    let config = SimConfig { seed: 1, kubelet: kubelet(0, 1000, 0), options, ..Default::default() };
+    let mut sim = Sim::new(config).with_reconciler(reconcile);
     sim.create_set(s).unwrap();
     sim.advance(1000);
     assert!(ready(sim.pod(&key("web-0")).unwrap()));
@@ -318,16 +320,18 @@ fn available(sim: &ststui::sim::Sim) -> Option<i32> {
 }
 
 #[test]
-fn a_pod_becoming_ready_requeues_its_set_after_min_ready_seconds_plus_one() {
-    let mut sim = min_ready_sim(without_requeue);
-    assert_eq!(available(&sim), Some(0));
-    // No pod event happens after 1 s: only the delayed enqueue brings the next sync.
-    sim.advance(5999);
-    assert_eq!(sim.last_sync(&key("web")).map(|r| r.at_ms), Some(1000));
-    sim.advance(1);
-    assert_eq!(sim.last_sync(&key("web")).map(|r| r.at_ms), Some(7000));
-    assert_eq!(available(&sim), Some(1));
-    assert!(sim.settle(60_000));
+fn a_pod_becoming_ready_requeues_its_set_after_min_ready_seconds_plus_one_until_1_36() {
+    for (version, requeue_at) in [("1.35", 7000), ("1.37", 6000)] {
+        let mut sim = min_ready_sim(without_requeue, version);
+        assert_eq!(available(&sim), Some(0));
+        // No pod event happens after 1 s: only the delayed enqueue brings the next sync.
+        sim.advance(requeue_at - 1001);
+        assert_eq!(sim.last_sync(&key("web")).map(|r| r.at_ms), Some(1000), "{version}");
+        sim.advance(1);
+        assert_eq!(sim.last_sync(&key("web")).map(|r| r.at_ms), Some(requeue_at), "{version}");
+        assert_eq!(available(&sim), Some(1), "{version}");
+        assert!(sim.settle(60_000));
+    }
 }
 
 #[test]
@@ -336,7 +340,7 @@ fn an_earlier_requeue_after_replaces_a_later_pending_one() {
     // 0 s asked for a requeue at 5 s; neither the pod handler's 1 s + 6 s nor the 1 s sync's
     // 1 s + 5 s replaces it. At 5 s the pod (Ready at 1 s) is not yet available, so the next
     // look is 5 s later, at 10 s.
-    let mut sim = min_ready_sim(fake_reconcile);
+    let mut sim = min_ready_sim(fake_reconcile, "1.35");
     sim.advance(4000);
     assert_eq!(sim.last_sync(&key("web")).map(|r| r.at_ms), Some(5000));
     assert_eq!(available(&sim), Some(0));

@@ -70,7 +70,7 @@ pub struct OrdinalRole {
     pub state: PodState,
 }
 
-fn state_of(p: &Pod, mrs: i32, now: Now) -> PodState {
+fn state_of(p: &Pod, mrs: pod::MinReady, now: Now) -> PodState {
     if pod::is_terminating(p) {
         PodState::Terminating
     } else if pod::is_failed(p) {
@@ -97,8 +97,7 @@ pub fn ordinal_roles(observed: &Observed<'_>, plan: &Plan, now: Now) -> Vec<Ordi
     let claimed = claim::claim_pods(set, observed.pods).ok();
     let pods: Vec<&Pod> =
         claimed.as_ref().map(|c| c.pods.iter().map(AsRef::as_ref).collect()).unwrap_or_default();
-    let (start, end, mrs) =
-        (spec::start_ordinal(set), spec::end_ordinal(set), spec::min_ready_seconds(set));
+    let (start, end, mrs) = (spec::start_ordinal(set), spec::end_ordinal(set), plan.min_ready);
     let st = spec::strategy(set);
     let side = |o: i32| {
         if st.on_delete {

@@ -48,7 +48,7 @@ pub struct FactEnv<'a> {
     pub set: &'a StatefulSet,
     pub current: &'a str,
     pub update: &'a str,
-    pub min_ready_seconds: i32,
+    pub min_ready: pod::MinReady,
     pub now: Now,
     pub sem: &'a Semantics,
 }
@@ -78,8 +78,7 @@ impl Facts {
         let (rev, pod_name_label) = scan_labels(p);
         let revision = revision_of(rev, env);
         let running_ready = pod::is_running_and_ready(p);
-        let available =
-            running_ready && pod::is_running_and_available(p, env.min_ready_seconds, env.now);
+        let available = running_ready && pod::is_running_and_available(p, env.min_ready, env.now);
         let terminating = pod::is_terminating(p);
         let up = if env.sem.availability_in_updates { available } else { running_ready };
         Facts {
@@ -115,8 +114,7 @@ impl Facts {
         let ready = if running { pod::ready_condition(p) } else { None };
         let ready = ready.filter(|c| c.status == "True");
         let running_ready = ready.is_some();
-        let available =
-            ready.is_some_and(|c| pod::ready_long_enough(c, env.min_ready_seconds, env.now));
+        let available = ready.is_some_and(|c| env.min_ready.reached(c, env.now));
         let terminating = pod::is_terminating(p);
         let up = if env.sem.availability_in_updates { available } else { running_ready };
         // `is_canonical_name` on `<set>-<digits>`: no leading zero, and the digits fit an int32.
@@ -276,7 +274,7 @@ mod tests {
             set: &set,
             current: "a",
             update: "b",
-            min_ready_seconds: 0,
+            min_ready: pod::MinReady::default(),
             now: Now::UNIX_EPOCH,
             sem: &sem,
         };

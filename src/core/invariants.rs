@@ -331,7 +331,7 @@ pub fn check_status(set: &StatefulSet, pods: &[&Pod], plan: &Plan, now: Now) -> 
     let deleting = set.metadata.deletion_timestamp.is_some();
     let counted: Vec<&Pod> =
         pods.iter().copied().filter(|p| deleting || pod::ordinal(p) >= 0).collect();
-    let mrs = spec::min_ready_seconds(set);
+    let mrs = plan.min_ready;
     let count = |f: &dyn Fn(&Pod) -> bool| {
         i32::try_from(counted.iter().filter(|p| f(p)).count()).unwrap_or(i32::MAX)
     };

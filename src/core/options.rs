@@ -39,6 +39,10 @@ impl Version {
             availability_in_updates: m >= 34,
             // #136833 (1.37): completeUpdate has no RollingUpdate type check.
             on_delete_completes: m >= 37,
+            // From 1.34 `podutil.IsPodAvailable` counts the deadline itself (`<=`; before, `<`).
+            available_at_deadline: m >= 34,
+            // From 1.36 the availability requeue is exact (read off v1.35.0 and v1.36.0).
+            precise_availability_requeue: m >= 36,
             // #139307 was still open at last sight; off by default everywhere.
             completion_requires_available: false,
         }
@@ -147,6 +151,14 @@ pub struct Semantics {
     pub on_delete_completes: bool,
     /// Completion also requires `availableReplicas == replicas` (#139307, unmerged).
     pub completion_requires_available: bool,
+    /// A pod is available once `lastTransitionTime + minReadySeconds <= now`; otherwise only
+    /// when strictly before `now`.
+    pub available_at_deadline: bool,
+    /// The minReadySeconds requeues are exact: a pod becoming Ready requeues its set after
+    /// `minReadySeconds` (not `+ 1 s`), and a sync with Ready pods not yet available requeues
+    /// when the first of them becomes available (not after `minReadySeconds` whenever
+    /// `availableReplicas != replicas`).
+    pub precise_availability_requeue: bool,
 }
 
 /// Options for a sync: the semantics to reproduce.
@@ -196,5 +208,9 @@ mod tests {
         assert!(!s("1.36").map(|x| x.on_delete_completes).unwrap_or(true));
         assert!(s("1.37").map(|x| x.on_delete_completes).unwrap_or(false));
         assert!(!s("1.33").map(|x| x.availability_in_updates).unwrap_or(true));
+        assert!(!s("1.33").map(|x| x.available_at_deadline).unwrap_or(true));
+        assert!(s("1.34.0").map(|x| x.available_at_deadline).unwrap_or(false));
+        assert!(!s("1.35.4").map(|x| x.precise_availability_requeue).unwrap_or(true));
+        assert!(s("1.36").map(|x| x.precise_availability_requeue).unwrap_or(false));
     }
 }

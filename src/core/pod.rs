@@ -99,29 +99,45 @@ pub fn is_running_and_ready(pod: &Pod) -> bool {
     phase(pod) == "Running" && is_ready(pod)
 }
 
-/// runningAndReady, and either `min_ready_seconds == 0` or the Ready condition has a
-/// lastTransitionTime with `lastTransitionTime + minReadySeconds` strictly before `now`
-/// (upstream `isRunningAndAvailable` over `podutil.IsPodAvailable`).
+/// When a Ready pod counts as available: after `seconds` (the set's minReadySeconds) of
+/// readiness, the deadline itself included or not (`podutil.IsPodAvailable` compares `<=` from
+/// v1.34, `<` before: [`Semantics::available_at_deadline`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MinReady {
+    pub seconds: i32,
+    pub at_deadline: bool,
+}
+
+impl MinReady {
+    pub fn new(seconds: i32, sem: &Semantics) -> Self {
+        MinReady { seconds, at_deadline: sem.available_at_deadline }
+    }
+
+    /// The instant a pod Ready since `ready` becomes available: `lastTransitionTime +
+    /// minReadySeconds` (`None` without a transition time, or when it overflows).
+    pub fn deadline(self, ready: &PodCondition) -> Option<Now> {
+        let since = ready.last_transition_time.as_ref()?;
+        since.0.checked_add(SignedDuration::from_secs(i64::from(self.seconds))).ok()
+    }
+
+    /// Whether a pod whose Ready condition is `ready` counts as available at `now`.
+    pub fn reached(self, ready: &PodCondition, now: Now) -> bool {
+        if self.seconds <= 0 {
+            return true;
+        }
+        self.deadline(ready).is_some_and(|t| if self.at_deadline { t <= now } else { t < now })
+    }
+}
+
+/// runningAndReady, and either minReadySeconds is 0 or the Ready condition has a
+/// lastTransitionTime with `lastTransitionTime + minReadySeconds` before `now` (or at it, from
+/// v1.34: [`MinReady`]) (upstream `isRunningAndAvailable` over `podutil.IsPodAvailable`).
 #[doc(alias = "isRunningAndAvailable")]
-pub fn is_running_and_available(pod: &Pod, min_ready_seconds: i32, now: Now) -> bool {
+pub fn is_running_and_available(pod: &Pod, min_ready: MinReady, now: Now) -> bool {
     if !is_running_and_ready(pod) {
         return false;
     }
-    ready_condition(pod).is_some_and(|c| ready_long_enough(c, min_ready_seconds, now))
-}
-
-/// The time half of `isRunningAndAvailable` for a runningAndReady pod's Ready condition:
-/// `min_ready_seconds <= 0`, or `lastTransitionTime + minReadySeconds` strictly before `now`.
-pub(crate) fn ready_long_enough(ready: &PodCondition, min_ready_seconds: i32, now: Now) -> bool {
-    if min_ready_seconds <= 0 {
-        return true;
-    }
-    ready.last_transition_time.as_ref().is_some_and(|since| {
-        since
-            .0
-            .checked_add(SignedDuration::from_secs(i64::from(min_ready_seconds)))
-            .is_ok_and(|t| t < now)
-    })
+    ready_condition(pod).is_some_and(|c| min_ready.reached(c, now))
 }
 
 /// The "unavailable" concept of 3.0 used for `firstUnavailablePod`, the legacy update wait and
@@ -129,9 +145,9 @@ pub(crate) fn ready_long_enough(ready: &PodCondition, min_ready_seconds: i32, no
 /// or terminating; before it ("unhealthy"): not runningAndReady or terminating.
 #[doc(alias = "isUnavailable")]
 #[doc(alias = "isHealthy")]
-pub fn is_unavailable(pod: &Pod, min_ready_seconds: i32, now: Now, sem: &Semantics) -> bool {
+pub fn is_unavailable(pod: &Pod, min_ready: MinReady, now: Now, sem: &Semantics) -> bool {
     let up = if sem.availability_in_updates {
-        is_running_and_available(pod, min_ready_seconds, now)
+        is_running_and_available(pod, min_ready, now)
     } else {
         is_running_and_ready(pod)
     };
@@ -140,7 +156,7 @@ pub fn is_unavailable(pod: &Pod, min_ready_seconds: i32, now: Now, sem: &Semanti
 
 /// Why `pod` would hold an OrderedReady sync at 3.3 d, in upstream's check order (terminating,
 /// not runningAndReady, not available), or `None` when it would not.
-pub fn ordered_wait(pod: &Pod, min_ready_seconds: i32, now: Now) -> Option<PodWait> {
+pub fn ordered_wait(pod: &Pod, min_ready: MinReady, now: Now) -> Option<PodWait> {
     if !is_created(pod) {
         return Some(PodWait::NotCreated);
     }
@@ -153,8 +169,8 @@ pub fn ordered_wait(pod: &Pod, min_ready_seconds: i32, now: Now) -> Option<PodWa
     if !is_running_and_ready(pod) {
         return Some(if is_pending(pod) { PodWait::Pending } else { PodWait::NotReady });
     }
-    if !is_running_and_available(pod, min_ready_seconds, now) {
-        return Some(PodWait::NotAvailable { min_ready_seconds });
+    if !is_running_and_available(pod, min_ready, now) {
+        return Some(PodWait::NotAvailable { min_ready_seconds: min_ready.seconds });
     }
     None
 }
@@ -185,12 +201,23 @@ mod tests {
         }
     }
 
+    fn mr(seconds: i32, at_deadline: bool) -> MinReady {
+        MinReady { seconds, at_deadline }
+    }
+
     #[test]
-    fn availability_is_strictly_after_min_ready_seconds() {
+    fn availability_at_the_deadline_follows_the_version() {
         let p = running(Some(100));
-        assert!(is_running_and_available(&p, 0, t(100)));
-        assert!(!is_running_and_available(&p, 10, t(110)), "equal is not before");
-        assert!(is_running_and_available(&p, 10, t(111)));
+        for at_deadline in [false, true] {
+            assert!(is_running_and_available(&p, mr(0, at_deadline), t(100)));
+            assert!(!is_running_and_available(&p, mr(10, at_deadline), t(109)));
+            assert!(is_running_and_available(&p, mr(10, at_deadline), t(111)));
+        }
+        assert!(!is_running_and_available(&p, mr(10, false), t(110)), "before 1.34: strictly");
+        assert!(is_running_and_available(&p, mr(10, true), t(110)), "from 1.34: at the deadline");
+        let v = |s: &str| s.parse::<crate::core::Version>().map(|v| v.semantics());
+        assert_eq!(v("1.33").map(|s| MinReady::new(10, &s)), Ok(mr(10, false)));
+        assert_eq!(v("1.34").map(|s| MinReady::new(10, &s)), Ok(mr(10, true)));
         let no_time = {
             let mut p = running(Some(0));
             if let Some(c) =
@@ -200,8 +227,8 @@ mod tests {
             }
             p
         };
-        assert!(!is_running_and_available(&no_time, 1, t(1_000)));
-        assert!(is_running_and_available(&no_time, 0, t(1_000)));
+        assert!(!is_running_and_available(&no_time, mr(1, true), t(1_000)));
+        assert!(is_running_and_available(&no_time, mr(0, true), t(1_000)));
     }
 
     #[test]
@@ -210,22 +237,25 @@ mod tests {
         let new =
             Semantics { availability_in_updates: true, ..crate::core::Version::V1_37.semantics() };
         let old = Semantics { availability_in_updates: false, ..new };
-        assert!(is_unavailable(&p, 30, t(110), &new));
-        assert!(!is_unavailable(&p, 30, t(110), &old));
+        assert!(is_unavailable(&p, mr(30, true), t(110), &new));
+        assert!(!is_unavailable(&p, mr(30, true), t(110), &old));
         let mut term = p.clone();
         term.metadata.deletion_timestamp = Some(Time(t(105)));
-        assert!(is_unavailable(&term, 0, t(110), &old));
-        assert!(is_unavailable(&Pod::default(), 0, t(0), &old), "a placeholder is unavailable");
+        assert!(is_unavailable(&term, mr(0, true), t(110), &old));
+        assert!(
+            is_unavailable(&Pod::default(), mr(0, true), t(0), &old),
+            "a placeholder is unavailable"
+        );
     }
 
     #[test]
     fn ordered_wait_reports_upstream_check_order() {
-        assert_eq!(ordered_wait(&Pod::default(), 0, t(0)), Some(PodWait::NotCreated));
-        assert_eq!(ordered_wait(&running(None), 0, t(0)), Some(PodWait::NotReady));
+        assert_eq!(ordered_wait(&Pod::default(), mr(0, true), t(0)), Some(PodWait::NotCreated));
+        assert_eq!(ordered_wait(&running(None), mr(0, true), t(0)), Some(PodWait::NotReady));
         assert_eq!(
-            ordered_wait(&running(Some(0)), 5, t(3)),
+            ordered_wait(&running(Some(0)), mr(5, true), t(3)),
             Some(PodWait::NotAvailable { min_ready_seconds: 5 })
         );
-        assert_eq!(ordered_wait(&running(Some(0)), 5, t(6)), None);
+        assert_eq!(ordered_wait(&running(Some(0)), mr(5, true), t(5)), None);
     }
 }

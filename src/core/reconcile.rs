@@ -11,11 +11,11 @@
 
 use std::collections::HashSet;
 
-use k8s_openapi::api::apps::v1::ControllerRevision;
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetStatus};
 
 use super::claim::{self, ClaimEnv};
 use super::history;
-use super::options::Options;
+use super::options::{Options, Semantics};
 use super::pod;
 use super::pvc::ClaimIndex;
 use super::revisions;
@@ -32,7 +32,11 @@ use super::update::{UpdateInput, fact_env, update_stateful_set};
 #[doc(alias = "UpdateStatefulSet")]
 pub fn reconcile(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
     let set = observed.set;
-    let mut plan = Plan { status: set.status.clone().unwrap_or_default(), ..Plan::default() };
+    let mut plan = Plan {
+        status: set.status.clone().unwrap_or_default(),
+        min_ready: spec::min_ready(set, &options.semantics),
+        ..Plan::default()
+    };
     // The selector is compiled once; an invalid one fails the sync at revision listing, before
     // claiming, as upstream.
     let claim_env = match ClaimEnv::new(set) {
@@ -92,6 +96,7 @@ fn perform_update(
 ) -> Vec<String> {
     let set = observed.set;
     let sem = &options.semantics;
+    let next_available = scanned.next_available;
     let current_name = r.current.metadata.name.as_deref().unwrap_or_default();
     let update_name = r.update.metadata.name.as_deref().unwrap_or_default();
     plan.current_revision = current_name.into();
@@ -143,15 +148,43 @@ fn perform_update(
     {
         plan.waiting_on = Some(Blocker::Error { message: e.message.clone() });
     }
-    let mrs = spec::min_ready_seconds(set);
-    if plan.error.is_none()
-        && mrs > 0
-        && status.available_replicas.unwrap_or(0) != spec::replicas(set)
-    {
-        plan.requeue_after_secs = Some(mrs);
+    if plan.error.is_none() {
+        plan.requeue_after_ms = availability_requeue(set, &status, next_available, now, sem);
     }
     plan.status = status;
     out.other_revisions
+}
+
+/// Spec 1.2 step 5, the requeue that lets availability be observed without a pod event. From
+/// v1.36 (`precise_availability_requeue`): while some Ready pod is not yet available, at the
+/// first instant one becomes available (`minReadySeconds` when none says when). Before: after
+/// `minReadySeconds` whenever `availableReplicas != replicas`.
+fn availability_requeue(
+    set: &StatefulSet,
+    status: &StatefulSetStatus,
+    next_available: Option<Now>,
+    now: Now,
+    sem: &Semantics,
+) -> Option<u64> {
+    let secs = u64::try_from(spec::min_ready_seconds(set)).ok().filter(|s| *s > 0)?;
+    let available = status.available_replicas.unwrap_or(0);
+    if !sem.precise_availability_requeue {
+        return (available != spec::replicas(set)).then_some(secs * 1000);
+    }
+    if status.ready_replicas.unwrap_or(0) == available {
+        return None;
+    }
+    Some(next_available.map_or(secs * 1000, |t| ms_until(now, t)))
+}
+
+/// Whole milliseconds from `now` until `t`, rounded up (0 when `t` has passed).
+fn ms_until(now: Now, t: Now) -> u64 {
+    let nanos = t.duration_since(now).as_nanos();
+    u64::try_from((nanos + 999_999).div_euclid(1_000_000)).unwrap_or(if nanos > 0 {
+        u64::MAX
+    } else {
+        0
+    })
 }
 
 /// A plan for a sync that returned `e` before computing a status.

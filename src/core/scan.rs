@@ -16,9 +16,10 @@ use k8s_openapi::api::core::v1::Pod;
 use super::claim::{ClaimEnv, Ownership};
 use super::facts::{FactEnv, Facts, RevisionOf, Slot};
 use super::newpod;
+use super::pod::MinReady;
 use super::spec;
 use super::status::Counts;
-use super::types::Effect;
+use super::types::{Effect, Now};
 
 /// The claimed pods, summarised and sorted out.
 #[derive(Debug)]
@@ -36,6 +37,11 @@ pub struct Scanned<'a> {
     pub other_revisions: Vec<String>,
     /// ReleasePod and AdoptPod effects, in upstream order.
     pub effects: Vec<Effect>,
+    /// The first instant a claimed pod that is Ready but not yet available becomes available
+    /// (upstream `FindMinNextPodAvailabilityCheck`, read while counting).
+    pub next_available: Option<Now>,
+    min_ready: MinReady,
+    now: Now,
     start: i32,
     end: i32,
 }
@@ -51,8 +57,20 @@ impl<'a> Scanned<'a> {
             condemned: Vec::new(),
             other_revisions: Vec::new(),
             effects: Vec::new(),
+            next_available: None,
+            min_ready: env.min_ready,
+            now: env.now,
             start: spec::start_ordinal(set),
             end: spec::end_ordinal(set),
+        }
+    }
+
+    /// Keeps the earliest instant a Ready pod not yet available will be.
+    #[cold]
+    fn note_not_yet_available(&mut self, p: &Pod) {
+        let at = super::pod::ready_condition(p).and_then(|c| self.min_ready.deadline(c));
+        if let Some(t) = at.filter(|t| *t > self.now) {
+            self.next_available = Some(self.next_available.map_or(t, |n| n.min(t)));
         }
     }
 
@@ -61,6 +79,9 @@ impl<'a> Scanned<'a> {
     #[inline(always)]
     fn add(&mut self, p: &'a Pod, f: Facts) {
         self.counts.add_facts(&f);
+        if f.running_ready && !f.available {
+            self.note_not_yet_available(p);
+        }
         if f.revision == RevisionOf::Other {
             let r = super::pod::revision(p);
             if !self.other_revisions.iter().any(|o| o == r) {

@@ -9,6 +9,8 @@
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::options::Semantics;
+use super::pod::MinReady;
 use super::types::SyncError;
 
 /// `spec.updateStrategy.type` value for the rolling strategy.
@@ -61,6 +63,11 @@ pub fn in_range(set: &StatefulSet, ordinal: i32) -> bool {
 /// `spec.minReadySeconds` (0 when unset).
 pub fn min_ready_seconds(set: &StatefulSet) -> i32 {
     set.spec.min_ready_seconds.unwrap_or(0)
+}
+
+/// When the set's Ready pods count as available, under `sem`.
+pub fn min_ready(set: &StatefulSet, sem: &Semantics) -> MinReady {
+    MinReady::new(min_ready_seconds(set), sem)
 }
 
 /// Burst mode: `podManagementPolicy == Parallel` (upstream `allowsBurst`). Monotonic otherwise.

@@ -9,6 +9,8 @@ use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetSta
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::jiff::Timestamp;
 
+use super::pod::MinReady;
+
 /// A consistent snapshot of everything one sync of one StatefulSet reads, as upstream's listers
 /// would return it. Borrowed, so a caller never clones its store to run a sync.
 ///
@@ -177,8 +179,10 @@ pub struct Plan {
     pub waiting_on: Option<Blocker>,
     /// What holds an incomplete rollout when nothing is waiting.
     pub held_by: Option<Hold>,
-    /// Re-enqueue after this many seconds (minReadySeconds requeue, 1.2 step 5).
-    pub requeue_after_secs: Option<i32>,
+    /// Re-enqueue after this many milliseconds (the minReadySeconds requeue, 1.2 step 5).
+    pub requeue_after_ms: Option<u64>,
+    /// When this sync counted a Ready pod as available.
+    pub min_ready: MinReady,
     /// The name of the current and update revision this sync resolved.
     pub current_revision: String,
     pub update_revision: String,

@@ -291,7 +291,7 @@ pub fn fact_env<'a>(
     now: Now,
     sem: &'a Semantics,
 ) -> FactEnv<'a> {
-    FactEnv { set, current, update, min_ready_seconds: spec::min_ready_seconds(set), now, sem }
+    FactEnv { set, current, update, min_ready: spec::min_ready(set, sem), now, sem }
 }
 
 /// Spec 3.2 `updateStatefulSet` (steps 1–13) over the claimed pods, already summarised and

@@ -10,9 +10,9 @@
 //! are played in `-n`'s namespace (the context's by default).
 //!
 //! `wait` waits in real time. `settle [max=]` waits until nothing is starting or terminating,
-//! every set's spec has been observed by the controller, and nothing has changed for a quiet
-//! period (1.5 s plus the longest kubelet delay, or plus minReadySeconds + 1 s, the controller's
-//! availability requeue, when that is longer), or until `max`.
+//! every set's spec has been observed by the controller, no set's status counts a Ready pod
+//! that is not yet available (minReadySeconds), and nothing has changed for a quiet period (1.5
+//! s plus the longest kubelet delay), or until `max`.
 //!
 //! Exit codes: 0 every `expect` held, 1 one did not, 2 a bad script or a line the cluster
 //! cannot play, 4 the cluster cannot be used (kubeconfig, unreachable, forbidden listing).
@@ -310,16 +310,12 @@ impl ClusterPlayer {
         }
     }
 
-    /// How long nothing must change before `settle` ends: past the longest kubelet delay, and
-    /// past the controller's minReadySeconds requeue (minReadySeconds + 1 s after a pod became
-    /// Ready), with a margin for the controller's own latency.
+    /// How long nothing must change before `settle` ends: past the longest kubelet delay, with
+    /// a margin for the controller's own latency. (Availability is waited for by
+    /// [`World::busy`], whose status counts say when it is still to come.)
     fn quiet_ms(&self) -> u64 {
         let k = &self.exec.kubelet;
-        let requeue = match self.world.longest_min_ready_ms() {
-            0 => 0,
-            ms => ms + 1000,
-        };
-        1500 + k.start_ms.max(k.ready_ms).max(k.stop_ms).max(requeue)
+        1500 + k.start_ms.max(k.ready_ms).max(k.stop_ms)
     }
 
     async fn play(

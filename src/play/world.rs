@@ -283,7 +283,8 @@ impl World {
     }
 
     /// Why the cluster has not settled, if something says so: a pod still starting or
-    /// terminating, a set whose latest spec the controller has not yet observed.
+    /// terminating, a set whose latest spec the controller has not yet observed, a set whose
+    /// status counts Ready pods not yet available.
     pub fn busy(&self) -> Option<String> {
         if self.unlisted > 0 {
             return Some("the first listings are still arriving".into());
@@ -297,23 +298,21 @@ impl World {
             }
         }
         for (k, s) in &self.sets {
-            let observed = s.status.as_ref().and_then(|st| st.observed_generation).unwrap_or(0);
+            let status = s.status.as_ref();
+            let observed = status.and_then(|st| st.observed_generation).unwrap_or(0);
             if observed < s.metadata.generation.unwrap_or(0) {
                 return Some(format!("{} has a spec the controller has not observed", k.name));
             }
+            // No watch event marks a pod becoming available: the controller's own requeue
+            // (up to twice minReadySeconds later, before v1.36) updates the status.
+            let ready = status.and_then(|st| st.ready_replicas).unwrap_or(0);
+            let available = status.and_then(|st| st.available_replicas).unwrap_or(0);
+            if ready > available {
+                let n = ready - available;
+                return Some(format!("{}: {n} Ready pod(s) not yet available", k.name));
+            }
         }
         None
-    }
-
-    /// The longest `minReadySeconds` of the sets, in ms (availability comes that long after
-    /// readiness, without a watch event in between).
-    pub fn longest_min_ready_ms(&self) -> u64 {
-        self.sets
-            .values()
-            .filter_map(|s| s.spec.min_ready_seconds)
-            .map(|s| u64::try_from(s).unwrap_or(0) * 1000)
-            .max()
-            .unwrap_or(0)
     }
 
     /// What `expect` reads for `set`; `None` when the set does not exist.

@@ -252,13 +252,8 @@ pub fn delete_pod(store: &mut Store, key: &ObjRef, force: bool) -> Result<Delete
     if pod.metadata.deletion_timestamp.is_some() {
         return Ok(Deleted::AlreadyTerminating);
     }
-    let at = Time(
-        store
-            .clock()
-            .timestamp()
-            .saturating_add(SignedDuration::from_secs(grace))
-            .unwrap_or(store.clock().timestamp()),
-    );
+    let now = store.clock().time();
+    let at = Time(now.0.saturating_add(SignedDuration::from_secs(grace)).unwrap_or(now.0));
     store.modify::<Pod>(key, |p| {
         p.metadata.deletion_timestamp = Some(at);
         p.metadata.deletion_grace_period_seconds = Some(grace);

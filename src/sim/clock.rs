@@ -64,9 +64,13 @@ impl Clock {
         self.epoch_unix_ms = unix_ms;
     }
 
-    /// The current virtual instant as a Kubernetes `Time`.
+    /// The current virtual instant as a Kubernetes `Time`, in whole seconds (rounded down) as
+    /// the API server stores every `Time` (creation, deletion, condition transitions): a
+    /// fractional kubelet delay must change minReadySeconds decisions as it does on a cluster.
     pub fn time(&self) -> Time {
-        Time(self.timestamp())
+        let ms =
+            self.epoch_unix_ms.saturating_add(i64::try_from(self.now_ms).unwrap_or(i64::MAX / 2));
+        Time(Timestamp::from_second(ms.div_euclid(1000)).unwrap_or(Timestamp::MAX))
     }
 }
 
@@ -177,5 +181,8 @@ mod tests {
         c.set(100);
         assert_eq!(c.now_ms(), 1500);
         assert_eq!(c.timestamp().to_string(), "2026-01-01T00:00:01.5Z");
+        assert_eq!(c.time().0.to_string(), "2026-01-01T00:00:01Z", "stored times: whole seconds");
+        c.set(1999);
+        assert_eq!(c.time().0.to_string(), "2026-01-01T00:00:01Z");
     }
 }

@@ -317,7 +317,9 @@ impl Controller {
             let min_ready =
                 store.sets().get(&key).and_then(|s| s.spec.min_ready_seconds).unwrap_or(0);
             if became_ready && min_ready > 0 {
-                let delay = (u64::try_from(min_ready).unwrap_or(0) + 1) * 1000;
+                // "+ 1 s to avoid millisecond skew" until v1.36 made the requeues exact.
+                let skew = u64::from(!self.options.semantics.precise_availability_requeue);
+                let delay = (u64::try_from(min_ready).unwrap_or(0) + skew) * 1000;
                 self.enqueue_after(key, delay, store.clock().now_ms(), agenda);
             }
             return;
@@ -408,8 +410,7 @@ impl Controller {
             }
             _ => {
                 self.failures.remove(key);
-                if let Some(secs) = plan.requeue_after_secs.filter(|s| *s > 0) {
-                    let delay = u64::try_from(secs).unwrap_or(0) * 1000;
+                if let Some(delay) = plan.requeue_after_ms {
                     self.enqueue_after(key.clone(), delay, now_ms, agenda);
                 }
             }

@@ -135,7 +135,7 @@ fn new_pod(set: &StatefulSet, uid: &str, ordinal: i32) -> Pod {
 }
 
 /// The stand-in core. Parallel: every missing ordinal is created in one sync.
-pub fn fake_reconcile(o: &Observed<'_>, _: &Options, now: Timestamp) -> Plan {
+pub fn fake_reconcile(o: &Observed<'_>, opts: &Options, now: Timestamp) -> Plan {
     let set = o.set;
     let name = set.metadata.name.clone().unwrap_or_default();
     let uid = set.metadata.uid.clone().unwrap_or_default();
@@ -211,8 +211,12 @@ pub fn fake_reconcile(o: &Observed<'_>, _: &Options, now: Timestamp) -> Plan {
         .iter()
         .filter(|p| ready(p) && phase(p) == "Running")
         .filter(|p| {
+            let at_deadline = opts.semantics.available_at_deadline;
             min_ready == 0
-                || ready_since(p).is_some_and(|t| t.as_second() + min_ready < now.as_second())
+                || ready_since(p).is_some_and(|t| {
+                    let (deadline, now) = (t.as_second() + min_ready, now.as_second());
+                    deadline < now || (at_deadline && deadline == now)
+                })
         })
         .count() as i32;
     let status = StatefulSetStatus {
@@ -230,8 +234,9 @@ pub fn fake_reconcile(o: &Observed<'_>, _: &Options, now: Timestamp) -> Plan {
     if set.status.as_ref() != Some(&status) {
         effects.push(Effect::WriteStatus(Box::new(status.clone())));
     }
-    let requeue_after_secs = (min_ready > 0 && available != replicas).then_some(min_ready as i32);
-    Plan { effects, status, waiting_on: waiting, requeue_after_secs, ..Default::default() }
+    let requeue_after_ms =
+        (min_ready > 0 && available != replicas).then_some(min_ready as u64 * 1000);
+    Plan { effects, status, waiting_on: waiting, requeue_after_ms, ..Default::default() }
 }
 
 /// The timeline entries among `events`, as their JSONL lines.
