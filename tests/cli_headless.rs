@@ -239,3 +239,20 @@ fn replicas_beyond_the_simulators_capacity_are_refused_not_allocated() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("holds at most 100000"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn manifests_that_do_not_settle_say_so_on_stderr() {
+    let manifest = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: slow\nspec:\n  \
+        replicas: 2\n  minReadySeconds: 3600\n  serviceName: slow\n  selector:\n    matchLabels: \
+        {app: slow}\n  template:\n    metadata:\n      labels: {app: slow}\n    spec:\n      \
+        containers:\n      - name: c\n        image: nginx:1\n";
+    let path = temp("slow.yaml", manifest);
+    let out = ststui(&["sim", "--headless", "-f", &path.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("had not settled after 10 minutes"), "{err}");
+    assert!(text(&out.stdout).contains("slow-0 ready"), "the timeline up to there is printed");
+    let quick = manifest.replace("minReadySeconds: 3600", "minReadySeconds: 1");
+    let out = ststui(&["sim", "--headless", "-f", &temp("quick.yaml", &quick).to_string_lossy()]);
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}

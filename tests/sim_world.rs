@@ -463,3 +463,29 @@ fn advance_until_stops_when_told_and_never_jumps_the_clock() {
     assert!(sim.now_ms() >= before);
     assert_eq!(sim.pods_of(&key("web")).len(), 3);
 }
+
+#[test]
+fn streaming_hands_over_everything_it_would_have_kept_and_keeps_nothing() {
+    let run = |stream: bool| {
+        let mut sim = sim_with_fake(kubelet(1000, 1000, 1000));
+        sim.create_set(set("web", 300)).unwrap();
+        let mut seen = Vec::new();
+        if stream {
+            let mut handed = 0;
+            sim.advance_to_streaming(300_000, &mut |e| {
+                handed += 1;
+                seen.push(format!("{e:?}"));
+            });
+            assert!(sim.drain_events().is_empty(), "nothing kept");
+            assert!(sim.settle_streaming(600_000, &mut |e| seen.push(format!("{e:?}"))));
+            assert!(sim.drain_events().is_empty(), "nothing kept");
+            assert!(handed > ststui::sim::STREAM_STEPS as usize, "several hand-overs");
+        } else {
+            sim.advance_to(300_000);
+            assert!(sim.settle(600_000));
+            seen = sim.drain_events().iter().map(|e| format!("{e:?}")).collect();
+        }
+        seen
+    };
+    assert_eq!(run(true), run(false));
+}

@@ -185,17 +185,22 @@ pub fn next_pending(w: &World) -> Option<u64> {
 
 /// Advances until nothing is pending, or until `max_ms` has passed. `true` when settled.
 pub fn settle(w: &mut World, max_ms: u64) -> bool {
+    settle_by(w, max_ms, &mut advance_to)
+}
+
+/// [`settle`], moving time with `advance` (e.g. one that hands events on as they happen).
+pub fn settle_by(w: &mut World, max_ms: u64, advance: &mut dyn FnMut(&mut World, u64)) -> bool {
     let deadline = w.store.clock().now_ms().saturating_add(max_ms);
     loop {
         let now = w.store.clock().now_ms();
-        advance_to(w, now);
+        advance(w, now);
         match next_pending(w) {
             None => return true,
             Some(t) if t > deadline => {
-                advance_to(w, deadline);
+                advance(w, deadline);
                 return next_pending(w).is_none();
             }
-            Some(t) => advance_to(w, t.max(now)),
+            Some(t) => advance(w, t.max(now)),
         }
     }
 }

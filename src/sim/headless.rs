@@ -96,9 +96,17 @@ pub fn run_with(args: &Headless, out: &mut dyn Write, err: &mut dyn Write) -> i3
             player.run(&mut sim, &mut sink)
         }
         None => {
-            sim.settle(DEFAULT_SETTLE_MAX_MS);
+            let settled = sim.settle_streaming(DEFAULT_SETTLE_MAX_MS, &mut sink);
             for ev in sim.drain_events() {
                 sink(&ev);
+            }
+            if !settled {
+                let _ = writeln!(
+                    err,
+                    "ststui: the sets had not settled after {} minutes of virtual time; the \
+                     timeline stops there (a --script with `settle max=` or `wait` runs longer)",
+                    DEFAULT_SETTLE_MAX_MS / 60_000
+                );
             }
             Outcome::default()
         }

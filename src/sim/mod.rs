@@ -262,6 +262,17 @@ impl Sim {
         engine::settle(&mut self.world, max_ms)
     }
 
+    /// [`Sim::advance_to`], handing what happens to `sink` every [`STREAM_STEPS`] steps instead
+    /// of keeping it: memory stays flat over any span of virtual time (`wait 99999h`).
+    pub fn advance_to_streaming(&mut self, ms: u64, sink: &mut dyn FnMut(&SimEvent)) {
+        stream_to(&mut self.world, ms, sink);
+    }
+
+    /// [`Sim::settle`], handing what happens to `sink` as [`Sim::advance_to_streaming`] does.
+    pub fn settle_streaming(&mut self, max_ms: u64, sink: &mut dyn FnMut(&SimEvent)) -> bool {
+        engine::settle_by(&mut self.world, max_ms, &mut |w, t| stream_to(w, t, sink))
+    }
+
     /// The absolute virtual time of the next thing due (`now` when a sync is runnable), or
     /// `None` when nothing is scheduled. What the real-time driver sleeps until.
     pub fn next_due(&self) -> Option<u64> {
@@ -388,5 +399,27 @@ impl Sim {
     /// The controller semantics this simulation reproduces.
     pub fn options(&self) -> Options {
         *self.world.controller.options()
+    }
+}
+
+/// Steps of the simulation between two hand-overs of events to a streaming caller.
+pub const STREAM_STEPS: u32 = 512;
+
+/// Advances `w` to `ms` (not backwards), draining its events into `sink` every
+/// [`STREAM_STEPS`] steps and at the end.
+fn stream_to(w: &mut World, ms: u64, sink: &mut dyn FnMut(&SimEvent)) {
+    let target = ms.max(w.store.clock().now_ms());
+    loop {
+        let mut budget = STREAM_STEPS;
+        let reached = engine::advance_until(w, target, &mut || {
+            budget = budget.saturating_sub(1);
+            budget > 0
+        });
+        for ev in std::mem::take(&mut w.out) {
+            sink(&ev);
+        }
+        if reached {
+            return;
+        }
     }
 }

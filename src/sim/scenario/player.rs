@@ -123,9 +123,9 @@ impl Player {
             self.begin(sim, &line);
             match self.waiting {
                 Waiting::No => {}
-                Waiting::Until(t) => sim.advance_to(t),
+                Waiting::Until(t) => sim.advance_to_streaming(t, sink),
                 Waiting::Settle(deadline) => {
-                    sim.settle(deadline.saturating_sub(sim.now_ms()));
+                    sim.settle_streaming(deadline.saturating_sub(sim.now_ms()), sink);
                 }
             }
             self.waiting = Waiting::No;
