@@ -83,7 +83,7 @@ fn revision_for(
 
 fn running_pod(set: &StatefulSet, rev: &ControllerRevision, o: i32) -> Pod {
     let name = rev.metadata.name.as_deref().unwrap_or_default();
-    let mut p = new_versioned_pod(set, set, name, name, o);
+    let mut p = new_versioned_pod(set, set, name, name, i64::from(o));
     p.metadata.uid = Some(format!("uid-pod-{o}"));
     p.metadata.creation_timestamp = Some(Time(now()));
     p.status = Some(PodStatus {

@@ -85,6 +85,14 @@ fn scenarios() -> Vec<Scenario> {
         .filter(|p| p.extension().is_some_and(|x| x == "scenario"))
         .collect();
     paths.sort();
+    // Edge cases worth checking against the real controller that are not examples for users.
+    let mut edges: Vec<PathBuf> = std::fs::read_dir(root.join("tests/differential"))
+        .expect("tests/differential")
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "scenario"))
+        .collect();
+    edges.sort();
+    paths.extend(edges);
     let generated = root.join("target/differential");
     std::fs::create_dir_all(&generated).expect("target/differential");
     for seed in 1..=GENERATED {

@@ -214,3 +214,17 @@ fn the_same_script_gives_a_byte_identical_timeline() {
         assert!(a.1.passed());
     }
 }
+
+#[test]
+fn ordinals_past_int32_fail_as_upstream_fails_them() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/differential/start-ordinal-overflow.scenario")
+        .to_string_lossy()
+        .into_owned();
+    let (code, out, err) = run(&["--script", &file]);
+    assert_eq!(code, EXIT_OK, "{err}\n{out}");
+    let refused = "create-pod web--1 failed: Pod \"web--1\" is invalid: metadata.labels: Invalid \
+                   value: \"-1\": a valid label must be an empty string";
+    assert!(out.contains(refused), "{out}");
+    assert!(!out.contains("create-pod web-1 "), "no wrapped or saturated ordinal: {out}");
+}

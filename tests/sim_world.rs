@@ -418,6 +418,37 @@ fn a_failed_revision_effect_skips_the_status_write() {
     assert_eq!(st.replicas, 0);
 }
 
+/// The stand-in, but with the negative `currentReplicas` upstream's controller can compute after
+/// back-to-back template changes.
+fn negative_status(o: &Observed<'_>, opts: &Options, now: Timestamp) -> Plan {
+    let mut plan = fake_reconcile(o, opts, now);
+    plan.status.current_replicas = Some(-1);
+    let set = o.set.status.clone().unwrap_or_default();
+    if set.current_replicas != Some(-1) {
+        plan.effects.retain(|e| !matches!(e, Effect::WriteStatus(_)));
+        plan.effects.push(Effect::WriteStatus(Box::new(plan.status.clone())));
+    }
+    plan
+}
+
+#[test]
+fn a_status_the_api_server_refuses_is_not_stored_and_the_sync_backs_off() {
+    let mut sim = sim_with_fake(kubelet(0, 0, 0)).with_reconciler(negative_status);
+    sim.create_set(set("web", 1)).unwrap();
+    sim.advance(60_000);
+    let errors = errors(&sim.drain_events());
+    let want = "write-status web failed: StatefulSet.apps \\\"web\\\" is invalid: \
+                status.currentReplicas: Invalid value: -1: must be greater than or equal to 0";
+    assert!(errors.len() == 1 && errors[0].contains(want), "{errors:#?}");
+    // Nothing of the refused write is stored; the pods were still created.
+    let st = sim.set(&key("web")).unwrap().status.clone().unwrap_or_default();
+    assert_ne!(st.current_replicas, Some(-1));
+    assert_eq!(sim.pods_of(&key("web")).len(), 1);
+    // A failed status write is a failed sync: retried with back-off, not thousands of times.
+    let syncs = sim.sync_count();
+    assert!((8..40).contains(&syncs), "{syncs} syncs");
+}
+
 fn run_script() -> Vec<String> {
     let mut sim = sim_with_fake(kubelet(700, 1300, 900));
     sim.create_set(with_claims(set("web", 3), "Delete", "Delete")).unwrap();

@@ -86,7 +86,7 @@ pub fn revision_image(rev: &ControllerRevision) -> Option<&str> {
 /// The revision an ordinal is (re)created at, by the core's rule (upstream
 /// `newVersionedStatefulSetPod`, including a RollingUpdate without `rollingUpdate`).
 pub fn revision_for_ordinal(set: &StatefulSet, ordinal: i32) -> Option<&str> {
-    if crate::core::newpod::gets_current_revision(set, ordinal) {
+    if crate::core::newpod::gets_current_revision(set, i64::from(ordinal)) {
         current_revision(set)
     } else {
         update_revision(set)

@@ -125,7 +125,7 @@ impl<'a> Screen<'a> {
 fn rollout_role(set: &StatefulSet, cell: &OrdinalCell<'_>) -> String {
     use crate::core::spec;
     let st = spec::strategy(set);
-    let held = st.holds(spec::start_ordinal(set), cell.ordinal);
+    let held = st.holds(spec::start_ordinal(set), i64::from(cell.ordinal));
     match (cell.pod.is_some(), cell.condemned) {
         (_, true) => "condemned: beyond the replicas, scale-down deletes it".into(),
         (false, _) if held => {
@@ -134,7 +134,7 @@ fn rollout_role(set: &StatefulSet, cell: &OrdinalCell<'_>) -> String {
                 st.partition
             )
         }
-        (false, _) if crate::core::newpod::gets_current_revision(set, cell.ordinal) => {
+        (false, _) if crate::core::newpod::gets_current_revision(set, i64::from(cell.ordinal)) => {
             "not created; comes at the current revision (rollingUpdate unset)".into()
         }
         (false, _) => "not created; comes at the update revision".into(),

@@ -102,7 +102,7 @@ pub fn ordinal_roles(observed: &Observed<'_>, plan: &Plan, now: Now) -> Vec<Ordi
     let side = |o: i32| {
         if st.on_delete {
             PartitionSide::Manual
-        } else if st.holds(start, o) {
+        } else if st.holds(start, i64::from(o)) {
             PartitionSide::Held
         } else {
             PartitionSide::Open
@@ -129,7 +129,8 @@ pub fn ordinal_roles(observed: &Observed<'_>, plan: &Plan, now: Now) -> Vec<Ordi
             }
         })
         .collect();
-    for o in start..=end {
+    // No pod name parses to an ordinal past int32.
+    for o in start..=i32::try_from(end).unwrap_or(i32::MAX) {
         if !out.iter().any(|r| r.ordinal == o) {
             out.push(OrdinalRole {
                 ordinal: o,
@@ -441,7 +442,7 @@ pub fn forced_rollback(observed: &Observed<'_>, plan: &Plan, now: Now) -> Option
     let p = observed_pod(observed, name)?;
     let rev = pod::revision(p);
     let st = spec::strategy(observed.set);
-    let held = st.holds(spec::start_ordinal(observed.set), *ordinal);
+    let held = st.holds(spec::start_ordinal(observed.set), i64::from(*ordinal));
     if held && rev == plan.current_revision {
         // Below the partition on the current revision: a delete would bring back the same
         // revision, so this is an ordinary unhealthy pod, not a stuck rollout.

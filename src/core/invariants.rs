@@ -153,9 +153,9 @@ pub fn check_ordered_ready(set: &StatefulSet, pods: &[&Pod], plan: &Plan) -> Vec
         .filter(|p| spec::in_range(set, pod::ordinal(p)))
         .map(|p| (pod::ordinal(p), pod::is_running_and_ready(p) && !pod::is_terminating(p)))
         .collect();
-    let start = spec::start_ordinal(set);
-    let first_unhealthy =
-        (start..=spec::end_ordinal(set)).find(|o| !healthy.get(o).copied().unwrap_or(false));
+    let start = i64::from(spec::start_ordinal(set));
+    let first_unhealthy = (start..=spec::end_ordinal(set))
+        .find(|o| !i32::try_from(*o).is_ok_and(|o| healthy.get(&o).copied().unwrap_or(false)));
     let mut out = Vec::new();
     let touched = plan.effects.iter().filter_map(|e| match e {
         Effect::CreatePod(p) => Some(("creates", pod::name(p))),
@@ -170,7 +170,7 @@ pub fn check_ordered_ready(set: &StatefulSet, pods: &[&Pod], plan: &Plan) -> Vec
         let limit = if verb == "deletes" || !spec::in_range(set, o) {
             spec::end_ordinal(set) + 1
         } else {
-            o
+            i64::from(o)
         };
         if let Some(bad) = first_unhealthy.filter(|f| *f < limit) {
             out.push(v(

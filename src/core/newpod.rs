@@ -42,7 +42,7 @@ pub fn new_versioned_pod(
     update_set: &StatefulSet,
     current_revision: &str,
     update_revision: &str,
-    ordinal: i32,
+    ordinal: i64,
 ) -> Pod {
     if gets_current_revision(current_set, ordinal) {
         let mut p = new_pod(current_set, ordinal);
@@ -57,10 +57,10 @@ pub fn new_versioned_pod(
 
 /// The 3.5 revision rule on its own: whether a new pod at `ordinal` is built from the current
 /// revision.
-pub fn gets_current_revision(current_set: &StatefulSet, ordinal: i32) -> bool {
+pub fn gets_current_revision(current_set: &StatefulSet, ordinal: i64) -> bool {
     let st = spec::strategy(current_set);
     let start = i64::from(spec::start_ordinal(current_set));
-    let ord = i64::from(ordinal);
+    let ord = ordinal;
     let current_replicas =
         current_set.status.as_ref().and_then(|s| s.current_replicas).map_or(0, i64::from);
     (st.rolling && !st.has_rolling_block && ord < start + current_replicas)
@@ -70,7 +70,7 @@ pub fn gets_current_revision(current_set: &StatefulSet, ordinal: i32) -> bool {
 /// A pod from the set's template with its identity and storage (upstream `newStatefulSetPod`,
 /// `controller.GetPodFromTemplate` + `initIdentity` + `updateStorage`).
 #[doc(alias = "newStatefulSetPod")]
-pub fn new_pod(set: &StatefulSet, ordinal: i32) -> Pod {
+pub fn new_pod(set: &StatefulSet, ordinal: i64) -> Pod {
     let template = Some(&set.spec.template);
     let tmeta = template.and_then(|t| t.metadata.as_ref());
     let set_name = spec::name(set);
@@ -90,7 +90,7 @@ pub fn new_pod(set: &StatefulSet, ordinal: i32) -> Pod {
     };
     update_identity(set, &mut p);
     let pod_spec = p.spec.get_or_insert_with(Default::default);
-    pod_spec.hostname = Some(name);
+    pod_spec.hostname.clone_from(&p.metadata.name);
     pod_spec.subdomain = set.spec.service_name.clone();
     update_storage(set, &mut p);
     p

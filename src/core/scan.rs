@@ -43,7 +43,7 @@ pub struct Scanned<'a> {
     min_ready: MinReady,
     now: Now,
     start: i32,
-    end: i32,
+    end: i64,
 }
 
 impl<'a> Scanned<'a> {
@@ -90,7 +90,7 @@ impl<'a> Scanned<'a> {
         }
         let ord = f.ordinal;
         let s = Slot { pod: Some(p), f };
-        if ord >= self.start && ord <= self.end {
+        if ord >= self.start && i64::from(ord) <= self.end {
             let index = usize::try_from(ord - self.start).ok();
             match index.and_then(|i| self.replicas.get_mut(i)) {
                 Some(slot) => {
@@ -132,10 +132,13 @@ impl<'a> Scanned<'a> {
     /// Fills the gaps with placeholders on the revision spec 3.5 gives them (read from the set
     /// with the current revision applied) and orders the condemned pods by ordinal descending.
     pub fn finish(&mut self, current_set: &StatefulSet, env: &FactEnv<'_>) {
-        let start = self.start;
+        let start = i64::from(self.start);
         for (i, s) in self.replicas.iter_mut().enumerate().filter(|(_, s)| s.pod.is_none()) {
-            let ord = start.saturating_add(i32::try_from(i).unwrap_or(i32::MAX));
+            let ord = start + i64::try_from(i).unwrap_or(i64::MAX / 2);
             let current = newpod::gets_current_revision(current_set, ord);
+            // Past int32 upstream names the new pod after parsing its own name back, which
+            // fails: `<set>--1`, whose pod-index label "-1" the API server refuses.
+            let ord = i32::try_from(ord).unwrap_or(-1);
             *s = Slot { pod: None, f: Facts::placeholder(ord, current, env) };
         }
         self.condemned.sort_by_key(|s| std::cmp::Reverse(s.f.ordinal));

@@ -48,16 +48,17 @@ pub fn start_ordinal(set: &StatefulSet) -> i32 {
     set.spec.ordinals.as_ref().and_then(|o| o.start).unwrap_or(0)
 }
 
-/// `start + replicas - 1` (upstream `getEndOrdinal`).
+/// `start + replicas - 1` (upstream `getEndOrdinal`), in 64 bits as upstream's `int`: with
+/// `ordinals.start` near 2³¹ the range reaches past every ordinal a pod name can parse to.
 #[doc(alias = "getEndOrdinal")]
-pub fn end_ordinal(set: &StatefulSet) -> i32 {
-    start_ordinal(set).saturating_add(replicas(set)) - 1
+pub fn end_ordinal(set: &StatefulSet) -> i64 {
+    i64::from(start_ordinal(set)) + i64::from(replicas(set)) - 1
 }
 
 /// Whether `ordinal` is in `[start, end]` (upstream `podInOrdinalRange`).
 #[doc(alias = "podInOrdinalRange")]
 pub fn in_range(set: &StatefulSet, ordinal: i32) -> bool {
-    ordinal >= start_ordinal(set) && ordinal <= end_ordinal(set)
+    ordinal >= start_ordinal(set) && i64::from(ordinal) <= end_ordinal(set)
 }
 
 /// `spec.minReadySeconds` (0 when unset).
@@ -99,8 +100,8 @@ impl Strategy<'_> {
 
     /// Whether the partition holds `ordinal` (below `start + partition`, the partition being
     /// an offset from `start`): the rolling update leaves it alone. Never under OnDelete.
-    pub fn holds(&self, start: i32, ordinal: i32) -> bool {
-        self.has_rolling_block && i64::from(ordinal) < i64::from(start) + i64::from(self.partition)
+    pub fn holds(&self, start: i32, ordinal: i64) -> bool {
+        self.has_rolling_block && ordinal < i64::from(start) + i64::from(self.partition)
     }
 }
 

@@ -133,10 +133,13 @@ pub fn batch_sizes(n: usize) -> Vec<usize> {
 }
 
 impl Ctx<'_> {
-    /// The placeholder object for `ordinal` (3.5), built only when needed.
+    /// The placeholder object for `ordinal` (3.5), built only when needed. A placeholder past
+    /// int32 has ordinal −1 (what its name parses to): upstream builds it from an ordinal past
+    /// int32, and every such ordinal gives the same pod, `<set>--1`.
     fn placeholder(&self, ordinal: i32) -> Pod {
         let i = &self.inp;
         let (cur, upd) = (i.current_revision, i.update_revision);
+        let ordinal = if ordinal < 0 { i64::from(i32::MAX) + 1 } else { i64::from(ordinal) };
         newpod::new_versioned_pod(i.current_set, i.update_set, cur, upd, ordinal)
     }
 

@@ -14,6 +14,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::SignedDuration;
 
+use super::checks;
 use super::store::{Kind, Store, StoreError, key_of};
 use super::validate::{self, ValidationError};
 use crate::backend::ObjRef;
@@ -147,6 +148,8 @@ pub fn write_set_status(
     key: &ObjRef,
     status: StatefulSetStatus,
 ) -> Result<(), ApiError> {
+    let old = store.sets().get(key).and_then(|s| s.status.as_ref());
+    checks::set_status(&key.name, old, &status)?;
     store.write_set_status(key, status)?;
     Ok(())
 }
@@ -188,6 +191,7 @@ fn with_namespace<T: Kind>(mut obj: T, ns: &str) -> T {
 
 /// POST a pod: scheduled at once (spec.nodeName), phase Pending.
 pub fn create_pod(store: &mut Store, ns: &str, pod: Pod) -> Result<(), ApiError> {
+    checks::object_meta("Pod", &pod.metadata)?;
     let mut pod = with_namespace(pod, ns);
     let key = key_of(&pod.metadata);
     for claim in claims_used_by(&pod) {

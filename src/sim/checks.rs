@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::json;
 
-use super::validate::{FieldError, ValidationError, dns1123_label, finish_kind};
+use super::validate::{FieldError, ValidationError, dns1123_label, finish_kind, validate_labels};
 
 const NONNEGATIVE: &str = "must be greater than or equal to 0";
 
@@ -62,7 +62,8 @@ pub fn set_status(
     finish_kind("StatefulSet.apps", name, errs)
 }
 
-/// The metadata every created object needs: a DNS-1123 name (subdomain rules, 253 characters).
+/// The metadata every created object needs: a DNS-1123 name (subdomain rules, 253 characters)
+/// and valid labels (upstream `ValidateObjectMeta`).
 pub fn object_meta(kind: &'static str, meta: &ObjectMeta) -> Result<(), ValidationError> {
     let name = meta.name.clone().unwrap_or_default();
     let mut errs = Vec::new();
@@ -75,6 +76,9 @@ pub fn object_meta(kind: &'static str, meta: &ObjectMeta) -> Result<(), Validati
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
              '-' or '.', and must start and end with an alphanumeric character",
         ));
+    }
+    if let Some(labels) = &meta.labels {
+        errs.extend(validate_labels("metadata.labels", labels));
     }
     finish_kind(kind, &name, errs)
 }

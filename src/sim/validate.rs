@@ -459,7 +459,7 @@ pub fn selector_matches(sel: &LabelSelector, labels: &BTreeMap<String, String>) 
     by_labels && by_expressions
 }
 
-fn validate_labels(path: &str, labels: &BTreeMap<String, String>) -> Vec<FieldError> {
+pub(crate) fn validate_labels(path: &str, labels: &BTreeMap<String, String>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (k, v) in labels {
         for msg in qualified_name(k) {

@@ -58,7 +58,7 @@ pub fn done(state: &AppState, key: &ObjRef) -> Result<String, String> {
             }
             continue;
         }
-        let in_scope = !st.on_delete && !st.holds(start, c.ordinal);
+        let in_scope = !st.on_delete && !st.holds(start, i64::from(c.ordinal));
         match c.state {
             PodState::Ready => ready += 1,
             PodState::Placeholder => missing.push(format!("{name} is not created yet")),

@@ -190,7 +190,7 @@ impl Report {
                     RevClass::Unknown => "none",
                 },
                 state: c.state.word(),
-                held: !c.condemned && !st.on_delete && st.holds(start, c.ordinal),
+                held: !c.condemned && !st.on_delete && st.holds(start, i64::from(c.ordinal)),
                 condemned: c.condemned,
             })
             .collect();
