@@ -6,8 +6,8 @@ mod sim_world_common;
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use sim_world_common::*;
-use ststui::backend::{ClusterOp, EventKind, Fault, Op, SimOp};
-use ststui::sim::{ApiError, Cascade, KubeletConfig, Sim, SimConfig, SimEvent};
+use ststui::backend::{ClusterOp, EventKind, Fault, ObjKind, Op, SimOp};
+use ststui::sim::{ApiError, Cascade, ChangeKind, KubeletConfig, Sim, SimConfig, SimEvent};
 
 fn sim() -> Sim {
     Sim::new(SimConfig { seed: 7, kubelet: KubeletConfig::default(), ..Default::default() })
@@ -464,4 +464,71 @@ fn writes_carry_what_they_were_decided_on() {
     let err = sim.apply_op(Op::from(again)).unwrap_err();
     assert_eq!(err.kind(), ststui::backend::FailureKind::Conflict);
     assert!(err.to_string().contains("was recreated since you decided"), "{err}");
+}
+
+#[test]
+fn a_claim_repair_keeps_the_pod_scheduled_and_deletions_graceful() {
+    let mut sim = sim();
+    sim.create_set(with_claims(set("web", 2), "Retain", "Retain")).unwrap();
+    settle(&mut sim);
+    sim.drain_events();
+    let before: Vec<_> = sim.pods_of(&key("web")).iter().map(|p| (*p).clone()).collect();
+    // The retention policy changes: upstream repairs the claims' owner references, and the pod
+    // counts as dirty, so it is PUT (unchanged: the API server stores nothing and tells no one).
+    sim.apply_set(with_claims(set("web", 2), "Delete", "Delete")).unwrap();
+    settle(&mut sim);
+    let events = sim.drain_events();
+    for p in &before {
+        let name = p.metadata.name.clone().unwrap_or_default();
+        let now = sim.pod(&key(&name)).unwrap();
+        assert_eq!(
+            now.spec.as_ref().and_then(|s| s.node_name.clone()),
+            p.spec.as_ref().and_then(|s| s.node_name.clone()),
+            "{name}: nodeName kept"
+        );
+        assert!(
+            now.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_some(),
+            "{name}: still scheduled"
+        );
+        assert_eq!(
+            now.metadata.resource_version, p.metadata.resource_version,
+            "{name}: an unchanged PUT stores nothing"
+        );
+    }
+    let watch_mods = events.iter().filter(|e| matches!(e, SimEvent::Watch { kind: ChangeKind::Modified, object } if object.kind() == ObjKind::Pod)).count();
+    assert_eq!(watch_mods, 0, "no pod watch event for an unchanged PUT");
+    // A later deletion is graceful (the pod goes through Terminating).
+    sim.apply_op(Op::from(ClusterOp::DeletePod { pod: key("web-1"), force: false, uid: None }))
+        .unwrap();
+    sim.advance(10);
+    assert!(sim.pod(&key("web-1")).is_some_and(|p| p.metadata.deletion_timestamp.is_some()));
+}
+
+#[test]
+fn a_failed_create_in_a_burst_batch_still_sends_the_rest_of_that_batch() {
+    use k8s_openapi::api::core::v1::Pod;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    let mut sim = sim();
+    // A pod named web-1 that the set does not select: its create-pod fails (AlreadyExists).
+    let foreign = Pod {
+        metadata: ObjectMeta {
+            name: Some("web-1".into()),
+            namespace: Some("default".into()),
+            labels: Some([("app".to_string(), "other".to_string())].into()),
+            ..Default::default()
+        },
+        spec: Some(Default::default()),
+        ..Default::default()
+    };
+    sim.rest_create(ststui::backend::Object::Pod(Box::new(foreign)), false).unwrap();
+    let mut s = set("web", 4);
+    s.spec.pod_management_policy = Some("Parallel".into());
+    sim.create_set(s).unwrap();
+    sim.advance(30_000);
+    let events = sim.drain_events();
+    let created: Vec<String> =
+        pod_actions(&events, "create-pod").into_iter().map(|(_, p)| p).collect();
+    // slowStartBatch(1, 4): [web-0], [web-1, web-2], [web-3]. web-1 fails; web-2, in the same
+    // batch, is still created; nothing after the batch ever is.
+    assert_eq!(created, ["web-0", "web-2"]);
 }

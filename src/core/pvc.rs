@@ -49,6 +49,8 @@ impl<'a> ClaimIndex<'a> {
 #[derive(Debug, Default)]
 pub struct Sink {
     pub effects: Vec<Effect>,
+    /// The burst items among `effects`.
+    pub burst: Vec<super::types::BurstItem>,
     updated_claims: HashSet<String>,
     created_claims: HashSet<String>,
     name_buf: String,
@@ -57,6 +59,14 @@ pub struct Sink {
 impl Sink {
     pub fn push(&mut self, e: Effect) {
         self.effects.push(e);
+    }
+
+    /// The effects from `start` on are one item of burst batch `batch`.
+    pub fn note_item(&mut self, start: usize, batch: u32) {
+        let end = self.effects.len();
+        if end > start {
+            self.burst.push(super::types::BurstItem { start, end, batch });
+        }
     }
 }
 

@@ -22,7 +22,7 @@ use super::revisions;
 use super::scan::{self, Scanned};
 use super::spec;
 use super::status::{complete_update, needs_write};
-use super::types::{Blocker, Effect, Now, Observed, Plan, SyncError};
+use super::types::{Blocker, BurstItem, Effect, Now, Observed, Plan, SyncError};
 use super::update::{UpdateInput, fact_env, update_stateful_set};
 
 /// One sync of `observed.set` at time `now`: the effects upstream would issue, in order, the
@@ -132,6 +132,12 @@ fn perform_update(
         },
         scanned,
     );
+    let offset = plan.effects.len();
+    plan.burst = out
+        .burst
+        .iter()
+        .map(|b| BurstItem { start: b.start + offset, end: b.end + offset, ..*b })
+        .collect();
     plan.effects.extend(out.effects);
     plan.waiting_on = out.waiting_on;
     plan.held_by = out.held_by;

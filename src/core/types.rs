@@ -183,12 +183,33 @@ pub struct Plan {
     pub requeue_after_ms: Option<u64>,
     /// When this sync counted a Ready pod as available.
     pub min_ready: MinReady,
+    /// The effects upstream issues concurrently, by burst item (in effect order).
+    pub burst: Vec<BurstItem>,
     /// The name of the current and update revision this sync resolved.
     pub current_revision: String,
     pub update_revision: String,
     /// A sync error upstream would return. `retry` false for non-transient errors (invalid
     /// selector) that are not requeued.
     pub error: Option<SyncError>,
+}
+
+/// One item of a Parallel burst batch (upstream `slowStartBatch`): `effects[start..end]` are
+/// one pod's writes, run concurrently with the other items of `batch`. After a failed write the
+/// rest of its item is not sent, the other items of the batch still are, and nothing after the
+/// batch is (but the status write).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BurstItem {
+    pub start: usize,
+    pub end: usize,
+    pub batch: u32,
+}
+
+impl Plan {
+    /// The burst item effect `i` belongs to, if any.
+    pub fn burst_item(&self, i: usize) -> Option<BurstItem> {
+        let at = self.burst.partition_point(|b| b.end <= i);
+        self.burst.get(at).copied().filter(|b| b.start <= i)
+    }
 }
 
 /// An error the sync would return.

@@ -25,7 +25,7 @@ use super::rolling;
 use super::scan::Scanned;
 use super::spec;
 use super::status::{Counts, base_status};
-use super::types::{Blocker, DeleteReason, Effect, Hold, Now, PodWait, SyncError};
+use super::types::{Blocker, BurstItem, DeleteReason, Effect, Hold, Now, PodWait, SyncError};
 
 /// Upstream `MaxBatchSize`: the cap on a burst batch.
 pub const MAX_BATCH_SIZE: usize = 500;
@@ -40,6 +40,8 @@ pub struct UpdateOutcome {
     pub error: Option<SyncError>,
     /// Revision labels of claimed pods that are neither current nor update (live for 2.7).
     pub other_revisions: Vec<String>,
+    /// The burst items among `effects`.
+    pub burst: Vec<BurstItem>,
 }
 
 /// The result of one `processReplica` / `processCondemned` item.
@@ -85,11 +87,11 @@ pub(crate) struct Stop {
 pub(crate) fn run_for_all(
     len: usize,
     monotonic: bool,
-    mut f: impl FnMut(usize) -> Flow,
+    mut f: impl FnMut(usize, Option<u32>) -> Flow,
 ) -> Option<Stop> {
     if monotonic {
         for i in 0..len {
-            let flow = f(i);
+            let flow = f(i, None);
             if flow.exit || flow.error.is_some() {
                 return Some(Stop { blocker: flow.blocker, error: flow.error });
             }
@@ -99,10 +101,11 @@ pub(crate) fn run_for_all(
     let mut remaining = len;
     let mut next = 0;
     let mut batch = remaining.min(1);
+    let mut number = 0;
     while batch > 0 {
         let mut stop: Option<Stop> = None;
         for k in next..next + batch {
-            let flow = f(k);
+            let flow = f(k, Some(number));
             if let Some(err) = flow.error {
                 match stop.as_mut().and_then(|s| s.error.as_mut()) {
                     Some(agg) => agg.message = format!("{}, {}", agg.message, err.message),
@@ -116,6 +119,7 @@ pub(crate) fn run_for_all(
         }
         remaining -= batch;
         batch = (2 * batch).min(remaining).min(MAX_BATCH_SIZE);
+        number += 1;
     }
     None
 }
@@ -133,6 +137,16 @@ pub fn batch_sizes(n: usize) -> Vec<usize> {
 }
 
 impl Ctx<'_> {
+    /// Runs one `runForAll` item; in a burst (`batch`), notes which effects it wrote.
+    fn item(&mut self, batch: Option<u32>, f: impl FnOnce(&mut Self) -> Flow) -> Flow {
+        let start = self.sink.effects.len();
+        let flow = f(self);
+        if let Some(b) = batch {
+            self.sink.note_item(start, b);
+        }
+        flow
+    }
+
     /// The placeholder object for `ordinal` (3.5), built only when needed. A placeholder past
     /// int32 has ordinal −1 (what its name parses to): upstream builds it from an ordinal past
     /// int32, and every such ordinal gives the same pod, `<set>--1`.
@@ -324,13 +338,18 @@ pub fn update_stateful_set(inp: UpdateInput<'_>, mut scanned: Scanned<'_>) -> Up
     let replica = |ctx: &mut Ctx<'_>, s: &Slot<'_>| {
         if ctx.settled(s) { Flow::go_on() } else { ctx.process_replica(s) }
     };
-    let stop =
-        run_for_all(replicas.len(), monotonic, |i| replica(&mut ctx, &replicas[i])).or_else(|| {
-            fix_condemned_claims(&mut ctx, &condemned);
-            run_for_all(condemned.len(), monotonic, |i| {
+    // Burst batch numbers: the replicas' from 0, the condemned pods' from 1 << 16.
+    let stop = run_for_all(replicas.len(), monotonic, |i, b| {
+        ctx.item(b, |ctx| replica(ctx, &replicas[i]))
+    })
+    .or_else(|| {
+        fix_condemned_claims(&mut ctx, &condemned);
+        run_for_all(condemned.len(), monotonic, |i, b| {
+            ctx.item(b.map(|b| b | 1 << 16), |ctx| {
                 ctx.process_condemned(&condemned[i], first.as_deref())
             })
-        });
+        })
+    });
     placed.apply(&mut status);
     if let Some(stop) = stop {
         out.waiting_on = stop.blocker.filter(|_| monotonic || stop.error.is_some());
@@ -347,6 +366,7 @@ pub fn update_stateful_set(inp: UpdateInput<'_>, mut scanned: Scanned<'_>) -> Up
     }
     out.status = status;
     out.effects = ctx.sink.effects;
+    out.burst = ctx.sink.burst;
     out
 }
 
@@ -415,7 +435,7 @@ mod tests {
     #[test]
     fn burst_stops_after_the_failing_batch() {
         let mut seen = Vec::new();
-        let stop = run_for_all(10, false, |i| {
+        let stop = run_for_all(10, false, |i, _| {
             seen.push(i);
             if i == 1 {
                 Flow {
@@ -430,7 +450,7 @@ mod tests {
         assert_eq!(seen, vec![0, 1, 2], "batch [1,2] completes, no batch after it");
         assert!(stop.is_some_and(|s| s.error.is_some()));
         let mut seen = Vec::new();
-        let stop = run_for_all(10, true, |i| {
+        let stop = run_for_all(10, true, |i, _| {
             seen.push(i);
             Flow { exit: i == 3, ..Flow::default() }
         });

@@ -225,6 +225,7 @@ pub fn update_pod(store: &mut Store, ns: &str, pod: Pod) -> Result<(), ApiError>
     let Some(old) = store.pods().get(&key) else {
         return Err(StoreError::NotFound { kind: "Pod", key }.into());
     };
+    checks::pod_update(old, &pod)?;
     pod.status = old.status.clone();
     pod.metadata.deletion_timestamp = old.metadata.deletion_timestamp.clone();
     pod.metadata.deletion_grace_period_seconds = old.metadata.deletion_grace_period_seconds;

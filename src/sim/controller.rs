@@ -423,11 +423,23 @@ impl Controller {
     /// Applies the effects in order. After the first failure the sync stops as upstream's
     /// `UpdateStatefulSet` does: no further pod, claim or revision writes, but the status is
     /// still written (unless revision resolution itself failed: then there is no status) and
-    /// history truncation still runs. Returns the first failure.
+    /// history truncation still runs. In a Parallel burst the failing batch is finished first:
+    /// its other pods' writes were concurrent upstream (only the failing pod's later writes are
+    /// not sent). Returns the first failure.
     fn apply(&self, key: &ObjRef, plan: &Plan, store: &mut Store) -> Option<String> {
         let mut failure: Option<(String, bool)> = None;
-        for effect in &plan.effects {
-            if let Some((_, before_status)) = &failure {
+        // The burst batch that failed, and where its failing item ends.
+        let mut failing: Option<(u32, usize)> = None;
+        for (i, effect) in plan.effects.iter().enumerate() {
+            let item = plan.burst_item(i);
+            if let Some((batch, skip_to)) = failing {
+                match item {
+                    Some(it) if it.batch == batch && i < skip_to => continue,
+                    Some(it) if it.batch == batch => {}
+                    _ => failing = None,
+                }
+            }
+            if let Some((_, before_status)) = failure.as_ref().filter(|_| failing.is_none()) {
                 let still = match effect {
                     Effect::WriteStatus(_) => !before_status,
                     Effect::DeleteRevision { .. } => true,
@@ -443,6 +455,7 @@ impl Controller {
                         matches!(effect, Effect::CreateRevision(_) | Effect::UpdateRevision(_));
                     failure = Some((describe_failure(key, effect, &e), revision_step));
                 }
+                failing = item.map(|it| (it.batch, it.end));
                 continue;
             }
             let Some(action) = effect.action() else { continue };

@@ -103,7 +103,7 @@ impl<T> Table<T> {
 }
 
 /// A kind the store holds.
-pub trait Kind: Clone + Metadata<Ty = ObjectMeta> {
+pub trait Kind: Clone + PartialEq + Metadata<Ty = ObjectMeta> {
     /// The `kind` word, for ownerReferences and messages.
     const WORD: &'static str;
     fn table(s: &Store) -> &Table<Self>;
@@ -309,13 +309,19 @@ impl Store {
             return Err(StoreError::NotFound { kind: T::WORD, key });
         };
         let old_meta = old.metadata().clone();
-        let rv = self.next_rv();
         let meta = obj.metadata_mut();
         meta.namespace = old_meta.namespace.clone();
         meta.uid = old_meta.uid.clone();
         meta.creation_timestamp = old_meta.creation_timestamp.clone();
         meta.generation = generation.or(old_meta.generation);
-        meta.resource_version = Some(rv);
+        meta.resource_version.clone_from(&old_meta.resource_version);
+        // As the API server's storage: a write that changes nothing stores nothing (same
+        // resourceVersion, no watch event).
+        if obj == *old {
+            return T::table(self).get(&key).ok_or(StoreError::NotFound { kind: T::WORD, key });
+        }
+        let rv = self.next_rv();
+        obj.metadata_mut().resource_version = Some(rv);
         self.index(T::WORD, &key, Some(&old_meta), obj.metadata());
         let new_obj = obj.clone().into_object();
         let old = T::table_mut(self).insert(&key, obj).map(Kind::into_object);
