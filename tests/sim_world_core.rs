@@ -532,3 +532,34 @@ fn a_failed_create_in_a_burst_batch_still_sends_the_rest_of_that_batch() {
     // batch, is still created; nothing after the batch ever is.
     assert_eq!(created, ["web-0", "web-2"]);
 }
+
+#[test]
+fn adoption_and_release_appear_in_the_timeline() {
+    let mut sim = sim();
+    sim.create_set(set("web", 2)).unwrap();
+    settle(&mut sim);
+    sim.delete_set(&key("web"), Cascade::Orphan).unwrap();
+    settle(&mut sim);
+    sim.drain_events();
+    // Recreated, the set adopts its orphaned pods and revision.
+    sim.create_set(set("web", 2)).unwrap();
+    settle(&mut sim);
+    let events = sim.drain_events();
+    let adopted = pod_actions(&events, "adopt-pod");
+    let names: Vec<&str> = adopted.iter().map(|(_, p)| p.as_str()).collect();
+    assert_eq!(names, ["web-0", "web-1"], "{events:#?}");
+    let revisions = events
+        .iter()
+        .filter_map(SimEvent::timeline)
+        .filter(|e| matches!(&e.kind, EventKind::Controller { action, .. } if action == "adopt-revision"))
+        .count();
+    assert_eq!(revisions, 1);
+    // A pod whose labels no longer match is released.
+    let mut q = sim.pod(&key("web-1")).unwrap().clone();
+    q.metadata.labels.get_or_insert_with(Default::default).insert("app".into(), "other".into());
+    q.metadata.resource_version = None;
+    sim.rest_update(ststui::backend::Object::Pod(Box::new(q)), false, false).unwrap();
+    sim.advance(1000);
+    let released = pod_actions(&sim.drain_events(), "release-pod");
+    assert_eq!(released.iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>(), ["web-1"]);
+}

@@ -95,10 +95,10 @@ impl Effect {
             Effect::CreatePod(_) => "create-pod",
             Effect::UpdatePod(_) => "update-pod",
             Effect::DeletePod { .. } => "delete-pod",
-            Effect::AdoptRevision { .. }
-            | Effect::AdoptPod { .. }
-            | Effect::ReleasePod { .. }
-            | Effect::WriteStatus(_) => return None,
+            Effect::AdoptPod { .. } => "adopt-pod",
+            Effect::ReleasePod { .. } => "release-pod",
+            Effect::AdoptRevision { .. } => "adopt-revision",
+            Effect::WriteStatus(_) => return None,
         })
     }
 }

@@ -95,7 +95,9 @@ fn claim_name(effect: &Effect) -> Option<String> {
 fn pod_name(effect: &Effect) -> Option<String> {
     match effect {
         Effect::CreatePod(p) | Effect::UpdatePod(p) => p.metadata.name.clone(),
-        Effect::DeletePod { name, .. } => Some(name.clone()),
+        Effect::DeletePod { name, .. }
+        | Effect::AdoptPod { name, .. }
+        | Effect::ReleasePod { name, .. } => Some(name.clone()),
         _ => None,
     }
 }
@@ -103,7 +105,7 @@ fn pod_name(effect: &Effect) -> Option<String> {
 fn revision_name(effect: &Effect) -> Option<String> {
     match effect {
         Effect::CreateRevision(r) | Effect::UpdateRevision(r) => r.metadata.name.clone(),
-        Effect::DeleteRevision { name } => Some(name.clone()),
+        Effect::DeleteRevision { name } | Effect::AdoptRevision { name, .. } => Some(name.clone()),
         // The revision the pod is created at (its controller-revision-hash label).
         Effect::CreatePod(p) => {
             Some(crate::core::pod::revision(p).to_string()).filter(|r| !r.is_empty())
@@ -148,19 +150,8 @@ fn apply_effect(
 }
 
 fn describe_failure(key: &ObjRef, effect: &Effect, e: &ApiError) -> String {
-    let what = match effect {
-        Effect::WriteStatus(_) => "write-status",
-        Effect::AdoptPod { .. } | Effect::AdoptRevision { .. } => "adopt",
-        Effect::ReleasePod { .. } => "release",
-        other => other.action().unwrap_or("write"),
-    };
+    let what = effect.action().unwrap_or("write-status");
     let name = pod_name(effect).or_else(|| claim_name(effect)).or_else(|| revision_name(effect));
-    let name = match effect {
-        Effect::AdoptPod { name, .. }
-        | Effect::ReleasePod { name, .. }
-        | Effect::AdoptRevision { name, .. } => Some(name.clone()),
-        _ => name,
-    };
     format!("sync {key}: {what} {} failed: {e}", name.unwrap_or_else(|| key.name.clone()))
 }
 
