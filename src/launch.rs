@@ -71,8 +71,8 @@ fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), String> {
     if m.sets.is_empty() {
         return Err(format!("{}: no StatefulSet in this manifest", path.display()));
     }
-    for set in m.sets {
-        sim.apply_set(set).map_err(|e| format!("{}: {e}", path.display()))?;
+    for (place, set) in m.located() {
+        sim.apply_set(set.clone()).map_err(|e| format!("{place}: {e}"))?;
     }
     Ok(())
 }

@@ -256,3 +256,26 @@ fn manifests_that_do_not_settle_say_so_on_stderr() {
     let out = ststui(&["sim", "--headless", "-f", &temp("quick.yaml", &quick).to_string_lossy()]);
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn an_invalid_set_in_a_manifest_is_named_by_its_document_and_line() {
+    let doc = |name: &str, replicas: i32| {
+        format!(
+            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: {name}\nspec:\n  replicas: \
+             {replicas}\n  serviceName: {name}\n  selector:\n    matchLabels: {{app: {name}}}\n  \
+             template:\n    metadata:\n      labels: {{app: {name}}}\n    spec:\n      containers:\n\
+             \x20     - name: c\n        image: nginx:1\n"
+        )
+    };
+    let manifest = format!("{}---\n{}", doc("good", 1), doc("bad", -1));
+    let path = temp("two.yaml", &manifest);
+    let out = ststui(&["sim", "--headless", "-f", &path.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let second = manifest.lines().position(|l| l == "---").map_or(0, |i| i + 2);
+    let want = format!(
+        "{}:{second} (document 2): StatefulSet.apps \"bad\" is invalid: spec.replicas",
+        path.display()
+    );
+    assert!(err.contains(&want), "{err}\nwanted: {want}");
+}

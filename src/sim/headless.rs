@@ -74,9 +74,9 @@ pub fn run_with(args: &Headless, out: &mut dyn Write, err: &mut dyn Write) -> i3
         for w in &m.warnings {
             let _ = writeln!(err, "ststui: warning: {w}");
         }
-        for set in m.sets {
-            if let Err(e) = sim.apply_set(set) {
-                let _ = writeln!(err, "ststui: bad manifest: {}: {e}", path.display());
+        for (place, set) in m.located() {
+            if let Err(e) = sim.apply_set(set.clone()) {
+                let _ = writeln!(err, "ststui: bad manifest: {place}: {e}");
                 return EXIT_BAD_INPUT;
             }
         }

@@ -15,9 +15,18 @@ use serde_yaml_ng::Value;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Manifest {
     pub sets: Vec<StatefulSet>,
+    /// Where each of `sets` was read, for the API's answer about it: `web.yaml:14 (document 2)`.
+    pub places: Vec<String>,
     /// One line per skipped document, e.g. `web.yaml: document 2 (line 14) is a Service, not a
     /// StatefulSet: skipped`.
     pub warnings: Vec<String>,
+}
+
+impl Manifest {
+    /// Each set with where it was read.
+    pub fn located(&self) -> impl Iterator<Item = (&str, &StatefulSet)> {
+        self.places.iter().map(String::as_str).zip(&self.sets)
+    }
 }
 
 /// Why a manifest could not be read.
@@ -250,6 +259,7 @@ pub fn parse(file: &str, text: &str) -> Result<Manifest, ManifestError> {
             return Err(at("the StatefulSet has no `metadata.name`; expected a name".into()));
         }
         out.sets.push(set);
+        out.places.push(format!("{file}:{} (document {index})", doc.first_line));
     }
     Ok(out)
 }

@@ -201,9 +201,9 @@ impl Player {
                     return Err(format!("apply: {} was not read", path.display()));
                 };
                 let mut errors = Vec::new();
-                for set in m.sets.clone() {
-                    if let Err(e) = sim.apply_set(set) {
-                        errors.push(e.to_string());
+                for (place, set) in m.located() {
+                    if let Err(e) = sim.apply_set(set.clone()) {
+                        errors.push(format!("{place}: {e}"));
                     }
                 }
                 if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
