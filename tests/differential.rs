@@ -77,22 +77,22 @@ fn playable(path: &Path) -> bool {
     script.lines.iter().all(|l| ststui::play::cluster_refusal(&l.command).is_none())
 }
 
-fn scenarios() -> Vec<Scenario> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("assets/scenarios"))
-        .expect("assets/scenarios")
+/// The `.scenario` files of `dir` (under the crate root), sorted.
+fn scenario_files(root: &Path, dir: &str) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
         .filter_map(|e| Some(e.ok()?.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "scenario"))
         .collect();
     paths.sort();
+    paths
+}
+
+fn scenarios() -> Vec<Scenario> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = scenario_files(root, "assets/scenarios");
     // Edge cases worth checking against the real controller that are not examples for users.
-    let mut edges: Vec<PathBuf> = std::fs::read_dir(root.join("tests/differential"))
-        .expect("tests/differential")
-        .filter_map(|e| Some(e.ok()?.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "scenario"))
-        .collect();
-    edges.sort();
-    paths.extend(edges);
+    paths.extend(scenario_files(root, "tests/differential"));
     let generated = root.join("target/differential");
     std::fs::create_dir_all(&generated).expect("target/differential");
     for seed in 1..=GENERATED {

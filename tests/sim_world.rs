@@ -386,13 +386,19 @@ fn errors(events: &[SimEvent]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_failed_pod_effect_skips_the_rest_but_still_writes_status_and_backs_off() {
-    let mut sim = sim_with_fake(kubelet(0, 0, 0)).with_reconciler(failing_pod);
+/// A minute of `web` (one replica) under `reconcile`, and the error lines it gave.
+fn a_minute_of(reconcile: ststui::sim::Reconciler) -> (Sim, Vec<String>) {
+    let mut sim = sim_with_fake(kubelet(0, 0, 0)).with_reconciler(reconcile);
     sim.create_set(set("web", 1)).unwrap();
-    // First syncs: no pods yet, they succeed and create web-0. Later syncs fail on the duplicate.
     sim.advance(60_000);
     let errors = errors(&sim.drain_events());
+    (sim, errors)
+}
+
+#[test]
+fn a_failed_pod_effect_skips_the_rest_but_still_writes_status_and_backs_off() {
+    // First syncs: no pods yet, they succeed and create web-0. Later syncs fail on the duplicate.
+    let (sim, errors) = a_minute_of(failing_pod);
     assert_eq!(errors.len(), 1, "one error line per distinct message: {errors:#?}");
     assert!(errors[0].contains("create-pod web-0 failed") && errors[0].contains("already exists"));
     assert!(sim.all_claims().next().is_none(), "effects after the failure are skipped");
@@ -433,10 +439,7 @@ fn negative_status(o: &Observed<'_>, opts: &Options, now: Timestamp) -> Plan {
 
 #[test]
 fn a_status_the_api_server_refuses_is_not_stored_and_the_sync_backs_off() {
-    let mut sim = sim_with_fake(kubelet(0, 0, 0)).with_reconciler(negative_status);
-    sim.create_set(set("web", 1)).unwrap();
-    sim.advance(60_000);
-    let errors = errors(&sim.drain_events());
+    let (sim, errors) = a_minute_of(negative_status);
     let want = "write-status web failed: StatefulSet.apps \\\"web\\\" is invalid: \
                 status.currentReplicas: Invalid value: -1: must be greater than or equal to 0";
     assert!(errors.len() == 1 && errors[0].contains(want), "{errors:#?}");

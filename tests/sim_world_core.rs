@@ -383,13 +383,19 @@ fn the_same_inputs_give_a_byte_identical_timeline() {
     assert_eq!(a, run());
 }
 
-#[test]
-fn orphaned_pods_are_adopted_by_a_recreated_set() {
+/// `web` (two replicas) rolled out, then deleted with its pods orphaned.
+fn orphaned_web() -> Sim {
     let mut sim = sim();
     sim.create_set(set("web", 2)).unwrap();
     settle(&mut sim);
     sim.delete_set(&key("web"), Cascade::Orphan).unwrap();
     settle(&mut sim);
+    sim
+}
+
+#[test]
+fn orphaned_pods_are_adopted_by_a_recreated_set() {
+    let mut sim = orphaned_web();
     assert_eq!(sim.all_pods().count(), 2, "orphaned pods stay");
     assert!(sim.all_pods().all(|p| p.metadata.owner_references.as_ref().is_none_or(Vec::is_empty)));
     sim.drain_events();
@@ -535,11 +541,7 @@ fn a_failed_create_in_a_burst_batch_still_sends_the_rest_of_that_batch() {
 
 #[test]
 fn adoption_and_release_appear_in_the_timeline() {
-    let mut sim = sim();
-    sim.create_set(set("web", 2)).unwrap();
-    settle(&mut sim);
-    sim.delete_set(&key("web"), Cascade::Orphan).unwrap();
-    settle(&mut sim);
+    let mut sim = orphaned_web();
     sim.drain_events();
     // Recreated, the set adopts its orphaned pods and revision.
     sim.create_set(set("web", 2)).unwrap();

@@ -60,10 +60,9 @@ pub fn new_versioned_pod(
 pub fn gets_current_revision(current_set: &StatefulSet, ordinal: i64) -> bool {
     let st = spec::strategy(current_set);
     let start = i64::from(spec::start_ordinal(current_set));
-    let ord = ordinal;
     let current_replicas =
         current_set.status.as_ref().and_then(|s| s.current_replicas).map_or(0, i64::from);
-    (st.rolling && !st.has_rolling_block && ord < start + current_replicas)
+    (st.rolling && !st.has_rolling_block && ordinal < start + current_replicas)
         || st.holds(spec::start_ordinal(current_set), ordinal)
 }
 

@@ -185,12 +185,8 @@ fn availability_requeue(
 
 /// Whole milliseconds from `now` until `t`, rounded up (0 when `t` has passed).
 fn ms_until(now: Now, t: Now) -> u64 {
-    let nanos = t.duration_since(now).as_nanos();
-    u64::try_from((nanos + 999_999).div_euclid(1_000_000)).unwrap_or(if nanos > 0 {
-        u64::MAX
-    } else {
-        0
-    })
+    let nanos = t.duration_since(now).as_nanos().max(0);
+    u64::try_from((nanos + 999_999) / 1_000_000).unwrap_or(u64::MAX)
 }
 
 /// A plan for a sync that returned `e` before computing a status.

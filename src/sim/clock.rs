@@ -68,9 +68,8 @@ impl Clock {
     /// the API server stores every `Time` (creation, deletion, condition transitions): a
     /// fractional kubelet delay must change minReadySeconds decisions as it does on a cluster.
     pub fn time(&self) -> Time {
-        let ms =
-            self.epoch_unix_ms.saturating_add(i64::try_from(self.now_ms).unwrap_or(i64::MAX / 2));
-        Time(Timestamp::from_second(ms.div_euclid(1000)).unwrap_or(Timestamp::MAX))
+        let whole = Timestamp::from_second(self.timestamp().as_second());
+        Time(whole.unwrap_or(Timestamp::MAX))
     }
 }
 
