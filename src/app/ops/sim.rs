@@ -5,6 +5,7 @@
 use super::{Outcome, key, send};
 use crate::app::action::Action;
 use crate::app::state::AppState;
+use crate::app::view::header::speed_text;
 use crate::backend::{Mode, SPEED_RANGE, SimOp};
 
 pub(super) fn toggle_pause(state: &mut AppState) -> Outcome {
@@ -41,16 +42,32 @@ pub(super) fn step(state: &mut AppState) -> Outcome {
     Ok(send(state, SimOp::Step { n: 1 }.into(), "step".into(), "one controller sync".into()))
 }
 
-pub(super) fn speed(state: &mut AppState, factor: f64) -> Outcome {
+/// The speeds `<` and `>` step through: a ladder through ×1, so stepping back always returns to
+/// real time whatever speed the console started at (`--speed 3` goes to ×4 or ×2).
+pub const SPEED_STEPS: [f64; 17] = [
+    0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0,
+    1000.0,
+];
+
+/// The next speed on [`SPEED_STEPS`] above (`faster`) or below the current one, if any.
+pub fn next_speed(now: f64, faster: bool) -> Option<f64> {
+    let eps = 1e-9;
+    if faster {
+        SPEED_STEPS.iter().copied().find(|s| *s > now + eps)
+    } else {
+        SPEED_STEPS.iter().rev().copied().find(|s| *s < now - eps)
+    }
+}
+
+pub(super) fn speed(state: &mut AppState, faster: bool) -> Outcome {
     if !state.caps.speed {
         return Err("speed exists in the simulator only (its virtual clock)".into());
     }
     let (lo, hi) = SPEED_RANGE;
-    let new = (state.speed * factor).clamp(lo, hi);
-    if (new - state.speed).abs() < f64::EPSILON {
-        let which = if factor > 1.0 { "fastest" } else { "slowest" };
-        return Err(format!("already at the {which} speed ({}×)", state.speed));
-    }
+    let Some(new) = next_speed(state.speed, faster).map(|s| s.clamp(lo, hi)) else {
+        let which = if faster { "fastest" } else { "slowest" };
+        return Err(format!("already at the {which} speed (×{})", speed_text(state.speed)));
+    };
     let old = state.speed;
     state.speed = new;
     state.dirty = true;
@@ -58,6 +75,6 @@ pub(super) fn speed(state: &mut AppState, factor: f64) -> Outcome {
         state,
         SimOp::SetSpeed { speed: new }.into(),
         format!("speed {new}"),
-        format!("speed {old}× → {new}×"),
+        format!("speed ×{} → ×{}", speed_text(old), speed_text(new)),
     ))
 }
