@@ -29,9 +29,9 @@ fn a_relist_replaces_its_scope_and_objects_gone_in_the_gap_disappear() {
     // was down), plus a pod of another set in the namespace that the scope does not cover.
     let mut other = pod("db", 0, "db-a", true);
     other.metadata.labels = Some(labels(&[("app", "db")]));
-    run(&mut st, [applied(Object::Pod(Box::new(other)))]);
+    run(&mut st, [applied(Object::Pod(std::sync::Arc::new(other)))]);
     let pods: Vec<Object> =
-        (0..3).map(|o| Object::Pod(Box::new(pod("web", o, "web-a", true)))).collect();
+        (0..3).map(|o| Object::Pod(std::sync::Arc::new(pod("web", o, "web-a", true)))).collect();
     let selector = ststui::backend::Scope {
         namespace: Some(NS.into()),
         selector: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
@@ -61,7 +61,7 @@ fn a_relist_replaces_its_scope_and_objects_gone_in_the_gap_disappear() {
     // The same listing again changes nothing.
     let generation = st.mirror.generation();
     let pods: Vec<Object> =
-        (0..3).map(|o| Object::Pod(Box::new(pod("web", o, "web-a", true)))).collect();
+        (0..3).map(|o| Object::Pod(std::sync::Arc::new(pod("web", o, "web-a", true)))).collect();
     run(
         &mut st,
         [backend(BackendEvent::Listed {
@@ -171,7 +171,7 @@ fn space_freezes_on_a_cluster_and_resume_asks_first() {
     ann.insert(ststui::steer::FROZEN_PARTITION.into(), "2".into());
     ann.insert(ststui::steer::FROZEN_BY.into(), "ana".into());
     ann.insert(ststui::steer::FROZEN_AT.into(), "2026-01-01T00:00:00Z".into());
-    run(&mut st, [applied(Object::Set(Box::new(frozen)))]);
+    run(&mut st, [applied(Object::Set(std::sync::Arc::new(frozen)))]);
     // Partition keys say why they wait.
     assert!(run(&mut st, [key('[')]).is_empty());
     assert!(
@@ -228,7 +228,7 @@ fn differs(st: &AppState) -> Vec<String> {
 fn real_set(partition: i32, generation: i64, cur: &str, upd: &str) -> Msg {
     let mut s = set("web", 5, partition, "nginx:1.26", cur, upd);
     s.metadata.generation = Some(generation);
-    applied(Object::Set(Box::new(s)))
+    applied(Object::Set(std::sync::Arc::new(s)))
 }
 
 #[test]

@@ -19,22 +19,28 @@ fn web() -> ObjRef {
 #[test]
 fn applies_replaces_and_deletes_objects() {
     let mut m = Mirror::default();
-    assert!(m.apply(Object::Set(Box::new(set("web", 3, 0, "nginx:1", "web-a", "web-a")))));
+    assert!(
+        m.apply(Object::Set(std::sync::Arc::new(set("web", 3, 0, "nginx:1", "web-a", "web-a"))))
+    );
     let g = m.generation();
-    assert!(!m.apply(Object::Set(Box::new(set("web", 3, 0, "nginx:1", "web-a", "web-a")))));
+    assert!(
+        !m.apply(Object::Set(std::sync::Arc::new(set("web", 3, 0, "nginx:1", "web-a", "web-a"))))
+    );
     assert_eq!(m.generation(), g, "an identical object changes nothing");
-    assert!(m.apply(Object::Set(Box::new(set("web", 4, 0, "nginx:1", "web-a", "web-a")))));
+    assert!(
+        m.apply(Object::Set(std::sync::Arc::new(set("web", 4, 0, "nginx:1", "web-a", "web-a"))))
+    );
     assert_eq!(m.set(&web()).and_then(|s| s.spec.replicas), Some(4));
     for o in [2, 0, 1] {
-        m.apply(Object::Pod(Box::new(pod("web", o, "web-a", true))));
+        m.apply(Object::Pod(std::sync::Arc::new(pod("web", o, "web-a", true))));
     }
     // A pod of another set with a prefix-sharing name is not web's.
-    m.apply(Object::Pod(Box::new(pod("web-x", 0, "web-x-a", true))));
+    m.apply(Object::Pod(std::sync::Arc::new(pod("web-x", 0, "web-x-a", true))));
     let ords: Vec<i32> = m.pods_of(&web()).map(|(o, _)| o).collect();
     assert_eq!(ords, vec![0, 1, 2]);
     assert!(m.pod_at(&web(), 1).is_some());
-    assert!(m.delete(&Object::Pod(Box::new(pod("web", 1, "web-a", true)))));
-    assert!(!m.delete(&Object::Pod(Box::new(pod("web", 1, "web-a", true)))));
+    assert!(m.delete(&Object::Pod(std::sync::Arc::new(pod("web", 1, "web-a", true)))));
+    assert!(!m.delete(&Object::Pod(std::sync::Arc::new(pod("web", 1, "web-a", true)))));
     assert!(m.pod_at(&web(), 1).is_none());
     assert_eq!(m.pods_of(&web()).count(), 2);
     assert_eq!(m.pods_in(NS).count(), 3);
@@ -43,31 +49,31 @@ fn applies_replaces_and_deletes_objects() {
 #[test]
 fn span_covers_desired_and_condemned_ordinals() {
     let mut m = Mirror::default();
-    m.apply(Object::Set(Box::new(set("web", 3, 0, "nginx:1", "web-a", "web-a"))));
+    m.apply(Object::Set(std::sync::Arc::new(set("web", 3, 0, "nginx:1", "web-a", "web-a"))));
     assert_eq!(m.ordinal_span(&web()), Some((0, 2)));
     // Scaled down to 3 while web-5 still terminates: the grid keeps showing it.
-    m.apply(Object::Pod(Box::new(pod("web", 5, "web-a", true))));
+    m.apply(Object::Pod(std::sync::Arc::new(pod("web", 5, "web-a", true))));
     assert_eq!(m.ordinal_span(&web()), Some((0, 5)));
     let mut zero = set("web", 0, 0, "nginx:1", "web-a", "web-a");
-    m.apply(Object::Set(Box::new(zero.clone())));
+    m.apply(Object::Set(std::sync::Arc::new(zero.clone())));
     assert_eq!(m.ordinal_span(&web()), Some((5, 5)));
-    m.delete(&Object::Pod(Box::new(pod("web", 5, "web-a", true))));
+    m.delete(&Object::Pod(std::sync::Arc::new(pod("web", 5, "web-a", true))));
     assert_eq!(m.ordinal_span(&web()), None);
     // A start ordinal shifts the range.
     zero.spec.replicas = Some(2);
     zero.spec.ordinals = Some(k8s_openapi::api::apps::v1::StatefulSetOrdinals { start: Some(10) });
-    m.apply(Object::Set(Box::new(zero)));
+    m.apply(Object::Set(std::sync::Arc::new(zero)));
     assert_eq!(m.ordinal_span(&web()), Some((10, 11)));
 }
 
 #[test]
 fn revisions_of_a_set_are_owned_and_sorted() {
     let mut m = Mirror::default();
-    m.apply(Object::Set(Box::new(set("web", 3, 0, "nginx:1", "web-a", "web-b"))));
-    m.apply(Object::Revision(Box::new(revision("web", "web-b", 2, "nginx:2"))));
-    m.apply(Object::Revision(Box::new(revision("web", "web-a", 1, "nginx:1"))));
+    m.apply(Object::Set(std::sync::Arc::new(set("web", 3, 0, "nginx:1", "web-a", "web-b"))));
+    m.apply(Object::Revision(std::sync::Arc::new(revision("web", "web-b", 2, "nginx:2"))));
+    m.apply(Object::Revision(std::sync::Arc::new(revision("web", "web-a", 1, "nginx:1"))));
     // Owned by another set: excluded.
-    m.apply(Object::Revision(Box::new(revision("db", "web-zzz", 3, "pg:16"))));
+    m.apply(Object::Revision(std::sync::Arc::new(revision("db", "web-zzz", 3, "pg:16"))));
     let names: Vec<_> =
         m.revisions_of(&web()).iter().filter_map(|r| r.metadata.name.clone()).collect();
     assert_eq!(names, vec!["web-a", "web-b"]);

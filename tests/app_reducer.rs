@@ -58,7 +58,14 @@ fn partition_below_zero_is_refused_with_a_reason() {
     let mut st = demo(sim_caps());
     run(
         &mut st,
-        [applied(Object::Set(Box::new(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"))))],
+        [applied(Object::Set(std::sync::Arc::new(set(
+            "web",
+            5,
+            0,
+            "nginx:1.26",
+            "web-a",
+            "web-b",
+        ))))],
     );
     let cmds = run(&mut st, [key('[')]);
     assert!(cmds.is_empty());
@@ -72,7 +79,14 @@ fn partition_above_replicas_steps_down_to_replicas_minus_one() {
     let mut st = demo(sim_caps());
     run(
         &mut st,
-        [applied(Object::Set(Box::new(set("web", 5, 9, "nginx:1.26", "web-a", "web-b"))))],
+        [applied(Object::Set(std::sync::Arc::new(set(
+            "web",
+            5,
+            9,
+            "nginx:1.26",
+            "web-a",
+            "web-b",
+        ))))],
     );
     let cmds = run(&mut st, [key('[')]);
     assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::SetPartition { set: web(), partition: 4 })]);
@@ -109,9 +123,16 @@ fn raise_warning_falls_back_to_the_status_before_the_advisor_runs() {
     run(
         &mut st,
         [
-            applied(Object::Set(Box::new(set("web", 5, 3, "nginx:1.26", "web-a", "web-b")))),
-            applied(Object::Pod(Box::new(pod("web", 3, "web-b", true)))),
-            applied(Object::Pod(Box::new(pod("web", 4, "web-b", true)))),
+            applied(Object::Set(std::sync::Arc::new(set(
+                "web",
+                5,
+                3,
+                "nginx:1.26",
+                "web-a",
+                "web-b",
+            )))),
+            applied(Object::Pod(std::sync::Arc::new(pod("web", 3, "web-b", true)))),
+            applied(Object::Pod(std::sync::Arc::new(pod("web", 4, "web-b", true)))),
         ],
     );
     run(&mut st, [key('p'), key('5'), code(KeyCode::Enter)]);
@@ -125,14 +146,28 @@ fn raising_the_partition_over_outdated_pods_needs_no_confirmation() {
     let mut st = demo(sim_caps());
     run(
         &mut st,
-        [applied(Object::Set(Box::new(set("web", 5, 3, "nginx:1.26", "web-a", "web-b"))))],
+        [applied(Object::Set(std::sync::Arc::new(set(
+            "web",
+            5,
+            3,
+            "nginx:1.26",
+            "web-a",
+            "web-b",
+        ))))],
     );
     let cmds = run(&mut st, [key(']')]);
     assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::SetPartition { set: web(), partition: 4 })]);
     // At replicas, raising further is refused.
     run(
         &mut st,
-        [applied(Object::Set(Box::new(set("web", 5, 5, "nginx:1.26", "web-a", "web-b"))))],
+        [applied(Object::Set(std::sync::Arc::new(set(
+            "web",
+            5,
+            5,
+            "nginx:1.26",
+            "web-a",
+            "web-b",
+        ))))],
     );
     assert!(run(&mut st, [key(']')]).is_empty());
     assert!(status_text(&st).contains("holds every ordinal"), "{}", status_text(&st));
@@ -164,7 +199,7 @@ fn partition_prompt_validates_and_confirms_a_jump() {
 fn partition_on_an_on_delete_set_is_refused() {
     let mut st = demo(sim_caps());
     let s = on_delete(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"));
-    run(&mut st, [applied(Object::Set(Box::new(s)))]);
+    run(&mut st, [applied(Object::Set(std::sync::Arc::new(s)))]);
     for k in ['[', ']', 'p'] {
         assert!(run(&mut st, [key(k)]).is_empty());
         assert!(status_text(&st).contains("OnDelete"), "{k}: {}", status_text(&st));
@@ -188,7 +223,7 @@ fn strategy_toggle_round_trip_restores_the_partition() {
         vec![Op::from(ClusterOp::SetStrategy { set: web(), on_delete: true, rolling: None })]
     );
     let s = on_delete(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"));
-    run(&mut st, [applied(Object::Set(Box::new(s)))]);
+    run(&mut st, [applied(Object::Set(std::sync::Arc::new(s)))]);
     // Back: partition 5 holds every pod, so nothing is replaced and nothing is asked.
     let cmds = run(&mut st, [key('o')]);
     assert_eq!(st.modal, Modal::None);
@@ -207,7 +242,7 @@ fn strategy_toggle_round_trip_restores_the_partition() {
 fn a_set_born_on_delete_switches_to_rolling_update_holding_every_ordinal() {
     let mut st = demo(sim_caps());
     let s = on_delete(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"));
-    run(&mut st, [applied(Object::Set(Box::new(s)))]);
+    run(&mut st, [applied(Object::Set(std::sync::Arc::new(s)))]);
     let cmds = run(&mut st, [key('o')]);
     assert_eq!(st.modal, Modal::None, "nothing is replaced: no confirmation");
     let sent = ops(&cmds);
@@ -229,9 +264,9 @@ fn back_to_rolling_update_asks_when_outdated_pods_would_be_replaced() {
     let mut st = demo(sim_caps());
     // Remembered partition 2: web-2..web-4 are outdated and would be replaced at once.
     let s = set("web", 5, 2, "nginx:1.26", "web-a", "web-b");
-    run(&mut st, [applied(Object::Set(Box::new(s.clone())))]);
+    run(&mut st, [applied(Object::Set(std::sync::Arc::new(s.clone())))]);
     run(&mut st, [key('o')]);
-    run(&mut st, [applied(Object::Set(Box::new(on_delete(s.clone()))))]);
+    run(&mut st, [applied(Object::Set(std::sync::Arc::new(on_delete(s.clone()))))]);
     assert!(run(&mut st, [key('o')]).is_empty());
     let Modal::Confirm(c) = &st.modal else { panic!("no confirmation") };
     assert_eq!((c.old.as_str(), c.new.as_str()), ("OnDelete", "RollingUpdate partition=2"));
@@ -306,7 +341,14 @@ fn scale_up_is_direct_and_scale_to_zero_asks() {
     // Already at 0: scale down is refused.
     run(
         &mut st,
-        [applied(Object::Set(Box::new(set("web", 0, 0, "nginx:1.26", "web-a", "web-b"))))],
+        [applied(Object::Set(std::sync::Arc::new(set(
+            "web",
+            0,
+            0,
+            "nginx:1.26",
+            "web-a",
+            "web-b",
+        ))))],
     );
     assert!(run(&mut st, [key('-')]).is_empty());
     assert!(status_text(&st).contains("already has 0"), "{}", status_text(&st));
@@ -327,7 +369,10 @@ fn delete_pod_confirms_old_and_new_and_refuses_placeholders() {
     let pod = ObjRef::new(NS, "web-2");
     assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::DeletePod { pod, force: false, uid: None })]);
     // A placeholder (the pod is gone) is refused.
-    run(&mut st, [Msg::Backend(BackendEvent::Deleted(Object::Pod(Box::new(pod_at(2)))))]);
+    run(
+        &mut st,
+        [Msg::Backend(BackendEvent::Deleted(Object::Pod(std::sync::Arc::new(pod_at(2)))))],
+    );
     assert!(run(&mut st, [ctrl('d')]).is_empty());
     assert!(status_text(&st).contains("placeholder"), "{}", status_text(&st));
 }
@@ -374,11 +419,21 @@ fn selection_moves_and_clamps() {
     run(&mut st, [code(KeyCode::End)]);
     run(
         &mut st,
-        [applied(Object::Set(Box::new(set("web", 2, 5, "nginx:1.26", "web-a", "web-b"))))],
+        [applied(Object::Set(std::sync::Arc::new(set(
+            "web",
+            2,
+            5,
+            "nginx:1.26",
+            "web-a",
+            "web-b",
+        ))))],
     );
     assert_eq!(st.selected_ordinal, 4, "condemned pods stay selectable while they exist");
     for o in 2..5 {
-        run(&mut st, [Msg::Backend(BackendEvent::Deleted(Object::Pod(Box::new(pod_at(o)))))]);
+        run(
+            &mut st,
+            [Msg::Backend(BackendEvent::Deleted(Object::Pod(std::sync::Arc::new(pod_at(o)))))],
+        );
     }
     assert_eq!(st.selected_ordinal, 1);
 }
@@ -448,7 +503,7 @@ fn undo_picks_a_revision_and_confirms() {
 fn undo_with_one_revision_is_refused() {
     let mut st = demo(sim_caps());
     let r = revision("web", "web-a", 1, "nginx:1.25");
-    run(&mut st, [Msg::Backend(BackendEvent::Deleted(Object::Revision(Box::new(r))))]);
+    run(&mut st, [Msg::Backend(BackendEvent::Deleted(Object::Revision(std::sync::Arc::new(r))))]);
     assert!(run(&mut st, [key('u')]).is_empty());
     assert_eq!(st.modal, Modal::None);
     assert!(status_text(&st).contains("no earlier revision"), "{}", status_text(&st));

@@ -60,10 +60,16 @@ fn identical_reapply_is_not_a_change_and_the_advisor_follows_the_mirror() {
     let a = st.advisor.clone().unwrap_or_else(|| panic!("advisor did not run after Synced"));
     assert_eq!(a.set, web());
     st.dirty = false;
-    run(&mut st, [applied(Object::Pod(Box::new(pod("web", 1, "web-a", true)))), Msg::BatchEnd]);
+    run(
+        &mut st,
+        [applied(Object::Pod(std::sync::Arc::new(pod("web", 1, "web-a", true)))), Msg::BatchEnd],
+    );
     assert!(!st.dirty, "an identical object is not a visible change");
     assert_eq!(st.advisor.as_ref().map(|a| a.mirror_generation), Some(a.mirror_generation));
-    run(&mut st, [applied(Object::Pod(Box::new(pod("web", 1, "web-a", false)))), Msg::BatchEnd]);
+    run(
+        &mut st,
+        [applied(Object::Pod(std::sync::Arc::new(pod("web", 1, "web-a", false)))), Msg::BatchEnd],
+    );
     assert!(st.dirty);
     let b = st.advisor.clone().unwrap_or_else(|| panic!("advisor lost"));
     assert!(b.mirror_generation > a.mirror_generation);

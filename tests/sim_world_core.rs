@@ -526,7 +526,7 @@ fn a_failed_create_in_a_burst_batch_still_sends_the_rest_of_that_batch() {
         spec: Some(Default::default()),
         ..Default::default()
     };
-    sim.rest_create(ststui::backend::Object::Pod(Box::new(foreign)), false).unwrap();
+    sim.rest_create(ststui::backend::Object::Pod(std::sync::Arc::new(foreign)), false).unwrap();
     let mut s = set("web", 4);
     s.spec.pod_management_policy = Some("Parallel".into());
     sim.create_set(s).unwrap();
@@ -560,7 +560,7 @@ fn adoption_and_release_appear_in_the_timeline() {
     let mut q = sim.pod(&key("web-1")).unwrap().clone();
     q.metadata.labels.get_or_insert_with(Default::default).insert("app".into(), "other".into());
     q.metadata.resource_version = None;
-    sim.rest_update(ststui::backend::Object::Pod(Box::new(q)), false, false).unwrap();
+    sim.rest_update(ststui::backend::Object::Pod(std::sync::Arc::new(q)), false, false).unwrap();
     sim.advance(1000);
     let released = pod_actions(&sim.drain_events(), "release-pod");
     assert_eq!(released.iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>(), ["web-1"]);

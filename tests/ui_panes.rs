@@ -280,8 +280,9 @@ fn an_unset_rolling_update_is_warned_about() {
     if let Some(u) = set.spec.update_strategy.as_mut() {
         u.rolling_update = None;
     }
-    let applied =
-        ststui::backend::BackendEvent::Applied(ststui::backend::Object::Set(Box::new(set)));
+    let applied = ststui::backend::BackendEvent::Applied(ststui::backend::Object::Set(
+        std::sync::Arc::new(set),
+    ));
     ststui::app::update(&mut st, ststui::app::Msg::Backend(applied));
     let buf = screen_of(&st, 200, 60);
     let t = text(&buf);

@@ -11,6 +11,7 @@
 //! [`BackendEvent::Deleted`]: crate::backend::BackendEvent::Deleted
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::Metadata;
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
@@ -34,12 +35,12 @@ pub fn obj_ref(meta: &ObjectMeta) -> ObjRef {
 /// The objects a backend reported, as of the last event applied.
 #[derive(Debug, Clone, Default)]
 pub struct Mirror {
-    sets: BTreeMap<ObjRef, StatefulSet>,
-    pods: BTreeMap<ObjRef, Pod>,
+    sets: BTreeMap<ObjRef, Arc<StatefulSet>>,
+    pods: BTreeMap<ObjRef, Arc<Pod>>,
     /// `(namespace, parent name)` → ordinal → pod name, for every pod named `<parent>-<N>`.
     ordinals: BTreeMap<ObjRef, BTreeMap<i32, String>>,
-    claims: BTreeMap<ObjRef, PersistentVolumeClaim>,
-    revisions: BTreeMap<ObjRef, ControllerRevision>,
+    claims: BTreeMap<ObjRef, Arc<PersistentVolumeClaim>>,
+    revisions: BTreeMap<ObjRef, Arc<ControllerRevision>>,
     /// Bumped on every change that altered an object; the advisor recomputes when it moved.
     generation: u64,
 }
@@ -49,13 +50,13 @@ impl Mirror {
     /// e.g. a relist, changes nothing).
     pub fn apply(&mut self, obj: Object) -> bool {
         let changed = match obj {
-            Object::Set(s) => put(&mut self.sets, *s),
-            Object::Claim(c) => put(&mut self.claims, *c),
-            Object::Revision(r) => put(&mut self.revisions, *r),
+            Object::Set(s) => put(&mut self.sets, s),
+            Object::Claim(c) => put(&mut self.claims, c),
+            Object::Revision(r) => put(&mut self.revisions, r),
             Object::Event(_) => false,
             Object::Pod(p) => {
                 let key = obj_ref(p.metadata());
-                let changed = put(&mut self.pods, *p);
+                let changed = put(&mut self.pods, p);
                 if changed {
                     self.index_pod(&key);
                 }
@@ -102,12 +103,10 @@ impl Mirror {
         let keep: std::collections::BTreeSet<ObjRef> =
             objects.iter().map(|o| obj_ref(o.metadata())).collect();
         let stale: Vec<Object> = match kind {
-            ObjKind::Set => stale_in(&self.sets, scope, &keep, |o| Object::Set(Box::new(o))),
-            ObjKind::Pod => stale_in(&self.pods, scope, &keep, |o| Object::Pod(Box::new(o))),
-            ObjKind::Claim => stale_in(&self.claims, scope, &keep, |o| Object::Claim(Box::new(o))),
-            ObjKind::Revision => {
-                stale_in(&self.revisions, scope, &keep, |o| Object::Revision(Box::new(o)))
-            }
+            ObjKind::Set => stale_in(&self.sets, scope, &keep, Object::Set),
+            ObjKind::Pod => stale_in(&self.pods, scope, &keep, Object::Pod),
+            ObjKind::Claim => stale_in(&self.claims, scope, &keep, Object::Claim),
+            ObjKind::Revision => stale_in(&self.revisions, scope, &keep, Object::Revision),
             ObjKind::Event => Vec::new(),
         };
         let mut changed = false;
@@ -133,21 +132,21 @@ impl Mirror {
 
     /// All StatefulSets, by namespace then name.
     pub fn sets(&self) -> impl Iterator<Item = (&ObjRef, &StatefulSet)> {
-        self.sets.iter()
+        self.sets.iter().map(|(k, v)| (k, &**v))
     }
 
     pub fn set(&self, r: &ObjRef) -> Option<&StatefulSet> {
-        self.sets.get(r)
+        self.sets.get(r).map(|s| &**s)
     }
 
     pub fn pod(&self, r: &ObjRef) -> Option<&Pod> {
-        self.pods.get(r)
+        self.pods.get(r).map(|p| &**p)
     }
 
     /// The pod named `<set>-<ordinal>` in the set's namespace, if it exists.
     pub fn pod_at(&self, set: &ObjRef, ordinal: i32) -> Option<&Pod> {
         let name = self.ordinals.get(set)?.get(&ordinal)?;
-        self.pods.get(&ObjRef::new(set.namespace.clone(), name.clone()))
+        self.pods.get(&ObjRef::new(set.namespace.clone(), name.clone())).map(|p| &**p)
     }
 
     /// The set's pods (every pod named `<set>-<N>` in its namespace) in ordinal order.
@@ -156,7 +155,7 @@ impl Mirror {
         self.ordinals.get(set).into_iter().flat_map(move |m| {
             let ns = ns.clone();
             m.iter().filter_map(move |(o, name)| {
-                self.pods.get(&ObjRef::new(ns.clone(), name.clone())).map(|p| (*o, p))
+                self.pods.get(&ObjRef::new(ns.clone(), name.clone())).map(|p| (*o, &**p))
             })
         })
     }
@@ -187,7 +186,7 @@ impl Mirror {
 
     /// Every pod in `namespace` (what a pod lister returns).
     pub fn pods_in<'a>(&'a self, namespace: &'a str) -> impl Iterator<Item = &'a Pod> + 'a {
-        self.pods.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
+        self.pods.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| &**v)
     }
 
     /// Every claim in `namespace`.
@@ -195,7 +194,7 @@ impl Mirror {
         &'a self,
         namespace: &'a str,
     ) -> impl Iterator<Item = &'a PersistentVolumeClaim> + 'a {
-        self.claims.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
+        self.claims.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| &**v)
     }
 
     /// Every ControllerRevision in `namespace`.
@@ -203,7 +202,7 @@ impl Mirror {
         &'a self,
         namespace: &'a str,
     ) -> impl Iterator<Item = &'a ControllerRevision> + 'a {
-        self.revisions.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
+        self.revisions.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| &**v)
     }
 
     /// The set's revision history, oldest first (by `.revision`, then name): revisions whose
@@ -215,7 +214,7 @@ impl Mirror {
             .revisions
             .iter()
             .filter(|(k, _)| k.namespace == set.namespace)
-            .map(|(_, v)| v)
+            .map(|(_, v)| &**v)
             .filter(|r| {
                 let owners = r.metadata.owner_references.as_deref().unwrap_or_default();
                 match owners.iter().find(|o| o.controller == Some(true)) {
@@ -232,25 +231,30 @@ impl Mirror {
 /// The objects of `map` inside `scope` whose keys are not in `keep`, as [`Object`]s (only their
 /// metadata is used, to delete them).
 fn stale_in<T: Metadata<Ty = ObjectMeta> + Default>(
-    map: &BTreeMap<ObjRef, T>,
+    map: &BTreeMap<ObjRef, Arc<T>>,
     scope: &Scope,
     keep: &std::collections::BTreeSet<ObjRef>,
-    wrap: impl Fn(T) -> Object,
+    wrap: impl Fn(Arc<T>) -> Object,
 ) -> Vec<Object> {
     map.iter()
         .filter(|(k, v)| !keep.contains(*k) && scope.covers(v.metadata()))
         .map(|(_, v)| {
             let mut stub = T::default();
             *stub.metadata_mut() = v.metadata().clone();
-            wrap(stub)
+            wrap(Arc::new(stub))
         })
         .collect()
 }
 
-fn put<T: Metadata<Ty = ObjectMeta> + PartialEq>(map: &mut BTreeMap<ObjRef, T>, obj: T) -> bool {
+/// Stores `obj` (shared with the backend that reported it: the simulator's store holds the same
+/// allocation, so 10,000 pods are held once, not twice).
+fn put<T: Metadata<Ty = ObjectMeta> + PartialEq>(
+    map: &mut BTreeMap<ObjRef, Arc<T>>,
+    obj: Arc<T>,
+) -> bool {
     let key = obj_ref(obj.metadata());
     match map.get(&key) {
-        Some(old) if *old == obj => false,
+        Some(old) if Arc::ptr_eq(old, &obj) || **old == *obj => false,
         _ => {
             map.insert(key, obj);
             true

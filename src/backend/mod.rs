@@ -12,6 +12,7 @@ mod op;
 mod timeline;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
@@ -43,13 +44,13 @@ impl std::fmt::Display for ObjRef {
 /// Any object a backend watches.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
-    Set(Box<StatefulSet>),
-    Pod(Box<Pod>),
-    Claim(Box<PersistentVolumeClaim>),
-    Revision(Box<ControllerRevision>),
+    Set(Arc<StatefulSet>),
+    Pod(Arc<Pod>),
+    Claim(Arc<PersistentVolumeClaim>),
+    Revision(Arc<ControllerRevision>),
     /// A core/v1 Event (the simulator records them when served; the console shows events as
     /// timeline lines, not as objects).
-    Event(Box<k8s_openapi::api::core::v1::Event>),
+    Event(Arc<k8s_openapi::api::core::v1::Event>),
 }
 
 impl Object {

@@ -333,7 +333,7 @@ async fn picker(
         scope,
         what,
         conn,
-        |s| Object::Set(Box::new(s)),
+        |s| Object::Set(std::sync::Arc::new(s)),
         |_| Vec::new(),
         move |_| synced_now(&synced),
         true,
@@ -362,7 +362,7 @@ async fn focus(key: ObjRef, client: kube::Client, conn: Arc<Conn>, synced: Arc<A
         scope,
         what,
         Arc::clone(&conn),
-        |s| Object::Set(Box::new(s)),
+        |s| Object::Set(std::sync::Arc::new(s)),
         move |seen| {
             let mut tr = t.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             match seen {
@@ -446,7 +446,7 @@ fn watch_set_objects(
         scope.clone(),
         format!("watch pods in {ns}"),
         Arc::clone(conn),
-        |p| Object::Pod(Box::new(p)),
+        |p| Object::Pod(std::sync::Arc::new(p)),
         move |seen| {
             let mut tr = t.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             match seen {
@@ -466,7 +466,7 @@ fn watch_set_objects(
         scope.clone(),
         format!("watch controllerrevisions in {ns}"),
         Arc::clone(conn),
-        |r| Object::Revision(Box::new(r)),
+        |r| Object::Revision(std::sync::Arc::new(r)),
         move |seen| {
             let mut tr = t.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             match seen {
@@ -485,7 +485,7 @@ fn watch_set_objects(
         scope,
         format!("watch persistentvolumeclaims in {ns}"),
         Arc::clone(conn),
-        |c| Object::Claim(Box::new(c)),
+        |c| Object::Claim(std::sync::Arc::new(c)),
         |_| Vec::new(),
         first_listing::<PersistentVolumeClaim>(&pending, synced),
         true,
@@ -504,7 +504,7 @@ fn watch_set_objects(
             Scope::namespace(ns.clone()),
             format!("watch events in {ns}"),
             Arc::clone(conn),
-            |e| Object::Event(Box::new(e)),
+            |e| Object::Event(std::sync::Arc::new(e)),
             move |seen| {
                 let mut tr = t.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 let about_us = |e: &KubeEvent| {

@@ -173,7 +173,7 @@ pub async fn scale(
             new.metadata.resource_version =
                 wanted.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(str::to_string);
             new.spec.replicas = Some(replicas);
-            let stored = sim.rest_update(Object::Set(Box::new(new)), false, dry).map_err(|e| api_status(def, &key.name, &e))?;
+            let stored = sim.rest_update(Object::Set(std::sync::Arc::new(new)), false, dry).map_err(|e| api_status(def, &key.name, &e))?;
             match stored {
                 Object::Set(s) => Ok(scale_json(&s)),
                 _ => Ok(current),

@@ -51,11 +51,13 @@ pub fn decode(def: &Def, v: Value) -> Result<Object, Status> {
         )));
     }
     Ok(match def.res {
-        Res::Sets => Object::Set(Box::new(serde_json::from_value(v).map_err(fail)?)),
-        Res::Pods => Object::Pod(Box::new(serde_json::from_value(v).map_err(fail)?)),
-        Res::Claims => Object::Claim(Box::new(serde_json::from_value(v).map_err(fail)?)),
-        Res::Revisions => Object::Revision(Box::new(serde_json::from_value(v).map_err(fail)?)),
-        Res::Events => Object::Event(Box::new(serde_json::from_value(v).map_err(fail)?)),
+        Res::Sets => Object::Set(std::sync::Arc::new(serde_json::from_value(v).map_err(fail)?)),
+        Res::Pods => Object::Pod(std::sync::Arc::new(serde_json::from_value(v).map_err(fail)?)),
+        Res::Claims => Object::Claim(std::sync::Arc::new(serde_json::from_value(v).map_err(fail)?)),
+        Res::Revisions => {
+            Object::Revision(std::sync::Arc::new(serde_json::from_value(v).map_err(fail)?))
+        }
+        Res::Events => Object::Event(std::sync::Arc::new(serde_json::from_value(v).map_err(fail)?)),
         _ => return Err(Status::method_not_allowed(def.plural)),
     })
 }

@@ -35,7 +35,7 @@ const BACKOFF_MAX_MS: u64 = 1_000_000;
 /// What the last sync of a set left behind.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SetRecord {
-    /// The Plan the reconciler returned.
+    /// The Plan the reconciler returned, without its effects (they were moved into the store).
     pub plan: Plan,
     /// The `blocked` sentence and pod last reported (None when the sync did not wait).
     pub blocked: Option<(String, Option<String>)>,
@@ -114,45 +114,65 @@ fn revision_name(effect: &Effect) -> Option<String> {
     }
 }
 
-/// Applies one effect through the API layer.
-fn apply_effect(
-    store: &mut Store,
-    ns: &str,
-    set: &ObjRef,
-    effect: &Effect,
-) -> Result<(), ApiError> {
+/// Applies one effect through the API layer, moving its object into the store (a burst of
+/// 10,000 pod creations is not copied a second time).
+fn apply_effect(store: &mut Store, ns: &str, set: &ObjRef, effect: Effect) -> Result<(), ApiError> {
     let key = |name: &str| ObjRef::new(ns, name);
     match effect {
         Effect::AdoptRevision { revision: r, .. } | Effect::UpdateRevision(r) => {
-            api::update_revision(store, ns, (**r).clone())
+            api::update_revision(store, ns, *r)
         }
         Effect::AdoptPod { pod: p, .. }
         | Effect::ReleasePod { pod: p, .. }
-        | Effect::UpdatePod(p) => api::update_pod(store, ns, (**p).clone()),
-        Effect::CreateRevision(r) => api::create_revision(store, ns, (**r).clone()),
-        Effect::DeleteRevision { name } => api::delete_revision(store, &key(name)),
-        Effect::CreateClaim(c) => api::create_claim(store, ns, (**c).clone()),
-        Effect::UpdateClaim(c) => api::update_claim(store, ns, (**c).clone()),
-        Effect::CreatePod(p) => api::create_pod(store, ns, (**p).clone()),
+        | Effect::UpdatePod(p) => api::update_pod(store, ns, *p),
+        Effect::CreateRevision(r) => api::create_revision(store, ns, *r),
+        Effect::DeleteRevision { name } => api::delete_revision(store, &key(&name)),
+        Effect::CreateClaim(c) => api::create_claim(store, ns, *c),
+        Effect::UpdateClaim(c) => api::update_claim(store, ns, *c),
+        Effect::CreatePod(p) => api::create_pod(store, ns, *p),
         // Upstream's rolling-update deletes treat NotFound as success (spec 3.6.1; the 1.37
         // Parallel two-phase path returns it instead, a difference that only changes whether
         // the key is retried). Failed-pod and scale-down deletes report it as an error.
-        Effect::DeletePod { name, reason } => match api::delete_pod(store, &key(name), false) {
-            Err(ApiError::Store(StoreError::NotFound { .. }))
-                if *reason == DeleteReason::Update =>
-            {
+        Effect::DeletePod { name, reason } => match api::delete_pod(store, &key(&name), false) {
+            Err(ApiError::Store(StoreError::NotFound { .. })) if reason == DeleteReason::Update => {
                 Ok(())
             }
             other => other.map(drop),
         },
-        Effect::WriteStatus(s) => api::write_set_status(store, set, (**s).clone()),
+        Effect::WriteStatus(s) => api::write_set_status(store, set, *s),
     }
 }
 
-fn describe_failure(key: &ObjRef, effect: &Effect, e: &ApiError) -> String {
-    let what = effect.action().unwrap_or("write-status");
-    let name = pod_name(effect).or_else(|| claim_name(effect)).or_else(|| revision_name(effect));
-    format!("sync {key}: {what} {} failed: {e}", name.unwrap_or_else(|| key.name.clone()))
+/// What the timeline says about an effect, read before the effect is applied (and moved).
+struct Note {
+    action: Option<&'static str>,
+    pod: Option<String>,
+    pvc: Option<String>,
+    revision: Option<String>,
+    reason: Option<String>,
+    revision_step: bool,
+}
+
+impl Note {
+    fn of(effect: &Effect) -> Note {
+        Note {
+            action: effect.action(),
+            pod: pod_name(effect),
+            pvc: claim_name(effect),
+            revision: revision_name(effect),
+            reason: match effect {
+                Effect::DeletePod { reason, .. } => Some(reason.as_str().to_string()),
+                _ => None,
+            },
+            revision_step: matches!(effect, Effect::CreateRevision(_) | Effect::UpdateRevision(_)),
+        }
+    }
+
+    fn failure(&self, key: &ObjRef, e: &ApiError) -> String {
+        let what = self.action.unwrap_or("write-status");
+        let name = self.pod.as_ref().or(self.pvc.as_ref()).or(self.revision.as_ref());
+        format!("sync {key}: {what} {} failed: {e}", name.unwrap_or(&key.name))
+    }
 }
 
 type StatusFields = (i32, i32, i32, i32, i32, String, String, i64);
@@ -355,8 +375,8 @@ impl Controller {
             return;
         };
         let before = status_fields(set);
-        let plan = self.plan(set, store);
-        let failure = self.apply(key, &plan, store);
+        let mut plan = self.plan(set, store);
+        let failure = self.apply(key, &mut plan, store);
         if let Some(after) = store.sets().get(key).and_then(status_fields)
             && Some(&after) != before.as_ref()
         {
@@ -417,11 +437,13 @@ impl Controller {
     /// history truncation still runs. In a Parallel burst the failing batch is finished first:
     /// its other pods' writes were concurrent upstream (only the failing pod's later writes are
     /// not sent). Returns the first failure.
-    fn apply(&self, key: &ObjRef, plan: &Plan, store: &mut Store) -> Option<String> {
+    fn apply(&self, key: &ObjRef, plan: &mut Plan, store: &mut Store) -> Option<String> {
         let mut failure: Option<(String, bool)> = None;
         // The burst batch that failed, and where its failing item ends.
         let mut failing: Option<(u32, usize)> = None;
-        for (i, effect) in plan.effects.iter().enumerate() {
+        // The effects are moved into the store; the record keeps the rest of the plan.
+        let effects = std::mem::take(&mut plan.effects);
+        for (i, effect) in effects.into_iter().enumerate() {
             let item = plan.burst_item(i);
             if let Some((batch, skip_to)) = failing {
                 match item {
@@ -440,29 +462,24 @@ impl Controller {
                     continue;
                 }
             }
+            let note = Note::of(&effect);
             if let Err(e) = apply_effect(store, &key.namespace, key, effect) {
                 if failure.is_none() {
-                    let revision_step =
-                        matches!(effect, Effect::CreateRevision(_) | Effect::UpdateRevision(_));
-                    failure = Some((describe_failure(key, effect, &e), revision_step));
+                    failure = Some((note.failure(key, &e), note.revision_step));
                 }
                 failing = item.map(|it| (it.batch, it.end));
                 continue;
             }
-            let Some(action) = effect.action() else { continue };
-            let reason = match effect {
-                Effect::DeletePod { reason, .. } => Some(reason.as_str().to_string()),
-                _ => None,
-            };
+            let Some(action) = note.action else { continue };
             store.note_in(
                 &key.namespace,
                 EventKind::Controller {
                     set: key.name.clone(),
                     action: action.to_string(),
-                    pod: pod_name(effect),
-                    pvc: claim_name(effect),
-                    revision: revision_name(effect),
-                    reason,
+                    pod: note.pod,
+                    pvc: note.pvc,
+                    revision: note.revision,
+                    reason: note.reason,
                 },
             );
         }

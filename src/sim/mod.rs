@@ -384,10 +384,15 @@ impl Sim {
             scope: crate::backend::Scope::default(),
             objects,
         };
-        let sets = s.sets().iter().map(|o| Object::Set(Box::new(o.clone()))).collect();
-        let revs = s.revisions().iter().map(|o| Object::Revision(Box::new(o.clone()))).collect();
-        let claims = s.claims().iter().map(|o| Object::Claim(Box::new(o.clone()))).collect();
-        let pods = s.pods().iter().map(|o| Object::Pod(Box::new(o.clone()))).collect();
+        let sets = s.sets().iter().map(|o| Object::Set(std::sync::Arc::new(o.clone()))).collect();
+        let revs = s
+            .revisions()
+            .iter()
+            .map(|o| Object::Revision(std::sync::Arc::new(o.clone())))
+            .collect();
+        let claims =
+            s.claims().iter().map(|o| Object::Claim(std::sync::Arc::new(o.clone()))).collect();
+        let pods = s.pods().iter().map(|o| Object::Pod(std::sync::Arc::new(o.clone()))).collect();
         vec![
             listed(ObjKind::Set, sets),
             listed(ObjKind::Revision, revs),

@@ -5,6 +5,8 @@
 //!
 //! Owns: the verbs' semantics over [`Object`]s. Must not: know HTTP, or bypass `api`.
 
+use std::sync::Arc;
+
 use std::collections::BTreeSet;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -39,8 +41,8 @@ pub struct Deletion {
     pub removed: bool,
 }
 
-fn wrap<T: Kind>(o: &T) -> Object {
-    o.clone().into_object()
+fn wrap<T: Kind>(o: &Arc<T>) -> Object {
+    T::into_object(Arc::clone(o))
 }
 
 impl Sim {
@@ -48,11 +50,11 @@ impl Sim {
     pub fn rest_get(&self, kind: ObjKind, key: &ObjRef) -> Option<Object> {
         let s = &self.world.store;
         match kind {
-            ObjKind::Set => s.sets().get(key).map(wrap),
-            ObjKind::Pod => s.pods().get(key).map(wrap),
-            ObjKind::Claim => s.claims().get(key).map(wrap),
-            ObjKind::Revision => s.revisions().get(key).map(wrap),
-            ObjKind::Event => s.events().get(key).map(wrap),
+            ObjKind::Set => s.sets().get_shared(key).map(wrap),
+            ObjKind::Pod => s.pods().get_shared(key).map(wrap),
+            ObjKind::Claim => s.claims().get_shared(key).map(wrap),
+            ObjKind::Revision => s.revisions().get_shared(key).map(wrap),
+            ObjKind::Event => s.events().get_shared(key).map(wrap),
         }
     }
 
@@ -61,8 +63,8 @@ impl Sim {
     pub fn rest_list(&self, kind: ObjKind, ns: Option<&str>) -> (Vec<Object>, u64) {
         fn all<T: Kind>(t: &super::store::Table<T>, ns: Option<&str>) -> Vec<Object> {
             match ns {
-                Some(ns) => t.in_namespace(ns).map(wrap).collect(),
-                None => t.iter().map(wrap).collect(),
+                Some(ns) => t.in_namespace_shared(ns).map(wrap).collect(),
+                None => t.iter_shared().map(wrap).collect(),
             }
         }
         let s = &self.world.store;
@@ -102,7 +104,7 @@ impl Sim {
             }
             let mut obj = obj;
             if let Object::Set(s) = &mut obj {
-                crate::core::defaults::set_defaults_stateful_set(s, &sem);
+                crate::core::defaults::set_defaults_stateful_set(Arc::make_mut(s), &sem);
                 super::validate::validate_create(s)?;
             }
             return Ok(obj);
@@ -111,12 +113,15 @@ impl Sim {
         let ns = key.namespace.clone();
         let kind = obj.kind();
         match obj {
-            Object::Set(s) => return Ok(Object::Set(Box::new(api::create_set(store, *s, &sem)?))),
-            Object::Pod(p) => api::create_pod(store, &ns, *p)?,
-            Object::Claim(c) => api::create_claim(store, &ns, *c)?,
-            Object::Revision(r) => api::create_revision(store, &ns, *r)?,
+            Object::Set(s) => {
+                let created = api::create_set(store, Arc::unwrap_or_clone(s), &sem)?;
+                return Ok(Object::Set(Arc::new(created)));
+            }
+            Object::Pod(p) => api::create_pod(store, &ns, Arc::unwrap_or_clone(p))?,
+            Object::Claim(c) => api::create_claim(store, &ns, Arc::unwrap_or_clone(c))?,
+            Object::Revision(r) => api::create_revision(store, &ns, Arc::unwrap_or_clone(r))?,
             Object::Event(e) => {
-                store.create(*e)?;
+                store.create(Arc::unwrap_or_clone(e))?;
             }
         }
         super::engine::dispatch(&mut self.world);
@@ -158,7 +163,7 @@ impl Sim {
                 if dry_run {
                     return Ok(Object::Set(new));
                 }
-                api::update_set(store, *new, &sem)?;
+                api::update_set(store, Arc::unwrap_or_clone(new), &sem)?;
             }
             (Object::Pod(new), Object::Pod(old)) if status => {
                 if !dry_run {
@@ -169,7 +174,7 @@ impl Sim {
             (Object::Pod(new), Object::Pod(old)) => {
                 checks::pod_update(&old, &new)?;
                 if !dry_run {
-                    api::update_pod(store, &ns, *new)?;
+                    api::update_pod(store, &ns, Arc::unwrap_or_clone(new))?;
                 }
             }
             (Object::Claim(new), Object::Claim(_)) if status => {
@@ -180,18 +185,18 @@ impl Sim {
             }
             (Object::Claim(new), Object::Claim(_)) => {
                 if !dry_run {
-                    api::update_claim(store, &ns, *new)?;
+                    api::update_claim(store, &ns, Arc::unwrap_or_clone(new))?;
                 }
             }
             (Object::Revision(new), Object::Revision(old)) => {
                 checks::revision_update(&old, &new)?;
                 if !dry_run {
-                    api::update_revision(store, &ns, *new)?;
+                    api::update_revision(store, &ns, Arc::unwrap_or_clone(new))?;
                 }
             }
             (Object::Event(new), Object::Event(_)) => {
                 if !dry_run {
-                    store.update(*new)?;
+                    store.update(Arc::unwrap_or_clone(new))?;
                 }
             }
             (other, _) => return Ok(other),

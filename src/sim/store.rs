@@ -8,6 +8,7 @@
 //! graceful deletion or cascade (that is `api` and `gc`), or read anything but the virtual clock.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use k8s_openapi::Metadata;
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetStatus};
@@ -53,10 +54,12 @@ pub enum StoreError {
     NoName { kind: &'static str },
 }
 
-/// A namespaced table, ordered by namespace then name.
+/// A namespaced table, ordered by namespace then name. Objects are shared (`Arc`): the watch
+/// events, the console's mirror and the served API's watch history hold the same allocation as
+/// the table, so a pod is held once however many readers see it.
 #[derive(Debug, Clone)]
 pub struct Table<T> {
-    by_ns: BTreeMap<String, BTreeMap<String, T>>,
+    by_ns: BTreeMap<String, BTreeMap<String, Arc<T>>>,
 }
 
 impl<T> Default for Table<T> {
@@ -67,14 +70,19 @@ impl<T> Default for Table<T> {
 
 impl<T> Table<T> {
     pub fn get(&self, key: &ObjRef) -> Option<&T> {
+        self.by_ns.get(&key.namespace)?.get(&key.name).map(|v| &**v)
+    }
+
+    /// The shared object (to hand on without copying it).
+    pub fn get_shared(&self, key: &ObjRef) -> Option<&Arc<T>> {
         self.by_ns.get(&key.namespace)?.get(&key.name)
     }
 
-    fn insert(&mut self, key: &ObjRef, v: T) -> Option<T> {
+    fn insert(&mut self, key: &ObjRef, v: Arc<T>) -> Option<Arc<T>> {
         self.by_ns.entry(key.namespace.clone()).or_default().insert(key.name.clone(), v)
     }
 
-    fn remove(&mut self, key: &ObjRef) -> Option<T> {
+    fn remove(&mut self, key: &ObjRef) -> Option<Arc<T>> {
         let ns = self.by_ns.get_mut(&key.namespace)?;
         let v = ns.remove(&key.name);
         if ns.is_empty() {
@@ -85,11 +93,21 @@ impl<T> Table<T> {
 
     /// Objects of one namespace, by name.
     pub fn in_namespace<'a>(&'a self, ns: &str) -> impl Iterator<Item = &'a T> + 'a {
-        self.by_ns.get(ns).into_iter().flat_map(|m| m.values())
+        self.by_ns.get(ns).into_iter().flat_map(|m| m.values().map(|v| &**v))
     }
 
     /// All objects, by namespace then name.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.by_ns.values().flat_map(|m| m.values().map(|v| &**v))
+    }
+
+    /// Objects of one namespace, shared, by name.
+    pub fn in_namespace_shared<'a>(&'a self, ns: &str) -> impl Iterator<Item = &'a Arc<T>> + 'a {
+        self.by_ns.get(ns).into_iter().flat_map(|m| m.values())
+    }
+
+    /// All objects, shared, by namespace then name.
+    pub fn iter_shared(&self) -> impl Iterator<Item = &Arc<T>> {
         self.by_ns.values().flat_map(|m| m.values())
     }
 
@@ -108,7 +126,7 @@ pub trait Kind: Clone + PartialEq + Metadata<Ty = ObjectMeta> {
     const WORD: &'static str;
     fn table(s: &Store) -> &Table<Self>;
     fn table_mut(s: &mut Store) -> &mut Table<Self>;
-    fn into_object(self) -> Object;
+    fn into_object(this: Arc<Self>) -> Object;
 }
 
 macro_rules! kind {
@@ -121,8 +139,8 @@ macro_rules! kind {
             fn table_mut(s: &mut Store) -> &mut Table<Self> {
                 &mut s.$field
             }
-            fn into_object(self) -> Object {
-                Object::$variant(Box::new(self))
+            fn into_object(this: Arc<Self>) -> Object {
+                Object::$variant(this)
             }
         }
     };
@@ -290,8 +308,9 @@ impl Store {
         meta.deletion_timestamp = None;
         meta.generation = (T::WORD == "StatefulSet").then_some(1);
         self.index(T::WORD, &key, None, obj.metadata());
+        let obj = Arc::new(obj);
         let change =
-            Change { kind: ChangeKind::Added, object: obj.clone().into_object(), old: None };
+            Change { kind: ChangeKind::Added, object: T::into_object(obj.clone()), old: None };
         self.journal.push_back(Entry::Change(change));
         T::table_mut(self).insert(&key, obj);
         T::table(self).get(&key).ok_or(StoreError::NotFound { kind: T::WORD, key })
@@ -323,8 +342,9 @@ impl Store {
         let rv = self.next_rv();
         obj.metadata_mut().resource_version = Some(rv);
         self.index(T::WORD, &key, Some(&old_meta), obj.metadata());
-        let new_obj = obj.clone().into_object();
-        let old = T::table_mut(self).insert(&key, obj).map(Kind::into_object);
+        let obj = Arc::new(obj);
+        let new_obj = T::into_object(obj.clone());
+        let old = T::table_mut(self).insert(&key, obj).map(T::into_object);
         self.journal.push_back(Entry::Change(Change {
             kind: ChangeKind::Modified,
             object: new_obj,
@@ -372,20 +392,24 @@ impl Store {
 
     /// Removes an object now (the end of a graceful deletion, a force delete, or a delete of a
     /// kind without grace). Emits `Deleted` with the last state.
-    pub fn remove<T: Kind>(&mut self, key: &ObjRef) -> Result<T, StoreError> {
-        let Some(mut obj) = T::table_mut(self).remove(key) else {
+    pub fn remove<T: Kind>(&mut self, key: &ObjRef) -> Result<Arc<T>, StoreError> {
+        let Some(obj) = T::table_mut(self).remove(key) else {
             return Err(StoreError::NotFound { kind: T::WORD, key: key.clone() });
         };
         let empty = ObjectMeta::default();
         let old_meta = obj.metadata().clone();
         self.index(T::WORD, key, Some(&old_meta), &empty);
-        obj.metadata_mut().resource_version = Some(self.next_rv());
+        // The deleted object carries a resourceVersion of its own, as the API server's watch
+        // event does: a copy of the last state (shared with readers that still hold it).
+        let mut last = Arc::unwrap_or_clone(obj);
+        last.metadata_mut().resource_version = Some(self.next_rv());
+        let last = Arc::new(last);
         self.journal.push_back(Entry::Change(Change {
             kind: ChangeKind::Deleted,
-            object: obj.clone().into_object(),
+            object: T::into_object(last.clone()),
             old: None,
         }));
-        Ok(obj)
+        Ok(last)
     }
 }
 

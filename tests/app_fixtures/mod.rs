@@ -197,12 +197,12 @@ pub fn demo(caps: Capabilities) -> AppState {
     let mut st = AppState::new(caps, Options::default());
     let mut msgs = vec![
         Msg::Backend(BackendEvent::Clock { now: t0(), speed: 1.0 }),
-        applied(Object::Set(Box::new(set("web", 5, 5, "nginx:1.26", "web-a", "web-b")))),
-        applied(Object::Revision(Box::new(revision("web", "web-a", 1, "nginx:1.25")))),
-        applied(Object::Revision(Box::new(revision("web", "web-b", 2, "nginx:1.26")))),
+        applied(Object::Set(std::sync::Arc::new(set("web", 5, 5, "nginx:1.26", "web-a", "web-b")))),
+        applied(Object::Revision(std::sync::Arc::new(revision("web", "web-a", 1, "nginx:1.25")))),
+        applied(Object::Revision(std::sync::Arc::new(revision("web", "web-b", 2, "nginx:1.26")))),
     ];
     for o in 0..5 {
-        msgs.push(applied(Object::Pod(Box::new(pod("web", o, "web-a", true)))));
+        msgs.push(applied(Object::Pod(std::sync::Arc::new(pod("web", o, "web-a", true)))));
     }
     msgs.push(Msg::Backend(BackendEvent::Synced));
     msgs.push(Msg::BatchEnd);
@@ -232,13 +232,20 @@ pub fn demo_real(partition: i32) -> (AppState, String, String) {
     let mut st = AppState::new(sim_caps(), Options::default());
     let mut msgs = vec![
         Msg::Backend(BackendEvent::Clock { now: t0(), speed: 1.0 }),
-        applied(Object::Set(Box::new(set("web", 5, partition, "nginx:1.26", &cur, &upd)))),
-        applied(Object::Revision(Box::new(r1.revision))),
-        applied(Object::Revision(Box::new(r2.revision))),
+        applied(Object::Set(std::sync::Arc::new(set(
+            "web",
+            5,
+            partition,
+            "nginx:1.26",
+            &cur,
+            &upd,
+        )))),
+        applied(Object::Revision(std::sync::Arc::new(r1.revision))),
+        applied(Object::Revision(std::sync::Arc::new(r2.revision))),
     ];
     for o in 0..5 {
         let rev = if o >= partition { &upd } else { &cur };
-        msgs.push(applied(Object::Pod(Box::new(pod("web", o, rev, true)))));
+        msgs.push(applied(Object::Pod(std::sync::Arc::new(pod("web", o, rev, true)))));
     }
     msgs.push(Msg::Backend(BackendEvent::Synced));
     msgs.push(Msg::BatchEnd);

@@ -191,12 +191,17 @@ impl Fixture {
     pub fn state(&self) -> AppState {
         let caps = Capabilities::simulator();
         let mut st = AppState::new(caps, Options::default());
-        st.mirror.apply(Object::Set(Box::new(self.set_object())));
+        st.mirror.apply(Object::Set(std::sync::Arc::new(self.set_object())));
         for (n, name, image) in &self.revisions {
-            st.mirror.apply(Object::Revision(Box::new(revision(*n, name, image))));
+            st.mirror.apply(Object::Revision(std::sync::Arc::new(revision(*n, name, image))));
         }
         for (ordinal, rev, p) in &self.pods {
-            st.mirror.apply(Object::Pod(Box::new(pod(*ordinal, rev, *p, &self.revisions))));
+            st.mirror.apply(Object::Pod(std::sync::Arc::new(pod(
+                *ordinal,
+                rev,
+                *p,
+                &self.revisions,
+            ))));
         }
         let set_ref = ObjRef::new(NS, SET);
         st.selected_set = Some(set_ref.clone());
