@@ -82,7 +82,10 @@ fn a_mouse_click_selects_an_ordinal_and_a_resize_redraws() {
     let log = std::env::temp_dir().join(format!("ststui-e2e-mouse-{}.log", std::process::id()));
     let log_arg = log.to_string_lossy().to_string();
     let mut c = Console::start(&["sim", "--log-file", &log_arg]);
-    c.wait_for("the grid", |s| s.lines().any(|l| l.contains("▶") && l.contains("web-0")));
+    // The whole grid (a frame arrives in pieces: wait for its last row too).
+    c.wait_for("the grid", |s| {
+        s.lines().any(|l| l.contains("▶") && l.contains("web-0")) && s.contains("web-4")
+    });
 
     // Click on web-3's row in the grid (SGR mouse report: 1-based column;row, press + release).
     let screen = c.screen();

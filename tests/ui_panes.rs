@@ -128,7 +128,7 @@ fn compact_map_wraps_in_groups_of_ten_with_labelled_rows() {
     let st = big(1000).state();
     let screen = Screen::of(&st);
     let area = Rect::new(0, 0, 60, 20);
-    let layout = GridLayout::new(&screen.grid, area);
+    let layout = GridLayout::new(&screen.grid, screen.selected, area);
     // 60 columns minus a 5-column gutter: 55 → five groups of ten.
     assert_eq!(layout.mode, GridMode::Compact { cols: 50 });
     assert_eq!(compact_cols(54), 50);
@@ -451,7 +451,8 @@ fn help_wraps_long_texts_on_narrow_terminals() {
     }
     let caps = ststui::backend::Capabilities::simulator();
     let on_sim = BINDINGS.iter().filter(|b| b.when.holds(&caps));
-    let wanted: Vec<&str> = on_sim.map(|b| b.help).collect();
+    let legend = ststui::app::view::glyphs::Glyphs::legend();
+    let wanted: Vec<&str> = on_sim.map(|b| b.help).chain(legend.iter().map(|e| e.long)).collect();
     let mut got: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut want = wanted.clone();
     got.sort_unstable();

@@ -9,6 +9,7 @@
 pub mod action;
 pub mod advisor;
 mod backend_events;
+pub mod derived;
 mod differs;
 pub mod facts;
 pub mod health;

@@ -75,6 +75,9 @@ pub struct AppState {
     /// kube-controller-manager should do next. Recomputed once per drained batch, only when the
     /// mirror, the selection or the clock moved.
     pub advisor: Option<Advisor>,
+    /// The selected set's grid, controller sentences and health, computed once per state
+    /// change (`app::derived`), never per frame.
+    pub derived: Option<super::derived::Derived>,
     /// Clickable regions from the last draw (filled by the ui, passed in by the loop).
     pub hits: HitMap,
     /// The terminal's size, from the last resize (the help overlay's pages depend on it).
@@ -130,6 +133,7 @@ impl AppState {
             status: None,
             rolling_before_on_delete: HashMap::new(),
             advisor: None,
+            derived: None,
             hits: HitMap::default(),
             screen: Rect::default(),
             dirty: true,

@@ -44,6 +44,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
         }
         Msg::BatchEnd => {
             advisor::refresh(state);
+            super::derived::refresh(state);
             super::differs::settle(state);
             Vec::new()
         }

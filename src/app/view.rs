@@ -9,6 +9,7 @@
 
 pub mod explain;
 pub mod footer;
+pub mod glyphs;
 pub mod grid;
 pub mod header;
 pub mod help;
@@ -17,24 +18,30 @@ pub mod timeline;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::Pod;
+use std::borrow::Cow;
+
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use crate::app::derived::{Derived, revisions_of};
+use crate::app::health::Health;
 use crate::app::state::AppState;
 use crate::backend::{Mode, ObjRef};
-use crate::core::Observed;
 use crate::core::labels::REVISION_HASH_LABEL;
 
 pub use explain::{ExplainLine, LineKind};
 pub use grid::{GridLayout, GridMode, GridRow, GridView, OrdinalCell, PodState, RevClass, Rule};
 
-/// Everything a frame shows, selected once per frame.
+/// Everything a frame shows, selected once per frame. The expensive parts (the grid, the
+/// controller's sentences) come from the state's per-change cache (`app::derived`).
 #[derive(Debug, Clone)]
 pub struct Screen<'a> {
     pub state: &'a AppState,
     /// `None` before a StatefulSet is known (the screen says why).
     pub header: Option<HeaderView<'a>>,
-    pub grid: GridView<'a>,
-    pub controller: Vec<ExplainLine>,
+    pub grid: Cow<'a, GridView>,
+    /// The selected ordinal.
+    pub selected: Option<i32>,
+    pub controller: Cow<'a, [ExplainLine]>,
     /// What the controller's next sync does with the selected ordinal, in words, if anything.
     pub selected_step: Option<String>,
     /// The set's ControllerRevisions, newest first.
@@ -56,46 +63,46 @@ impl<'a> Screen<'a> {
             return Screen {
                 state,
                 header: None,
-                grid: GridView::default(),
-                controller: Vec::new(),
+                grid: Cow::Owned(GridView::default()),
+                selected: None,
+                controller: Cow::Owned(Vec::new()),
                 selected_step: None,
                 revisions: Vec::new(),
                 empty: Some(empty),
             };
         };
+        let (grid, controller, steps, health) = match state.derived.as_ref() {
+            Some(d) if d.is_fresh(state) => (
+                Cow::Borrowed(&d.grid),
+                Cow::Borrowed(d.controller.as_slice()),
+                Cow::Borrowed(d.steps.as_slice()),
+                d.health,
+            ),
+            _ => match Derived::of(state) {
+                Some(d) => {
+                    (Cow::Owned(d.grid), Cow::Owned(d.controller), Cow::Owned(d.steps), d.health)
+                }
+                None => (
+                    Cow::Owned(GridView::default()),
+                    Cow::Owned(Vec::new()),
+                    Cow::Owned(Vec::new()),
+                    Health::Progressing,
+                ),
+            },
+        };
         let plan = state.advisor.as_ref().filter(|a| &a.set == set_ref).map(|a| &a.plan);
-        let (current, update) = revisions_of_status(set, plan);
-        let ns = set_ref.namespace.as_str();
-        let pods: Vec<&'a Pod> = state.mirror.pods_in(ns).collect();
-        let selected = Some(state.selected_ordinal);
-        let grid = GridView::build(set, pods.iter().copied(), current, update, selected);
+        let (current, update) = revisions_of(set, plan);
         let history = state.mirror.revisions_of(set_ref);
         let revisions = revision_rows(&history, &grid, current, update);
-        let (controller, selected_step) = match plan {
-            Some(plan) => {
-                let claims: Vec<_> = state.mirror.claims_in(ns).collect();
-                let all_revisions: Vec<_> = state.mirror.revisions_in(ns).collect();
-                let observed =
-                    Observed { set, pods: &pods, claims: &claims, revisions: &all_revisions };
-                let now = state.now.unwrap_or_default();
-                let steps = crate::core::explain::next_actions(&observed, plan);
-                let pod = crate::core::labels::pod_name(&set_ref.name, state.selected_ordinal);
-                let selected = crate::core::explain::step_for(&steps, &pod).map(|s| s.text.clone());
-                (explain::explain(&observed, plan, &steps, &grid, now, true), selected)
-            }
-            None => (
-                vec![ExplainLine {
-                    kind: LineKind::Waiting,
-                    text: "the advisor has not run yet".into(),
-                }],
-                None,
-            ),
-        };
-        let header = HeaderView::build(state, set, set_ref, &revisions, current, update);
+        let pod = crate::core::labels::pod_name(&set_ref.name, state.selected_ordinal);
+        let selected_step = crate::core::explain::step_for(&steps, &pod).map(|s| s.text.clone());
+        let mut header = HeaderView::build(state, set, set_ref, &revisions, current, update);
+        header.health = Some(health);
         Screen {
             state,
             header: Some(header),
             grid,
+            selected: Some(state.selected_ordinal),
             controller,
             selected_step,
             revisions,
@@ -103,10 +110,21 @@ impl<'a> Screen<'a> {
         }
     }
 
+    /// The selected ordinal's cell, if it is on the grid.
+    pub fn selected_cell(&self) -> Option<&OrdinalCell> {
+        self.selected.and_then(|o| self.grid.cell(o))
+    }
+
+    /// The pod at `ordinal` of the set on screen, from the mirror.
+    pub fn pod_at(&self, ordinal: i32) -> Option<&'a Pod> {
+        self.state.mirror.pod_at(self.state.selected_set.as_ref()?, ordinal)
+    }
+
     /// The selected ordinal's detail, if it is on the grid.
-    pub fn detail(&self) -> Option<DetailView<'a>> {
-        let cell = *self.grid.selected_cell()?;
-        let mut d = DetailView::build(cell, self.grid.set_name, &self.revisions, self.state);
+    pub fn detail(&self) -> Option<DetailView> {
+        let cell = *self.selected_cell()?;
+        let pod = self.pod_at(cell.ordinal);
+        let mut d = DetailView::build(cell, &self.grid, pod, &self.revisions, self.state);
         // Right after state and revision: on a short pane the pod's particulars are cut first.
         let mut at = d.rows.iter().position(|(l, _)| *l == "revision").unwrap_or(0) + 1;
         if let Some(set) = self.state.set() {
@@ -122,11 +140,11 @@ impl<'a> Screen<'a> {
 
 /// Where the ordinal stands in the rollout, in words: held by the partition, open to the
 /// rolling update, waiting for a manual delete (OnDelete), or condemned by scale-down.
-fn rollout_role(set: &StatefulSet, cell: &OrdinalCell<'_>) -> String {
+fn rollout_role(set: &StatefulSet, cell: &OrdinalCell) -> String {
     use crate::core::spec;
     let st = spec::strategy(set);
     let held = st.holds(spec::start_ordinal(set), i64::from(cell.ordinal));
-    match (cell.pod.is_some(), cell.condemned) {
+    match (cell.exists, cell.condemned) {
         (_, true) => "condemned: beyond the replicas, scale-down deletes it".into(),
         (false, _) if held => {
             format!(
@@ -145,21 +163,6 @@ fn rollout_role(set: &StatefulSet, cell: &OrdinalCell<'_>) -> String {
         (true, _) if cell.rev == RevClass::Update => "on the update revision".into(),
         (true, _) => "open: the rolling update replaces it".into(),
     }
-}
-
-/// The set's current and update revision names: the set's status, else the advisor's plan.
-fn revisions_of_status<'a>(
-    set: &'a StatefulSet,
-    plan: Option<&'a crate::core::Plan>,
-) -> (&'a str, &'a str) {
-    let status = set.status.as_ref();
-    let pick = |from_status: Option<&'a String>, from_plan: Option<&'a String>| {
-        from_status.filter(|s| !s.is_empty()).or(from_plan).map_or("", String::as_str)
-    };
-    (
-        pick(status.and_then(|s| s.current_revision.as_ref()), plan.map(|p| &p.current_revision)),
-        pick(status.and_then(|s| s.update_revision.as_ref()), plan.map(|p| &p.update_revision)),
-    )
 }
 
 /// The hash part of a revision name `<set>-<hash>` (the whole name when it does not match).
@@ -218,6 +221,8 @@ pub struct HeaderView<'a> {
     pub connection: &'a crate::backend::Connection,
     /// Complete re-listings since the start (410 Gone, reconnects).
     pub relists: u64,
+    /// How the set is doing (readiness beside the controller's completion).
+    pub health: Option<Health>,
 }
 
 impl<'a> HeaderView<'a> {
@@ -272,6 +277,7 @@ impl<'a> HeaderView<'a> {
             frozen: crate::steer::frozen(set),
             connection: &state.connection,
             relists: state.relists,
+            health: None,
         }
     }
 }
@@ -291,18 +297,19 @@ pub struct RevisionRow<'a> {
 
 fn revision_rows<'a>(
     history: &[&'a ControllerRevision],
-    grid: &GridView<'_>,
+    grid: &GridView,
     current: &str,
     update: &str,
 ) -> Vec<RevisionRow<'a>> {
-    // One pass over the grid: pods per revision name (a set has only a few revisions).
-    let mut per_revision: Vec<(&str, usize)> = Vec::new();
-    for rev in grid.cells.iter().filter(|c| c.pod.is_some()).filter_map(|c| c.revision) {
-        match per_revision.iter_mut().find(|(n, _)| *n == rev) {
-            Some(entry) => entry.1 += 1,
-            None => per_revision.push((rev, 1)),
+    // One pass over the grid: pods per interned revision name.
+    let mut counts = vec![0usize; grid.revisions.len()];
+    for i in grid.cells.iter().filter(|c| c.exists).filter_map(|c| c.revision) {
+        if let Some(n) = counts.get_mut(usize::from(i)) {
+            *n += 1;
         }
     }
+    let per_revision: Vec<(&str, usize)> =
+        grid.revisions.iter().map(String::as_str).zip(counts).collect();
     history
         .iter()
         .rev()
@@ -313,7 +320,7 @@ fn revision_rows<'a>(
                 .labels
                 .as_ref()
                 .and_then(|l| l.get(REVISION_HASH_LABEL))
-                .map_or_else(|| short_hash(grid.set_name, name), String::as_str);
+                .map_or_else(|| short_hash(&grid.set_name, name), String::as_str);
             RevisionRow {
                 number: r.revision.unwrap_or(0),
                 name,
@@ -329,30 +336,32 @@ fn revision_rows<'a>(
 
 /// The selected ordinal's detail: label/value pairs, computed for one pod only.
 #[derive(Debug, Clone)]
-pub struct DetailView<'a> {
+pub struct DetailView {
     pub name: String,
-    pub cell: OrdinalCell<'a>,
+    pub cell: OrdinalCell,
     pub rows: Vec<(&'static str, String)>,
 }
 
-impl<'a> DetailView<'a> {
+impl DetailView {
     fn build(
-        cell: OrdinalCell<'a>,
-        set_name: &str,
+        cell: OrdinalCell,
+        grid: &GridView,
+        pod: Option<&Pod>,
         revisions: &[RevisionRow<'_>],
         state: &AppState,
-    ) -> DetailView<'a> {
+    ) -> DetailView {
+        let set_name = grid.set_name.as_str();
         let name = crate::core::labels::pod_name(set_name, cell.ordinal);
         let mut rows: Vec<(&'static str, String)> = Vec::new();
         let condemned = if cell.condemned { " · condemned" } else { "" };
         rows.push(("state", format!("{}{condemned}", cell.state.word())));
-        if let Some(rev) = cell.revision {
+        if let Some(rev) = grid.revision_name(&cell) {
             let number = revisions.iter().find(|r| r.name == rev).map(|r| r.number);
             let n = number.map(|n| format!(" #{n}")).unwrap_or_default();
             let hash = short_hash(set_name, rev);
             rows.push(("revision", format!("{hash}{n} {}", cell.rev.word())));
         }
-        if let Some(pod) = cell.pod {
+        if let Some(pod) = pod {
             pod_rows(pod, state, &mut rows);
         }
         DetailView { name, cell, rows }

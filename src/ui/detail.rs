@@ -10,7 +10,7 @@ use super::theme::{Glyphs, Theme};
 use super::util::{pane, put, title};
 
 /// Draws the pane; `detail` is `None` when nothing is selected.
-pub fn render(buf: &mut Buffer, area: Rect, detail: Option<&DetailView<'_>>, theme: &Theme) {
+pub fn render(buf: &mut Buffer, area: Rect, detail: Option<&DetailView>, theme: &Theme) {
     let Some(d) = detail else {
         let inner = pane(buf, area, title("Pod"), theme);
         if inner.height > 0 {

@@ -12,6 +12,9 @@ use crate::app::view::{GridLayout, GridRow, OrdinalCell, PodState, Rule, Screen,
 
 use super::theme::{Glyphs, Theme};
 use super::util::{pane, pane_with_legend, put, put_spans, title};
+use crate::app::action::Action;
+use crate::app::keymap::{Context, key_for};
+use crate::app::view::glyphs::LegendEntry;
 
 /// The grid pane's title: which ordinals, how many.
 pub fn grid_title(screen: &Screen<'_>) -> String {
@@ -22,27 +25,50 @@ pub fn grid_title(screen: &Screen<'_>) -> String {
     }
 }
 
-/// The legend for the block's bottom border.
+/// The title with the scroll position when not every row is on screen (`rows 1–33 of 91`).
+pub fn scrolled_title(screen: &Screen<'_>, layout: &GridLayout) -> String {
+    let mut heading = grid_title(screen);
+    if layout.total > layout.rows.len() {
+        let last = layout.offset + layout.rows.len();
+        heading.push_str(&format!(" rows {}–{} of {}", layout.offset + 1, last, layout.total));
+    }
+    heading
+}
+
+/// The legend for the block's bottom border: whole entries only; when the pane is too narrow
+/// for all of them, the last says which key shows the complete legend (the help overlay).
 pub fn legend(theme: &Theme, width: u16) -> Line<'static> {
+    let entries = Glyphs::legend();
+    let help = key_for(Context::Normal, Action::Help).unwrap_or_default();
+    let more = format!("… {help} ");
+    let text_w = |e: &LegendEntry| {
+        let glyphs = e.glyphs.chars().count();
+        glyphs + usize::from(glyphs > 0) + e.short.chars().count() + 2
+    };
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1;
-    for (glyph, meaning) in Glyphs::legend() {
-        // Whole entries only: on a narrow pane the last ones are left out, not cut.
-        // (glyph, space, meaning, then two spaces the last entry can do without)
-        let w = meaning.chars().count() + 4;
-        if used + w - 2 > usize::from(width) {
+    for (i, e) in entries.iter().enumerate() {
+        let rest = entries.len() - i - 1;
+        // The last entry can do without its trailing two spaces; a cut legend needs room for
+        // the pointer to the help.
+        let need = if rest == 0 { text_w(e) - 2 } else { text_w(e) + more.chars().count() };
+        if used + need > usize::from(width) {
+            spans.push(Span::styled(more, theme.dim));
             break;
         }
-        used += w;
-        let style = match meaning {
+        used += text_w(e);
+        let style = match e.short {
             "update" => theme.rev_update,
             "current" => theme.rev_current,
-            "other rev" => theme.rev_other,
+            "other" => theme.rev_other,
             "failed" => theme.bad,
             _ => theme.text,
         };
-        spans.push(Span::styled(glyph.to_string(), style));
-        spans.push(Span::styled(format!(" {meaning}  "), theme.dim));
+        if !e.glyphs.is_empty() {
+            spans.push(Span::styled(e.glyphs, style));
+            spans.push(Span::raw(" "));
+        }
+        spans.push(Span::styled(format!("{}  ", e.short), theme.dim));
     }
     Line::from(spans)
 }
@@ -58,28 +84,33 @@ pub fn render(
     let inner = pane_with_legend(
         buf,
         area,
-        title(grid_title(screen)),
+        title(scrolled_title(screen, layout)),
         legend(theme, area.width.saturating_sub(2)),
         theme,
     );
     let name_w = screen.grid.set_name.len() + 1 + digits(screen.grid.end().saturating_sub(1));
-    let hash_w = layout
-        .rows
-        .iter()
-        .filter_map(|r| match r {
-            GridRow::Ordinal(o) => screen.grid.cell(*o)?.revision,
+    let visible = || {
+        layout.rows.iter().filter_map(|r| match r {
+            GridRow::Ordinal(o) => screen.grid.cell(*o),
             _ => None,
         })
-        .map(|r| short_hash(screen.grid.set_name, r).chars().count())
+    };
+    let hash_w = visible()
+        .filter_map(|c| screen.grid.revision_name(c))
+        .map(|r| short_hash(&screen.grid.set_name, r).chars().count())
         .max()
         .unwrap_or(0);
+    let restarts_w = visible().map(|c| c.restarts).max().filter(|r| *r > 0).map_or(0, |r| {
+        // "↻12" and a space.
+        2 + digits(r)
+    });
+    let cols = Columns { name: name_w, hash: hash_w, restarts: restarts_w };
     for (i, row) in layout.rows.iter().enumerate() {
         let y = inner.y + u16::try_from(i).unwrap_or(u16::MAX);
         match row {
             GridRow::Ordinal(o) => {
                 if let Some(cell) = screen.grid.cell(*o) {
-                    let selected = screen.grid.selected == Some(*o);
-                    let cols = Columns { name: name_w, hash: hash_w };
+                    let selected = screen.selected == Some(*o);
                     render_row(buf, inner, y, cell, selected, screen, cols, theme);
                 }
             }
@@ -98,6 +129,14 @@ pub fn digits(n: i32) -> usize {
 struct Columns {
     name: usize,
     hash: usize,
+    /// Width of the restarts column (0 when no visible pod restarted).
+    restarts: usize,
+}
+
+/// Columns of a detailed row before the optional ones: pointer and name, glyph, hash and
+/// number, role word, state (and "condemned").
+fn fixed_width(cols: Columns) -> usize {
+    2 + cols.name + 3 + cols.hash + 6 + 8 + 12
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -105,7 +144,7 @@ fn render_row(
     buf: &mut Buffer,
     inner: Rect,
     y: u16,
-    cell: &OrdinalCell<'_>,
+    cell: &OrdinalCell,
     selected: bool,
     screen: &Screen<'_>,
     cols: Columns,
@@ -120,15 +159,15 @@ fn render_row(
         Span::styled(name, if selected { theme.title } else { theme.text }),
         Span::styled(format!(" {} ", Glyphs::cell(cell.rev, cell.state)), style),
     ];
-    let (hash, number) = match cell.revision {
+    let (hash, number) = match g.revision_name(cell) {
         Some(r) => {
             let n = screen.revisions.iter().find(|x| x.name == r).map(|x| x.number);
-            (short_hash(g.set_name, r), n.map(|n| format!("#{n}")).unwrap_or_default())
+            (short_hash(&g.set_name, r), n.map(|n| format!("#{n}")).unwrap_or_default())
         }
         None => ("", String::new()),
     };
     spans.push(Span::styled(format!("{hash:<w$} {number:<4}", w = cols.hash), theme.rev(cell.rev)));
-    let word = if cell.pod.is_some() { cell.rev.word() } else { "" };
+    let word = if cell.exists { cell.rev.word() } else { "" };
     spans.push(Span::styled(format!("{word:<8}"), theme.rev(cell.rev)));
     let state_style = match cell.state {
         PodState::Failed => theme.bad,
@@ -137,12 +176,30 @@ fn render_row(
         _ => theme.warn,
     };
     spans.push(Span::styled(format!("{:<12}", cell.state.word()), state_style));
+    // The pod's particulars, as far as the width allows: age, restarts, node (k9s's columns).
+    let mut room = usize::from(inner.width).saturating_sub(fixed_width(cols));
+    let mut take = |w: usize| {
+        let fits = w <= room;
+        if fits {
+            room -= w;
+        }
+        fits
+    };
     if cell.condemned {
         spans.push(Span::styled("condemned ", theme.bad));
+        take(10);
     }
-    let restarts = cell.pod.map_or(0, restarts);
-    if restarts > 0 {
-        spans.push(Span::styled(format!("↻{restarts} restarts"), theme.warn));
+    let pod = if cell.exists { screen.pod_at(cell.ordinal) } else { None };
+    if let Some(age) = pod.and_then(|p| age(screen, p)).filter(|_| take(10)) {
+        spans.push(Span::styled(format!("age {age:<6}"), theme.dim));
+    }
+    if cols.restarts > 0 && take(cols.restarts) {
+        let text = if cell.restarts > 0 { format!("↻{}", cell.restarts) } else { String::new() };
+        spans.push(Span::styled(format!("{text:<w$}", w = cols.restarts), theme.warn));
+    }
+    let node = pod.and_then(|p| p.spec.as_ref()?.node_name.as_deref());
+    if let Some(node) = node.filter(|n| take(n.chars().count().min(8))) {
+        spans.push(Span::styled(node.to_string(), theme.dim));
     }
     let right = inner.x + inner.width;
     put_spans(buf, inner.x, y, &spans, right);
@@ -152,10 +209,13 @@ fn render_row(
     }
 }
 
-/// Container restarts of a pod, summed.
-pub fn restarts(pod: &k8s_openapi::api::core::v1::Pod) -> i32 {
-    let statuses = pod.status.as_ref().and_then(|s| s.container_statuses.as_ref());
-    statuses.map_or(0, |cs| cs.iter().map(|c| c.restart_count).sum())
+/// A pod's age on the backend clock, compact (`2m05s`), like `kubectl get pods`' AGE.
+fn age(screen: &Screen<'_>, pod: &k8s_openapi::api::core::v1::Pod) -> Option<String> {
+    let created = pod.metadata.creation_timestamp.as_ref()?.0;
+    let now = screen.state.now?;
+    let secs = now.as_second().saturating_sub(created.as_second()).max(0);
+    let ms = u64::try_from(secs).unwrap_or(0).saturating_mul(1000);
+    Some(crate::app::view::timeline::duration_text(ms))
 }
 
 /// The words on a rule line.

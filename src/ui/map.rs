@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 
 use crate::app::view::{GridLayout, GridRow, Screen};
 
-use super::grid::{grid_title, legend, render_rule};
+use super::grid::{legend, render_rule, scrolled_title};
 use super::theme::{Glyphs, Theme};
 use super::util::{pane_with_legend, put, title};
 
@@ -21,15 +21,10 @@ pub fn render(
     layout: &GridLayout,
     theme: &Theme,
 ) {
-    let mut heading = grid_title(screen);
-    if layout.total > layout.rows.len() {
-        let last = layout.offset + layout.rows.len();
-        heading.push_str(&format!(" rows {}–{} of {}", layout.offset + 1, last, layout.total));
-    }
     let inner = pane_with_legend(
         buf,
         area,
-        title(heading),
+        title(scrolled_title(screen, layout)),
         legend(theme, area.width.saturating_sub(2)),
         theme,
     );
@@ -39,7 +34,7 @@ pub fn render(
         let y = inner.y + u16::try_from(i).unwrap_or(u16::MAX);
         match *row {
             GridRow::Span { from, len } => {
-                let sel = screen.grid.selected.filter(|s| *s >= from && *s < from + i32::from(len));
+                let sel = screen.selected.filter(|s| *s >= from && *s < from + i32::from(len));
                 let pointer = if sel.is_some() { Glyphs::POINTER } else { ' ' };
                 let label = format!("{pointer}{from:>label_w$} ");
                 let label_style = if sel.is_some() { theme.title } else { theme.dim };
@@ -72,7 +67,7 @@ fn render_span(
         let ordinal = from + i32::from(i);
         let Some(cell) = screen.grid.cell(ordinal) else { continue };
         let mut style = theme.cell(cell.rev, cell.state);
-        if screen.grid.selected == Some(ordinal) {
+        if screen.selected == Some(ordinal) {
             style = style.patch(theme.selected);
         }
         if let Some(c) = buf.cell_mut((x, y)) {

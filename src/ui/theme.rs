@@ -153,60 +153,7 @@ impl Default for Theme {
     }
 }
 
-/// The one-character encoding of an ordinal. Revision is the shape family (circle = update,
-/// square = current, diamond = other revision), state is the fill (full = Ready, half = Running
-/// but not Ready, hollow = Pending); Terminating, Failed and placeholders have their own marks.
-pub struct Glyphs;
-
-impl Glyphs {
-    pub const PLACEHOLDER: char = '·';
-    pub const ABSENT: char = ' ';
-    pub const TERMINATING: char = '×';
-    pub const FAILED: char = '!';
-    pub const UNKNOWN: char = '?';
-    /// The horizontal rule of the partition and scale-down lines.
-    pub const RULE: char = '─';
-    /// Marks the selected row in detailed rows and the selected row of the compact map.
-    pub const POINTER: char = '▶';
-
-    /// The glyph for a pod of revision `rev` in state `state`.
-    pub fn cell(rev: RevClass, state: PodState) -> char {
-        match state {
-            PodState::Placeholder => return Self::PLACEHOLDER,
-            PodState::Absent => return Self::ABSENT,
-            PodState::Terminating => return Self::TERMINATING,
-            PodState::Failed => return Self::FAILED,
-            PodState::Pending | PodState::Running | PodState::Ready => {}
-        }
-        let fill = match state {
-            PodState::Ready => 0,
-            PodState::Running => 1,
-            _ => 2,
-        };
-        let family: [char; 3] = match rev {
-            RevClass::Update => ['●', '◐', '○'],
-            RevClass::Current => ['■', '◧', '□'],
-            RevClass::Other => ['◆', '◈', '◇'],
-            RevClass::Unknown => return Self::UNKNOWN,
-        };
-        family[fill]
-    }
-
-    /// The legend entries: glyph and meaning, in the order the legend lists them.
-    pub fn legend() -> [(char, &'static str); 9] {
-        [
-            ('●', "update"),
-            ('■', "current"),
-            ('◆', "other rev"),
-            ('◐', "running"),
-            ('○', "pending"),
-            (Self::TERMINATING, "terminating"),
-            (Self::FAILED, "failed"),
-            (Self::PLACEHOLDER, "not created"),
-            (Self::UNKNOWN, "no revision"),
-        ]
-    }
-}
+pub use crate::app::view::glyphs::Glyphs;
 
 #[cfg(test)]
 mod tests {

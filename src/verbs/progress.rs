@@ -53,7 +53,7 @@ pub fn done(state: &AppState, key: &ObjRef) -> Result<String, String> {
     for c in &grid.cells {
         let name = format!("{}-{}", key.name, c.ordinal);
         if c.condemned {
-            if c.pod.is_some() {
+            if c.exists {
                 missing.push(format!("{name} is condemned (beyond the replicas), not yet gone"));
             }
             continue;
@@ -66,7 +66,7 @@ pub fn done(state: &AppState, key: &ObjRef) -> Result<String, String> {
         }
         if c.rev == RevClass::Update {
             updated += 1;
-        } else if c.pod.is_some() {
+        } else if c.exists {
             old += 1;
             if in_scope {
                 missing.push(format!("{name} is not on the update revision yet"));
@@ -108,12 +108,12 @@ fn observed(set: &k8s_openapi::api::apps::v1::StatefulSet) -> Result<(), String>
 }
 
 /// The console's grid of `key` (one cell per ordinal, classified against the status's revisions).
-pub fn grid<'a>(state: &'a AppState, key: &'a ObjRef) -> Option<GridView<'a>> {
+pub fn grid(state: &AppState, key: &ObjRef) -> Option<GridView> {
     use crate::app::facts::{current_revision, update_revision};
     let set = state.mirror.set(key)?;
     let (current, update) = (current_revision(set), update_revision(set));
     let pods = state.mirror.pods_in(&key.namespace);
-    Some(GridView::build(set, pods, current.unwrap_or(""), update.unwrap_or(""), None))
+    Some(GridView::build(set, pods, current.unwrap_or(""), update.unwrap_or("")))
 }
 
 /// Whether a step's newly opened ordinals are updated and Ready.

@@ -154,9 +154,8 @@ impl Report {
             }
             None => (Vec::new(), None),
         };
-        let certain =
-            stuck.as_ref().is_some_and(|s| matches!(s.reason, StuckReason::OldRevision { .. }));
-        let health = health::of(set, certain, false);
+        let blocked = plan.is_some_and(|p| crate::app::derived::blocked(p, &controller));
+        let health = health::of(set, blocked, false);
         let st = spec::strategy(set);
         let start = spec::start_ordinal(set);
         let strategy = match &header.strategy {
@@ -181,8 +180,8 @@ impl Report {
             .iter()
             .map(|c| Ordinal {
                 ordinal: c.ordinal,
-                pod: c.pod.and_then(|p| p.metadata.name.clone()),
-                revision: c.revision.map(str::to_string),
+                pod: c.exists.then(|| crate::core::labels::pod_name(&key.name, c.ordinal)),
+                revision: screen.grid.revision_name(c).map(str::to_string),
                 revision_class: match c.rev {
                     RevClass::Update => "update",
                     RevClass::Current => "current",

@@ -72,7 +72,7 @@ pub fn explain(
     observed: &Observed<'_>,
     plan: &Plan,
     steps: &[Step],
-    grid: &GridView<'_>,
+    grid: &GridView,
     now: Now,
     keys: bool,
 ) -> Vec<ExplainLine> {
@@ -166,7 +166,7 @@ fn key(action: Action) -> String {
 /// Pods held back by the partition that already run the update revision: raising the partition
 /// never reverts them.
 pub fn raised_partition_warning(
-    grid: &GridView<'_>,
+    grid: &GridView,
     current: &str,
     update: &str,
 ) -> Option<ExplainLine> {

@@ -3,8 +3,10 @@
 //! the scroll window, and hit-testing).
 //!
 //! Owns: classifying pods (revision class, state, condemned) and placing ordinals on screen
-//! rows. Pure functions over borrowed objects; one `Vec` of `Copy` cells per frame, no
-//! allocation per ordinal. Must not touch: the terminal, styles, or the state it reads.
+//! rows. The view owns its data (one `Vec` of `Copy` cells, revision names interned), so the
+//! console computes it once per state change (`app::derived`), not once per frame: at 10,000
+//! pods touching every pod costs milliseconds. Must not touch: the terminal, styles, or the
+//! state it reads.
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
@@ -89,17 +91,22 @@ pub fn pod_revision(pod: &Pod) -> Option<&str> {
     pod.metadata.labels.as_ref()?.get(REVISION_LABEL).map(String::as_str)
 }
 
-/// One ordinal. `Copy`: borrowed pod, no owned strings.
-#[derive(Debug, Clone, Copy)]
-pub struct OrdinalCell<'a> {
+/// One ordinal. `Copy`, no strings: the revision is an index into [`GridView::revisions`], and
+/// the pod itself is read from the mirror only for the few cells that show its particulars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrdinalCell {
     pub ordinal: i32,
-    pub pod: Option<&'a Pod>,
+    /// A pod exists at this ordinal (terminating ones included).
+    pub exists: bool,
     pub state: PodState,
     pub rev: RevClass,
-    /// The revision name on the pod (its `controller-revision-hash` label), if any.
-    pub revision: Option<&'a str>,
+    /// The pod's revision (its `controller-revision-hash` label): an index into
+    /// [`GridView::revisions`].
+    pub revision: Option<u16>,
     /// Outside `[start, start + replicas)`: the controller deletes it.
     pub condemned: bool,
+    /// Container restarts, summed.
+    pub restarts: i32,
 }
 
 /// What a horizontal rule between ordinals marks.
@@ -123,56 +130,62 @@ pub struct Rule {
 }
 
 /// The grid's view model.
-#[derive(Debug, Clone, Default)]
-pub struct GridView<'a> {
-    pub set_name: &'a str,
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GridView {
+    pub set_name: String,
     /// Ordinal of `cells[0]`.
     pub first: i32,
-    pub cells: Vec<OrdinalCell<'a>>,
+    pub cells: Vec<OrdinalCell>,
     /// At most three, ordered by `before` (Start, Partition, Condemned).
     pub rules: Vec<Rule>,
-    pub selected: Option<i32>,
+    /// The revision names the pods carry (a set has a few), indexed by
+    /// [`OrdinalCell::revision`].
+    pub revisions: Vec<String>,
 }
 
-impl<'a> GridView<'a> {
+impl GridView {
     /// Builds the cells of `set` from the pods of its namespace (non-members are skipped).
     /// `update` / `current` are the revision names pods are compared with.
-    pub fn build(
+    pub fn build<'a>(
         set: &'a StatefulSet,
         pods: impl IntoIterator<Item = &'a Pod>,
         current: &str,
         update: &str,
-        selected: Option<i32>,
-    ) -> GridView<'a> {
+    ) -> GridView {
         let set_name = set.metadata.name.as_deref().unwrap_or_default();
+        let mut revisions: Vec<String> = Vec::new();
         let spec = &set.spec;
         let replicas = spec.replicas.unwrap_or(1).max(0);
         let start = spec.ordinals.as_ref().and_then(|o| o.start).unwrap_or(0);
         let end = start.saturating_add(replicas);
         // One pass over the pods reads everything a cell needs: at 10,000 pods the cost is the
         // cache misses of touching each pod, so each pod is touched once.
-        let members: Vec<OrdinalCell<'a>> = pods
+        let members: Vec<OrdinalCell> = pods
             .into_iter()
             .filter_map(|p| {
                 let (parent, ordinal) = parent_and_ordinal(p.metadata.name.as_deref()?)?;
                 if parent != set_name || ordinal < 0 {
                     return None;
                 }
-                let revision = pod_revision(p);
-                let rev = classify(revision, current, update);
+                let name = pod_revision(p);
+                let rev = classify(name, current, update);
+                let revision = name.map(|n| intern(&mut revisions, n));
                 let condemned = ordinal < start || ordinal >= end;
                 let state = PodState::of(p);
-                Some(OrdinalCell { ordinal, pod: Some(p), state, rev, revision, condemned })
+                let restarts = restarts(p);
+                let exists = true;
+                Some(OrdinalCell { ordinal, exists, state, rev, revision, condemned, restarts })
             })
             .collect();
         let lo = members.iter().map(|c| c.ordinal).min().map_or(start, |o| o.min(start));
         let hi = members.iter().map(|c| c.ordinal + 1).max().map_or(end, |o| o.max(end));
-        let mut cells: Vec<OrdinalCell<'a>> = (lo..hi)
+        let mut cells: Vec<OrdinalCell> = (lo..hi)
             .map(|ordinal| {
                 let condemned = ordinal < start || ordinal >= end;
                 let state = if condemned { PodState::Absent } else { PodState::Placeholder };
                 let rev = RevClass::Unknown;
-                OrdinalCell { ordinal, pod: None, state, rev, revision: None, condemned }
+                let (exists, revision, restarts) = (false, None, 0);
+                OrdinalCell { ordinal, exists, state, rev, revision, condemned, restarts }
             })
             .collect();
         for m in members {
@@ -192,24 +205,42 @@ impl<'a> GridView<'a> {
         if hi > end {
             rules.push(Rule { before: end, kind: RuleKind::Condemned, value: replicas });
         }
-        GridView { set_name, first: lo, cells, rules, selected }
+        GridView { set_name: set_name.to_string(), first: lo, cells, rules, revisions }
     }
 
     /// The cell of `ordinal`, if it is on the grid.
-    pub fn cell(&self, ordinal: i32) -> Option<&OrdinalCell<'a>> {
+    pub fn cell(&self, ordinal: i32) -> Option<&OrdinalCell> {
         let i = usize::try_from(ordinal.checked_sub(self.first)?).ok()?;
         self.cells.get(i)
+    }
+
+    /// The revision name of a cell's pod, if it has one.
+    pub fn revision_name(&self, cell: &OrdinalCell) -> Option<&str> {
+        self.revisions.get(usize::from(cell.revision?)).map(String::as_str)
     }
 
     /// One past the last ordinal.
     pub fn end(&self) -> i32 {
         self.first.saturating_add(i32::try_from(self.cells.len()).unwrap_or(i32::MAX))
     }
+}
 
-    /// The selected cell, if the selection is on the grid.
-    pub fn selected_cell(&self) -> Option<&OrdinalCell<'a>> {
-        self.selected.and_then(|o| self.cell(o))
+/// The index of `name` in `names`, added when it is new (a set's pods carry a few revisions;
+/// past `u16::MAX` distinct names the last index is reused, which no real set reaches).
+fn intern(names: &mut Vec<String>, name: &str) -> u16 {
+    if let Some(i) = names.iter().position(|n| n == name) {
+        return u16::try_from(i).unwrap_or(u16::MAX);
     }
+    if names.len() < usize::from(u16::MAX) {
+        names.push(name.to_string());
+    }
+    u16::try_from(names.len() - 1).unwrap_or(u16::MAX)
+}
+
+/// Container restarts of a pod, summed.
+pub fn restarts(pod: &Pod) -> i32 {
+    let statuses = pod.status.as_ref().and_then(|s| s.container_statuses.as_ref());
+    statuses.map_or(0, |cs| cs.iter().map(|c| c.restart_count).sum())
 }
 
 /// The partition of a RollingUpdate set, `None` for OnDelete.
@@ -272,20 +303,35 @@ pub struct GridLayout {
 /// Ordinals per group in the compact map (a space separates groups).
 pub const GROUP: u16 = 10;
 
+/// Up to this many ordinals the grid keeps one detailed row per ordinal and scrolls (as k9s's
+/// tables do) rather than switching to the compact map: names, revisions, states, ages,
+/// restarts and nodes stay readable for the sets most operators run.
+pub const DETAILED_MAX: usize = 100;
+
+/// Rows (inside the pane) a scrolling detailed grid needs; below, the compact map is used.
+pub const DETAILED_MIN_ROWS: u16 = 10;
+
+/// Whether the grid is drawn as detailed rows on a pane `rows` high (inside).
+pub fn detailed_fits(grid: &GridView, rows: u16) -> bool {
+    let n = grid.cells.len();
+    n + grid.rules.len() <= usize::from(rows) || (n <= DETAILED_MAX && rows >= DETAILED_MIN_ROWS)
+}
+
 impl GridLayout {
-    /// Chooses detailed rows when every ordinal and rule fits, else the compact map, and scrolls
-    /// so the selected ordinal is visible (centred when it can be).
-    pub fn new(grid: &GridView<'_>, area: Rect) -> GridLayout {
-        let n = grid.cells.len();
+    /// Chooses detailed rows when every ordinal and rule fits, or when the set is small enough
+    /// to scroll through row by row ([`DETAILED_MAX`], on a pane of at least
+    /// [`DETAILED_MIN_ROWS`]); else the compact map. Scrolls so the `selected` ordinal is
+    /// visible (centred when it can be).
+    pub fn new(grid: &GridView, selected: Option<i32>, area: Rect) -> GridLayout {
         let height = usize::from(area.height);
-        let mode = if n + grid.rules.len() <= height {
+        let mode = if detailed_fits(grid, area.height) {
             GridMode::Detailed
         } else {
             GridMode::Compact { cols: compact_cols(area.width.saturating_sub(gutter_width(grid))) }
         };
         let all = all_rows(grid, mode);
         let total = all.len();
-        let sel_row = grid.selected.and_then(|s| all.iter().position(|r| row_has(r, s)));
+        let sel_row = selected.and_then(|s| all.iter().position(|r| row_has(r, s)));
         let offset = match sel_row {
             Some(r) if total > height => r.saturating_sub(height / 2).min(total - height),
             _ => 0,
@@ -341,7 +387,7 @@ fn index_at_column(dx: u16) -> Option<u16> {
 }
 
 /// Width of the compact map's gutter: pointer, the widest row label, a space.
-pub fn gutter_width(grid: &GridView<'_>) -> u16 {
+pub fn gutter_width(grid: &GridView) -> u16 {
     let widest = grid.end().saturating_sub(1).max(grid.first).max(0);
     let digits = widest.checked_ilog10().unwrap_or(0) + 1;
     u16::try_from(digits).unwrap_or(10) + 2
@@ -353,7 +399,7 @@ pub fn compact_cols(width: u16) -> u16 {
 }
 
 /// Rows the compact map of `grid` takes at `width` columns (the grid's inside), rules included.
-pub fn compact_rows(grid: &GridView<'_>, width: u16) -> u16 {
+pub fn compact_rows(grid: &GridView, width: u16) -> u16 {
     let cols = compact_cols(width.saturating_sub(gutter_width(grid)));
     u16::try_from(all_rows(grid, GridMode::Compact { cols }).len()).unwrap_or(u16::MAX)
 }
@@ -367,7 +413,7 @@ fn row_has(row: &GridRow, ordinal: i32) -> bool {
 }
 
 /// Every row of the grid in `mode`: the ordinals, cut by the rules, wrapped in compact mode.
-fn all_rows(grid: &GridView<'_>, mode: GridMode) -> Vec<GridRow> {
+fn all_rows(grid: &GridView, mode: GridMode) -> Vec<GridRow> {
     let end = grid.end();
     let mut rows = Vec::new();
     let mut from = grid.first;
@@ -425,7 +471,7 @@ mod tests {
         // 4 and 8 are gaps among condemned pods, 6 is a placeholder; other sets' pods ignored.
         let s = set(3, 5);
         let pods = [pod("db-3"), pod("db-5"), pod("db-7"), pod("db-9"), pod("dbx-6"), pod("db")];
-        let g = GridView::build(&s, pods.iter(), "", "", Some(6));
+        let g = GridView::build(&s, pods.iter(), "", "");
         assert_eq!((g.first, g.end()), (3, 10));
         let states: Vec<(i32, PodState, bool)> =
             g.cells.iter().map(|c| (c.ordinal, c.state, c.condemned)).collect();

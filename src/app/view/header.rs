@@ -10,6 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::timeline::duration_text;
 use super::{HeaderView, RevLabel, StrategyView};
+use crate::app::health::Health;
 use crate::backend::{Connection, Mode};
 
 /// What a piece of header text is, for its style.
@@ -129,12 +130,22 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
         revs.extend(rev(&h.update_rev, Tone::RevUpdate));
     }
     let show = |g: Option<i64>| g.map_or("-".to_string(), |g| g.to_string());
+    let mut second = Vec::new();
+    if let Some(health) = h.health {
+        let tone = match health {
+            Health::Healthy => Tone::Good,
+            Health::Progressing => Tone::Text,
+            Health::Blocked | Health::Degraded | Health::Paused | Health::Frozen => Tone::Warn,
+        };
+        second.push(seg(true, vec![p(health.word(), tone)]));
+    }
     let gen_tone = if h.observed_generation == h.generation { Tone::Text } else { Tone::Warn };
     let generation = vec![
         p("gen ", Tone::Dim),
         p(format!("{}/{}", show(h.observed_generation), show(h.generation)), gen_tone),
     ];
-    [first, vec![seg(true, counts), seg(true, revs), seg(true, generation)]]
+    second.extend([seg(true, counts), seg(true, revs), seg(true, generation)]);
+    [first, second]
 }
 
 fn rev(r: &RevLabel<'_>, tone: Tone) -> [Piece; 2] {

@@ -61,6 +61,11 @@ fn sections(caps: &Capabilities) -> Vec<Section> {
             (group.title().to_string(), lines.into_iter().map(|l| (l.keys, l.help)).collect())
         })
         .collect();
+    let legend = super::glyphs::Glyphs::legend();
+    out.push((
+        "Grid legend".to_string(),
+        legend.iter().map(|e| (e.key().to_string(), e.long)).collect(),
+    ));
     for ctx in [Context::Sets, Context::Help, Context::Prompt, Context::Confirm, Context::Picker] {
         let rows: Vec<(String, &str)> = crate::app::keymap::bindings(ctx, caps)
             .map(|b| (b.keys.iter().map(Key::label).collect::<Vec<_>>().join(" "), b.help))

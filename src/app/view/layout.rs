@@ -13,7 +13,7 @@ use ratatui::layout::{Margin, Rect};
 use crate::app::state::{HitMap, HitRegion};
 
 use super::Screen;
-use super::grid::{GROUP, GridLayout, GridMode, GridRow, compact_rows};
+use super::grid::{DETAILED_MAX, GROUP, GridLayout, GridMode, GridRow, compact_rows};
 
 /// Terminal width from which panes go side by side with a right-hand column.
 pub const WIDE: u16 = 110;
@@ -163,6 +163,9 @@ fn split_grid_timeline(screen: &Screen<'_>, rest: Rect, out: &mut ScreenAreas) {
     let detailed = grid_wants(screen);
     let grid_h = if detailed + TIMELINE_MIN <= h {
         detailed.max(h * 2 / 5)
+    } else if h >= 24 && screen.grid.cells.len() <= DETAILED_MAX {
+        // Detailed rows that scroll: most of the height, the timeline keeps a useful share.
+        h - (h / 3).clamp(TIMELINE_MIN, 12)
     } else if h >= 24 {
         let inner_w = rest.width.saturating_sub(2);
         let compact = compact_rows(&screen.grid, inner_w).saturating_add(2);
@@ -251,7 +254,7 @@ pub fn hit_map(screen: &Screen<'_>, areas: &ScreenAreas, grid: &GridLayout) -> H
 /// The whole geometry of a frame on a terminal of `area`: pane areas and the grid layout.
 pub fn frame_layout(screen: &Screen<'_>, area: Rect) -> (ScreenAreas, GridLayout) {
     let areas = screen_areas(screen, area);
-    let grid = GridLayout::new(&screen.grid, areas.grid_inner());
+    let grid = GridLayout::new(&screen.grid, screen.selected, areas.grid_inner());
     (areas, grid)
 }
 

@@ -1,0 +1,159 @@
+//! What the console derives from the mirror and the advisor once per state change, not once per
+//! frame: the selected set's ordinal grid (one cell per ordinal, classified against the set's
+//! revisions), the controller pane's sentences, the next actions (for the pod detail), and the
+//! health word. At 10,000 pods classifying every pod costs milliseconds; a frame only reads this.
+//!
+//! Owns: the cache and when it is stale ([`Key`]). [`refresh`] is called by the reducer at the
+//! end of every batch (after the advisor); [`Derived::of`] computes the same thing for a state
+//! whose cache is stale (a test that never ends a batch), so a frame is never wrong, only slower.
+//! Must not write anything but `AppState::derived`.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+
+use super::health::{self, Health};
+use super::state::AppState;
+use super::view::explain::{self, ExplainLine, LineKind};
+use super::view::grid::GridView;
+use crate::backend::{Mode, ObjRef};
+use crate::core::explain::Step;
+use crate::core::{Observed, Plan};
+
+/// What the derived data was computed from: when any of it moves, it is computed again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    pub set: ObjRef,
+    pub mirror_generation: u64,
+    /// The advisor's identity (its mirror generation and backend time), if it has run.
+    pub advisor: Option<(u64, Option<i64>)>,
+    /// The backend clock, in whole seconds (time-dependent hints: a pod stuck for a minute).
+    pub second: Option<i64>,
+    pub mode: Mode,
+}
+
+impl Key {
+    fn of(state: &AppState) -> Option<Key> {
+        let set = state.selected_set.clone()?;
+        let advisor = state
+            .advisor
+            .as_ref()
+            .filter(|a| a.set == set)
+            .map(|a| (a.mirror_generation, a.at.map(|t| t.as_millisecond())));
+        Some(Key {
+            set,
+            mirror_generation: state.mirror.generation(),
+            advisor,
+            second: state.now.map(|t| t.as_second()),
+            mode: state.mode,
+        })
+    }
+}
+
+/// The selected set's derived view data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Derived {
+    pub key: Key,
+    pub grid: GridView,
+    /// The controller pane's sentences, most important first.
+    pub controller: Vec<ExplainLine>,
+    /// What the next sync does, step by step (the pod detail's "next" row).
+    pub steps: Vec<Step>,
+    /// The set's health word (readiness beside the controller's completion).
+    pub health: Health,
+}
+
+impl Derived {
+    /// Computes the derived data of the selected set, if there is one.
+    pub fn of(state: &AppState) -> Option<Derived> {
+        let key = Key::of(state)?;
+        let set = state.mirror.set(&key.set)?;
+        let plan = state.advisor.as_ref().filter(|a| a.set == key.set).map(|a| &a.plan);
+        let (current, update) = revisions_of(set, plan);
+        let ns = key.set.namespace.as_str();
+        let pods: Vec<_> = state.mirror.pods_in(ns).collect();
+        let grid = GridView::build(set, pods.iter().copied(), current, update);
+        let (controller, steps) = match plan {
+            Some(plan) => {
+                let claims: Vec<_> = state.mirror.claims_in(ns).collect();
+                let revisions: Vec<_> = state.mirror.revisions_in(ns).collect();
+                let observed =
+                    Observed { set, pods: &pods, claims: &claims, revisions: &revisions };
+                let now = state.now.unwrap_or_default();
+                let steps = crate::core::explain::next_actions(&observed, plan);
+                (explain::explain(&observed, plan, &steps, &grid, now, true), steps)
+            }
+            None => (
+                vec![ExplainLine {
+                    kind: LineKind::Waiting,
+                    text: "the advisor has not run yet".into(),
+                }],
+                Vec::new(),
+            ),
+        };
+        let blocked = plan.is_some_and(|p| blocked(p, &controller));
+        let health = health::of(set, blocked, state.mode == Mode::Paused);
+        let mut controller = controller;
+        if let Some(w) = complete_but_not_ready(set, health, &controller) {
+            controller.push(w);
+        }
+        Some(Derived { key, grid, controller, steps, health })
+    }
+
+    /// Whether this was computed from what `state` holds now.
+    pub fn is_fresh(&self, state: &AppState) -> bool {
+        Key::of(state).as_ref() == Some(&self.key)
+    }
+}
+
+/// Whether the rollout waits on something no waiting resolves, for the health word: a sync
+/// error, or a hint of the controller pane (the forced rollback of kubernetes#67250, certain
+/// for an old-revision pod OrderedReady waits on, suspected for an update pod not Ready for a
+/// minute). The console and `ststui explain` use this one rule.
+pub fn blocked(plan: &Plan, controller: &[ExplainLine]) -> bool {
+    plan.error.is_some() || controller.iter().any(|l| l.kind == LineKind::Hint)
+}
+
+/// The controller's completion counts revisions, not readiness: "rollout complete" while
+/// pods are not Ready (a Parallel set at start, a crash-looping image) gets a line that says so.
+fn complete_but_not_ready(
+    set: &StatefulSet,
+    health: Health,
+    controller: &[ExplainLine],
+) -> Option<ExplainLine> {
+    if !controller.iter().any(|l| l.kind == LineKind::Done) || health == Health::Healthy {
+        return None;
+    }
+    let replicas = crate::core::spec::replicas(set);
+    let ready = set.status.as_ref().and_then(|s| s.ready_replicas).unwrap_or(0);
+    (ready < replicas).then(|| ExplainLine {
+        kind: LineKind::Warning,
+        text: format!(
+            "{}: {ready} of {replicas} pods Ready — complete by the controller's rule, which \
+             counts revisions, not readiness",
+            health.word()
+        ),
+    })
+}
+
+/// The set's current and update revision names: the set's status, else the advisor's plan.
+pub fn revisions_of<'a>(set: &'a StatefulSet, plan: Option<&'a Plan>) -> (&'a str, &'a str) {
+    let status = set.status.as_ref();
+    let pick = |from_status: Option<&'a String>, from_plan: Option<&'a String>| {
+        from_status.filter(|s| !s.is_empty()).or(from_plan).map_or("", String::as_str)
+    };
+    (
+        pick(status.and_then(|s| s.current_revision.as_ref()), plan.map(|p| &p.current_revision)),
+        pick(status.and_then(|s| s.update_revision.as_ref()), plan.map(|p| &p.update_revision)),
+    )
+}
+
+/// Recomputes the cache when what it was computed from moved (called at the end of a batch).
+pub fn refresh(state: &mut AppState) {
+    if state.derived.as_ref().is_some_and(|d| d.is_fresh(state)) {
+        return;
+    }
+    let new = Derived::of(state);
+    if new != state.derived {
+        state.dirty = true;
+    }
+    state.derived = new;
+}

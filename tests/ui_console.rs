@@ -1,0 +1,109 @@
+//! The console as a new user met it (issue: hardening): detailed rows that stay in use for
+//! sets of tens of pods and show age, restarts and node; the health word beside the
+//! controller's own completion; a legend that lists every glyph; the per-change cache of the
+//! grid and the controller's sentences.
+
+mod ui_support;
+
+use ststui::app::derived::Derived;
+use ststui::app::health::Health;
+use ststui::app::view::Screen;
+use ststui::app::view::glyphs::Glyphs;
+use ststui::app::view::grid::{GridLayout, GridMode};
+use ststui::app::{Msg, update};
+use ui_support::*;
+
+/// 60 pods at 120×40: one detailed row per ordinal (scrolling), not the compact map, with the
+/// pods' age, restarts and node.
+#[test]
+fn sixty_pods_at_120x40_keep_detailed_rows_with_age_restarts_and_node() {
+    let mut f = Fixture::web(60).pods(0..58, REV1, P::Ready).pod(58, REV2, P::Running);
+    f.selected = 40;
+    let st = f.state();
+    let text = screen_text(render(&st, 120, 40).backend().buffer());
+    assert!(text.contains("web-40 ■ 7d9c5b8f4 #1  current Ready"), "{text}");
+    assert!(text.contains("rows "), "the title says which rows are shown:\n{text}");
+    let row40 = text.lines().find(|l| l.contains("▶ web-40")).unwrap_or_default();
+    assert!(row40.contains("age 45s"), "{row40}");
+    assert!(row40.contains("sim-node"), "{row40}");
+    // Scrolled to the end, the restarted pod shows its restarts.
+    let mut st = st;
+    st.selected_ordinal = 58;
+    let text = screen_text(render(&st, 120, 40).backend().buffer());
+    let row58 = text.lines().find(|l| l.contains("▶ web-58")).unwrap_or_default();
+    assert!(row58.contains("↻3"), "{row58}");
+    // The layout agrees: detailed rows, more rows than fit.
+    let screen = Screen::of(&st);
+    let area = ratatui::layout::Rect::new(0, 0, 70, 20);
+    let layout = GridLayout::new(&screen.grid, screen.selected, area);
+    assert_eq!(layout.mode, GridMode::Detailed);
+    assert!(layout.total > layout.rows.len());
+}
+
+/// Beyond the scrolling limit the compact map comes back (10,000 ordinals never scroll by
+/// rows).
+#[test]
+fn large_sets_use_the_compact_map() {
+    let st = big(1_000).state();
+    let screen = Screen::of(&st);
+    let layout =
+        GridLayout::new(&screen.grid, screen.selected, ratatui::layout::Rect::new(0, 0, 120, 30));
+    assert!(matches!(layout.mode, GridMode::Compact { .. }));
+}
+
+/// "Rollout complete" by the controller's rule while no pod is Ready: the header's health word
+/// says Degraded and the controller pane says what the completion does not count.
+#[test]
+fn complete_but_not_ready_is_degraded_not_healthy() {
+    let mut f = Fixture::web(3).pods(0..3, REV2, P::Running);
+    f.current = REV2;
+    let st = f.state();
+    let d = Derived::of(&st).unwrap_or_else(|| panic!("no derived view"));
+    assert_eq!(d.health, Health::Degraded);
+    let text = screen_text(render(&st, 120, 40).backend().buffer());
+    assert!(text.contains(" Degraded │ desired 3"), "{text}");
+    assert!(text.contains("done: rollout complete"), "{text}");
+    assert!(text.contains("Degraded: 0 of 3 pods Ready"), "{text}");
+    // All Ready: Healthy, and no such warning.
+    let mut f = Fixture::web(3).pods(0..3, REV2, P::Ready);
+    f.current = REV2;
+    let st = f.state();
+    let text = screen_text(render(&st, 120, 40).backend().buffer());
+    assert!(text.contains(" Healthy │ desired 3"), "{text}");
+    assert!(!text.contains("pods Ready — complete"), "{text}");
+}
+
+/// The help overlay lists every glyph of the grid, from the same table as the border legend.
+#[test]
+fn the_help_lists_the_whole_legend() {
+    let mut st = rolling().state();
+    st.modal = ststui::app::state::Modal::Help { page: 0 };
+    let text = screen_text(render(&st, 200, 60).backend().buffer());
+    assert!(text.contains("Grid legend"), "{text}");
+    for e in Glyphs::legend() {
+        assert!(text.contains(e.key()), "{} missing from the help:\n{text}", e.key());
+    }
+}
+
+/// The grid and the controller's sentences are computed once per state change: a batch end
+/// caches them, a frame reads the cache, and nothing moves when nothing changed.
+#[test]
+fn derived_data_is_cached_per_state_change() {
+    let mut st = rolling().state();
+    assert!(st.derived.is_none());
+    update(&mut st, Msg::BatchEnd);
+    let cached = st.derived.clone().unwrap_or_else(|| panic!("BatchEnd did not cache"));
+    assert!(cached.is_fresh(&st));
+    assert_eq!(Some(&cached), Derived::of(&st).as_ref());
+    st.dirty = false;
+    update(&mut st, Msg::BatchEnd);
+    assert!(!st.dirty, "an unchanged state is not derived again");
+    // A change to the mirror makes it stale; the next batch end replaces it.
+    let mut p = pod(4, REV1, P::Pending, &rolling().revisions);
+    p.metadata.name = Some("web-4".into());
+    st.mirror.apply(ststui::backend::Object::Pod(std::sync::Arc::new(p)));
+    assert!(!cached.is_fresh(&st));
+    update(&mut st, Msg::BatchEnd);
+    assert!(st.derived.as_ref().is_some_and(|d| d.is_fresh(&st)));
+    assert!(st.dirty);
+}
