@@ -79,8 +79,8 @@ fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), String> {
 
 /// Plays the demo on virtual time: `web` rolled out on nginx:1.25, then a new revision
 /// (nginx:1.26) held by partition=5, so the operator steps the partition down. Returns the
-/// cluster's history (the demo script's own lines and checks are setup, not something the
-/// operator did).
+/// cluster's history with the demo script's commands (shown as `script` lines: how the set got
+/// here), without its checks.
 fn demo(sim: &mut Sim) -> Result<Vec<Event>, String> {
     let path = Path::new("assets/scenarios/demo.scenario");
     let script = scenario::parse(path, DEMO_SCRIPT).map_err(|e| format!("demo: {e}"))?;
@@ -88,7 +88,7 @@ fn demo(sim: &mut Sim) -> Result<Vec<Event>, String> {
     let mut history = Vec::new();
     let outcome = player.run(sim, &mut |ev| {
         if let Some(t) = ev.timeline()
-            && !matches!(t.kind, EventKind::Command { .. } | EventKind::Expect { .. })
+            && !matches!(t.kind, EventKind::Expect { .. })
         {
             history.push(t.clone());
         }

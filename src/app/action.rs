@@ -83,6 +83,10 @@ pub enum Action {
     TimelineOlder,
     /// Scroll the timeline forward (newer entries); at the bottom it follows new ones again.
     TimelineNewer,
+    /// Show only the selected set's timeline lines, or every line again.
+    TimelineFilter,
+    /// Select the pod the controller waits on (or the next action is about).
+    JumpToWaited,
 
     // --- overlays and the app ----------------------------------------------------------------
     /// Open / close the help overlay.

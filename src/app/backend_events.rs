@@ -46,11 +46,8 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
                 super::differs::check(state, &ev.kind);
             }
             state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
-            state.timeline.push(TimelineEntry {
-                t_ms: ev.t_ms,
-                kind: ev.kind,
-                origin: Origin::Backend,
-            });
+            let sets = state.mirror.set_names();
+            state.timeline.push(TimelineEntry::new(ev.t_ms, ev.kind, Origin::Backend, &sets));
             state.dirty = true;
         }
         BackendEvent::Clock { now, speed } => {

@@ -84,7 +84,7 @@ pub fn settle(state: &mut AppState) {
 
 /// Whether the operator asked to delete `pod` in the last few timeline entries.
 fn operator_deleted(state: &AppState, pod: &str) -> bool {
-    state.timeline.iter().rev().take(50).any(|e| {
+    state.timeline.all().rev().take(50).any(|e| {
         e.origin == Origin::Operator
             && matches!(&e.kind, EventKind::Command { text, .. }
                 if text.ends_with(&format!("delete-pod {pod}")))

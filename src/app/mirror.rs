@@ -135,6 +135,11 @@ impl Mirror {
         self.sets.iter().map(|(k, v)| (k, &**v))
     }
 
+    /// The names of the sets, for attributing timeline lines (a few sets: a small Vec).
+    pub fn set_names(&self) -> Vec<&str> {
+        self.sets.keys().map(|k| k.name.as_str()).collect()
+    }
+
     pub fn set(&self, r: &ObjRef) -> Option<&StatefulSet> {
         self.sets.get(r).map(|s| &**s)
     }

@@ -17,10 +17,12 @@ pub mod input;
 pub mod keymap;
 pub mod mirror;
 pub mod msg;
+mod navigate;
 mod notify;
 pub mod ops;
 pub mod sets;
 pub mod state;
+pub mod timeline;
 pub mod update;
 pub mod view;
 

@@ -37,6 +37,7 @@ pub(super) fn log_operator(state: &mut AppState, text: String) {
 /// Adds a timeline entry at the backend's current time.
 pub(super) fn push_now(state: &mut AppState, kind: EventKind, origin: Origin) {
     let t_ms = state.elapsed_ms();
-    state.timeline.push(TimelineEntry { t_ms, kind, origin });
+    let sets = state.mirror.set_names();
+    state.timeline.push(TimelineEntry::new(t_ms, kind, origin, &sets));
     state.dirty = true;
 }

@@ -6,7 +6,7 @@
 //!
 //! Field names are stable: fields are added, not renamed.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::time::Instant;
 
 use k8s_openapi::api::apps::v1::{RollingUpdateStatefulSetStrategy, StatefulSet};
@@ -15,11 +15,8 @@ use ratatui::layout::Rect;
 
 use super::input::Prompt;
 use super::mirror::Mirror;
-use crate::backend::{Capabilities, Connection, EventKind, Mode, ObjRef, Op};
+use crate::backend::{Capabilities, Connection, Mode, ObjRef, Op};
 use crate::core::{Options, Plan};
-
-/// How many timeline entries are kept (oldest dropped first).
-pub const TIMELINE_CAPACITY: usize = 2_000;
 
 /// How far past the backend's last clock report the shown time may run, in backend ms.
 pub const EXTRAPOLATE_MS: i64 = 1_000;
@@ -274,80 +271,7 @@ pub enum Origin {
     Operator,
 }
 
-/// One timeline entry: backend time in milliseconds since start and the event (the same
-/// vocabulary as the JSONL timeline of `spec/scenario.md`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TimelineEntry {
-    pub t_ms: u64,
-    pub kind: EventKind,
-    pub origin: Origin,
-}
-
-/// A bounded ring of timeline entries ([`TIMELINE_CAPACITY`]).
-#[derive(Debug, Clone, Default)]
-pub struct Timeline {
-    entries: VecDeque<TimelineEntry>,
-    /// Entries ever pushed (including dropped ones): a cheap change marker for renderers.
-    pushed: u64,
-    /// How far the view is scrolled back from the newest entry (0: it follows new entries).
-    /// While scrolled back, new entries keep the same lines on screen.
-    back: usize,
-}
-
-impl Timeline {
-    pub fn push(&mut self, entry: TimelineEntry) {
-        if self.entries.len() == TIMELINE_CAPACITY {
-            self.entries.pop_front();
-        }
-        self.entries.push_back(entry);
-        self.pushed += 1;
-        if self.back > 0 {
-            self.back = (self.back + 1).min(self.entries.len());
-        }
-    }
-
-    /// Entries the view is scrolled back by, for a pane showing `rows` lines (clamped so the
-    /// oldest entry is at most at the top).
-    pub fn back(&self, rows: usize) -> usize {
-        self.back.min(self.entries.len().saturating_sub(rows))
-    }
-
-    /// Scrolls `by` entries towards older (positive) or newer (negative) ones, for a pane
-    /// showing `rows` lines. Refuses, saying why, when it is already at that end.
-    pub fn scroll(&mut self, by: isize, rows: usize) -> Result<(), String> {
-        let max = self.entries.len().saturating_sub(rows);
-        let now = self.back(rows);
-        let to = now.saturating_add_signed(by).min(max);
-        if to == now {
-            return Err(if by > 0 {
-                format!(
-                    "the timeline's oldest entry is on screen (it keeps the last {TIMELINE_CAPACITY})"
-                )
-            } else {
-                "the timeline already follows the newest entries".into()
-            });
-        }
-        self.back = to;
-        Ok(())
-    }
-
-    /// Entries oldest first.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &TimelineEntry> + ExactSizeIterator {
-        self.entries.iter()
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    pub fn pushed(&self) -> u64 {
-        self.pushed
-    }
-}
+pub use super::timeline::{TIMELINE_CAPACITY, Timeline, TimelineEntry};
 
 /// A pod creation or deletion the advisor did not expect, waiting for a spec change that
 /// would explain it.

@@ -158,6 +158,10 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
         Action::First => Ok(select_by(state, i64::MIN / 2)),
         Action::Last => Ok(select_by(state, i64::MAX / 2)),
         Action::TimelineOlder => scroll_timeline(state, 1).map(|()| Vec::new()),
+        Action::TimelineFilter => {
+            super::navigate::toggle_timeline_filter(state).map(|()| Vec::new())
+        }
+        Action::JumpToWaited => super::navigate::jump_to_waited(state).map(|()| Vec::new()),
         Action::TimelineNewer => scroll_timeline(state, -1).map(|()| Vec::new()),
         Action::JumpPrompt => {
             let (Some(set), Some((lo, hi))) = (state.selected_set.clone(), state.ordinal_span())

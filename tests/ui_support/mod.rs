@@ -221,7 +221,7 @@ impl Fixture {
             mirror_generation: st.mirror.generation(),
         });
         for (t_ms, kind, origin) in &self.timeline {
-            st.timeline.push(TimelineEntry { t_ms: *t_ms, kind: kind.clone(), origin: *origin });
+            st.timeline.push(TimelineEntry::new(*t_ms, kind.clone(), *origin, &[SET]));
         }
         st
     }

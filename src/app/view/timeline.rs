@@ -49,15 +49,39 @@ impl Source {
 pub struct TimelineLine {
     pub time: String,
     pub source: Source,
+    /// The set the line is about, when the console shows several sets.
+    pub set: Option<String>,
     pub text: String,
 }
 
 /// The `n` entries the pane shows, oldest first: the newest ones at the bottom, or, scrolled
-/// back, the ones that many entries earlier.
+/// back, the ones that many entries earlier. With several sets each line names its set.
 pub fn last_lines(state: &AppState, n: usize) -> Vec<TimelineLine> {
     let back = state.timeline.back(n);
-    let skip = state.timeline.len().saturating_sub(n + back);
-    state.timeline.iter().skip(skip).take(n).map(line).collect()
+    let shown: Vec<&TimelineEntry> = state.timeline.iter().rev().skip(back).take(n).collect();
+    let several = state.mirror.sets().nth(1).is_some();
+    shown
+        .into_iter()
+        .rev()
+        .map(|e| TimelineLine { set: e.set.clone().filter(|_| several), ..line(e) })
+        .collect()
+}
+
+/// The pane's title: how many lines, the filter, what was dropped, the scroll position.
+pub fn title(state: &AppState, rows: usize, newer_key: &str) -> String {
+    let t = &state.timeline;
+    let mut out = match t.only() {
+        Some(set) => format!("Timeline: {set} only ({} lines)", t.len()),
+        None => format!("Timeline ({})", t.pushed()),
+    };
+    if t.dropped() > 0 {
+        out.push_str(&format!(" — {} older dropped", t.dropped()));
+    }
+    let back = t.back(rows);
+    if back > 0 {
+        out.push_str(&format!(" — scrolled back: {back} newer below, {newer_key} to return"));
+    }
+    out
 }
 
 /// `1m05s`, `12.5s`, `3s`: a backend time in milliseconds, compact.
@@ -124,7 +148,7 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
             (Source::Differs, format!("advisor expected {expected}, the cluster {observed}"))
         }
     };
-    TimelineLine { time: duration_text(entry.t_ms), source, text }
+    TimelineLine { time: duration_text(entry.t_ms), source, set: None, text }
 }
 
 #[cfg(test)]

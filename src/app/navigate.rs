@@ -1,0 +1,62 @@
+//! Navigation actions that read the advisor or the timeline: jump to the pod the controller
+//! waits on, and filter the timeline to the selected set.
+//!
+//! Owns those two actions' rules and words. Must not write anything but the selection, the
+//! timeline's filter and the status line (through the reducer's helpers).
+
+use super::notify::info;
+use super::state::AppState;
+use super::update::select;
+use crate::core::explain::{Step, StepKind, blocker_step};
+use crate::core::labels::parent_and_ordinal;
+
+/// `w`: selects the pod the controller's next sync waits on (the OrderedReady blocker, the
+/// terminating pod, the stale claim's pod …), else the pod the next action is about.
+pub fn jump_to_waited(state: &mut AppState) -> Result<(), String> {
+    let set = state.selected_set.clone().ok_or("there is no StatefulSet on screen")?;
+    let plan = state
+        .advisor
+        .as_ref()
+        .filter(|a| a.set == set)
+        .map(|a| &a.plan)
+        .ok_or("the advisor has not run yet: nothing is known to wait")?;
+    let waited = plan.waiting_on.as_ref().map(blocker_step).and_then(|s| s.pod);
+    let (pod, why) = match waited {
+        Some(pod) => (pod, "the controller waits on it"),
+        None => {
+            let acts =
+                |s: &&Step| !matches!(s.kind, StepKind::Wait | StepKind::Hold | StepKind::Status);
+            let next = state
+                .derived
+                .as_ref()
+                .filter(|d| d.key.set == set)
+                .and_then(|d| d.steps.iter().filter(acts).find_map(|s| s.pod.clone()));
+            match next {
+                Some(pod) => (pod, "nothing waits; the next sync acts on it"),
+                None => return Err("the controller waits on no pod and has nothing to do".into()),
+            }
+        }
+    };
+    let ordinal = parent_and_ordinal(&pod)
+        .filter(|(parent, _)| *parent == set.name)
+        .map(|(_, o)| o)
+        .ok_or_else(|| format!("{pod} is not an ordinal of {}", set.name))?;
+    select(state, ordinal);
+    info(state, format!("{pod}: {why}"));
+    Ok(())
+}
+
+/// `T`: the timeline shows only the selected set's lines (and lines about no set), or every
+/// line again.
+pub fn toggle_timeline_filter(state: &mut AppState) -> Result<(), String> {
+    if state.timeline.only().is_some() {
+        state.timeline.filter(None);
+        info(state, "timeline: every set's lines".into());
+        return Ok(());
+    }
+    let set = state.selected_set.as_ref().ok_or("there is no StatefulSet to filter on")?;
+    let name = set.name.clone();
+    state.timeline.filter(Some(name.clone()));
+    info(state, format!("timeline: only {name}'s lines (and lines about no set)"));
+    Ok(())
+}
