@@ -89,7 +89,8 @@ fn a_mouse_click_selects_an_ordinal_and_a_resize_redraws() {
     let mut c = Console::start(&["sim", "--log-file", &log_arg]);
     // The whole grid (a frame arrives in pieces: wait for its last row too).
     c.wait_for("the grid", |s| {
-        s.lines().any(|l| l.contains("▶") && l.contains("web-0")) && s.contains("web-4")
+        s.lines().any(|l| l.contains("▶") && l.contains("web-0"))
+            && s.lines().any(|l| l.contains("web-3 ■"))
     });
 
     // Click on web-3's row in the grid (SGR mouse report: 1-based column;row, press + release).
