@@ -391,7 +391,6 @@ fn faults_on_the_selected_pod() {
         ops(&run(&mut st, [key('t')])),
         vec![Op::from(Fault::SetPodReady { pod: p.clone(), ready: false })]
     );
-    assert_eq!(ops(&run(&mut st, [key('b')])), vec![Op::from(Fault::BreakPod { pod: p })]);
 }
 
 #[test]

@@ -115,3 +115,26 @@ fn play_to_end(text: &str) -> Player {
     }
     p
 }
+
+/// `break-image` breaks every pod of the image, now and later: a canary on it blocks the
+/// rollout, deleting the pod does not help (it comes back broken), `fix-image` heals it.
+#[test]
+fn break_image_and_fix_image() {
+    headless(
+        "kubelet start=1s ready=1s stop=1s
+create web replicas=3 image=nginx:1.25 partition=2
+settle
+image web nginx:1.26
+settle
+break-image nginx:1.26
+settle max=30s
+expect web ready=2 updated=1 blocked=true
+delete-pod web-2
+settle max=30s
+expect web ready=2 updated=1
+fix-image nginx:1.26
+settle
+expect web ready=3 updated=1
+",
+    );
+}

@@ -119,10 +119,25 @@ fn faults_flip_readiness_fail_and_break_pods() {
     assert!(!ready(sim.pod(&p0).unwrap()), "unready stays until `ready`");
     sim.apply_op(Op::from(Fault::SetPodReady { pod: p0.clone(), ready: true })).unwrap();
     assert!(ready_transition_ms(sim.pod(&p0).unwrap()).unwrap() > t_unready);
-    // Break: unready now and never Ready again, even across time.
-    sim.apply_op(Op::from(Fault::BreakPod { pod: p0.clone() })).unwrap();
+    // A broken image: every pod of it is unready now and never Ready again, even across
+    // time; a pod of it deleted and recreated is just as broken (kubernetes#67250's lesson).
+    let image = sim.pod(&p0).unwrap().spec.as_ref().unwrap().containers[0].image.clone();
+    let image = image.unwrap();
+    let broken = |b: bool| Op::from(Fault::BrokenImage { image: image.clone(), broken: b });
+    sim.apply_op(broken(true)).unwrap();
     sim.advance(60_000);
     assert!(!ready(sim.pod(&p0).unwrap()));
+    assert!(!ready(sim.pod(&key("web-1")).unwrap()), "every pod of the image");
+    sim.apply_op(Op::from(ClusterOp::DeletePod { pod: p0.clone(), force: true, uid: None }))
+        .unwrap();
+    sim.advance(60_000);
+    let again = sim.pod(&p0).unwrap();
+    assert_eq!(again.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Running"));
+    assert!(!ready(again), "recreated from the same broken image");
+    // Fixed: its pods become Ready after the ready delay.
+    sim.apply_op(broken(false)).unwrap();
+    sim.advance(1_000);
+    assert!(ready(sim.pod(&p0).unwrap()) && ready(sim.pod(&key("web-1")).unwrap()));
     // Fail: phase Failed; the stand-in deletes failed pods; a Failed pod goes at once
     // (upstream CheckGracefulDelete: zero grace for terminated pods) and is recreated.
     sim.drain_events();

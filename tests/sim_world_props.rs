@@ -17,7 +17,8 @@ enum Step {
     Fail(i32),
     Unready(i32),
     Ready(i32),
-    Break(i32),
+    /// Break (true) or fix an image of the run (`img:N`).
+    BreakImage(u8, bool),
     Delete(i32, bool),
     Pause,
     Resume,
@@ -35,7 +36,7 @@ fn step() -> impl Strategy<Value = Step> {
         (0i32..5).prop_map(Step::Fail),
         (0i32..5).prop_map(Step::Unready),
         (0i32..5).prop_map(Step::Ready),
-        (0i32..5).prop_map(Step::Break),
+        ((0u8..3), any::<bool>()).prop_map(|(i, b)| Step::BreakImage(i, b)),
         ((0i32..5), any::<bool>()).prop_map(|(o, f)| Step::Delete(o, f)),
         Just(Step::Pause),
         Just(Step::Resume),
@@ -73,7 +74,10 @@ fn run(steps: &[Step]) -> Vec<SimEvent> {
             Step::Ready(o) => {
                 sim.apply_op(Op::from(Fault::SetPodReady { pod: pod(*o), ready: true }))
             }
-            Step::Break(o) => sim.apply_op(Op::from(Fault::BreakPod { pod: pod(*o) })),
+            Step::BreakImage(i, broken) => sim.apply_op(Op::from(Fault::BrokenImage {
+                image: format!("img:{i}"),
+                broken: *broken,
+            })),
             Step::Delete(o, force) => sim.apply_op(Op::from(ClusterOp::DeletePod {
                 pod: pod(*o),
                 force: *force,

@@ -55,8 +55,9 @@ pub enum Action {
     FailPod,
     /// Fault: flip the selected pod's Ready condition.
     ToggleReady,
-    /// Fault: the selected pod's containers run but never become Ready again.
-    BreakPod,
+    /// Fault: the selected pod's image is broken (every pod of it never becomes Ready), or
+    /// fixed when it already is.
+    BreakImage,
 
     // --- navigation --------------------------------------------------------------------------
     /// Previous ordinal.

@@ -46,6 +46,9 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
                 super::differs::check(state, &ev.kind);
             }
             state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
+            if let EventKind::Command { text, .. } = &ev.kind {
+                note_broken_image(state, text);
+            }
             let sets = state.mirror.set_names();
             state.timeline.push(TimelineEntry::new(ev.t_ms, ev.kind, Origin::Backend, &sets));
             state.dirty = true;
@@ -201,4 +204,18 @@ fn after_mirror_change(state: &mut AppState) -> Vec<Command> {
     let ordinal = state.selected_ordinal;
     select(state, ordinal);
     cmds
+}
+
+/// A script's `break-image IMG` / `fix-image IMG` line: the console marks the image.
+fn note_broken_image(state: &mut AppState, line: &str) {
+    let mut words = line.split_whitespace();
+    match (words.next(), words.next()) {
+        (Some("break-image"), Some(image)) => {
+            state.broken_images.insert(image.to_string());
+        }
+        (Some("fix-image"), Some(image)) => {
+            state.broken_images.remove(image);
+        }
+        _ => {}
+    }
 }

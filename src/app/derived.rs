@@ -59,6 +59,9 @@ pub struct Derived {
     pub steps: Vec<Step>,
     /// The set's health word (readiness beside the controller's completion).
     pub health: Health,
+    /// Each revision's change from the one before it (revision name, summary), for the
+    /// revision history.
+    pub revision_changes: Vec<(String, String)>,
 }
 
 impl Derived {
@@ -95,7 +98,15 @@ impl Derived {
         if let Some(w) = complete_but_not_ready(set, health, &controller) {
             controller.push(w);
         }
-        Some(Derived { key, grid, controller, steps, health })
+        let history = state.mirror.revisions_of(&key.set);
+        let revision_changes = history
+            .windows(2)
+            .filter_map(|w| {
+                let name = w[1].metadata.name.clone()?;
+                Some((name, crate::app::revdiff::summary(w[0], w[1])?))
+            })
+            .collect();
+        Some(Derived { key, grid, controller, steps, health, revision_changes })
     }
 
     /// Whether this was computed from what `state` holds now.

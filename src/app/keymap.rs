@@ -18,7 +18,7 @@
 //! | space, `n` (`.`) | pause / resume reconciliation, step one sync while paused |
 //! | `<` / `>` | simulator slower / faster |
 //! | ctrl-d / ctrl-k | delete / force-delete the selected pod |
-//! | `f` / `t` / `b` | faults on the selected pod: fail / toggle Ready / broken image |
+//! | `f` / `t` / `b` | faults: the selected pod fails / toggles Ready / its image breaks |
 //! | arrows, `hjkl`, PgUp/PgDn, Home/End (`g`/`G`), Tab | select ordinals, next set |
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -225,8 +225,8 @@ pub const BINDINGS: &[Binding] = &[
       "fault: the pod fails (Failed)", None),
     b(C::Normal, &[Key::ch('t')], Action::ToggleReady, G::Pod,
       "fault: toggle the pod's Ready", None),
-    b(C::Normal, &[Key::ch('b')], Action::BreakPod, G::Pod,
-      "fault: broken image, never Ready", None),
+    b(C::Normal, &[Key::ch('b')], Action::BreakImage, G::Pod,
+      "fault: break / fix the pod's image (its pods never Ready)", None),
     // Normal: navigation.
     b(C::Normal, &[Key::plain(KeyCode::Left), Key::ch('h')], Action::Left, G::Navigate,
       "previous ordinal", None),

@@ -75,6 +75,9 @@ pub struct AppState {
     /// The selected set's grid, controller sentences and health, computed once per state
     /// change (`app::derived`), never per frame.
     pub derived: Option<super::derived::Derived>,
+    /// Images the simulator was told are broken (`b`, a script's `break-image`): their pods
+    /// never become Ready. Shown on the revisions and the pod detail.
+    pub broken_images: std::collections::BTreeSet<String>,
     /// Clickable regions from the last draw (filled by the ui, passed in by the loop).
     pub hits: HitMap,
     /// The terminal's size, from the last resize (the help overlay's pages depend on it).
@@ -131,6 +134,7 @@ impl AppState {
             rolling_before_on_delete: HashMap::new(),
             advisor: None,
             derived: None,
+            broken_images: std::collections::BTreeSet::new(),
             hits: HitMap::default(),
             screen: Rect::default(),
             dirty: true,
@@ -241,6 +245,9 @@ pub struct RevisionChoice {
     pub current: bool,
     /// This is the set's status.updateRevision (rolling back to it changes nothing).
     pub update: bool,
+    /// What rolling back to it changes, from the update revision's template
+    /// (`image app: nginx:1.26 → nginx:1.25`); `None` when the templates are the same.
+    pub change: Option<String>,
 }
 
 /// The status line.

@@ -71,29 +71,39 @@ impl<'a> Screen<'a> {
                 empty: Some(empty),
             };
         };
-        let (grid, controller, steps, health) = match state.derived.as_ref() {
-            Some(d) if d.is_fresh(state) => (
+        let cached = state.derived.as_ref().filter(|d| d.is_fresh(state));
+        let computed = if cached.is_none() { Derived::of(state) } else { None };
+        let (grid, controller, steps, health, changes) = match (cached, computed) {
+            (Some(d), _) => (
                 Cow::Borrowed(&d.grid),
                 Cow::Borrowed(d.controller.as_slice()),
                 Cow::Borrowed(d.steps.as_slice()),
                 d.health,
+                Cow::Borrowed(d.revision_changes.as_slice()),
             ),
-            _ => match Derived::of(state) {
-                Some(d) => {
-                    (Cow::Owned(d.grid), Cow::Owned(d.controller), Cow::Owned(d.steps), d.health)
-                }
-                None => (
-                    Cow::Owned(GridView::default()),
-                    Cow::Owned(Vec::new()),
-                    Cow::Owned(Vec::new()),
-                    Health::Progressing,
-                ),
-            },
+            (None, Some(d)) => (
+                Cow::Owned(d.grid),
+                Cow::Owned(d.controller),
+                Cow::Owned(d.steps),
+                d.health,
+                Cow::Owned(d.revision_changes),
+            ),
+            (None, None) => (
+                Cow::Owned(GridView::default()),
+                Cow::Owned(Vec::new()),
+                Cow::Owned(Vec::new()),
+                Health::Progressing,
+                Cow::Owned(Vec::new()),
+            ),
         };
         let plan = state.advisor.as_ref().filter(|a| &a.set == set_ref).map(|a| &a.plan);
         let (current, update) = revisions_of(set, plan);
         let history = state.mirror.revisions_of(set_ref);
-        let revisions = revision_rows(&history, &grid, current, update);
+        let mut revisions = revision_rows(&history, &grid, current, update);
+        for r in &mut revisions {
+            r.change = changes.iter().find(|(n, _)| n == r.name).map(|(_, c)| c.clone());
+            r.broken = r.image.is_some_and(|i| state.broken_images.contains(i));
+        }
         let pod = crate::core::labels::pod_name(&set_ref.name, state.selected_ordinal);
         let selected_step = crate::core::explain::step_for(&steps, &pod).map(|s| s.text.clone());
         let mut header = HeaderView::build(state, set, set_ref, &revisions, current, update);
@@ -293,6 +303,10 @@ pub struct RevisionRow<'a> {
     pub update: bool,
     /// Pods on the grid built from it.
     pub pods: usize,
+    /// What changed from the revision before it (`image app: a → b`, `restartedAt 10:02:11`).
+    pub change: Option<String>,
+    /// Its image is broken (the simulator's `b`): its pods never become Ready.
+    pub broken: bool,
 }
 
 fn revision_rows<'a>(
@@ -329,6 +343,8 @@ fn revision_rows<'a>(
                 current: name == current,
                 update: name == update,
                 pods: per_revision.iter().find(|(n, _)| *n == name).map_or(0, |e| e.1),
+                change: None,
+                broken: false,
             }
         })
         .collect()
@@ -382,7 +398,8 @@ fn pod_rows(pod: &Pod, state: &AppState, rows: &mut Vec<(&'static str, String)>)
     }
     let image = pod.spec.as_ref().and_then(|s| s.containers.first()).and_then(|c| c.image.clone());
     if let Some(image) = image {
-        rows.push(("image", image));
+        let broken = state.broken_images.contains(&image);
+        rows.push(("image", if broken { format!("{image} (broken: never Ready)") } else { image }));
     }
     let restarts: i32 = status
         .and_then(|s| s.container_statuses.as_ref())

@@ -46,7 +46,12 @@ impl Op {
             Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: false })) => {
                 format!("unready {pod}")
             }
-            Op::Sim(SimOp::Fault(Fault::BreakPod { pod })) => format!("break {pod}"),
+            Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: true })) => {
+                format!("break-image {image}")
+            }
+            Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: false })) => {
+                format!("fix-image {image}")
+            }
             Op::View(ViewOp::Focus(Some(set))) => format!("open {set}"),
             Op::View(ViewOp::Focus(None)) => "open the picker".into(),
             Op::View(ViewOp::Reconnect) => "reconnect".into(),
@@ -267,8 +272,11 @@ pub enum Fault {
     FailPod { pod: ObjRef },
     /// Flip the Ready condition of a running pod.
     SetPodReady { pod: ObjRef, ready: bool },
-    /// The pod's containers run but never become Ready again (a crash-looping image).
-    BreakPod { pod: ObjRef },
+    /// Every pod running `image`, now and later, never becomes Ready (a crash-looping image:
+    /// running pods lose readiness at once); `broken: false` fixes it (they become Ready after
+    /// the kubelet's ready delay). A property of the image, not of one pod: deleting a pod of
+    /// a broken image brings it back just as broken (kubernetes#67250's lesson).
+    BrokenImage { image: String, broken: bool },
 }
 
 /// Why an op failed, as a client can act on it.

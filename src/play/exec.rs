@@ -68,9 +68,11 @@ impl Exec {
                 let verb = if *ready { "ready" } else { "unready" };
                 self.fault(&pod.as_ref(), verb).await
             }
-            Command::Api(_) | Command::Pause | Command::Resume | Command::Step(_) => {
-                Err("needs the simulator".into())
-            }
+            Command::Api(_)
+            | Command::BrokenImage { .. }
+            | Command::Pause
+            | Command::Resume
+            | Command::Step(_) => Err("needs the simulator".into()),
             // The steering lines went through `cluster_op` above.
             _ => Ok(()),
         }

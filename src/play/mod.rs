@@ -59,6 +59,11 @@ pub fn cluster_refusal(command: &Command) -> Option<&'static str> {
             "needs the simulator: a real cluster's controller cannot be paused or stepped \
              (play it with `ststui sim --script`)",
         ),
+        Command::BrokenImage { .. } => Some(
+            "needs the simulator: a broken image breaks the pods already running it, which \
+             the fake kubelet does not model (use `kubelet broken=IMG` for new pods, or play \
+             it with `ststui sim --script`)",
+        ),
         Command::Api(_) => Some(
             "needs the simulator: API faults are injected into the simulated API server \
              (play it with `ststui sim --script`)",

@@ -1,7 +1,8 @@
 //! The kubelet model: it watches pods in the journal and moves each one through
 //! Pending → Running (start delay) → Ready (ready delay); a graceful deletion takes the stop
 //! delay, then the pod object is removed. Pods whose first container image is the configured
-//! `broken` image run but never become Ready. Faults (fail, unready, ready, break) act on one pod.
+//! `broken` image run but never become Ready. Faults: fail, unready and ready act on one pod; a
+//! broken image (`set_image_broken`) on every pod that runs it.
 //!
 //! Timeline `kubelet` events: `running`, `ready`, `unready`, `failed`, `gone` (`gone` whenever a
 //! pod object leaves the store, whatever removed it).
@@ -9,7 +10,7 @@
 //! Owns: pod status (phase, conditions, container statuses) and the removal of terminated pods.
 //! Must not: touch anything but pods, or decide deletion grace (that is `api`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{
     ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStatus, Pod,
@@ -69,11 +70,18 @@ struct Run {
     next: Option<(Ticket, PodStep)>,
 }
 
-/// The kubelet: configuration for new pods, and per-pod state.
+/// The kubelet: configuration for new pods, per-pod state, and the broken images.
 #[derive(Debug, Default)]
 pub struct Kubelet {
     config: KubeletConfig,
     pods: BTreeMap<ObjRef, Run>,
+    /// Images whose pods never become Ready ([`Kubelet::set_image_broken`]).
+    broken_images: BTreeSet<String>,
+}
+
+/// The image of a pod's first container.
+fn first_image(pod: &Pod) -> Option<&str> {
+    pod.spec.as_ref()?.containers.first()?.image.as_deref()
 }
 
 pub use crate::core::pod::is_ready;
@@ -131,7 +139,7 @@ fn running_statuses(pod: &Pod, now: &Time) -> Vec<ContainerStatus> {
 
 impl Kubelet {
     pub fn new(config: KubeletConfig) -> Self {
-        Kubelet { config, pods: BTreeMap::new() }
+        Kubelet { config, pods: BTreeMap::new(), broken_images: BTreeSet::new() }
     }
 
     pub fn config(&self) -> &KubeletConfig {
@@ -177,8 +185,10 @@ impl Kubelet {
         let now = store.clock().now_ms();
         match change.kind {
             ChangeKind::Added => {
-                let image = pod.spec.as_ref().and_then(|s| s.containers.first()?.image.clone());
-                let broken = self.config.broken.is_some() && image == self.config.broken;
+                let image = first_image(pod);
+                let broken = image.is_some_and(|i| {
+                    self.config.broken.as_deref() == Some(i) || self.broken_images.contains(i)
+                });
                 let run = Run {
                     uid: pod.metadata.uid.clone().unwrap_or_default(),
                     ready_ms: self.config.ready_ms,
@@ -342,33 +352,57 @@ impl Kubelet {
         Ok(())
     }
 
-    /// Fault: the pod keeps running but never becomes Ready again (a crash-looping image).
-    pub fn break_pod(
+    /// Fault: `image` is broken (`broken`) or fixed, for every pod running it as its first
+    /// container's image, now and later. A broken image's running pods lose readiness at once
+    /// and never regain it; new pods of it run but never become Ready. Fixed, its running pods
+    /// become Ready after the ready delay. Deleting a pod of a broken image brings it back just
+    /// as broken: the image is at fault, not the pod (kubernetes#67250).
+    pub fn set_image_broken(
         &mut self,
-        key: &ObjRef,
+        image: &str,
+        broken: bool,
         store: &mut Store,
         agenda: &mut Agenda,
-    ) -> Result<(), FaultError> {
-        let pod = Self::existing(store, key)?;
-        let was_ready = is_ready(pod);
-        let running = phase(pod) == "Running";
-        if let Some(run) = self.pods.get_mut(key) {
-            if run.broken {
-                return Err(FaultError::Already { pod: key.clone(), state: "broken" });
+    ) {
+        if broken {
+            self.broken_images.insert(image.to_string());
+        } else {
+            self.broken_images.remove(image);
+            if self.config.broken.as_deref() == Some(image) {
+                self.config.broken = None;
             }
-            run.broken = true;
         }
-        self.cancel(key, &[PodStep::Ready], agenda);
-        if running && was_ready {
-            let now = store.clock().time();
-            let _ = store.modify::<Pod>(key, |p| {
-                set_readiness(p.status.get_or_insert_with(Default::default), false, &now)
-            });
-            store.note_in(
-                &key.namespace,
-                EventKind::Kubelet { pod: key.name.clone(), event: "unready".into() },
-            );
+        let now = store.clock().time();
+        let now_ms = store.clock().now_ms();
+        let keys: Vec<ObjRef> = self.pods.keys().cloned().collect();
+        for key in keys {
+            let Some(pod) = store.pods().get(&key) else { continue };
+            if first_image(pod) != Some(image) || pod.metadata.deletion_timestamp.is_some() {
+                continue;
+            }
+            let (running, was_ready) = (phase(pod) == "Running", is_ready(pod));
+            let Some(run) = self.pods.get_mut(&key) else { continue };
+            run.broken = broken;
+            let (ready_ms, idle) = (run.ready_ms, run.next.is_none());
+            if broken {
+                self.cancel(&key, &[PodStep::Ready], agenda);
+                if running && was_ready {
+                    let _ = store.modify::<Pod>(&key, |p| {
+                        set_readiness(p.status.get_or_insert_with(Default::default), false, &now)
+                    });
+                    store.note_in(
+                        &key.namespace,
+                        EventKind::Kubelet { pod: key.name.clone(), event: "unready".into() },
+                    );
+                }
+            } else if running && !was_ready && idle {
+                self.schedule(&key, PodStep::Ready, now_ms + ready_ms, agenda);
+            }
         }
-        Ok(())
+    }
+
+    /// The images broken by [`Kubelet::set_image_broken`], in order.
+    pub fn broken_images(&self) -> impl Iterator<Item = &str> {
+        self.broken_images.iter().map(String::as_str)
     }
 }

@@ -102,7 +102,10 @@ fn apply_fault(w: &mut World, f: Fault) -> Result<(), OpError> {
         Fault::SetPodReady { pod, ready } => {
             Ok(w.kubelet.set_ready(&pod, ready, &mut w.store, &mut w.agenda)?)
         }
-        Fault::BreakPod { pod } => Ok(w.kubelet.break_pod(&pod, &mut w.store, &mut w.agenda)?),
+        Fault::BrokenImage { image, broken } => {
+            w.kubelet.set_image_broken(&image, broken, &mut w.store, &mut w.agenda);
+            Ok(())
+        }
     }
 }
 

@@ -77,13 +77,19 @@ pub fn render_picker(
     caps: &Capabilities,
     theme: &Theme,
 ) {
-    let h = u16::try_from(p.choices.len() + 4).unwrap_or(u16::MAX);
+    // Each revision and, under it, what rolling back to it changes.
+    let lines = p.choices.len() + p.choices.iter().filter(|c| c.change.is_some()).count();
+    let h = u16::try_from(lines + 4).unwrap_or(u16::MAX);
     let popup = centered(area, 72.min(area.width.saturating_sub(2)), h);
     Clear.render(popup, buf);
     let inner = pane(buf, popup, title(format!("Undo {}: roll back to", p.set)), theme);
     let right = inner.x + inner.width;
-    for (i, c) in p.choices.iter().enumerate().take(usize::from(inner.height.saturating_sub(2))) {
-        let y = inner.y + u16::try_from(i).unwrap_or(0);
+    let last = inner.y + inner.height.saturating_sub(2);
+    let mut y = inner.y;
+    for (i, c) in p.choices.iter().enumerate() {
+        if y >= last {
+            break;
+        }
         let marker = if i == p.selected { Glyphs::POINTER } else { ' ' };
         let role = match (c.current, c.update) {
             (true, true) => "current+update",
@@ -100,6 +106,11 @@ pub fn render_picker(
         put(buf, inner.x, y, &text, inner.width, theme.text);
         if i == p.selected {
             buf.set_style(Rect { y, height: 1, ..inner }, theme.selected);
+        }
+        y += 1;
+        if let Some(change) = c.change.as_deref().filter(|_| y < last) {
+            put(buf, inner.x, y, &format!("      undo changes {change}"), inner.width, theme.dim);
+            y += 1;
         }
     }
     let y = inner.y + inner.height.saturating_sub(1);

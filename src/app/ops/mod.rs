@@ -110,7 +110,8 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
         Action::SpeedDown => sim::speed(state, false),
         Action::DeletePod => pod::delete_pod(state, false),
         Action::ForceDeletePod => pod::delete_pod(state, true),
-        Action::FailPod | Action::ToggleReady | Action::BreakPod => pod::fault(state, action),
+        Action::FailPod | Action::ToggleReady => pod::fault(state, action),
+        Action::BreakImage => pod::break_image(state),
         _ => Ok(Vec::new()),
     }
 }
@@ -123,7 +124,7 @@ pub fn applies(action: Action, state: &AppState) -> bool {
         Action::TogglePause => state.caps.pause_reconcile,
         Action::Step => state.caps.pause_reconcile && state.mode == Mode::Paused,
         Action::SpeedUp | Action::SpeedDown => state.caps.speed,
-        Action::FailPod | Action::ToggleReady | Action::BreakPod => state.caps.inject_faults,
+        Action::FailPod | Action::ToggleReady | Action::BreakImage => state.caps.inject_faults,
         Action::ScaleUp | Action::ScaleDown | Action::ScalePrompt => write(WriteKind::Scale),
         Action::DeletePod | Action::ForceDeletePod => write(WriteKind::DeletePod),
         Action::PartitionDown
@@ -145,7 +146,7 @@ pub fn offered(action: Action, caps: &crate::backend::Capabilities) -> bool {
     match action {
         Action::TogglePause | Action::Step => caps.pause_reconcile,
         Action::SpeedUp | Action::SpeedDown => caps.speed,
-        Action::FailPod | Action::ToggleReady | Action::BreakPod => caps.inject_faults,
+        Action::FailPod | Action::ToggleReady | Action::BreakImage => caps.inject_faults,
         _ => true,
     }
 }

@@ -88,11 +88,40 @@ pub(super) fn fault(state: &mut AppState, action: Action) -> Outcome {
                 format!("{name} {word}"),
             )
         }
-        _ => (
-            Fault::BreakPod { pod: pod_ref },
-            format!("break {name}"),
-            format!("{name}: broken image, it will never be Ready"),
-        ),
+        _ => return Err(format!("{name}: not a pod fault")),
     };
     Ok(send(state, op.into(), log, said))
+}
+
+/// `b`: the selected pod's image (the template's where there is no pod) is broken, or fixed
+/// when it already is. A property of the image: every pod of it, now and later, never becomes
+/// Ready, so deleting one brings it back just as broken (kubernetes#67250).
+pub(super) fn break_image(state: &mut AppState) -> Outcome {
+    if !state.caps.inject_faults {
+        return Err("fault injection exists in the simulator only (ststui sim)".into());
+    }
+    let (r, set) = selected(state)?;
+    let pod = state.mirror.pod_at(&r, state.selected_ordinal);
+    let image = pod
+        .and_then(|p| p.spec.as_ref()?.containers.first()?.image.as_deref())
+        .or_else(|| f::image(set))
+        .ok_or_else(|| format!("{} has no container image", r.name))?
+        .to_string();
+    let broken = !state.broken_images.contains(&image);
+    let (log, said) = if broken {
+        state.broken_images.insert(image.clone());
+        (
+            format!("break-image {image}"),
+            format!(
+                "{image} is broken: its pods never become Ready (deleting one does not help); \
+                 {} again fixes it",
+                key(Action::BreakImage)
+            ),
+        )
+    } else {
+        state.broken_images.remove(&image);
+        (format!("fix-image {image}"), format!("{image} is fixed: its pods become Ready"))
+    };
+    state.dirty = true;
+    Ok(send(state, Fault::BrokenImage { image, broken }.into(), log, said))
 }

@@ -242,10 +242,10 @@ pub fn open_picker(state: &mut AppState, revision: Option<i64>) -> Outcome {
     let (r, set) = selected(state)?;
     let current = f::current_revision(set).map(str::to_string);
     let update = f::update_revision(set).map(str::to_string);
-    let choices: Vec<RevisionChoice> = state
-        .mirror
-        .revisions_of(&r)
-        .into_iter()
+    let history = state.mirror.revisions_of(&r);
+    let target = history.iter().find(|rev| rev.metadata.name.as_deref() == update.as_deref());
+    let choices: Vec<RevisionChoice> = history
+        .iter()
         .rev()
         .map(|rev| {
             let name = rev.metadata.name.clone().unwrap_or_default();
@@ -254,6 +254,8 @@ pub fn open_picker(state: &mut AppState, revision: Option<i64>) -> Outcome {
                 image: f::revision_image(rev).map(str::to_string),
                 current: current.as_deref() == Some(name.as_str()),
                 update: update.as_deref() == Some(name.as_str()),
+                // What rolling back to it changes in the template the set has now.
+                change: target.and_then(|t| crate::app::revdiff::summary(t, rev)),
                 name,
             }
         })

@@ -183,6 +183,23 @@ fn split_grid_timeline(screen: &Screen<'_>, rest: Rect, out: &mut ScreenAreas) {
 /// Rows of the history pane's inside where revision rows start (after the column header).
 pub const HISTORY_HEADER_ROWS: u16 = 1;
 
+/// The history pane's lines for `rows` rows: (revision index, whether it is the revision's
+/// change line). Each revision with a change gets a line under it when every such line fits;
+/// otherwise one line per revision. The renderer and hit-testing both read this.
+pub fn history_lines(revisions: &[super::RevisionRow<'_>], rows: u16) -> Vec<(usize, bool)> {
+    let changes = revisions.iter().filter(|r| r.change.is_some()).count();
+    let with_changes = revisions.len() + changes <= usize::from(rows);
+    let mut out = Vec::new();
+    for (i, r) in revisions.iter().enumerate() {
+        out.push((i, false));
+        if with_changes && r.change.is_some() {
+            out.push((i, true));
+        }
+    }
+    out.truncate(usize::from(rows));
+    out
+}
+
 /// The clickable regions of a frame drawn with `areas` and `grid` (from [`screen_areas`] and
 /// [`GridLayout::new`] on the grid's inside), plus the movement strides for the reducer.
 pub fn hit_map(screen: &Screen<'_>, areas: &ScreenAreas, grid: &GridLayout) -> HitMap {
@@ -225,7 +242,8 @@ pub fn hit_map(screen: &Screen<'_>, areas: &ScreenAreas, grid: &GridLayout) -> H
         let inner = history.inner(Margin::new(1, 1));
         let top = inner.y + HISTORY_HEADER_ROWS;
         let rows = inner.height.saturating_sub(HISTORY_HEADER_ROWS);
-        for (i, rev) in screen.revisions.iter().take(usize::from(rows)).enumerate() {
+        for (i, (index, _)) in history_lines(&screen.revisions, rows).into_iter().enumerate() {
+            let Some(rev) = screen.revisions.get(index) else { continue };
             let y = top + u16::try_from(i).unwrap_or(0);
             let area = Rect { y, height: 1, ..inner };
             regions.push(HitRegion::Revision { area, revision: rev.number });

@@ -237,6 +237,12 @@ pub enum Command {
         ready: bool,
     },
     Kubelet(KubeletArgs),
+    /// `break-image IMG` / `fix-image IMG`: every pod running the image, now and later, never
+    /// becomes Ready (running ones lose readiness at once), or recovers (ststui extension).
+    BrokenImage {
+        image: String,
+        broken: bool,
+    },
     /// `freeze NAME` / `unfreeze NAME`: the console's freeze (the partition holds every
     /// ordinal; recorded on the set) and its resume.
     Freeze {
@@ -314,6 +320,7 @@ impl Command {
             | Command::SetReady { pod, .. } => Some(pod),
             Command::Apply(_)
             | Command::Kubelet(_)
+            | Command::BrokenImage { .. }
             | Command::Api(_)
             | Command::Pause
             | Command::Resume

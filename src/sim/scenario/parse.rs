@@ -40,6 +40,8 @@ pub const USAGE: &[(&str, &str)] = &[
     ("unready", "unready POD"),
     ("ready", "ready POD"),
     ("kubelet", "kubelet [start=DUR] [ready=DUR] [stop=DUR] [broken=IMG]"),
+    ("break-image", "break-image IMG"),
+    ("fix-image", "fix-image IMG"),
     ("freeze", "freeze NAME"),
     ("unfreeze", "unfreeze NAME"),
     ("api-down", "api-down DUR"),
@@ -226,6 +228,8 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
         "unready" => Command::SetReady { pod: a.name("POD")?, ready: false },
         "ready" => Command::SetReady { pod: a.name("POD")?, ready: true },
         "kubelet" => return parse_kubelet(a),
+        "break-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: true },
+        "fix-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: false },
         "freeze" => Command::Freeze { set: a.name("NAME")?, on: true },
         "unfreeze" => Command::Freeze { set: a.name("NAME")?, on: false },
         "api-down" => {

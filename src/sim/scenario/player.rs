@@ -223,6 +223,9 @@ impl Player {
                 sim.api_fault(*fault);
                 Ok(())
             }
+            Command::BrokenImage { image, broken } => {
+                fault(sim, Fault::BrokenImage { image: image.clone(), broken: *broken })
+            }
             Command::Kubelet(k) => {
                 let mut config: KubeletConfig = sim.kubelet_config().clone();
                 k.apply_to(&mut config);
