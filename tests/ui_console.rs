@@ -107,3 +107,50 @@ fn derived_data_is_cached_per_state_change() {
     assert!(st.derived.as_ref().is_some_and(|d| d.is_fresh(&st)));
     assert!(st.dirty);
 }
+
+/// A long warning wraps inside the dialog instead of being cut, at 80 columns.
+#[test]
+fn confirmation_warnings_wrap() {
+    use ststui::app::state::{Confirm, Modal};
+    let mut st = rolling().state();
+    let warning = "web-2, web-3 and web-4 already run the update revision: raising the \
+                   partition never reverts them, they stay updated until deleted";
+    st.modal = Modal::Confirm(Confirm {
+        title: "Raise the partition of default/web?".into(),
+        old: "partition 2".into(),
+        new: "partition 5".into(),
+        warning: Some(warning.into()),
+        ops: Vec::new(),
+        log: String::new(),
+    });
+    let text = screen_text(render(&st, 80, 24).backend().buffer());
+    // Every word of the warning is on screen, in order, inside the dialog.
+    let inside: String = text
+        .lines()
+        .map(str::to_string)
+        .filter(|l| l.contains('│'))
+        .map(|l| l.chars().map(|c| if "│╰╭╮╯─".contains(c) { ' ' } else { c }).collect())
+        .collect::<Vec<String>>()
+        .join(" ");
+    let words: Vec<&str> = inside.split_whitespace().collect();
+    let want: Vec<&str> = warning.split_whitespace().collect();
+    let found = words.windows(want.len()).any(|w| w == want.as_slice());
+    assert!(found, "the warning is cut:\n{text}");
+    assert!(text.contains("y yes"), "{text}");
+}
+
+/// The pod detail and the controller pane tell one story: the pod the controller waits on for
+/// good is "stuck", not "open: the rolling update replaces it".
+#[test]
+fn the_waited_pod_is_stuck_in_the_detail_too() {
+    let mut f = forced_rollback();
+    f.selected = 4;
+    let st = f.state();
+    let screen = Screen::of(&st);
+    let detail = screen.detail().unwrap_or_else(|| panic!("no detail"));
+    let role = detail.rows.iter().find(|(l, _)| *l == "rollout").map(|(_, v)| v.clone());
+    let role = role.unwrap_or_default();
+    assert!(role.starts_with("stuck: the controller waits on it"), "{role}");
+    let controller: Vec<String> = screen.controller.iter().map(|l| l.text.clone()).collect();
+    assert!(controller.iter().any(|l| l.contains("waits for it forever")), "{controller:?}");
+}

@@ -138,13 +138,46 @@ impl<'a> Screen<'a> {
         // Right after state and revision: on a short pane the pod's particulars are cut first.
         let mut at = d.rows.iter().position(|(l, _)| *l == "revision").unwrap_or(0) + 1;
         if let Some(set) = self.state.set() {
-            d.rows.insert(at.min(d.rows.len()), ("rollout", rollout_role(set, &cell)));
+            let role = rollout_role(set, &cell);
+            let role = self.waiting_role(&d.name, role);
+            d.rows.insert(at.min(d.rows.len()), ("rollout", role));
             at += 1;
         }
         if let Some(step) = &self.selected_step {
             d.rows.insert(at.min(d.rows.len()), ("next", step.clone()));
         }
         Some(d)
+    }
+}
+
+impl Screen<'_> {
+    /// The rollout role in the light of what the controller waits on, so the pod detail and the
+    /// controller pane tell one story: the pod it waits on says so (stuck for good when the
+    /// health is Blocked), and an open pod behind it is replaced only after it.
+    fn waiting_role(&self, pod: &str, role: String) -> String {
+        let set = self.state.selected_set.as_ref();
+        let plan = self.state.advisor.as_ref().filter(|a| Some(&a.set) == set).map(|a| &a.plan);
+        let Some(waited) = plan
+            .and_then(|p| p.waiting_on.as_ref())
+            .and_then(|b| crate::core::explain::blocker_step(b).pod)
+        else {
+            return role;
+        };
+        let stuck = self.header.as_ref().and_then(|h| h.health) == Some(Health::Blocked);
+        let open = role.starts_with("open");
+        match (waited == pod, stuck) {
+            (true, true) => "stuck: the controller waits on it and waiting will not help (see \
+                             the controller's hint)"
+                .into(),
+            (true, false) => format!("{role}; the controller waits on it first"),
+            (false, true) if open => {
+                format!("open, but the rollout is stuck at {waited} (see the controller's hint)")
+            }
+            (false, false) if open => {
+                format!("open: replaced once the controller stops waiting on {waited}")
+            }
+            _ => role,
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 use ratatui::widgets::{Clear, Widget};
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::keymap::{self, Context};
 use crate::app::state::{AppState, Confirm, Modal, RevisionPicker, StatusKind};
@@ -14,7 +15,9 @@ use super::theme::{Glyphs, Theme};
 use super::util::{centered, pane, put, put_spans, title};
 use crate::app::view::footer::hints;
 
-/// Draws the confirmation dialog centred in `area`.
+/// Draws the confirmation dialog centred in `area`. The title and the warning wrap at word
+/// boundaries to the dialog's width (at most the terminal's), so nothing is cut; the dialog
+/// grows as tall as that takes.
 pub fn render_confirm(
     buf: &mut Buffer,
     area: Rect,
@@ -24,13 +27,25 @@ pub fn render_confirm(
 ) {
     let change = format!("{}  →  {}", c.old, c.new);
     let warning = c.warning.as_deref().map(|w| format!("⚠ {w}"));
-    let widest = [c.title.chars().count(), change.chars().count() + 4, 30]
+    let widest = [c.title.width(), change.width() + 4, 30]
         .into_iter()
-        .chain(warning.iter().map(|w| w.chars().count()))
+        .chain(warning.iter().map(|w| w.width()))
         .max()
         .unwrap_or(30);
-    let w = u16::try_from(widest + 6).unwrap_or(u16::MAX).min(area.width.saturating_sub(2));
-    let h = if warning.is_some() { 8 } else { 7 };
+    // Borders and a margin of one on each side; never wider than the terminal, and at most
+    // 96 columns so a long warning reads as a paragraph.
+    let w =
+        u16::try_from(widest + 4).unwrap_or(u16::MAX).min(area.width.saturating_sub(2)).min(100);
+    let text_w = usize::from(w.saturating_sub(4)).max(10);
+    let wrap = |t: &str| -> Vec<String> {
+        textwrap::wrap(t, text_w).into_iter().map(|l| l.into_owned()).collect()
+    };
+    let title_lines = wrap(&c.title);
+    let change_lines = wrap(&change);
+    let warning_lines = warning.as_deref().map(wrap).unwrap_or_default();
+    // Title, blank, change, warning, blank, answer, plus the borders.
+    let body = title_lines.len() + 1 + change_lines.len() + warning_lines.len() + 2;
+    let h = u16::try_from(body + 2).unwrap_or(u16::MAX);
     let popup = centered(area, w, h);
     Clear.render(popup, buf);
     let inner = pane(buf, popup, title("Confirm"), theme);
@@ -42,18 +57,26 @@ pub fn render_confirm(
         }
         *y += 1;
     };
-    line(&[Span::styled(c.title.as_str(), theme.title)], &mut y);
+    for t in &title_lines {
+        line(&[Span::styled(t.as_str(), theme.title)], &mut y);
+    }
     y += 1;
-    line(
-        &[
-            Span::styled(c.old.as_str(), theme.rev_current),
-            Span::styled("  →  ", theme.text),
-            Span::styled(c.new.as_str(), theme.rev_update),
-        ],
-        &mut y,
-    );
-    if let Some(w) = &warning {
-        line(&[Span::styled(w.as_str(), theme.warn)], &mut y);
+    if change_lines.len() == 1 {
+        line(
+            &[
+                Span::styled(c.old.as_str(), theme.rev_current),
+                Span::styled("  →  ", theme.text),
+                Span::styled(c.new.as_str(), theme.rev_update),
+            ],
+            &mut y,
+        );
+    } else {
+        for t in &change_lines {
+            line(&[Span::styled(t.as_str(), theme.text)], &mut y);
+        }
+    }
+    for t in &warning_lines {
+        line(&[Span::styled(t.as_str(), theme.warn)], &mut y);
     }
     y += 1;
     let answer: Vec<Span<'_>> = hints_spans(keymap::footer(Context::Confirm, caps), theme);
