@@ -70,6 +70,7 @@ impl Exec {
             }
             Command::Api(_)
             | Command::BrokenImage { .. }
+            | Command::Gc { .. }
             | Command::Pause
             | Command::Resume
             | Command::Step(_) => Err("needs the simulator".into()),

@@ -59,6 +59,10 @@ pub fn cluster_refusal(command: &Command) -> Option<&'static str> {
             "needs the simulator: a real cluster's controller cannot be paused or stepped \
              (play it with `ststui sim --script`)",
         ),
+        Command::Gc { .. } => Some(
+            "needs the simulator: a cluster's garbage collector runs at its own pace (play it \
+             with `ststui sim --script`)",
+        ),
         Command::BrokenImage { .. } => Some(
             "needs the simulator: a broken image breaks the pods already running it, which \
              the fake kubelet does not model (use `kubelet broken=IMG` for new pods, or play \

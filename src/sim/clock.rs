@@ -91,6 +91,9 @@ pub enum Due {
     Kubelet { pod: ObjRef, uid: String, step: PodStep },
     /// A delayed enqueue of a StatefulSet key (requeue-after, minReadySeconds, back-off).
     Enqueue(ObjRef),
+    /// The garbage collector's turn to collect the dependents of a removed owner (`uid` in
+    /// namespace `ns`), when it runs with a delay.
+    Collect { ns: String, uid: String },
 }
 
 /// A handle to a scheduled item, for cancelling it.

@@ -64,7 +64,7 @@ pub fn dispatch(w: &mut World) {
         match entry {
             Entry::Change(change) => {
                 w.kubelet.observe(&change, &mut w.store, &mut w.agenda);
-                gc::observe(&change, &mut w.store);
+                gc::observe(&change, &mut w.store, &mut w.agenda);
                 w.controller.observe(&change, &w.store, &mut w.agenda);
                 w.out.push(SimEvent::Watch { kind: change.kind, object: change.object });
             }
@@ -84,6 +84,7 @@ fn fire(w: &mut World, due: Due) {
             w.kubelet.fire(&pod, &uid, step, &mut w.store, &mut w.agenda);
         }
         Due::Enqueue(key) => w.controller.fire_delayed(&key),
+        Due::Collect { ns, uid } => gc::collect(&mut w.store, &ns, &uid),
     }
 }
 
@@ -177,7 +178,7 @@ pub fn next_pending(w: &World) -> Option<u64> {
         return Some(w.store.clock().now_ms());
     }
     if w.controller.is_paused() {
-        w.agenda.next_matching(|d| matches!(d, Due::Kubelet { .. }))
+        w.agenda.next_matching(|d| matches!(d, Due::Kubelet { .. } | Due::Collect { .. }))
     } else {
         w.agenda.next_due()
     }

@@ -7,6 +7,10 @@
 //! expresses it as ownerReferences (set-owned claims go with the set, pod-owned claims with the
 //! pod). When a pod leaves, terminating claims it was the last user of are released.
 //!
+//! The real collector works from its own informers and takes a moment: optionally (`gc
+//! delay=DUR`, [`Gc::delay_ms`]) the collection runs that long after the owner left, so a
+//! stale claim can block a scale-up for a while as it does upstream (`PodClaimIsStale`).
+//!
 //! Timeline: a `gc` event per pod or claim whose deletion the collector issued.
 //! Owns: deciding what is collected. Must not: touch anything not named by an ownerReference.
 
@@ -16,6 +20,7 @@ use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::api;
+use super::clock::{Agenda, Due};
 use super::store::{Change, ChangeKind, Kind, Store};
 use crate::backend::{EventKind, ObjRef, Object};
 
@@ -29,8 +34,16 @@ fn meta_of(object: &Object) -> &ObjectMeta {
     }
 }
 
-/// Reacts to a journal change: a removed object's dependents are collected.
-pub fn observe(change: &Change, store: &mut Store) {
+/// The collector's settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Gc {
+    /// How long after an owner leaves its dependents are collected (0: at once).
+    pub delay_ms: u64,
+}
+
+/// Reacts to a journal change: a removed object's dependents are collected (now, or after the
+/// store's collector delay).
+pub fn observe(change: &Change, store: &mut Store, agenda: &mut Agenda) {
     if change.kind != ChangeKind::Deleted {
         return;
     }
@@ -40,7 +53,13 @@ pub fn observe(change: &Change, store: &mut Store) {
         api::release_claims(store, &ns);
     }
     if let Some(uid) = meta.uid.as_deref() {
-        collect(store, &ns, uid);
+        match store.gc.delay_ms {
+            0 => collect(store, &ns, uid),
+            delay => {
+                let at = store.clock().now_ms().saturating_add(delay);
+                agenda.schedule(at, Due::Collect { ns, uid: uid.to_string() });
+            }
+        }
     }
 }
 

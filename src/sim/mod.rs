@@ -182,6 +182,12 @@ impl Sim {
         &self.world.store
     }
 
+    /// How long after an owner leaves the garbage collector collects its dependents (script
+    /// `gc delay=DUR`; 0, the default, collects at once).
+    pub fn set_gc_delay(&mut self, delay_ms: u64) {
+        self.world.store.gc.delay_ms = delay_ms;
+    }
+
     /// Pod timing for pods created from now on (script `kubelet`).
     pub fn set_kubelet(&mut self, config: KubeletConfig) {
         self.world.kubelet.configure(config);

@@ -160,6 +160,8 @@ pub type Dependent = (&'static str, ObjRef);
 #[derive(Debug, Default)]
 pub struct Store {
     pub(crate) clock: Clock,
+    /// The garbage collector's settings (its delay).
+    pub(crate) gc: super::gc::Gc,
     sets: Table<StatefulSet>,
     pods: Table<Pod>,
     claims: Table<PersistentVolumeClaim>,

@@ -237,6 +237,11 @@ pub enum Command {
         ready: bool,
     },
     Kubelet(KubeletArgs),
+    /// `gc delay=DUR`: the garbage collector collects dependents that long after their owner
+    /// left (ststui extension).
+    Gc {
+        delay_ms: u64,
+    },
     /// `break-image IMG` / `fix-image IMG`: every pod running the image, now and later, never
     /// becomes Ready (running ones lose readiness at once), or recovers (ststui extension).
     BrokenImage {
@@ -321,6 +326,7 @@ impl Command {
             Command::Apply(_)
             | Command::Kubelet(_)
             | Command::BrokenImage { .. }
+            | Command::Gc { .. }
             | Command::Api(_)
             | Command::Pause
             | Command::Resume

@@ -40,6 +40,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("unready", "unready POD"),
     ("ready", "ready POD"),
     ("kubelet", "kubelet [start=DUR] [ready=DUR] [stop=DUR] [broken=IMG]"),
+    ("gc", "gc delay=DUR"),
     ("break-image", "break-image IMG"),
     ("fix-image", "fix-image IMG"),
     ("freeze", "freeze NAME"),
@@ -228,6 +229,13 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
         "unready" => Command::SetReady { pod: a.name("POD")?, ready: false },
         "ready" => Command::SetReady { pod: a.name("POD")?, ready: true },
         "kubelet" => return parse_kubelet(a),
+        "gc" => {
+            a.finish(&["delay"])?;
+            let Some(delay_ms) = a.parsed("delay", duration)? else {
+                return Err(a.err("give delay=DUR (0s collects at once)"));
+            };
+            return Ok(Command::Gc { delay_ms });
+        }
         "break-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: true },
         "fix-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: false },
         "freeze" => Command::Freeze { set: a.name("NAME")?, on: true },

@@ -226,6 +226,10 @@ impl Player {
             Command::BrokenImage { image, broken } => {
                 fault(sim, Fault::BrokenImage { image: image.clone(), broken: *broken })
             }
+            Command::Gc { delay_ms } => {
+                sim.set_gc_delay(*delay_ms);
+                Ok(())
+            }
             Command::Kubelet(k) => {
                 let mut config: KubeletConfig = sim.kubelet_config().clone();
                 k.apply_to(&mut config);
