@@ -25,7 +25,9 @@ pub struct Key {
     pub mirror_generation: u64,
     /// The advisor's identity (its mirror generation and backend time), if it has run.
     pub advisor: Option<(u64, Option<i64>)>,
-    /// The backend clock, in whole seconds (time-dependent hints: a pod stuck for a minute).
+    /// The backend clock, in whole seconds, when the words depend on it: while the controller
+    /// waits (a pod stuck for a minute becomes a hint) or with minReadySeconds. A steady set
+    /// is not derived again every second.
     pub second: Option<i64>,
     pub mode: Mode,
 }
@@ -33,16 +35,17 @@ pub struct Key {
 impl Key {
     fn of(state: &AppState) -> Option<Key> {
         let set = state.selected_set.clone()?;
-        let advisor = state
-            .advisor
-            .as_ref()
-            .filter(|a| a.set == set)
-            .map(|a| (a.mirror_generation, a.at.map(|t| t.as_millisecond())));
+        let ours = state.advisor.as_ref().filter(|a| a.set == set);
+        let advisor = ours.map(|a| (a.mirror_generation, a.at.map(|t| t.as_millisecond())));
+        let waits = ours.is_some_and(|a| a.plan.waiting_on.is_some());
+        let min_ready =
+            state.mirror.set(&set).and_then(|s| s.spec.min_ready_seconds).unwrap_or(0) > 0;
+        let second = state.now.map(|t| t.as_second()).filter(|_| waits || min_ready);
         Some(Key {
             set,
             mirror_generation: state.mirror.generation(),
             advisor,
-            second: state.now.map(|t| t.as_second()),
+            second,
             mode: state.mode,
         })
     }
