@@ -2,6 +2,7 @@
 //! starting the cluster backend to the first full frame (target ≤ 500 ms), and from a change on
 //! the server to the frame that shows it (target ≤ 50 ms median). The console's reducer and
 //! renderer run as in the binary (TestBackend 200×50), without the terminal.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};

@@ -9,6 +9,7 @@
 //! struct, owner refs, the label map's node and strings, name, namespace, phase, conditions), so
 //! that size is bound by memory latency and varies with what else the host is doing; the 10 and
 //! 1,000 cases are steadier.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::collections::BTreeMap;
 use std::hint::black_box;

@@ -1,6 +1,7 @@
 //! Reducer tests of console behaviour added while hardening: speed steps that come back to ×1,
 //! the key that jumps to the pod the controller waits on, timeline lines attributed to their
 //! set with a filter, and the dropped-entries count.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod app_fixtures;
 

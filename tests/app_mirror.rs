@@ -1,5 +1,6 @@
 //! Mirror and keymap tests: objects applied from backend events, indexes, spans; the keymap
 //! table's consistency (no conflicts, help and footer derived from it).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod app_fixtures;
 

@@ -1,5 +1,6 @@
 //! Reducer tests: keys → state → commands, confirmations, refusals, prompts, selection,
 //! backend events. Driven with hand-built objects (no simulator).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod app_fixtures;
 

@@ -1,5 +1,6 @@
 //! Claiming (spec 1.2 step 3, 1.3, 2.6): the adopt/release table of ClaimObject, the name
 //! filter, label selectors with matchExpressions, and revision listing with adoption.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

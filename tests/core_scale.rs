@@ -1,6 +1,7 @@
 //! Scaling, creation order, failed and terminating pods, identity repair and the set being
 //! deleted (spec 3.2–3.5 and the scale cases of 3.8), driven through the in-memory world with
 //! invariants checked after every step.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod core_harness;
 

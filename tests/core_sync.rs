@@ -1,5 +1,6 @@
 //! The sync as a whole (spec 1.2, 3.1, 2.5 from the sync's side, 2.7): effect order, errors,
 //! the requeue, determinism, rollback and history.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod core_harness;
 

@@ -3,6 +3,7 @@
 //! grid, stepping the partition (read back through the API with kubectl), freeze and resume
 //! (recorded on the set), a denied permission shown as read-only, the API going down (banner,
 //! last data kept, recovery) and quit restoring the terminal.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 #![cfg(unix)]
 

@@ -6,6 +6,7 @@
 //! control plane, and fails (never skips) without it:
 //!
 //!   tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 #![cfg(unix)]
 

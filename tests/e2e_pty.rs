@@ -4,6 +4,7 @@
 //! mouse reporting off, canonical mode and echo back on).
 //!
 //! Never asserts on wall-clock time: every wait polls the screen up to a generous deadline.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 #![cfg(unix)]
 

@@ -2,6 +2,7 @@
 //! stands in for a cluster here (the control plane's own run is the differential check). Lines
 //! a cluster cannot play are refused before anything runs, naming the line; kubelet lines need
 //! a fake kubelet; a scenario plays in real time with the simulator's timeline and exit codes.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod serve_common;
 

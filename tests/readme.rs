@@ -2,6 +2,7 @@
 //! screenshot is the TestBackend render (`docs/screenshot.txt`, kept current by the
 //! `ui_screenshot` test). A stale README fails here; `UPDATE_README=1 cargo test --test readme`
 //! rewrites the generated sections.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::path::PathBuf;
 

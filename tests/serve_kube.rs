@@ -1,6 +1,7 @@
 //! kube-rs against the served simulator: list, get, watch (resume from a version, 410 after a
 //! compaction and the watcher's re-list), patch with a conflict, delete with preconditions,
 //! `/scale`, `/status` validation, access reviews and the API going down.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod serve_common;
 

@@ -2,6 +2,7 @@
 //! process): get, get -w, rollout status, set image, rollout history, rollout undo, scale, patch
 //! of the partition, delete pod and apply. They fail, never skip, when kubectl is missing.
 //! Each test has its own served simulator, kubeconfig and kubectl cache directory.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;

@@ -1,5 +1,6 @@
 //! Manifests: multi-document YAML, StatefulSets kept, other kinds skipped with a warning, errors
 //! with the file and the line.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use ststui::sim::manifest::{ManifestError, parse};
 

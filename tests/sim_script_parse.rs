@@ -1,6 +1,7 @@
 //! The scenario parser: every command parses to what it means, defaults are the spec's, and
 //! every kind of mistake is an error naming the file, the line, what was wrong and what is
 //! expected.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,6 @@
 //! StatefulSet validation gives the messages the API server gives (upstream
 //! `pkg/apis/apps/validation/validation.go`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::collections::BTreeMap;
 

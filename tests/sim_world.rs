@@ -1,6 +1,7 @@
 //! The simulated world with a stand-in reconciler: store semantics through the facade, the
 //! kubelet's timings and faults, garbage collection by ownerReferences, the controller loop
 //! (enqueue → sync → effects, pause/step, minReadySeconds requeue, back-off) and determinism.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod sim_world_common;
 

@@ -1,6 +1,7 @@
 //! The simulator running the real core: ordering, rolling updates, rollback, restart, the
 //! retention policy through ownerReferences and garbage collection, op validation, and
 //! determinism.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod sim_world_common;
 

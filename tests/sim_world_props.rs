@@ -1,6 +1,7 @@
 //! Properties of the simulated world under random operation sequences (stand-in reconciler):
 //! watch events carry strictly increasing resourceVersions, timeline time never goes back,
 //! every Modified/Deleted object was Added before, and a run replays identically.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod sim_world_common;
 

@@ -2,6 +2,7 @@
 //! sets of tens of pods and show age, restarts and node; the health word beside the
 //! controller's own completion; a legend that lists every glyph; the per-change cache of the
 //! grid and the controller's sentences.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod ui_support;
 

@@ -1,5 +1,6 @@
 //! The README screenshot: rendered from the TestBackend (never hand-drawn) and written to
 //! `docs/screenshot.txt` on every run, so it always shows the console as it is.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod ui_support;
 

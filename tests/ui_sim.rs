@@ -2,6 +2,7 @@
 //! fed through the reducer (`app::update`) as the console's event loop would, the advisor run,
 //! then the frame drawn. Checks that sim, app and ui agree end to end (structure, not the
 //! exact text: that is pinned by the fixture-built snapshots in `ui_screens.rs`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod ui_support;
 

@@ -4,6 +4,7 @@
 //! not Ready, freeze twice and resume, wait on a healthy rollout (0), on a broken canary (3,
 //! naming the pod), on the forced-rollback case (3 at once), on a timeout (1), a denied write
 //! (4, naming the permission), and a conflict between read and write.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod serve_common;
 

@@ -101,11 +101,18 @@ fn explain(target: Target, output: OutputArg) -> Result<Exit, VerbError> {
         OutputArg::Json => {
             let text = serde_json::to_string_pretty(&report)
                 .map_err(|e| VerbError::new(Exit::Api, e.to_string()))?;
-            println!("{text}");
+            say(&text);
         }
-        OutputArg::Text => print!("{}", report.text()),
+        OutputArg::Text => say(report.text().trim_end_matches('\n')),
     }
     Ok(Exit::Done)
+}
+
+/// Prints one line of a verb's output on stdout (the verbs' output is the only thing they
+/// print there; a closed pipe is not an error worth more than the exit code).
+pub(crate) fn say(text: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
 }
 
 /// `ststui freeze NAME` / `ststui resume NAME`: idempotent (a second run says so, exit 0).
@@ -119,11 +126,11 @@ fn freeze(target: Target, freeze: bool) -> Result<Exit, VerbError> {
         Write { op, basis: None }
     };
     match crate::cluster::write_once(&target, made) {
-        Ok(Some(said)) => println!("{said}"),
+        Ok(Some(said)) => say(&said),
         Ok(None) if freeze => {
-            println!("{key} frozen: partition set to replicas, the previous one recorded")
+            say(&format!("{key} frozen: partition set to replicas, the previous one recorded"))
         }
-        Ok(None) => println!("{key} resumed: the recorded partition is back"),
+        Ok(None) => say(&format!("{key} resumed: the recorded partition is back")),
         Err(e) => return Err(write_failure(crate::backend::WriteKind::PatchSet, e)),
     }
     Ok(Exit::Done)

@@ -113,7 +113,7 @@ pub fn run(target: Target, args: &StepArgs) -> Result<Exit, VerbError> {
     let key = s.key.clone();
     let (from, to) = match decide(&s.state, &key, args.to, args.force)? {
         Decision::Nothing(why) => {
-            println!("{why}");
+            super::say(&why);
             return Ok(Exit::Done);
         }
         Decision::Write { from, to } => (from, to),
@@ -122,9 +122,10 @@ pub fn run(target: Target, args: &StepArgs) -> Result<Exit, VerbError> {
     let replicas = s.set().map(spec::replicas).unwrap_or(0);
     let write = Write { op: ClusterOp::SetPartition { set: key.clone(), partition: to }, basis };
     match write_partition(&s.target, write) {
-        Ok(Some(said)) => println!("{said}"),
+        Ok(Some(said)) => super::say(&said),
         Ok(None) => {
-            println!("{key}: partition {from} → {to}{}", opens(&key, &s, to, from.min(replicas)))
+            let opened = opens(&key, &s, to, from.min(replicas));
+            super::say(&format!("{key}: partition {from} → {to}{opened}"))
         }
         Err(e) => return Err(e),
     }
