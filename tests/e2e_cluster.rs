@@ -4,7 +4,6 @@
 //! (recorded on the set), a denied permission shown as read-only, the API going down (banner,
 //! last data kept, recovery) and quit restoring the terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
-
 #![cfg(unix)]
 
 mod pty_support;

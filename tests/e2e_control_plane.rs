@@ -7,7 +7,6 @@
 //!
 //!   tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
-
 #![cfg(unix)]
 
 mod pty_support;

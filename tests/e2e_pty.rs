@@ -5,7 +5,6 @@
 //!
 //! Never asserts on wall-clock time: every wait polls the screen up to a generous deadline.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
-
 #![cfg(unix)]
 
 mod pty_support;

@@ -2,7 +2,6 @@
 //! (`ststui sim --serve`), kubectl changing the partition (the console's header follows), the
 //! console's `[` changing it (kubectl reads it back), and quit restoring the terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
-
 #![cfg(unix)]
 
 mod pty_support;
