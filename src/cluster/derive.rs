@@ -22,6 +22,8 @@ struct Seen {
     phase: String,
     ready: bool,
     terminating: bool,
+    /// Its `controller-revision-hash` label.
+    revision: String,
 }
 
 /// Events already told, by uid and count (bounded).
@@ -46,6 +48,7 @@ fn seen(p: &Pod) -> Seen {
         phase: podf::phase(p).to_string(),
         ready: podf::is_ready(p),
         terminating: p.metadata.deletion_timestamp.is_some(),
+        revision: podf::revision(p).to_string(),
     }
 }
 
@@ -108,13 +111,32 @@ impl Tracker {
         let name = p.metadata.name.clone().unwrap_or_default();
         if deleted {
             return match self.pods.remove(&name) {
-                Some(_) => vec![kubelet(&name, "gone")],
+                Some(was) => self.went(&name, &was),
                 None => Vec::new(),
             };
         }
         let now = seen(p);
         let before = self.pods.insert(name.clone(), now.clone());
-        self.changes(&name, p, before.as_ref(), &now)
+        let mut out = Vec::new();
+        // Replaced while the watch was not looking (a gap, a re-list): the old pod went first.
+        if let Some(old) = before.as_ref().filter(|b| b.uid != now.uid) {
+            out.extend(self.went(&name, old));
+        }
+        out.extend(self.changes(&name, p, before.as_ref(), &now));
+        out
+    }
+
+    /// A pod that is gone: `gone`, after the deletion when it was never seen terminating (the
+    /// watch skipped that state: a gap, a re-list, or both changes folded into one event), so
+    /// the timeline never shows a pod vanish without its deletion.
+    fn went(&self, name: &str, was: &Seen) -> Vec<EventKind> {
+        let mut out = Vec::new();
+        if !was.terminating {
+            let reason = self.reason(name, &was.phase, &was.revision);
+            out.push(controller(&self.set_name(), "delete-pod", name, None, reason));
+        }
+        out.push(kubelet(name, "gone"));
+        out
     }
 
     fn changes(&self, name: &str, p: &Pod, before: Option<&Seen>, now: &Seen) -> Vec<EventKind> {
@@ -126,7 +148,8 @@ impl Tracker {
         }
         let was = before.filter(|_| !fresh);
         if now.terminating && !was.is_some_and(|b| b.terminating) && (self.pods_listed || !fresh) {
-            out.push(controller(&self.set_name(), "delete-pod", name, None, self.delete_reason(p)));
+            let reason = self.reason(name, podf::phase(p), podf::revision(p));
+            out.push(controller(&self.set_name(), "delete-pod", name, None, reason));
         }
         if now.phase == "Running" && was.is_none_or(|b| b.phase != "Running") && !fresh {
             out.push(kubelet(name, "running"));
@@ -142,19 +165,18 @@ impl Tracker {
         out
     }
 
-    /// Why the controller deletes `p`, as far as the set tells: beyond the replicas, failed, or
-    /// outdated.
-    fn delete_reason(&self, p: &Pod) -> Option<String> {
+    /// Why the controller deletes pod `name` (in `phase`, at `revision`), as far as the set
+    /// tells: beyond the replicas, failed, or outdated.
+    fn reason(&self, name: &str, phase: &str, revision: &str) -> Option<String> {
         let set = self.set.as_ref()?;
-        let ordinal = labels::ordinal_of(p.metadata.name.as_deref().unwrap_or_default());
-        if !spec::in_range(set, ordinal) {
+        if !spec::in_range(set, labels::ordinal_of(name)) {
             return Some("scale-down".into());
         }
-        if matches!(podf::phase(p), "Failed" | "Succeeded") {
+        if matches!(phase, "Failed" | "Succeeded") {
             return Some("failed".into());
         }
         let update = set.status.as_ref()?.update_revision.as_deref()?;
-        (podf::revision(p) != update).then(|| "update".into())
+        (revision != update).then(|| "update".into())
     }
 
     /// A complete listing of the set's pods: what changed since the last one (nothing the first
@@ -166,8 +188,9 @@ impl Tracker {
         let gone: Vec<String> =
             self.pods.keys().filter(|n| !listed.contains(*n)).cloned().collect();
         for name in gone {
-            self.pods.remove(&name);
-            out.push(kubelet(&name, "gone"));
+            if let Some(was) = self.pods.remove(&name) {
+                out.extend(self.went(&name, &was));
+            }
         }
         for p in pods {
             out.extend(self.pod(p, false));

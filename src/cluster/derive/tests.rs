@@ -90,14 +90,33 @@ fn a_relist_after_a_gap_tells_what_changed_in_it() {
         pod("web-0", "u0", "web-a", "Running", true),
         pod("web-1", "u1", "web-a", "Running", true),
     ]);
-    // During the gap web-1 went and came back as a new pod.
+    // During the gap web-1 was deleted and came back as a new pod: its deletion is told (the
+    // watch never showed it terminating), then its going, then the new one.
     let out = t.pods_listed(&[
         pod("web-0", "u0", "web-a", "Running", true),
         pod("web-1", "u9", "web-a", "Pending", false),
     ]);
-    assert_eq!(words(&out), ["web create-pod web-1 web-a"]);
+    assert_eq!(words(&out), ["web delete-pod web-1", "web-1 gone", "web create-pod web-1 web-a"]);
     let out = t.pods_listed(&[pod("web-0", "u0", "web-a", "Running", true)]);
-    assert_eq!(words(&out), ["web-1 gone"]);
+    assert_eq!(words(&out), ["web delete-pod web-1", "web-1 gone"]);
+}
+
+/// A pod whose terminating state the watch skipped (its deletion and removal folded into one
+/// event) is still told deleted, with the reason, before it is gone.
+#[test]
+fn a_deletion_the_watch_skipped_is_still_told() {
+    let mut t = Tracker::default();
+    t.set(&set(3, "web-b"));
+    t.pods_listed(&[pod("web-2", "u2", "web-a", "Running", true)]);
+    let last = pod("web-2", "u2", "web-a", "Running", true);
+    assert_eq!(words(&t.pod(&last, true)), ["web delete-pod web-2 (update)", "web-2 gone"]);
+    // Replaced between two watch events: the old one's end, then the new one.
+    t.pod(&pod("web-1", "u1", "web-a", "Running", true), false);
+    let new = t.pod(&pod("web-1", "u7", "web-b", "Pending", false), false);
+    assert_eq!(
+        words(&new),
+        ["web delete-pod web-1 (update)", "web-1 gone", "web create-pod web-1 web-b"]
+    );
 }
 
 #[test]
