@@ -11,8 +11,8 @@ use ratatui::layout::Rect;
 use ststui::app::state::{HitMap, HitRegion, Modal, Origin, StatusKind};
 use ststui::app::{Command, Msg};
 use ststui::backend::{
-    BackendEvent, Capabilities, ClusterOp, Event, EventKind, Failure, FailureKind, Fault, Mode,
-    ObjRef, Object, Op, SimOp, Write,
+    BackendEvent, Capabilities, ClusterOp, EventKind, Failure, FailureKind, Fault, Mode, ObjRef,
+    Object, Op, SimOp, Write,
 };
 
 fn web() -> ObjRef {
@@ -553,103 +553,4 @@ fn quit_from_any_context() {
     assert_eq!(run(&mut st, [ctrl('c')]), vec![Command::Quit]);
     let mut st = demo(sim_caps());
     assert_eq!(run(&mut st, [Msg::Signal(15)]), vec![Command::Quit]);
-}
-
-#[test]
-fn help_opens_and_closes_and_unbound_keys_say_so() {
-    let mut st = demo(sim_caps());
-    run(&mut st, [key('?')]);
-    assert!(st.help_open());
-    // Keys other than the close keys do nothing in help, and q closes rather than quits.
-    assert!(run(&mut st, [key('q')]).is_empty());
-    assert!(!st.help_open() && !st.quit);
-    run(&mut st, [key('Z')]);
-    assert!(status_text(&st).contains("not bound"), "{}", status_text(&st));
-}
-
-#[test]
-fn help_turns_pages_as_far_as_the_terminal_needs() {
-    let mut st = demo(sim_caps());
-    run(&mut st, [Msg::Resize(80, 24), key('?')]);
-    let pages = ststui::app::view::help::layout(st.screen, &st.caps).pages.len();
-    assert!(pages >= 2);
-    let down = || code(KeyCode::PageDown);
-    let up = || code(KeyCode::PageUp);
-    run(&mut st, [down()]);
-    assert_eq!(st.modal, Modal::Help { page: 1 });
-    for _ in 0..pages + 3 {
-        run(&mut st, [key('j')]);
-    }
-    assert_eq!(st.modal, Modal::Help { page: pages - 1 }, "PgDn stops at the last page");
-    run(&mut st, [up()]);
-    assert_eq!(st.modal, Modal::Help { page: pages - 2 });
-    // On a big terminal everything is on one page: PgDn stays there, Esc closes.
-    run(&mut st, [Msg::Resize(200, 60), down(), up(), down()]);
-    assert_eq!(st.modal, Modal::Help { page: 0 });
-    run(&mut st, [code(KeyCode::Esc)]);
-    assert!(!st.help_open());
-}
-
-/// `K` / `J` scroll the timeline by half its pane, the wheel over it by three lines; scrolled
-/// back, new entries keep the view where it is; at either end a key says why it did nothing.
-#[test]
-fn the_timeline_scrolls_back_and_stays_put_while_entries_arrive() {
-    let mut st = demo(sim_caps());
-    let area = Rect::new(0, 30, 80, 10);
-    let hits = HitMap {
-        regions: vec![HitRegion::Timeline { area }],
-        timeline_rows: area.height,
-        ..HitMap::default()
-    };
-    run(&mut st, [Msg::Drawn(hits)]);
-    let entry = |i: u64| {
-        Msg::Backend(BackendEvent::Timeline(Event {
-            t_ms: i * 1000,
-            kind: EventKind::Command { line: 0, text: format!("entry {i}") },
-        }))
-    };
-    run(&mut st, (0..40).map(entry));
-    let rows = usize::from(area.height);
-    assert_eq!(st.timeline.back(rows), 0);
-    run(&mut st, [key('J')]);
-    assert!(status_text(&st).contains("already follows the newest"), "{}", status_text(&st));
-    run(&mut st, [key('K')]);
-    assert_eq!(st.timeline.back(rows), 5, "half of a 10-line pane");
-    let newest_shown = |st: &ststui::app::AppState| {
-        let lines = ststui::app::view::timeline::last_lines(st, rows);
-        lines.last().map(|l| l.text.clone()).unwrap_or_default()
-    };
-    let shown = newest_shown(&st);
-    run(&mut st, (40..43).map(entry));
-    assert_eq!(newest_shown(&st), shown, "new entries do not move a scrolled-back view");
-    let wheel =
-        |kind| Msg::Mouse(MouseEvent { kind, column: 5, row: 33, modifiers: KeyModifiers::NONE });
-    run(&mut st, [wheel(MouseEventKind::ScrollUp)]);
-    assert_eq!(st.timeline.back(rows), 11);
-    for _ in 0..20 {
-        run(&mut st, [key('K')]);
-    }
-    assert_eq!(st.timeline.back(rows), st.timeline.len() - rows, "stops at the oldest");
-    assert!(status_text(&st).contains("oldest entry is on screen"), "{}", status_text(&st));
-    for _ in 0..20 {
-        run(&mut st, [key('J')]);
-    }
-    assert_eq!(st.timeline.back(rows), 0);
-    run(&mut st, [entry(99)]);
-    assert_eq!(newest_shown(&st), "entry 99", "at the bottom it follows again");
-}
-
-#[test]
-fn slash_goes_to_an_ordinal_and_refuses_one_off_the_grid() {
-    let mut st = demo(sim_caps());
-    run(&mut st, [key('/')]);
-    let Modal::Prompt(p) = &st.modal else { panic!("no prompt") };
-    assert_eq!(p.kind.label(), "go to ordinal of default/web (0–4)");
-    run(&mut st, [key('9'), code(KeyCode::Enter)]);
-    let Modal::Prompt(p) = &st.modal else { panic!("the prompt should stay open") };
-    assert_eq!(p.error.as_deref(), Some("ordinal 9 is not on the grid: expected 0 to 4"));
-    run(&mut st, [code(KeyCode::Backspace), key('3')]);
-    run(&mut st, [code(KeyCode::Enter)]);
-    assert_eq!(st.modal, Modal::None);
-    assert_eq!(st.selected_ordinal, 3);
 }
