@@ -487,6 +487,9 @@ fn undo_picks_a_revision_and_confirms() {
     assert_eq!(p.choices.iter().map(|c| c.revision).collect::<Vec<_>>(), vec![2, 1]);
     assert_eq!(p.selected, 1, "the newest revision that is not the update revision");
     assert_eq!(p.choices[1].image.as_deref(), Some("nginx:1.25"));
+    // Each choice says what rolling back to it changes in the template the set has now.
+    assert_eq!(p.choices[1].change.as_deref(), Some("image: nginx:1.26 → nginx:1.25"));
+    assert_eq!(p.choices[0].change, None, "the update revision changes nothing");
     // Enter on the update revision is refused, the picker stays.
     run(&mut st, [key('k'), code(KeyCode::Enter)]);
     assert!(matches!(st.modal, Modal::Picker(_)));

@@ -164,3 +164,13 @@ fn the_waited_pod_is_stuck_in_the_detail_too() {
     let controller: Vec<String> = screen.controller.iter().map(|l| l.text.clone()).collect();
     assert!(controller.iter().any(|l| l.contains("waits for it forever")), "{controller:?}");
 }
+
+/// The undo picker says, under each revision, what rolling back to it changes.
+#[test]
+fn the_undo_picker_shows_what_rolling_back_changes() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let mut st = rolling().state();
+    update(&mut st, Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::NONE)));
+    let text = screen_text(render(&st, 120, 40).backend().buffer());
+    assert!(text.contains("undo changes image: nginx:1.26 → nginx:1.25"), "{text}");
+}
