@@ -99,22 +99,33 @@ fn one_set_needs_no_set_column() {
     assert!(last_lines(&st, 10).iter().all(|l| l.set.is_none()));
 }
 
-/// `b` breaks the image, not the pod: the pod's image (here the template's: the fixture's pods
-/// carry no spec) is marked broken and `b` again fixes it; both are logged in scenario syntax.
+/// `b` breaks an image, not a pod: it asks which, prefilled with the rollout's target (the
+/// update revision's image), marks it broken, and `b` on a broken image fixes it; both are
+/// logged in scenario syntax.
 #[test]
 fn b_breaks_and_fixes_the_image() {
+    use ststui::app::input::PromptKind;
     use ststui::backend::Fault;
     let mut st = demo(sim_caps());
     run(&mut st, [key('l')]);
+    assert!(run(&mut st, [key('b')]).is_empty());
+    let Modal::Prompt(p) = &st.modal else { panic!("b did not ask: {:?}", st.modal) };
+    assert_eq!(
+        (&p.kind, p.input.as_str()),
+        (&PromptKind::BrokenImage { fixing: false }, "nginx:1.26")
+    );
     let broken = Fault::BrokenImage { image: "nginx:1.26".into(), broken: true };
-    assert_eq!(ops(&run(&mut st, [key('b')])), vec![Op::from(broken)]);
+    assert_eq!(ops(&run(&mut st, [code(KeyCode::Enter)])), vec![Op::from(broken)]);
     assert!(st.broken_images.contains("nginx:1.26"));
     assert!(status_text(&st).contains("nginx:1.26 is broken"), "{}", status_text(&st));
     let logged = st.timeline.iter().last().map(|e| e.kind.clone());
     let want = EventKind::Command { line: 0, text: "break-image nginx:1.26".into() };
     assert_eq!(logged, Some(want));
+    run(&mut st, [key('b')]);
+    let Modal::Prompt(p) = &st.modal else { panic!("b did not ask") };
+    assert_eq!(p.kind, PromptKind::BrokenImage { fixing: true });
     let fixed = Fault::BrokenImage { image: "nginx:1.26".into(), broken: false };
-    assert_eq!(ops(&run(&mut st, [key('b')])), vec![Op::from(fixed)]);
+    assert_eq!(ops(&run(&mut st, [code(KeyCode::Enter)])), vec![Op::from(fixed)]);
     assert!(st.broken_images.is_empty());
     // A script's `break-image` marks the image too.
     let line = EventKind::Command { line: 3, text: "break-image nginx:1.27".into() };

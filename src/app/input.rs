@@ -19,12 +19,20 @@ pub enum PromptKind {
     Jump { set: ObjRef, lo: i32, hi: i32 },
     /// `spec.updateStrategy.rollingUpdate.maxUnavailable`: a number or a percentage.
     MaxUnavailable { set: ObjRef, current: String },
+    /// An image to break (or to fix, when it is broken): the simulator's `b`. `fixing`: the
+    /// prefilled image is broken now.
+    BrokenImage { fixing: bool },
 }
 
 impl PromptKind {
     /// Whether only digits are accepted.
     pub fn numeric(&self) -> bool {
-        !matches!(self, PromptKind::Image { .. } | PromptKind::MaxUnavailable { .. })
+        !matches!(
+            self,
+            PromptKind::Image { .. }
+                | PromptKind::MaxUnavailable { .. }
+                | PromptKind::BrokenImage { .. }
+        )
     }
 
     /// The label shown before the input, e.g. `partition of default/web (now 5):`.
@@ -38,6 +46,12 @@ impl PromptKind {
             PromptKind::Jump { set, lo, hi } => format!("go to ordinal of {set} ({lo}–{hi})"),
             PromptKind::MaxUnavailable { set, current } => {
                 format!("maxUnavailable of {set}, a number or N% (now {current})")
+            }
+            PromptKind::BrokenImage { fixing: false } => {
+                "break image (every pod of it never Ready; a broken one is fixed)".into()
+            }
+            PromptKind::BrokenImage { fixing: true } => {
+                "fix image (a working one is broken instead)".into()
             }
         }
     }

@@ -226,7 +226,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[Key::ch('t')], Action::ToggleReady, G::Pod,
       "fault: toggle the pod's Ready", None),
     b(C::Normal, &[Key::ch('b')], Action::BreakImage, G::Pod,
-      "fault: break / fix the pod's image (its pods never Ready)", None),
+      "fault: break / fix an image (every pod of it never Ready)", None),
     // Normal: navigation.
     b(C::Normal, &[Key::plain(KeyCode::Left), Key::ch('h')], Action::Left, G::Navigate,
       "previous ordinal", None),

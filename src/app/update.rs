@@ -271,7 +271,7 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
     let kind = p.kind.clone();
     let parsed = match &kind {
         PromptKind::Partition { .. } | PromptKind::Scale { .. } => p.number().map(Value::Number),
-        PromptKind::Image { .. } => p.text().map(Value::Text),
+        PromptKind::Image { .. } | PromptKind::BrokenImage { .. } => p.text().map(Value::Text),
         PromptKind::MaxUnavailable { .. } => p.int_or_percent().map(Value::IntOrPercent),
         PromptKind::Jump { lo, hi, .. } => p.number().and_then(|n| {
             if (*lo..=*hi).contains(&n) {
@@ -299,6 +299,7 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
             ops::scale_to(state, set, current, n)
         }
         (PromptKind::Image { set, .. }, Value::Text(image)) => ops::set_image(state, set, image),
+        (PromptKind::BrokenImage { .. }, Value::Text(image)) => ops::toggle_broken(state, image),
         (PromptKind::MaxUnavailable { set, .. }, Value::IntOrPercent(v)) => {
             ops::set_max_unavailable(state, set, v)
         }

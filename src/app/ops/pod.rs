@@ -93,20 +93,40 @@ pub(super) fn fault(state: &mut AppState, action: Action) -> Outcome {
     Ok(send(state, op.into(), log, said))
 }
 
-/// `b`: the selected pod's image (the template's where there is no pod) is broken, or fixed
-/// when it already is. A property of the image: every pod of it, now and later, never becomes
-/// Ready, so deleting one brings it back just as broken (kubernetes#67250).
+/// `b`: asks which image is broken, prefilled with the rollout's target (the update
+/// revision's image while it differs from the current one: "the new image is broken" is what
+/// kubernetes#67250 rehearses), else the selected pod's image. A property of the image: every
+/// pod of it, now and later, never becomes Ready, so deleting one brings it back just as broken.
 pub(super) fn break_image(state: &mut AppState) -> Outcome {
     if !state.caps.inject_faults {
         return Err("fault injection exists in the simulator only (ststui sim)".into());
     }
     let (r, set) = selected(state)?;
+    let target = f::update_revision(set)
+        .filter(|u| Some(*u) != f::current_revision(set))
+        .and_then(|u| {
+            state
+                .mirror
+                .revisions_of(&r)
+                .into_iter()
+                .find(|x| x.metadata.name.as_deref() == Some(u))
+        })
+        .and_then(f::revision_image);
     let pod = state.mirror.pod_at(&r, state.selected_ordinal);
-    let image = pod
-        .and_then(|p| p.spec.as_ref()?.containers.first()?.image.as_deref())
+    let image = target
+        .or_else(|| pod.and_then(|p| p.spec.as_ref()?.containers.first()?.image.as_deref()))
         .or_else(|| f::image(set))
         .ok_or_else(|| format!("{} has no container image", r.name))?
         .to_string();
+    let fixing = state.broken_images.contains(&image);
+    let kind = crate::app::input::PromptKind::BrokenImage { fixing };
+    state.modal = crate::app::state::Modal::Prompt(crate::app::input::Prompt::new(kind, &image));
+    state.dirty = true;
+    Ok(Vec::new())
+}
+
+/// The broken-image prompt's Enter: `image` breaks, or is fixed when it is broken.
+pub fn toggle_broken(state: &mut AppState, image: String) -> Outcome {
     let broken = !state.broken_images.contains(&image);
     let (log, said) = if broken {
         state.broken_images.insert(image.clone());
@@ -114,7 +134,7 @@ pub(super) fn break_image(state: &mut AppState) -> Outcome {
             format!("break-image {image}"),
             format!(
                 "{image} is broken: its pods never become Ready (deleting one does not help); \
-                 {} again fixes it",
+                 {} fixes it",
                 key(Action::BreakImage)
             ),
         )
