@@ -231,3 +231,32 @@ fn slash_goes_to_an_ordinal_and_refuses_one_off_the_grid() {
     assert_eq!(st.modal, Modal::None);
     assert_eq!(st.selected_ordinal, 3);
 }
+
+/// A set asking for 2147483647 replicas (a real cluster accepts it): the advisor refuses to
+/// model it instead of allocating a slot per replica, the grid holds the pods that exist and a
+/// bounded tail of placeholders, and End stays on the grid.
+#[test]
+fn a_hostile_replica_count_allocates_nothing_per_replica() {
+    let mut st = ststui::app::AppState::new(
+        ststui::backend::Capabilities::simulator(),
+        ststui::core::Options::default(),
+    );
+    let huge = set("web", i32::MAX, 0, "nginx:1.25", "web-a", "web-a");
+    let mut msgs = vec![
+        Msg::Backend(BackendEvent::Clock { now: t0(), speed: 1.0 }),
+        applied(Object::Set(std::sync::Arc::new(huge))),
+    ];
+    for o in 0..3 {
+        msgs.push(applied(Object::Pod(std::sync::Arc::new(pod("web", o, "web-a", true)))));
+    }
+    msgs.extend([Msg::Backend(BackendEvent::Synced), Msg::BatchEnd]);
+    run(&mut st, msgs);
+    let d = st.derived.clone().unwrap_or_else(|| panic!("not derived"));
+    let tail = usize::try_from(ststui::app::view::grid::PLACEHOLDER_TAIL).unwrap_or(0);
+    assert_eq!(d.grid.cells.len(), 3 + tail);
+    assert!(d.grid.hidden > 2_000_000_000);
+    let said: Vec<&str> = d.controller.iter().map(|l| l.text.as_str()).collect();
+    assert!(said.iter().any(|t| t.contains("beyond the 100000 replicas")), "{said:?}");
+    run(&mut st, [code(KeyCode::End)]);
+    assert_eq!(st.selected_ordinal, 2 + ststui::app::view::grid::PLACEHOLDER_TAIL);
+}

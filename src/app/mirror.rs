@@ -175,8 +175,14 @@ impl Mirror {
         let existing = self.ordinals.get(set);
         let lo_pod = existing.and_then(|m| m.keys().next().copied());
         let hi_pod = existing.and_then(|m| m.keys().next_back().copied());
-        let (mut lo, mut hi) = if replicas > 0 {
-            (Some(start), Some(start.saturating_add(replicas - 1)))
+        // As far as the grid draws placeholders (`shown_end`), never per replica.
+        let range_end = crate::app::view::grid::shown_end(
+            start,
+            start.saturating_add(replicas),
+            hi_pod.map(|p| p.saturating_add(1)),
+        );
+        let (mut lo, mut hi) = if replicas > 0 && range_end > start {
+            (Some(start), Some(range_end - 1))
         } else {
             (None, None)
         };

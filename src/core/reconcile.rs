@@ -37,6 +37,9 @@ pub fn reconcile(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
         min_ready: spec::min_ready(set, &options.semantics),
         ..Plan::default()
     };
+    if let Some(message) = spec::beyond_model(set) {
+        return failed(plan, SyncError { message, retry: false });
+    }
     // The selector is compiled once; an invalid one fails the sync at revision listing, before
     // claiming, as upstream.
     let claim_env = match ClaimEnv::new(set) {

@@ -37,6 +37,23 @@ pub fn uid(set: &StatefulSet) -> &str {
     set.metadata.uid.as_deref().unwrap_or_default()
 }
 
+/// The most replicas the core models. Upstream allocates a slot per replica (and Parallel
+/// creates every missing pod in one sync); a set asking for more (the API allows 2147483647) is
+/// not planned but refused with [`beyond_model`], so an advisor on a real cluster never
+/// allocates in proportion to a hostile `spec.replicas`. The simulator's API refuses such sets.
+pub const MAX_MODELLED_REPLICAS: i32 = 100_000;
+
+/// Why a set is not modelled, when its replicas are beyond [`MAX_MODELLED_REPLICAS`].
+pub fn beyond_model(set: &StatefulSet) -> Option<String> {
+    let n = replicas(set);
+    (n > MAX_MODELLED_REPLICAS).then(|| {
+        format!(
+            "spec.replicas {n} is beyond the {MAX_MODELLED_REPLICAS} replicas ststui's controller \
+             model holds: the advisor does not plan this set (the grid shows the pods that exist)"
+        )
+    })
+}
+
 /// `spec.replicas`, defaulted to 1; a negative value (rejected by validation) reads as 0.
 pub fn replicas(set: &StatefulSet) -> i32 {
     set.spec.replicas.unwrap_or(1).max(0)

@@ -69,9 +69,9 @@ fn default_set(set: &mut StatefulSet, semantics: &Semantics) {
     crate::core::defaults::set_defaults_stateful_set(set, semantics);
 }
 
-/// The most replicas one simulated set may have: the simulator holds every pod in memory (about
-/// 15 KB each), and the controller port allocates per replica as upstream does.
-pub const MAX_SIM_REPLICAS: i32 = 100_000;
+/// The most replicas one simulated set may have: the simulator holds every pod in memory (a few
+/// KB each), and the controller port allocates per replica as upstream does.
+pub const MAX_SIM_REPLICAS: i32 = crate::core::spec::MAX_MODELLED_REPLICAS;
 
 /// Refuses what the simulator cannot hold (the API server would accept it; a real cluster would
 /// then fail elsewhere), as an invalid value naming the limit.

@@ -19,9 +19,13 @@ use crate::app::view::glyphs::LegendEntry;
 /// The grid pane's title: which ordinals, how many.
 pub fn grid_title(screen: &Screen<'_>) -> String {
     let g = &screen.grid;
+    let hidden = match g.hidden {
+        0 => String::new(),
+        n => format!("; {n} more not created, not drawn"),
+    };
     match g.cells.len() {
         0 => "Ordinals (none)".to_string(),
-        n => format!("Ordinals {}–{} ({n})", g.first, g.end() - 1),
+        n => format!("Ordinals {}–{} ({n}{hidden})", g.first, g.end() - 1),
     }
 }
 

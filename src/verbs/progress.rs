@@ -73,6 +73,9 @@ pub fn done(state: &AppState, key: &ObjRef) -> Result<String, String> {
             }
         }
     }
+    if grid.hidden > 0 {
+        missing.push(format!("{} more ordinals are not created yet", grid.hidden));
+    }
     if !st.on_delete && st.partition <= 0 {
         use crate::app::facts::{current_revision, update_revision};
         let (cur, upd) = (current_revision(set).unwrap_or(""), update_revision(set).unwrap_or(""));

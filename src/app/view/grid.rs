@@ -129,6 +129,19 @@ pub struct Rule {
     pub value: i32,
 }
 
+/// Placeholders shown past the last existing pod: a set asking for more replicas than exist
+/// (a real cluster allows 2147483647) is drawn up to here and the rest counted, so the grid
+/// allocates in proportion to the pods that exist, never to `spec.replicas`.
+pub const PLACEHOLDER_TAIL: i32 = 10_000;
+
+/// One past the last ordinal the grid shows: the replica range's end, or, for a range that
+/// reaches [`PLACEHOLDER_TAIL`] beyond the last existing pod (or the start), that far.
+pub fn shown_end(start: i32, range_end: i32, pods_end: Option<i32>) -> i32 {
+    let base = pods_end.unwrap_or(start).max(start);
+    let placeholders_end = range_end.min(base.saturating_add(PLACEHOLDER_TAIL));
+    placeholders_end.max(pods_end.unwrap_or(placeholders_end))
+}
+
 /// The grid's view model.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GridView {
@@ -141,6 +154,9 @@ pub struct GridView {
     /// The revision names the pods carry (a set has a few), indexed by
     /// [`OrdinalCell::revision`].
     pub revisions: Vec<String>,
+    /// Ordinals of the replica range not drawn (beyond [`PLACEHOLDER_TAIL`] placeholders past
+    /// the last pod): none exists yet.
+    pub hidden: i64,
 }
 
 impl GridView {
@@ -178,7 +194,9 @@ impl GridView {
             })
             .collect();
         let lo = members.iter().map(|c| c.ordinal).min().map_or(start, |o| o.min(start));
-        let hi = members.iter().map(|c| c.ordinal + 1).max().map_or(end, |o| o.max(end));
+        let pods_end = members.iter().map(|c| c.ordinal.saturating_add(1)).max();
+        let hi = shown_end(start, end, pods_end);
+        let hidden = i64::from(end) - i64::from(hi.max(start).min(end));
         let mut cells: Vec<OrdinalCell> = (lo..hi)
             .map(|ordinal| {
                 let condemned = ordinal < start || ordinal >= end;
@@ -200,12 +218,15 @@ impl GridView {
         }
         if let Some(p) = partition_of(set).filter(|p| *p > 0) {
             let before = start.saturating_add(p.min(replicas));
-            rules.push(Rule { before, kind: RuleKind::Partition, value: p });
+            if before <= hi {
+                rules.push(Rule { before, kind: RuleKind::Partition, value: p });
+            }
         }
         if hi > end {
             rules.push(Rule { before: end, kind: RuleKind::Condemned, value: replicas });
         }
-        GridView { set_name: set_name.to_string(), first: lo, cells, rules, revisions }
+        let set_name = set_name.to_string();
+        GridView { set_name, first: lo, cells, rules, revisions, hidden: hidden.max(0) }
     }
 
     /// The cell of `ordinal`, if it is on the grid.
@@ -482,6 +503,21 @@ mod tests {
         assert_eq!(states[6], (9, PodState::Pending, true));
         let kinds: Vec<(RuleKind, i32)> = g.rules.iter().map(|r| (r.kind, r.before)).collect();
         assert_eq!(kinds, [(RuleKind::Start, 5), (RuleKind::Condemned, 8)]);
+    }
+
+    /// A set asking for 2147483647 replicas with three pods: the grid holds the pods and
+    /// [`PLACEHOLDER_TAIL`] placeholders, and counts the rest (it never allocates per replica).
+    #[test]
+    fn a_huge_replica_count_allocates_for_the_pods_that_exist() {
+        let s = set(i32::MAX, 0);
+        let pods = [pod("db-0"), pod("db-1"), pod("db-2")];
+        let g = GridView::build(&s, pods.iter(), "", "");
+        assert_eq!(g.cells.len(), 3 + PLACEHOLDER_TAIL as usize);
+        assert_eq!(g.hidden, i64::from(i32::MAX) - 3 - i64::from(PLACEHOLDER_TAIL));
+        // An ordinary set is whole.
+        let g = GridView::build(&set(5, 0), pods.iter(), "", "");
+        assert_eq!((g.cells.len(), g.hidden), (5, 0));
+        assert_eq!(shown_end(0, 5, Some(9)), 9, "condemned pods beyond the range stay shown");
     }
 
     #[test]
