@@ -273,7 +273,7 @@ pub struct SimArgs {
         long,
         value_name = "N",
         conflicts_with_all = ["script", "manifests", "headless"],
-        value_parser = clap::value_parser!(u64).range(1..)
+        value_parser = parse_soak_runs
     )]
     pub soak: Option<u64>,
     /// Upstream controller semantics to reproduce (1.31 to 1.37).
@@ -307,6 +307,15 @@ impl SimArgs {
             seed: self.seed,
             options: Options::for_version(self.kube_version),
         }
+    }
+}
+
+/// `--soak N`: a count of runs, at least one (0 would check nothing and report success).
+fn parse_soak_runs(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("0 runs would check nothing; expected 1 or more runs".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a count of runs; expected 1 or more, e.g. 50")),
     }
 }
 
@@ -429,7 +438,7 @@ mod tests {
         let negative = err(&["ststui", "sim", "--speed", "-1"]).unwrap_or_default();
         assert!(negative.contains("out of range; expected 0.01 to 1000"), "{negative}");
         let zero = err(&["ststui", "sim", "--soak", "0"]).unwrap_or_default();
-        assert!(zero.contains("--soak"), "{zero}");
+        assert!(zero.contains("--soak") && zero.contains("expected 1 or more"), "{zero}");
         assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "0"]).is_err());
         assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "fast"]).is_err());
         let err = Cli::try_parse_from(["ststui", "sim", "--kube-version", "1.20"])

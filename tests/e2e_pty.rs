@@ -128,28 +128,36 @@ fn a_mouse_click_selects_an_ordinal_and_a_resize_redraws() {
     let _ = std::fs::remove_file(log);
 }
 
+/// SIGTERM, SIGQUIT and SIGHUP (sent by `kill`, a supervisor or a closing terminal) each end the
+/// console with the terminal restored: alternate screen left, cursor shown, raw mode off.
 #[test]
-fn sigterm_restores_the_terminal() {
-    let log = std::env::temp_dir().join(format!("ststui-e2e-term-{}.log", std::process::id()));
-    let log_arg = log.to_string_lossy().to_string();
-    let mut c = Console::start(&["sim", "--log-file", &log_arg]);
-    c.wait_for("the console", |s| s.contains("default/web"));
-    let pid = c.child.process_id().unwrap_or_else(|| panic!("no pid"));
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(killed, "could not send SIGTERM");
-    let status = c.wait_exit();
-    assert!(!status.success(), "a signal ends the console with a failure status");
-    let screen = c.parser.screen();
-    assert!(!screen.alternate_screen() && !screen.hide_cursor(), "terminal restored");
-    #[cfg(target_os = "linux")]
-    {
-        let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
-        assert_eq!(flags & (ICANON | ECHO), ICANON | ECHO, "raw mode off after SIGTERM");
+fn termination_signals_restore_the_terminal() {
+    for signal in ["TERM", "QUIT", "HUP"] {
+        let log = std::env::temp_dir()
+            .join(format!("ststui-e2e-sig{signal}-{}.log", std::process::id()));
+        let log_arg = log.to_string_lossy().to_string();
+        let mut c = Console::start(&["sim", "--log-file", &log_arg]);
+        c.wait_for("the console", |s| s.contains("default/web"));
+        let pid = c.child.process_id().unwrap_or_else(|| panic!("no pid"));
+        let killed = std::process::Command::new("kill")
+            .args([format!("-{signal}"), pid.to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(killed, "could not send SIG{signal}");
+        let status = c.wait_exit();
+        assert!(!status.success(), "SIG{signal} ends the console with a failure status");
+        let screen = c.parser.screen();
+        assert!(
+            !screen.alternate_screen() && !screen.hide_cursor(),
+            "terminal restored after SIG{signal}"
+        );
+        #[cfg(target_os = "linux")]
+        {
+            let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
+            assert_eq!(flags & (ICANON | ECHO), ICANON | ECHO, "raw mode off after SIG{signal}");
+        }
+        let _ = std::fs::remove_file(log);
     }
-    let _ = std::fs::remove_file(log);
 }
 
 /// The panic hook leaves the alternate screen, shows the cursor and turns raw mode off before
