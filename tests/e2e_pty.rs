@@ -133,8 +133,8 @@ fn a_mouse_click_selects_an_ordinal_and_a_resize_redraws() {
 #[test]
 fn termination_signals_restore_the_terminal() {
     for signal in ["TERM", "QUIT", "HUP"] {
-        let log = std::env::temp_dir()
-            .join(format!("ststui-e2e-sig{signal}-{}.log", std::process::id()));
+        let log =
+            std::env::temp_dir().join(format!("ststui-e2e-sig{signal}-{}.log", std::process::id()));
         let log_arg = log.to_string_lossy().to_string();
         let mut c = Console::start(&["sim", "--log-file", &log_arg]);
         c.wait_for("the console", |s| s.contains("default/web"));

@@ -132,6 +132,11 @@ impl Tracker {
     fn went(&self, name: &str, was: &Seen) -> Vec<EventKind> {
         let mut out = Vec::new();
         if !was.terminating {
+            // Kept in the log: how often a watch skips the terminating state, and after what.
+            tracing::info!(
+                pod = name,
+                "gone without its terminating state seen: deletion inferred"
+            );
             let reason = self.reason(name, &was.phase, &was.revision);
             out.push(controller(&self.set_name(), "delete-pod", name, None, reason));
         }

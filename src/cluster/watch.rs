@@ -204,7 +204,11 @@ pub async fn run<K>(
                 conn.error(&what, &e);
                 continue;
             }
-            Err(watcher::Error::WatchError(s)) if s.code == 410 => continue, // re-lists by itself
+            Err(watcher::Error::WatchError(s)) if s.code == 410 => {
+                // The watcher re-lists by itself; changes in the gap arrive folded.
+                tracing::info!("{what}: watch expired ({}), re-listing", s.message);
+                continue;
+            }
             Err(other) => {
                 tracing::warn!("{what}: {other}");
                 continue;
@@ -212,6 +216,7 @@ pub async fn run<K>(
         };
         let (o, deleted) = match ev {
             watcher::Event::Init => {
+                tracing::debug!("{what}: listing");
                 buffer.clear();
                 continue;
             }
