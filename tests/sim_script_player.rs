@@ -146,23 +146,25 @@ expect web ready=3 updated=1
 /// event about the set does. Without the delay the claim is gone at once and nothing waits.
 #[test]
 fn a_delayed_collector_leaves_a_stale_claim_that_blocks_a_scale_up() {
-    let events = headless(
-        "gc delay=5s
-kubelet start=0s ready=0s stop=0s
+    // A claimed pod scaled away and straight back.
+    let away_and_back = "kubelet start=0s ready=0s stop=0s
 create web replicas=1 claims=data whenScaled=Delete
 settle
 scale web 0
 wait 1s
 scale web 1
 wait 1s
-expect web pods= blocked=true claims=data-web-0
+";
+    let events = headless(&format!(
+        "gc delay=5s
+{away_and_back}expect web pods= blocked=true claims=data-web-0
 wait 10s
 expect web pods= claims=
 scale web 2
 settle
 expect web pods=web-0,web-1 ready=2 claims=data-web-0,data-web-1
-",
-    );
+"
+    ));
     let gc_at = events.iter().find_map(|e| match &e.kind {
         ststui::backend::EventKind::Gc { pvc: Some(_), .. } => Some(e.t_ms),
         _ => None,
@@ -173,15 +175,5 @@ expect web pods=web-0,web-1 ready=2 claims=data-web-0,data-web-1
     });
     assert_eq!(gc_at.zip(gone_at).map(|(g, p)| g - p), Some(5000), "collected 5 s after");
     // Without a delay the claim goes with its pod and the scale-up goes through at once.
-    headless(
-        "kubelet start=0s ready=0s stop=0s
-create web replicas=1 claims=data whenScaled=Delete
-settle
-scale web 0
-wait 1s
-scale web 1
-wait 1s
-expect web pods=web-0 blocked=false claims=data-web-0
-",
-    );
+    headless(&format!("{away_and_back}expect web pods=web-0 blocked=false claims=data-web-0\n"));
 }

@@ -72,7 +72,7 @@ impl Derived {
     pub fn of(state: &AppState) -> Option<Derived> {
         let key = Key::of(state)?;
         let set = state.mirror.set(&key.set)?;
-        let plan = state.advisor.as_ref().filter(|a| a.set == key.set).map(|a| &a.plan);
+        let plan = state.plan_for(&key.set);
         let (current, update) = revisions_of(set, plan);
         let ns = key.set.namespace.as_str();
         let pods: Vec<_> = state.mirror.pods_in(ns).collect();

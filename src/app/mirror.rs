@@ -239,9 +239,9 @@ impl Mirror {
     }
 }
 
-/// The objects of `map` inside `scope` whose keys are not in `keep`, as [`Object`]s (only their
-/// metadata is used, to delete them).
-fn stale_in<T: Metadata<Ty = ObjectMeta> + Default>(
+/// The objects of `map` inside `scope` whose keys are not in `keep`, as [`Object`]s (shared,
+/// not copied: only their metadata is read, to delete them).
+fn stale_in<T: Metadata<Ty = ObjectMeta>>(
     map: &BTreeMap<ObjRef, Arc<T>>,
     scope: &Scope,
     keep: &std::collections::BTreeSet<ObjRef>,
@@ -249,11 +249,7 @@ fn stale_in<T: Metadata<Ty = ObjectMeta> + Default>(
 ) -> Vec<Object> {
     map.iter()
         .filter(|(k, v)| !keep.contains(*k) && scope.covers(v.metadata()))
-        .map(|(_, v)| {
-            let mut stub = T::default();
-            *stub.metadata_mut() = v.metadata().clone();
-            wrap(Arc::new(stub))
-        })
+        .map(|(_, v)| wrap(Arc::clone(v)))
         .collect()
 }
 

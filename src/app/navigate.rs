@@ -7,20 +7,16 @@
 use super::notify::info;
 use super::state::AppState;
 use super::update::select;
-use crate::core::explain::{Step, StepKind, blocker_step};
+use crate::core::explain::{Step, StepKind, waited_pod};
 use crate::core::labels::parent_and_ordinal;
 
 /// `w`: selects the pod the controller's next sync waits on (the OrderedReady blocker, the
 /// terminating pod, the stale claim's pod …), else the pod the next action is about.
 pub fn jump_to_waited(state: &mut AppState) -> Result<(), String> {
     let set = state.selected_set.clone().ok_or("there is no StatefulSet on screen")?;
-    let plan = state
-        .advisor
-        .as_ref()
-        .filter(|a| a.set == set)
-        .map(|a| &a.plan)
-        .ok_or("the advisor has not run yet: nothing is known to wait")?;
-    let waited = plan.waiting_on.as_ref().map(blocker_step).and_then(|s| s.pod);
+    let plan =
+        state.plan_for(&set).ok_or("the advisor has not run yet: nothing is known to wait")?;
+    let waited = waited_pod(plan);
     let (pod, why) = match waited {
         Some(pod) => (pod, "the controller waits on it"),
         None => {

@@ -150,6 +150,11 @@ impl AppState {
         }
     }
 
+    /// The advisor's plan, when it was computed for `set`.
+    pub fn plan_for(&self, set: &ObjRef) -> Option<&Plan> {
+        self.advisor.as_ref().filter(|a| &a.set == set).map(|a| &a.plan)
+    }
+
     /// The selected StatefulSet object.
     pub fn set(&self) -> Option<&StatefulSet> {
         self.mirror.set(self.selected_set.as_ref()?)

@@ -44,18 +44,27 @@ pub struct Timeline {
     back: usize,
     /// Only lines about this set (and lines about no set) are shown.
     only: Option<String>,
+    /// Entries kept that the filter shows (all of them without one), kept as entries come and
+    /// go so a frame never counts the ring.
+    shown: usize,
 }
 
 impl Timeline {
     pub fn push(&mut self, entry: TimelineEntry) {
-        if self.entries.len() == TIMELINE_CAPACITY {
-            self.entries.pop_front();
+        if self.entries.len() == TIMELINE_CAPACITY
+            && let Some(old) = self.entries.pop_front()
+            && self.shows(&old)
+        {
+            self.shown -= 1;
         }
         let shown = self.shows(&entry);
         self.entries.push_back(entry);
         self.pushed += 1;
-        if self.back > 0 && shown {
-            self.back = (self.back + 1).min(self.len());
+        if shown {
+            self.shown += 1;
+            if self.back > 0 {
+                self.back = (self.back + 1).min(self.shown);
+            }
         }
     }
 
@@ -76,6 +85,7 @@ impl Timeline {
     pub fn filter(&mut self, set: Option<String>) {
         self.only = set;
         self.back = 0;
+        self.shown = self.entries.iter().filter(|e| self.shows(e)).count();
     }
 
     /// Entries the view is scrolled back by, for a pane showing `rows` lines (clamped so the
@@ -120,7 +130,7 @@ impl Timeline {
 
     /// Entries the view shows.
     pub fn len(&self) -> usize {
-        if self.only.is_none() { self.entries.len() } else { self.iter().count() }
+        self.shown
     }
 
     pub fn is_empty(&self) -> bool {
@@ -246,6 +256,20 @@ mod tests {
         assert!(t.iter().all(|e| e.set.as_deref() != Some("db")));
         t.filter(None);
         assert_eq!(t.len(), 4);
+    }
+
+    /// The count a filtered view keeps stays that of the entries it shows as the ring drops
+    /// old ones.
+    #[test]
+    fn the_filtered_count_follows_the_ring() {
+        let mut t = Timeline::default();
+        t.filter(Some("web".into()));
+        for i in 0..TIMELINE_CAPACITY + 7 {
+            t.push(entry(Some(if i % 3 == 0 { "web" } else { "db" })));
+        }
+        assert_eq!(t.len(), t.iter().count());
+        t.filter(None);
+        assert_eq!(t.len(), TIMELINE_CAPACITY);
     }
 
     #[test]

@@ -96,8 +96,7 @@ impl<'a> Screen<'a> {
                 Cow::Owned(Vec::new()),
             ),
         };
-        let plan = state.advisor.as_ref().filter(|a| &a.set == set_ref).map(|a| &a.plan);
-        let (current, update) = revisions_of(set, plan);
+        let (current, update) = revisions_of(set, state.plan_for(set_ref));
         let history = state.mirror.revisions_of(set_ref);
         let mut revisions = revision_rows(&history, &grid, current, update);
         for r in &mut revisions {
@@ -156,11 +155,8 @@ impl Screen<'_> {
     /// health is Blocked), and an open pod behind it is replaced only after it.
     fn waiting_role(&self, pod: &str, role: String) -> String {
         let set = self.state.selected_set.as_ref();
-        let plan = self.state.advisor.as_ref().filter(|a| Some(&a.set) == set).map(|a| &a.plan);
-        let Some(waited) = plan
-            .and_then(|p| p.waiting_on.as_ref())
-            .and_then(|b| crate::core::explain::blocker_step(b).pod)
-        else {
+        let plan = set.and_then(|s| self.state.plan_for(s));
+        let Some(waited) = plan.and_then(crate::core::explain::waited_pod) else {
             return role;
         };
         let stuck = self.header.as_ref().and_then(|h| h.health) == Some(Health::Blocked);

@@ -274,6 +274,11 @@ fn wait_words(w: PodWait) -> String {
     }
 }
 
+/// The pod the plan waits on, if its blocker names one.
+pub fn waited_pod(plan: &Plan) -> Option<String> {
+    plan.waiting_on.as_ref().and_then(|b| blocker_step(b).pod)
+}
+
 /// A blocker in words.
 pub fn blocker_step(b: &Blocker) -> Step {
     let w = |p: &str, t: String| step(StepKind::Wait, Some(p), t);

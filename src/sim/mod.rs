@@ -384,27 +384,15 @@ impl Sim {
     /// Every object, one complete listing per kind (all namespaces), for a console that starts
     /// watching now.
     pub fn snapshot(&self) -> Vec<BackendEvent> {
-        let s = &self.world.store;
-        let listed = |kind, objects: Vec<Object>| BackendEvent::Listed {
-            kind,
-            scope: crate::backend::Scope::default(),
-            objects,
-        };
-        let sets = s.sets().iter().map(|o| Object::Set(std::sync::Arc::new(o.clone()))).collect();
-        let revs = s
-            .revisions()
-            .iter()
-            .map(|o| Object::Revision(std::sync::Arc::new(o.clone())))
-            .collect();
-        let claims =
-            s.claims().iter().map(|o| Object::Claim(std::sync::Arc::new(o.clone()))).collect();
-        let pods = s.pods().iter().map(|o| Object::Pod(std::sync::Arc::new(o.clone()))).collect();
-        vec![
-            listed(ObjKind::Set, sets),
-            listed(ObjKind::Revision, revs),
-            listed(ObjKind::Claim, claims),
-            listed(ObjKind::Pod, pods),
-        ]
+        // The listings share the store's objects (`rest_list`), as the watch events do.
+        [ObjKind::Set, ObjKind::Revision, ObjKind::Claim, ObjKind::Pod]
+            .into_iter()
+            .map(|kind| BackendEvent::Listed {
+                kind,
+                scope: crate::backend::Scope::default(),
+                objects: self.rest_list(kind, None).0,
+            })
+            .collect()
     }
 
     /// The controller semantics this simulation reproduces.

@@ -187,7 +187,7 @@ impl Progress {
                 }
             }
         }
-        let plan = state.advisor.as_ref().filter(|a| &a.set == key).map(|a| &a.plan);
+        let plan = state.plan_for(key);
         let hint = plan.and_then(|plan| {
             let ns = key.namespace.as_str();
             let pods: Vec<_> = state.mirror.pods_in(ns).collect();

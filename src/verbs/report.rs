@@ -139,7 +139,7 @@ impl Report {
         let screen = Screen::of(state);
         let header = screen.header.as_ref()?;
         let set = state.mirror.set(key)?;
-        let plan = state.advisor.as_ref().filter(|a| &a.set == key).map(|a| &a.plan);
+        let plan = state.plan_for(key);
         let ns = key.namespace.as_str();
         let pods: Vec<_> = state.mirror.pods_in(ns).collect();
         let claims: Vec<_> = state.mirror.claims_in(ns).collect();
