@@ -114,8 +114,9 @@ pub enum Command {
     Step(StepArgs),
     /// Hold the rollout: partition to replicas, recording the previous partition, who and when.
     Freeze(NameArgs),
-    /// Undo a freeze: the recorded partition comes back.
-    Resume(NameArgs),
+    /// Undo a freeze: the recorded partition comes back (refused when another writer moved it
+    /// since, unless --force).
+    Resume(ResumeArgs),
     /// Wait for a rollout, partition-aware: 0 done, 1 timeout, 3 stuck (naming pod and rule).
     Wait(WaitArgs),
     /// Play a scenario script against a cluster in real time, printing the timeline.
@@ -149,6 +150,10 @@ pub struct ExplainArgs {
     /// Output: text for people, json for programs (documented in the README, versioned).
     #[arg(short = 'o', long, value_enum, default_value_t = OutputArg::Text)]
     pub output: OutputArg,
+    /// Give up after this long, e.g. 90s (an unreachable or failing server is retried until
+    /// then).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
+    pub timeout: u64,
 }
 
 /// `-o`: explain's output.
@@ -163,17 +168,21 @@ pub enum OutputArg {
 pub struct StepArgs {
     /// The StatefulSet.
     pub name: String,
-    /// Set the partition to N instead of lowering it by one.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(0..))]
+    /// Set the partition to N instead of lowering it by one (above the partition now: only
+    /// with --force).
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i32).range(0..))]
     pub to: Option<i32>,
-    /// Step even while ordinals already open are not updated and Ready.
+    /// Step even while ordinals already open are not updated and Ready, or raise the
+    /// partition with --to.
     #[arg(long)]
     pub force: bool,
     /// Then wait for the newly opened ordinals to be updated and Ready.
     #[arg(long)]
     pub wait: bool,
-    /// With --wait: give up after this long (exit 1), e.g. 90s, 10m.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, requires = "wait")]
+    /// Give up after this long (exit 1), e.g. 90s, 10m: the first view, the write and its
+    /// read-back, and with --wait the wait (default: 30s, no limit on the wait).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     pub timeout: Option<u64>,
     /// With --wait: stuck (exit 3) after this long without progress.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m", requires = "wait")]
@@ -198,11 +207,28 @@ pub struct FakeKubeletArgs {
     pub node: String,
 }
 
-/// `ststui freeze` and `ststui resume`.
+/// `ststui freeze`.
 #[derive(Debug, Clone, Args)]
 pub struct NameArgs {
     /// The StatefulSet.
     pub name: String,
+    /// Give up after this long, e.g. 90s (a lost reply is read back until then).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
+    pub timeout: u64,
+}
+
+/// `ststui resume`.
+#[derive(Debug, Clone, Args)]
+pub struct ResumeArgs {
+    /// The StatefulSet.
+    pub name: String,
+    /// Resume although another writer moved the partition since the freeze (writing the
+    /// recorded partition over theirs), or drop a freeze whose record is not a partition.
+    #[arg(long)]
+    pub force: bool,
+    /// Give up after this long, e.g. 90s (a lost reply is read back until then).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
+    pub timeout: u64,
 }
 
 /// `ststui wait`.
@@ -424,7 +450,6 @@ mod tests {
         for bad in [
             &["ststui", "wait", "web", "--timeout", "0s"][..],
             &["ststui", "step", "web", "--to", "-1"],
-            &["ststui", "step", "web", "--timeout", "1m"],
             &["ststui", "explain", "web", "-o", "yaml"],
             &["ststui", "freeze"],
         ] {

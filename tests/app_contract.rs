@@ -119,19 +119,35 @@ fn the_server_version_picks_the_advisor_semantics_and_an_unknown_one_is_said_onc
 }
 
 #[test]
-fn a_lost_connection_keeps_the_data_refuses_writes_and_recovers() {
+fn a_lost_connection_keeps_the_data_still_sends_writes_and_recovers() {
     let mut st = demo(Capabilities::cluster());
     let since = t0();
-    let down = Connection::Down { since, error: "connection refused".into() };
+    let down = Connection::Unreachable { since, error: "connection refused".into() };
     run(&mut st, [backend(BackendEvent::Connection(down))]);
     assert!(st.mirror.set(&web()).is_some(), "the last data is kept");
     assert!(status_text(&st).contains("lost the connection: connection refused"));
-    assert!(run(&mut st, [key('[')]).is_empty());
-    assert!(status_text(&st).starts_with("disconnected since"), "{}", status_text(&st));
-    assert!(status_text(&st).contains("nothing was sent"));
+    // A write still goes out, carrying the set it was decided on: the server refuses it if it
+    // moved meanwhile, and its outcome is told as the server holds it.
+    let sent = run(&mut st, [key('[')]);
+    let Some(ststui::app::Command::Backend(Op::Cluster(w))) = sent.first() else {
+        panic!("{sent:?}")
+    };
+    assert!(w.basis.is_some(), "decided on the set shown");
+    let failing = Connection::Failing { since, error: "list pods in default: 503".into() };
+    run(&mut st, [backend(BackendEvent::Connection(failing))]);
+    assert!(
+        status_text(&st).contains("the server answers with errors: list pods"),
+        "{}",
+        status_text(&st)
+    );
     run(&mut st, [backend(BackendEvent::Connection(Connection::Up))]);
     assert!(status_text(&st).contains("reconnected"));
     assert_eq!(ops(&run(&mut st, [key('[')])).len(), 1);
+    // Refused credentials stop writes: nothing can succeed until they are renewed.
+    let refused = Connection::Unauthorized { error: "401".into() };
+    run(&mut st, [backend(BackendEvent::Connection(refused))]);
+    assert!(run(&mut st, [key('[')]).is_empty());
+    assert!(status_text(&st).contains("refuses our credentials"), "{}", status_text(&st));
 }
 
 #[test]
@@ -183,7 +199,31 @@ fn space_freezes_on_a_cluster_and_resume_asks_first() {
     assert!(run(&mut st, [key(' ')]).is_empty());
     let Modal::Confirm(c) = &st.modal else { panic!("resume did not ask") };
     assert_eq!(c.new, "partition 2");
-    assert_eq!(ops(&run(&mut st, [key('y')])), vec![Op::from(ClusterOp::Unfreeze { set: web() })]);
+    assert_eq!(
+        ops(&run(&mut st, [key('y')])),
+        vec![Op::from(ClusterOp::Unfreeze { set: web(), force: false })]
+    );
+    // Another writer lowers the partition under the freeze: it is broken, and resuming asks
+    // before writing the record over their partition.
+    let mut broken = set("web", 5, 0, "nginx:1.26", "web-a", "web-b");
+    broken.metadata.annotations = frozen_ann();
+    run(&mut st, [applied(Object::Set(std::sync::Arc::new(broken)))]);
+    assert!(run(&mut st, [key(' ')]).is_empty());
+    let Modal::Confirm(c) = &st.modal else { panic!("resume did not ask") };
+    assert!(c.title.contains("freeze broken: partition moved to 0"), "{}", c.title);
+    assert!(c.warning.as_deref().unwrap_or("").contains("writes over partition 0"));
+    assert_eq!(
+        ops(&run(&mut st, [key('y')])),
+        vec![Op::from(ClusterOp::Unfreeze { set: web(), force: true })]
+    );
+}
+
+fn frozen_ann() -> Option<std::collections::BTreeMap<String, String>> {
+    let mut ann = std::collections::BTreeMap::new();
+    ann.insert(ststui::steer::FROZEN_PARTITION.into(), "2".into());
+    ann.insert(ststui::steer::FROZEN_BY.into(), "ana".into());
+    ann.insert(ststui::steer::FROZEN_AT.into(), "2026-01-01T00:00:00Z".into());
+    Some(ann)
 }
 
 #[test]

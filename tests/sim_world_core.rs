@@ -430,7 +430,7 @@ fn freeze_holds_the_rollout_and_resume_restores_the_partition() {
     sim.apply_op(freeze()).unwrap();
     sim.apply_op(freeze()).unwrap();
     let frozen = ststui::steer::frozen(sim.set(&key("web")).unwrap()).unwrap();
-    assert_eq!((frozen.partition, frozen.by.as_str()), (2, "ststui-sim"));
+    assert_eq!((frozen.partition, frozen.by.as_str()), (Ok(2), "ststui-sim"));
     sim.apply_op(Op::from(ClusterOp::SetImage { set: key("web"), image: "nginx:2".into() }))
         .unwrap();
     settle(&mut sim);
@@ -438,7 +438,7 @@ fn freeze_holds_the_rollout_and_resume_restores_the_partition() {
     let err =
         sim_err(&mut sim, Op::from(ClusterOp::SetPartition { set: key("web"), partition: 1 }));
     assert!(err.contains("frozen by ststui-sim"), "{err}");
-    sim.apply_op(Op::from(ClusterOp::Unfreeze { set: key("web") })).unwrap();
+    sim.apply_op(Op::from(ClusterOp::Unfreeze { set: key("web"), force: false })).unwrap();
     settle(&mut sim);
     assert_eq!(status(&sim, "web").updated_replicas, Some(2), "ordinals 2 and 3 roll");
     assert!(ststui::steer::frozen(sim.set(&key("web")).unwrap()).is_none());

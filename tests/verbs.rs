@@ -149,11 +149,11 @@ fn freeze_twice_and_resume_are_idempotent_and_recorded_on_the_set() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(partition(&r), 3);
     let frozen = ststui::steer::frozen(&the_set(&r)).unwrap_or_else(|| panic!("not frozen"));
-    assert_eq!(frozen.partition, 1);
+    assert_eq!(frozen.partition, Ok(1));
     let (code, out, err) = ststui(&r, &["freeze", "web"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("already frozen"), "{out}");
-    assert_eq!(ststui::steer::frozen(&the_set(&r)).map(|f| f.partition), Some(1));
+    assert_eq!(ststui::steer::frozen(&the_set(&r)).map(|f| f.partition), Some(Ok(1)));
     // A frozen set is not stepped behind the freeze's back.
     let (code, _, err) = ststui(&r, &["step", "web"]);
     assert_eq!(code, 1, "{err}");
@@ -240,9 +240,11 @@ fn usage_and_unreachable_servers_have_their_codes() {
     let kc = std::fs::read_to_string(r.dir.join("kubeconfig")).unwrap_or_default();
     let dead = regex_lite_replace_server(&kc);
     std::fs::write(r.dir.join("kubeconfig"), dead).unwrap_or_else(|e| panic!("{e}"));
-    let (code, _, err) = ststui(&r, &["wait", "web"]);
+    // Retried until the timeout, then 4, saying it was never reached.
+    let (code, _, err) = ststui(&r, &["wait", "web", "--timeout", "2s"]);
     assert_eq!(code, 4, "{err}");
-    assert!(err.contains("cannot reach the server"), "{err}");
+    assert!(err.contains("could not be reached until the timeout"), "{err}");
+    assert!(err.contains("the server cannot be reached"), "{err}");
 }
 
 /// The kubeconfig with its server on a port nothing listens on.
@@ -268,7 +270,8 @@ fn a_conflict_between_read_and_write_is_re_decided_or_refused() {
         ..Default::default()
     };
     let mut s = Session::open(target.clone()).unwrap_or_else(|e| panic!("{e:?}"));
-    let read = s.sync(Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e:?}")).clone();
+    let soon = || std::time::Instant::now() + Duration::from_secs(30);
+    let read = s.sync(soon()).unwrap_or_else(|e| panic!("{e:?}")).clone();
     let write = |p| Write {
         op: ClusterOp::SetPartition { set: web(), partition: p },
         basis: Some(Box::new(read.clone())),
@@ -283,10 +286,11 @@ fn a_conflict_between_read_and_write_is_re_decided_or_refused() {
     .unwrap_or_else(|e| panic!("{e}"));
     std::thread::sleep(Duration::from_millis(300));
     assert_ne!(the_set(&r).metadata.resource_version, read.metadata.resource_version);
-    step::write_partition(&target, write(2)).unwrap_or_else(|e| panic!("{e:?}"));
+    step::write_partition(&target, write(2), soon()).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(partition(&r), 2);
     // Now the spec moved under us (someone else stepped): refused, naming the change.
-    let e = step::write_partition(&target, write(1)).err().unwrap_or_else(|| panic!("written"));
+    let e =
+        step::write_partition(&target, write(1), soon()).err().unwrap_or_else(|| panic!("written"));
     assert_eq!(e.exit, Exit::Expectation, "{e:?}");
     assert!(e.message.contains("partition"), "{}", e.message);
     assert_eq!(partition(&r), 2);

@@ -30,6 +30,13 @@ pub fn refresh(state: &mut AppState) {
     let Some(now) = state.now else {
         return;
     };
+    // Pods or revisions not (yet) known: a plan on them would be made up.
+    if super::derived::pods_unknown(state).is_some() {
+        if state.advisor.take().is_some() {
+            state.dirty = true;
+        }
+        return;
+    }
     let generation = state.mirror.generation();
     let time_matters = set.spec.min_ready_seconds.unwrap_or(0) > 0;
     if let Some(a) = &state.advisor {
@@ -43,7 +50,14 @@ pub fn refresh(state: &mut AppState) {
     let claims: Vec<&PersistentVolumeClaim> = state.mirror.claims_in(ns).collect();
     let revisions: Vec<&ControllerRevision> = state.mirror.revisions_in(ns).collect();
     let observed = Observed { set, pods: &pods, claims: &claims, revisions: &revisions };
-    let plan = reconcile(&observed, &state.options, now);
+    let mut plan = reconcile(&observed, &state.options, now);
+    if state.unreadable.contains_key(&crate::backend::ObjKind::Claim) {
+        // Claims the user may not read look missing: what the plan would do to them is not
+        // known (the controller pane says so).
+        plan.effects.retain(|e| {
+            !matches!(e, crate::core::Effect::CreateClaim(_) | crate::core::Effect::UpdateClaim(_))
+        });
+    }
     let changed = state.advisor.as_ref().is_none_or(|a| a.plan != plan || a.set != r);
     state.advisor = Some(Advisor { set: r, plan, at: Some(now), mirror_generation: generation });
     if changed {

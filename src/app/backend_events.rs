@@ -24,6 +24,7 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
             }
         }
         BackendEvent::Listed { kind, scope, objects } => {
+            state.listing.remove(&kind);
             let changed = state.mirror.replace(kind, &scope, objects);
             // A scope listed before is listed again: a re-list (a 410 or a reconnect).
             if state.listed.iter().any(|(k, s)| *k == kind && *s == scope) {
@@ -92,6 +93,20 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
             }
         }
         BackendEvent::Server { version } => on_server(state, version),
+        BackendEvent::Access { kind, denied } => {
+            let changed = match denied {
+                Some(why) => state.unreadable.insert(kind, why.clone()) != Some(why),
+                None => state.unreadable.remove(&kind).is_some(),
+            };
+            if changed {
+                state.listing.remove(&kind);
+                return after_mirror_change(state);
+            }
+        }
+        BackendEvent::Listing { kind, so_far } => {
+            state.listing.insert(kind, so_far);
+            state.dirty = true;
+        }
         BackendEvent::Connection(c) => on_connection(state, c),
         BackendEvent::OpFailed(failure) => on_failure(state, failure),
         BackendEvent::Error(message) => notify::error(state, message),
@@ -132,8 +147,11 @@ fn on_connection(state: &mut AppState, c: Connection) {
             info(state, text);
         }
         Connection::Up => {}
-        Connection::Down { error, .. } => {
+        Connection::Unreachable { error, .. } => {
             notify::error(state, format!("lost the connection: {error}; retrying"));
+        }
+        Connection::Failing { error, .. } => {
+            notify::error(state, format!("the server answers with errors: {error}; retrying"));
         }
         Connection::Unauthorized { error } => notify::error(state, error),
     }

@@ -30,6 +30,8 @@ pub struct Key {
     /// is not derived again every second.
     pub second: Option<i64>,
     pub mode: Mode,
+    /// Why the pods cannot be shown ([`pods_unknown`]), and whether claims are unreadable.
+    pub unknown: (Option<String>, bool),
 }
 
 impl Key {
@@ -47,6 +49,10 @@ impl Key {
             advisor,
             second,
             mode: state.mode,
+            unknown: (
+                pods_unknown(state),
+                state.unreadable.contains_key(&crate::backend::ObjKind::Claim),
+            ),
         })
     }
 }
@@ -76,6 +82,16 @@ impl Derived {
         let (current, update) = revisions_of(set, plan);
         let ns = key.set.namespace.as_str();
         let pods: Vec<_> = state.mirror.pods_in(ns).collect();
+        if let Some(note) = pods_unknown(state) {
+            let line = ExplainLine {
+                kind: LineKind::Waiting,
+                text: format!("the advisor cannot run: {note}"),
+            };
+            let grid = GridView::unknown(set, note);
+            let (controller, steps, health) = (vec![line], Vec::new(), Health::Unknown);
+            let revision_changes = Vec::new();
+            return Some(Derived { key, grid, controller, steps, health, revision_changes });
+        }
         let grid = GridView::build(set, pods.iter().copied(), current, update);
         let (controller, steps) = match plan {
             Some(plan) => {
@@ -101,6 +117,16 @@ impl Derived {
         if let Some(w) = complete_but_not_ready(set, health, &controller) {
             controller.push(w);
         }
+        if let Some(why) = state.unreadable.get(&crate::backend::ObjKind::Claim)
+            && !set.spec.volume_claim_templates.as_ref().is_none_or(Vec::is_empty)
+        {
+            controller.push(ExplainLine {
+                kind: LineKind::Warning,
+                text: format!(
+                    "claims unknown: {why}; what the controller does with them is not shown"
+                ),
+            });
+        }
         let history = state.mirror.revisions_of(&key.set);
         let revision_changes = history
             .windows(2)
@@ -116,6 +142,21 @@ impl Derived {
     pub fn is_fresh(&self, state: &AppState) -> bool {
         Key::of(state).as_ref() == Some(&self.key)
     }
+}
+
+/// Why the selected set's pods (or revisions, which classify them) cannot be shown: not yet
+/// listed (`listing pods … 1500 so far`), or not readable (the permission named).
+pub fn pods_unknown(state: &AppState) -> Option<String> {
+    use crate::backend::ObjKind;
+    for (kind, plural) in [(ObjKind::Pod, "pods"), (ObjKind::Revision, "controllerrevisions")] {
+        if let Some(why) = state.unreadable.get(&kind) {
+            return Some(format!("{plural} unknown: {why}"));
+        }
+    }
+    state.listing.get(&ObjKind::Pod).map(|n| match n {
+        0 => "listing pods …".to_string(),
+        n => format!("listing pods … {n} so far"),
+    })
 }
 
 /// Whether the rollout waits on something no waiting resolves, for the health word: a sync

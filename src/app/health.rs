@@ -24,6 +24,8 @@ pub enum Health {
     Frozen,
     /// Fewer pods Ready than wanted, and nothing rolling.
     Degraded,
+    /// The pods cannot be seen (not listed yet, or not readable): nothing is claimed.
+    Unknown,
 }
 
 impl Health {
@@ -35,6 +37,7 @@ impl Health {
             Health::Paused => "Paused",
             Health::Frozen => "Frozen",
             Health::Degraded => "Degraded",
+            Health::Unknown => "Unknown",
         }
     }
 }

@@ -148,20 +148,25 @@ impl Mirror {
         self.pods.get(r).map(|p| &**p)
     }
 
-    /// The pod named `<set>-<ordinal>` in the set's namespace, if it exists.
+    /// The pod named `<set>-<ordinal>` in the set's namespace, if it exists and no other
+    /// controller owns it.
     pub fn pod_at(&self, set: &ObjRef, ordinal: i32) -> Option<&Pod> {
         let name = self.ordinals.get(set)?.get(&ordinal)?;
-        self.pods.get(&ObjRef::new(set.namespace.clone(), name.clone())).map(|p| &**p)
+        let pod = self.pods.get(&ObjRef::new(set.namespace.clone(), name.clone()))?;
+        let uid = self.sets.get(set).and_then(|s| s.metadata.uid.as_deref());
+        let other = crate::core::claim::controller_of(&pod.metadata)
+            .is_some_and(|o| uid.is_some_and(|u| o.uid != u));
+        (!other).then_some(&**pod)
     }
 
-    /// The set's pods (every pod named `<set>-<N>` in its namespace) in ordinal order.
+    /// The set's pods in ordinal order: those the controller counts as the set's (its
+    /// ownership, selector and naming rules, `ClaimEnv::claims`).
     pub fn pods_of<'a>(&'a self, set: &ObjRef) -> impl Iterator<Item = (i32, &'a Pod)> + 'a {
         let ns = set.namespace.clone();
-        self.ordinals.get(set).into_iter().flat_map(move |m| {
-            let ns = ns.clone();
-            m.iter().filter_map(move |(o, name)| {
-                self.pods.get(&ObjRef::new(ns.clone(), name.clone())).map(|p| (*o, &**p))
-            })
+        let env = self.sets.get(set).and_then(|s| crate::core::claim::ClaimEnv::new(s).ok());
+        self.ordinals.get(set).into_iter().flat_map(|m| m.iter()).filter_map(move |(o, name)| {
+            let pod = self.pods.get(&ObjRef::new(ns.clone(), name.clone()))?;
+            env.as_ref().is_none_or(|e| e.claims(pod)).then_some((*o, &**pod))
         })
     }
 
@@ -172,9 +177,9 @@ impl Mirror {
         let s = self.sets.get(set)?;
         let start = crate::core::spec::start_ordinal(s);
         let replicas = crate::core::spec::replicas(s);
-        let existing = self.ordinals.get(set);
-        let lo_pod = existing.and_then(|m| m.keys().next().copied());
-        let hi_pod = existing.and_then(|m| m.keys().next_back().copied());
+        let mut claimed = self.pods_of(set).map(|(o, _)| o);
+        let lo_pod = claimed.next();
+        let hi_pod = claimed.last().or(lo_pod);
         // As far as the grid draws placeholders (`shown_end`), never per replica.
         let range_end = crate::app::view::grid::shown_end(
             start,

@@ -104,6 +104,10 @@ pub struct AppState {
     pub suspects: Vec<Suspect>,
     /// Complete re-listings after the initial one (a 410 Gone or a reconnect), for the badge.
     pub relists: u64,
+    /// Kinds the user may not list, with why (the permission): unknown, never shown as empty.
+    pub unreadable: std::collections::BTreeMap<crate::backend::ObjKind, String>,
+    /// First listings under way: objects received so far, by kind.
+    pub listing: std::collections::BTreeMap<crate::backend::ObjKind, usize>,
 }
 
 impl Default for AppState {
@@ -147,6 +151,8 @@ impl AppState {
             suspects: Vec::new(),
             listed: Vec::new(),
             relists: 0,
+            unreadable: Default::default(),
+            listing: Default::default(),
         }
     }
 

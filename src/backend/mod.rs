@@ -85,6 +85,19 @@ pub enum ObjKind {
     Event,
 }
 
+impl ObjKind {
+    /// The resource's plural, as the API and kubectl name it.
+    pub fn plural(self) -> &'static str {
+        match self {
+            ObjKind::Set => "statefulsets",
+            ObjKind::Pod => "pods",
+            ObjKind::Claim => "persistentvolumeclaims",
+            ObjKind::Revision => "controllerrevisions",
+            ObjKind::Event => "events",
+        }
+    }
+}
+
 /// What one watch covers: a namespace (or all), optionally one name or a label selector. A
 /// [`BackendEvent::Listed`] replaces exactly the objects of its kind inside its scope.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -170,16 +183,27 @@ impl Capabilities {
     }
 }
 
-/// The connection to a real cluster's API server.
+/// The connection to a real cluster's API server: up when its requests succeed (a listing, a
+/// watch opened, a frame of a watch), not when an object changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Connection {
-    /// Watches are running.
+    /// The requests succeed.
     Up,
-    /// The server cannot be reached (or refuses us); the last data is kept and marked stale.
-    /// `since` is backend time; `error` says what failed.
-    Down { since: k8s_openapi::jiff::Timestamp, error: String },
+    /// No answer (refused, reset, timed out): the last data is kept and marked stale. `since`
+    /// is wall time; `error` says what failed.
+    Unreachable { since: k8s_openapi::jiff::Timestamp, error: String },
+    /// The server answers, with errors (5xx, 429, an answer that cannot be read): the last data
+    /// is kept and marked stale.
+    Failing { since: k8s_openapi::jiff::Timestamp, error: String },
     /// The credentials were refused (401): the user must fix them; `error` says how.
     Unauthorized { error: String },
+}
+
+impl Connection {
+    /// Whether the data may be behind the server (unreachable, failing, refused).
+    pub fn stale(&self) -> bool {
+        *self != Connection::Up
+    }
 }
 
 /// Everything a backend reports, in order.
@@ -212,6 +236,11 @@ pub enum BackendEvent {
     Server { version: String },
     /// The connection to the cluster changed.
     Connection(Connection),
+    /// Whether a kind may be listed (`denied`: why not, naming the permission). A kind the user
+    /// may not read is unknown, never empty.
+    Access { kind: ObjKind, denied: Option<String> },
+    /// A first listing of a kind is under way: `so_far` objects received (pages of 500).
+    Listing { kind: ObjKind, so_far: usize },
     /// An [`Op`] failed: what kind of failure, and what was wrong and what is expected.
     OpFailed(Failure),
     /// A backend-level problem (watch error) the user should see.

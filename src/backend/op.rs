@@ -143,15 +143,30 @@ pub enum ClusterOp {
         force: bool,
         uid: Option<String>,
     },
+    /// `ststui step`: the partition from `from` (refused when it reads otherwise) to `to`, with
+    /// a record of the step on the set (`steer::step`), so a rerun after an unknown outcome
+    /// does not step twice.
+    Step {
+        set: ObjRef,
+        from: i32,
+        to: i32,
+    },
+    /// The step's outcome is known: its record goes.
+    StepSettled {
+        set: ObjRef,
+    },
     /// Hold the rollout: the partition goes to `replicas`, and the previous partition, who
     /// froze it (the backend's identity) and when are recorded in annotations on the set
     /// (`steer::freeze`).
     Freeze {
         set: ObjRef,
     },
-    /// Undo a freeze: the recorded partition comes back and the annotations go.
+    /// Undo a freeze: the recorded partition comes back and the annotations go. Refused when
+    /// another writer moved the partition meanwhile (a broken freeze) or the record is not a
+    /// partition, unless `force`.
     Unfreeze {
         set: ObjRef,
+        force: bool,
     },
 }
 
@@ -185,8 +200,11 @@ impl ClusterOp {
             },
             ClusterOp::DeletePod { pod, force: false, .. } => format!("delete-pod {pod}"),
             ClusterOp::DeletePod { pod, force: true, .. } => format!("force-delete-pod {pod}"),
+            ClusterOp::Step { set, to, .. } => format!("partition {set} {to}"),
+            ClusterOp::StepSettled { set } => format!("step-settled {set}"),
             ClusterOp::Freeze { set } => format!("freeze {set}"),
-            ClusterOp::Unfreeze { set } => format!("unfreeze {set}"),
+            ClusterOp::Unfreeze { set, force: false } => format!("unfreeze {set}"),
+            ClusterOp::Unfreeze { set, force: true } => format!("unfreeze {set} force"),
         }
     }
 
@@ -201,7 +219,9 @@ impl ClusterOp {
             | ClusterOp::Restart { set }
             | ClusterOp::Undo { set, .. }
             | ClusterOp::Freeze { set }
-            | ClusterOp::Unfreeze { set } => set,
+            | ClusterOp::Step { set, .. }
+            | ClusterOp::StepSettled { set }
+            | ClusterOp::Unfreeze { set, .. } => set,
             ClusterOp::DeletePod { pod, .. } => pod,
         }
     }
@@ -297,6 +317,9 @@ pub enum FailureKind {
     Unavailable,
     /// This backend cannot do this at all (a simulator op on a cluster).
     Unsupported,
+    /// The request was sent, its reply lost, and the object could not be read back: it may or
+    /// may not be written.
+    Unknown,
 }
 
 impl FailureKind {

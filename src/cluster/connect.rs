@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use k8s_openapi::api::authorization::v1::{
@@ -13,6 +14,7 @@ use k8s_openapi::api::authorization::v1::{
 use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
+use super::probe::ProbeLayer;
 use crate::backend::WriteKind;
 
 /// Where to connect (from the command line).
@@ -30,10 +32,70 @@ pub struct Target {
     pub read_only: bool,
 }
 
+/// Makes the clients of one kubeconfig: each watcher gets one of its own with its
+/// [`ProbeLayer`] (a watch holds its connection anyway); everything else shares one.
+#[derive(Clone)]
+pub struct Clients {
+    make: Arc<dyn Fn(Option<ProbeLayer>) -> kube::Client + Send + Sync>,
+}
+
+impl Clients {
+    /// Clients from a kubeconfig's configuration; `shared` when a client of its own cannot be
+    /// made (it was made once already, from the same configuration).
+    pub fn from_config(config: kube::Config, shared: kube::Client) -> Clients {
+        Clients {
+            make: Arc::new(move |probe| match probe {
+                None => shared.clone(),
+                Some(p) => match kube::client::ClientBuilder::try_from(config.clone()) {
+                    Ok(b) => b.with_layer(&p).build(),
+                    Err(e) => {
+                        tracing::warn!("a watcher's own client: {e}; sharing one");
+                        shared.clone()
+                    }
+                },
+            }),
+        }
+    }
+
+    /// Clients over any HTTP service: in tests, tower-test's mock (every client's requests
+    /// reach the one handle).
+    pub fn from_service<S, B>(service: S, namespace: &str) -> Clients
+    where
+        S: tower::Service<
+                hyper::Request<kube::client::Body>,
+                Response = hyper::Response<B>,
+                Error = tower::BoxError,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+        B: http_body::Body<Data = bytes::Bytes> + Send + Unpin + 'static,
+        B::Error: Into<tower::BoxError>,
+    {
+        let ns = namespace.to_string();
+        Clients {
+            make: Arc::new(move |probe| match probe {
+                None => kube::Client::new(service.clone(), ns.clone()),
+                Some(p) => kube::client::ClientBuilder::new(service.clone(), ns.clone())
+                    .with_layer(&p)
+                    .build(),
+            }),
+        }
+    }
+
+    /// A client; with a probe, one of its own.
+    pub fn make(&self, probe: Option<ProbeLayer>) -> kube::Client {
+        (self.make)(probe)
+    }
+}
+
 /// A client and what the kubeconfig said.
 #[derive(Clone)]
 pub struct Session {
     pub client: kube::Client,
+    /// Clients of their own for the watchers.
+    pub clients: Clients,
     /// The namespace to work in (the context's unless `-n`).
     pub namespace: String,
     /// The kubeconfig's user name for the context (who froze, when the server cannot say).
@@ -72,9 +134,10 @@ pub async fn session(t: &Target) -> Result<Session, String> {
         .map_err(|e| format!("the kubeconfig cannot be used: {e}"))?;
     let namespace = t.namespace.clone().unwrap_or_else(|| config.default_namespace.clone());
     let server = config.cluster_url.to_string();
-    let client = kube::Client::try_from(config)
+    let client = kube::Client::try_from(config.clone())
         .map_err(|e| format!("cannot make a client for {server}: {e}"))?;
-    Ok(Session { client, namespace, user, server })
+    let clients = Clients::from_config(config, client.clone());
+    Ok(Session { client, clients, namespace, user, server })
 }
 
 /// Who the server says we are; the kubeconfig's user name when it cannot say.

@@ -1,14 +1,17 @@
 //! Running one kube-rs watcher (`runtime::watcher`, with a backoff that retries within seconds)
 //! and turning its events into [`BackendEvent`]s: a complete listing (`Init` … `InitDone`,
-//! buffered and sent whole, so objects deleted during a gap disappear), then each change. Bulk
-//! the console never shows (managed fields, the last-applied annotation) is pruned first. The
-//! connection's state follows: an error that means the server is unreachable marks it down (the
-//! banner), 401 asks for credentials, 403 says which watch is refused, and the next good event
-//! marks it up again.
+//! buffered and sent whole, so objects deleted during a gap disappear; its progress said every
+//! page), then each change. Bulk the console never shows (managed fields, the last-applied
+//! annotation) is pruned first.
+//!
+//! Each watcher has a client of its own with a [`probe`](super::probe) and a [`Slot`] in the
+//! connection's state: a listing, a watch opened or a frame of a watch (a bookmark too) says
+//! the server is reachable; a failure says unreachable or answered with an error (`trouble`);
+//! a 403 makes the kind unreadable (named with the permission), a 401 asks for credentials.
 
 use std::fmt::Debug;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures::StreamExt;
 use kube::Resource;
@@ -17,8 +20,10 @@ use kube::runtime::utils::Backoff;
 use kube::runtime::{WatchStreamExt, watcher};
 use serde::de::DeserializeOwned;
 
-use super::SharedSink;
-use crate::backend::{BackendEvent, Connection, EventKind, ObjKind, Object, Scope};
+use super::Clients;
+use super::conn::{Conn, Outcome, Slot};
+use super::probe::{ProbeLayer, Signal};
+use crate::backend::{BackendEvent, EventKind, ObjKind, Object, Scope};
 
 /// The annotation `kubectl apply` keeps a whole copy of the object in.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -44,94 +49,6 @@ impl Iterator for QuickBackoff {
 impl Backoff for QuickBackoff {
     fn reset(&mut self) {
         self.next = None;
-    }
-}
-
-/// The connection as the watchers see it, shared by them; reports transitions.
-pub struct Conn {
-    state: Mutex<Connection>,
-    sink: SharedSink,
-    /// When the backend started (timeline times count from it).
-    pub start: Instant,
-    /// Watches already said to be forbidden (said once each).
-    forbidden: Mutex<Vec<String>>,
-}
-
-impl Conn {
-    pub fn new(sink: SharedSink) -> Arc<Conn> {
-        Arc::new(Conn {
-            state: Mutex::new(Connection::Up),
-            sink,
-            start: Instant::now(),
-            forbidden: Mutex::default(),
-        })
-    }
-
-    pub fn sink(&self, ev: BackendEvent) {
-        (self.sink)(ev);
-    }
-
-    /// A timeline entry now.
-    pub fn note(&self, kind: EventKind) {
-        let t_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.sink(BackendEvent::Timeline(crate::backend::Event { t_ms, kind }));
-    }
-
-    fn set(&self, c: Connection) {
-        let changed = match self.state.lock() {
-            Ok(mut s) if *s != c => {
-                *s = c.clone();
-                true
-            }
-            _ => false,
-        };
-        if changed {
-            self.sink(BackendEvent::Connection(c));
-        }
-    }
-
-    /// Something came back from the server: it is reachable.
-    pub fn ok(&self) {
-        let up = self.state.lock().map(|s| *s == Connection::Up).unwrap_or(true);
-        if !up {
-            self.set(Connection::Up);
-        }
-    }
-
-    /// A client error: down, unauthorized, or a refused watch (`what`).
-    pub fn error(&self, what: &str, e: &kube::Error) {
-        match e {
-            kube::Error::Api(s) if s.code == 401 => self.set(Connection::Unauthorized {
-                error: format!(
-                    "the server refused our credentials (401 {}): renew them (e.g. log in again), then press R to reconnect",
-                    s.message
-                ),
-            }),
-            kube::Error::Api(s) if s.code == 403 => {
-                let first = self.forbidden.lock().map(|mut f| {
-                    let new = !f.iter().any(|x| x == what);
-                    if new {
-                        f.push(what.to_string());
-                    }
-                    new
-                });
-                if first.unwrap_or(false) {
-                    self.sink(BackendEvent::Error(format!("cannot {what}: {}", s.message)));
-                }
-            }
-            kube::Error::Api(s) if s.code < 500 && s.code != 429 => {
-                self.sink(BackendEvent::Error(format!("{what}: {}", s.message)));
-            }
-            other => {
-                let down = self.state.lock().map(|s| matches!(*s, Connection::Down { .. })).unwrap_or(false);
-                if !down {
-                    self.set(Connection::Down {
-                        since: k8s_openapi::jiff::Timestamp::now(),
-                        error: other.to_string(),
-                    });
-                }
-            }
-        }
     }
 }
 
@@ -168,73 +85,107 @@ fn prune<K: Resource + 'static>(mut o: K) -> K {
     o
 }
 
-/// Runs a watcher until the stream ends (never, unless aborted). `wrap` makes the backend
-/// object; `derive` turns a change into timeline entries (sent before the change itself, so the
-/// console compares with what it held before); `listed` sees each complete listing and may
-/// return an event to send after it (Synced); without
-/// `forward` only the timeline goes out (Events).
-#[allow(clippy::too_many_arguments)]
+/// One watcher: what it lists and watches, and how its objects reach the console.
+pub struct Spec<K> {
+    /// The API, given the watcher's own client.
+    pub api: fn(kube::Client, Option<&str>) -> Api<K>,
+    /// The namespace (`None`: every namespace).
+    pub namespace: Option<String>,
+    pub config: watcher::Config,
+    pub kind: ObjKind,
+    pub scope: Scope,
+    /// What it reads, for messages: `pods in default`.
+    pub what: String,
+    /// Said after a 403 (`-A` without cluster-wide permission suggests `-n`).
+    pub hint: Option<String>,
+    pub wrap: fn(K) -> Object,
+    /// Without it only the timeline goes out (Events).
+    pub forward: bool,
+}
+
+/// The namespaced or cluster-wide API of `K`.
+pub fn api<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
+where
+    K: Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+    <K as Resource>::DynamicType: Default,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(client, ns),
+        None => Api::all(client),
+    }
+}
+
+/// Objects of a first listing between two progress reports (kube-rs's page size).
+const PAGE: usize = 500;
+
+/// Runs a watcher until the stream ends (never, unless aborted). `derive` turns a change into
+/// timeline entries (sent before the change itself, so the console compares with what it held
+/// before); `listed` sees each complete listing (or `None` when the kind turns out unreadable)
+/// and may return an event to send after it (Synced).
 pub async fn run<K>(
-    api: Api<K>,
-    config: watcher::Config,
-    kind: ObjKind,
-    scope: Scope,
-    what: String,
-    conn: Arc<Conn>,
-    wrap: fn(K) -> Object,
+    spec: Spec<K>,
+    clients: &Clients,
+    conn: &Arc<Conn>,
     mut derive: impl FnMut(Seen<'_, K>) -> Vec<EventKind> + Send,
-    mut listed: impl FnMut(&[K]) -> Option<BackendEvent> + Send,
-    forward: bool,
+    mut listed: impl FnMut(Option<&[K]>) -> Option<BackendEvent> + Send,
 ) where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
 {
-    let mut stream = watcher(api, config).backoff(QuickBackoff::default()).boxed();
+    let slot = Arc::new(conn.slot());
+    let s = Arc::clone(&slot);
+    let what = spec.what.clone();
+    let report = Arc::new(move |sig: Signal| match sig {
+        Signal::WatchOpened | Signal::Frame => s.ok(),
+        Signal::Stalled => tracing::info!("watch {what}: silent too long, restarting it"),
+    });
+    let client = clients.make(Some(ProbeLayer::new(report)));
+    let api = (spec.api)(client, spec.namespace.as_deref());
+    let mut stream = watcher(api, spec.config.clone()).backoff(QuickBackoff::default()).boxed();
     let mut buffer: Vec<K> = Vec::new();
+    let mut first = true;
+    let mut refused: Option<String> = None;
     while let Some(ev) = stream.next().await {
         let ev = match ev {
             Ok(ev) => {
-                conn.ok();
+                slot.ok();
                 ev
             }
-            Err(
-                watcher::Error::InitialListFailed(e)
-                | watcher::Error::WatchStartFailed(e)
-                | watcher::Error::WatchFailed(e),
-            ) => {
-                conn.error(&what, &e);
-                continue;
-            }
-            Err(watcher::Error::WatchError(s)) if s.code == 410 => {
-                // The watcher re-lists by itself; changes in the gap arrive folded.
-                tracing::info!("{what}: watch expired ({}), re-listing", s.message);
-                continue;
-            }
-            Err(other) => {
-                tracing::warn!("{what}: {other}");
+            Err(e) => {
+                let (said, forbidden) = failed(&spec, &slot, e, refused);
+                refused = said;
+                if forbidden && let Some(ev) = listed(None) {
+                    conn.sink(ev);
+                }
                 continue;
             }
         };
         let (o, deleted) = match ev {
             watcher::Event::Init => {
-                tracing::debug!("{what}: listing");
+                tracing::debug!("{}: listing", spec.what);
                 buffer.clear();
                 continue;
             }
             watcher::Event::InitApply(o) => {
                 buffer.push(prune(o));
+                if first && buffer.len().is_multiple_of(PAGE) {
+                    conn.sink(BackendEvent::Listing { kind: spec.kind, so_far: buffer.len() });
+                }
                 continue;
             }
             watcher::Event::InitDone => {
+                first = false;
+                refused = None;
+                conn.readable(spec.kind, None);
                 let objects = std::mem::take(&mut buffer);
                 for t in derive(Seen::Listed(&objects)) {
                     conn.note(t);
                 }
-                let after = listed(&objects);
-                if forward {
-                    let wrapped = objects.into_iter().map(wrap).collect();
+                let after = listed(Some(&objects));
+                if spec.forward {
+                    let wrapped = objects.into_iter().map(spec.wrap).collect();
                     conn.sink(BackendEvent::Listed {
-                        kind,
-                        scope: scope.clone(),
+                        kind: spec.kind,
+                        scope: spec.scope.clone(),
                         objects: wrapped,
                     });
                 }
@@ -250,9 +201,53 @@ pub async fn run<K>(
         for t in derive(seen) {
             conn.note(t);
         }
-        if forward {
-            let o = wrap(o);
+        if spec.forward {
+            let o = (spec.wrap)(o);
             conn.sink(if deleted { BackendEvent::Deleted(o) } else { BackendEvent::Applied(o) });
         }
+    }
+}
+
+/// A watcher's error: the connection's state, an unreadable kind, or a refusal said once.
+/// Returns the last refusal said, and whether the kind is unreadable.
+fn failed<K>(
+    spec: &Spec<K>,
+    slot: &Slot,
+    e: watcher::Error,
+    refused: Option<String>,
+) -> (Option<String>, bool) {
+    let (verb, err) = match e {
+        watcher::Error::InitialListFailed(e) => ("list", e),
+        watcher::Error::WatchStartFailed(e) => ("watch", e),
+        watcher::Error::WatchFailed(e) => {
+            // The stream broke (a reset, a stall): the watcher opens it again at once, and that
+            // request says whether the server is there.
+            tracing::info!("watch {}: {}", spec.what, super::trouble::brief(&e));
+            return (refused, false);
+        }
+        watcher::Error::WatchError(s) if s.code == 410 => {
+            // The watcher re-lists by itself; changes in the gap arrive folded.
+            tracing::info!("watch {}: expired ({}), re-listing", spec.what, s.message);
+            return (refused, false);
+        }
+        watcher::Error::WatchError(s) => ("watch", kube::Error::Api(s)),
+        watcher::Error::NoResourceVersion => {
+            let e = serde::de::Error::custom("a list without metadata.resourceVersion");
+            ("list", kube::Error::SerdeError(e))
+        }
+    };
+    let what = format!("{verb} {}", spec.what);
+    match slot.failed(&what, &err) {
+        Outcome::Retry | Outcome::Unauthorized => (refused, false),
+        Outcome::Forbidden(message) => {
+            let hint = spec.hint.as_ref().map(|h| format!("; {h}")).unwrap_or_default();
+            slot.conn().readable(spec.kind, Some(format!("{message}{hint}")));
+            (refused, true)
+        }
+        Outcome::Refused(message) if refused.as_ref() != Some(&message) => {
+            slot.conn().sink(BackendEvent::Error(message.clone()));
+            (Some(message), false)
+        }
+        Outcome::Refused(_) => (refused, false),
     }
 }

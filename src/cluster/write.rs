@@ -3,19 +3,30 @@
 //! or a pod deletion, each with its precondition (the resourceVersion decided on; the pod's
 //! uid). A 409 is never retried blindly: the set is re-read and the decision re-made on it,
 //! which fails as a conflict naming what changed when the spec moved under the operator.
+//!
+//! A write whose reply was lost (the connection broke after it was sent, a 5xx that may have
+//! been applied) is read back, retrying until the writer's deadline, and told as what the server
+//! holds: written, not written, or changed by someone else. "Nothing was written" is said only
+//! when it is known (no connection was made, or the read-back shows it).
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, Preconditions};
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::QuickBackoff;
+use super::trouble::{self, Trouble};
 use crate::backend::{ClusterOp, Failure, FailureKind, ObjRef, Write};
 use crate::steer::{self, Change};
 
 /// Re-reads after a 409 before giving up.
 const ATTEMPTS: usize = 3;
+
+/// How long the console reads a write back after its reply was lost.
+pub const READ_BACK: Duration = Duration::from_secs(30);
 
 /// What a write needs.
 #[derive(Clone)]
@@ -23,29 +34,75 @@ pub struct Writer {
     pub client: kube::Client,
     /// Who we are (freeze records it).
     pub identity: Arc<Mutex<String>>,
+    /// How long a write whose reply was lost is read back before its outcome is called unknown.
+    pub read_back: Duration,
 }
 
-/// A client error as a failure of `op`.
+/// How a write went, when it did not fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// The server answered: written.
+    Done,
+    /// There was nothing to write; the sentence says why.
+    Unchanged(String),
+    /// The reply was lost; reading the object back showed the server holds the change.
+    ReadBack(String),
+}
+
+/// A client error as a failure of `op`. A connection that was never made is known to have
+/// written nothing; anything else sent is not known (the caller reads back).
 pub fn failure(op: &str, e: &kube::Error) -> Failure {
     match e {
         kube::Error::Api(s) => {
             Failure::new(op.into(), FailureKind::from_status(s.code), s.message.clone())
         }
-        other => Failure::new(
-            op.into(),
-            FailureKind::Unavailable,
-            format!("cannot reach the server ({other}); nothing was written"),
-        ),
+        other => {
+            let t = trouble::of(other);
+            let brief = trouble::brief(other);
+            let head = match t {
+                Trouble::Unreachable { maybe_sent: false } => "nothing was written",
+                _ => "whether it was written is not known",
+            };
+            let kind = if t == Trouble::Unauthorized {
+                FailureKind::Unauthorized
+            } else {
+                FailureKind::Unavailable
+            };
+            Failure::new(op.into(), kind, format!("{head}: {} ({brief})", trouble::words(t)))
+        }
     }
 }
 
+/// Patches as the field manager `ststui`, so the set's managed fields say who wrote what (a
+/// broken freeze names the other writer).
+fn params() -> PatchParams {
+    PatchParams { field_manager: Some(steer::FIELD_MANAGER.into()), ..PatchParams::default() }
+}
+
+/// Whether a failed request may have been carried out by the server.
+fn maybe_applied(e: &kube::Error) -> bool {
+    match trouble::of(e) {
+        Trouble::Unreachable { maybe_sent } => maybe_sent,
+        Trouble::Failing => matches!(e, kube::Error::Api(s) if s.code >= 500),
+        _ => false,
+    }
+}
+
+/// Whether merge patch `patch` changes nothing on `obj`.
+fn holds(obj: &StatefulSet, patch: &Value) -> bool {
+    let Ok(before) = serde_json::to_value(obj) else { return false };
+    let mut after = before.clone();
+    json_patch::merge(&mut after, patch);
+    after == before
+}
+
 impl Writer {
-    /// Carries out `w`; `Ok(Some(sentence))` when there was nothing to write.
-    pub async fn write(&self, w: Write) -> Result<Option<String>, Failure> {
+    /// Carries out `w`.
+    pub async fn write(&self, w: Write) -> Result<Written, Failure> {
         let op = w.op.describe();
         match &w.op {
             ClusterOp::DeletePod { pod, force, uid } => {
-                self.delete_pod(&op, pod, *force, uid.clone()).await.map(|()| None)
+                self.delete_pod(&op, pod, *force, uid.clone()).await
             }
             _ => self.set_write(&op, w).await,
         }
@@ -57,25 +114,78 @@ impl Writer {
         pod: &ObjRef,
         force: bool,
         uid: Option<String>,
-    ) -> Result<(), Failure> {
+    ) -> Result<Written, Failure> {
         let api: Api<Pod> = Api::namespaced(self.client.clone(), &pod.namespace);
         let dp = DeleteParams {
-            preconditions: uid.map(|u| Preconditions { uid: Some(u), resource_version: None }),
+            preconditions: uid
+                .clone()
+                .map(|u| Preconditions { uid: Some(u), resource_version: None }),
             grace_period_seconds: force.then_some(0),
             ..Default::default()
         };
         match api.delete(&pod.name, &dp).await {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(Written::Done),
             Err(kube::Error::Api(s)) if s.code == 409 => Err(Failure::new(
                 op.into(),
                 FailureKind::Conflict,
                 format!("{pod} was recreated since you decided (another uid): nothing deleted"),
             )),
+            Err(e) if maybe_applied(&e) => {
+                let lost = trouble::brief(&e);
+                let gone = |p: &Option<Pod>| match p {
+                    None => true,
+                    Some(p) => {
+                        p.metadata.deletion_timestamp.is_some()
+                            || uid.as_ref().is_some_and(|u| p.metadata.uid.as_ref() != Some(u))
+                    }
+                };
+                match self.read_back(|| api.get_opt(&pod.name)).await {
+                    Some(p) if gone(&p) => Ok(Written::ReadBack(format!(
+                        "{op}: deleted (the reply was lost: {lost}; read back)"
+                    ))),
+                    Some(_) => Err(Failure::new(
+                        op.into(),
+                        FailureKind::Unavailable,
+                        format!(
+                            "the reply was lost ({lost}); read back, {pod} is not deleting: \
+                             nothing was written"
+                        ),
+                    )),
+                    None => Err(unknown(op, &lost, &pod.to_string())),
+                }
+            }
             Err(e) => Err(failure(op, &e)),
         }
     }
 
-    async fn set_write(&self, op: &str, w: Write) -> Result<Option<String>, Failure> {
+    /// Reads with `get` until it answers or the read-back time is over (`None`).
+    async fn read_back<T, F, Fut>(&self, get: F) -> Option<T>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, kube::Error>>,
+    {
+        let deadline = tokio::time::Instant::now() + self.read_back;
+        let mut backoff = QuickBackoff::default();
+        loop {
+            match get().await {
+                Ok(v) => return Some(v),
+                Err(e) if trouble::of(&e).transient() => {
+                    tracing::info!("reading back a write: {}", trouble::brief(&e));
+                }
+                Err(e) => {
+                    tracing::warn!("reading back a write: {}", trouble::brief(&e));
+                    return None;
+                }
+            }
+            let wait = backoff.next().unwrap_or(Duration::from_secs(4));
+            if tokio::time::Instant::now() + wait > deadline {
+                return None;
+            }
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    async fn set_write(&self, op: &str, w: Write) -> Result<Written, Failure> {
         let key = w.op.target().clone();
         let sets: Api<StatefulSet> = Api::namespaced(self.client.clone(), &key.namespace);
         let mut fresh = match &w.basis {
@@ -102,33 +212,38 @@ impl Writer {
                         .then(|| Write { op: w.op.clone(), basis: Some(Box::new(fresh.clone())) });
                     Failure { op: op.into(), kind: r.kind, message: r.message, write }
                 })?;
-            let Change::Set(new) = decided else {
-                return Ok(match decided {
-                    Change::Unchanged(why) => Some(why),
-                    Change::Set(_) => None,
-                });
+            let new = match decided {
+                Change::Unchanged(why) => return Ok(Written::Unchanged(why)),
+                Change::Set(new) => new,
             };
             let rv = fresh.metadata.resource_version.clone();
-            let sent = match w.op {
+            // The change as a merge patch without the precondition (for reading back), and as
+            // sent.
+            let (change, sent) = match w.op {
                 ClusterOp::Scale { replicas, .. } => {
                     let p = json!({"metadata": {"resourceVersion": rv}, "spec": {"replicas": replicas}});
-                    sets.patch_scale(&key.name, &PatchParams::default(), &Patch::Merge(&p))
-                        .await
-                        .map(drop)
+                    let sent =
+                        sets.patch_scale(&key.name, &params(), &Patch::Merge(&p)).await.map(drop);
+                    (json!({"spec": {"replicas": replicas}}), sent)
                 }
                 _ => match steer::merge_patch(&fresh, &new, rv.as_deref()) {
-                    Some(p) => sets
-                        .patch(&key.name, &PatchParams::default(), &Patch::Merge(&p))
-                        .await
-                        .map(drop),
-                    None => return Ok(Some(format!("{key}: nothing to change"))),
+                    Some(p) => {
+                        let sent =
+                            sets.patch(&key.name, &params(), &Patch::Merge(&p)).await.map(drop);
+                        (steer::merge_patch(&fresh, &new, None).unwrap_or(Value::Null), sent)
+                    }
+                    None => return Ok(Written::Unchanged(format!("{key}: nothing to change"))),
                 },
             };
             match sent {
-                Ok(()) => return Ok(None),
+                Ok(()) => return Ok(Written::Done),
                 Err(kube::Error::Api(s)) if s.code == 409 => {
                     tracing::info!("{op}: 409, re-reading {key} and deciding again");
                     fresh = sets.get(&key.name).await.map_err(|e| failure(op, &e))?;
+                }
+                Err(e) if maybe_applied(&e) => {
+                    let undo = steer::merge_patch(&new, &fresh, None).unwrap_or(Value::Null);
+                    return self.lost(op, &key, &sets, (&change, &undo), &e).await;
                 }
                 Err(e) => return Err(failure(op, &e)),
             }
@@ -143,6 +258,44 @@ impl Writer {
         })
     }
 
+    /// A set write whose reply was lost: read back, it is written (`change` holds), not written
+    /// (`undo` holds: the set still reads as before), or changed by someone else.
+    async fn lost(
+        &self,
+        op: &str,
+        key: &ObjRef,
+        sets: &Api<StatefulSet>,
+        (change, undo): (&Value, &Value),
+        e: &kube::Error,
+    ) -> Result<Written, Failure> {
+        let lost = trouble::brief(e);
+        tracing::info!("{op}: the reply was lost ({lost}); reading {key} back");
+        let Some(now) = self.read_back(|| sets.get(&key.name)).await else {
+            return Err(unknown(op, &lost, &key.to_string()));
+        };
+        if holds(&now, change) {
+            return Ok(Written::ReadBack(format!(
+                "{op}: written (the reply was lost: {lost}; read back)"
+            )));
+        }
+        if holds(&now, undo) {
+            return Err(Failure::new(
+                op.into(),
+                FailureKind::Unavailable,
+                format!("the reply was lost ({lost}); read back: nothing was written"),
+            ));
+        }
+        Err(Failure {
+            op: op.into(),
+            kind: FailureKind::Conflict,
+            message: format!(
+                "the reply was lost ({lost}); read back, {key} holds neither your change nor \
+                 what you decided on: someone else changed it"
+            ),
+            write: None,
+        })
+    }
+
     /// The set's ControllerRevisions (by its selector), for undo.
     async fn revisions(&self, set: &StatefulSet) -> Result<Vec<ControllerRevision>, kube::Error> {
         let ns = set.metadata.namespace.clone().unwrap_or_else(|| "default".into());
@@ -150,6 +303,18 @@ impl Writer {
         let lp = ListParams::default().labels(&super::selector_string(&set.spec.selector));
         Ok(api.list(&lp).await?.items)
     }
+}
+
+/// A write sent whose reply was lost and that could not be read back.
+fn unknown(op: &str, lost: &str, what: &str) -> Failure {
+    Failure::new(
+        op.into(),
+        FailureKind::Unknown,
+        format!(
+            "the reply was lost ({lost}) and {what} could not be read back: it may or may not \
+             be written; look before repeating it (ststui explain, kubectl get)"
+        ),
+    )
 }
 
 /// Why [`write_once`] wrote nothing.
@@ -163,12 +328,13 @@ pub enum OnceError {
 
 /// One write outside a console (the pipeline verbs): reads the kubeconfig, learns who we are
 /// (freeze records it), and carries out `w` as the console would, on a runtime of its own.
-/// `make` builds the write from the namespace the target resolves to. `Ok(Some(sentence))` when
-/// there was nothing to write.
+/// `make` builds the write from the namespace the target resolves to; a lost reply is read back
+/// for at most `read_back`.
 pub fn write_once(
     target: &super::Target,
+    read_back: Duration,
     make: impl FnOnce(&str) -> Write,
-) -> Result<Option<String>, OnceError> {
+) -> Result<Written, OnceError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -177,7 +343,8 @@ pub fn write_once(
         let session = super::connect::session(target).await.map_err(OnceError::Setup)?;
         let w = make(&session.namespace);
         let identity = super::connect::identity(&session).await;
-        let writer = Writer { client: session.client, identity: Arc::new(Mutex::new(identity)) };
+        let writer =
+            Writer { client: session.client, identity: Arc::new(Mutex::new(identity)), read_back };
         writer.write(w).await.map_err(|f| OnceError::Failed(Box::new(f)))
     })
 }

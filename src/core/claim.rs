@@ -148,6 +148,17 @@ impl<'s> ClaimEnv<'s> {
             && (self.namespace.is_empty() || self.namespace == pod_namespace)
     }
 
+    /// Whether the sync counts `pod` as the set's (what [`claim_pods`] passes on): controlled by
+    /// the set and matching, or an orphan it adopts. A pod of another controller, or one whose
+    /// name is not `<set>-<digits>`, is not the set's, whatever its labels.
+    pub fn claims(&self, pod: &Pod) -> bool {
+        match self.ownership(pod) {
+            Ownership::Other => false,
+            Ownership::Ours => self.member(pod).is_some(),
+            Ownership::Orphan => self.can_adopt(pod) && self.member(pod).is_some(),
+        }
+    }
+
     /// The [`Effect::ReleasePod`] for a pod of ours that no longer matches.
     pub fn release(&self, pod: &Pod) -> Effect {
         let mut released = pod.clone();

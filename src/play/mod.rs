@@ -189,6 +189,7 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
         let writer = Writer {
             client: session.client.clone(),
             identity: std::sync::Arc::new(std::sync::Mutex::new(identity)),
+            read_back: crate::cluster::READ_BACK,
         };
         let options = match session.client.apiserver_version().await {
             Ok(v) => crate::core::Options::for_version(

@@ -11,13 +11,15 @@
 
 mod diff;
 mod freeze;
+mod step;
 mod undo;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetSpec};
 use k8s_openapi::jiff::Timestamp;
 
 pub use diff::{describe_change, merge_patch};
-pub use freeze::{FROZEN_AT, FROZEN_BY, FROZEN_PARTITION, Frozen, frozen};
+pub use freeze::{FIELD_MANAGER, FROZEN_AT, FROZEN_BY, FROZEN_PARTITION, Frozen, frozen};
+pub use step::{Pending, STEP_PENDING, pending};
 pub use undo::{controlled_revisions, revision_template, undo_target};
 
 use crate::backend::{ClusterOp, FailureKind, ObjRef};
@@ -107,8 +109,13 @@ pub fn apply(
             }
             new.spec.template = template;
         }
+        ClusterOp::Step { from, to, .. } => {
+            refuse_frozen(set, key, "the partition")?;
+            return step::step(key, set, (*from, *to), inputs);
+        }
+        ClusterOp::StepSettled { .. } => return Ok(step::settled(key, set)),
         ClusterOp::Freeze { .. } => return freeze::freeze(key, set, inputs),
-        ClusterOp::Unfreeze { .. } => return freeze::unfreeze(key, set),
+        ClusterOp::Unfreeze { force, .. } => return freeze::unfreeze(key, set, *force),
         ClusterOp::DeletePod { pod, .. } => {
             return Err(Refused::invalid(format!("delete-pod {pod} is not a StatefulSet write")));
         }
@@ -147,10 +154,7 @@ fn refuse_frozen(set: &StatefulSet, key: &ObjRef, what: &str) -> Result<(), Refu
     match frozen(set) {
         Some(f) => Err(Refused {
             kind: FailureKind::Conflict,
-            message: format!(
-                "{key} is frozen by {} since {}: resume it before changing {what}",
-                f.by, f.at
-            ),
+            message: format!("{key} is {}: resume it before changing {what}", f.words()),
         }),
         None => Ok(()),
     }

@@ -134,7 +134,10 @@ fn freeze_records_and_resume_restores_idempotently() {
         changed(apply(&ClusterOp::Freeze { set: key() }, &key(), &s, inputs(&[])).unwrap());
     assert_eq!(crate::core::spec::strategy(&frozen_set).partition, 5);
     let f = frozen(&frozen_set).unwrap();
-    assert_eq!((f.partition, f.by.as_str(), f.at.as_str()), (2, "ana", "2027-01-15T08:00:00Z"));
+    assert_eq!(
+        (f.partition.clone(), f.by.as_str(), f.at.as_str(), f.broken),
+        (Ok(2), "ana", "2027-01-15T08:00:00Z", None)
+    );
     // Twice: nothing more.
     let again = apply(&ClusterOp::Freeze { set: key() }, &key(), &frozen_set, inputs(&[])).unwrap();
     assert!(matches!(again, Change::Unchanged(ref w) if w.contains("already frozen by ana")));
@@ -143,12 +146,15 @@ fn freeze_records_and_resume_restores_idempotently() {
     let err = apply(&step, &key(), &frozen_set, inputs(&[])).unwrap_err();
     assert_eq!(err.kind, FailureKind::Conflict);
     let resumed = changed(
-        apply(&ClusterOp::Unfreeze { set: key() }, &key(), &frozen_set, inputs(&[])).unwrap(),
+        apply(&ClusterOp::Unfreeze { set: key(), force: false }, &key(), &frozen_set, inputs(&[]))
+            .unwrap(),
     );
     assert_eq!(crate::core::spec::strategy(&resumed).partition, 2);
     assert!(frozen(&resumed).is_none());
     assert_eq!(resumed.metadata.annotations, None);
-    let again = apply(&ClusterOp::Unfreeze { set: key() }, &key(), &resumed, inputs(&[])).unwrap();
+    let again =
+        apply(&ClusterOp::Unfreeze { set: key(), force: false }, &key(), &resumed, inputs(&[]))
+            .unwrap();
     assert!(matches!(again, Change::Unchanged(_)));
 }
 
@@ -186,9 +192,108 @@ fn the_merge_patch_carries_the_change_and_the_precondition() {
     let frozen_set =
         changed(apply(&ClusterOp::Freeze { set: key() }, &key(), &old, inputs(&[])).unwrap());
     let resumed = changed(
-        apply(&ClusterOp::Unfreeze { set: key() }, &key(), &frozen_set, inputs(&[])).unwrap(),
+        apply(&ClusterOp::Unfreeze { set: key(), force: false }, &key(), &frozen_set, inputs(&[]))
+            .unwrap(),
     );
     let patch = merge_patch(&frozen_set, &resumed, None).unwrap();
     assert_eq!(patch["metadata"]["annotations"], serde_json::Value::Null);
     assert!(merge_patch(&old, &old, None).is_none());
+}
+
+/// A frozen set whose partition another writer moved.
+fn broken_freeze(to: i32) -> StatefulSet {
+    let s = set(5, Some(2), "nginx:1");
+    let mut frozen_set =
+        changed(apply(&ClusterOp::Freeze { set: key() }, &key(), &s, inputs(&[])).unwrap());
+    let rolling = frozen_set.spec.update_strategy.as_mut().unwrap().rolling_update.as_mut();
+    rolling.unwrap().partition = Some(to);
+    frozen_set
+}
+
+#[test]
+fn a_freeze_whose_partition_another_writer_moved_is_broken_and_resume_refuses_it() {
+    let mut moved = broken_freeze(0);
+    let entry = k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry {
+        manager: Some("kubectl-patch".into()),
+        operation: Some("Update".into()),
+        time: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            "2027-01-15T08:05:00Z".parse().unwrap(),
+        )),
+        fields_v1: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+            serde_json::json!({"f:spec": {"f:updateStrategy": {"f:rollingUpdate": {"f:partition": {}}}}}),
+        )),
+        ..Default::default()
+    };
+    moved.metadata.managed_fields = Some(vec![entry]);
+    let f = frozen(&moved).unwrap();
+    assert_eq!(f.broken, Some(0));
+    assert_eq!(f.moved_by.as_deref(), Some("kubectl-patch at 08:05:00"));
+    assert!(
+        f.words().starts_with("freeze broken: partition moved to 0 by kubectl-patch"),
+        "{}",
+        f.words()
+    );
+    let resume = ClusterOp::Unfreeze { set: key(), force: false };
+    let err = apply(&resume, &key(), &moved, inputs(&[])).unwrap_err();
+    assert_eq!(err.kind, FailureKind::Conflict);
+    assert!(err.message.contains("resuming would set partition 2 over it"), "{}", err.message);
+    let forced = ClusterOp::Unfreeze { set: key(), force: true };
+    let resumed = changed(apply(&forced, &key(), &moved, inputs(&[])).unwrap());
+    assert_eq!(crate::core::spec::strategy(&resumed).partition, 2);
+    assert!(frozen(&resumed).is_none());
+    // Freezing a broken freeze again holds every ordinal and keeps the first record.
+    let again =
+        changed(apply(&ClusterOp::Freeze { set: key() }, &key(), &moved, inputs(&[])).unwrap());
+    assert_eq!(crate::core::spec::strategy(&again).partition, 5);
+    assert_eq!(frozen(&again).map(|f| (f.partition, f.broken)), Some((Ok(2), None)));
+}
+
+#[test]
+fn a_recorded_partition_that_is_not_one_is_named_and_only_force_drops_it() {
+    for bad in ["abc", "-7"] {
+        let mut s = broken_freeze(5);
+        s.metadata
+            .annotations
+            .as_mut()
+            .unwrap()
+            .insert(crate::steer::FROZEN_PARTITION.into(), bad.into());
+        let f = frozen(&s).unwrap();
+        assert_eq!(f.partition, Err(bad.to_string()));
+        assert_eq!(f.broken, None);
+        let err = apply(&ClusterOp::Unfreeze { set: key(), force: false }, &key(), &s, inputs(&[]))
+            .unwrap_err();
+        assert_eq!(err.kind, FailureKind::Invalid);
+        assert!(
+            err.message.contains(&format!("holds {bad:?}, not a partition")),
+            "{}",
+            err.message
+        );
+        let dropped = changed(
+            apply(&ClusterOp::Unfreeze { set: key(), force: true }, &key(), &s, inputs(&[]))
+                .unwrap(),
+        );
+        assert!(frozen(&dropped).is_none());
+        assert_eq!(crate::core::spec::strategy(&dropped).partition, 5, "kept as it is");
+    }
+}
+
+#[test]
+fn a_step_is_recorded_with_its_partition_refused_when_moved_and_settled_after() {
+    let s = set(5, Some(4), "nginx:1");
+    let step = ClusterOp::Step { set: key(), from: 4, to: 3 };
+    let stepped = changed(apply(&step, &key(), &s, inputs(&[])).unwrap());
+    assert_eq!(crate::core::spec::strategy(&stepped).partition, 3);
+    let p = crate::steer::pending(&stepped).unwrap();
+    assert_eq!((p.from, p.to, p.by.as_str()), (4, 3, "ana"));
+    // Decided on 4, but the partition reads 3 now: refused, nothing written.
+    let err = apply(&step, &key(), &stepped, inputs(&[])).unwrap_err();
+    assert_eq!(err.kind, FailureKind::Conflict);
+    let settled = changed(
+        apply(&ClusterOp::StepSettled { set: key() }, &key(), &stepped, inputs(&[])).unwrap(),
+    );
+    assert!(crate::steer::pending(&settled).is_none());
+    assert_eq!(crate::core::spec::strategy(&settled).partition, 3);
+    let again =
+        apply(&ClusterOp::StepSettled { set: key() }, &key(), &settled, inputs(&[])).unwrap();
+    assert!(matches!(again, Change::Unchanged(_)));
 }

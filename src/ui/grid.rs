@@ -23,6 +23,9 @@ pub fn grid_title(screen: &Screen<'_>) -> String {
         0 => String::new(),
         n => format!("; {n} more not created, not drawn"),
     };
+    if let Some(note) = &g.note {
+        return format!("Ordinals: {note}");
+    }
     match g.cells.len() {
         0 => "Ordinals (none)".to_string(),
         n => format!("Ordinals {}–{} ({n}{hidden})", g.first, g.end() - 1),

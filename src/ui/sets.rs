@@ -53,7 +53,7 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
         );
         let health = match r.health {
             Health::Healthy => theme.good,
-            Health::Progressing | Health::Paused => theme.text,
+            Health::Progressing | Health::Paused | Health::Unknown => theme.text,
             Health::Frozen | Health::Degraded => theme.warn,
             Health::Blocked => theme.bad,
         };

@@ -23,8 +23,8 @@ pub mod step;
 use std::time::{Duration, Instant};
 
 use crate::backend::{ClusterOp, FailureKind, ObjRef, Write};
-use crate::cli::{Command, NameArgs, OutputArg};
-use crate::cluster::Target;
+use crate::cli::{Command, NameArgs, OutputArg, ResumeArgs};
+use crate::cluster::{Target, Written};
 use progress::{Goal, Progress, Verdict};
 use session::Session;
 
@@ -45,11 +45,13 @@ pub enum Exit {
 pub struct VerbError {
     pub exit: Exit,
     pub message: String,
+    /// A write was sent and its outcome is not known (its reply lost, no read-back).
+    pub unknown_outcome: bool,
 }
 
 impl VerbError {
     pub fn new(exit: Exit, message: impl Into<String>) -> VerbError {
-        VerbError { exit, message: message.into() }
+        VerbError { exit, message: message.into(), unknown_outcome: false }
     }
 }
 
@@ -57,29 +59,30 @@ impl VerbError {
 /// (stderr, `ststui VERB: ...`).
 pub fn run(cmd: &Command, mut target: Target) -> i32 {
     let name = cmd.name();
+    let start = Instant::now();
     let result = match cmd {
         Command::Sim(_) | Command::Play(_) | Command::FakeKubelet(_) => {
             Err(VerbError::new(Exit::Usage, "not a verb on one set"))
         }
         Command::Explain(a) => {
             target.name = Some(a.name.clone());
-            explain(target, a.output)
+            explain(target, a.output, start + Duration::from_millis(a.timeout))
         }
         Command::Step(a) => {
             target.name = Some(a.name.clone());
-            step::run(target, a)
+            step::run(target, a, start)
         }
-        Command::Freeze(NameArgs { name }) => {
+        Command::Freeze(NameArgs { name, timeout }) => {
             target.name = Some(name.clone());
-            freeze(target, true)
+            freeze(target, None, start + Duration::from_millis(*timeout))
         }
-        Command::Resume(NameArgs { name }) => {
+        Command::Resume(ResumeArgs { name, force, timeout }) => {
             target.name = Some(name.clone());
-            freeze(target, false)
+            freeze(target, Some(*force), start + Duration::from_millis(*timeout))
         }
         Command::Wait(a) => {
             target.name = Some(a.name.clone());
-            wait(target, a.timeout, a.stuck_after)
+            wait(target, a.timeout, a.stuck_after, start)
         }
     };
     match result {
@@ -91,10 +94,10 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
     }
 }
 
-/// `ststui explain NAME [-o text|json]`.
-fn explain(target: Target, output: OutputArg) -> Result<Exit, VerbError> {
+/// `ststui explain NAME [-o text|json] [--timeout DUR]`.
+fn explain(target: Target, output: OutputArg, deadline: Instant) -> Result<Exit, VerbError> {
     let mut s = Session::open(target)?;
-    s.sync(SYNC_TIMEOUT)?;
+    s.sync(deadline)?;
     let report = report::Report::of(&s.state, &s.key)
         .ok_or_else(|| VerbError::new(Exit::Api, format!("{} is gone", s.key)))?;
     match output {
@@ -104,6 +107,11 @@ fn explain(target: Target, output: OutputArg) -> Result<Exit, VerbError> {
             say(&text);
         }
         OutputArg::Text => say(report.text().trim_end_matches('\n')),
+    }
+    for (kind, why) in &s.state.unreadable {
+        if *kind == crate::backend::ObjKind::Claim {
+            eprintln!("ststui explain: claims unknown: {why}");
+        }
     }
     Ok(Exit::Done)
 }
@@ -115,29 +123,48 @@ pub(crate) fn say(text: &str) {
     let _ = writeln!(std::io::stdout().lock(), "{text}");
 }
 
-/// `ststui freeze NAME` / `ststui resume NAME`: idempotent (a second run says so, exit 0).
-fn freeze(target: Target, freeze: bool) -> Result<Exit, VerbError> {
+/// The time left until `deadline` (a lost reply is read back for at most that long).
+pub fn left(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now())
+}
+
+/// `ststui freeze NAME` (`resume: None`) / `ststui resume NAME [--force]` (`Some(force)`):
+/// idempotent (a second run says so, exit 0).
+fn freeze(target: Target, resume: Option<bool>, deadline: Instant) -> Result<Exit, VerbError> {
     let name = target.name.clone().unwrap_or_default();
     let mut key = ObjRef::new("", name);
     let made = |ns: &str| {
         key.namespace = ns.to_string();
         let set = key.clone();
-        let op = if freeze { ClusterOp::Freeze { set } } else { ClusterOp::Unfreeze { set } };
+        let op = match resume {
+            None => ClusterOp::Freeze { set },
+            Some(force) => ClusterOp::Unfreeze { set, force },
+        };
         Write { op, basis: None }
     };
-    match crate::cluster::write_once(&target, made) {
-        Ok(Some(said)) => say(&said),
-        Ok(None) if freeze => {
-            say(&format!("{key} frozen: partition set to replicas, the previous one recorded"))
+    let result = crate::cluster::write_once(&target, left(deadline), made);
+    let done = |read_back: bool| {
+        let how = if read_back { " (the reply was lost; read back)" } else { "" };
+        match resume {
+            None => {
+                format!("{key} frozen: partition set to replicas, the previous one recorded{how}")
+            }
+            Some(_) => format!("{key} resumed: the recorded partition is back{how}"),
         }
-        Ok(None) => say(&format!("{key} resumed: the recorded partition is back")),
+    };
+    match result {
+        Ok(Written::Unchanged(said)) => say(&said),
+        Ok(Written::Done) => say(&done(false)),
+        Ok(Written::ReadBack(_)) => say(&done(true)),
         Err(e) => return Err(write_failure(crate::backend::WriteKind::PatchSet, e)),
     }
     Ok(Exit::Done)
 }
 
-/// A write that did not happen as the verb's error: a kubeconfig that cannot be used is bad
-/// usage (2), a conflict an expectation (1), a missing permission names it (4).
+/// A write that did not happen (or whose outcome is unknown) as the verb's error: a kubeconfig
+/// that cannot be used is bad usage (2), a conflict or a refusal an expectation (1), a missing
+/// permission, an unreachable server or an unknown outcome 4 — each message says whether
+/// anything was written.
 pub fn write_failure(kind: crate::backend::WriteKind, e: crate::cluster::OnceError) -> VerbError {
     let f = match e {
         crate::cluster::OnceError::Setup(message) => return VerbError::new(Exit::Usage, message),
@@ -148,38 +175,50 @@ pub fn write_failure(kind: crate::backend::WriteKind, e: crate::cluster::OnceErr
             Exit::Expectation,
             format!(
                 "{}: nothing written; read the set again (ststui explain) and decide",
-                f.message
+                f.message.trim_end_matches("; nothing written")
             ),
         ),
+        FailureKind::Invalid => VerbError::new(Exit::Expectation, f.message),
         FailureKind::Forbidden | FailureKind::Unauthorized => VerbError::new(
             Exit::Api,
             format!("permission denied: this needs {} ({})", kind.describe(), f.message),
         ),
+        FailureKind::Unknown => VerbError {
+            unknown_outcome: true,
+            ..VerbError::new(Exit::Api, format!("{}: {}", f.op, f.message))
+        },
         _ => VerbError::new(Exit::Api, format!("{}: {}", f.op, f.message)),
     }
 }
 
-/// How long a verb waits for its first complete view of the set.
+/// How long a verb waits for its first complete view when no `--timeout` says.
 pub const SYNC_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// `ststui wait NAME`: a partition-aware rollout status.
-fn wait(target: Target, timeout_ms: Option<u64>, stuck_after_ms: u64) -> Result<Exit, VerbError> {
+/// `ststui wait NAME`: a partition-aware rollout status. `--timeout` bounds it all, the first
+/// view included (without it, the first view has [`SYNC_TIMEOUT`]).
+fn wait(
+    target: Target,
+    timeout_ms: Option<u64>,
+    stuck_after_ms: u64,
+    start: Instant,
+) -> Result<Exit, VerbError> {
+    let deadline = timeout_ms.map(|t| start + Duration::from_millis(t));
     let mut s = Session::open(target)?;
-    s.sync(SYNC_TIMEOUT)?;
-    watch(&mut s, Goal::Rollout, timeout_ms, stuck_after_ms)
+    s.sync(deadline.unwrap_or(start + SYNC_TIMEOUT))?;
+    watch(&mut s, Goal::Rollout, deadline, stuck_after_ms)
 }
 
-/// Watches until the goal is met (0), stuck (3) or the timeout passes (1; 4 if the server is
-/// unreachable then). On a terminal a live progress line, otherwise one line per change.
+/// Watches until the goal is met (0), stuck (3) or the deadline passes (1; 4 if the server is
+/// unreachable or failing then). On a terminal a live progress line, otherwise one line per
+/// change.
 pub fn watch(
     s: &mut Session,
     goal: Goal,
-    timeout_ms: Option<u64>,
+    deadline: Option<Instant>,
     stuck_after_ms: u64,
 ) -> Result<Exit, VerbError> {
     use std::io::IsTerminal;
     let start = Instant::now();
-    let deadline = timeout_ms.map(|t| start + Duration::from_millis(t));
     let mut progress = Progress::new(Duration::from_millis(stuck_after_ms), start);
     let mut line = progress::Line::new(std::io::stdout().is_terminal());
     loop {
@@ -196,7 +235,7 @@ pub fn watch(
             }
             Verdict::Waiting(text) => {
                 let text = match s.disconnected() {
-                    Some(why) => format!("{text} [disconnected, retrying: {why}]"),
+                    Some(why) => format!("{text} [no answer, retrying: {why}]"),
                     None => text,
                 };
                 line.show(&text, now.duration_since(start));
@@ -206,7 +245,7 @@ pub fn watch(
                     if let Some(why) = s.disconnected() {
                         return Err(VerbError::new(
                             Exit::Api,
-                            format!("the server could not be reached: {why}"),
+                            format!("the server could not be reached until the timeout: {why}"),
                         ));
                     }
                     return Ok(Exit::Expectation);

@@ -76,8 +76,13 @@ pub struct Strategy {
 pub struct FrozenBy {
     pub by: String,
     pub at: String,
-    /// The partition `ststui resume` restores.
-    pub partition: i32,
+    /// The partition `ststui resume` restores; `null` when the annotation does not hold one.
+    pub partition: Option<i32>,
+    /// What the annotation holds (the partition, or the invalid text).
+    pub recorded: String,
+    /// The freeze no longer holds: another writer moved the partition to this (below the
+    /// replicas); `null` while it holds.
+    pub broken: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -228,7 +233,9 @@ impl Report {
             frozen: header.frozen.as_ref().map(|f| FrozenBy {
                 by: f.by.clone(),
                 at: f.at.clone(),
-                partition: f.partition,
+                partition: f.partition.clone().ok(),
+                recorded: f.recorded(),
+                broken: f.broken,
             }),
             ordinals,
             revisions,
@@ -281,18 +288,33 @@ impl Report {
             self.current_revision, self.update_revision
         ));
         if let Some(f) = &self.frozen {
-            line(format!(
-                "frozen:     by {} since {} (resume restores partition {})",
-                f.by, f.at, f.partition
-            ));
+            match f.broken {
+                None => line(format!(
+                    "frozen:     by {} since {} (resume restores partition {})",
+                    f.by, f.at, f.recorded
+                )),
+                Some(p) => line(format!(
+                    "frozen:     broken: the partition was moved to {p} after {} froze it at {} \
+                     (the record says {}; resume refuses without --force)",
+                    f.by, f.at, f.recorded
+                )),
+            }
         }
         line(String::new());
-        line(format!("{:<8} {:<24} {:<8} {:<14} ROLE", "ORDINAL", "POD", "REVISION", "STATE"));
-        for c in &self.ordinals {
-            let rev = c
-                .revision
-                .as_deref()
-                .map(|r| r.strip_prefix(&self.name).and_then(|x| x.strip_prefix('-')).unwrap_or(r));
+        let short = |r: &str| -> String {
+            r.strip_prefix(&self.name).and_then(|x| x.strip_prefix('-')).unwrap_or(r).to_string()
+        };
+        let revs: Vec<String> =
+            self.ordinals.iter().map(|c| c.revision.as_deref().map_or("-".into(), short)).collect();
+        let pod_w = self.ordinals.iter().filter_map(|c| c.pod.as_ref()).map(String::len).max();
+        let pod_w = pod_w.unwrap_or(0).max(3);
+        let rev_w = revs.iter().map(String::len).max().unwrap_or(0).max("REVISION".len());
+        let state_w = self.ordinals.iter().map(|c| c.state.len()).max().unwrap_or(0).max(5);
+        line(format!(
+            "{:<7} {:<pod_w$} {:<rev_w$} {:<state_w$} ROLE",
+            "ORDINAL", "POD", "REVISION", "STATE"
+        ));
+        for (c, rev) in self.ordinals.iter().zip(&revs) {
             let role = match (c.condemned, c.held) {
                 (true, _) => "condemned",
                 (_, true) => "held",
@@ -300,10 +322,10 @@ impl Report {
                 _ => c.revision_class,
             };
             line(format!(
-                "{:<8} {:<24} {:<8} {:<14} {role}",
+                "{:<7} {:<pod_w$} {:<rev_w$} {:<state_w$} {role}",
                 c.ordinal,
                 c.pod.as_deref().unwrap_or("-"),
-                rev.unwrap_or("-"),
+                rev,
                 c.state
             ));
         }
@@ -328,6 +350,9 @@ impl Report {
         line("controller:".into());
         for l in &self.controller {
             line(format!("  {:<8} {}", l.kind, l.text));
+        }
+        if let Some(f) = &self.forced_rollback {
+            line(format!("  {:<8} {}", "stuck", f.text));
         }
         line(String::new());
         let ours = if self.verdict.done { "done" } else { "not done" };

@@ -42,47 +42,76 @@ impl Session {
         Ok(Session { backend, rx, state, key, target })
     }
 
-    /// Waits for the first complete view (listings, the clock, the server's version); fails
-    /// when the server cannot be reached or refuses, or the set does not exist.
-    pub fn sync(&mut self, timeout: Duration) -> Result<&StatefulSet, VerbError> {
-        let deadline = Instant::now() + timeout;
+    /// Waits for the first complete view (listings, the clock, the server's version) until
+    /// `deadline`. An unreachable or failing server is retried meanwhile; what fails at once is
+    /// what waiting cannot mend: refused credentials, a kind the verb needs that may not be
+    /// read, the set missing. At the deadline: exit 4 while the server is unreachable or
+    /// failing, exit 1 (timeout) while a listing is merely slow.
+    pub fn sync(&mut self, deadline: Instant) -> Result<&StatefulSet, VerbError> {
         while !(self.state.synced
             && self.state.now.is_some()
             && self.state.server_version.is_some())
         {
-            if let Some(why) = self.disconnected() {
-                let at = self.backend.server();
-                return Err(VerbError::new(
-                    Exit::Api,
-                    format!("cannot reach the server at {at}: {why} (is the context right?)"),
-                ));
-            }
             if Instant::now() >= deadline {
-                return Err(VerbError::new(
-                    Exit::Api,
-                    format!(
-                        "no complete view of {} within {} s: the server answers too slowly",
-                        self.key,
-                        timeout.as_secs()
-                    ),
-                ));
+                return Err(self.gave_up());
             }
             self.next(Some(deadline))?;
         }
+        self.needed()?;
         self.state.set().ok_or_else(|| {
+            let ns = &self.key.namespace;
             VerbError::new(
                 Exit::Api,
                 format!(
-                    "statefulset {} not found in namespace {} (kubectl get statefulsets -n {} \
+                    "statefulset {} not found in namespace {ns} (kubectl get statefulsets -n {ns} \
                      lists what there is)",
-                    self.key.name, self.key.namespace, self.key.namespace
+                    self.key.name
                 ),
             )
         })
     }
 
+    /// Why the first view did not come in time.
+    fn gave_up(&self) -> VerbError {
+        let at = self.backend.server();
+        if let Some(why) = self.disconnected() {
+            return VerbError::new(
+                Exit::Api,
+                format!("the server at {at} could not be reached until the timeout: {why}"),
+            );
+        }
+        let listing: Vec<String> =
+            self.state.listing.iter().map(|(k, n)| format!("{} {n} so far", k.plural())).collect();
+        let progress = if listing.is_empty() {
+            String::new()
+        } else {
+            format!(" (listing {})", listing.join(", "))
+        };
+        VerbError::new(
+            Exit::Expectation,
+            format!(
+                "no complete view of {} before the timeout{progress}: the server answers slowly; \
+                 pass a longer --timeout",
+                self.key
+            ),
+        )
+    }
+
+    /// The kinds a verb cannot do without: the set, its pods and its revisions (claims and
+    /// Events are optional: the verbs say what they could not read).
+    fn needed(&self) -> Result<(), VerbError> {
+        use crate::backend::ObjKind;
+        for kind in [ObjKind::Set, ObjKind::Pod, ObjKind::Revision] {
+            if let Some(why) = self.state.unreadable.get(&kind) {
+                return Err(VerbError::new(Exit::Api, format!("permission denied: {why}")));
+            }
+        }
+        Ok(())
+    }
+
     /// Applies what arrives until `deadline` (the first batch: whatever arrived together), then
-    /// ends the batch (the advisor runs). A refused watch or refused credentials fail.
+    /// ends the batch (the advisor runs). Refused credentials, a refusal the server will repeat
+    /// (a 404 on a watch) or a needed kind found unreadable end the verb.
     pub fn next(&mut self, deadline: Option<Instant>) -> Result<(), VerbError> {
         let wait = deadline
             .map_or(Duration::from_secs(1), |d| d.saturating_duration_since(Instant::now()));
@@ -93,16 +122,10 @@ impl Session {
                 return Err(VerbError::new(Exit::Api, "the cluster backend stopped"));
             }
         };
-        // The first error the backend reported (a refused watch) ends the verb.
         let mut error = None;
         while let Some(ev) = next {
             if let (BackendEvent::Error(message), None) = (&ev, &error) {
-                let forbidden = message.contains("forbidden") || message.contains("Forbidden");
-                error = Some(if forbidden {
-                    format!("permission denied: {message}")
-                } else {
-                    message.clone()
-                });
+                error = Some(message.clone());
             }
             app::update(&mut self.state, Msg::Backend(ev));
             next = self.rx.try_recv().ok();
@@ -111,16 +134,19 @@ impl Session {
         if let Connection::Unauthorized { error } = &self.state.connection {
             return Err(VerbError::new(Exit::Api, error.clone()));
         }
+        self.needed()?;
         match error {
             Some(e) => Err(VerbError::new(Exit::Api, e)),
             None => Ok(()),
         }
     }
 
-    /// Why the server is unreachable, while it is.
+    /// Why the server is unreachable or failing, while it is.
     pub fn disconnected(&self) -> Option<String> {
         match &self.state.connection {
-            Connection::Down { error, .. } => Some(error.clone()),
+            Connection::Unreachable { error, .. } | Connection::Failing { error, .. } => {
+                Some(error.clone())
+            }
             _ => None,
         }
     }

@@ -1,7 +1,11 @@
 //! `ststui step NAME [--to N] [--force] [--wait]`: the console's partition step as a verb.
 //! Lowering the partition opens the next ordinals to the rolling update; the step refuses while
-//! the ordinals already open are not updated and Ready (naming them), unless `--force`, so a
-//! pipeline cannot run ahead of a canary that has not proved itself.
+//! the ordinals already open are not updated and Ready (naming them), and refuses to raise the
+//! partition over updated pods, unless `--force`, so a pipeline cannot run ahead of a canary
+//! that has not proved itself.
+//!
+//! Safe to retry: the write records the step on the set (`steer::step`) and the record goes once
+//! the outcome is known; a rerun that finds a record whose step landed does not step again.
 //!
 //! Owns: the step's decision ([`decide`], pure) and its run.
 
@@ -9,13 +13,16 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 
 use super::progress::Goal;
 use super::session::Session;
+use std::time::{Duration, Instant};
+
 use super::{Exit, SYNC_TIMEOUT, VerbError, write_failure};
 use crate::app::AppState;
 use crate::app::view::grid::{PodState, RevClass};
 use crate::backend::{ClusterOp, ObjRef, Write, WriteKind};
 use crate::cli::StepArgs;
-use crate::cluster::Target;
+use crate::cluster::{Target, Written};
 use crate::core::spec;
+use crate::steer;
 
 /// What a step does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +53,10 @@ pub fn decide(
         return refuse(format!(
             "{key} is frozen by {} since {}: run `ststui resume {}` first (it restores \
              partition {})",
-            f.by, f.at, key.name, f.partition
+            f.by,
+            f.at,
+            key.name,
+            f.recorded()
         ));
     }
     let replicas = spec::replicas(set);
@@ -66,6 +76,18 @@ pub fn decide(
         return Ok(Decision::Nothing(format!(
             "{key}: partition is {from} already: nothing to change"
         )));
+    }
+    if target > from && !force {
+        let updated = updated_held(state, key, set, from, target);
+        let over = if updated.is_empty() {
+            String::new()
+        } else {
+            format!(" over updated pods ({}), which stay updated", updated.join(", "))
+        };
+        return refuse(format!(
+            "{key}: --to {target} raises the partition from {from}{over}: raising never reverts \
+             a pod; pass --force to raise it"
+        ));
     }
     if target < effective && !force {
         let waiting = not_ready_open(state, key, set, effective);
@@ -98,6 +120,24 @@ fn not_ready_open(
         .collect()
 }
 
+/// The updated pods a raise from `from` to `to` holds behind the partition.
+fn updated_held(
+    state: &AppState,
+    key: &ObjRef,
+    set: &StatefulSet,
+    from: i32,
+    to: i32,
+) -> Vec<String> {
+    let Some(grid) = super::progress::grid(state, key) else { return Vec::new() };
+    let start = spec::start_ordinal(set);
+    let held = (start + from.max(0))..(start + to);
+    grid.cells
+        .iter()
+        .filter(|c| c.exists && c.rev == RevClass::Update && held.contains(&c.ordinal))
+        .map(|c| format!("{}-{}", key.name, c.ordinal))
+        .collect()
+}
+
 fn describe(rev: RevClass, state: PodState) -> String {
     match (rev, state) {
         (_, PodState::Placeholder) => "not created".into(),
@@ -106,11 +146,27 @@ fn describe(rev: RevClass, state: PodState) -> String {
     }
 }
 
-/// Runs the step (and the wait, with `--wait`).
-pub fn run(target: Target, args: &StepArgs) -> Result<Exit, VerbError> {
+/// Runs the step (and the wait, with `--wait`). `--timeout` bounds it all; without it the first
+/// view and the write have [`SYNC_TIMEOUT`] each and the wait no limit.
+pub fn run(target: Target, args: &StepArgs, start: Instant) -> Result<Exit, VerbError> {
+    let limit = args.timeout.map(|t| start + Duration::from_millis(t));
     let mut s = Session::open(target)?;
-    s.sync(SYNC_TIMEOUT)?;
+    s.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
     let key = s.key.clone();
+    let write_by = limit.unwrap_or_else(|| Instant::now() + SYNC_TIMEOUT);
+    let replicas = s.set().map(spec::replicas).unwrap_or(0);
+    // An earlier run's step whose outcome that run never learnt.
+    if let Some(p) = s.set().and_then(steer::pending)
+        && s.set().is_some_and(|set| spec::strategy(set).partition == p.to)
+    {
+        settle(&s.target, &key, write_by);
+        super::say(&format!(
+            "{key}: partition {} → {} was written at {} by {} (that run never learnt it): not \
+             stepping again",
+            p.from, p.to, p.at, p.by
+        ));
+        return after(&mut s, args, (p.from, p.to, replicas), limit);
+    }
     let (from, to) = match decide(&s.state, &key, args.to, args.force)? {
         Decision::Nothing(why) => {
             super::say(&why);
@@ -119,28 +175,61 @@ pub fn run(target: Target, args: &StepArgs) -> Result<Exit, VerbError> {
         Decision::Write { from, to } => (from, to),
     };
     let basis = s.set().cloned().map(Box::new);
-    let replicas = s.set().map(spec::replicas).unwrap_or(0);
-    let write = Write { op: ClusterOp::SetPartition { set: key.clone(), partition: to }, basis };
-    match write_partition(&s.target, write) {
-        Ok(Some(said)) => super::say(&said),
-        Ok(None) => {
-            let opened = opens(&key, &s, to, from.min(replicas));
-            super::say(&format!("{key}: partition {from} → {to}{opened}"))
+    let write = Write { op: ClusterOp::Step { set: key.clone(), from, to }, basis };
+    let read_back = match write_partition(&s.target, write, write_by) {
+        Ok(Written::Unchanged(said)) => {
+            super::say(&said);
+            return Ok(Exit::Done);
         }
-        Err(e) => return Err(e),
-    }
+        Ok(Written::Done) => "",
+        Ok(Written::ReadBack(_)) => " (the reply was lost; read back)",
+        Err(mut e) => {
+            if e.unknown_outcome {
+                e.message.push_str(&format!(
+                    "; rerunning `ststui step {}` is safe: it finds this step's record on the \
+                     set and does not step twice",
+                    key.name
+                ));
+            }
+            return Err(e);
+        }
+    };
+    settle(&s.target, &key, write_by);
+    let opened = opens(&key, &s, to, from.min(replicas));
+    super::say(&format!("{key}: partition {from} → {to}{opened}{read_back}"));
+    after(&mut s, args, (from, to, replicas), limit)
+}
+
+/// With `--wait`: waits for the ordinals the step opened.
+fn after(
+    s: &mut Session,
+    args: &StepArgs,
+    (from, to, replicas): (i32, i32, i32),
+    limit: Option<Instant>,
+) -> Result<Exit, VerbError> {
     if !args.wait || to >= from.min(replicas) {
         return Ok(Exit::Done);
     }
     let goal = Goal::Opened { partition: to, until: from.min(replicas) };
-    super::watch(&mut s, goal, args.timeout, args.stuck_after)
+    super::watch(s, goal, limit, args.stuck_after)
+}
+
+/// Removes the step's record now that its outcome is known (best effort: a record left behind
+/// only makes the next step check the partition).
+fn settle(target: &Target, key: &ObjRef, by: Instant) {
+    let write = Write { op: ClusterOp::StepSettled { set: key.clone() }, basis: None };
+    if let Err(e) = crate::cluster::write_once(target, super::left(by), |_| write) {
+        let e = write_failure(WriteKind::PatchSet, e);
+        eprintln!("ststui step: the step's record stays on the set: {}", e.message);
+    }
 }
 
 /// Writes the partition as the console does (its resourceVersion as the precondition; a 409
 /// re-read and re-decided: through when only the status moved, a conflict naming the change
-/// otherwise).
-pub fn write_partition(target: &Target, write: Write) -> Result<Option<String>, VerbError> {
-    crate::cluster::write_once(target, |_| write).map_err(|e| write_failure(WriteKind::PatchSet, e))
+/// otherwise; a lost reply read back until `by`).
+pub fn write_partition(target: &Target, write: Write, by: Instant) -> Result<Written, VerbError> {
+    crate::cluster::write_once(target, super::left(by), |_| write)
+        .map_err(|e| write_failure(WriteKind::PatchSet, e))
 }
 
 fn opens(key: &ObjRef, s: &Session, to: i32, until: i32) -> String {

@@ -152,20 +152,13 @@ pub fn offered(action: Action, caps: &crate::backend::Capabilities) -> bool {
     }
 }
 
-/// Why writes of `kind` cannot be sent now: disconnected, refused credentials, read-only or a
-/// missing permission (the backend's reason).
+/// Why writes of `kind` cannot be sent now: refused credentials, read-only or a missing
+/// permission (the backend's reason). An unreachable or failing server does not stop a write:
+/// it carries the resourceVersion it was decided on, so a server that moved meanwhile refuses
+/// it (and it is decided again), and its outcome is told as the server holds it.
 pub fn writable(state: &AppState, kind: WriteKind) -> Result<(), String> {
-    match &state.connection {
-        Connection::Up => {}
-        Connection::Down { since, .. } => {
-            return Err(format!(
-                "disconnected since {}: writes wait for the connection (nothing was sent)",
-                since.strftime("%H:%M:%S")
-            ));
-        }
-        Connection::Unauthorized { error } => {
-            return Err(format!("the server refuses our credentials: {error}"));
-        }
+    if let Connection::Unauthorized { error } = &state.connection {
+        return Err(format!("the server refuses our credentials: {error}"));
     }
     match state.caps.denied(kind) {
         Some(why) => Err(format!("read-only: {why}")),

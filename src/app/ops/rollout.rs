@@ -315,12 +315,11 @@ pub fn pick_revision(state: &mut AppState) -> Outcome {
 pub(super) fn refuse_frozen(set: &StatefulSet, r: &ObjRef) -> Result<(), String> {
     match steer::frozen(set) {
         Some(fz) => Err(format!(
-            "{} is frozen by {} since {}: {} resumes it (the partition goes back to {})",
+            "{} is {}: {} resumes it (the partition goes back to {})",
             r.name,
-            fz.by,
-            fz.at,
+            fz.words(),
             key(Action::ToggleFreeze),
-            fz.partition
+            fz.recorded()
         )),
         None => Ok(()),
     }
@@ -351,6 +350,10 @@ pub(super) fn restart(state: &mut AppState) -> Outcome {
 pub(super) fn toggle_freeze(state: &mut AppState) -> Outcome {
     let (r, set) = selected(state)?;
     match steer::frozen(set) {
+        Some(fz) if fz.broken.is_some() || fz.partition.is_err() => {
+            let now = f::partition(set);
+            resume_broken(state, r, now, &fz)
+        }
         None => {
             require_rolling(set)?;
             let (old, replicas) = (f::partition(set), f::replicas(set));
@@ -364,19 +367,15 @@ pub(super) fn toggle_freeze(state: &mut AppState) -> Outcome {
             Ok(send(state, op, format!("freeze {}", r.name), said))
         }
         Some(fz) => {
-            let op = write(state, ClusterOp::Unfreeze { set: r.clone() })?;
+            let restored = fz.partition.clone().unwrap_or(0);
+            let op = write(state, ClusterOp::Unfreeze { set: r.clone(), force: false })?;
             let confirm = Confirm {
                 title: format!("Resume the rollout of {r}?"),
-                old: format!(
-                    "partition {} (frozen by {} since {})",
-                    f::partition(set),
-                    fz.by,
-                    fz.at
-                ),
-                new: format!("partition {}", fz.partition),
+                old: format!("partition {} ({})", f::partition(set), fz.words()),
+                new: format!("partition {restored}"),
                 warning: Some(format!(
                     "ordinals from {} up roll to the update revision again",
-                    pod_name(&r.name, f::start_ordinal(set).saturating_add(fz.partition))
+                    pod_name(&r.name, f::start_ordinal(set).saturating_add(restored))
                 )),
                 ops: vec![op],
                 log: format!("unfreeze {}", r.name),
@@ -384,6 +383,31 @@ pub(super) fn toggle_freeze(state: &mut AppState) -> Outcome {
             Ok(ask(state, confirm))
         }
     }
+}
+
+/// Resume a freeze that no longer holds (another writer moved the partition) or whose record
+/// is not a partition: only after a confirmation that says what it writes over.
+fn resume_broken(state: &mut AppState, r: ObjRef, now: i32, fz: &steer::Frozen) -> Outcome {
+    let op = write(state, ClusterOp::Unfreeze { set: r.clone(), force: true })?;
+    let (new, warning) = match &fz.partition {
+        Ok(p) => (
+            format!("partition {p} (the freeze's record)"),
+            format!("this writes over partition {now}, which another writer set after the freeze"),
+        ),
+        Err(_) => (
+            format!("partition {now}, freeze annotations dropped"),
+            format!("the recorded partition {} cannot be restored", fz.recorded()),
+        ),
+    };
+    let confirm = Confirm {
+        title: format!("Resume {r} although its {}?", fz.words()),
+        old: format!("partition {now}"),
+        new,
+        warning: Some(warning),
+        ops: vec![op],
+        log: format!("unfreeze {} force", r.name),
+    };
+    Ok(ask(state, confirm))
 }
 
 /// Sets maxUnavailable (a number or a percentage).

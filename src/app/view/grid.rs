@@ -157,6 +157,9 @@ pub struct GridView {
     /// Ordinals of the replica range not drawn (beyond [`PLACEHOLDER_TAIL`] placeholders past
     /// the last pod): none exists yet.
     pub hidden: i64,
+    /// Why there are no cells although the set wants pods: its pods are still being listed, or
+    /// may not be read. Never drawn as "not created".
+    pub note: Option<String>,
 }
 
 impl GridView {
@@ -174,13 +177,16 @@ impl GridView {
         let replicas = spec.replicas.unwrap_or(1).max(0);
         let start = spec.ordinals.as_ref().and_then(|o| o.start).unwrap_or(0);
         let end = start.saturating_add(replicas);
+        // The controller's own rules decide which pods are the set's (ownership, selector,
+        // `<set>-<digits>`); a selector the API would refuse falls back to the name alone.
+        let env = crate::core::claim::ClaimEnv::new(set).ok();
         // One pass over the pods reads everything a cell needs: at 10,000 pods the cost is the
         // cache misses of touching each pod, so each pod is touched once.
         let members: Vec<OrdinalCell> = pods
             .into_iter()
             .filter_map(|p| {
                 let (parent, ordinal) = parent_and_ordinal(p.metadata.name.as_deref()?)?;
-                if parent != set_name || ordinal < 0 {
+                if parent != set_name || ordinal < 0 || env.as_ref().is_some_and(|e| !e.claims(p)) {
                     return None;
                 }
                 let name = pod_revision(p);
@@ -226,7 +232,13 @@ impl GridView {
             rules.push(Rule { before: end, kind: RuleKind::Condemned, value: replicas });
         }
         let set_name = set_name.to_string();
-        GridView { set_name, first: lo, cells, rules, revisions, hidden: hidden.max(0) }
+        GridView { set_name, first: lo, cells, rules, revisions, hidden: hidden.max(0), note: None }
+    }
+
+    /// A grid without cells for `set`, saying why (its pods are being listed, or unknown).
+    pub fn unknown(set: &StatefulSet, note: String) -> GridView {
+        let set_name = set.metadata.name.clone().unwrap_or_default();
+        GridView { set_name, note: Some(note), ..GridView::default() }
     }
 
     /// The cell of `ordinal`, if it is on the grid.
@@ -518,6 +530,48 @@ mod tests {
         let g = GridView::build(&set(5, 0), pods.iter(), "", "");
         assert_eq!((g.cells.len(), g.hidden), (5, 0));
         assert_eq!(shown_end(0, 5, Some(9)), 9, "condemned pods beyond the range stay shown");
+    }
+
+    /// The grid follows the controller's claiming: a matching pod of another controller, a
+    /// name-alike that does not match the selector, and a non-numeric name are not the set's;
+    /// an owned `db-01` is ordinal 1, as upstream parses it.
+    #[test]
+    fn only_the_pods_the_controller_counts_are_gridded() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
+        let mut s = set(3, 0);
+        s.metadata.uid = Some("set-uid".into());
+        s.metadata.namespace = Some("d".into());
+        let labels: std::collections::BTreeMap<String, String> =
+            [("app".to_string(), "db".to_string())].into();
+        s.spec.selector =
+            LabelSelector { match_labels: Some(labels.clone()), ..Default::default() };
+        let owned = |name: &str, uid: &str| {
+            let mut p = pod(name);
+            p.metadata.namespace = Some("d".into());
+            p.metadata.labels = Some(labels.clone());
+            p.metadata.owner_references = Some(vec![OwnerReference {
+                uid: uid.into(),
+                controller: Some(true),
+                ..Default::default()
+            }]);
+            p
+        };
+        let mut unowned = pod("db-9");
+        unowned.metadata.namespace = Some("d".into());
+        let mut orphan = owned("db-2", "x");
+        orphan.metadata.owner_references = None;
+        let pods = [
+            owned("db-0", "set-uid"),
+            owned("db-01", "set-uid"),
+            orphan,
+            owned("db-4", "another-controller"),
+            unowned,
+            owned("db-1x", "set-uid"),
+        ];
+        let g = GridView::build(&s, pods.iter(), "", "");
+        let existing: Vec<i32> = g.cells.iter().filter(|c| c.exists).map(|c| c.ordinal).collect();
+        assert_eq!(existing, [0, 1, 2], "db-01 is ordinal 1; the orphan is adopted");
+        assert_eq!(g.end(), 3, "no condemned db-4 or db-9");
     }
 
     #[test]

@@ -61,8 +61,12 @@ pub fn speed_text(speed: f64) -> String {
 /// The two groups of segments; each group starts a new line.
 fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
     let mode = match (h.connection, h.mode) {
-        (Connection::Down { since, .. }, _) => p(
-            format!("⚠ disconnected since {}, retrying (stale)", since.strftime("%H:%M:%S")),
+        (Connection::Unreachable { since, .. }, _) => p(
+            format!("⚠ unreachable since {}, retrying (stale)", since.strftime("%H:%M:%S")),
+            Tone::Warn,
+        ),
+        (Connection::Failing { since, .. }, _) => p(
+            format!("⚠ server errors since {}, retrying (stale)", since.strftime("%H:%M:%S")),
             Tone::Warn,
         ),
         (Connection::Unauthorized { .. }, _) => {
@@ -134,7 +138,7 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
     if let Some(health) = h.health {
         let tone = match health {
             Health::Healthy => Tone::Good,
-            Health::Progressing => Tone::Text,
+            Health::Progressing | Health::Unknown => Tone::Text,
             Health::Blocked | Health::Degraded | Health::Paused | Health::Frozen => Tone::Warn,
         };
         second.push(seg(true, vec![p(health.word(), tone)]));

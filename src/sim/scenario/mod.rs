@@ -301,7 +301,9 @@ impl Command {
                 ClusterOp::DeletePod { pod: pod.as_ref(), force: *force, uid: None }
             }
             Command::Freeze { set, on: true } => ClusterOp::Freeze { set: set.as_ref() },
-            Command::Freeze { set, on: false } => ClusterOp::Unfreeze { set: set.as_ref() },
+            Command::Freeze { set, on: false } => {
+                ClusterOp::Unfreeze { set: set.as_ref(), force: false }
+            }
             _ => return None,
         })
     }

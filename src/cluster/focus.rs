@@ -1,0 +1,271 @@
+//! What the backend watches: the picker (the sets of a namespace, or of every namespace), or
+//! one set shown — the set by name and, once its selector is known, its pods, revisions and
+//! claims by that selector and the Events about it and its pods. A new selector restarts them.
+//!
+//! `Synced` goes out once the set and the kinds the console needs (pods, revisions) have listed
+//! or are known unreadable; claims and Events never hold it up. Owns: the watchers' specs and
+//! their timeline derivation. Must not: touch the app.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{Event as KubeEvent, PersistentVolumeClaim, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube::runtime::watcher;
+use tokio::task::JoinHandle;
+
+use super::Clients;
+use super::conn::Conn;
+use super::derive::Tracker;
+use super::watch::{self, Seen, Spec};
+use crate::backend::{BackendEvent, ObjKind, ObjRef, Object, Scope};
+
+/// `Synced`, the first time only.
+pub(super) fn synced_now(synced: &AtomicBool) -> Option<BackendEvent> {
+    (!synced.swap(true, Ordering::SeqCst)).then_some(BackendEvent::Synced)
+}
+
+fn mark_synced(conn: &Conn, synced: &AtomicBool) {
+    if let Some(ev) = synced_now(synced) {
+        conn.sink(ev);
+    }
+}
+
+/// The picker: every set of the namespace (`None`: of every namespace).
+pub(super) async fn picker(
+    ns: Option<String>,
+    clients: Clients,
+    conn: Arc<Conn>,
+    synced: Arc<AtomicBool>,
+) {
+    let spec = Spec {
+        api: watch::api::<StatefulSet>,
+        namespace: ns.clone(),
+        config: watcher::Config::default(),
+        kind: ObjKind::Set,
+        scope: Scope { namespace: ns.clone(), ..Scope::default() },
+        what: format!("statefulsets in {}", ns.as_deref().unwrap_or("every namespace")),
+        hint: ns.is_none().then(|| "pass -n NAMESPACE to list the sets of one namespace".into()),
+        wrap: |s| Object::Set(Arc::new(s)),
+        forward: true,
+    };
+    // A picker that may not list sets has nothing more to wait for: synced either way.
+    watch::run(spec, &clients, &conn, |_| Vec::new(), move |_| synced_now(&synced)).await;
+}
+
+/// One set, shown: the set by name; once its selector is known, its pods, revisions and
+/// claims by that selector, and the Events about it and its pods.
+pub(super) async fn focus(key: ObjRef, clients: Clients, conn: Arc<Conn>, synced: Arc<AtomicBool>) {
+    let tracker = Arc::new(Mutex::new(Tracker::named(&key.name)));
+    let (sel_tx, mut sel_rx) = tokio::sync::watch::channel::<Option<Option<LabelSelector>>>(None);
+    let spec = Spec {
+        api: watch::api::<StatefulSet>,
+        namespace: Some(key.namespace.clone()),
+        config: watcher::Config::default().fields(&format!("metadata.name={}", key.name)),
+        kind: ObjKind::Set,
+        scope: Scope {
+            namespace: Some(key.namespace.clone()),
+            name: Some(key.name.clone()),
+            ..Scope::default()
+        },
+        what: format!("statefulset {key}"),
+        hint: None,
+        wrap: |s| Object::Set(Arc::new(s)),
+        forward: true,
+    };
+    let (t, tx1, tx2) = (Arc::clone(&tracker), sel_tx.clone(), sel_tx);
+    let (cl, cn) = (clients.clone(), Arc::clone(&conn));
+    let set_task = tokio::spawn(async move {
+        let derive = move |seen: Seen<'_, StatefulSet>| {
+            let mut tr = t.lock().unwrap_or_else(PoisonError::into_inner);
+            match seen {
+                Seen::Applied(s) => {
+                    let _ = tx1.send(Some(Some(s.spec.selector.clone())));
+                    tr.set(s)
+                }
+                Seen::Listed(list) => list.first().map(|s| tr.set(s)).unwrap_or_default(),
+                Seen::Deleted(_) => {
+                    let _ = tx1.send(Some(None));
+                    Vec::new()
+                }
+            }
+        };
+        let listed = move |list: Option<&[StatefulSet]>| {
+            // An unreadable set: nothing more will list.
+            let _ = tx2.send(Some(list.and_then(|l| l.first()).map(|s| s.spec.selector.clone())));
+            None
+        };
+        watch::run(spec, &cl, &cn, derive, listed).await;
+    });
+    let mut children: Vec<JoinHandle<()>> = Vec::new();
+    let mut current: Option<LabelSelector> = None;
+    while sel_rx.changed().await.is_ok() {
+        let Some(wanted) = sel_rx.borrow_and_update().clone() else { continue };
+        if wanted == current && !children.is_empty() {
+            continue;
+        }
+        for c in children.drain(..) {
+            c.abort();
+        }
+        current.clone_from(&wanted);
+        match wanted {
+            None => mark_synced(&conn, &synced),
+            Some(sel) => {
+                let w = Watching { key: &key, sel: &sel, clients: &clients, conn: &conn };
+                children = w.start(&tracker, &synced);
+            }
+        }
+    }
+    set_task.abort();
+    for c in children {
+        c.abort();
+    }
+}
+
+/// The `listed` callback of a watcher the first sync waits on: its first complete listing (or
+/// the kind found unreadable: it never will list) counts `pending` down, and the last of them
+/// sends `Synced` (once per backend).
+fn first_listing<K>(
+    pending: &Arc<AtomicUsize>,
+    synced: &Arc<AtomicBool>,
+) -> impl FnMut(Option<&[K]>) -> Option<BackendEvent> + Send + 'static {
+    let (pending, synced) = (Arc::clone(pending), Arc::clone(synced));
+    let mut first = true;
+    move |_| {
+        let last = std::mem::take(&mut first) && pending.fetch_sub(1, Ordering::SeqCst) == 1;
+        if last { synced_now(&synced) } else { None }
+    }
+}
+
+/// The watchers of one set's objects.
+struct Watching<'a> {
+    key: &'a ObjRef,
+    sel: &'a LabelSelector,
+    clients: &'a Clients,
+    conn: &'a Arc<Conn>,
+}
+
+impl Watching<'_> {
+    fn spec<K>(&self, kind: ObjKind, plural: &str, wrap: fn(K) -> Object) -> Spec<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        <K as kube::Resource>::DynamicType: Default,
+    {
+        let ns = self.key.namespace.clone();
+        let labels = super::selector_string(self.sel);
+        Spec {
+            api: watch::api::<K>,
+            namespace: Some(ns.clone()),
+            config: watcher::Config::default().labels(&labels),
+            kind,
+            scope: Scope {
+                namespace: Some(ns.clone()),
+                selector: Some(self.sel.clone()),
+                name: None,
+            },
+            what: format!("{plural} in {ns}"),
+            hint: None,
+            wrap,
+            forward: true,
+        }
+    }
+
+    /// Pods, revisions, claims (by the selector) and Events. Synced once pods and revisions
+    /// have listed, or are known unreadable.
+    fn start(
+        &self,
+        tracker: &Arc<Mutex<Tracker>>,
+        synced: &Arc<AtomicBool>,
+    ) -> Vec<JoinHandle<()>> {
+        let pending = Arc::new(AtomicUsize::new(2));
+        let mut tasks = Vec::new();
+        let (t, cl, cn) = (Arc::clone(tracker), self.clients.clone(), Arc::clone(self.conn));
+        let spec = self.spec::<Pod>(ObjKind::Pod, "pods", |p| Object::Pod(Arc::new(p)));
+        let listed = first_listing::<Pod>(&pending, synced);
+        tasks.push(tokio::spawn(async move {
+            let derive = move |seen: Seen<'_, Pod>| {
+                let mut tr = t.lock().unwrap_or_else(PoisonError::into_inner);
+                match seen {
+                    Seen::Listed(l) => tr.pods_listed(l),
+                    Seen::Applied(p) => tr.pod(p, false),
+                    Seen::Deleted(p) => tr.pod(p, true),
+                }
+            };
+            watch::run(spec, &cl, &cn, derive, listed).await;
+        }));
+        let (t, cl, cn) = (Arc::clone(tracker), self.clients.clone(), Arc::clone(self.conn));
+        let spec = self.spec::<ControllerRevision>(ObjKind::Revision, "controllerrevisions", |r| {
+            Object::Revision(Arc::new(r))
+        });
+        let listed = first_listing::<ControllerRevision>(&pending, synced);
+        tasks.push(tokio::spawn(async move {
+            let derive = move |seen: Seen<'_, ControllerRevision>| {
+                let mut tr = t.lock().unwrap_or_else(PoisonError::into_inner);
+                match seen {
+                    Seen::Listed(l) => tr.revisions_listed(l),
+                    Seen::Applied(r) => tr.revision(r),
+                    Seen::Deleted(_) => Vec::new(),
+                }
+            };
+            watch::run(spec, &cl, &cn, derive, listed).await;
+        }));
+        let (cl, cn) = (self.clients.clone(), Arc::clone(self.conn));
+        let spec =
+            self.spec::<PersistentVolumeClaim>(ObjKind::Claim, "persistentvolumeclaims", |c| {
+                Object::Claim(Arc::new(c))
+            });
+        tasks.push(tokio::spawn(async move {
+            watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
+        }));
+        tasks.push(self.events(tracker));
+        tasks
+    }
+
+    /// The Events of the namespace about the set and its pods (timeline lines only).
+    fn events(&self, tracker: &Arc<Mutex<Tracker>>) -> JoinHandle<()> {
+        let ns = self.key.namespace.clone();
+        let spec = Spec {
+            api: watch::api::<KubeEvent>,
+            namespace: Some(ns.clone()),
+            config: watcher::Config::default(),
+            kind: ObjKind::Event,
+            scope: Scope::namespace(ns.clone()),
+            what: format!("events in {ns}"),
+            hint: None,
+            wrap: |e| Object::Event(Arc::new(e)),
+            forward: false,
+        };
+        let (t, set_name) = (Arc::clone(tracker), self.key.name.clone());
+        let (cl, cn) = (self.clients.clone(), Arc::clone(self.conn));
+        tokio::spawn(async move {
+            let derive = move |seen: Seen<'_, KubeEvent>| {
+                let mut tr = t.lock().unwrap_or_else(PoisonError::into_inner);
+                let about_us = |e: &KubeEvent| {
+                    let kind = e.involved_object.kind.as_deref().unwrap_or_default();
+                    let n = e.involved_object.name.as_deref().unwrap_or_default();
+                    (kind == "StatefulSet" && n == set_name)
+                        || (kind == "Pod" && crate::core::labels::is_member_name(&set_name, n))
+                };
+                match seen {
+                    Seen::Listed(l) => l
+                        .iter()
+                        .filter(|e| about_us(e) && recent(e))
+                        .flat_map(|e| tr.event(e))
+                        .collect(),
+                    Seen::Applied(e) if about_us(e) => tr.event(e),
+                    _ => Vec::new(),
+                }
+            };
+            watch::run(spec, &cl, &cn, derive, |_| None).await;
+        })
+    }
+}
+
+/// Events of the last ten minutes (older ones at start are history, not news).
+fn recent(e: &KubeEvent) -> bool {
+    let at = e.last_timestamp.as_ref().map(|t| t.0).or(e.event_time.as_ref().map(|t| t.0));
+    let cutoff =
+        k8s_openapi::jiff::Timestamp::now() - k8s_openapi::jiff::SignedDuration::from_secs(600);
+    at.is_some_and(|t| t >= cutoff)
+}
