@@ -19,7 +19,7 @@ mod focus;
 pub mod probe;
 pub mod trouble;
 mod watch;
-pub(crate) mod write;
+pub mod write;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};

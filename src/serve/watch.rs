@@ -24,8 +24,10 @@ use super::table::{self, Include};
 use super::verbs::decode;
 use crate::backend::Object;
 
-/// Bookmarks go out this often when asked for.
-const BOOKMARK_EVERY: Duration = Duration::from_secs(15);
+/// Bookmarks go out this often when asked for: once a minute, as the API server's watch cache
+/// sends them (`defaultBookmarkFrequency`); a client may take two minutes of silence for a stalled
+/// watch.
+const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
 /// A watch without `timeoutSeconds` ends after this (the API server picks 30–60 minutes).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 
