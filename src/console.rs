@@ -115,6 +115,13 @@ fn event_loop(
     let mut next_tick: Option<Instant> = None;
     let mut trim = Trim::default();
     loop {
+        if tui::FORGET_SCREEN.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            // Back from a suspend: the screen was cleared. A blank frame makes ratatui's next
+            // diff write every cell (its own `clear` asks the terminal where the cursor is, a
+            // round trip some terminals never answer).
+            term.draw(|f| f.render_widget(ratatui::widgets::Clear, f.area()))
+                .context("cannot draw")?;
+        }
         if state.dirty {
             let mut hits = HitMap::default();
             term.draw(|f| hits = ui::draw(f, state, theme)).context("cannot draw")?;
@@ -189,6 +196,7 @@ fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
                 backend.execute(op);
             }
             Command::Quit => tracing::info!("quit"),
+            Command::Suspend => tui::suspend(),
         }
     }
 }

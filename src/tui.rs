@@ -17,7 +17,7 @@ use crossterm::terminal::{
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
 use signal_hook::iterator::Signals;
 use ststui::app::Msg;
 
@@ -101,14 +101,50 @@ pub fn spawn_input(tx: Sender<Msg>) -> io::Result<()> {
     Ok(())
 }
 
+/// Job control (ctrl-z, or SIGTSTP from outside): gives the terminal back (main screen, mouse
+/// capture off, cursor shown, raw mode off), stops the process, and when it is continued takes
+/// the terminal again and clears it, so the next frame is drawn whole. Called on the loop's
+/// thread, between frames.
+pub fn suspend() {
+    let was = ACTIVE.load(Ordering::SeqCst);
+    restore();
+    tracing::info!("suspended (job control)");
+    if let Err(e) = signal_hook::low_level::emulate_default_handler(SIGTSTP) {
+        tracing::warn!("cannot stop the process: {e}");
+    }
+    tracing::info!("continued");
+    if was {
+        ACTIVE.store(true, Ordering::SeqCst);
+        let _ = enable_raw_mode();
+        let _ = execute!(
+            stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            cursor::Hide,
+            Clear(ClearType::All)
+        );
+        FORGET_SCREEN.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Set after a suspend: the loop must forget what ratatui believes is on screen.
+pub static FORGET_SCREEN: AtomicBool = AtomicBool::new(false);
+
 /// Starts the signal thread: SIGINT, SIGTERM, SIGHUP and SIGQUIT become [`Msg::Signal`], so the loop
-/// quits and the terminal is restored. (In raw mode ctrl-c arrives as a key, not SIGINT.)
+/// quits and the terminal is restored; SIGTSTP becomes [`Msg::Suspend`] (the loop restores the
+/// terminal before stopping). In raw mode ctrl-c and ctrl-z arrive as keys, not signals.
 pub fn spawn_signals(tx: Sender<Msg>) -> io::Result<()> {
-    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])?;
+    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP])?;
     std::thread::Builder::new().name("ststui-signals".into()).spawn(move || {
         for sig in signals.forever() {
-            tracing::info!("signal {sig}: quitting");
-            if tx.send(Msg::Signal(sig)).is_err() {
+            let msg = if sig == SIGTSTP {
+                tracing::info!("signal {sig}: suspending");
+                Msg::Suspend
+            } else {
+                tracing::info!("signal {sig}: quitting");
+                Msg::Signal(sig)
+            };
+            if tx.send(msg).is_err() {
                 return;
             }
         }

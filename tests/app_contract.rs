@@ -100,6 +100,21 @@ fn capabilities_change_at_run_time_and_denied_writes_are_refused_with_the_reason
         hints.iter().find(|h| h.label == "partition−").unwrap_or_else(|| panic!("{hints:?}"));
     assert!(!step.applies);
     assert!(hints.iter().find(|h| h.label == "scale").is_some_and(|h| h.applies));
+    // The header says so; undo refuses before its picker opens, not on Enter.
+    let header = ststui::app::view::Screen::of(&st).header.map(|h| h.read_only);
+    assert_eq!(header, Some(ststui::app::view::ReadOnly::Partly));
+    assert!(run(&mut st, [key('u')]).is_empty());
+    assert_eq!(st.modal, Modal::None, "no picker for a write that cannot be made");
+    assert!(status_text(&st).starts_with("read-only: you may not patch"), "{}", status_text(&st));
+    let mut all = Capabilities::cluster();
+    for kind in WriteKind::ALL {
+        all.denied.insert(kind, "--read-only: ststui makes no writes".into());
+    }
+    run(&mut st, [backend(BackendEvent::Capabilities(all))]);
+    let screen = ststui::app::view::Screen::of(&st);
+    let lines = ststui::app::view::header::lines(screen.header.as_ref().unwrap(), 200);
+    let text: String = lines.iter().flatten().map(|p| p.text.as_str()).collect();
+    assert!(text.contains("● live read-only"), "{text}");
 }
 
 #[test]

@@ -160,6 +160,58 @@ fn termination_signals_restore_the_terminal() {
     }
 }
 
+/// The state letter of a process (`T` stopped), from /proc.
+#[cfg(target_os = "linux")]
+fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// ctrl-z (and SIGTSTP from outside) gives the terminal back before the process stops — main
+/// screen, cursor shown, mouse capture and raw mode off — and `fg` (SIGCONT) brings the console
+/// back whole.
+#[cfg(target_os = "linux")]
+#[test]
+fn job_control_stop_gives_the_terminal_back_and_continue_redraws() {
+    let log = std::env::temp_dir().join(format!("ststui-e2e-tstp-{}.log", std::process::id()));
+    let log_arg = log.to_string_lossy().to_string();
+    let mut c = Console::start(&["sim", "--log-file", &log_arg]);
+    c.wait_for("the console", |s| s.contains("default/web"));
+    let pid = c.child.process_id().unwrap_or_else(|| panic!("no pid"));
+    for how in ["ctrl-z", "kill -TSTP"] {
+        match how {
+            "ctrl-z" => c.press("\x1a"),
+            _ => {
+                let sent =
+                    std::process::Command::new("kill").args(["-TSTP", &pid.to_string()]).status();
+                assert!(sent.is_ok_and(|s| s.success()), "could not send SIGTSTP");
+            }
+        }
+        let start = Instant::now();
+        while process_state(pid) != Some('T') {
+            c.pump(Duration::from_millis(50));
+            assert!(start.elapsed() < DEADLINE, "{how}: the process did not stop");
+        }
+        c.pump(Duration::from_millis(200));
+        let screen = c.parser.screen();
+        assert!(!screen.alternate_screen() && !screen.hide_cursor(), "{how}: terminal given back");
+        assert_eq!(
+            screen.mouse_protocol_mode(),
+            vt100::MouseProtocolMode::None,
+            "{how}: mouse off"
+        );
+        let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
+        assert_eq!(flags & (ICANON | ECHO), ICANON | ECHO, "{how}: raw mode off while stopped");
+        let cont = std::process::Command::new("kill").args(["-CONT", &pid.to_string()]).status();
+        assert!(cont.is_ok_and(|s| s.success()));
+        c.wait_for("the console back", |s| s.contains("default/web") && s.contains("Ordinals"));
+        assert!(c.parser.screen().alternate_screen(), "{how}: the console takes the screen again");
+    }
+    c.press("q");
+    assert!(c.wait_exit().success());
+    let _ = std::fs::remove_file(log);
+}
+
 /// The panic hook leaves the alternate screen, shows the cursor and turns raw mode off before
 /// the panic message is printed. `STSTUI_TEST_PANIC` is a debug-build-only hook that panics
 /// once the first frame is drawn.

@@ -52,12 +52,17 @@ fn large_sets_use_the_compact_map() {
     assert!(matches!(layout.mode, GridMode::Compact { .. }));
 }
 
-/// "Rollout complete" by the controller's rule while no pod is Ready: the header's health word
-/// says Degraded and the controller pane says what the completion does not count.
+/// "Rollout complete" by the controller's rule while no pod is Ready: while the pods start the
+/// header says Progressing; once they have been not Ready for longer than starting takes
+/// (`health::STUCK_AFTER_SECS`), Degraded, and the controller pane says what the completion
+/// does not count.
 #[test]
 fn complete_but_not_ready_is_degraded_not_healthy() {
     let mut f = Fixture::web(3).pods(0..3, REV2, P::Running);
     f.current = REV2;
+    let d = Derived::of(&f.state()).unwrap_or_else(|| panic!("no derived view"));
+    assert_eq!(d.health, Health::Progressing, "pods 25–37 s old are starting");
+    f.now_secs = 40 + ststui::app::health::STUCK_AFTER_SECS;
     let st = f.state();
     let d = Derived::of(&st).unwrap_or_else(|| panic!("no derived view"));
     assert_eq!(d.health, Health::Degraded);

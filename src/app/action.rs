@@ -98,6 +98,8 @@ pub enum Action {
     Accept,
     /// Quit the console.
     Quit,
+    /// Suspend to the shell (job control; `fg` comes back).
+    Suspend,
     /// Back: clear the status line; with none, from a set to the set list (on a cluster).
     Back,
     /// Read the credentials again and reconnect (on a cluster, after a 401).

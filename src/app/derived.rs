@@ -112,7 +112,10 @@ impl Derived {
             ),
         };
         let blocked = plan.is_some_and(|p| blocked(p, &controller));
-        let health = health::of(set, blocked, state.mode == Mode::Paused);
+        let now = state.now.unwrap_or_default();
+        let pods_of = state.mirror.pods_of(&key.set);
+        let not_ready = health::not_ready(set, pods_of, (current, update), now);
+        let health = health::of(set, Some(&not_ready), blocked, state.mode == Mode::Paused);
         let mut controller = controller;
         if let Some(w) = complete_but_not_ready(set, health, &controller) {
             controller.push(w);

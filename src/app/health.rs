@@ -42,16 +42,44 @@ impl Health {
     }
 }
 
-/// The set's health from its spec and status; `blocked` when the advisor knows the rollout is
-/// stuck for good, `paused` when the simulator's controller is.
-pub fn of(set: &StatefulSet, blocked: bool, paused: bool) -> Health {
-    if crate::steer::frozen(set).is_some() {
+/// How long a pod may stay not Ready before the health word stops calling it "starting": a
+/// pod of the update revision not Ready for longer makes the set Blocked (a canary or a rollout
+/// that does not come up), any other Degraded. The README's health table names it.
+pub const STUCK_AFTER_SECS: i64 = 300;
+
+/// A pod of the replica range that is not Ready (not terminating).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotReady {
+    /// It runs the update revision (while the rollout is not done, or as a held canary).
+    pub update: bool,
+    /// Seconds since it was created.
+    pub age_secs: i64,
+    /// Seconds it has been not Ready (since its Ready condition last changed; its age when it
+    /// never was).
+    pub for_secs: i64,
+}
+
+/// The set's health. `pods`: its pods that are not Ready (`None`: unknown, the set list reads
+/// the status alone); `blocked` when the advisor knows the rollout is stuck for good; `paused`
+/// when the simulator's controller is. The first row of the README's table that holds:
+///
+/// | word | when |
+/// | --- | --- |
+/// | Frozen | `ststui freeze` holds the rollout (a freeze another writer broke does not count) |
+/// | Paused | the simulator's controller is paused |
+/// | Blocked | the advisor sees the forced-rollback case or a sync error, or a pod of the update revision has not been Ready for [`STUCK_AFTER_SECS`] |
+/// | Progressing | the spec is not observed yet, pods are being created, replaced or removed, or a pod not Ready is younger than [`STUCK_AFTER_SECS`] (starting) |
+/// | Degraded | fewer pods Ready than replicas, none of them starting |
+/// | Healthy | everything else: every wanted pod updated and Ready |
+pub fn of(set: &StatefulSet, pods: Option<&[NotReady]>, blocked: bool, paused: bool) -> Health {
+    if crate::steer::frozen(set).is_some_and(|f| f.broken.is_none()) {
         return Health::Frozen;
     }
     if paused {
         return Health::Paused;
     }
-    if blocked {
+    let stuck = |p: &&NotReady| p.update && p.for_secs >= STUCK_AFTER_SECS;
+    if blocked || pods.is_some_and(|ps| ps.iter().any(|p| stuck(&p))) {
         return Health::Blocked;
     }
     let replicas = spec::replicas(set);
@@ -68,10 +96,53 @@ pub fn of(set: &StatefulSet, blocked: bool, paused: bool) -> Health {
     if !observed || rolling {
         return Health::Progressing;
     }
+    let starting = match pods {
+        Some(ps) => ps.iter().any(|p| p.age_secs < STUCK_AFTER_SECS),
+        // The status alone: an update still under way counts as starting.
+        None => st.current_revision != st.update_revision && !strategy.on_delete,
+    };
+    if ready < replicas && starting {
+        return Health::Progressing;
+    }
     if ready < replicas {
         return Health::Degraded;
     }
     Health::Healthy
+}
+
+/// The pods of the set's replica range that are not Ready, as [`of`] reads them, at `now`; a pod
+/// counts as the update's (`NotReady::update`) while an update is under way (the current and
+/// update revisions differ).
+pub fn not_ready<'a>(
+    set: &StatefulSet,
+    pods: impl IntoIterator<Item = (i32, &'a k8s_openapi::api::core::v1::Pod)>,
+    (current_revision, update_revision): (&str, &str),
+    now: k8s_openapi::jiff::Timestamp,
+) -> Vec<NotReady> {
+    let secs = |t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>| {
+        t.map_or(0, |t| now.duration_since(t.0).as_secs().max(0))
+    };
+    pods.into_iter()
+        .filter(|(o, p)| {
+            spec::in_range(set, *o)
+                && p.metadata.deletion_timestamp.is_none()
+                && !crate::core::pod::is_ready(p)
+        })
+        .map(|(_, p)| {
+            let age_secs = secs(p.metadata.creation_timestamp.as_ref());
+            let ready = p
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .and_then(|c| c.iter().find(|c| c.type_ == "Ready"));
+            let for_secs = ready
+                .and_then(|c| c.last_transition_time.as_ref())
+                .map_or(age_secs, |t| secs(Some(t)));
+            let update = current_revision != update_revision
+                && crate::core::pod::revision(p) == update_revision;
+            NotReady { update, age_secs, for_secs }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -100,18 +171,38 @@ mod tests {
         s
     }
 
+    const NONE: Option<&[NotReady]> = Some(&[]);
+
     #[test]
     fn readiness_counts_beside_completion() {
-        assert_eq!(of(&set(3, 0, (3, 3, 3)), false, false), Health::Healthy);
+        assert_eq!(of(&set(3, 0, (3, 3, 3)), NONE, false, false), Health::Healthy);
         // A canary held by the partition is done when the ordinals above it are updated.
-        assert_eq!(of(&set(5, 3, (5, 2, 5)), false, false), Health::Healthy);
-        assert_eq!(of(&set(5, 3, (5, 1, 5)), false, false), Health::Progressing);
+        assert_eq!(of(&set(5, 3, (5, 2, 5)), NONE, false, false), Health::Healthy);
+        assert_eq!(of(&set(5, 3, (5, 1, 5)), NONE, false, false), Health::Progressing);
         // "Complete" by the controller's rule, yet nothing is Ready: not healthy.
-        assert_eq!(of(&set(3, 0, (3, 3, 0)), false, false), Health::Degraded);
-        assert_eq!(of(&set(3, 0, (3, 1, 3)), true, false), Health::Blocked);
-        assert_eq!(of(&set(3, 0, (3, 1, 3)), false, true), Health::Paused);
+        assert_eq!(of(&set(3, 0, (3, 3, 0)), NONE, false, false), Health::Degraded);
+        assert_eq!(of(&set(3, 0, (3, 1, 3)), NONE, true, false), Health::Blocked);
+        assert_eq!(of(&set(3, 0, (3, 1, 3)), NONE, false, true), Health::Paused);
         let mut unobserved = set(3, 0, (3, 3, 3));
         unobserved.metadata.generation = Some(3);
-        assert_eq!(of(&unobserved, false, false), Health::Progressing);
+        assert_eq!(of(&unobserved, NONE, false, false), Health::Progressing);
+    }
+
+    #[test]
+    fn a_pod_starting_is_progress_and_one_not_ready_for_long_is_not() {
+        let starting = [NotReady { update: true, age_secs: 4, for_secs: 4 }];
+        // The last pod of a rollout (or a scale-up's newest) starting: Progressing, not Degraded.
+        assert_eq!(of(&set(3, 0, (3, 3, 2)), Some(&starting), false, false), Health::Progressing);
+        // A canary of the update revision not Ready for five minutes: Blocked.
+        let canary = [NotReady { update: true, age_secs: 400, for_secs: 400 }];
+        assert_eq!(of(&set(5, 4, (5, 1, 4)), Some(&canary), false, false), Health::Blocked);
+        // A pod of the current revision that lost readiness long after it started: Degraded.
+        let lost = [NotReady { update: false, age_secs: 4000, for_secs: 30 }];
+        assert_eq!(of(&set(5, 4, (5, 1, 4)), Some(&lost), false, false), Health::Degraded);
+        // The set list reads the status alone: an update under way is progress.
+        let mut rolling = set(3, 0, (3, 3, 2));
+        rolling.status.as_mut().unwrap().current_revision = Some("a".into());
+        rolling.status.as_mut().unwrap().update_revision = Some("b".into());
+        assert_eq!(of(&rolling, None, false, false), Health::Progressing);
     }
 }

@@ -260,6 +260,8 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[Key::ch('?')], Action::Help, G::General, "help", Some("help")),
     b(C::Normal, &[Key::ch('q'), Key::ctrl('c')], Action::Quit, G::General, "quit",
       Some("quit")),
+    b(C::Normal, &[Key::ctrl('z')], Action::Suspend, G::General,
+      "suspend to the shell (fg comes back)", None),
     on(When::Pausable, b(C::Normal, &[Key::plain(KeyCode::Esc)], Action::Back, G::General,
       "clear the status line", None)),
     on(When::NotPausable, b(C::Normal, &[Key::plain(KeyCode::Esc)], Action::Back, G::General,

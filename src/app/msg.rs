@@ -31,6 +31,8 @@ pub enum Msg {
     BatchEnd,
     /// A termination signal (SIGINT/SIGTERM/SIGHUP) arrived.
     Signal(i32),
+    /// A stop signal (SIGTSTP: `kill -TSTP`, or a job-control stop from outside) arrived.
+    Suspend,
     /// The wall instant, sent by the event loop before each batch (time is an input: the
     /// reducer never reads a clock). Never marks the state dirty.
     Wall(Instant),
@@ -43,4 +45,7 @@ pub enum Command {
     Backend(Op),
     /// Leave the event loop and restore the terminal.
     Quit,
+    /// Restore the terminal, stop the process (job control), and take the terminal again when
+    /// continued (`fg`), redrawing everything.
+    Suspend,
 }

@@ -55,7 +55,7 @@ fn row<'a>(key: &'a ObjRef, set: &StatefulSet) -> SetRow<'a> {
         updated: st.and_then(|s| s.updated_replicas).unwrap_or(0),
         strategy,
         revisions,
-        health: health::of(set, false, false),
+        health: health::of(set, None, false, false),
     }
 }
 

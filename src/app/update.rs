@@ -49,6 +49,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             Vec::new()
         }
         Msg::Signal(_) => quit(state),
+        Msg::Suspend => suspend(state),
         Msg::Wall(at) => {
             state.wall = Some(at);
             Vec::new()
@@ -66,6 +67,12 @@ pub fn context(state: &AppState) -> Context {
         Modal::Confirm(_) => Context::Confirm,
         Modal::Picker(_) => Context::Picker,
     }
+}
+
+/// Job control: the loop gives the terminal back and stops; everything is drawn again after.
+fn suspend(state: &mut AppState) -> Vec<Command> {
+    state.dirty = true;
+    vec![Command::Suspend]
 }
 
 fn quit(state: &mut AppState) -> Vec<Command> {
@@ -99,6 +106,9 @@ fn on_key(state: &mut AppState, key: KeyEvent) -> Vec<Command> {
 pub fn perform(state: &mut AppState, action: Action) -> Vec<Command> {
     if action == Action::Quit {
         return quit(state);
+    }
+    if action == Action::Suspend {
+        return suspend(state);
     }
     let outcome = match context(state) {
         Context::Normal => normal(state, action),

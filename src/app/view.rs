@@ -262,6 +262,19 @@ pub struct HeaderView<'a> {
     pub relists: u64,
     /// How the set is doing (readiness beside the controller's completion).
     pub health: Option<Health>,
+    /// Writes this console will not make (`--read-only`, a missing permission): the badge.
+    pub read_only: ReadOnly,
+}
+
+/// The header's read-only badge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadOnly {
+    /// Every write is allowed.
+    No,
+    /// Some writes are not (a missing permission).
+    Partly,
+    /// No write at all.
+    Wholly,
 }
 
 impl<'a> HeaderView<'a> {
@@ -317,6 +330,11 @@ impl<'a> HeaderView<'a> {
             connection: &state.connection,
             relists: state.relists,
             health: None,
+            read_only: match state.caps.denied.len() {
+                0 => ReadOnly::No,
+                n if n >= crate::backend::WriteKind::ALL.len() => ReadOnly::Wholly,
+                _ => ReadOnly::Partly,
+            },
         }
     }
 }

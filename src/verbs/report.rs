@@ -159,8 +159,8 @@ impl Report {
             }
             None => (Vec::new(), None),
         };
-        let blocked = plan.is_some_and(|p| crate::app::derived::blocked(p, &controller));
-        let health = health::of(set, blocked, false);
+        // The console's word (the same rule, on the same state).
+        let health = header.health.unwrap_or(health::Health::Unknown);
         let st = spec::strategy(set);
         let start = spec::start_ordinal(set);
         let strategy = match &header.strategy {

@@ -272,6 +272,14 @@ pub fn pod(ordinal: i32, rev: &str, p: P, revisions: &[(i64, &str, &str)]) -> Po
             ])),
             creation_timestamp: Some(Time(secs(10 + i64::from(ordinal) % 60))),
             deletion_timestamp: (p == P::Terminating).then(|| Time(secs(93))),
+            owner_references: Some(vec![OwnerReference {
+                api_version: "apps/v1".into(),
+                kind: "StatefulSet".into(),
+                name: SET.into(),
+                uid: "uid-web".into(),
+                controller: Some(true),
+                block_owner_deletion: Some(true),
+            }]),
             ..Default::default()
         },
         spec: Some(PodSpec {

@@ -103,7 +103,11 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             Ok(Vec::new())
         }
         Action::Restart => rollout::restart(state),
-        Action::Undo => open_picker(state, None),
+        Action::Undo => {
+            // Refused before the picker opens, not on Enter.
+            writable(state, WriteKind::PatchSet)?;
+            open_picker(state, None)
+        }
         Action::ToggleFreeze => rollout::toggle_freeze(state),
         Action::TogglePause => sim::toggle_pause(state),
         Action::Step => sim::step(state),

@@ -76,8 +76,17 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
         (Connection::Up, Mode::Paused) => p("❚❚ PAUSED", Tone::Warn),
     };
     let mut mode = vec![mode];
+    match h.read_only {
+        super::ReadOnly::No => {}
+        super::ReadOnly::Wholly => mode.push(p(" read-only", Tone::Warn)),
+        super::ReadOnly::Partly => mode.push(p(" writes partly denied", Tone::Warn)),
+    }
     if let Some(f) = &h.frozen {
-        mode.push(p(format!(" ❄ frozen by {} since {}", f.by, f.at), Tone::Warn));
+        let text = match f.broken {
+            None => format!(" ❄ frozen by {} since {}", f.by, f.at),
+            Some(_) => format!(" ❄ {}", f.words()),
+        };
+        mode.push(p(text, Tone::Warn));
     }
     if h.relists > 0 {
         mode.push(p(format!(" ↻{}", h.relists), Tone::Dim));
