@@ -335,3 +335,33 @@ fn a_scale_up_beyond_10x_or_100000_asks_first_showing_old_and_new() {
     assert!(ststui::app::ops::is_big_scale_up(0, 11));
     assert!(!ststui::app::ops::is_big_scale_up(0, 10));
 }
+
+#[test]
+fn simulator_only_keys_on_a_cluster_say_so_and_help_does_not_list_them() {
+    for k in ['f', 't', 'b', '>', '<', '.', 'n'] {
+        let mut st = demo(Capabilities::cluster());
+        assert!(run(&mut st, [key(k)]).is_empty(), "{k}");
+        assert!(status_text(&st).contains("simulator only"), "{k}: {:?}", status_text(&st));
+    }
+    let listed = |caps: &Capabilities| -> Vec<String> {
+        ststui::app::keymap::help_sections(Some(caps))
+            .into_iter()
+            .flat_map(|(_, lines)| lines.into_iter().map(|l| l.keys))
+            .collect()
+    };
+    let cluster = listed(&Capabilities::cluster());
+    for k in ["f", "t", "b", ">", "<", "n ."] {
+        assert!(!cluster.iter().any(|l| l == k), "{k} listed on a cluster: {cluster:?}");
+    }
+    let sim = listed(&sim_caps());
+    for k in ["f", "t", "b", ">", "<", "n ."] {
+        assert!(sim.iter().any(|l| l == k), "{k} not listed in the simulator: {sim:?}");
+    }
+}
+
+#[test]
+fn the_simulator_names_its_own_freeze_key() {
+    let mut st: AppState = demo(sim_caps());
+    run(&mut st, [key('F')]);
+    assert!(status_text(&st).ends_with("F resumes"), "{}", status_text(&st));
+}

@@ -372,3 +372,56 @@ fn explain_json_is_what_the_readme_documents() {
     assert!(text.contains("frozen:     by"), "{text}");
     assert!(text.contains("web-2 is on"), "{text}");
 }
+
+#[test]
+fn a_freeze_holding_an_update_is_stuck_for_wait_and_a_moved_one_is_not_resumed_over() {
+    let r = rig("frozen-wait", 3, &[]);
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
+    let (code, out, err) = ststui(&r, &["freeze", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // kubectl's verdict would be "partitioned roll out complete: 0 new pods"; the freeze holds
+    // the update, so waiting cannot finish it.
+    let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "20s"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("held until `ststui resume web`"), "{out}");
+    // Another writer lowers the partition under the freeze: resume refuses to write over it.
+    op(&r, ClusterOp::Unfreeze { set: web(), force: true });
+    op(&r, ClusterOp::Freeze { set: web() });
+    // (kubectl patch would do the same: a plain write of the partition.)
+    call(&r, |sim| {
+        let mut s = sim.set(&web()).cloned().unwrap();
+        s.spec.update_strategy.as_mut().unwrap().rolling_update.as_mut().unwrap().partition =
+            Some(0);
+        s.metadata.resource_version = None;
+        sim.apply_set(s).map(drop).map_err(|e| e.to_string())
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = ststui(&r, &["explain", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("broken: the partition was moved to 0"), "{out}");
+    let (code, _, err) = ststui(&r, &["resume", "web"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("freeze broken: partition moved to 0"), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(partition(&r), 0, "nothing written over the other writer's partition");
+    let (code, out, err) = ststui(&r, &["resume", "web", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(partition(&r), 3);
+}
+
+#[test]
+fn step_to_above_the_partition_needs_force_and_a_negative_to_is_named() {
+    let r = rig("raise", 0, &[]);
+    let (code, out, err) = ststui(&r, &["step", "web", "--to", "9"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("raises the partition from 0"), "{err}");
+    assert!(err.contains("web-0, web-1, web-2"), "{err}");
+    assert_eq!(partition(&r), 0);
+    let (code, out, err) = ststui(&r, &["step", "web", "--to", "9", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(partition(&r), 9);
+    let (code, _, err) = ststui(&r, &["step", "web", "--to", "-1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("-- -1"), "no tip to pass it as a positional: {err}");
+    assert!(err.contains("-1") && err.contains("0.."), "{err}");
+}

@@ -111,7 +111,7 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
         BackendEvent::OpFailed(failure) => on_failure(state, failure),
         BackendEvent::Error(message) => notify::error(state, message),
         BackendEvent::Notice(text) => {
-            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Backend);
+            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Notice);
             info(state, text);
         }
     }
@@ -127,7 +127,7 @@ fn on_server(state: &mut AppState, version: String) {
     state.advisor = None;
     state.dirty = true;
     if let Some(note) = note {
-        push_now(state, EventKind::Command { line: 0, text: note.clone() }, Origin::Backend);
+        push_now(state, EventKind::Command { line: 0, text: note.clone() }, Origin::Notice);
         info(state, note);
     }
 }
@@ -143,7 +143,7 @@ fn on_connection(state: &mut AppState, c: Connection) {
     match c {
         Connection::Up if !was_up => {
             let text = "reconnected: watching again; the data is live".to_string();
-            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Backend);
+            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Notice);
             info(state, text);
         }
         Connection::Up => {}

@@ -32,6 +32,8 @@ pub struct Key {
     pub mode: Mode,
     /// Why the pods cannot be shown ([`pods_unknown`]), and whether claims are unreadable.
     pub unknown: (Option<String>, bool),
+    /// The keys the controller pane may name (writes allowed, credentials accepted).
+    pub writes: (bool, bool, bool),
 }
 
 impl Key {
@@ -53,6 +55,15 @@ impl Key {
                 pods_unknown(state),
                 state.unreadable.contains_key(&crate::backend::ObjKind::Claim),
             ),
+            writes: {
+                use super::action::Action;
+                use super::ops::applies;
+                (
+                    applies(Action::PartitionDown, state),
+                    applies(Action::PartitionPrompt, state),
+                    applies(Action::DeletePod, state),
+                )
+            },
         })
     }
 }
@@ -101,7 +112,8 @@ impl Derived {
                     Observed { set, pods: &pods, claims: &claims, revisions: &revisions };
                 let now = state.now.unwrap_or_default();
                 let steps = crate::core::explain::next_actions(&observed, plan);
-                (explain::explain(&observed, plan, &steps, &grid, now, true), steps)
+                let offer = offer(state, set);
+                (explain::explain(&observed, plan, &steps, &grid, now, Some(offer)), steps)
             }
             None => (
                 vec![ExplainLine {
@@ -160,6 +172,18 @@ pub fn pods_unknown(state: &AppState) -> Option<String> {
         0 => "listing pods …".to_string(),
         n => format!("listing pods … {n} so far"),
     })
+}
+
+/// The keys the controller pane may name for `set` now.
+pub fn offer(state: &AppState, set: &StatefulSet) -> explain::Offer {
+    use super::action::Action;
+    use super::ops::applies;
+    let unfrozen = crate::steer::frozen(set).is_none();
+    explain::Offer {
+        lower_partition: unfrozen && applies(Action::PartitionDown, state),
+        set_partition: unfrozen && applies(Action::PartitionPrompt, state),
+        delete_pod: applies(Action::DeletePod, state),
+    }
 }
 
 /// Whether the rollout waits on something no waiting resolves, for the health word: a sync

@@ -129,6 +129,10 @@ pub enum When {
     Pausable,
     /// It cannot (a real cluster).
     NotPausable,
+    /// Faults can be injected ([`Capabilities::inject_faults`]).
+    Faults,
+    /// Time has a speed ([`Capabilities::speed`]).
+    Speed,
 }
 
 impl When {
@@ -137,6 +141,8 @@ impl When {
             When::Always => true,
             When::Pausable => caps.pause_reconcile,
             When::NotPausable => !caps.pause_reconcile,
+            When::Faults => caps.inject_faults,
+            When::Speed => caps.speed,
         }
     }
 }
@@ -210,23 +216,23 @@ pub const BINDINGS: &[Binding] = &[
     // Normal: controller.
     on(When::Pausable, b(C::Normal, &[Key::ch(' ')], Action::TogglePause, G::Controller,
       "pause / resume reconciliation", Some("pause"))),
-    b(C::Normal, &[Key::ch('n'), Key::ch('.')], Action::Step, G::Controller,
-      "step: one sync while paused", Some("step")),
-    b(C::Normal, &[Key::ch('>')], Action::SpeedUp, G::Controller,
-      "simulator twice as fast", None),
-    b(C::Normal, &[Key::ch('<')], Action::SpeedDown, G::Controller,
-      "simulator half as fast", None),
+    on(When::Pausable, b(C::Normal, &[Key::ch('n'), Key::ch('.')], Action::Step, G::Controller,
+      "step: one sync while paused", Some("step"))),
+    on(When::Speed, b(C::Normal, &[Key::ch('>')], Action::SpeedUp, G::Controller,
+      "simulator twice as fast", None)),
+    on(When::Speed, b(C::Normal, &[Key::ch('<')], Action::SpeedDown, G::Controller,
+      "simulator half as fast", None)),
     // Normal: the selected pod.
     b(C::Normal, &[Key::ctrl('d')], Action::DeletePod, G::Pod,
       "delete the pod (graceful)", Some("delete")),
     b(C::Normal, &[Key::ctrl('k')], Action::ForceDeletePod, G::Pod,
       "force-delete the pod (at once)", None),
-    b(C::Normal, &[Key::ch('f')], Action::FailPod, G::Pod,
-      "fault: the pod fails (Failed)", None),
-    b(C::Normal, &[Key::ch('t')], Action::ToggleReady, G::Pod,
-      "fault: toggle the pod's Ready", None),
-    b(C::Normal, &[Key::ch('b')], Action::BreakImage, G::Pod,
-      "fault: break / fix an image (every pod of it never Ready)", None),
+    on(When::Faults, b(C::Normal, &[Key::ch('f')], Action::FailPod, G::Pod,
+      "fault: the pod fails (Failed)", None)),
+    on(When::Faults, b(C::Normal, &[Key::ch('t')], Action::ToggleReady, G::Pod,
+      "fault: toggle the pod's Ready", None)),
+    on(When::Faults, b(C::Normal, &[Key::ch('b')], Action::BreakImage, G::Pod,
+      "fault: break / fix an image (every pod of it never Ready)", None)),
     // Normal: navigation.
     b(C::Normal, &[Key::plain(KeyCode::Left), Key::ch('h')], Action::Left, G::Navigate,
       "previous ordinal", None),
@@ -325,6 +331,16 @@ pub fn bindings<'c>(
 /// ignored by the caller.
 pub fn lookup(context: Context, caps: &Capabilities, ev: &KeyEvent) -> Option<Action> {
     bindings(context, caps).find(|b| b.keys.iter().any(|k| k.matches(ev))).map(|b| b.action)
+}
+
+/// The action `ev` means in `context` on some other backend (a simulator key pressed on a
+/// cluster): the reducer runs it so that it says where it exists, instead of "not bound".
+pub fn lookup_elsewhere(context: Context, ev: &KeyEvent) -> Option<Action> {
+    BINDINGS
+        .iter()
+        .filter(|b| b.context == context)
+        .find(|b| b.keys.iter().any(|k| k.matches(ev)))
+        .map(|b| b.action)
 }
 
 /// The footer for `context` on a backend with `caps`: (first key's label, short label) for

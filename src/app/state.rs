@@ -287,6 +287,8 @@ pub enum Origin {
     Backend,
     /// The operator, from this console (commands and failed Ops).
     Operator,
+    /// ststui itself: the connection, the server's version, a notice (not a script line).
+    Notice,
 }
 
 pub use super::timeline::{TIMELINE_CAPACITY, Timeline, TimelineEntry};

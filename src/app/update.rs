@@ -85,7 +85,9 @@ fn on_key(state: &mut AppState, key: KeyEvent) -> Vec<Command> {
         return Vec::new();
     }
     let ctx = context(state);
-    let Some(action) = keymap::lookup(ctx, &state.caps, &key) else {
+    let found = keymap::lookup(ctx, &state.caps, &key)
+        .or_else(|| keymap::lookup_elsewhere(ctx, &key).filter(|a| !ops::offered(*a, &state.caps)));
+    let Some(action) = found else {
         match ctx {
             Context::Prompt => edit_prompt(state, &key),
             Context::Normal => {

@@ -40,7 +40,13 @@ pub struct Tracker {
     revisions: BTreeSet<String>,
     revisions_listed: bool,
     events: VecDeque<(String, i32)>,
+    /// Pods the operator deleted from this console (its own timeline line says so): their
+    /// deletion is not told again as the controller's.
+    operator_deletes: VecDeque<String>,
 }
+
+/// Operator deletions remembered (bounded).
+const OPERATOR_DELETES: usize = 64;
 
 fn seen(p: &Pod) -> Seen {
     Seen {
@@ -106,6 +112,53 @@ impl Tracker {
         }]
     }
 
+    /// The operator deleted pod `name` from this console: the deletion is theirs, not the
+    /// controller's.
+    pub fn operator_deleted(&mut self, name: &str) {
+        self.operator_deletes.push_back(name.to_string());
+        if self.operator_deletes.len() > OPERATOR_DELETES {
+            self.operator_deletes.pop_front();
+        }
+    }
+
+    /// Whether the deletion of `name` was the operator's (forgotten once told).
+    fn by_operator(&mut self, name: &str) -> bool {
+        match self.operator_deletes.iter().position(|n| n == name) {
+            Some(i) => {
+                self.operator_deletes.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The controller deleting `name` (with `reason`): after `create-revision` of the update
+    /// revision when a rollout's first deletion is seen before the revision's own watch event
+    /// (two watches race), so the timeline never shows an update before its revision.
+    fn deletion(&mut self, name: &str, reason: Option<String>) -> Vec<EventKind> {
+        if self.by_operator(name) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if reason.as_deref() == Some("update")
+            && self.revisions_listed
+            && let Some(update) =
+                self.set.as_ref().and_then(|s| s.status.as_ref()?.update_revision.clone())
+            && self.revisions.insert(update.clone())
+        {
+            out.push(EventKind::Controller {
+                set: self.set_name(),
+                action: "create-revision".into(),
+                pod: None,
+                pvc: None,
+                revision: Some(update),
+                reason: None,
+            });
+        }
+        out.push(controller(&self.set_name(), "delete-pod", name, None, reason));
+        out
+    }
+
     /// A pod was added or changed (`deleted`: it is gone).
     pub fn pod(&mut self, p: &Pod, deleted: bool) -> Vec<EventKind> {
         let name = p.metadata.name.clone().unwrap_or_default();
@@ -129,7 +182,7 @@ impl Tracker {
     /// A pod that is gone: `gone`, after the deletion when it was never seen terminating (the
     /// watch skipped that state: a gap, a re-list, or both changes folded into one event), so
     /// the timeline never shows a pod vanish without its deletion.
-    fn went(&self, name: &str, was: &Seen) -> Vec<EventKind> {
+    fn went(&mut self, name: &str, was: &Seen) -> Vec<EventKind> {
         let mut out = Vec::new();
         if !was.terminating {
             // Kept in the log: how often a watch skips the terminating state, and after what.
@@ -138,13 +191,19 @@ impl Tracker {
                 "gone without its terminating state seen: deletion inferred"
             );
             let reason = self.reason(name, &was.phase, &was.revision);
-            out.push(controller(&self.set_name(), "delete-pod", name, None, reason));
+            out.extend(self.deletion(name, reason));
         }
         out.push(kubelet(name, "gone"));
         out
     }
 
-    fn changes(&self, name: &str, p: &Pod, before: Option<&Seen>, now: &Seen) -> Vec<EventKind> {
+    fn changes(
+        &mut self,
+        name: &str,
+        p: &Pod,
+        before: Option<&Seen>,
+        now: &Seen,
+    ) -> Vec<EventKind> {
         let mut out = Vec::new();
         let fresh = before.is_none_or(|b| b.uid != now.uid);
         if fresh && self.pods_listed {
@@ -154,7 +213,7 @@ impl Tracker {
         let was = before.filter(|_| !fresh);
         if now.terminating && !was.is_some_and(|b| b.terminating) && (self.pods_listed || !fresh) {
             let reason = self.reason(name, podf::phase(p), podf::revision(p));
-            out.push(controller(&self.set_name(), "delete-pod", name, None, reason));
+            out.extend(self.deletion(name, reason));
         }
         if now.phase == "Running" && was.is_none_or(|b| b.phase != "Running") && !fresh {
             out.push(kubelet(name, "running"));

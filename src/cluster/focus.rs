@@ -56,8 +56,13 @@ pub(super) async fn picker(
 
 /// One set, shown: the set by name; once its selector is known, its pods, revisions and
 /// claims by that selector, and the Events about it and its pods.
-pub(super) async fn focus(key: ObjRef, clients: Clients, conn: Arc<Conn>, synced: Arc<AtomicBool>) {
-    let tracker = Arc::new(Mutex::new(Tracker::named(&key.name)));
+pub(super) async fn focus(
+    key: ObjRef,
+    clients: Clients,
+    conn: Arc<Conn>,
+    synced: Arc<AtomicBool>,
+    tracker: Arc<Mutex<Tracker>>,
+) {
     let (sel_tx, mut sel_rx) = tokio::sync::watch::channel::<Option<Option<LabelSelector>>>(None);
     let spec = Spec {
         api: watch::api::<StatefulSet>,

@@ -146,7 +146,9 @@ struct Engine {
     conn: Arc<Conn>,
     identity: Arc<Mutex<String>>,
     picker: Option<JoinHandle<()>>,
-    focus: Option<(ObjRef, JoinHandle<()>)>,
+    /// The set shown, its watchers, and their timeline tracker (told of the operator's own
+    /// pod deletions, so they are not told again as the controller's).
+    focus: Option<(ObjRef, JoinHandle<()>, Arc<Mutex<derive::Tracker>>)>,
     synced: Arc<AtomicBool>,
 }
 
@@ -188,7 +190,7 @@ impl Engine {
                         self.session = s;
                         preflight.abort();
                         preflight = self.preflight();
-                        let shown = self.focus.as_ref().map(|(k, _)| k.clone());
+                        let shown = self.focus.as_ref().map(|(k, _, _)| k.clone());
                         self.stop_watching();
                         self.open(shown);
                         self.conn.sink(BackendEvent::Notice(
@@ -208,7 +210,7 @@ impl Engine {
         if let Some(p) = self.picker.take() {
             p.abort();
         }
-        if let Some((_, f)) = self.focus.take() {
+        if let Some((_, f, _)) = self.focus.take() {
             f.abort();
         }
     }
@@ -255,6 +257,14 @@ impl Engine {
 
     fn write(&self, w: crate::backend::Write) {
         let conn = Arc::clone(&self.conn);
+        if let (crate::backend::ClusterOp::DeletePod { pod, .. }, Some((_, _, tracker))) =
+            (&w.op, &self.focus)
+        {
+            tracker
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .operator_deleted(&pod.name);
+        }
         if self.target.read_only {
             let f = Failure::new(
                 w.op.describe(),
@@ -282,7 +292,7 @@ impl Engine {
 
     /// Shows one set (its objects watched) or the picker (the sets only).
     fn open(&mut self, set: Option<ObjRef>) {
-        if let Some((old, task)) = self.focus.take() {
+        if let Some((old, task, _)) = self.focus.take() {
             task.abort();
             // What is no longer shown leaves the mirror.
             for kind in [ObjKind::Pod, ObjKind::Revision, ObjKind::Claim] {
@@ -294,13 +304,15 @@ impl Engine {
             Some(key) => {
                 // Until its pods have listed, the set's grid says so (never "not created").
                 self.conn.sink(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 0 });
+                let tracker = Arc::new(Mutex::new(derive::Tracker::named(&key.name)));
                 let task = tokio::spawn(focus::focus(
                     key.clone(),
                     self.session.clients.clone(),
                     Arc::clone(&self.conn),
                     Arc::clone(&self.synced),
+                    Arc::clone(&tracker),
                 ));
-                self.focus = Some((key, task));
+                self.focus = Some((key, task, tracker));
             }
             None if self.picker.is_none() => {
                 let ns = (!self.target.all_namespaces).then(|| self.session.namespace.clone());

@@ -521,7 +521,11 @@ pub fn partition_warning(
         .filter(|p| pod::is_created(p) && i64::from(pod::ordinal(p)) < limit)
         .collect();
     pods.sort_by_key(|p| pod::ordinal(p));
-    let on_update = |p: &Pod| pod::revision(p) == plan.update_revision && !pod::is_terminating(p);
+    // With one revision (current = update) every pod is on both: raising reverts nothing and
+    // keeps nothing "updated" apart.
+    let rolling = plan.current_revision != plan.update_revision;
+    let on_update =
+        |p: &Pod| rolling && pod::revision(p) == plan.update_revision && !pod::is_terminating(p);
     let stays_updated =
         pods.iter().filter(|p| on_update(p)).map(|p| pod::name(p).to_string()).collect();
     let newly_held = pods

@@ -229,7 +229,7 @@ fn age(screen: &Screen<'_>, pod: &k8s_openapi::api::core::v1::Pod) -> Option<Str
 pub fn rule_text(rule: &Rule) -> String {
     match rule.kind {
         RuleKind::Partition => {
-            format!(" partition={} ▲ held on current · ▼ updated ", rule.value)
+            format!(" partition={} ▲ {} · ▼ updated ", rule.value, rule.held.words())
         }
         RuleKind::Condemned => format!(" replicas={} ▼ condemned ", rule.value),
         RuleKind::Start => format!(" start={} ▲ condemned ", rule.value),

@@ -20,7 +20,7 @@ fn source_style(source: Source, theme: &Theme) -> ratatui::style::Style {
         Source::Operator | Source::Script => theme.key,
         Source::Blocked | Source::Warning | Source::Differs => theme.warn,
         Source::Error => theme.bad,
-        Source::Kubelet | Source::Gc | Source::Status | Source::Event => theme.dim,
+        Source::Kubelet | Source::Gc | Source::Status | Source::Event | Source::Notice => theme.dim,
     }
 }
 

@@ -101,6 +101,22 @@ pub fn done(state: &AppState, key: &ObjRef) -> Result<String, String> {
     Ok(text)
 }
 
+/// A freeze that holds an update back: no waiting finishes that rollout until it is resumed
+/// (kubectl's partition-aware verdict would call it complete with 0 new pods).
+fn held_by_freeze(set: &k8s_openapi::api::apps::v1::StatefulSet, key: &ObjRef) -> Option<String> {
+    use crate::app::facts::{current_revision, update_revision};
+    let f = crate::steer::frozen(set).filter(|f| f.broken.is_none())?;
+    let pending = current_revision(set) != update_revision(set);
+    pending.then(|| {
+        format!(
+            "{}: the update is held until `ststui resume {}` (the partition goes back to {})",
+            f.words(),
+            key.name,
+            f.recorded()
+        )
+    })
+}
+
 fn observed(set: &k8s_openapi::api::apps::v1::StatefulSet) -> Result<(), String> {
     let seen = set.status.as_ref().and_then(|s| s.observed_generation).unwrap_or(0);
     let generation = set.metadata.generation.unwrap_or(0);
@@ -158,6 +174,9 @@ impl Progress {
 
     /// Where the wait stands now.
     pub fn assess(&mut self, state: &AppState, key: &ObjRef, goal: &Goal, now: Instant) -> Verdict {
+        if let Some(rule) = state.mirror.set(key).and_then(|s| held_by_freeze(s, key)) {
+            return Verdict::Stuck { pod: None, rule };
+        }
         let outcome = match goal {
             Goal::Rollout => done(state, key),
             Goal::Opened { partition, until } => opened(state, key, *partition, *until),

@@ -154,7 +154,7 @@ impl Report {
         let (controller, stuck) = match plan {
             Some(plan) => {
                 let steps = next_actions(&observed, plan);
-                let lines = explain(&observed, plan, &steps, &screen.grid, now, false);
+                let lines = explain(&observed, plan, &steps, &screen.grid, now, None);
                 (lines, forced_rollback(&observed, plan, now))
             }
             None => (Vec::new(), None),

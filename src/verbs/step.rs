@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use super::{Exit, SYNC_TIMEOUT, VerbError, write_failure};
 use crate::app::AppState;
-use crate::app::view::grid::{PodState, RevClass};
+use crate::app::view::grid::RevClass;
 use crate::backend::{ClusterOp, ObjRef, Write, WriteKind};
 use crate::cli::StepArgs;
 use crate::cluster::{Target, Written};
@@ -110,14 +110,10 @@ fn not_ready_open(
     set: &StatefulSet,
     partition: i32,
 ) -> Vec<String> {
-    let Some(grid) = super::progress::grid(state, key) else { return Vec::new() };
-    let first = spec::start_ordinal(set) + partition;
-    grid.cells
-        .iter()
-        .filter(|c| !c.condemned && c.ordinal >= first)
-        .filter(|c| c.rev != RevClass::Update || c.state != PodState::Ready)
-        .map(|c| format!("{}-{} {}", key.name, c.ordinal, describe(c.rev, c.state)))
-        .collect()
+    match super::progress::grid(state, key) {
+        Some(grid) => crate::app::view::grid::not_ready_open(&grid, set, partition),
+        None => Vec::new(),
+    }
 }
 
 /// The updated pods a raise from `from` to `to` holds behind the partition.
@@ -136,14 +132,6 @@ fn updated_held(
         .filter(|c| c.exists && c.rev == RevClass::Update && held.contains(&c.ordinal))
         .map(|c| format!("{}-{}", key.name, c.ordinal))
         .collect()
-}
-
-fn describe(rev: RevClass, state: PodState) -> String {
-    match (rev, state) {
-        (_, PodState::Placeholder) => "not created".into(),
-        (RevClass::Update, s) => s.word().to_string(),
-        (_, s) => format!("{}, not updated", s.word()),
-    }
 }
 
 /// Runs the step (and the wait, with `--wait`). `--timeout` bounds it all; without it the first

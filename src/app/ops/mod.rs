@@ -40,7 +40,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
         Action::PartitionPrompt => {
             let (r, set) = selected(state)?;
             require_rolling(set)?;
-            rollout::refuse_frozen(set, &r)?;
+            rollout::refuse_frozen(set, &r, &state.caps)?;
             writable(state, WriteKind::PatchSet)?;
             let kind = PromptKind::Partition { set: r, current: f::partition(set) };
             state.modal = Modal::Prompt(Prompt::new(kind, ""));

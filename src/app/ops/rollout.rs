@@ -15,7 +15,7 @@ use crate::steer;
 pub(super) fn partition_step(state: &mut AppState, delta: i32) -> Outcome {
     let (r, set) = selected(state)?;
     require_rolling(set)?;
-    refuse_frozen(set, &r)?;
+    refuse_frozen(set, &r, &state.caps)?;
     let old = f::partition(set);
     let replicas = f::replicas(set).max(0);
     let new = if delta < 0 {
@@ -42,7 +42,8 @@ pub fn set_partition(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Out
         info(state, format!("partition of {} is already {new}", r.name));
         return Ok(Vec::new());
     }
-    let warning = if new > old { raise_warning(state, &r, new) } else { None };
+    let warning =
+        if new > old { raise_warning(state, &r, new) } else { ahead_of_canary(state, &r, old) };
     let op = write(state, ClusterOp::SetPartition { set: r.clone(), partition: new })?;
     let log = format!("partition {} {new}", r.name);
     // Above `replicas` a partition holds everything: measure the jump in held ordinals.
@@ -62,6 +63,24 @@ pub fn set_partition(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Out
     }
     let said = format!("partition {} {old} → {new}", r.name);
     Ok(send(state, op, log, said))
+}
+
+/// When lowering the partition opens ordinals while those already open are not updated and
+/// Ready (terminating, starting, on an old revision): the warning, naming them (the same rule
+/// `ststui step` refuses by).
+fn ahead_of_canary(state: &AppState, r: &ObjRef, old: i32) -> Option<String> {
+    let set = state.mirror.set(r)?;
+    let grid = state.derived.as_ref().filter(|d| &d.key.set == r).map(|d| &d.grid)?;
+    let waiting = crate::app::view::grid::not_ready_open(grid, set, old.min(f::replicas(set)));
+    let list = match waiting.as_slice() {
+        [] => return None,
+        [one] => one.clone(),
+        [first, .., last] => format!("{first} … {last} ({} pods)", waiting.len()),
+    };
+    Some(format!(
+        "the ordinals already open are not all updated and Ready ({list}): opening more runs \
+         ahead of the canary"
+    ))
 }
 
 /// When raising the partition holds ordinals whose pods are already on the update revision:
@@ -312,17 +331,28 @@ pub fn pick_revision(state: &mut AppState) -> Outcome {
 
 /// A frozen set refuses partition moves: resume first (the freeze restores the partition it
 /// recorded).
-pub(super) fn refuse_frozen(set: &StatefulSet, r: &ObjRef) -> Result<(), String> {
+pub(super) fn refuse_frozen(
+    set: &StatefulSet,
+    r: &ObjRef,
+    caps: &crate::backend::Capabilities,
+) -> Result<(), String> {
     match steer::frozen(set) {
         Some(fz) => Err(format!(
             "{} is {}: {} resumes it (the partition goes back to {})",
             r.name,
             fz.words(),
-            key(Action::ToggleFreeze),
+            freeze_key(caps),
             fz.recorded()
         )),
         None => Ok(()),
     }
+}
+
+/// The key that freezes and resumes on this backend (space on a cluster; `F` where space
+/// pauses reconciliation).
+fn freeze_key(caps: &crate::backend::Capabilities) -> String {
+    use crate::app::keymap::{Context, key_on};
+    key_on(Context::Normal, caps, Action::ToggleFreeze).unwrap_or_else(|| "F".into())
 }
 
 /// `kubectl rollout restart`, after a confirmation (every pod is replaced as the strategy and
@@ -362,7 +392,7 @@ pub(super) fn toggle_freeze(state: &mut AppState) -> Outcome {
                 "froze {}: partition {old} → {}; {} resumes",
                 r.name,
                 old.max(replicas),
-                key(Action::ToggleFreeze)
+                freeze_key(&state.caps)
             );
             Ok(send(state, op, format!("freeze {}", r.name), said))
         }

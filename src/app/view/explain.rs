@@ -64,19 +64,33 @@ impl ExplainLine {
 /// become Ready before the pane suggests the update itself is broken.
 pub const BROKEN_UPDATE_AFTER_SECS: i64 = 60;
 
+/// The keys the console's sentences may name: only those that would be carried out now (a
+/// frozen set's partition, a write the user may not make, are not offered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Offer {
+    /// `[` lowers the partition (not frozen, may patch the set).
+    pub lower_partition: bool,
+    /// `p` sets a partition.
+    pub set_partition: bool,
+    /// ctrl-d deletes a pod.
+    pub delete_pod: bool,
+}
+
 /// The pane's lines, most important first: error, next, waiting, hint, held, warning. Words
 /// come from `core::explain` (the plan in words, the kubernetes#67250 detection); with `keys`
-/// (the console) this adds the keys that act on them, from the keymap; without (`ststui
-/// explain`) the sentences end where the key would be named.
+/// (the console) this adds the keys that act on them, from the keymap, when they would be
+/// carried out now; without (`ststui explain`) the sentences end where the key would be named.
 pub fn explain(
     observed: &Observed<'_>,
     plan: &Plan,
     steps: &[Step],
     grid: &GridView,
     now: Now,
-    keys: bool,
+    keys: Option<Offer>,
 ) -> Vec<ExplainLine> {
-    let press = |how: String| if keys { format!(" — {how}") } else { String::new() };
+    let offer =
+        keys.unwrap_or(Offer { lower_partition: false, set_partition: false, delete_pod: false });
+    let press = |ok: bool, how: String| if ok { format!(" — {how}") } else { String::new() };
     let (current, update) = (plan.current_revision.as_str(), plan.update_revision.as_str());
     let mut out = Vec::new();
     if let Some(err) = &plan.error {
@@ -104,8 +118,8 @@ pub fn explain(
     // only a suspicion: it is offered after the hold, once the pod has waited a while.
     let stuck = core_explain::forced_rollback(observed, plan, now);
     let hint = |s: &core_explain::ForcedRollback| {
-        let text =
-            format!("{s}{}", press(format!("select it and press {}", key(Action::DeletePod))));
+        let how = format!("select it and press {}", key(Action::DeletePod));
+        let text = format!("{s}{}", press(offer.delete_pod, how));
         ExplainLine::new(LineKind::Hint, text)
     };
     if let Some(s) = stuck.as_ref().filter(|s| matches!(s.reason, StuckReason::OldRevision { .. }))
@@ -120,12 +134,16 @@ pub fn explain(
             .cloned()
             .unwrap_or_else(|| core_explain::hold_step(observed, plan, hold));
         let how = match hold {
-            Hold::Partition { .. } => format!("press {} to lower it", key(Action::PartitionDown)),
-            Hold::OnDelete { .. } => {
-                format!("press {} to delete the selected pod", key(Action::DeletePod))
-            }
+            Hold::Partition { .. } => press(
+                offer.lower_partition,
+                format!("press {} to lower it", key(Action::PartitionDown)),
+            ),
+            Hold::OnDelete { .. } => press(
+                offer.delete_pod,
+                format!("select a pod on an older revision and press {}", key(Action::DeletePod)),
+            ),
         };
-        out.push(ExplainLine::new(LineKind::Held, format!("{}{}", step.text, press(how))));
+        out.push(ExplainLine::new(LineKind::Held, format!("{}{how}", step.text)));
     }
     let suspect = |s: &&core_explain::ForcedRollback| {
         s.reason == StuckReason::BrokenUpdate
@@ -144,7 +162,10 @@ pub fn explain(
                 "rollingUpdate is unset (the strategy type was set alone): a missing pod comes \
                  back at the current revision, and with Parallel from 1.37 it is deleted again \
                  at once, over and over{}",
-                press(format!("press {} to set a partition", key(Action::PartitionPrompt)))
+                press(
+                    offer.set_partition,
+                    format!("press {} to set a partition", key(Action::PartitionPrompt))
+                )
             ),
         ));
     }

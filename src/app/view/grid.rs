@@ -127,6 +127,52 @@ pub struct Rule {
     pub kind: RuleKind,
     /// The value the rule shows: the partition, the start ordinal, or the replica count.
     pub value: i32,
+    /// For the partition: what the held pods run.
+    pub held: HeldOn,
+}
+
+/// What the pods held by the partition run (each keeps the revision it has).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldOn {
+    /// The current revision (or no pods yet).
+    Current,
+    /// Revisions older than the current one (a rollback under way, a third revision).
+    Older,
+    /// Some current, some older.
+    Mixed,
+    /// Some already on the update revision (the partition was raised over them).
+    SomeUpdated,
+}
+
+impl HeldOn {
+    /// What the rule line says: "held on current".
+    pub fn words(self) -> &'static str {
+        match self {
+            HeldOn::Current => "held on current",
+            HeldOn::Older => "held on an older revision",
+            HeldOn::Mixed => "held on current and older",
+            HeldOn::SomeUpdated => "held (some already updated)",
+        }
+    }
+
+    /// Of the existing pods below the partition.
+    fn of(cells: &[OrdinalCell], below: i32) -> HeldOn {
+        let held = cells.iter().filter(|c| c.exists && !c.condemned && c.ordinal < below);
+        let (mut current, mut older, mut updated) = (false, false, false);
+        for c in held {
+            match c.rev {
+                RevClass::Current => current = true,
+                RevClass::Other | RevClass::Unknown => older = true,
+                RevClass::Update => updated = true,
+            }
+        }
+        match (current, older, updated) {
+            (_, _, true) => HeldOn::SomeUpdated,
+            (true, true, false) => HeldOn::Mixed,
+            (false, true, false) => HeldOn::Older,
+            _ => HeldOn::Current,
+        }
+    }
 }
 
 /// Placeholders shown past the last existing pod: a set asking for more replicas than exist
@@ -220,16 +266,19 @@ impl GridView {
         }
         let mut rules = Vec::with_capacity(3);
         if lo < start {
-            rules.push(Rule { before: start, kind: RuleKind::Start, value: start });
+            let held = HeldOn::Current;
+            rules.push(Rule { before: start, kind: RuleKind::Start, value: start, held });
         }
         if let Some(p) = partition_of(set).filter(|p| *p > 0) {
             let before = start.saturating_add(p.min(replicas));
             if before <= hi {
-                rules.push(Rule { before, kind: RuleKind::Partition, value: p });
+                let held = HeldOn::of(&cells, before);
+                rules.push(Rule { before, kind: RuleKind::Partition, value: p, held });
             }
         }
         if hi > end {
-            rules.push(Rule { before: end, kind: RuleKind::Condemned, value: replicas });
+            let held = HeldOn::Current;
+            rules.push(Rule { before: end, kind: RuleKind::Condemned, value: replicas, held });
         }
         let set_name = set_name.to_string();
         GridView { set_name, first: lo, cells, rules, revisions, hidden: hidden.max(0), note: None }
@@ -256,6 +305,26 @@ impl GridView {
     pub fn end(&self) -> i32 {
         self.first.saturating_add(i32::try_from(self.cells.len()).unwrap_or(i32::MAX))
     }
+}
+
+/// The ordinals at or above `partition` (the open ones) whose pods are not on the update
+/// revision and Ready, with what they are instead: `web-3 Terminating`, `web-4 not created`.
+/// `[` asks before opening more, and `ststui step` refuses, while there are any.
+pub fn not_ready_open(grid: &GridView, set: &StatefulSet, partition: i32) -> Vec<String> {
+    let first = crate::core::spec::start_ordinal(set).saturating_add(partition);
+    grid.cells
+        .iter()
+        .filter(|c| !c.condemned && c.ordinal >= first)
+        .filter(|c| c.rev != RevClass::Update || c.state != PodState::Ready)
+        .map(|c| {
+            let what = match (c.rev, c.state) {
+                (_, PodState::Placeholder) => "not created".to_string(),
+                (RevClass::Update, s) => s.word().to_string(),
+                (_, s) => format!("{}, not updated", s.word()),
+            };
+            format!("{}-{} {what}", grid.set_name, c.ordinal)
+        })
+        .collect()
 }
 
 /// The index of `name` in `names`, added when it is new (a set's pods carry a few revisions;

@@ -23,6 +23,8 @@ pub enum Source {
     Warning,
     /// The advisor and the cluster disagreed.
     Differs,
+    /// ststui itself: the connection, the server, a notice.
+    Notice,
 }
 
 impl Source {
@@ -40,6 +42,7 @@ impl Source {
             Source::Event => "event",
             Source::Warning => "warning",
             Source::Differs => "differs",
+            Source::Notice => "ststui",
         }
     }
 }
@@ -63,8 +66,31 @@ pub fn last_lines(state: &AppState, n: usize) -> Vec<TimelineLine> {
     shown
         .into_iter()
         .rev()
-        .map(|e| TimelineLine { set: e.set.clone().filter(|_| several), ..line(e) })
+        .map(|e| {
+            let set = e.set.clone().filter(|_| several);
+            let mut l = line(e);
+            // The set column names it: a command's own set word is not repeated
+            // ("you pg undo 1", not "you pg undo pg 1").
+            if let (Some(s), Source::Operator | Source::Script) = (&set, l.source) {
+                l.text = without_set_word(&l.text, s);
+            }
+            TimelineLine { set, ..l }
+        })
         .collect()
+}
+
+/// `undo pg 1` without its set word `pg` (the second word), when it is that.
+fn without_set_word(text: &str, set: &str) -> String {
+    let mut words = text.splitn(3, ' ');
+    match (words.next(), words.next(), words.next()) {
+        (Some(verb), Some(w), rest) if w == set || w.rsplit('/').next() == Some(set) => {
+            match rest {
+                Some(rest) => format!("{verb} {rest}"),
+                None => verb.to_string(),
+            }
+        }
+        _ => text.to_string(),
+    }
 }
 
 /// The pane's title: how many lines, the filter, what was dropped, the scroll position.
@@ -105,6 +131,7 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
             let source = match entry.origin {
                 Origin::Operator => Source::Operator,
                 Origin::Backend => Source::Script,
+                Origin::Notice => Source::Notice,
             };
             (source, text.clone())
         }

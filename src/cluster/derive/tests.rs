@@ -147,3 +147,30 @@ fn status_changes_and_warnings_are_told_once() {
     let normal = KubeEvent { type_: Some("Normal".into()), ..warning };
     assert!(t.event(&normal).is_empty());
 }
+
+#[test]
+fn the_operators_own_delete_is_told_once_and_an_update_comes_after_its_revision() {
+    let mut t = Tracker::default();
+    t.set(&set(2, "web-b"));
+    t.revisions_listed(&[]);
+    t.pods_listed(&[
+        pod("web-0", "u0", "web-a", "Running", true),
+        pod("web-1", "u1", "web-a", "Running", true),
+    ]);
+    // The pods watch shows the rollout's first deletion before the revisions watch shows the
+    // new revision: the revision comes first on the timeline, and only once.
+    let mut dying = pod("web-1", "u1", "web-a", "Running", true);
+    dying.metadata.deletion_timestamp = Some(Time(Timestamp::UNIX_EPOCH));
+    let out = t.pod(&dying, false);
+    assert_eq!(words(&out), ["web create-revision web-b", "web delete-pod web-1 (update)"]);
+    let mut rev = k8s_openapi::api::apps::v1::ControllerRevision::default();
+    rev.metadata.name = Some("web-b".into());
+    assert!(t.revision(&rev).is_empty(), "not told twice");
+    // The operator deletes web-0 from the console: its own line says so; the watch's view of
+    // it is not told again as the controller's.
+    t.operator_deleted("web-0");
+    let mut gone = pod("web-0", "u0", "web-a", "Running", true);
+    gone.metadata.deletion_timestamp = Some(Time(Timestamp::UNIX_EPOCH));
+    assert!(t.pod(&gone, false).is_empty(), "{:?}", words(&t.pod(&gone, false)));
+    assert_eq!(words(&t.pod(&gone, true)), ["web-0 gone"]);
+}
