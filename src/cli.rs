@@ -39,6 +39,39 @@ pub struct Cli {
     pub name: Option<String>,
 }
 
+/// Flags of the top level that take a value (their value is not a positional).
+const VALUED: [&str; 6] = ["--context", "-n", "--namespace", "--kubeconfig", "--log-file", "-o"];
+
+/// `ststui expalin web`: a first word that is no verb but close to one, followed by another
+/// word, is a mistyped verb (clap would take it for the console's NAME and then refuse `web`
+/// without saying why). The message names the verb meant.
+pub fn mistyped_verb(args: &[String]) -> Option<String> {
+    use clap::CommandFactory;
+    let verbs: Vec<String> =
+        Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
+    let mut positionals = Vec::new();
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        if VALUED.contains(&a.as_str()) {
+            it.next();
+        } else if !a.starts_with('-') {
+            positionals.push(a.as_str());
+        }
+    }
+    let (first, _second) = (positionals.first()?, positionals.get(1)?);
+    if verbs.iter().any(|v| v == first) {
+        return None;
+    }
+    let (d, verb) =
+        verbs.iter().map(|v| (crate::sim::scenario::parse::edit_distance(v, first), v)).min()?;
+    (d <= 2).then(|| {
+        format!(
+            "{first:?} is not a verb: did you mean `ststui {verb}`? (the verbs: {})",
+            verbs.join(", ")
+        )
+    })
+}
+
 impl Cli {
     /// Refuses real-cluster flags given with `sim` (which would otherwise be ignored), with
     /// clap's usage error: the flag, why, and exit status 2.
@@ -74,6 +107,12 @@ impl Cli {
                 "--headless needs --script FILE or -f MANIFEST (or --serve ADDR to serve until \
                  stopped)",
             );
+        }
+        // Refused before a scenario plays, not after.
+        if let Some(spec) = &sim.serve
+            && let Err(why) = crate::serve::loopback(spec)
+        {
+            return usage(clap::error::ErrorKind::InvalidValue, &why);
         }
         if sim.headless && sim.serve.is_none() && sim.speed != 1.0 {
             return usage(
@@ -197,6 +236,10 @@ pub struct PlayArgs {
     /// Timeline format on stdout.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     pub format: FormatArg,
+    /// How long an unreachable or failing server, and the first listings, are waited for
+    /// before exit 4, e.g. 90s.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
+    pub timeout: u64,
 }
 
 /// `ststui fake-kubelet`.
@@ -455,6 +498,35 @@ mod tests {
         ] {
             assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn serving_beyond_loopback_is_refused_before_anything_runs() {
+        let cli = Cli::try_parse_from([
+            "ststui",
+            "sim",
+            "--headless",
+            "--serve",
+            "0.0.0.0:7443",
+            "--script",
+            "x.scenario",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let err = cli.check().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("binds loopback only"), "{err}");
+    }
+
+    #[test]
+    fn a_mistyped_verb_is_named() {
+        let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        let said = mistyped_verb(&args("ststui expalin web")).unwrap_or_default();
+        assert!(said.contains("did you mean `ststui explain`"), "{said}");
+        let said = mistyped_verb(&args("ststui -n prod stpe web --to 2")).unwrap_or_default();
+        assert!(said.contains("`ststui step`"), "{said}");
+        // A set's name alone is the console's; a real verb is no typo.
+        assert_eq!(mistyped_verb(&args("ststui expalin")), None);
+        assert_eq!(mistyped_verb(&args("ststui explain web")), None);
+        assert_eq!(mistyped_verb(&args("ststui --context stage web")), None);
     }
 
     #[test]

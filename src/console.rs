@@ -192,7 +192,7 @@ fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
     for cmd in app::update(state, msg) {
         match cmd {
             Command::Backend(op) => {
-                tracing::info!(?op, "op");
+                tracing::info!("op: {}", op.describe());
                 backend.execute(op);
             }
             Command::Quit => tracing::info!("quit"),

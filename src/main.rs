@@ -25,6 +25,11 @@ use ststui::ui::{ColorMode, Theme};
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(why) = ststui::cli::mistyped_verb(&args) {
+        eprintln!("ststui: {why}");
+        return ExitCode::from(EXIT_USAGE);
+    }
     let cli = Cli::parse();
     if let Err(e) = cli.check() {
         e.exit();
@@ -47,7 +52,8 @@ fn main() -> ExitCode {
             };
             match verb {
                 CliCommand::Play(p) => {
-                    exit_code(ststui::play::run(&p.script, p.format.into(), &target))
+                    let timeout = std::time::Duration::from_millis(p.timeout);
+                    exit_code(ststui::play::run(&p.script, p.format.into(), &target, timeout))
                 }
                 CliCommand::FakeKubelet(k) => match ststui::fakelet::run(&target, &k.node) {
                     Ok(()) => ExitCode::SUCCESS,

@@ -134,6 +134,12 @@ fn max_unavailable_takes_a_number_or_a_percentage() {
     run(&mut st, [key('m'), key('x')]);
     let Modal::Prompt(p) = &st.modal else { panic!("no prompt") };
     assert!(p.error.as_deref().unwrap_or_default().contains("percentage"));
+    // Enter on nothing typed says what to type, not `"" is not a number`.
+    run(&mut st, [code(KeyCode::Enter)]);
+    let Modal::Prompt(p) = &st.modal else { panic!("the prompt stays open") };
+    let said = p.error.clone().unwrap_or_default();
+    assert!(said.starts_with("type a number (e.g. 2) or a percentage"), "{said}");
+    assert!(!said.contains("\"\""), "{said}");
     let cmds = run(&mut st, [key('2'), key('5'), key('%'), code(KeyCode::Enter)]);
     assert_eq!(
         ops(&cmds),

@@ -115,3 +115,46 @@ fn the_timeline_names_who_said_what_once() {
     assert_eq!(undo.set.as_deref(), Some("web"));
     assert!(undo.text.starts_with("undo ") && !undo.text.contains("web"), "{undo:?}");
 }
+
+#[test]
+fn a_set_that_never_was_is_not_called_deleted_and_an_empty_namespace_is_named() {
+    use ststui::app::AppState;
+    use ststui::backend::{ObjKind, ObjRef, Scope};
+    let mut st = AppState::new(Capabilities::cluster(), ststui::core::Options::default());
+    st.can_pick = true;
+    st.selected_set = Some(ObjRef::new("prod", "webb"));
+    let scope =
+        Scope { namespace: Some("prod".into()), name: Some("webb".into()), ..Scope::default() };
+    run(
+        &mut st,
+        [
+            ststui::app::Msg::Backend(BackendEvent::Listed {
+                kind: ObjKind::Set,
+                scope,
+                objects: Vec::new(),
+            }),
+            ststui::app::Msg::Backend(BackendEvent::Synced),
+        ],
+    );
+    let said = status_text(&st);
+    assert!(said.contains("statefulset webb not found in namespace prod"), "{said}");
+    assert!(!said.contains("deleted"), "{said}");
+    assert_eq!(st.picking, Some(0), "the set list is offered");
+    assert!(ststui::app::sets::empty_reason(&st).starts_with("no StatefulSet in namespace prod"));
+    // A set list that may not be read says so, with the permission.
+    st.unreadable.insert(ObjKind::Set, "you may not list statefulsets in every namespace".into());
+    assert!(ststui::app::sets::empty_reason(&st).starts_with("statefulsets unknown: you may not"));
+    // A set seen and then gone was deleted.
+    let mut st = demo(Capabilities::cluster());
+    st.can_pick = true;
+    let web = st.mirror.set(&ObjRef::new("default", "web")).cloned().unwrap();
+    run(
+        &mut st,
+        [ststui::app::Msg::Backend(BackendEvent::Deleted(Object::Set(std::sync::Arc::new(web))))],
+    );
+    assert!(
+        status_text(&st).contains("statefulset default/web was deleted"),
+        "{}",
+        status_text(&st)
+    );
+}

@@ -71,6 +71,23 @@ fn kubelet_lines_need_a_cluster_whose_kubelet_obeys_them() {
         "{err}"
     );
     assert!(err.contains("ststui fake-kubelet"), "{err}");
+    assert!(err.contains("cannot list nodes: 404 NotFound"), "{err}");
+    assert!(!err.contains("Status {") && !err.contains("ApiError"), "no Rust dump: {err}");
+}
+
+#[test]
+fn an_unreachable_server_is_retried_until_the_timeout_then_named() {
+    let d = dir("unreachable");
+    let kc = d.0.join("kubeconfig");
+    // A port nothing listens on.
+    let addr: std::net::SocketAddr = "127.0.0.1:9".parse().unwrap_or_else(|e| panic!("{e}"));
+    ststui::serve::write_kubeconfig(&kc, addr).unwrap_or_else(|e| panic!("{e}"));
+    let kc = kc.to_string_lossy().into_owned();
+    let (code, out, err) =
+        play(&d.0, "create web replicas=1\n", &["--kubeconfig", &kc, "--timeout", "2s"]);
+    assert_eq!(code, 4, "{out}{err}");
+    assert!(err.contains("could not be reached before the timeout"), "{err}");
+    assert!(err.contains("the server cannot be reached"), "{err}");
 }
 
 #[test]

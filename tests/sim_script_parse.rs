@@ -272,3 +272,18 @@ fn the_first_error_stops_the_parse() {
     let e = err("create web\nwait 1s\nbogus\nalso bogus\n");
     assert_eq!(e.line, 3);
 }
+
+#[test]
+fn every_typo_of_a_script_is_named_at_once() {
+    let e =
+        err("create web\nscael web 3\nwait 1s\nimgae web nginx:1.26\nparition web 2\nwiat 2s\n");
+    assert_eq!((e.line, e.more.len()), (2, 3), "{e}");
+    let text = e.to_string();
+    for (n, word) in [(2, "scael"), (4, "imgae"), (5, "parition"), (6, "wiat")] {
+        assert!(
+            text.contains(&format!("dir/t.scenario:{n}: unknown command \"{word}\"")),
+            "{text}"
+        );
+    }
+    assert!(text.contains("did you mean \"scale\""), "{text}");
+}

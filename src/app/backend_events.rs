@@ -202,14 +202,25 @@ fn align_origin(state: &mut AppState) {
 fn after_mirror_change(state: &mut AppState) -> Vec<Command> {
     state.dirty = true;
     let gone = state.selected_set.as_ref().is_some_and(|r| state.mirror.set(r).is_none());
+    if !gone && state.selected_set.is_some() {
+        state.selected_seen = true;
+    }
     let mut cmds = Vec::new();
     if state.can_pick {
-        if gone && state.synced && state.picking.is_none() {
-            let r = state.selected_set.clone().map(|r| r.to_string()).unwrap_or_default();
-            notify::error(
-                state,
-                format!("statefulset {r} is not there (deleted?): choose another"),
-            );
+        let readable = !state.unreadable.contains_key(&crate::backend::ObjKind::Set);
+        if gone && state.synced && state.picking.is_none() && readable {
+            let r =
+                state.selected_set.clone().unwrap_or_else(|| crate::backend::ObjRef::new("", ""));
+            let said = if state.selected_seen {
+                format!("statefulset {r} was deleted: choose another")
+            } else {
+                format!(
+                    "statefulset {} not found in namespace {}: choose one of its sets (-n picks \
+                     another namespace)",
+                    r.name, r.namespace
+                )
+            };
+            notify::error(state, said);
             cmds = super::sets::back(state);
         }
         if let Some(at) = state.picking {

@@ -131,6 +131,12 @@ impl Prompt {
     ) -> Result<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString, String> {
         use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
         let t = self.input.trim();
+        if t.is_empty() {
+            return Err(
+                "type a number (e.g. 2) or a percentage (e.g. 25%), Enter to apply, Esc to cancel"
+                    .to_string(),
+            );
+        }
         let bad = || format!("{t:?} is not a number or a percentage: expected e.g. 2 or 25%");
         match t.strip_suffix('%') {
             Some(p) if p.parse::<u32>().is_ok_and(|n| (1..=100).contains(&n)) => {

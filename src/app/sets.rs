@@ -28,6 +28,25 @@ pub struct SetRow<'a> {
     pub health: Health,
 }
 
+/// Why the list is empty: not listed yet, not readable (the permission named), or nothing in
+/// the namespace listed (named, with how to look elsewhere).
+pub fn empty_reason(state: &AppState) -> String {
+    use crate::backend::ObjKind;
+    if let Some(why) = state.unreadable.get(&ObjKind::Set) {
+        return format!("statefulsets unknown: {why}");
+    }
+    if !state.synced {
+        return "loading: waiting for the first listing".into();
+    }
+    let scope = state.listed.iter().find(|(k, _)| *k == ObjKind::Set).map(|(_, s)| s);
+    match scope.and_then(|s| s.namespace.as_deref()) {
+        Some(ns) => format!(
+            "no StatefulSet in namespace {ns} (-n NAMESPACE looks in another, -A in every one)"
+        ),
+        None => "no StatefulSet in any namespace".into(),
+    }
+}
+
 /// The rows, by namespace then name.
 pub fn rows(state: &AppState) -> Vec<SetRow<'_>> {
     state.mirror.sets().map(|(key, set)| row(key, set)).collect()
@@ -83,6 +102,7 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Command> {
 pub fn open(state: &mut AppState, key: ObjRef) -> Vec<Command> {
     state.picking = None;
     state.selected_set = Some(key.clone());
+    state.selected_seen = false;
     state.selected_ordinal = state.ordinal_span().map_or(0, |(lo, _)| lo);
     state.advisor = None;
     state.dirty = true;

@@ -108,6 +108,9 @@ pub struct AppState {
     pub unreadable: std::collections::BTreeMap<crate::backend::ObjKind, String>,
     /// First listings under way: objects received so far, by kind.
     pub listing: std::collections::BTreeMap<crate::backend::ObjKind, usize>,
+    /// The selected set has been seen since it was selected: when it goes it was deleted;
+    /// otherwise it never existed (a typo, the wrong namespace).
+    pub selected_seen: bool,
 }
 
 impl Default for AppState {
@@ -153,6 +156,7 @@ impl AppState {
             relists: 0,
             unreadable: Default::default(),
             listing: Default::default(),
+            selected_seen: false,
         }
     }
 

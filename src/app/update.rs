@@ -243,6 +243,7 @@ pub(super) fn choose_set(state: &mut AppState, set: Option<crate::backend::ObjRe
         return;
     }
     state.selected_set = set;
+    state.selected_seen = false;
     state.selected_ordinal = state.ordinal_span().map_or(0, |(lo, _)| lo);
     state.dirty = true;
 }

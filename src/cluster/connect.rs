@@ -108,12 +108,18 @@ pub struct Session {
 pub async fn session(t: &Target) -> Result<Session, String> {
     let options = KubeConfigOptions { context: t.context.clone(), ..Default::default() };
     let kubeconfig = match &t.kubeconfig {
-        Some(path) => Kubeconfig::read_from(path)
-            .map_err(|e| format!("cannot read the kubeconfig {}: {e}", path.display()))?,
+        Some(path) => Kubeconfig::read_from(path).map_err(|e| {
+            format!("cannot read the kubeconfig {}: {}", path.display(), innermost(&e))
+        })?,
         None => Kubeconfig::read().map_err(|e| {
+            let which = match std::env::var_os("KUBECONFIG") {
+                Some(v) => format!("KUBECONFIG={}", v.to_string_lossy()),
+                None => "~/.kube/config".to_string(),
+            };
             format!(
-                "cannot read a kubeconfig ({e}): pass --kubeconfig FILE, set KUBECONFIG, or use \
-                 `ststui sim` for the embedded simulator"
+                "cannot read a kubeconfig ({which}: {}): pass --kubeconfig FILE, set \
+                 KUBECONFIG, or use `ststui sim` for the embedded simulator",
+                innermost(&e)
             )
         })?,
     };
@@ -138,6 +144,15 @@ pub async fn session(t: &Target) -> Result<Session, String> {
         .map_err(|e| format!("cannot make a client for {server}: {e}"))?;
     let clients = Clients::from_config(config, client.clone());
     Ok(Session { client, clients, namespace, user, server })
+}
+
+/// The innermost cause of an error (kube-rs's outer errors repeat the path the message names).
+fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
 }
 
 /// Who the server says we are; the kubeconfig's user name when it cannot say.

@@ -103,6 +103,16 @@ pub fn words(t: Trouble) -> &'static str {
     }
 }
 
+/// [`brief`] for a watcher's error.
+pub fn watcher_brief(e: &kube::runtime::watcher::Error) -> String {
+    use kube::runtime::watcher::Error as W;
+    match e {
+        W::InitialListFailed(e) | W::WatchStartFailed(e) | W::WatchFailed(e) => brief(e),
+        W::WatchError(s) => format!("{} {}: {}", s.code, s.reason, s.message),
+        W::NoResourceVersion => e.to_string(),
+    }
+}
+
 /// A short form of a client error for messages: the server's message for an API error, the
 /// innermost cause otherwise (not the whole chain of wrappers kube-rs prints).
 pub fn brief(e: &kube::Error) -> String {

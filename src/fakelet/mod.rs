@@ -81,7 +81,12 @@ async fn register(client: &kube::Client, node: &str) -> Result<(), String> {
     match nodes.create(&PostParams::default(), &body).await {
         Ok(_) => {}
         Err(kube::Error::Api(s)) if s.code == 409 => {}
-        Err(e) => return Err(format!("cannot register node {node}: {e}")),
+        Err(e) => {
+            return Err(format!(
+                "cannot register node {node}: {}",
+                crate::cluster::trouble::brief(&e)
+            ));
+        }
     }
     let now = plan::stamp(k8s_openapi::jiff::Timestamp::now());
     let status = json!({"status": {
@@ -91,10 +96,9 @@ async fn register(client: &kube::Client, node: &str) -> Result<(), String> {
         "capacity": {"cpu": "64", "memory": "256Gi", "pods": "10000"},
         "allocatable": {"cpu": "64", "memory": "256Gi", "pods": "10000"},
     }});
-    nodes
-        .patch_status(node, &PatchParams::default(), &Patch::Merge(&status))
-        .await
-        .map_err(|e| format!("cannot mark node {node} Ready: {e}"))?;
+    nodes.patch_status(node, &PatchParams::default(), &Patch::Merge(&status)).await.map_err(
+        |e| format!("cannot mark node {node} Ready: {}", crate::cluster::trouble::brief(&e)),
+    )?;
     Ok(())
 }
 
@@ -153,7 +157,10 @@ impl Kubelet {
             tokio::select! {
                 ev = pods.next() => match ev {
                     Some(Ok(e)) => self.pod_event(e).await,
-                    Some(Err(e)) => tracing::warn!("fake kubelet watch: {e}"),
+                    Some(Err(e)) => tracing::warn!(
+                        "fake kubelet watch: {}",
+                        crate::cluster::trouble::watcher_brief(&e)
+                    ),
                     None => return,
                 },
                 () = tokio::time::sleep(sleep) => self.tick().await,
@@ -182,6 +189,7 @@ impl Kubelet {
             }
             Ok(None) => KubeletConfig::default(),
             Err(e) => {
+                let e = crate::cluster::trouble::brief(&e);
                 tracing::warn!("reading {ns}/{}: {e}", plan::CONFIG_MAP);
                 self.settings.get(ns).map(|(_, s)| s.clone()).unwrap_or_default()
             }

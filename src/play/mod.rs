@@ -49,8 +49,37 @@ pub const EXIT_BAD_INPUT: i32 = 2;
 /// The cluster cannot be used.
 pub const EXIT_CLUSTER: i32 = 4;
 
-/// How long the first listings may take before play gives up.
-const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The server's version once it answers, retrying an unreachable or failing server until
+/// `deadline` (as the verbs do); what failed last when it never did, or at once what waiting
+/// cannot mend (credentials, a permission).
+async fn reachable(session: &crate::cluster::Session, deadline: Instant) -> Result<String, String> {
+    use crate::cluster::trouble;
+    let mut backoff = crate::cluster::QuickBackoff::default();
+    loop {
+        match session.client.apiserver_version().await {
+            Ok(v) => return Ok(v.git_version),
+            Err(e) if trouble::of(&e).transient() => {
+                let wait = backoff.next().unwrap_or(Duration::from_secs(4));
+                if Instant::now() + wait >= deadline {
+                    return Err(format!(
+                        "the server at {} could not be reached before the timeout: {} ({})",
+                        session.server,
+                        trouble::words(trouble::of(&e)),
+                        trouble::brief(&e)
+                    ));
+                }
+                tokio::time::sleep(wait).await;
+            }
+            Err(e) => {
+                return Err(format!(
+                    "the server at {} refused: {}",
+                    session.server,
+                    trouble::brief(&e)
+                ));
+            }
+        }
+    }
+}
 
 /// Why a line cannot be played on a cluster, if it cannot.
 pub fn cluster_refusal(command: &Command) -> Option<&'static str> {
@@ -100,7 +129,12 @@ fn bad(file: &str, line: &Line, why: &str) -> String {
 }
 
 /// Runs `ststui play`; returns the exit code.
-pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i32 {
+pub fn run(
+    script_path: &std::path::Path,
+    format: Format,
+    target: &Target,
+    timeout: Duration,
+) -> i32 {
     let mut script = match scenario::parse_file(script_path) {
         Ok(s) => s,
         Err(e) => {
@@ -148,6 +182,14 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
                 return EXIT_CLUSTER;
             }
         };
+        let deadline = Instant::now() + timeout;
+        let version = match reachable(&session, deadline).await {
+            Ok(v) => v,
+            Err(why) => {
+                eprintln!("ststui: {why}");
+                return EXIT_CLUSTER;
+            }
+        };
         let mut namespaces = remap(&mut script, &session.namespace);
         namespaces.insert(session.namespace.clone());
         for sets in manifests.values_mut() {
@@ -165,7 +207,9 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
             let found = nodes.list(&lp).await.map(|l| !l.items.is_empty());
             if !matches!(found, Ok(true)) {
                 let why = match found {
-                    Err(e) => format!("(cannot list nodes: {e})"),
+                    Err(e) => {
+                        format!("(cannot list nodes: {})", crate::cluster::trouble::brief(&e))
+                    }
                     _ => format!("(no node labelled {}=true)", crate::fakelet::plan::NODE_LABEL),
                 };
                 eprintln!(
@@ -191,12 +235,8 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
             identity: std::sync::Arc::new(std::sync::Mutex::new(identity)),
             read_back: crate::cluster::READ_BACK,
         };
-        let options = match session.client.apiserver_version().await {
-            Ok(v) => crate::core::Options::for_version(
-                crate::core::Version::for_server(&v.git_version).0,
-            ),
-            Err(_) => crate::core::Options::default(),
-        };
+        let options =
+            crate::core::Options::for_version(crate::core::Version::for_server(&version).0);
         let ns: Vec<String> = namespaces.into_iter().collect();
         let mut player = ClusterPlayer {
             world: World::new(ns.len() * 4),
@@ -205,13 +245,14 @@ pub fn run(script_path: &std::path::Path, format: Format, target: &Target) -> i3
             format,
             options,
             file,
+            last_error: None,
         };
         let (tx, rx) = mpsc::channel(1024);
         for n in &ns {
             watch_namespace(&session.client, n, &tx);
         }
         drop(tx);
-        player.play(&script, rx).await
+        player.play(&script, rx, deadline).await
     })
 }
 
@@ -230,7 +271,9 @@ fn watch_namespace(client: &kube::Client, ns: &str, tx: &mpsc::Sender<Result<Cha
                 .backoff(crate::cluster::QuickBackoff::default())
                 .boxed();
             while let Some(ev) = s.next().await {
-                let msg = ev.map(wrap).map_err(|e| format!("{what}: {e}"));
+                let msg = ev
+                    .map(wrap)
+                    .map_err(|e| format!("{what}: {}", crate::cluster::trouble::watcher_brief(&e)));
                 if tx.send(msg).await.is_err() {
                     return;
                 }
@@ -271,6 +314,8 @@ struct ClusterPlayer {
     format: Format,
     options: crate::core::Options,
     file: String,
+    /// The last watch error said (a repeat is not said again).
+    last_error: Option<String>,
 }
 
 impl ClusterPlayer {
@@ -293,7 +338,13 @@ impl ClusterPlayer {
                     self.emit(kind);
                 }
             }
-            Err(e) => eprintln!("ststui: {e} (retrying)"),
+            Err(e) => {
+                // Said once while it repeats (the watchers retry every few seconds).
+                if self.last_error.as_ref() != Some(&e) {
+                    eprintln!("ststui: {e} (retrying)");
+                    self.last_error = Some(e);
+                }
+            }
         }
     }
 
@@ -332,14 +383,12 @@ impl ClusterPlayer {
         &mut self,
         script: &Script,
         mut rx: mpsc::Receiver<Result<Change, String>>,
+        deadline: Instant,
     ) -> i32 {
-        let listed =
-            self.pump(&mut rx, Instant::now() + LIST_TIMEOUT, |p| p.world.unlisted == 0).await;
+        let listed = self.pump(&mut rx, deadline, |p| p.world.unlisted == 0).await;
         if !listed || self.world.unlisted > 0 {
-            eprintln!(
-                "ststui: the cluster's objects could not be listed within {}s",
-                LIST_TIMEOUT.as_secs()
-            );
+            let why = self.last_error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+            eprintln!("ststui: the cluster's objects could not be listed before the timeout{why}");
             return EXIT_CLUSTER;
         }
         let mut failures = Vec::new();

@@ -33,6 +33,18 @@ pub struct World {
     /// Syncs run at `instant_ms` (the livelock guard).
     instant_syncs: u64,
     instant_ms: u64,
+    /// Livelocks the guard stopped, in order.
+    pub livelocks: Vec<Livelock>,
+}
+
+/// A livelock the guard stopped: when, and whether it is upstream's own behaviour (a set whose
+/// `rollingUpdate` is unset: upstream's controller loops the same way) rather than a fault of
+/// the simulator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Livelock {
+    pub t_ms: u64,
+    pub upstream: bool,
+    pub message: String,
 }
 
 impl World {
@@ -46,6 +58,7 @@ impl World {
             recorder: Recorder::default(),
             instant_syncs: 0,
             instant_ms: 0,
+            livelocks: Vec::new(),
         }
     }
 
@@ -97,11 +110,13 @@ fn sync_once(w: &mut World) -> bool {
     }
     w.instant_syncs += 1;
     if w.instant_syncs > MAX_SYNCS_PER_INSTANT {
+        let hint = livelock_hint(&w.store);
         let message = format!(
             "controller livelock: more than {MAX_SYNCS_PER_INSTANT} syncs at one instant; \
-             the controller is paused (resume to retry){}",
-            livelock_hint(&w.store)
+             the controller is paused (resume to retry){hint}"
         );
+        let upstream = !hint.is_empty();
+        w.livelocks.push(Livelock { t_ms: now, upstream, message: message.clone() });
         w.store.note(EventKind::Error { line: None, message });
         w.set_paused(true);
         w.instant_syncs = 0;

@@ -395,6 +395,11 @@ impl Sim {
             .collect()
     }
 
+    /// Livelocks the guard stopped so far (upstream's own, or the simulator's fault).
+    pub fn livelocks(&self) -> &[engine::Livelock] {
+        &self.world.livelocks
+    }
+
     /// The controller semantics this simulation reproduces.
     pub fn options(&self) -> Options {
         *self.world.controller.options()

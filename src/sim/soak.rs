@@ -22,7 +22,7 @@ use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 
 use super::scenario::{self, Player};
 use super::{ChangeKind, Reconciler, Sim, SimConfig, SimEvent};
-use crate::backend::{EventKind, Object};
+use crate::backend::Object;
 use crate::core::{Now, Observed, Options, Plan, invariants, labels, spec};
 
 mod generate;
@@ -45,6 +45,9 @@ pub struct Run {
     /// Events the simulation reported (watch changes and timeline lines).
     pub events: u64,
     pub violations: Vec<Violation>,
+    /// Upstream's own behaviour the run showed (the nil-rollingUpdate livelock, and the
+    /// non-convergence it causes): told apart from violations, which are the simulator's.
+    pub upstream: Vec<Violation>,
 }
 
 /// The result of a soak.
@@ -57,6 +60,9 @@ pub struct Report {
     pub first_failure: Option<Run>,
     /// Seeds of the runs with violations (at most [`MAX_LISTED`]).
     pub failing_seeds: Vec<u64>,
+    /// Runs that showed upstream's own behaviour, and their seeds (at most [`MAX_LISTED`]).
+    pub upstream_runs: u64,
+    pub upstream_seeds: Vec<u64>,
 }
 
 /// How many failing seeds a report lists.
@@ -65,7 +71,17 @@ pub const MAX_LISTED: usize = 20;
 impl Report {
     /// `N runs, M events, K violations`.
     pub fn summary(&self) -> String {
-        format!("{} runs, {} events, {} violations", self.runs, self.events, self.violations)
+        let mut s =
+            format!("{} runs, {} events, {} violations", self.runs, self.events, self.violations);
+        if self.upstream_runs > 0 {
+            s.push_str(&format!(
+                "; {} runs showed upstream's own nil-rollingUpdate livelock (not a violation: \
+                 kube-controller-manager loops the same way), seeds {}",
+                self.upstream_runs,
+                self.upstream_seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")
+            ));
+        }
+        s
     }
 }
 
@@ -131,17 +147,7 @@ impl ClaimWatch {
     /// Called for every event, in order.
     fn observe(&mut self, ev: &SimEvent) -> Option<Violation> {
         match ev {
-            SimEvent::Timeline(t) => {
-                self.t_ms = t.t_ms;
-                // The simulator's livelock guard fired: the controller kept re-triggering itself
-                // at one instant. (Other sync errors are retried with back-off, as upstream's
-                // are; they are not violations by themselves.)
-                if let EventKind::Error { line: None, message } = &t.kind
-                    && message.contains("livelock")
-                {
-                    return Some(Violation { t_ms: t.t_ms, message: message.clone() });
-                }
-            }
+            SimEvent::Timeline(t) => self.t_ms = t.t_ms,
             SimEvent::Watch { object: Object::Set(set), .. } => {
                 let key = (
                     set.metadata.namespace.clone().unwrap_or_default(),
@@ -176,7 +182,8 @@ fn claim_key(c: &PersistentVolumeClaim) -> (String, String) {
 /// Plays one generated script with the checks on.
 pub fn run_one(seed: u64, options: Options) -> Run {
     let text = script(seed);
-    let mut run = Run { seed, script: text.clone(), events: 0, violations: Vec::new() };
+    let mut run =
+        Run { seed, script: text.clone(), events: 0, violations: Vec::new(), upstream: Vec::new() };
     FOUND.with(|f| f.borrow_mut().clear());
     let parsed = scenario::parse(&scenario::parse::inline_path(), &text).and_then(Player::new);
     let mut player = match parsed {
@@ -204,14 +211,27 @@ pub fn run_one(seed: u64, options: Options) -> Run {
             .map(|(t_ms, message)| Violation { t_ms, message }),
     );
     run.violations.extend(lost);
+    // The livelock guard: upstream's own loop is told apart; anything else is a violation.
+    let mut upstream_loop = false;
+    for l in sim.livelocks() {
+        let v = Violation { t_ms: l.t_ms, message: l.message.clone() };
+        if l.upstream {
+            upstream_loop = true;
+            run.upstream.push(v);
+        } else {
+            run.violations.push(v);
+        }
+    }
     for f in outcome.failures {
-        run.violations.push(Violation {
+        let v = Violation {
             t_ms: sim.now_ms(),
             message: format!(
                 "did not converge once faults stopped (line {}): {}",
                 f.line, f.detail
             ),
-        });
+        };
+        // A set upstream keeps looping cannot converge: that is upstream's too.
+        if upstream_loop { run.upstream.push(v) } else { run.violations.push(v) }
     }
     run
 }
@@ -236,6 +256,12 @@ fn soak_runs(runs: u64, seed: u64, options: Options) -> Report {
         let run = run_one(seed.wrapping_add(i), options);
         report.events += run.events;
         report.violations += run.violations.len() as u64;
+        if !run.upstream.is_empty() {
+            report.upstream_runs += 1;
+            if report.upstream_seeds.len() < MAX_LISTED {
+                report.upstream_seeds.push(run.seed);
+            }
+        }
         if !run.violations.is_empty() {
             if report.failing_seeds.len() < MAX_LISTED {
                 report.failing_seeds.push(run.seed);

@@ -23,12 +23,8 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
     }
     let right = inner.x + inner.width;
     if rows.is_empty() {
-        let why = if state.synced {
-            "no StatefulSet here"
-        } else {
-            "loading: waiting for the first listing"
-        };
-        put(buf, inner.x + 1, inner.y, why, inner.width.saturating_sub(1), theme.dim);
+        let why = crate::app::sets::empty_reason(state);
+        put(buf, inner.x + 1, inner.y, &why, inner.width.saturating_sub(1), theme.dim);
         return;
     }
     let name_w = rows.iter().map(|r| r.key.to_string().chars().count()).max().unwrap_or(4).max(4);

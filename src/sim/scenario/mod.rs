@@ -347,14 +347,20 @@ pub struct ScriptError {
     /// 1-based; 0 when the error is about the file as a whole.
     pub line: usize,
     pub message: String,
+    /// Further bad lines of the same script (line, message), so one run names every typo.
+    pub more: Vec<(usize, String)>,
 }
 
 impl ScriptError {
     /// `file:line: message`, or `file: message` when it is about the whole file.
     fn render(&self) -> String {
-        match self.line {
+        let mut out = match self.line {
             0 => format!("{}: {}", self.file, self.message),
             n => format!("{}:{n}: {}", self.file, self.message),
+        };
+        for (n, m) in &self.more {
+            out.push_str(&format!("\n{}:{n}: {m}", self.file));
         }
+        out
     }
 }

@@ -68,6 +68,7 @@ pub const DEFAULT_SETTLE_MAX_MS: u64 = 10 * 60 * 1000;
 /// Reads and parses a script file.
 pub fn parse_file(path: &Path) -> Result<Script, ScriptError> {
     let text = crate::sim::textfile::read(path).map_err(|e| ScriptError {
+        more: Vec::new(),
         file: path.display().to_string(),
         line: 0,
         message: format!("cannot read the script: {e}"),
@@ -75,23 +76,36 @@ pub fn parse_file(path: &Path) -> Result<Script, ScriptError> {
     parse(path, &text)
 }
 
-/// Parses script text; `path` names it in errors and anchors `apply` paths.
+/// Bad lines named in one error (the rest are counted).
+const ERRORS_NAMED: usize = 20;
+
+/// Parses script text; `path` names it in errors and anchors `apply` paths. Every bad line is
+/// named (up to [`ERRORS_NAMED`]), not only the first.
 pub fn parse(path: &Path, text: &str) -> Result<Script, ScriptError> {
     let mut lines = Vec::new();
+    let mut bad: Vec<(usize, String)> = Vec::new();
+    let mut uncounted = 0usize;
     for (i, raw) in text.lines().enumerate() {
         let code = raw.split('#').next().unwrap_or_default().trim();
         if code.is_empty() {
             continue;
         }
         let number = i + 1;
-        let command = parse_line(path, code).map_err(|message| ScriptError {
-            file: path.display().to_string(),
-            line: number,
-            message,
-        })?;
-        lines.push(Line { number, text: code.to_string(), command });
+        match parse_line(path, code) {
+            Ok(command) => lines.push(Line { number, text: code.to_string(), command }),
+            Err(message) if bad.len() < ERRORS_NAMED => bad.push((number, message)),
+            Err(_) => uncounted += 1,
+        }
     }
-    Ok(Script { path: path.to_path_buf(), lines })
+    if bad.is_empty() {
+        return Ok(Script { path: path.to_path_buf(), lines });
+    }
+    let (line, message) = bad.remove(0);
+    if uncounted > 0 {
+        let last = bad.last().map_or(line, |(n, _)| *n);
+        bad.push((last, format!("… and {uncounted} more bad lines after this one")));
+    }
+    Err(ScriptError { file: path.display().to_string(), line, message, more: bad })
 }
 
 /// A tokenized command line: positional words and `key=value` pairs.
@@ -292,7 +306,8 @@ fn unknown_command(cmd: &str) -> String {
     format!("unknown command {cmd:?}{close}; expected one of {}", names.join(", "))
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance, for "did you mean" suggestions.
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

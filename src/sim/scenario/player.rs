@@ -76,6 +76,7 @@ impl Player {
         for line in &script.lines {
             if let Command::Apply(path) = &line.command {
                 let m = manifest::load(path).map_err(|e| ScriptError {
+                    more: Vec::new(),
                     file: script.path.display().to_string(),
                     line: line.number,
                     message: format!("apply: {e}"),
