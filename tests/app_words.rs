@@ -158,3 +158,38 @@ fn a_set_that_never_was_is_not_called_deleted_and_an_empty_namespace_is_named() 
         status_text(&st)
     );
 }
+
+#[test]
+fn what_happened_during_an_outage_is_marked_as_seen_late() {
+    use ststui::app::view::timeline::{LATE_MARK, last_lines};
+    use ststui::backend::{Connection, Event, EventKind};
+    let mut st = demo(Capabilities::cluster());
+    let at = |s: i64| t0().checked_add(k8s_openapi::jiff::SignedDuration::from_secs(s)).unwrap();
+    let msg = ststui::app::Msg::Backend;
+    let kubelet = |t_ms: u64, pod: &str| {
+        msg(BackendEvent::Timeline(Event {
+            t_ms,
+            kind: EventKind::Kubelet { pod: pod.into(), event: "ready".into() },
+        }))
+    };
+    run(
+        &mut st,
+        [
+            msg(BackendEvent::Connection(Connection::Unreachable {
+                since: at(10),
+                error: "refused".into(),
+            })),
+            msg(BackendEvent::Clock { now: at(80), speed: 1.0 }),
+            msg(BackendEvent::Connection(Connection::Up)),
+            kubelet(80_500, "web-3"),
+            kubelet(95_000, "web-4"),
+        ],
+    );
+    let lines = last_lines(&st, 10);
+    let notice = lines.iter().find(|l| l.text.starts_with("reconnected")).unwrap();
+    assert!(notice.text.contains("after 1m10s without the server"), "{}", notice.text);
+    let late = lines.iter().find(|l| l.text == "web-3 ready").unwrap();
+    assert!(late.time.starts_with(LATE_MARK), "the catch-up is marked: {late:?}");
+    let after = lines.iter().find(|l| l.text == "web-4 ready").unwrap();
+    assert!(!after.time.starts_with(LATE_MARK), "later lines are not: {after:?}");
+}

@@ -425,3 +425,28 @@ fn step_to_above_the_partition_needs_force_and_a_negative_to_is_named() {
     assert!(!err.contains("-- -1"), "no tip to pass it as a positional: {err}");
     assert!(err.contains("-1") && err.contains("0.."), "{err}");
 }
+
+/// A short outage during `wait` on a quiet set: the watches reconnect without any object
+/// changing, so the timeout is a timeout (1), not "the server could not be reached" (4).
+#[test]
+fn wait_through_a_short_outage_on_a_quiet_set_ends_as_a_timeout() {
+    let r = rig("blip", 2, &[]);
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    let child = Command::new(env!("CARGO_BIN_EXE_ststui"))
+        .args(["wait", "web", "--timeout", "9s", "--stuck-after", "1h", "--kubeconfig"])
+        .arg(r.dir.join("kubeconfig"))
+        .arg("--log-file")
+        .arg(r.dir.join("blip.log"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(Duration::from_secs(2));
+    call(&r, |sim| sim.api_fault(ststui::sim::ApiFault::Down { ms: 2_000 }));
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("timed out after"), "{stdout}");
+    assert!(!stderr.contains("could not be reached"), "{stderr}");
+}

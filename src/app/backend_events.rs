@@ -51,7 +51,9 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
                 note_broken_image(state, text);
             }
             let sets = state.mirror.set_names();
-            state.timeline.push(TimelineEntry::new(ev.t_ms, ev.kind, Origin::Backend, &sets));
+            let mut entry = TimelineEntry::new(ev.t_ms, ev.kind, Origin::Backend, &sets);
+            entry.late = state.catch_up_until_ms.is_some_and(|until| ev.t_ms <= until);
+            state.timeline.push(entry);
             state.dirty = true;
         }
         BackendEvent::Clock { now, speed } => {
@@ -137,13 +139,33 @@ fn on_connection(state: &mut AppState, c: Connection) {
     if state.connection == c {
         return;
     }
-    let was_up = state.connection == Connection::Up;
-    state.connection = c.clone();
+    let was = std::mem::replace(&mut state.connection, c.clone());
     state.dirty = true;
     match c {
-        Connection::Up if !was_up => {
-            let text = "reconnected: watching again; the data is live".to_string();
+        Connection::Up if was != Connection::Up => {
+            let since = match &was {
+                Connection::Unreachable { since, .. } | Connection::Failing { since, .. } => {
+                    Some(*since)
+                }
+                _ => None,
+            };
+            let outage = match (since, state.now) {
+                (Some(since), Some(now)) => {
+                    let secs = now.as_second().saturating_sub(since.as_second()).max(0);
+                    let ms = u64::try_from(secs).unwrap_or(0).saturating_mul(1000);
+                    format!(
+                        " after {} without the server (since {}); lines marked {} happened \
+                         during the outage and carry the time they were seen",
+                        crate::app::view::timeline::duration_text(ms),
+                        since.strftime("%H:%M:%S"),
+                        crate::app::view::timeline::LATE_MARK
+                    )
+                }
+                _ => String::new(),
+            };
+            let text = format!("reconnected{outage}: watching again; the data is live");
             push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Notice);
+            state.catch_up_until_ms = Some(state.elapsed_ms().saturating_add(CATCH_UP_MS));
             info(state, text);
         }
         Connection::Up => {}
@@ -156,6 +178,10 @@ fn on_connection(state: &mut AppState, c: Connection) {
         Connection::Unauthorized { error } => notify::error(state, error),
     }
 }
+
+/// How long after a reconnect the watches' replay of what happened meanwhile arrives (a resumed
+/// watch replays at once; a re-list takes a page or a few): lines in it are marked late.
+const CATCH_UP_MS: u64 = 3_000;
 
 /// A failed op. A conflict on a write the operator decided shows what changed and asks again
 /// (decided on the set as it is now); everything else is an error line.

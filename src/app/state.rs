@@ -111,6 +111,9 @@ pub struct AppState {
     /// The selected set has been seen since it was selected: when it goes it was deleted;
     /// otherwise it never existed (a typo, the wrong namespace).
     pub selected_seen: bool,
+    /// After an outage, backend timeline lines until this backend time (ms) are the catch-up:
+    /// changes that happened during the outage, seen late.
+    pub catch_up_until_ms: Option<u64>,
 }
 
 impl Default for AppState {
@@ -157,6 +160,7 @@ impl AppState {
             unreadable: Default::default(),
             listing: Default::default(),
             selected_seen: false,
+            catch_up_until_ms: None,
         }
     }
 

@@ -23,13 +23,16 @@ pub struct TimelineEntry {
     pub origin: Origin,
     /// The StatefulSet's name ([`set_of`]), `None` for lines about no set (`kubelet start=2s`).
     pub set: Option<String>,
+    /// Seen while catching up after an outage: it happened during the outage, and its time is
+    /// when it was seen (the pane marks it).
+    pub late: bool,
 }
 
 impl TimelineEntry {
     /// An entry attributed by [`set_of`] against the `sets` known now.
     pub fn new(t_ms: u64, kind: EventKind, origin: Origin, sets: &[&str]) -> TimelineEntry {
         let set = set_of(&kind, sets);
-        TimelineEntry { t_ms, kind, origin, set }
+        TimelineEntry { t_ms, kind, origin, set, late: false }
     }
 }
 
@@ -241,7 +244,13 @@ mod tests {
     }
 
     fn entry(set: Option<&str>) -> TimelineEntry {
-        TimelineEntry { t_ms: 0, kind: cmd("x"), origin: Origin::Backend, set: set.map(Into::into) }
+        TimelineEntry {
+            t_ms: 0,
+            kind: cmd("x"),
+            origin: Origin::Backend,
+            set: set.map(Into::into),
+            late: false,
+        }
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
     let heading = view_title(state, rows, &newer);
     let inner = pane(buf, area, title(heading), theme);
     let lines = last_lines(state, usize::from(inner.height));
-    let time_w = lines.iter().map(|l| l.time.len()).max().unwrap_or(0);
+    let time_w = lines.iter().map(|l| l.time.chars().count()).max().unwrap_or(0);
     // With several sets, a column names each line's set (at most 16 columns of it).
     let set_w = lines.iter().filter_map(|l| l.set.as_ref()).map(|s| s.width().min(16)).max();
     let right = inner.x + inner.width;

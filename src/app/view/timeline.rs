@@ -47,6 +47,9 @@ impl Source {
     }
 }
 
+/// The mark of a line seen while catching up after an outage (its time is when it was seen).
+pub const LATE_MARK: &str = "↺";
+
 /// One formatted timeline line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimelineLine {
@@ -175,7 +178,11 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
             (Source::Differs, format!("advisor expected {expected}, the cluster {observed}"))
         }
     };
-    TimelineLine { time: duration_text(entry.t_ms), source, set: None, text }
+    let time = match entry.late {
+        true => format!("{LATE_MARK}{}", duration_text(entry.t_ms)),
+        false => duration_text(entry.t_ms),
+    };
+    TimelineLine { time, source, set: None, text }
 }
 
 #[cfg(test)]
