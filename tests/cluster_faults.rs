@@ -159,6 +159,11 @@ async fn a_malformed_body_is_an_answer_not_an_outage() {
 #[tokio::test(start_paused = true)]
 async fn a_kind_that_may_not_be_listed_is_unknown_and_holds_nothing_up() {
     let (fake, mock) = kube_mock::start(3);
+    // A set with claims (its claims are watched).
+    fake.lock().set["spec"]["volumeClaimTemplates"] = serde_json::json!([{
+        "metadata": {"name": "data"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+    }]);
     fake.fault(Method::GET, "events", None, Fault::Status(403), 1000);
     fake.fault(Method::GET, "persistentvolumeclaims", None, Fault::Status(403), 1000);
     let (_tx, seen) = engine(mock);
@@ -265,4 +270,60 @@ async fn a_write_whose_reply_was_lost_is_read_back() {
     assert_eq!(f.kind, FailureKind::Unknown, "{f:?}");
     assert!(f.message.contains("may or may not be written"), "{}", f.message);
     assert!(!f.message.contains("nothing was written"), "{}", f.message);
+}
+
+/// Requests until the first complete view of a 1,000-pod set (pages of 500): the server's
+/// version, who we are and one rules review (not three access reviews), the set, two pages of
+/// pods and their watch, revisions, Events — no claims for a set without claim templates. With
+/// `--read-only` neither who we are nor what we may write is asked.
+#[tokio::test(start_paused = true)]
+async fn the_first_view_of_a_thousand_pods_takes_at_most_twelve_requests() {
+    for (read_only, most) in [(false, 12), (true, 10)] {
+        let (fake, mock) = kube_mock::start_with(3, 1000);
+        let clients = Clients::from_service(mock, "default");
+        let session = Session {
+            client: clients.make(None),
+            clients,
+            namespace: "default".into(),
+            user: "tester".into(),
+            server: "https://fake".into(),
+        };
+        let target = Target { name: Some("web".into()), read_only, ..Target::default() };
+        let seen: Seen = Arc::default();
+        let s = Arc::clone(&seen);
+        let sink = Arc::new(move |ev| s.lock().unwrap_or_else(|e| e.into_inner()).push(ev));
+        let (_tx, run) = ststui::cluster::engine(target, session, sink);
+        tokio::spawn(run);
+        pass(Duration::from_secs(3)).await;
+        assert!(synced(&seen));
+        let listed: usize = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                BackendEvent::Listed { kind: ObjKind::Pod, objects, .. } => Some(objects.len()),
+                _ => None,
+            })
+            .sum();
+        assert_eq!(listed, 1000);
+        let requests: Vec<String> = fake
+            .lock()
+            .seen
+            .iter()
+            .map(|s| {
+                format!("{} {}{}", s.method, s.resource, if s.watch { " (watch)" } else { "" })
+            })
+            .collect();
+        assert!(
+            requests.len() <= most,
+            "{} requests (read-only {read_only}): {requests:?}",
+            requests.len()
+        );
+        assert_eq!(fake.count("pods", false), 2, "two pages of 500");
+        assert!(!requests.iter().any(|r| r.contains("selfsubjectaccessreviews")), "{requests:?}");
+        assert!(!requests.iter().any(|r| r.contains("persistentvolumeclaims")), "{requests:?}");
+        if read_only {
+            assert!(!requests.iter().any(|r| r.contains("selfsubject")), "{requests:?}");
+        }
+    }
 }

@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use k8s_openapi::api::authorization::v1::{
-    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+    ResourceAttributes, ResourceRule, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+    SelfSubjectRulesReview, SelfSubjectRulesReviewSpec,
 };
 use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -169,12 +170,68 @@ pub async fn identity(s: &Session) -> String {
     }
 }
 
-/// The writes we may not make in `namespace`, each with the reason (SelfSubjectAccessReview).
-/// A review that cannot be made counts as allowed: the write itself will say.
+/// Whether `rules` allow the write `kind` (`*` matches any verb, group or resource).
+fn rules_allow(rules: &[ResourceRule], kind: WriteKind) -> bool {
+    let (verb, group, resource, sub) = kind.rbac();
+    let full = if sub.is_empty() { resource.to_string() } else { format!("{resource}/{sub}") };
+    let has = |list: &[String], want: &str| list.iter().any(|x| x == "*" || x == want);
+    rules.iter().any(|r| {
+        has(&r.verbs, verb)
+            && has(r.api_groups.as_deref().unwrap_or_default(), group)
+            && r.resources.as_deref().is_some_and(|rs| {
+                rs.iter().any(|x| x == "*" || *x == full || (sub.is_empty() && *x == resource))
+            })
+            && r.resource_names.as_ref().is_none_or(Vec::is_empty)
+    })
+}
+
+/// The writes we may not make in `namespace`, each with the reason: one SelfSubjectRulesReview,
+/// and a SelfSubjectAccessReview only for a write its rules do not allow while they are
+/// incomplete (an authorizer other than RBAC may still allow it). A review that cannot be made
+/// counts as allowed: the write itself will say.
 pub async fn denied(s: &Session, namespace: &str) -> BTreeMap<WriteKind, String> {
+    let rules: Api<SelfSubjectRulesReview> = Api::all(s.client.clone());
+    let review = SelfSubjectRulesReview {
+        spec: SelfSubjectRulesReviewSpec { namespace: Some(namespace.into()) },
+        ..Default::default()
+    };
+    let unsure: Vec<WriteKind> = match rules.create(&PostParams::default(), &review).await {
+        Ok(r) => {
+            let st = r.status.unwrap_or_default();
+            let mut out = BTreeMap::new();
+            let mut unsure = Vec::new();
+            for kind in WriteKind::ALL.into_iter().filter(|k| !rules_allow(&st.resource_rules, *k))
+            {
+                if st.incomplete {
+                    unsure.push(kind);
+                } else {
+                    out.insert(kind, format!("you may not {} in {namespace}", kind.describe()));
+                }
+            }
+            if unsure.is_empty() {
+                return out;
+            }
+            let mut rest = access_reviews(s, namespace, &unsure).await;
+            rest.extend(out);
+            return rest;
+        }
+        Err(e) => {
+            tracing::info!("rules review: {}; asking write by write", super::trouble::brief(&e));
+            WriteKind::ALL.to_vec()
+        }
+    };
+    access_reviews(s, namespace, &unsure).await
+}
+
+/// SelfSubjectAccessReview for each of `kinds`.
+async fn access_reviews(
+    s: &Session,
+    namespace: &str,
+    kinds: &[WriteKind],
+) -> BTreeMap<WriteKind, String> {
     let api: Api<SelfSubjectAccessReview> = Api::all(s.client.clone());
     let mut out = BTreeMap::new();
-    for kind in WriteKind::ALL {
+    for &kind in kinds {
         let (verb, group, resource, sub) = kind.rbac();
         let review = SelfSubjectAccessReview {
             spec: SelfSubjectAccessReviewSpec {

@@ -63,7 +63,9 @@ pub(super) async fn focus(
     synced: Arc<AtomicBool>,
     tracker: Arc<Mutex<Tracker>>,
 ) {
-    let (sel_tx, mut sel_rx) = tokio::sync::watch::channel::<Option<Option<LabelSelector>>>(None);
+    // What the children watch by: the set's selector and whether it has claim templates
+    // (`Some(None)`: the set is gone or unreadable).
+    let (sel_tx, mut sel_rx) = tokio::sync::watch::channel::<Option<Option<Wanted>>>(None);
     let spec = Spec {
         api: watch::api::<StatefulSet>,
         namespace: Some(key.namespace.clone()),
@@ -86,7 +88,7 @@ pub(super) async fn focus(
             let mut tr = t.lock().unwrap_or_else(PoisonError::into_inner);
             match seen {
                 Seen::Applied(s) => {
-                    let _ = tx1.send(Some(Some(s.spec.selector.clone())));
+                    let _ = tx1.send(Some(Some(Wanted::of(s))));
                     tr.set(s)
                 }
                 Seen::Listed(list) => list.first().map(|s| tr.set(s)).unwrap_or_default(),
@@ -98,13 +100,13 @@ pub(super) async fn focus(
         };
         let listed = move |list: Option<&[StatefulSet]>| {
             // An unreadable set: nothing more will list.
-            let _ = tx2.send(Some(list.and_then(|l| l.first()).map(|s| s.spec.selector.clone())));
+            let _ = tx2.send(Some(list.and_then(|l| l.first()).map(Wanted::of)));
             None
         };
         watch::run(spec, &cl, &cn, derive, listed).await;
     });
     let mut children: Vec<JoinHandle<()>> = Vec::new();
-    let mut current: Option<LabelSelector> = None;
+    let mut current: Option<Wanted> = None;
     while sel_rx.changed().await.is_ok() {
         let Some(wanted) = sel_rx.borrow_and_update().clone() else { continue };
         if wanted == current && !children.is_empty() {
@@ -116,15 +118,31 @@ pub(super) async fn focus(
         current.clone_from(&wanted);
         match wanted {
             None => mark_synced(&conn, &synced),
-            Some(sel) => {
-                let w = Watching { key: &key, sel: &sel, clients: &clients, conn: &conn };
-                children = w.start(&tracker, &synced);
+            Some(wanted) => {
+                let w =
+                    Watching { key: &key, sel: &wanted.selector, clients: &clients, conn: &conn };
+                children = w.start(&tracker, &synced, wanted.claims);
             }
         }
     }
     set_task.abort();
     for c in children {
         c.abort();
+    }
+}
+
+/// What a set's children are watched by.
+#[derive(Debug, Clone, PartialEq)]
+struct Wanted {
+    selector: LabelSelector,
+    /// The set has volumeClaimTemplates: its claims are watched (otherwise no claim is its).
+    claims: bool,
+}
+
+impl Wanted {
+    fn of(s: &StatefulSet) -> Wanted {
+        let claims = s.spec.volume_claim_templates.as_ref().is_some_and(|t| !t.is_empty());
+        Wanted { selector: s.spec.selector.clone(), claims }
     }
 }
 
@@ -176,12 +194,13 @@ impl Watching<'_> {
         }
     }
 
-    /// Pods, revisions, claims (by the selector) and Events. Synced once pods and revisions
-    /// have listed, or are known unreadable.
+    /// Pods, revisions, claims (by the selector; only with claim templates) and Events. Synced
+    /// once pods and revisions have listed, or are known unreadable.
     fn start(
         &self,
         tracker: &Arc<Mutex<Tracker>>,
         synced: &Arc<AtomicBool>,
+        claims: bool,
     ) -> Vec<JoinHandle<()>> {
         let pending = Arc::new(AtomicUsize::new(2));
         let mut tasks = Vec::new();
@@ -215,14 +234,16 @@ impl Watching<'_> {
             };
             watch::run(spec, &cl, &cn, derive, listed).await;
         }));
-        let (cl, cn) = (self.clients.clone(), Arc::clone(self.conn));
-        let spec =
-            self.spec::<PersistentVolumeClaim>(ObjKind::Claim, "persistentvolumeclaims", |c| {
-                Object::Claim(Arc::new(c))
-            });
-        tasks.push(tokio::spawn(async move {
-            watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
-        }));
+        if claims {
+            let (cl, cn) = (self.clients.clone(), Arc::clone(self.conn));
+            let spec =
+                self.spec::<PersistentVolumeClaim>(ObjKind::Claim, "persistentvolumeclaims", |c| {
+                    Object::Claim(Arc::new(c))
+                });
+            tasks.push(tokio::spawn(async move {
+                watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
+            }));
+        }
         tasks.push(self.events(tracker));
         tasks
     }

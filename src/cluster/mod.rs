@@ -245,26 +245,24 @@ impl Engine {
                 }
             }
             drop(slot);
-            let who = connect::identity(&s).await;
+            // Read-only makes no writes: neither who writes (freeze records it) nor what may
+            // be written is asked.
+            if target.read_only {
+                conn.sink(BackendEvent::Notice(format!("connected to {} (read-only)", s.server)));
+                return;
+            }
+            let (who, denied) =
+                tokio::join!(connect::identity(&s), connect::denied(&s, &s.namespace));
             if let Ok(mut i) = identity.lock() {
                 i.clone_from(&who);
             }
             conn.sink(BackendEvent::Notice(format!("connected to {} as {who}", s.server)));
-            let denied = connect::denied(&s, &s.namespace).await;
             conn.sink(BackendEvent::Capabilities(caps(&target, denied)));
         })
     }
 
     fn write(&self, w: crate::backend::Write) {
         let conn = Arc::clone(&self.conn);
-        if let (crate::backend::ClusterOp::DeletePod { pod, .. }, Some((_, _, tracker))) =
-            (&w.op, &self.focus)
-        {
-            tracker
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .operator_deleted(&pod.name);
-        }
         if self.target.read_only {
             let f = Failure::new(
                 w.op.describe(),
@@ -273,6 +271,14 @@ impl Engine {
             );
             conn.sink(BackendEvent::OpFailed(f));
             return;
+        }
+        if let (crate::backend::ClusterOp::DeletePod { pod, .. }, Some((_, _, tracker))) =
+            (&w.op, &self.focus)
+        {
+            tracker
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .operator_deleted(&pod.name);
         }
         let writer = write::Writer {
             client: self.session.client.clone(),

@@ -359,8 +359,11 @@ async fn resource_request(
         Res::Namespaces if verb == "watch" => stream(watch::watch(ctx, route, q, as_table).await?),
         Res::Namespaces => special::namespaces(ctx, method.as_str(), route, body, as_table).await,
         Res::AccessReviews if verb == "create" => special::access_review(ctx, body),
+        Res::RulesReviews if verb == "create" => special::rules_review(ctx, body),
         Res::SelfReviews if verb == "create" => Ok(special::self_review()),
-        Res::AccessReviews | Res::SelfReviews => Err(Status::method_not_allowed(route.def.plural)),
+        Res::AccessReviews | Res::RulesReviews | Res::SelfReviews => {
+            Err(Status::method_not_allowed(route.def.plural))
+        }
         _ if route.sub == Some(Sub::Scale) => {
             special::scale(ctx, method.as_str(), route, q, content_type, body).await
         }

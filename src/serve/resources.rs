@@ -14,6 +14,7 @@ pub enum Res {
     Sets,
     Revisions,
     AccessReviews,
+    RulesReviews,
     SelfReviews,
 }
 
@@ -133,6 +134,19 @@ pub const DEFS: &[Def] = &[
         plural: "selfsubjectaccessreviews",
         singular: "selfsubjectaccessreview",
         kind: "SelfSubjectAccessReview",
+        short: &[],
+        namespaced: false,
+        verbs: &["create"],
+        subs: &[],
+        categories: &[],
+    },
+    Def {
+        res: Res::RulesReviews,
+        group: "authorization.k8s.io",
+        version: "v1",
+        plural: "selfsubjectrulesreviews",
+        singular: "selfsubjectrulesreview",
+        kind: "SelfSubjectRulesReview",
         short: &[],
         namespaced: false,
         verbs: &["create"],

@@ -213,6 +213,41 @@ pub fn access_review(ctx: &Ctx, body: &[u8]) -> Result<Reply, Status> {
     Ok(reply(StatusCode::CREATED, v))
 }
 
+/// POST of a SelfSubjectRulesReview: what the served user may do, as RBAC lists it (allow rules
+/// only): every verb of every resource and subresource the server offers, less what `--deny`
+/// refuses. Complete (`incomplete: false`): the simulated authorizer knows everything.
+pub fn rules_review(ctx: &Ctx, body: &[u8]) -> Result<Reply, Status> {
+    let mut v: Value = serde_json::from_slice(body)
+        .map_err(|e| Status::bad_request(format!("the request body is not valid JSON: {e}")))?;
+    let mut rules = Vec::new();
+    for def in super::resources::DEFS {
+        let mut targets = vec![(def.plural.to_string(), def.verbs)];
+        targets
+            .extend(def.subs.iter().map(|(n, _, verbs)| (format!("{}/{n}", def.plural), *verbs)));
+        for (resource, verbs) in targets {
+            let allowed: Vec<&str> = verbs
+                .iter()
+                .copied()
+                .filter(|verb| ctx.forbidden(verb, def.group, &resource, None, None).is_none())
+                .collect();
+            if !allowed.is_empty() {
+                rules.push(
+                    json!({"verbs": allowed, "apiGroups": [def.group], "resources": [resource]}),
+                );
+            }
+        }
+    }
+    if let Some(o) = v.as_object_mut() {
+        o.insert(
+            "status".into(),
+            json!({"resourceRules": rules, "nonResourceRules": [], "incomplete": false}),
+        );
+        o.insert("kind".into(), "SelfSubjectRulesReview".into());
+        o.insert("apiVersion".into(), "authorization.k8s.io/v1".into());
+    }
+    Ok(reply(StatusCode::CREATED, v))
+}
+
 /// POST of a SelfSubjectReview: the served user.
 pub fn self_review() -> Reply {
     reply(

@@ -156,6 +156,12 @@ fn pod_json(i: usize) -> Value {
 
 /// The fake with `web` at `partition`, and its service; the server task is spawned.
 pub fn start(partition: i32) -> (Fake, Mock) {
+    start_with(partition, 3)
+}
+
+/// [`start`] with `pods` pods (the set's replicas too); lists are paged as the API server
+/// pages them (`limit`, `continue`).
+pub fn start_with(partition: i32, pods: usize) -> (Fake, Mock) {
     let (mock, handle) = tower_test::mock::pair::<Request<kube::client::Body>, Response<Body>>();
     let revision = json!({"apiVersion": "apps/v1", "kind": "ControllerRevision",
         "metadata": {"name": "web-1", "namespace": "default", "resourceVersion": "1",
@@ -164,9 +170,11 @@ pub fn start(partition: i32) -> (Fake, Mock) {
                 "uid": "uid-web", "controller": true}]},
         "revision": 1, "data": {"spec": {"template": {"$patch": "replace", "metadata": {"labels": {"app": "web"}},
             "spec": {"containers": [{"name": "app", "image": "nginx:1.25"}]}}}}});
+    let mut set = set_json(partition);
+    set["spec"]["replicas"] = json!(pods);
     let state = State {
-        set: set_json(partition),
-        pods: (0..3).map(pod_json).collect(),
+        set,
+        pods: (0..pods).map(pod_json).collect(),
         revisions: vec![revision],
         rv: 10,
         ..State::default()
@@ -240,10 +248,17 @@ async fn serve(mut handle: Handle, fake: Fake) {
                 send.send_response(reply(200, &json!({"kind": "PodList", "items": 7})))
             }
             Some(Fault::ApplyThenReset) => {
-                let _ = answer(&fake, &method, &segments, &resource, watch, &bytes);
+                let _ = answer(&fake, &method, &segments, &resource, (watch, &query), &bytes);
                 send.send_error(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
             }
-            None => send.send_response(answer(&fake, &method, &segments, &resource, watch, &bytes)),
+            None => send.send_response(answer(
+                &fake,
+                &method,
+                &segments,
+                &resource,
+                (watch, &query),
+                &bytes,
+            )),
         }
     }
 }
@@ -259,6 +274,7 @@ fn resource_of(segments: &[&str]) -> String {
         "events",
         "selfsubjectreviews",
         "selfsubjectaccessreviews",
+        "selfsubjectrulesreviews",
         "version",
     ];
     let mut found = segments.iter().rev().find(|s| known.contains(s)).map(|s| s.to_string());
@@ -268,12 +284,30 @@ fn resource_of(segments: &[&str]) -> String {
     found.unwrap_or_default()
 }
 
+/// `limit` and `continue` of a list query: (offset, page size).
+fn page(query: &str) -> (usize, Option<usize>) {
+    let get = |k: &str| {
+        query.split('&').find_map(|kv| kv.strip_prefix(k)).and_then(|v| v.parse::<usize>().ok())
+    };
+    (get("continue=").unwrap_or(0), get("limit="))
+}
+
+/// One page of `items` from `offset` (the continue token is the next offset).
+fn paged(kind: &str, items: &[Value], rv: u64, (offset, limit): (usize, Option<usize>)) -> Value {
+    let end = limit.map_or(items.len(), |l| (offset + l).min(items.len()));
+    let mut v = list(kind, &items[offset.min(items.len())..end], rv);
+    if end < items.len() {
+        v["metadata"]["continue"] = Value::String(end.to_string());
+    }
+    v
+}
+
 fn answer(
     fake: &Fake,
     method: &Method,
     segments: &[&str],
     resource: &str,
-    watch: bool,
+    (watch, query): (bool, &str),
     bytes: &[u8],
 ) -> Response<Body> {
     let mut st = fake.lock();
@@ -296,6 +330,12 @@ fn answer(
             &json!({"apiVersion": "authentication.k8s.io/v1",
             "kind": "SelfSubjectReview", "status": {"userInfo": {"username": "tester"}}}),
         ),
+        ("POST", "selfsubjectrulesreviews") => reply(
+            201,
+            &json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
+                "spec": {}, "status": {"incomplete": false, "nonResourceRules": [],
+                    "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}]}}),
+        ),
         ("POST", "selfsubjectaccessreviews") => reply(
             201,
             &json!({"apiVersion": "authorization.k8s.io/v1",
@@ -305,7 +345,7 @@ fn answer(
         ("GET", "statefulsets") => {
             reply(200, &list("StatefulSet", std::slice::from_ref(&st.set), rv))
         }
-        ("GET", "pods") => reply(200, &list("Pod", &st.pods, rv)),
+        ("GET", "pods") => reply(200, &paged("Pod", &st.pods, rv, page(query))),
         ("GET", "controllerrevisions") => {
             reply(200, &list("ControllerRevision", &st.revisions, rv))
         }
