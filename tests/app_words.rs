@@ -193,3 +193,37 @@ fn what_happened_during_an_outage_is_marked_as_seen_late() {
     let after = lines.iter().find(|l| l.text == "web-4 ready").unwrap();
     assert!(!after.time.starts_with(LATE_MARK), "later lines are not: {after:?}");
 }
+
+#[test]
+fn pods_that_may_not_be_read_are_unknown_never_not_created_or_healthy() {
+    use ststui::app::health::Health;
+    use ststui::backend::ObjKind;
+    let mut st = demo(Capabilities::cluster());
+    let denied = "you may not list pods in default (403 Forbidden: pods is forbidden)";
+    run(
+        &mut st,
+        [
+            ststui::app::Msg::Backend(BackendEvent::Access {
+                kind: ObjKind::Pod,
+                denied: Some(denied.into()),
+            }),
+            ststui::app::Msg::BatchEnd,
+        ],
+    );
+    let screen = Screen::of(&st);
+    assert!(screen.grid.cells.is_empty(), "no cell is drawn as 'not created'");
+    assert_eq!(screen.grid.note.as_deref(), Some(&*format!("pods unknown: {denied}")));
+    assert_eq!(screen.header.as_ref().and_then(|h| h.health), Some(Health::Unknown));
+    assert!(controller_text(&st).starts_with("the advisor cannot run: pods unknown"));
+    assert!(st.advisor.is_none(), "the advisor does not run on made-up data");
+    // A first listing under way says so too.
+    let mut st = demo(Capabilities::cluster());
+    run(
+        &mut st,
+        [
+            ststui::app::Msg::Backend(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 1500 }),
+            ststui::app::Msg::BatchEnd,
+        ],
+    );
+    assert_eq!(Screen::of(&st).grid.note.as_deref(), Some("listing pods … 1500 so far"));
+}

@@ -327,3 +327,35 @@ async fn the_first_view_of_a_thousand_pods_takes_at_most_twelve_requests() {
         }
     }
 }
+
+/// `-A` without permission to list every namespace's sets: the set list is unknown, says so with
+/// the permission and suggests `-n`, and the first view comes (never "loading" forever).
+#[tokio::test(start_paused = true)]
+async fn every_namespace_forbidden_says_so_and_suggests_n() {
+    let (fake, mock) = kube_mock::start(3);
+    fake.fault(Method::GET, "statefulsets", None, Fault::Status(403), 1000);
+    let clients = Clients::from_service(mock, "default");
+    let session = Session {
+        client: clients.make(None),
+        clients,
+        namespace: "default".into(),
+        user: "tester".into(),
+        server: "https://fake".into(),
+    };
+    let target = Target { all_namespaces: true, ..Target::default() };
+    let seen: Seen = Arc::default();
+    let s = Arc::clone(&seen);
+    let sink = Arc::new(move |ev| s.lock().unwrap_or_else(|e| e.into_inner()).push(ev));
+    let (_tx, run) = ststui::cluster::engine(target, session, sink);
+    tokio::spawn(run);
+    pass(Duration::from_secs(3)).await;
+    assert!(synced(&seen), "not loading forever");
+    let v = seen.lock().unwrap().clone();
+    let why = v.iter().find_map(|e| match e {
+        BackendEvent::Access { kind: ObjKind::Set, denied: Some(w) } => Some(w.clone()),
+        _ => None,
+    });
+    let why = why.unwrap_or_else(|| panic!("no access event: {v:?}"));
+    assert!(why.starts_with("you may not list statefulsets in every namespace"), "{why}");
+    assert!(why.ends_with("pass -n NAMESPACE to list the sets of one namespace"), "{why}");
+}

@@ -450,3 +450,18 @@ fn wait_through_a_short_outage_on_a_quiet_set_ends_as_a_timeout() {
     assert!(stdout.contains("timed out after"), "{stdout}");
     assert!(!stderr.contains("could not be reached"), "{stderr}");
 }
+
+/// Events are optional; pods are not: without `list events` explain works (exit 0), without
+/// `list pods` it exits 4 at once naming the permission, never a grid of "not created".
+#[test]
+fn events_are_optional_and_unreadable_pods_are_named() {
+    let r = rig("no-events", 1, &["list:events", "watch:events"]);
+    let (code, out, err) = ststui(&r, &["explain", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("web-2"), "{out}");
+    let r = rig("no-pods", 1, &["list:pods", "watch:pods"]);
+    let (code, out, err) = ststui(&r, &["explain", "web", "--timeout", "20s"]);
+    assert_eq!(code, 4, "{out}{err}");
+    assert!(err.contains("permission denied: you may not list pods in default"), "{err}");
+    assert!(!out.contains("not created"), "{out}");
+}
