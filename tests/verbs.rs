@@ -209,6 +209,54 @@ fn wait_on_the_forced_rollback_case_is_stuck_at_once() {
     let last = out.lines().last().unwrap_or_default();
     assert!(last.starts_with("stuck: web-2: web-2 is on"), "{out}");
     assert!(last.contains("kubernetes#67250"), "{out}");
+    // explain's text says the same as its JSON: the forced-rollback line, and its columns line
+    // up (each row's REVISION starts where the heading's does).
+    let (code, out, err) = ststui(&r, &["explain", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("stuck") && l.contains("kubernetes#67250")),
+        "{out}"
+    );
+    let heading = out.lines().find(|l| l.starts_with("ORDINAL")).unwrap_or_default();
+    let col = heading.find("REVISION").unwrap_or_else(|| panic!("{out}"));
+    let state_col = heading.find("STATE").unwrap_or_else(|| panic!("{out}"));
+    for row in out.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())) {
+        let at = |c: usize| row.get(c..).unwrap_or_default();
+        assert!(!row[..col].ends_with(|c: char| c != ' '), "REVISION misaligned: {row:?}\n{out}");
+        assert!(at(col).starts_with(|c: char| c != ' '), "REVISION misaligned: {row:?}\n{out}");
+        assert!(at(state_col).starts_with(|c: char| c != ' '), "STATE misaligned: {row:?}\n{out}");
+    }
+}
+
+/// A step whose outcome its run never learnt (the reply lost, the server gone before it could
+/// be read back) left its record on the set; the rerun finds the step landed and does not open a
+/// second ordinal.
+#[test]
+fn a_rerun_after_an_unknown_outcome_does_not_step_twice() {
+    let r = rig("rerun", 2, &[]);
+    // What the lost run wrote: partition 3 → 2 and its record, then no settle.
+    call(&r, |sim| {
+        let mut s = sim.set(&web()).cloned().unwrap();
+        let record = r#"{"from":3,"to":2,"by":"ci","at":"2026-11-25T10:00:00Z"}"#;
+        s.metadata
+            .annotations
+            .get_or_insert_with(Default::default)
+            .insert(ststui::steer::STEP_PENDING.into(), record.into());
+        s.metadata.resource_version = None;
+        sim.apply_set(s).map(drop).map_err(|e| e.to_string())
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = ststui(&r, &["step", "web", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("partition 3 → 2 was written at 2026-11-25T10:00:00Z by ci"), "{out}");
+    assert!(out.contains("not stepping again"), "{out}");
+    assert_eq!(partition(&r), 2, "no second ordinal opened");
+    assert!(ststui::steer::pending(&the_set(&r)).is_none(), "the record is settled");
+    // The next run is a new step.
+    let (code, out, err) = ststui(&r, &["step", "web", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(partition(&r), 1);
+    assert!(ststui::steer::pending(&the_set(&r)).is_none(), "settled after a known outcome");
 }
 
 #[test]
@@ -234,6 +282,15 @@ fn usage_and_unreachable_servers_have_their_codes() {
     let (code, _, err) = ststui(&r, &["wait", "web", "--context", "nope"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no context \"nope\""), "{err}");
+    // A kubeconfig that is not there is named once, with why.
+    let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
+        .args(["explain", "web", "--kubeconfig", "/nonexistent/kc"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("/nonexistent/kc").count(), 1, "{err}");
+    assert!(err.contains("No such file or directory"), "{err}");
     let (code, _, err) = ststui(&r, &["explain", "db"]);
     assert_eq!(code, 4, "{err}");
     assert!(err.contains("statefulset db not found"), "{err}");
