@@ -23,8 +23,16 @@ fn web() -> ObjRef {
     ObjRef::new("default", "web")
 }
 
-/// The engine on this (paused) runtime, against the fake.
+/// The engine on this (paused) runtime, against the fake, opened on `web`.
 fn engine(mock: kube_mock::Mock) -> (tokio::sync::mpsc::UnboundedSender<Op>, Seen) {
+    engine_with(mock, Target { name: Some("web".into()), ..Target::default() })
+}
+
+/// [`engine`] for `target`.
+fn engine_with(
+    mock: kube_mock::Mock,
+    target: Target,
+) -> (tokio::sync::mpsc::UnboundedSender<Op>, Seen) {
     let clients = Clients::from_service(mock, "default");
     let session = Session {
         client: clients.make(None),
@@ -33,7 +41,6 @@ fn engine(mock: kube_mock::Mock) -> (tokio::sync::mpsc::UnboundedSender<Op>, See
         user: "tester".into(),
         server: "https://fake".into(),
     };
-    let target = Target { name: Some("web".into()), ..Target::default() };
     let seen: Seen = Arc::default();
     let s = Arc::clone(&seen);
     let sink = Arc::new(move |ev| s.lock().unwrap_or_else(|e| e.into_inner()).push(ev));
@@ -213,60 +220,49 @@ fn writer(mock: kube_mock::Mock, read_back: Duration) -> ststui::cluster::write:
     }
 }
 
+/// A partition write on `web` (3 → 2) decided on the set as it is, with `faults` queued
+/// first and a read-back of `read_back` seconds: the fake, and what the write said.
+async fn lost_write(
+    faults: &[(Method, Fault)],
+    read_back: u64,
+) -> (kube_mock::Fake, Result<Written, ststui::backend::Failure>) {
+    let (fake, mock) = kube_mock::start(3);
+    for (method, fault) in faults {
+        fake.fault(method.clone(), "statefulsets", None, fault.clone(), 1000);
+    }
+    let basis = kube_mock::the_set(&fake);
+    let op = ClusterOp::SetPartition { set: web(), partition: 2 };
+    let out = writer(mock, Duration::from_secs(read_back))
+        .write(Write { op, basis: Some(Box::new(basis)) })
+        .await;
+    (fake, out)
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_write_whose_reply_was_lost_is_read_back() {
+    use std::io::ErrorKind::{ConnectionRefused, ConnectionReset};
+    let patch = |f: Fault| (Method::PATCH, f);
     // Written, reply lost: read back, it is told as written.
-    let (fake, mock) = kube_mock::start(3);
-    let basis = kube_mock::the_set(&fake);
-    fake.fault(Method::PATCH, "statefulsets", None, Fault::ApplyThenReset, 1);
-    let w = writer(mock, Duration::from_secs(30));
-    let op = ClusterOp::SetPartition { set: web(), partition: 2 };
-    let out = w.write(Write { op: op.clone(), basis: Some(Box::new(basis.clone())) }).await;
+    let (fake, out) = lost_write(&[patch(Fault::ApplyThenReset)], 30).await;
     assert!(
         matches!(&out, Ok(Written::ReadBack(s)) if s.contains("written (the reply was lost")),
         "{out:?}"
     );
     assert_eq!(fake.partition(), 2);
     // Refused before sending (no connection): known not written, without reading back.
-    let (fake, mock) = kube_mock::start(3);
-    fake.fault(
-        Method::PATCH,
-        "statefulsets",
-        None,
-        Fault::Transport(std::io::ErrorKind::ConnectionRefused),
-        1,
-    );
-    let w = writer(mock, Duration::from_secs(30));
-    let f =
-        w.write(Write { op: op.clone(), basis: Some(Box::new(basis.clone())) }).await.unwrap_err();
+    let (fake, out) = lost_write(&[patch(Fault::Transport(ConnectionRefused))], 30).await;
+    let f = out.unwrap_err();
     assert!(f.message.starts_with("nothing was written"), "{}", f.message);
     assert_eq!(fake.count("statefulsets", false), 1, "no read-back needed");
     // Sent, reply lost, not applied: read back, known not written.
-    let (fake, mock) = kube_mock::start(3);
-    fake.fault(
-        Method::PATCH,
-        "statefulsets",
-        None,
-        Fault::Transport(std::io::ErrorKind::ConnectionReset),
-        1,
-    );
-    let w = writer(mock, Duration::from_secs(30));
-    let f =
-        w.write(Write { op: op.clone(), basis: Some(Box::new(basis.clone())) }).await.unwrap_err();
+    let (fake, out) = lost_write(&[patch(Fault::Transport(ConnectionReset))], 30).await;
+    let f = out.unwrap_err();
     assert!(f.message.ends_with("read back: nothing was written"), "{}", f.message);
     assert_eq!(fake.partition(), 3);
     // Sent, reply lost, and the server stays away: unknown, never "nothing was written".
-    let (fake, mock) = kube_mock::start(3);
-    fake.fault(Method::PATCH, "statefulsets", None, Fault::ApplyThenReset, 1);
-    fake.fault(
-        Method::GET,
-        "statefulsets",
-        None,
-        Fault::Transport(std::io::ErrorKind::ConnectionRefused),
-        1000,
-    );
-    let w = writer(mock, Duration::from_secs(10));
-    let f = w.write(Write { op, basis: Some(Box::new(basis)) }).await.unwrap_err();
+    let gone = (Method::GET, Fault::Transport(ConnectionRefused));
+    let (_, out) = lost_write(&[patch(Fault::ApplyThenReset), gone], 10).await;
+    let f = out.unwrap_err();
     assert_eq!(f.kind, FailureKind::Unknown, "{f:?}");
     assert!(f.message.contains("may or may not be written"), "{}", f.message);
     assert!(!f.message.contains("nothing was written"), "{}", f.message);
@@ -280,20 +276,8 @@ async fn a_write_whose_reply_was_lost_is_read_back() {
 async fn the_first_view_of_a_thousand_pods_takes_at_most_twelve_requests() {
     for (read_only, most) in [(false, 12), (true, 10)] {
         let (fake, mock) = kube_mock::start_with(3, 1000);
-        let clients = Clients::from_service(mock, "default");
-        let session = Session {
-            client: clients.make(None),
-            clients,
-            namespace: "default".into(),
-            user: "tester".into(),
-            server: "https://fake".into(),
-        };
         let target = Target { name: Some("web".into()), read_only, ..Target::default() };
-        let seen: Seen = Arc::default();
-        let s = Arc::clone(&seen);
-        let sink = Arc::new(move |ev| s.lock().unwrap_or_else(|e| e.into_inner()).push(ev));
-        let (_tx, run) = ststui::cluster::engine(target, session, sink);
-        tokio::spawn(run);
+        let (_tx, seen) = engine_with(mock, target);
         pass(Duration::from_secs(3)).await;
         assert!(synced(&seen));
         let listed: usize = seen
@@ -334,20 +318,7 @@ async fn the_first_view_of_a_thousand_pods_takes_at_most_twelve_requests() {
 async fn every_namespace_forbidden_says_so_and_suggests_n() {
     let (fake, mock) = kube_mock::start(3);
     fake.fault(Method::GET, "statefulsets", None, Fault::Status(403), 1000);
-    let clients = Clients::from_service(mock, "default");
-    let session = Session {
-        client: clients.make(None),
-        clients,
-        namespace: "default".into(),
-        user: "tester".into(),
-        server: "https://fake".into(),
-    };
-    let target = Target { all_namespaces: true, ..Target::default() };
-    let seen: Seen = Arc::default();
-    let s = Arc::clone(&seen);
-    let sink = Arc::new(move |ev| s.lock().unwrap_or_else(|e| e.into_inner()).push(ev));
-    let (_tx, run) = ststui::cluster::engine(target, session, sink);
-    tokio::spawn(run);
+    let (_tx, seen) = engine_with(mock, Target { all_namespaces: true, ..Target::default() });
     pass(Duration::from_secs(3)).await;
     assert!(synced(&seen), "not loading forever");
     let v = seen.lock().unwrap().clone();

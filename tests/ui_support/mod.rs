@@ -227,6 +227,18 @@ impl Fixture {
     }
 }
 
+/// The controller reference of `web`'s pods and revisions.
+fn owner() -> OwnerReference {
+    OwnerReference {
+        api_version: "apps/v1".into(),
+        kind: "StatefulSet".into(),
+        name: SET.into(),
+        uid: "uid-web".into(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
 /// A ControllerRevision `name` owned by `web`, with the template patch's image.
 pub fn revision(number: i64, name: &str, image: &str) -> ControllerRevision {
     let hash = name.strip_prefix("web-").unwrap_or(name);
@@ -235,14 +247,7 @@ pub fn revision(number: i64, name: &str, image: &str) -> ControllerRevision {
             name: Some(name.into()),
             namespace: Some(NS.into()),
             labels: Some(labels(&[("app", SET), ("controller.kubernetes.io/hash", hash)])),
-            owner_references: Some(vec![OwnerReference {
-                api_version: "apps/v1".into(),
-                kind: "StatefulSet".into(),
-                name: SET.into(),
-                uid: "uid-web".into(),
-                controller: Some(true),
-                block_owner_deletion: Some(true),
-            }]),
+            owner_references: Some(vec![owner()]),
             ..Default::default()
         },
         data: RawExtension(serde_json::json!({"spec": {"template": {"$patch": "replace",
@@ -272,14 +277,7 @@ pub fn pod(ordinal: i32, rev: &str, p: P, revisions: &[(i64, &str, &str)]) -> Po
             ])),
             creation_timestamp: Some(Time(secs(10 + i64::from(ordinal) % 60))),
             deletion_timestamp: (p == P::Terminating).then(|| Time(secs(93))),
-            owner_references: Some(vec![OwnerReference {
-                api_version: "apps/v1".into(),
-                kind: "StatefulSet".into(),
-                name: SET.into(),
-                uid: "uid-web".into(),
-                controller: Some(true),
-                block_owner_deletion: Some(true),
-            }]),
+            owner_references: Some(vec![owner()]),
             ..Default::default()
         },
         spec: Some(PodSpec {
