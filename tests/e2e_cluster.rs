@@ -57,11 +57,14 @@ impl Cluster {
     }
 
     /// A served simulation playing `script` (a scenario) instead of the demo.
+    /// The script plays at ×2: its waits and faults take half their virtual time (the
+    /// console's own retries run on wall time, as on a real cluster).
     fn scripted(test: &str, script: &str) -> Cluster {
         let path = std::env::temp_dir()
             .join(format!("ststui-e2e-cluster-{test}-{}.scenario", std::process::id()));
         std::fs::write(&path, script).unwrap_or_else(|e| panic!("{e}"));
-        let cluster = Cluster::start(test, &["--script", &path.display().to_string()]);
+        let script_arg = path.display().to_string();
+        let cluster = Cluster::start(test, &["--script", &script_arg, "--speed", "2"]);
         // The script is read before the server answers (start waits for that).
         let _ = std::fs::remove_file(&path);
         cluster

@@ -51,10 +51,8 @@ pub fn decide(
     }
     if let Some(f) = crate::steer::frozen(set) {
         return refuse(format!(
-            "{key} is frozen by {} since {}: run `ststui resume {}` first (it restores \
-             partition {})",
-            f.by,
-            f.at,
+            "{key} is {}: run `ststui resume {}` first (it restores partition {})",
+            f.words(),
             key.name,
             f.recorded()
         ));
