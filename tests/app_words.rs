@@ -227,3 +227,21 @@ fn pods_that_may_not_be_read_are_unknown_never_not_created_or_healthy() {
     );
     assert_eq!(Screen::of(&st).grid.note.as_deref(), Some("listing pods … 1500 so far"));
 }
+
+#[test]
+fn claims_that_may_not_be_read_do_not_stop_the_advisor() {
+    use ststui::backend::ObjKind;
+    let (mut st, _, _) = demo_real(4);
+    run(
+        &mut st,
+        [
+            ststui::app::Msg::Backend(BackendEvent::Access {
+                kind: ObjKind::Claim,
+                denied: Some("you may not list persistentvolumeclaims in default".into()),
+            }),
+            ststui::app::Msg::BatchEnd,
+        ],
+    );
+    assert!(st.advisor.is_some(), "the advisor runs without claims");
+    assert!(controller_text(&st).contains("partition 4 holds"), "{}", controller_text(&st));
+}

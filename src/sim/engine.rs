@@ -35,6 +35,8 @@ pub struct World {
     instant_ms: u64,
     /// Livelocks the guard stopped, in order.
     pub livelocks: Vec<Livelock>,
+    /// Syncs at one instant that count as a livelock.
+    pub livelock_syncs: u64,
 }
 
 /// A livelock the guard stopped: when, and whether it is upstream's own behaviour (a set whose
@@ -59,6 +61,7 @@ impl World {
             instant_syncs: 0,
             instant_ms: 0,
             livelocks: Vec::new(),
+            livelock_syncs: MAX_SYNCS_PER_INSTANT,
         }
     }
 
@@ -109,11 +112,12 @@ fn sync_once(w: &mut World) -> bool {
         w.instant_syncs = 0;
     }
     w.instant_syncs += 1;
-    if w.instant_syncs > MAX_SYNCS_PER_INSTANT {
+    if w.instant_syncs > w.livelock_syncs {
         let hint = livelock_hint(&w.store);
         let message = format!(
-            "controller livelock: more than {MAX_SYNCS_PER_INSTANT} syncs at one instant; \
-             the controller is paused (resume to retry){hint}"
+            "controller livelock: more than {} syncs at one instant; \
+             the controller is paused (resume to retry){hint}",
+            w.livelock_syncs
         );
         let upstream = !hint.is_empty();
         w.livelocks.push(Livelock { t_ms: now, upstream, message: message.clone() });

@@ -65,6 +65,9 @@ pub struct SimConfig {
     pub epoch_unix_ms: Option<i64>,
     /// Record core/v1 Events (`recorder`): on when served.
     pub record_events: bool,
+    /// Syncs at one virtual instant that count as a livelock (`None`:
+    /// [`engine::MAX_SYNCS_PER_INSTANT`]; tests lower it).
+    pub livelock_syncs: Option<u64>,
 }
 
 /// A fault of the served API (scenario commands). Without a server they only show in the
@@ -138,6 +141,9 @@ impl Sim {
             world.store.clock.set_epoch(epoch);
         }
         world.recorder.enabled = config.record_events;
+        if let Some(n) = config.livelock_syncs {
+            world.livelock_syncs = n;
+        }
         Sim { world, rng: ChaCha8Rng::seed_from_u64(config.seed), seed: config.seed }
     }
 
