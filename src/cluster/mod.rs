@@ -2,13 +2,16 @@
 //! kube-controller-manager drives the set; this backend watches it (never polls), reports what
 //! it sees as [`BackendEvent`]s, and carries out the console's writes as patches.
 //!
-//! A tokio runtime on a thread of its own (the console never sees tokio). What it watches: the
-//! sets of the namespace (or every namespace) while the picker is shown, or the opened set by
-//! name, with its pods, ControllerRevisions and claims by the set's selector, and the Events
-//! about the set and its pods. It reports the server's version (the advisor reproduces that
-//! release), who we are, which writes we may make (SelfSubjectAccessReview), the connection's
-//! state, and a timeline derived from the changes (`derive`). Errors never end it: the
-//! watchers retry within seconds and the console shows the last data as stale meanwhile.
+//! A tokio runtime on a thread of its own (the console never sees tokio; tests run [`engine`]
+//! on paused time). What it watches (`focus`): the sets of the namespace (or every namespace)
+//! while the picker is shown, or the opened set by name, with its pods and ControllerRevisions
+//! (and claims, when it has claim templates) by the set's selector, and the Events about the set
+//! and its pods. It reports the server's version (the advisor reproduces that release), who we
+//! are, which writes we may make (one SelfSubjectRulesReview), the connection's state as the
+//! requests see it (`conn`, `probe`, `trouble`: unreachable, answered with errors, forbidden per
+//! kind), and a timeline derived from the changes (`derive`). Errors never end it: the watchers
+//! retry within seconds and the console shows the last data as stale meanwhile. Writes
+//! (`write`) say what the server holds, a lost reply read back.
 //!
 //! Owns: the cluster side. Must not: touch the app, the terminal or the simulator.
 
