@@ -79,11 +79,13 @@ fn params() -> PatchParams {
     PatchParams { field_manager: Some(steer::FIELD_MANAGER.into()), ..PatchParams::default() }
 }
 
-/// Whether a failed request may have been carried out by the server.
+/// Whether a failed request may have been carried out by the server: sent and not answered, a
+/// 5xx (a timeout may still be processing), or answered with a body that cannot be read (a
+/// success whose reply is garbled). A 429 was refused before anything was done.
 fn maybe_applied(e: &kube::Error) -> bool {
     match trouble::of(e) {
         Trouble::Unreachable { maybe_sent } => maybe_sent,
-        Trouble::Failing => matches!(e, kube::Error::Api(s) if s.code >= 500),
+        Trouble::Failing => !matches!(e, kube::Error::Api(s) if s.code == 429),
         _ => false,
     }
 }
