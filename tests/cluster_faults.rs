@@ -259,6 +259,10 @@ async fn a_write_whose_reply_was_lost_is_read_back() {
     let f = out.unwrap_err();
     assert!(f.message.ends_with("read back: nothing was written"), "{}", f.message);
     assert_eq!(fake.partition(), 3);
+    // Answered with a body that cannot be read: read back too.
+    let (_, out) = lost_write(&[patch(Fault::Malformed)], 30).await;
+    let f = out.unwrap_err();
+    assert!(f.message.ends_with("read back: nothing was written"), "{}", f.message);
     // Sent, reply lost, and the server stays away: unknown, never "nothing was written".
     let gone = (Method::GET, Fault::Transport(ConnectionRefused));
     let (_, out) = lost_write(&[patch(Fault::ApplyThenReset), gone], 10).await;
