@@ -35,7 +35,7 @@ fn engine_with(
 ) -> (tokio::sync::mpsc::UnboundedSender<Op>, Seen) {
     let clients = Clients::from_service(mock, "default");
     let session = Session {
-        client: clients.make(None),
+        client: clients.client(),
         clients,
         namespace: "default".into(),
         user: "tester".into(),
@@ -214,7 +214,7 @@ async fn a_kind_that_may_not_be_listed_is_unknown_and_holds_nothing_up() {
 fn writer(mock: kube_mock::Mock, read_back: Duration) -> ststui::cluster::write::Writer {
     let clients = Clients::from_service(mock, "default");
     ststui::cluster::write::Writer {
-        client: clients.make(None),
+        client: clients.client(),
         identity: Arc::new(Mutex::new("tester".into())),
         read_back,
     }

@@ -15,7 +15,7 @@ use k8s_openapi::api::authorization::v1::{
 use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use super::probe::ProbeLayer;
+use super::probe::{ProbeLayer, Router};
 use crate::backend::WriteKind;
 
 /// Where to connect (from the command line).
@@ -33,61 +33,53 @@ pub struct Target {
     pub read_only: bool,
 }
 
-/// Makes the clients of one kubeconfig: each watcher gets one of its own with its
-/// [`ProbeLayer`] (a watch holds its connection anyway); everything else shares one.
+/// The backend's client, with its [`ProbeLayer`] reporting to a [`Router`]: every watcher
+/// registers its watch there and hears of its reopening and its frames.
 #[derive(Clone)]
 pub struct Clients {
-    make: Arc<dyn Fn(Option<ProbeLayer>) -> kube::Client + Send + Sync>,
+    client: kube::Client,
+    router: Arc<Router>,
 }
 
 impl Clients {
-    /// Clients from a kubeconfig's configuration; `shared` when a client of its own cannot be
-    /// made (it was made once already, from the same configuration).
-    pub fn from_config(config: kube::Config, shared: kube::Client) -> Clients {
-        Clients {
-            make: Arc::new(move |probe| match probe {
-                None => shared.clone(),
-                Some(p) => match kube::client::ClientBuilder::try_from(config.clone()) {
-                    Ok(b) => b.with_layer(&p).build(),
-                    Err(e) => {
-                        tracing::warn!("a watcher's own client: {e}; sharing one");
-                        shared.clone()
-                    }
-                },
-            }),
-        }
+    /// The client of a kubeconfig's configuration (with the probe).
+    pub fn from_config(config: kube::Config) -> Result<Clients, kube::Error> {
+        let router = Arc::new(Router::default());
+        let client = kube::client::ClientBuilder::try_from(config)?
+            .with_layer(&ProbeLayer::new(Arc::clone(&router)))
+            .build();
+        Ok(Clients { client, router })
     }
 
-    /// Clients over any HTTP service: in tests, tower-test's mock (every client's requests
-    /// reach the one handle).
+    /// The client over any HTTP service: in tests, tower-test's mock.
     pub fn from_service<S, B>(service: S, namespace: &str) -> Clients
     where
         S: tower::Service<
                 hyper::Request<kube::client::Body>,
                 Response = hyper::Response<B>,
                 Error = tower::BoxError,
-            > + Clone
-            + Send
-            + Sync
+            > + Send
             + 'static,
         S::Future: Send + 'static,
         B: http_body::Body<Data = bytes::Bytes> + Send + Unpin + 'static,
         B::Error: Into<tower::BoxError>,
     {
-        let ns = namespace.to_string();
-        Clients {
-            make: Arc::new(move |probe| match probe {
-                None => kube::Client::new(service.clone(), ns.clone()),
-                Some(p) => kube::client::ClientBuilder::new(service.clone(), ns.clone())
-                    .with_layer(&p)
-                    .build(),
-            }),
-        }
+        let router = Arc::new(Router::default());
+        let client = kube::client::ClientBuilder::new(service, namespace.to_string())
+            .with_layer(&ProbeLayer::new(Arc::clone(&router)))
+            .build();
+        Clients { client, router }
     }
 
-    /// A client; with a probe, one of its own.
-    pub fn make(&self, probe: Option<ProbeLayer>) -> kube::Client {
-        (self.make)(probe)
+    /// The client (cheap to clone).
+    pub fn client(&self) -> kube::Client {
+        self.client.clone()
+    }
+
+    /// Signals of the watch `key` ([`super::probe::route_key`]) go to `report` while the
+    /// returned route lives.
+    pub fn route(&self, key: String, report: super::probe::Report) -> super::probe::Route {
+        self.router.register(key, report)
     }
 }
 
@@ -141,9 +133,9 @@ pub async fn session(t: &Target) -> Result<Session, String> {
         .map_err(|e| format!("the kubeconfig cannot be used: {e}"))?;
     let namespace = t.namespace.clone().unwrap_or_else(|| config.default_namespace.clone());
     let server = config.cluster_url.to_string();
-    let client = kube::Client::try_from(config.clone())
+    let clients = Clients::from_config(config)
         .map_err(|e| format!("cannot make a client for {server}: {e}"))?;
-    let clients = Clients::from_config(config, client.clone());
+    let client = clients.client();
     Ok(Session { client, clients, namespace, user, server })
 }
 

@@ -1,5 +1,6 @@
-//! A tower layer on each watcher's client that tells the connection's truth as the requests
-//! themselves see it, below kube-rs's watcher:
+//! A tower layer on the backend's client that tells the connection's truth as the requests
+//! themselves see it, below kube-rs's watcher, and routes what it sees to the watcher that made
+//! the request (a [`Router`] keyed by the watch's path and selectors):
 //!
 //! - a watch request answered with a success status means the server is reachable, at once.
 //!   kube-rs's watcher restarts a broken watch from its resourceVersion and yields nothing when
@@ -46,6 +47,67 @@ pub enum Signal {
 /// Where a probe reports.
 pub type Report = Arc<dyn Fn(Signal) + Send + Sync>;
 
+/// Which watch a request is: its path and its label and field selectors (decoded).
+pub fn route_key(path: &str, labels: Option<&str>, fields: Option<&str>) -> String {
+    format!("{path}|{}|{}", labels.unwrap_or_default(), fields.unwrap_or_default())
+}
+
+/// The key of a request, from its URI.
+fn key_of(uri: &hyper::Uri) -> String {
+    let (mut labels, mut fields) = (None, None);
+    for (k, v) in form_urlencoded::parse(uri.query().unwrap_or_default().as_bytes()) {
+        match &*k {
+            "labelSelector" => labels = Some(v.into_owned()),
+            "fieldSelector" => fields = Some(v.into_owned()),
+            _ => {}
+        }
+    }
+    route_key(uri.path(), labels.as_deref(), fields.as_deref())
+}
+
+/// Who hears about which watch: each watcher registers its key while it runs.
+#[derive(Default)]
+pub struct Router {
+    routes: std::sync::Mutex<Vec<(String, u64, Report)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+/// A watcher's registration; dropping it unregisters.
+pub struct Route {
+    router: Arc<Router>,
+    id: u64,
+}
+
+impl Drop for Route {
+    fn drop(&mut self) {
+        if let Ok(mut r) = self.router.routes.lock() {
+            r.retain(|(_, id, _)| *id != self.id);
+        }
+    }
+}
+
+impl Router {
+    /// Signals for watches of `key` go to `report` until the returned [`Route`] is dropped.
+    pub fn register(self: &Arc<Router>, key: String, report: Report) -> Route {
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut r) = self.routes.lock() {
+            r.push((key, id, report));
+        }
+        Route { router: Arc::clone(self), id }
+    }
+
+    /// Tells every watcher registered for `key`.
+    fn tell(&self, key: &str, sig: Signal) {
+        let reports: Vec<Report> = match self.routes.lock() {
+            Ok(r) => r.iter().filter(|(k, _, _)| k == key).map(|(_, _, f)| Arc::clone(f)).collect(),
+            Err(_) => Vec::new(),
+        };
+        for f in reports {
+            f(sig);
+        }
+    }
+}
+
 /// The error a stalled watch ends with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the watch was silent for {secs} s (the server sends a bookmark every minute): restarted")]
@@ -53,16 +115,16 @@ pub struct Stalled {
     pub secs: u64,
 }
 
-/// The layer: one per watcher, reporting to that watcher.
+/// The layer: one on the backend's client, reporting through its [`Router`].
 #[derive(Clone)]
 pub struct ProbeLayer {
-    report: Report,
+    router: Arc<Router>,
     idle: Duration,
 }
 
 impl ProbeLayer {
-    pub fn new(report: Report) -> ProbeLayer {
-        ProbeLayer { report, idle: IDLE_LIMIT }
+    pub fn new(router: Arc<Router>) -> ProbeLayer {
+        ProbeLayer { router, idle: IDLE_LIMIT }
     }
 }
 
@@ -70,7 +132,7 @@ impl<S> Layer<S> for ProbeLayer {
     type Service = Probe<S>;
 
     fn layer(&self, inner: S) -> Probe<S> {
-        Probe { inner, report: Arc::clone(&self.report), idle: self.idle }
+        Probe { inner, router: Arc::clone(&self.router), idle: self.idle }
     }
 }
 
@@ -78,7 +140,7 @@ impl<S> Layer<S> for ProbeLayer {
 #[derive(Clone)]
 pub struct Probe<S> {
     inner: S,
-    report: Report,
+    router: Arc<Router>,
     idle: Duration,
 }
 
@@ -107,7 +169,10 @@ where
 
     fn call(&mut self, req: Request<kube::client::Body>) -> Self::Future {
         let watch = is_watch(req.uri());
-        let (report, idle) = (Arc::clone(&self.report), self.idle);
+        let key = if watch { key_of(req.uri()) } else { String::new() };
+        let router = Arc::clone(&self.router);
+        let report: Report = Arc::new(move |sig| router.tell(&key, sig));
+        let idle = self.idle;
         let fut = self.inner.call(req);
         Box::pin(async move {
             let res = fut.await.map_err(Into::into)?;
@@ -196,6 +261,30 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_watch_is_routed_by_its_path_and_selectors() {
+        let uri: hyper::Uri =
+            "/api/v1/namespaces/d/pods?&watch=true&labelSelector=app%3Dweb&resourceVersion=9"
+                .parse()
+                .unwrap();
+        assert_eq!(key_of(&uri), route_key("/api/v1/namespaces/d/pods", Some("app=web"), None));
+        let router = Arc::new(Router::default());
+        let heard = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let h = Arc::clone(&heard);
+        let route = router.register(
+            key_of(&uri),
+            Arc::new(move |_| {
+                h.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }),
+        );
+        router.tell(&key_of(&uri), Signal::Frame);
+        router.tell("/api/v1/namespaces/d/events||", Signal::Frame);
+        assert_eq!(heard.load(std::sync::atomic::Ordering::SeqCst), 1, "only its own watch");
+        drop(route);
+        router.tell(&key_of(&uri), Signal::Frame);
+        assert_eq!(heard.load(std::sync::atomic::Ordering::SeqCst), 1, "unregistered");
+    }
 
     #[test]
     fn watches_are_told_by_their_query() {

@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 
 use super::Clients;
 use super::conn::{Conn, Outcome, Slot};
-use super::probe::{ProbeLayer, Signal};
+use super::probe::{Signal, route_key};
 use crate::backend::{BackendEvent, EventKind, ObjKind, Object, Scope};
 
 /// The annotation `kubectl apply` keeps a whole copy of the object in.
@@ -138,8 +138,13 @@ pub async fn run<K>(
         Signal::WatchOpened | Signal::Frame => s.ok(),
         Signal::Stalled => tracing::info!("watch {what}: silent too long, restarting it"),
     });
-    let client = clients.make(Some(ProbeLayer::new(report)));
-    let api = (spec.api)(client, spec.namespace.as_deref());
+    let api = (spec.api)(clients.client(), spec.namespace.as_deref());
+    let key = route_key(
+        api.resource_url(),
+        spec.config.label_selector.as_deref(),
+        spec.config.field_selector.as_deref(),
+    );
+    let _route = clients.route(key, report);
     let mut stream = watcher(api, spec.config.clone()).backoff(QuickBackoff::default()).boxed();
     let mut buffer: Vec<K> = Vec::new();
     let mut first = true;
