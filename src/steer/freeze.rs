@@ -43,6 +43,18 @@ impl Frozen {
         }
     }
 
+    /// A sentence about set `name`: "web is frozen by ana since …", or "web's freeze is broken:
+    /// partition moved to 0 by kubectl-patch …".
+    pub fn of_set(&self, name: &str) -> String {
+        match self.broken {
+            None => format!("{name} is {}", self.words()),
+            Some(_) => format!(
+                "{name}'s {}",
+                self.words().replacen("freeze broken", "freeze is broken", 1)
+            ),
+        }
+    }
+
     /// "frozen by ana since …", or "freeze broken: partition moved to 0 (by kubectl-patch)".
     pub fn words(&self) -> String {
         match self.broken {

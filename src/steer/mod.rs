@@ -154,7 +154,7 @@ fn refuse_frozen(set: &StatefulSet, key: &ObjRef, what: &str) -> Result<(), Refu
     match frozen(set) {
         Some(f) => Err(Refused {
             kind: FailureKind::Conflict,
-            message: format!("{key} is {}: resume it before changing {what}", f.words()),
+            message: format!("{}: resume it before changing {what}", f.of_set(&key.to_string())),
         }),
         None => Ok(()),
     }

@@ -233,6 +233,13 @@ fn a_freeze_whose_partition_another_writer_moved_is_broken_and_resume_refuses_it
         "{}",
         f.words()
     );
+    let step = ClusterOp::SetPartition { set: key(), partition: 3 };
+    let err = apply(&step, &key(), &moved, inputs(&[])).unwrap_err();
+    assert!(
+        err.message.starts_with("default/web's freeze is broken: partition moved to 0"),
+        "{}",
+        err.message
+    );
     let resume = ClusterOp::Unfreeze { set: key(), force: false };
     let err = apply(&resume, &key(), &moved, inputs(&[])).unwrap_err();
     assert_eq!(err.kind, FailureKind::Conflict);

@@ -51,8 +51,8 @@ pub fn decide(
     }
     if let Some(f) = crate::steer::frozen(set) {
         return refuse(format!(
-            "{key} is {}: run `ststui resume {}` first (it restores partition {})",
-            f.words(),
+            "{}: run `ststui resume {}` first (it restores partition {})",
+            f.of_set(&key.to_string()),
             key.name,
             f.recorded()
         ));

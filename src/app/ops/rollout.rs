@@ -338,9 +338,8 @@ pub(super) fn refuse_frozen(
 ) -> Result<(), String> {
     match steer::frozen(set) {
         Some(fz) => Err(format!(
-            "{} is {}: {} resumes it (the partition goes back to {})",
-            r.name,
-            fz.words(),
+            "{}: {} resumes it (the partition goes back to {})",
+            fz.of_set(&r.name),
             freeze_key(caps),
             fz.recorded()
         )),
