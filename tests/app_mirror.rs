@@ -48,6 +48,23 @@ fn applies_replaces_and_deletes_objects() {
 }
 
 #[test]
+fn the_ordinal_index_follows_each_pods_newest_version_and_its_own_deletion() {
+    let mut m = Mirror::default();
+    m.apply(Object::Set(std::sync::Arc::new(set("web", 3, 0, "nginx:1", "web-a", "web-a"))));
+    m.apply(Object::Pod(std::sync::Arc::new(pod("web", 1, "web-a", false))));
+    m.apply(Object::Pod(std::sync::Arc::new(pod("web", 1, "web-a", true))));
+    let ready = |m: &Mirror| m.pod_at(&web(), 1).map(ststui::core::pod::is_ready);
+    assert_eq!(ready(&m), Some(true), "the index holds the pod as last applied");
+    // `web-01` parses as ordinal 1 too: deleting it leaves web-1 where it is.
+    let mut alike = pod("web", 1, "web-a", true);
+    alike.metadata.name = Some("web-01".into());
+    m.apply(Object::Pod(std::sync::Arc::new(pod("web", 1, "web-a", true))));
+    assert!(!m.delete(&Object::Pod(std::sync::Arc::new(alike))));
+    assert_eq!(ready(&m), Some(true));
+    assert_eq!(m.pods_of(&web()).map(|(o, _)| o).collect::<Vec<_>>(), vec![1]);
+}
+
+#[test]
 fn span_covers_desired_and_condemned_ordinals() {
     let mut m = Mirror::default();
     m.apply(Object::Set(std::sync::Arc::new(set("web", 3, 0, "nginx:1", "web-a", "web-a"))));

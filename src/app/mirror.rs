@@ -37,8 +37,9 @@ pub fn obj_ref(meta: &ObjectMeta) -> ObjRef {
 pub struct Mirror {
     sets: BTreeMap<ObjRef, Arc<StatefulSet>>,
     pods: BTreeMap<ObjRef, Arc<Pod>>,
-    /// `(namespace, parent name)` → ordinal → pod name, for every pod named `<parent>-<N>`.
-    ordinals: BTreeMap<ObjRef, BTreeMap<i32, String>>,
+    /// `(namespace, parent name)` → ordinal → pod, for every pod named `<parent>-<N>` (the
+    /// same allocation as in `pods`: walking a set's pods looks nothing up).
+    ordinals: BTreeMap<ObjRef, BTreeMap<i32, Arc<Pod>>>,
     claims: BTreeMap<ObjRef, Arc<PersistentVolumeClaim>>,
     revisions: BTreeMap<ObjRef, Arc<ControllerRevision>>,
     /// Bumped on every change that altered an object; the advisor recomputes when it moved.
@@ -55,10 +56,9 @@ impl Mirror {
             Object::Revision(r) => put(&mut self.revisions, r),
             Object::Event(_) => false,
             Object::Pod(p) => {
-                let key = obj_ref(p.metadata());
-                let changed = put(&mut self.pods, p);
+                let changed = put(&mut self.pods, Arc::clone(&p));
                 if changed {
-                    self.index_pod(&key);
+                    self.index_pod(p);
                 }
                 changed
             }
@@ -83,7 +83,12 @@ impl Mirror {
                 if let Some((parent, ordinal)) = ordinal_key(&key)
                     && let Some(m) = self.ordinals.get_mut(&parent)
                 {
-                    m.remove(&ordinal);
+                    // Only if the index holds this pod (`web-01` and `web-1` share ordinal 1).
+                    if m.get(&ordinal)
+                        .is_some_and(|p| p.metadata.name.as_deref() == Some(key.name.as_str()))
+                    {
+                        m.remove(&ordinal);
+                    }
                     if m.is_empty() {
                         self.ordinals.remove(&parent);
                     }
@@ -119,9 +124,9 @@ impl Mirror {
         changed
     }
 
-    fn index_pod(&mut self, key: &ObjRef) {
-        if let Some((parent, ordinal)) = ordinal_key(key) {
-            self.ordinals.entry(parent).or_default().insert(ordinal, key.name.clone());
+    fn index_pod(&mut self, pod: Arc<Pod>) {
+        if let Some((parent, ordinal)) = ordinal_key(&obj_ref(pod.metadata())) {
+            self.ordinals.entry(parent).or_default().insert(ordinal, pod);
         }
     }
 
@@ -151,8 +156,7 @@ impl Mirror {
     /// The pod named `<set>-<ordinal>` in the set's namespace, if it exists and no other
     /// controller owns it.
     pub fn pod_at(&self, set: &ObjRef, ordinal: i32) -> Option<&Pod> {
-        let name = self.ordinals.get(set)?.get(&ordinal)?;
-        let pod = self.pods.get(&ObjRef::new(set.namespace.clone(), name.clone()))?;
+        let pod = self.ordinals.get(set)?.get(&ordinal)?;
         let uid = self.sets.get(set).and_then(|s| s.metadata.uid.as_deref());
         let other = crate::core::claim::controller_of(&pod.metadata)
             .is_some_and(|o| uid.is_some_and(|u| o.uid != u));
@@ -162,10 +166,8 @@ impl Mirror {
     /// The set's pods in ordinal order: those the controller counts as the set's (its
     /// ownership, selector and naming rules, `ClaimEnv::claims`).
     pub fn pods_of<'a>(&'a self, set: &ObjRef) -> impl Iterator<Item = (i32, &'a Pod)> + 'a {
-        let ns = set.namespace.clone();
         let env = self.sets.get(set).and_then(|s| crate::core::claim::ClaimEnv::new(s).ok());
-        self.ordinals.get(set).into_iter().flat_map(|m| m.iter()).filter_map(move |(o, name)| {
-            let pod = self.pods.get(&ObjRef::new(ns.clone(), name.clone()))?;
+        self.ordinals.get(set).into_iter().flat_map(|m| m.iter()).filter_map(move |(o, pod)| {
             env.as_ref().is_none_or(|e| e.claims(pod)).then_some((*o, &**pod))
         })
     }
@@ -177,9 +179,14 @@ impl Mirror {
         let s = self.sets.get(set)?;
         let start = crate::core::spec::start_ordinal(s);
         let replicas = crate::core::spec::replicas(s);
-        let mut claimed = self.pods_of(set).map(|(o, _)| o);
-        let lo_pod = claimed.next();
-        let hi_pod = claimed.last().or(lo_pod);
+        // The lowest and highest claimed pods, looked for from each end of the ordinal index
+        // (not a walk over every pod: this runs on every change of the mirror).
+        let env = crate::core::claim::ClaimEnv::new(s).ok();
+        let claimed =
+            |(o, pod): (&i32, &Arc<Pod>)| env.as_ref().is_none_or(|e| e.claims(pod)).then_some(*o);
+        let index = self.ordinals.get(set);
+        let lo_pod = index.and_then(|m| m.iter().find_map(claimed));
+        let hi_pod = index.and_then(|m| m.iter().rev().find_map(claimed));
         // As far as the grid draws placeholders (`shown_end`), never per replica.
         let range_end = crate::app::view::grid::shown_end(
             start,
