@@ -203,30 +203,43 @@ fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
 
 /// Gives freed heap back to the operating system once the console goes idle after a burst.
 /// glibc's malloc keeps the pages of freed objects: a rollout of 1,000 pods passes every pod
-/// through several versions between the simulator's thread and this one, and the peak stayed
-/// resident for good. `malloc_trim` returns them, at most every five seconds, when the loop is
-/// about to wait (measured: under 2 ms at 10,000 pods). Other platforms' allocators
-/// need nothing.
-#[derive(Default)]
+/// through several versions between the simulator's thread and this one, and a cluster's first
+/// listing parses whole pods before they are trimmed, so the peak stayed resident for good.
+/// `malloc_trim` returns them, at most every five seconds, once the loop is about to wait. It
+/// runs on a thread of its own: after a 10,000-pod listing it took 50–80 ms, which on the loop
+/// would have delayed a key pressed meanwhile. Other platforms' allocators need nothing.
 struct Trim {
-    last: Option<Instant>,
+    wake: Option<std::sync::mpsc::SyncSender<()>>,
+}
+
+impl Default for Trim {
+    fn default() -> Self {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+        let spawned = std::thread::Builder::new().name("trim".into()).spawn(move || {
+            while rx.recv().is_ok() {
+                let at = Instant::now();
+                #[cfg(all(target_os = "linux", target_env = "gnu"))]
+                // SAFETY: malloc_trim only releases free memory of the allocator's own arenas;
+                // it has no preconditions and touches no memory the program holds.
+                unsafe {
+                    libc::malloc_trim(0);
+                }
+                tracing::debug!(took = ?at.elapsed(), "malloc_trim");
+                std::thread::sleep(Trim::EVERY);
+            }
+        });
+        Trim { wake: spawned.ok().map(|_| tx) }
+    }
 }
 
 impl Trim {
     const EVERY: Duration = Duration::from_secs(5);
 
+    /// The loop is about to wait: trim unless a trim ran in the last five seconds (the
+    /// thread is asleep then and the wake-up is dropped; the next idle moment asks again).
     fn idle(&mut self) {
-        let now = Instant::now();
-        if self.last.is_some_and(|t| now.duration_since(t) < Self::EVERY) {
-            return;
+        if let Some(tx) = &self.wake {
+            let _ = tx.try_send(());
         }
-        self.last = Some(now);
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        // SAFETY: malloc_trim only releases free memory of the allocator's own arenas; it has
-        // no preconditions and touches no memory the program holds.
-        unsafe {
-            libc::malloc_trim(0);
-        }
-        tracing::debug!(took = ?now.elapsed(), "malloc_trim");
     }
 }

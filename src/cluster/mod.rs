@@ -19,6 +19,7 @@ mod conn;
 mod connect;
 pub(crate) mod derive;
 mod focus;
+pub mod lean;
 pub mod probe;
 pub mod trouble;
 mod watch;

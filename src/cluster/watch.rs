@@ -1,8 +1,7 @@
 //! Running one kube-rs watcher (`runtime::watcher`, with a backoff that retries within seconds)
 //! and turning its events into [`BackendEvent`]s: a complete listing (`Init` … `InitDone`,
 //! buffered and sent whole, so objects deleted during a gap disappear; its progress said every
-//! page), then each change. Bulk the console never shows (managed fields, the last-applied
-//! annotation) is pruned first.
+//! page), then each change. What the console never reads is pruned first ([`lean`]).
 //!
 //! Each watcher has a client of its own with a [`probe`](super::probe) and a [`Slot`] in the
 //! connection's state: a listing, a watch opened or a frame of a watch (a bookmark too) says
@@ -20,13 +19,10 @@ use kube::runtime::utils::Backoff;
 use kube::runtime::{WatchStreamExt, watcher};
 use serde::de::DeserializeOwned;
 
-use super::Clients;
 use super::conn::{Conn, Outcome, Slot};
 use super::probe::{Signal, route_key};
+use super::{Clients, lean};
 use crate::backend::{BackendEvent, EventKind, ObjKind, Object, Scope};
-
-/// The annotation `kubectl apply` keeps a whole copy of the object in.
-const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// Retry delays: 0.5 s doubling to at most 4 s, so the console is back within seconds of the
 /// server (kube-rs's default reaches 30 s).
@@ -57,32 +53,6 @@ pub enum Seen<'a, K> {
     Listed(&'a [K]),
     Applied(&'a K),
     Deleted(&'a K),
-}
-
-/// Drops what the console never shows (nor the advisor reads): managed fields, the
-/// last-applied annotation, and in a pod's containers everything but name and image.
-fn prune<K: Resource + 'static>(mut o: K) -> K {
-    let m = o.meta_mut();
-    m.managed_fields = None;
-    if let Some(a) = m.annotations.as_mut() {
-        a.remove(LAST_APPLIED);
-    }
-    if let Some(pod) =
-        (&mut o as &mut dyn std::any::Any).downcast_mut::<k8s_openapi::api::core::v1::Pod>()
-        && let Some(spec) = pod.spec.as_mut()
-    {
-        let lean = |c: &mut k8s_openapi::api::core::v1::Container| {
-            *c = k8s_openapi::api::core::v1::Container {
-                name: std::mem::take(&mut c.name),
-                image: c.image.take(),
-                ..Default::default()
-            };
-        };
-        spec.containers.iter_mut().for_each(lean);
-        spec.init_containers.iter_mut().flatten().for_each(lean);
-        spec.ephemeral_containers = None;
-    }
-    o
 }
 
 /// One watcher: what it lists and watches, and how its objects reach the console.
@@ -171,7 +141,7 @@ pub async fn run<K>(
                 continue;
             }
             watcher::Event::InitApply(o) => {
-                buffer.push(prune(o));
+                buffer.push(lean::prune(o));
                 if first && buffer.len().is_multiple_of(PAGE) {
                     conn.sink(BackendEvent::Listing { kind: spec.kind, so_far: buffer.len() });
                 }
@@ -199,8 +169,8 @@ pub async fn run<K>(
                 }
                 continue;
             }
-            watcher::Event::Apply(o) => (prune(o), false),
-            watcher::Event::Delete(o) => (prune(o), true),
+            watcher::Event::Apply(o) => (lean::prune(o), false),
+            watcher::Event::Delete(o) => (lean::prune(o), true),
         };
         let seen = if deleted { Seen::Deleted(&o) } else { Seen::Applied(&o) };
         for t in derive(seen) {
