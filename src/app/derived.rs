@@ -13,7 +13,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use super::health::{self, Health};
 use super::state::AppState;
 use super::view::explain::{self, ExplainLine, LineKind};
-use super::view::grid::GridView;
+use super::view::grid::{GridMemo, GridView, PodState};
 use crate::backend::{Mode, ObjRef};
 use crate::core::explain::Step;
 use crate::core::{Observed, Plan};
@@ -87,6 +87,11 @@ pub struct Derived {
 impl Derived {
     /// Computes the derived data of the selected set, if there is one.
     pub fn of(state: &AppState) -> Option<Derived> {
+        Derived::with_memo(state, &mut GridMemo::default())
+    }
+
+    /// [`Derived::of`], the grid reading only the pods `memo` has not seen in this version.
+    pub fn with_memo(state: &AppState, memo: &mut GridMemo) -> Option<Derived> {
         let key = Key::of(state)?;
         let set = state.mirror.set(&key.set)?;
         let plan = state.plan_for(&key.set);
@@ -103,7 +108,7 @@ impl Derived {
             let revision_changes = Vec::new();
             return Some(Derived { key, grid, controller, steps, health, revision_changes });
         }
-        let grid = GridView::build(set, pods.iter().copied(), current, update);
+        let grid = GridView::build_memo(set, state.mirror.indexed(&key.set), current, update, memo);
         let (controller, steps) = match plan {
             Some(plan) => {
                 let claims: Vec<_> = state.mirror.claims_in(ns).collect();
@@ -125,7 +130,13 @@ impl Derived {
         };
         let blocked = plan.is_some_and(|p| blocked(p, &controller));
         let now = state.now.unwrap_or_default();
-        let pods_of = state.mirror.pods_of(&key.set);
+        // The pods the health rule reads (in range, not Ready, not terminating), found from the
+        // grid's cells instead of reading every pod again.
+        let candidates = grid.cells.iter().filter(|c| {
+            c.exists && !c.condemned && !matches!(c.state, PodState::Ready | PodState::Terminating)
+        });
+        let pods_of = candidates
+            .filter_map(|c| state.mirror.pod_at(&key.set, c.ordinal).map(|p| (c.ordinal, p)));
         let not_ready = health::not_ready(set, pods_of, (current, update), now);
         let health = health::of(set, Some(&not_ready), blocked, state.mode == Mode::Paused);
         let mut controller = controller;
@@ -233,7 +244,9 @@ pub fn refresh(state: &mut AppState) {
     if state.derived.as_ref().is_some_and(|d| d.is_fresh(state)) {
         return;
     }
-    let new = Derived::of(state);
+    let mut memo = std::mem::take(&mut state.grid_memo);
+    let new = Derived::with_memo(state, &mut memo);
+    state.grid_memo = memo;
     if new != state.derived {
         state.dirty = true;
     }

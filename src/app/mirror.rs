@@ -172,6 +172,15 @@ impl Mirror {
         })
     }
 
+    /// Every pod indexed under `set`'s name (`<set>-<N>`), in ordinal order, claimed or not:
+    /// what the grid's memo walks (`GridView::build_memo`).
+    pub fn indexed<'a>(
+        &'a self,
+        set: &ObjRef,
+    ) -> impl Iterator<Item = (i32, &'a Arc<Pod>)> + Clone + 'a {
+        self.ordinals.get(set).into_iter().flat_map(|m| m.iter()).map(|(o, p)| (*o, p))
+    }
+
     /// The lowest and highest ordinal the grid shows for `set`: the desired range
     /// `[start, start + replicas)` widened to every existing pod (condemned ordinals stay
     /// visible until they are gone). `None` when the set is unknown or has nothing to show.

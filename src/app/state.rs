@@ -75,6 +75,9 @@ pub struct AppState {
     /// The selected set's grid, controller sentences and health, computed once per state
     /// change (`app::derived`), never per frame.
     pub derived: Option<super::derived::Derived>,
+    /// What the grid read of each pod version (`view::grid::GridMemo`), so a rebuild reads
+    /// only the pods that changed.
+    pub grid_memo: super::view::grid::GridMemo,
     /// Images the simulator was told are broken (`b`, a script's `break-image`): their pods
     /// never become Ready. Shown on the revisions and the pod detail.
     pub broken_images: std::collections::BTreeSet<String>,
@@ -144,6 +147,7 @@ impl AppState {
             rolling_before_on_delete: HashMap::new(),
             advisor: None,
             derived: None,
+            grid_memo: Default::default(),
             broken_images: std::collections::BTreeSet::new(),
             hits: HitMap::default(),
             screen: Rect::default(),

@@ -14,6 +14,9 @@ use ratatui::layout::Rect;
 
 use crate::core::labels::{REVISION_LABEL, parent_and_ordinal};
 
+mod memo;
+pub use memo::GridMemo;
+
 /// Which revision a pod runs, relative to the set's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RevClass {
@@ -245,6 +248,20 @@ impl GridView {
                 Some(OrdinalCell { ordinal, exists, state, rev, revision, condemned, restarts })
             })
             .collect();
+        Self::assemble(set, members, revisions)
+    }
+
+    /// The grid of `set` from its members' cells: placeholders between them, the rules.
+    pub(super) fn assemble(
+        set: &StatefulSet,
+        members: Vec<OrdinalCell>,
+        revisions: Vec<String>,
+    ) -> GridView {
+        let set_name = set.metadata.name.as_deref().unwrap_or_default();
+        let spec = &set.spec;
+        let replicas = spec.replicas.unwrap_or(1).max(0);
+        let start = spec.ordinals.as_ref().and_then(|o| o.start).unwrap_or(0);
+        let end = start.saturating_add(replicas);
         let lo = members.iter().map(|c| c.ordinal).min().map_or(start, |o| o.min(start));
         let pods_end = members.iter().map(|c| c.ordinal.saturating_add(1)).max();
         let hi = shown_end(start, end, pods_end);

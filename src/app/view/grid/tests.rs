@@ -114,3 +114,65 @@ fn revision_classes() {
     assert_eq!(classify(Some("c"), "a", "b"), RevClass::Other);
     assert_eq!(classify(None, "a", "b"), RevClass::Unknown);
 }
+
+/// The memoized build reads only changed pod versions yet always equals a build from scratch:
+/// through pods added, changed (revision, state), deleted, and the set's claim rules moving
+/// (another uid: none of the pods is its own any more); and it forgets versions it no longer
+/// needs.
+#[test]
+fn the_memoized_grid_equals_a_fresh_one_through_every_change() {
+    use crate::app::mirror::Mirror;
+    use crate::backend::{ObjRef, Object};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+    use std::sync::Arc;
+    let key = ObjRef::new("d", "db");
+    let mut s = set(4, 0);
+    s.metadata.uid = Some("u1".into());
+    s.metadata.namespace = Some("d".into());
+    let versioned = |o: i32, rev: &str, deleting: bool| {
+        let mut p = pod(&format!("db-{o}"));
+        p.metadata.namespace = Some("d".into());
+        p.metadata.labels = Some([(REVISION_LABEL.to_string(), rev.to_string())].into());
+        p.metadata.owner_references = Some(vec![OwnerReference {
+            uid: "u1".into(),
+            controller: Some(true),
+            ..Default::default()
+        }]);
+        if deleting {
+            p.metadata.deletion_timestamp =
+                Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Default::default()));
+        }
+        Object::Pod(Arc::new(p))
+    };
+    let mut m = Mirror::default();
+    let mut memo = GridMemo::default();
+    let check = |m: &Mirror, s: &StatefulSet, memo: &mut GridMemo, what: &str| {
+        let fresh = GridView::build(s, m.pods_in("d"), "a", "b");
+        let memoized = GridView::build_memo(s, m.indexed(&key), "a", "b", memo);
+        assert_eq!(memoized, fresh, "{what}");
+        memoized
+    };
+    for o in 0..4 {
+        m.apply(versioned(o, "a", false));
+    }
+    m.apply(Object::Set(Arc::new(s.clone())));
+    check(&m, &s, &mut memo, "four current pods");
+    m.apply(versioned(3, "b", false));
+    let g = check(&m, &s, &mut memo, "db-3 updated");
+    assert_eq!(g.cell(3).map(|c| c.rev), Some(RevClass::Update));
+    m.apply(versioned(2, "a", true));
+    let g = check(&m, &s, &mut memo, "db-2 terminating");
+    assert_eq!(g.cell(2).map(|c| c.state), Some(PodState::Terminating));
+    m.delete(&versioned(2, "a", true));
+    check(&m, &s, &mut memo, "db-2 gone");
+    s.metadata.uid = Some("u2".into());
+    let g = check(&m, &s, &mut memo, "a new set of the same name owns none of them");
+    assert!(g.cells.iter().all(|c| !c.exists));
+    s.metadata.uid = Some("u1".into());
+    check(&m, &s, &mut memo, "back");
+    for i in 0..1_000 {
+        m.apply(versioned(0, if i % 2 == 0 { "b" } else { "a" }, false));
+        GridView::build_memo(&s, m.indexed(&key), "a", "b", &mut memo);
+    }
+    assert!(memo.len() <= 4 + 64, "old versions are forgotten: {}", memo.len());
+}
