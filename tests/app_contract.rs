@@ -196,7 +196,13 @@ fn a_conflict_shows_what_changed_and_asks_again_on_the_fresh_set() {
 fn space_freezes_on_a_cluster_and_resume_asks_first() {
     let mut st = demo(Capabilities::cluster());
     assert_eq!(ops(&run(&mut st, [key(' ')])), vec![Op::from(ClusterOp::Freeze { set: web() })]);
+    // Sent is not written: the server has not answered yet.
+    assert_eq!(status_text(&st), "freeze web: sent, waiting for the server …");
+    assert_eq!(st.writes_pending.len(), 1);
+    let done = BackendEvent::OpDone { op: "freeze default/web".into(), said: None };
+    run(&mut st, [backend(done)]);
     assert!(status_text(&st).contains("froze web"), "{}", status_text(&st));
+    assert!(st.writes_pending.is_empty());
     // The set comes back frozen (annotations), as another operator would see it.
     let mut frozen = set("web", 5, 5, "nginx:1.26", "web-a", "web-b");
     let ann = frozen.metadata.annotations.get_or_insert_with(Default::default);
@@ -231,6 +237,35 @@ fn space_freezes_on_a_cluster_and_resume_asks_first() {
         ops(&run(&mut st, [key('y')])),
         vec![Op::from(ClusterOp::Unfreeze { set: web(), force: true })]
     );
+}
+
+/// On a cluster a write is "sent" until the server answers: done (the console's own words, or
+/// the server's when it had something to say), or failed (the failure's words); in the
+/// simulator it is done at once.
+#[test]
+fn a_cluster_write_is_sent_until_the_server_answers() {
+    let mut st = demo(Capabilities::cluster());
+    run(&mut st, [key('[')]);
+    assert!(status_text(&st).ends_with(": sent, waiting for the server …"), "{}", status_text(&st));
+    let op = st.writes_pending.front().map(|(o, _)| o.clone()).unwrap_or_default();
+    let failure =
+        Failure::new(op, FailureKind::Unknown, "the reply was lost; it may or may not be written");
+    run(&mut st, [backend(BackendEvent::OpFailed(failure))]);
+    assert!(st.writes_pending.is_empty(), "a failure answers the write");
+    assert!(status_text(&st).contains("may or may not be written"), "{}", status_text(&st));
+    // The server's own words (a lost reply read back) stand for the answer.
+    run(&mut st, [key(' ')]);
+    let said = "freeze default/web: written (the reply was lost: reset; read back)".to_string();
+    let op = "freeze default/web".to_string();
+    run(&mut st, [backend(BackendEvent::Notice(said.clone()))]);
+    run(&mut st, [backend(BackendEvent::OpDone { op, said: Some(said.clone()) })]);
+    assert_eq!(status_text(&st), said);
+    assert!(st.writes_pending.is_empty());
+    // The simulator applies a write at once.
+    let mut sim = demo(Capabilities::simulator());
+    run(&mut sim, [key('[')]);
+    assert!(!status_text(&sim).contains("sent"), "{}", status_text(&sim));
+    assert!(sim.writes_pending.is_empty());
 }
 
 fn frozen_ann() -> Option<std::collections::BTreeMap<String, String>> {

@@ -110,7 +110,16 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
             state.dirty = true;
         }
         BackendEvent::Connection(c) => on_connection(state, c),
-        BackendEvent::OpFailed(failure) => on_failure(state, failure),
+        BackendEvent::OpFailed(failure) => {
+            answered(state, &failure.op);
+            on_failure(state, failure);
+        }
+        BackendEvent::OpDone { op, said } => {
+            // With words of its own the server's answer was told as a notice already.
+            if let Some(done) = answered(state, &op).filter(|_| said.is_none()) {
+                info(state, done);
+            }
+        }
         BackendEvent::Error(message) => notify::error(state, message),
         BackendEvent::Notice(text) => {
             push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Notice);
@@ -118,6 +127,12 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
         }
     }
     Vec::new()
+}
+
+/// A write was answered: it is no longer pending; what to say now that it is done.
+fn answered(state: &mut AppState, op: &str) -> Option<String> {
+    let i = state.writes_pending.iter().position(|(o, _)| o == op)?;
+    state.writes_pending.remove(i).map(|(_, said)| said)
 }
 
 /// The server's version: the advisor reproduces that release (said once when ststui does not

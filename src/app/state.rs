@@ -21,6 +21,10 @@ use crate::core::{Options, Plan};
 /// How far past the backend's last clock report the shown time may run, in backend ms.
 pub const EXTRAPOLATE_MS: i64 = 1_000;
 
+/// Unanswered writes remembered (the oldest is forgotten beyond: its answer is then told by
+/// the timeline alone).
+pub const WRITES_PENDING: usize = 32;
+
 /// How long a status-line message stays, in one-second ticks.
 pub const STATUS_TICKS: u8 = 6;
 
@@ -81,6 +85,9 @@ pub struct AppState {
     /// Images the simulator was told are broken (`b`, a script's `break-image`): their pods
     /// never become Ready. Shown on the revisions and the pod detail.
     pub broken_images: std::collections::BTreeSet<String>,
+    /// Cluster writes sent and not answered yet: the op (`Op::describe`) and what the status
+    /// line says once it is done. Bounded ([`WRITES_PENDING`]).
+    pub writes_pending: std::collections::VecDeque<(String, String)>,
     /// Clickable regions from the last draw (filled by the ui, passed in by the loop).
     pub hits: HitMap,
     /// The terminal's size, from the last resize (the help overlay's pages depend on it).
@@ -149,6 +156,7 @@ impl AppState {
             derived: None,
             grid_memo: Default::default(),
             broken_images: std::collections::BTreeSet::new(),
+            writes_pending: std::collections::VecDeque::new(),
             hits: HitMap::default(),
             screen: Rect::default(),
             dirty: true,

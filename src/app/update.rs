@@ -336,7 +336,7 @@ fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {
     };
     match action {
         Action::Accept => {
-            let said = format!("{} → {}", c.old, c.new);
+            let said = ops::sent(state, &c.ops, &c.log, format!("{} → {}", c.old, c.new));
             log_operator(state, c.log);
             info(state, said);
             c.ops.into_iter().map(Command::Backend).collect()

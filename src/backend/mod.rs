@@ -159,6 +159,10 @@ pub struct Capabilities {
     /// Writes this backend will not make, each with the reason (a missing permission,
     /// `--read-only`). Empty: every write is allowed.
     pub denied: BTreeMap<WriteKind, String>,
+    /// A write is answered later, by a server (a cluster): the console calls it sent until the
+    /// backend reports it done ([`BackendEvent::OpDone`]) or failed. The simulator applies a
+    /// write at once.
+    pub writes_answered_later: bool,
 }
 
 impl Capabilities {
@@ -172,9 +176,9 @@ impl Capabilities {
         }
     }
 
-    /// A real cluster: writes only (as far as permissions go).
+    /// A real cluster: writes only (as far as permissions go), answered by the server.
     pub fn cluster() -> Capabilities {
-        Capabilities::default()
+        Capabilities { writes_answered_later: true, ..Capabilities::default() }
     }
 
     /// Why `kind` is not allowed, if it is not.
@@ -243,6 +247,10 @@ pub enum BackendEvent {
     Listing { kind: ObjKind, so_far: usize },
     /// An [`Op`] failed: what kind of failure, and what was wrong and what is expected.
     OpFailed(Failure),
+    /// A cluster write was carried out (`op`: its [`Op::describe`]); `said` when the server's
+    /// answer needs words of its own (nothing to change; written, read back after a lost
+    /// reply).
+    OpDone { op: String, said: Option<String> },
     /// A backend-level problem (watch error) the user should see.
     Error(String),
     /// Something the user should know that is not a problem (a script played to its end).

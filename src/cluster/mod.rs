@@ -290,11 +290,13 @@ impl Engine {
             read_back: READ_BACK,
         };
         tokio::spawn(async move {
+            let op = w.op.describe();
             match writer.write(w).await {
                 Ok(Written::Unchanged(said) | Written::ReadBack(said)) => {
-                    conn.sink(BackendEvent::Notice(said))
+                    conn.sink(BackendEvent::Notice(said.clone()));
+                    conn.sink(BackendEvent::OpDone { op, said: Some(said) });
                 }
-                Ok(Written::Done) => {}
+                Ok(Written::Done) => conn.sink(BackendEvent::OpDone { op, said: None }),
                 Err(f) => conn.sink(BackendEvent::OpFailed(f)),
             }
         });

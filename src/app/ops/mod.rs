@@ -207,9 +207,35 @@ fn selected(state: &AppState) -> Result<(ObjRef, &StatefulSet), String> {
 
 /// Sends one op, logs it in the timeline (scenario-language text) and says so.
 fn send(state: &mut AppState, op: Op, log: String, said: String) -> Vec<Command> {
+    let now = sent(state, std::slice::from_ref(&op), &log, said);
     log_operator(state, log);
-    info(state, said);
+    info(state, now);
     vec![Command::Backend(op)]
+}
+
+/// What the status line says of writes just sent: what they did, in the simulator (it applies
+/// them at once); on a cluster that they are sent, until the server answers (`said` then, at
+/// [`BackendEvent::OpDone`]; a failure names itself).
+///
+/// [`BackendEvent::OpDone`]: crate::backend::BackendEvent::OpDone
+pub(super) fn sent(state: &mut AppState, ops: &[Op], log: &str, said: String) -> String {
+    let writes: Vec<String> = ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Cluster(w) => Some(w.op.describe()),
+            _ => None,
+        })
+        .collect();
+    if !state.caps.writes_answered_later || writes.is_empty() {
+        return said;
+    }
+    for w in writes {
+        if state.writes_pending.len() >= crate::app::state::WRITES_PENDING {
+            state.writes_pending.pop_front();
+        }
+        state.writes_pending.push_back((w, said.clone()));
+    }
+    format!("{log}: sent, waiting for the server …")
 }
 
 fn ask(state: &mut AppState, confirm: Confirm) -> Vec<Command> {
