@@ -158,6 +158,15 @@ pub enum Command {
     Resume(ResumeArgs),
     /// Wait for a rollout, partition-aware: 0 done, 1 timeout, 3 stuck (naming pod and rule).
     Wait(WaitArgs),
+    /// Run a rollout plan: open the update step by step (counts or percentages of replicas),
+    /// each gated on its pods being updated, Ready and available, a bake and your checks;
+    /// halt on anything wrong. The plan is recorded on the set: a rerun resumes it.
+    Rollout(RolloutArgs),
+    /// Pass a plan's manual gate (a `pause` step).
+    Approve(NameArgs),
+    /// The forced rollback: the template back to the previous revision and the pods stuck on
+    /// the broken one deleted (a plan under way is halted first). Shows what it will do first.
+    Abort(AbortArgs),
     /// Play a scenario script against a cluster in real time, printing the timeline.
     Play(PlayArgs),
     /// A stand-in kubelet for test clusters without nodes (binds and runs every unscheduled
@@ -175,6 +184,9 @@ impl Command {
             Command::Freeze(_) => "freeze",
             Command::Resume(_) => "resume",
             Command::Wait(_) => "wait",
+            Command::Rollout(_) => "rollout",
+            Command::Approve(_) => "approve",
+            Command::Abort(_) => "abort",
             Command::Play(_) => "play",
             Command::FakeKubelet(_) => "fake-kubelet",
         }
@@ -285,6 +297,77 @@ pub struct WaitArgs {
     /// Stuck (exit 3) after this long without progress.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m")]
     pub stuck_after: u64,
+}
+
+/// `ststui rollout`.
+#[derive(Debug, Clone, Args)]
+pub struct RolloutArgs {
+    /// The StatefulSet.
+    pub name: String,
+    /// Pods on the update revision after each step, from the highest ordinal down: counts,
+    /// percentages of the replicas (rounded up, never all before 100%) or `pause` (a manual
+    /// gate), e.g. 1,25%,pause,50%,100%. Needed for a new plan; a rerun resumes the recorded one.
+    #[arg(long, value_name = "LIST")]
+    pub steps: Option<String>,
+    /// After a step's pods are updated, Ready and available, every pod of the set must stay
+    /// Ready and restart nothing for this long, e.g. 2m.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero, default_value = "0s")]
+    pub bake: u64,
+    /// A command run after each step's bake (`sh -c`), with STSTUI_NAMESPACE, STSTUI_SET,
+    /// STSTUI_STEP, STSTUI_STEPS, STSTUI_PARTITION and STSTUI_PODS set; a non-zero exit halts
+    /// the plan. Repeatable.
+    #[arg(long = "check", value_name = "CMD")]
+    pub checks: Vec<String>,
+    /// A check running longer is killed and fails.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "5m")]
+    pub check_timeout: u64,
+    /// A step whose pods are not updated, Ready and available after this long halts the plan.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m")]
+    pub stuck_after: u64,
+    /// Give up after this long (exit 1; the plan stays recorded where it is, a rerun resumes).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<u64>,
+    /// On a failure: hold the partition where it is, or undo (the template back to the
+    /// previous revision, the step's stuck pods deleted).
+    #[arg(long, value_enum, default_value_t = OnFailureArg::Hold)]
+    pub on_failure: OnFailureArg,
+    /// Progress as text lines or JSON lines.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputArg::Text)]
+    pub output: OutputArg,
+}
+
+/// `--on-failure`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnFailureArg {
+    Hold,
+    Undo,
+}
+
+impl From<OnFailureArg> for crate::plan::OnFailure {
+    fn from(a: OnFailureArg) -> Self {
+        match a {
+            OnFailureArg::Hold => crate::plan::OnFailure::Hold,
+            OnFailureArg::Undo => crate::plan::OnFailure::Undo,
+        }
+    }
+}
+
+/// `ststui abort`.
+#[derive(Debug, Clone, Args)]
+pub struct AbortArgs {
+    /// The StatefulSet.
+    pub name: String,
+    /// Do it without asking (needed without a terminal).
+    #[arg(long)]
+    pub yes: bool,
+    /// Give up after this long, e.g. 90s.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
+    pub timeout: u64,
+}
+
+/// A duration in ms, zero allowed (`0s`).
+fn parse_duration_or_zero(s: &str) -> Result<u64, String> {
+    crate::sim::scenario::parse::duration(s)
 }
 
 /// A duration in ms: `250ms`, `90s`, `10m`, `1h`, `1m30s`; never zero.

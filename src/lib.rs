@@ -2,7 +2,8 @@
 //!
 //! Layers (see DESIGN.md): `core` (pure controller port), `sim` (simulated cluster),
 //! `backend` (the data contract between a backend and the console), `app` (state and the one
-//! reducer), `ui` (pure rendering). `main.rs` composes them.
+//! reducer), `ui` (pure rendering), `plan` (rollout plans: their record and pure decision).
+//! `main.rs` composes them.
 
 pub mod app;
 pub mod backend;
@@ -10,6 +11,7 @@ pub mod cli;
 pub mod cluster;
 pub mod core;
 pub mod fakelet;
+pub mod plan;
 pub mod play;
 pub mod serve;
 pub mod sim;

@@ -168,6 +168,21 @@ pub enum ClusterOp {
         set: ObjRef,
         force: bool,
     },
+    /// A rollout plan's record (`plan::record`, JSON) written on the set; with `partition`
+    /// `(from, to)`, the partition moves from `from` (refused when it reads otherwise) to `to`
+    /// in the same patch, lifting a freeze that held it.
+    Plan {
+        set: ObjRef,
+        partition: Option<(i32, i32)>,
+        record: String,
+    },
+    /// A plan runner's lease (`plan::record::Lease`, JSON), or its removal (`None`), refused
+    /// when the set's lease no longer reads `seen`.
+    PlanLease {
+        set: ObjRef,
+        lease: Option<String>,
+        seen: Option<String>,
+    },
 }
 
 impl ClusterOp {
@@ -205,6 +220,12 @@ impl ClusterOp {
             ClusterOp::Freeze { set } => format!("freeze {set}"),
             ClusterOp::Unfreeze { set, force: false } => format!("unfreeze {set}"),
             ClusterOp::Unfreeze { set, force: true } => format!("unfreeze {set} force"),
+            ClusterOp::Plan { set, partition: Some((_, to)), .. } => {
+                format!("plan {set} partition {to}")
+            }
+            ClusterOp::Plan { set, partition: None, .. } => format!("plan-record {set}"),
+            ClusterOp::PlanLease { set, lease: Some(_), .. } => format!("plan-lease {set}"),
+            ClusterOp::PlanLease { set, lease: None, .. } => format!("plan-release {set}"),
         }
     }
 
@@ -221,7 +242,9 @@ impl ClusterOp {
             | ClusterOp::Freeze { set }
             | ClusterOp::Step { set, .. }
             | ClusterOp::StepSettled { set }
-            | ClusterOp::Unfreeze { set, .. } => set,
+            | ClusterOp::Unfreeze { set, .. }
+            | ClusterOp::Plan { set, .. }
+            | ClusterOp::PlanLease { set, .. } => set,
             ClusterOp::DeletePod { pod, .. } => pod,
         }
     }

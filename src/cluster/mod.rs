@@ -35,7 +35,7 @@ use tokio::task::JoinHandle;
 
 pub use connect::{Clients, Session, Target, identity as connect_identity, session};
 pub use watch::QuickBackoff;
-pub use write::{OnceError, READ_BACK, Written, write_once};
+pub use write::{OnceError, READ_BACK, Writes, Written, write_once};
 
 use crate::backend::{
     Backend, BackendEvent, Capabilities, Failure, FailureKind, ObjKind, ObjRef, Op, Scope, ViewOp,

@@ -319,6 +319,44 @@ fn unknown(op: &str, lost: &str, what: &str) -> Failure {
     )
 }
 
+/// A writer that lives across writes (a plan's runner, approve, abort): one client runtime and
+/// session, who we are asked once.
+pub struct Writes {
+    runtime: tokio::runtime::Runtime,
+    writer: Writer,
+}
+
+impl Writes {
+    /// Reads the kubeconfig and learns who we are.
+    pub fn open(target: &super::Target) -> Result<Writes, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the client runtime: {e}"))?;
+        let writer = runtime.block_on(async {
+            let session = super::connect::session(target).await?;
+            let identity = super::connect::identity(&session).await;
+            Ok::<_, String>(Writer {
+                client: session.client,
+                identity: Arc::new(Mutex::new(identity)),
+                read_back: READ_BACK,
+            })
+        })?;
+        Ok(Writes { runtime, writer })
+    }
+
+    /// Who writes (what freeze and a plan record).
+    pub fn identity(&self) -> String {
+        self.writer.identity.lock().map(|i| i.clone()).unwrap_or_default()
+    }
+
+    /// Carries out `w` as the console would; a lost reply is read back for `read_back`.
+    pub fn write(&self, w: Write, read_back: Duration) -> Result<Written, Box<Failure>> {
+        let writer = Writer { read_back, ..self.writer.clone() };
+        self.runtime.block_on(writer.write(w)).map_err(Box::new)
+    }
+}
+
 /// Why [`write_once`] wrote nothing.
 #[derive(Debug)]
 pub enum OnceError {

@@ -11,6 +11,7 @@
 
 mod diff;
 mod freeze;
+mod plan;
 mod step;
 mod undo;
 
@@ -116,6 +117,12 @@ pub fn apply(
         ClusterOp::StepSettled { .. } => return Ok(step::settled(key, set)),
         ClusterOp::Freeze { .. } => return freeze::freeze(key, set, inputs),
         ClusterOp::Unfreeze { force, .. } => return freeze::unfreeze(key, set, *force),
+        ClusterOp::Plan { partition, record, .. } => {
+            return plan::record(key, set, *partition, record);
+        }
+        ClusterOp::PlanLease { lease, seen, .. } => {
+            return plan::lease(key, set, lease.as_deref(), seen.as_deref());
+        }
         ClusterOp::DeletePod { pod, .. } => {
             return Err(Refused::invalid(format!("delete-pod {pod} is not a StatefulSet write")));
         }

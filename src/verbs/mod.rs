@@ -14,9 +14,11 @@
 //! Owns: the verbs' decisions and output. May use: app (state, reducer, selectors), cluster,
 //! backend, core. Must not: touch the terminal beyond plain lines, or tokio.
 
+pub mod abort;
 pub mod kubectl;
 pub mod progress;
 pub mod report;
+pub mod rollout;
 pub mod session;
 pub mod step;
 
@@ -83,6 +85,18 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
         Command::Wait(a) => {
             target.name = Some(a.name.clone());
             wait(target, a.timeout, a.stuck_after, start)
+        }
+        Command::Rollout(a) => {
+            target.name = Some(a.name.clone());
+            rollout::run(target, a, start)
+        }
+        Command::Approve(a) => {
+            target.name = Some(a.name.clone());
+            abort::approve(target, a, start)
+        }
+        Command::Abort(a) => {
+            target.name = Some(a.name.clone());
+            abort::abort(target, a, start)
         }
     };
     match result {

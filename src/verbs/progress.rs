@@ -312,6 +312,11 @@ impl Line {
         Line { tty, last: String::new() }
     }
 
+    /// Whether it rewrites one line in place (a terminal).
+    pub fn is_live(&self) -> bool {
+        self.tty
+    }
+
     pub fn show(&mut self, text: &str, elapsed: Duration) {
         let mut out = std::io::stdout().lock();
         if self.tty {

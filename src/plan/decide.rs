@@ -1,0 +1,434 @@
+//! The plan's decision, pure: given the plan's record and what the set and its pods show now,
+//! what the runner does next — open the next step (a partition write, recorded in the same
+//! patch), delete the next pod (OnDelete), move to the next phase, run the checks, wait (and
+//! for what), or halt (and why).
+//!
+//! The rules, in order, at every observation of a plan under way:
+//! 1. The plan halts when another writer changed what it drives: the template (the update
+//!    revision is not the plan's), the replicas, the strategy, or the partition (a freeze
+//!    raising it halts the plan too, naming the freeze).
+//! 2. Waiting: every ordinal the step opened must have a pod on the update revision, Ready and
+//!    available (minReadySeconds), not terminating — `wait`'s rule. OnDelete: while they are
+//!    not, and none of them is on its way, the highest one on an older revision is deleted.
+//!    Not there within `stuck_after`: halt, naming the pods.
+//! 3. Baking: every pod of the set stays Ready, restarts no container and does not flap
+//!    (its Ready condition changing after the bake began): else halt, naming the pod.
+//! 4. Checking: the runner runs the checks; a failure halts.
+//! 5. A gate waits for `ststui approve`.
+//!
+//! Owns: these rules. Must not: do IO or read a clock.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::jiff::Timestamp;
+
+use super::Target;
+use super::record::{Phase, Record, stamp};
+use crate::core::pod::{self as podf, MinReady};
+use crate::core::spec;
+
+/// What the decision reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    pub set: &'a StatefulSet,
+    /// The set's own pods (as the controller claims them), with their ordinals.
+    pub pods: &'a [(i32, &'a Pod)],
+    pub now: Timestamp,
+    pub min_ready: MinReady,
+    /// A step's pods not there after this long halt the plan.
+    pub stuck_after_ms: u64,
+    /// What the set's pods were when the bake began (the runner keeps it: the pods' own times
+    /// come from the nodes' clocks, which need not agree with the runner's).
+    pub baseline: Option<&'a Baseline>,
+}
+
+/// What a pod was when a bake began: the same pod (uid), its restarts, its readiness since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Steady {
+    pub uid: String,
+    pub restarts: i32,
+    pub ready_since: Option<Timestamp>,
+}
+
+/// The set's pods at a bake's start, by name.
+pub type Baseline = std::collections::BTreeMap<String, Steady>;
+
+/// The baseline of a bake starting on `pods`.
+pub fn baseline(pods: &[(i32, &Pod)]) -> Baseline {
+    pods.iter()
+        .map(|(_, p)| {
+            let steady = Steady {
+                uid: podf::uid(p).to_string(),
+                restarts: restarts(p),
+                ready_since: ready_since(p),
+            };
+            (podf::name(p).to_string(), steady)
+        })
+        .collect()
+}
+
+fn restarts(p: &Pod) -> i32 {
+    let statuses = p.status.as_ref().and_then(|s| s.container_statuses.as_ref());
+    statuses.into_iter().flatten().map(|c| c.restart_count).sum()
+}
+
+fn ready_since(p: &Pod) -> Option<Timestamp> {
+    let conditions = p.status.as_ref().and_then(|s| s.conditions.as_ref());
+    let ready = conditions.into_iter().flatten().find(|c| c.type_ == "Ready");
+    ready.and_then(|c| c.last_transition_time.as_ref()).map(|t| t.0)
+}
+
+/// What the runner does next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    /// Move the partition from `from` to `to` and write `record`, in one patch.
+    Open { from: i32, to: i32, record: Record },
+    /// OnDelete: delete this pod (its uid the precondition) so that it comes back updated.
+    Delete { pod: String, uid: String, record: Record },
+    /// Write this record (a phase changed).
+    Record(Record),
+    /// Run the step's checks, then [`advance`] (or halt on a failure).
+    Check,
+    /// Nothing to do now; what it waits for.
+    Wait(String),
+    /// Stop: the record says why (phase [`Phase::Halted`]).
+    Halt(Record),
+    /// Every step is done.
+    Done,
+}
+
+/// The update revision the controller reports for the set's current spec (`None` while it has
+/// not observed the spec yet: nothing about the rollout can be judged then).
+pub fn observed_update_revision(set: &StatefulSet) -> Option<&str> {
+    let status = set.status.as_ref()?;
+    let observed = status.observed_generation.unwrap_or(0) >= set.metadata.generation.unwrap_or(0);
+    observed.then_some(status.update_revision.as_deref()).flatten()
+}
+
+/// The partition a plan reads: the RollingUpdate partition, or `None` for OnDelete.
+fn partition_now(set: &StatefulSet) -> Option<i32> {
+    let st = spec::strategy(set);
+    (!st.on_delete).then_some(st.partition)
+}
+
+/// `record` halted now for `why`.
+pub fn halted(record: &Record, now: Timestamp, why: String) -> Record {
+    Record { phase: Phase::Halted, since: stamp(now), reason: Some(why), ..record.clone() }
+}
+
+/// The next thing to do for the plan `record` on what `facts` show.
+pub fn decide(record: &Record, facts: &Facts<'_>) -> Next {
+    match record.phase {
+        Phase::Done => return Next::Done,
+        Phase::Halted => return Next::Halt(record.clone()),
+        _ => {}
+    }
+    if let Err(why) = still_ours(record, facts.set) {
+        return Next::Halt(halted(record, facts.now, why));
+    }
+    let since = record.since().unwrap_or(facts.now);
+    let elapsed_ms = u64::try_from(facts.now.duration_since(since).as_millis().max(0)).unwrap_or(0);
+    match record.phase {
+        Phase::Waiting => waiting(record, facts, elapsed_ms),
+        Phase::Baking => baking(record, facts, elapsed_ms),
+        Phase::Checking => Next::Check,
+        Phase::Gate => Next::Wait(format!(
+            "waiting for approval: ststui approve {}",
+            facts.set.metadata.name.as_deref().unwrap_or_default()
+        )),
+        Phase::Approved => advance(record, facts),
+        Phase::Halted | Phase::Done => Next::Done,
+    }
+}
+
+/// Rule 1: what the plan drives is as the plan left it.
+fn still_ours(record: &Record, set: &StatefulSet) -> Result<(), String> {
+    if let Some(update) = observed_update_revision(set)
+        && update != record.revision
+    {
+        return Err(format!(
+            "the template changed under the plan: the update revision is {update}, the plan rolls \
+             out {} (another writer)",
+            record.revision
+        ));
+    }
+    let replicas = spec::replicas(set);
+    if let Some(steps) = record.parsed_steps().ok().map(|s| s.targets(replicas))
+        && let Some(Target::Update { partition, .. }) =
+            record.step.checked_sub(1).and_then(|i| steps.get(i)).copied()
+        && partition != record.partition
+    {
+        return Err(format!(
+            "the replicas changed under the plan: {replicas} now, so step {} would be partition \
+             {partition}, not {} (another writer)",
+            record.step, record.partition
+        ));
+    }
+    match partition_now(set) {
+        Some(p) if p != record.partition => {
+            if let Some(f) = crate::steer::frozen(set).filter(|f| f.broken.is_none()) {
+                return Err(format!("{}: a freeze halts the plan", f.words()));
+            }
+            Err(format!(
+                "the partition moved from {} to {p} under the plan (another writer)",
+                record.partition
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The ordinals a step at `partition` has opened.
+fn opened(set: &StatefulSet, partition: i32) -> std::ops::Range<i32> {
+    let start = spec::start_ordinal(set);
+    start.saturating_add(partition.max(0))..start.saturating_add(spec::replicas(set))
+}
+
+/// What keeps an opened ordinal from counting as done, if anything.
+fn not_done(pod: Option<&Pod>, update: &str, facts: &Facts<'_>) -> Option<&'static str> {
+    let Some(p) = pod else { return Some("not created") };
+    if podf::is_terminating(p) {
+        return Some("terminating");
+    }
+    if podf::revision(p) != update {
+        return Some("not updated");
+    }
+    if !podf::is_running_and_ready(p) {
+        return Some(if podf::phase(p) == "Running" {
+            "Running, not Ready"
+        } else {
+            "not running"
+        });
+    }
+    if !podf::is_running_and_available(p, facts.min_ready, facts.now) {
+        return Some("Ready, not available yet (minReadySeconds)");
+    }
+    None
+}
+
+fn pod_at<'a>(facts: &Facts<'a>, ordinal: i32) -> Option<&'a Pod> {
+    facts.pods.iter().find(|(o, _)| *o == ordinal).map(|(_, p)| *p)
+}
+
+/// Rule 2.
+fn waiting(record: &Record, facts: &Facts<'_>, elapsed_ms: u64) -> Next {
+    let set = facts.set;
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    let range = opened(set, record.partition);
+    let pending: Vec<(i32, &'static str)> = range
+        .clone()
+        .filter_map(|o| not_done(pod_at(facts, o), &record.revision, facts).map(|w| (o, w)))
+        .collect();
+    if pending.is_empty() {
+        let phase = if record.bake_seconds > 0 { Phase::Baking } else { Phase::Checking };
+        return Next::Record(Record { phase, since: stamp(facts.now), ..record.clone() });
+    }
+    if spec::strategy(set).on_delete {
+        // One at a time: only while every opened pod that is not on an older revision is done.
+        let moving = pending.iter().any(|(_, w)| *w != "not updated");
+        if !moving
+            && let Some((o, _)) = pending.iter().rev().find(|(_, w)| *w == "not updated")
+            && let Some(p) = pod_at(facts, *o)
+        {
+            return Next::Delete {
+                pod: podf::name(p).to_string(),
+                uid: podf::uid(p).to_string(),
+                record: record.clone(),
+            };
+        }
+    }
+    let words: Vec<String> = pending.iter().map(|(o, w)| format!("{name}-{o} {w}")).collect();
+    if elapsed_ms > facts.stuck_after_ms {
+        let after = super::duration_words(facts.stuck_after_ms);
+        return Next::Halt(halted(
+            record,
+            facts.now,
+            format!("step {} not done within {after}: {}", record.step, words.join(", ")),
+        ));
+    }
+    Next::Wait(format!("waiting for {}", words.join(", ")))
+}
+
+/// Rule 3. Without a baseline (a runner resumed mid-bake) the bake starts over.
+fn baking(record: &Record, facts: &Facts<'_>, elapsed_ms: u64) -> Next {
+    let Some(baseline) = facts.baseline else {
+        return Next::Record(Record { since: stamp(facts.now), ..record.clone() });
+    };
+    let set = facts.set;
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    for o in opened(set, 0) {
+        let Some(p) = pod_at(facts, o) else {
+            return halt_baking(record, facts, format!("{name}-{o} is gone"));
+        };
+        if let Some(why) = unsteady(p, baseline.get(podf::name(p))) {
+            return halt_baking(record, facts, format!("{}: {why}", podf::name(p)));
+        }
+    }
+    let bake_ms = record.bake_seconds * 1000;
+    if elapsed_ms >= bake_ms {
+        let since = stamp(facts.now);
+        return Next::Record(Record { phase: Phase::Checking, since, ..record.clone() });
+    }
+    Next::Wait(format!("baking, {} left", super::duration_words(bake_ms - elapsed_ms)))
+}
+
+fn halt_baking(record: &Record, facts: &Facts<'_>, why: String) -> Next {
+    Next::Halt(halted(record, facts.now, format!("while baking step {}: {why}", record.step)))
+}
+
+/// Why a pod is not as steady as it was when the bake began: not Ready, terminating, another
+/// pod of its name, a container restarted, or its readiness changed meanwhile.
+fn unsteady(p: &Pod, was: Option<&Steady>) -> Option<String> {
+    if podf::is_terminating(p) {
+        return Some("terminating".into());
+    }
+    if !podf::is_ready(p) {
+        return Some("not Ready".into());
+    }
+    let Some(was) = was else { return Some("appeared during the bake".into()) };
+    if podf::uid(p) != was.uid {
+        return Some("was deleted and created again".into());
+    }
+    if restarts(p) > was.restarts {
+        let statuses = p.status.as_ref().and_then(|s| s.container_statuses.as_ref());
+        let last = statuses.into_iter().flatten().find_map(|c| {
+            let t = c.last_state.as_ref()?.terminated.as_ref()?;
+            let reason = t.reason.as_ref().map(|r| format!(", {r}")).unwrap_or_default();
+            Some(format!("container {} restarted (exit code {}{reason})", c.name, t.exit_code))
+        });
+        return Some(last.unwrap_or_else(|| "a container restarted".into()));
+    }
+    if ready_since(p) != was.ready_since {
+        return Some("its readiness changed during the bake".into());
+    }
+    None
+}
+
+/// The step after `record`'s: open it, wait at its gate, or done.
+pub fn advance(record: &Record, facts: &Facts<'_>) -> Next {
+    let set = facts.set;
+    let Ok(steps) = record.parsed_steps() else {
+        let why = format!("the plan's steps {:?} cannot be read", record.steps);
+        return Next::Halt(halted(record, facts.now, why));
+    };
+    let targets = steps.targets(spec::replicas(set));
+    if record.step >= targets.len() {
+        let since = stamp(facts.now);
+        let done = Record { phase: Phase::Done, since, reason: None, ..record.clone() };
+        return Next::Record(done);
+    }
+    enter(record, record.step + 1, &targets, facts)
+}
+
+/// Enters step `step` (from 1) of `targets`.
+pub fn enter(record: &Record, step: usize, targets: &[Target], facts: &Facts<'_>) -> Next {
+    let since = stamp(facts.now);
+    let base = Record { step, of: targets.len(), since, reason: None, ..record.clone() };
+    match targets.get(step.wrapping_sub(1)) {
+        None => Next::Record(Record { phase: Phase::Done, ..base }),
+        Some(Target::Gate) => Next::Record(Record { phase: Phase::Gate, ..base }),
+        Some(Target::Update { partition, .. }) => {
+            let record = Record { phase: Phase::Waiting, partition: *partition, ..base };
+            match partition_now(facts.set) {
+                Some(from) if from != *partition => Next::Open { from, to: *partition, record },
+                _ => Next::Record(record),
+            }
+        }
+    }
+}
+
+/// The step's pods stuck on the plan's revision (on it and not Ready): what `--on-failure undo`
+/// and `ststui abort` delete once the template is reverted (kubernetes#67250: the controller
+/// waits on them forever otherwise).
+pub fn stuck_on(revision: &str, pods: &[(i32, &Pod)]) -> Vec<(String, String)> {
+    let mut out: Vec<(i32, String, String)> = pods
+        .iter()
+        .filter(|(_, p)| podf::revision(p) == revision && !podf::is_terminating(p))
+        .filter(|(_, p)| !podf::is_running_and_ready(p))
+        .map(|(o, p)| (*o, podf::name(p).to_string(), podf::uid(p).to_string()))
+        .collect();
+    out.sort_by_key(|o| std::cmp::Reverse(o.0));
+    out.into_iter().map(|(_, n, u)| (n, u)).collect()
+}
+
+/// How a plan is started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Start {
+    pub steps: super::Steps,
+    pub bake_seconds: u64,
+    pub checks: Vec<String>,
+    pub on_failure: super::OnFailure,
+    /// Who starts it (the cluster identity).
+    pub by: String,
+}
+
+/// The first move of a new plan on what `facts` show: the record of its first step not yet
+/// behind the partition, and the write that opens it. `Err` says why no plan can start: the
+/// controller has not observed the spec, there is no update to roll out, or the partition is
+/// already past every step.
+pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, String> {
+    let set = facts.set;
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    let Some(update) = observed_update_revision(set) else {
+        return Err(format!(
+            "the controller has not observed {name}'s spec yet (generation {}): try again in a moment",
+            set.metadata.generation.unwrap_or(0)
+        ));
+    };
+    let current = set.status.as_ref().and_then(|s| s.current_revision.as_deref()).unwrap_or("");
+    let all_updated = facts.pods.iter().all(|(_, p)| podf::revision(p) == update);
+    if current == update && all_updated {
+        return Err(format!(
+            "nothing to roll out: every pod of {name} runs {update}, the update revision (change \
+             the template first, with the partition at the replicas or the set frozen)"
+        ));
+    }
+    let replicas = spec::replicas(set);
+    let targets = start.steps.targets(replicas);
+    let now_partition = partition_now(set);
+    let first = match now_partition {
+        None => 1,
+        Some(p) => {
+            let below = targets.iter().position(
+                |t| matches!(t, Target::Update { partition, .. } if *partition < p.min(replicas)),
+            );
+            match below {
+                Some(i) => i + 1,
+                None => {
+                    return Err(format!(
+                        "the partition is {p}: every step of the plan is open already (its last \
+                         leaves partition {})",
+                        last_partition(&targets).unwrap_or(0)
+                    ));
+                }
+            }
+        }
+    };
+    // A gate right before the first step to open stays: start at it.
+    let first =
+        if first > 1 && targets.get(first - 2) == Some(&Target::Gate) { first - 1 } else { first };
+    let record = Record {
+        steps: start.steps.to_string(),
+        bake_seconds: start.bake_seconds,
+        checks: start.checks.clone(),
+        on_failure: start.on_failure.word().to_string(),
+        revision: update.to_string(),
+        step: 0,
+        of: targets.len(),
+        phase: Phase::Waiting,
+        since: stamp(facts.now),
+        partition: now_partition.unwrap_or(replicas),
+        by: start.by.clone(),
+        started: stamp(facts.now),
+        reason: None,
+    };
+    Ok(enter(&record, first, &targets, facts))
+}
+
+/// The partition the plan's last opening step leaves.
+pub fn last_partition(targets: &[Target]) -> Option<i32> {
+    targets.iter().rev().find_map(|t| match t {
+        Target::Update { partition, .. } => Some(*partition),
+        Target::Gate => None,
+    })
+}

@@ -1,0 +1,169 @@
+//! A plan's record on its set, so that every console and `ststui explain` show it, a rerun
+//! resumes it, and two runners never drive one plan:
+//!
+//! - `ststui.io/plan`: the plan ([`Record`], JSON): its steps, bake and checks, the update
+//!   revision it rolls out, the step it is at and in what phase since when, who started it, and
+//!   a halt's reason.
+//! - `ststui.io/plan-lease`: the runner driving it ([`Lease`], JSON): who, on which host and
+//!   process, until when. Written with the set's resourceVersion as precondition and renewed
+//!   while the runner lives; a second runner refuses while it holds.
+//!
+//! Owns: the two formats and what they say in words. Pure.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use super::{OnFailure, Steps, duration_words};
+
+/// The plan's record.
+pub const PLAN: &str = "ststui.io/plan";
+/// The runner's lease.
+pub const LEASE: &str = "ststui.io/plan-lease";
+
+/// Where a plan is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// The step's ordinals are open; waiting for them to be updated, Ready and available.
+    Waiting,
+    /// They are; every pod of the set must stay Ready for the bake.
+    Baking,
+    /// The operator's checks run.
+    Checking,
+    /// A manual gate: waiting for `ststui approve`.
+    Gate,
+    /// The gate was passed; the runner moves on.
+    Approved,
+    /// Stopped on something wrong; the partition holds where the plan put it.
+    Halted,
+    /// Every step done.
+    Done,
+}
+
+impl Phase {
+    pub fn word(self) -> &'static str {
+        match self {
+            Phase::Waiting => "waiting",
+            Phase::Baking => "baking",
+            Phase::Checking => "checking",
+            Phase::Gate => "waiting for approval",
+            Phase::Approved => "approved",
+            Phase::Halted => "halted",
+            Phase::Done => "done",
+        }
+    }
+}
+
+/// A plan as recorded on its set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// As `--steps` takes them (`1,25%,50%,100%`).
+    pub steps: String,
+    pub bake_seconds: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
+    pub on_failure: String,
+    /// The update revision the plan rolls out (`status.updateRevision` when it started).
+    pub revision: String,
+    /// The step it is at, from 1.
+    pub step: usize,
+    /// How many steps.
+    pub of: usize,
+    pub phase: Phase,
+    /// When the phase began (RFC 3339, UTC).
+    pub since: String,
+    /// The partition the plan set for this step (for OnDelete, the one it stands for).
+    pub partition: i32,
+    pub by: String,
+    pub started: String,
+    /// Why it halted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Record {
+    /// The record's steps, parsed (a record another version wrote may not parse).
+    pub fn parsed_steps(&self) -> Result<Steps, String> {
+        Steps::parse(&self.steps)
+    }
+
+    pub fn on_failure(&self) -> OnFailure {
+        if self.on_failure == "undo" { OnFailure::Undo } else { OnFailure::Hold }
+    }
+
+    /// When the phase began, if the record says.
+    pub fn since(&self) -> Option<Timestamp> {
+        self.since.parse().ok()
+    }
+
+    /// "plan 2/4 (50%): baking, 1m12s left", "plan halted at 2/4: check `…` exited 1".
+    pub fn words(&self, now: Timestamp) -> String {
+        let step =
+            self.parsed_steps().ok().and_then(|s| s.0.get(self.step.wrapping_sub(1)).copied());
+        let what = step.map(|s| format!(" ({s})")).unwrap_or_default();
+        let at = format!("{}/{}{what}", self.step, self.of);
+        let since = self.since().map(|t| now.duration_since(t).as_secs().max(0)).unwrap_or(0);
+        let since_ms = u64::try_from(since).unwrap_or(0) * 1000;
+        match self.phase {
+            Phase::Halted => {
+                let why = self.reason.as_deref().unwrap_or("no reason recorded");
+                format!("plan halted at {at}: {why}")
+            }
+            Phase::Done => format!("plan done: {} steps ({})", self.of, self.steps),
+            Phase::Baking => {
+                let left = (self.bake_seconds * 1000).saturating_sub(since_ms);
+                format!("plan {at}: baking, {} left", duration_words(left))
+            }
+            Phase::Gate => format!(
+                "plan {at}: waiting for approval for {} (ststui approve)",
+                duration_words(since_ms)
+            ),
+            p => format!("plan {at}: {} for {}", p.word(), duration_words(since_ms)),
+        }
+    }
+}
+
+/// The set's plan record: `None` without one, `Some(Err)` naming what is wrong with one that
+/// cannot be read.
+pub fn plan(set: &StatefulSet) -> Option<Result<Record, String>> {
+    let raw = set.metadata.annotations.as_ref()?.get(PLAN)?;
+    Some(serde_json::from_str(raw).map_err(|e| format!("{PLAN} cannot be read ({e}): {raw:?}")))
+}
+
+/// A runner's lease on a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    /// Who (the cluster identity).
+    pub holder: String,
+    pub host: String,
+    pub pid: u32,
+    /// Until when (RFC 3339, UTC); renewed well before.
+    pub expires: String,
+}
+
+impl Lease {
+    /// Whether it still holds at `now` (an unreadable expiry holds: never take over a lease
+    /// that cannot be read).
+    pub fn holds(&self, now: Timestamp) -> bool {
+        self.expires.parse::<Timestamp>().map_or(true, |t| t > now)
+    }
+
+    /// "ana on build-7 (pid 4242) until 10:02:11Z".
+    pub fn words(&self) -> String {
+        format!("{} on {} (pid {}) until {}", self.holder, self.host, self.pid, self.expires)
+    }
+}
+
+/// The set's lease, if it holds a readable one.
+pub fn lease(set: &StatefulSet) -> Option<Lease> {
+    let raw = set.metadata.annotations.as_ref()?.get(LEASE)?;
+    serde_json::from_str(raw).ok()
+}
+
+/// RFC 3339 in whole seconds, UTC (what the records hold).
+pub fn stamp(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}

@@ -1,0 +1,356 @@
+use std::sync::Arc;
+
+use k8s_openapi::api::apps::v1::{
+    RollingUpdateStatefulSetStrategy, StatefulSet, StatefulSetStatus, StatefulSetUpdateStrategy,
+};
+use k8s_openapi::api::core::v1::{
+    ContainerState, ContainerStateTerminated, ContainerStatus, Pod, PodCondition, PodStatus,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+
+use super::decide::{Baseline, Facts, Next, Start, baseline, begin, decide, stuck_on};
+use super::record::{Phase, Record, stamp};
+use super::*;
+use crate::core::pod::MinReady;
+
+#[test]
+fn steps_parse_and_refuse_with_what_is_expected() {
+    let s = Steps::parse("1, 25%,pause,50%,100%").unwrap();
+    assert_eq!(s.to_string(), "1,25%,pause,50%,100%");
+    for (bad, said) in [
+        ("0,100%", "step 1 (\"0\"): expected a pod count from 1"),
+        ("1,150%", "step 2 (\"150%\"): expected a percentage from 1% to 100%"),
+        ("pause", "no step opens a pod"),
+        ("50%,25%", "step 2 (25%) is less than step 1 (50%)"),
+        ("1,,2", "step 2 (\"\")"),
+    ] {
+        let e = Steps::parse(bad).unwrap_err();
+        assert!(e.starts_with(said), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn rounding_never_opens_zero_nor_all_by_surprise() {
+    let updated = |steps: &str, replicas: i32| -> Vec<i32> {
+        Steps::parse(steps)
+            .unwrap()
+            .targets(replicas)
+            .into_iter()
+            .filter_map(|t| match t {
+                Target::Update { updated, partition } => {
+                    assert_eq!(partition, replicas - updated);
+                    Some(updated)
+                }
+                Target::Gate => None,
+            })
+            .collect()
+    };
+    assert_eq!(updated("1,50%,100%", 4), [1, 2, 4]);
+    assert_eq!(updated("25%,50%,100%", 3), [1, 2, 3], "25% of 3 rounds up to 1");
+    assert_eq!(updated("90%,100%", 4), [3, 4], "90% of 4 is not everything");
+    assert_eq!(updated("1%,2%,100%", 10), [1, 2, 10], "a step that opens nothing opens one more");
+    assert_eq!(updated("10,100%", 4), [4, 4], "counts are capped at the replicas");
+    assert_eq!(updated("50%", 1), [1], "one replica: the one step opens it");
+    let t = Steps::parse("1,pause,100%").unwrap().targets(4);
+    assert_eq!(t[1], Target::Gate);
+}
+
+fn set(replicas: i32, partition: i32, current: &str, update: &str) -> StatefulSet {
+    let mut s = StatefulSet::default();
+    s.metadata.name = Some("web".into());
+    s.metadata.namespace = Some("default".into());
+    s.metadata.generation = Some(2);
+    s.spec.replicas = Some(replicas);
+    s.spec.update_strategy = Some(StatefulSetUpdateStrategy {
+        type_: Some("RollingUpdate".into()),
+        rolling_update: Some(RollingUpdateStatefulSetStrategy {
+            partition: Some(partition),
+            max_unavailable: None,
+        }),
+    });
+    s.status = Some(StatefulSetStatus {
+        observed_generation: Some(2),
+        current_revision: Some(current.into()),
+        update_revision: Some(update.into()),
+        ..Default::default()
+    });
+    s
+}
+
+fn at(secs: i64) -> Timestamp {
+    Timestamp::from_second(1_800_000_000 + secs).unwrap()
+}
+
+fn pod(o: i32, rev: &str, ready_since: Option<i64>) -> Pod {
+    let mut p = Pod::default();
+    p.metadata.name = Some(format!("web-{o}"));
+    p.metadata.uid = Some(format!("uid-{o}"));
+    p.metadata.labels =
+        Some([(crate::core::labels::REVISION_LABEL.to_string(), rev.to_string())].into());
+    let ready = PodCondition {
+        type_: "Ready".into(),
+        status: if ready_since.is_some() { "True" } else { "False" }.into(),
+        last_transition_time: Some(Time(at(ready_since.unwrap_or(0)))),
+        ..Default::default()
+    };
+    p.status = Some(PodStatus {
+        phase: Some("Running".into()),
+        conditions: Some(vec![ready]),
+        ..Default::default()
+    });
+    p
+}
+
+fn facts<'a>(set: &'a StatefulSet, pods: &'a [(i32, &'a Pod)], now: i64) -> Facts<'a> {
+    let min_ready = MinReady::default();
+    Facts { set, pods, now: at(now), min_ready, stuck_after_ms: 600_000, baseline: None }
+}
+
+fn baked<'a>(f: Facts<'a>, base: &'a Baseline) -> Facts<'a> {
+    Facts { baseline: Some(base), ..f }
+}
+
+fn start(steps: &str, bake: u64) -> Start {
+    Start {
+        steps: Steps::parse(steps).unwrap(),
+        bake_seconds: bake,
+        checks: vec!["./check".into()],
+        on_failure: OnFailure::Hold,
+        by: "ana".into(),
+    }
+}
+
+/// 1,50%,100% on 4 replicas held at partition 4: partitions 3, 2, 0, each after its pods are
+/// updated, Ready and baked, and its checks ran.
+#[test]
+fn a_plan_opens_its_steps_in_order_through_wait_bake_and_checks() {
+    let s = set(4, 4, "a", "b");
+    let old: Vec<Pod> = (0..4).map(|o| pod(o, "a", Some(0))).collect();
+    let pods: Vec<(i32, &Pod)> = old.iter().enumerate().map(|(o, p)| (o as i32, p)).collect();
+    let Ok(Next::Open { from: 4, to: 3, record }) =
+        begin(&start("1,50%,100%", 30), &facts(&s, &pods, 0))
+    else {
+        panic!("the first step opens web-3")
+    };
+    assert_eq!((record.step, record.of, record.phase, record.partition), (1, 3, Phase::Waiting, 3));
+    // The partition is written; web-3 not yet updated.
+    let s = set(4, 3, "a", "b");
+    let Next::Wait(w) = decide(&record, &facts(&s, &pods, 5)) else { panic!() };
+    assert_eq!(w, "waiting for web-3 not updated");
+    // web-3 comes back updated and Ready: bake.
+    let new3 = pod(3, "b", Some(20));
+    let pods: Vec<(i32, &Pod)> = vec![(0, &old[0]), (1, &old[1]), (2, &old[2]), (3, &new3)];
+    let Next::Record(baking) = decide(&record, &facts(&s, &pods, 21)) else { panic!() };
+    assert_eq!(baking.phase, Phase::Baking);
+    // A runner without the bake's baseline (resumed) starts the bake over.
+    let Next::Record(again) = decide(&baking, &facts(&s, &pods, 25)) else { panic!() };
+    assert_eq!((again.phase, again.since), (Phase::Baking, stamp(at(25))));
+    let base = baseline(&pods);
+    let Next::Wait(w) = decide(&baking, &baked(facts(&s, &pods, 31), &base)) else { panic!() };
+    assert_eq!(w, "baking, 20s left");
+    let Next::Record(checking) = decide(&baking, &baked(facts(&s, &pods, 51), &base)) else {
+        panic!()
+    };
+    assert_eq!(checking.phase, Phase::Checking);
+    assert_eq!(decide(&checking, &facts(&s, &pods, 52)), Next::Check);
+    let Next::Open { from: 3, to: 2, record } = advance(&checking, &facts(&s, &pods, 53)) else {
+        panic!()
+    };
+    assert_eq!((record.step, record.partition), (2, 2));
+    let s = set(4, 2, "a", "b");
+    let Next::Open { from: 2, to: 0, record } = advance(&record, &facts(&s, &pods, 60)) else {
+        panic!()
+    };
+    assert_eq!((record.step, record.partition), (3, 0));
+    let s = set(4, 0, "a", "b");
+    let Next::Record(done) = advance(&record, &facts(&s, &pods, 70)) else { panic!() };
+    assert_eq!(done.phase, Phase::Done);
+    assert_eq!(decide(&done, &facts(&s, &pods, 71)), Next::Done);
+}
+
+use super::decide::advance;
+
+#[test]
+fn a_plan_halts_on_another_writer_a_freeze_a_stuck_step_and_an_unsteady_bake() {
+    let old: Vec<Pod> = (0..4).map(|o| pod(o, "a", Some(0))).collect();
+    let pods: Vec<(i32, &Pod)> = old.iter().enumerate().map(|(o, p)| (o as i32, p)).collect();
+    let record = Record {
+        steps: "1,100%".into(),
+        bake_seconds: 60,
+        checks: Vec::new(),
+        on_failure: "hold".into(),
+        revision: "b".into(),
+        step: 1,
+        of: 2,
+        phase: Phase::Waiting,
+        since: stamp(at(0)),
+        partition: 3,
+        by: "ana".into(),
+        started: stamp(at(0)),
+        reason: None,
+    };
+    let reason = |n: Next| match n {
+        Next::Halt(r) => {
+            assert_eq!(r.phase, Phase::Halted);
+            r.reason.unwrap_or_default()
+        }
+        other => panic!("not halted: {other:?}"),
+    };
+    let moved = set(4, 0, "a", "b");
+    assert!(
+        reason(decide(&record, &facts(&moved, &pods, 1))).contains("partition moved from 3 to 0")
+    );
+    let template = set(4, 3, "a", "c");
+    assert!(reason(decide(&record, &facts(&template, &pods, 1))).contains("template changed"));
+    let scaled = set(5, 3, "a", "b");
+    assert!(reason(decide(&record, &facts(&scaled, &pods, 1))).contains("replicas changed"));
+    let mut frozen = set(4, 4, "a", "b");
+    frozen.metadata.annotations = Some(
+        [
+            (crate::steer::FROZEN_PARTITION.to_string(), "3".to_string()),
+            (crate::steer::FROZEN_BY.to_string(), "bo".to_string()),
+        ]
+        .into(),
+    );
+    assert!(reason(decide(&record, &facts(&frozen, &pods, 1))).contains("frozen by bo"));
+    // web-3 never comes up: halted after stuck_after, naming it.
+    let s = set(4, 3, "a", "b");
+    let broken = pod(3, "b", None);
+    let with_broken: Vec<(i32, &Pod)> =
+        vec![(0, &old[0]), (1, &old[1]), (2, &old[2]), (3, &broken)];
+    assert!(matches!(decide(&record, &facts(&s, &with_broken, 599)), Next::Wait(_)));
+    let why = reason(decide(&record, &facts(&s, &with_broken, 601)));
+    assert_eq!(why, "step 1 not done within 10m: web-3 Running, not Ready");
+    // Baking: a restart after the bake began halts, naming the container.
+    let baking = Record { phase: Phase::Baking, since: stamp(at(100)), ..record.clone() };
+    let fine = pod(3, "b", Some(50));
+    let steady: Vec<(i32, &Pod)> = vec![(0, &old[0]), (1, &old[1]), (2, &old[2]), (3, &fine)];
+    let base = baseline(&steady);
+    assert!(matches!(decide(&baking, &baked(facts(&s, &steady, 130), &base)), Next::Wait(_)));
+    let mut restarted = pod(3, "b", Some(50));
+    restarted.status.as_mut().unwrap().container_statuses = Some(vec![ContainerStatus {
+        name: "app".into(),
+        restart_count: 1,
+        last_state: Some(ContainerState {
+            terminated: Some(ContainerStateTerminated {
+                exit_code: 137,
+                reason: Some("OOMKilled".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }]);
+    let pods: Vec<(i32, &Pod)> = vec![(0, &old[0]), (1, &old[1]), (2, &old[2]), (3, &restarted)];
+    let why = reason(decide(&baking, &baked(facts(&s, &pods, 130), &base)));
+    assert_eq!(
+        why,
+        "while baking step 1: web-3: container app restarted (exit code 137, OOMKilled)"
+    );
+    // A pod held on the current revision whose readiness changed halts the bake too (its
+    // time is compared with the baseline's, never with the runner's clock).
+    let flapped = pod(1, "a", Some(110));
+    let pods: Vec<(i32, &Pod)> = vec![(0, &old[0]), (1, &flapped), (2, &old[2]), (3, &fine)];
+    let why = reason(decide(&baking, &baked(facts(&s, &pods, 130), &base)));
+    assert!(why.contains("web-1: its readiness changed"), "{why}");
+    let mut again = pod(2, "a", Some(0));
+    again.metadata.uid = Some("another".into());
+    let pods: Vec<(i32, &Pod)> = vec![(0, &old[0]), (1, &old[1]), (2, &again), (3, &fine)];
+    let why = reason(decide(&baking, &baked(facts(&s, &pods, 130), &base)));
+    assert!(why.contains("web-2: was deleted and created again"), "{why}");
+}
+
+#[test]
+fn a_plan_starts_where_the_partition_is_and_refuses_when_there_is_nothing_to_do() {
+    let old: Vec<Pod> = (0..4).map(|o| pod(o, "a", Some(0))).collect();
+    let pods: Vec<(i32, &Pod)> = old.iter().enumerate().map(|(o, p)| (o as i32, p)).collect();
+    // Partition 3 already: the 1-pod step is behind it, the plan starts at 50%.
+    let s = set(4, 3, "a", "b");
+    let Ok(Next::Open { from: 3, to: 2, record }) =
+        begin(&start("1,50%,100%", 0), &facts(&s, &pods, 0))
+    else {
+        panic!()
+    };
+    assert_eq!(record.step, 2);
+    let s = set(4, 0, "a", "b");
+    let e = begin(&start("1,50%,100%", 0), &facts(&s, &pods, 0)).unwrap_err();
+    assert!(e.contains("every step of the plan is open already"), "{e}");
+    let s = set(4, 4, "b", "b");
+    let new: Vec<Pod> = (0..4).map(|o| pod(o, "b", Some(0))).collect();
+    let pods: Vec<(i32, &Pod)> = new.iter().enumerate().map(|(o, p)| (o as i32, p)).collect();
+    let e = begin(&start("1,100%", 0), &facts(&s, &pods, 0)).unwrap_err();
+    assert!(e.starts_with("nothing to roll out"), "{e}");
+    let mut unobserved = set(4, 4, "a", "b");
+    unobserved.metadata.generation = Some(3);
+    let e = begin(&start("1,100%", 0), &facts(&unobserved, &pods, 0)).unwrap_err();
+    assert!(e.contains("has not observed"), "{e}");
+}
+
+#[test]
+fn on_delete_a_step_deletes_its_pods_one_at_a_time_from_the_highest() {
+    let mut s = set(4, 0, "a", "b");
+    s.spec.update_strategy =
+        Some(StatefulSetUpdateStrategy { type_: Some("OnDelete".into()), rolling_update: None });
+    let old: Vec<Pod> = (0..4).map(|o| pod(o, "a", Some(0))).collect();
+    let pods: Vec<(i32, &Pod)> = old.iter().enumerate().map(|(o, p)| (o as i32, p)).collect();
+    let Ok(Next::Record(record)) = begin(&start("50%,100%", 0), &facts(&s, &pods, 0)) else {
+        panic!("OnDelete: no partition to write")
+    };
+    assert_eq!(record.partition, 2);
+    let Next::Delete { pod: name, uid, .. } = decide(&record, &facts(&s, &pods, 1)) else {
+        panic!()
+    };
+    assert_eq!((name.as_str(), uid.as_str()), ("web-3", "uid-3"));
+    // web-3 is on its way back: nothing else is deleted meanwhile.
+    let coming = pod_not_ready(3, "b");
+    let pods2: Vec<(i32, &Pod)> = vec![(0, &old[0]), (1, &old[1]), (2, &old[2]), (3, &coming)];
+    assert!(matches!(decide(&record, &facts(&s, &pods2, 2)), Next::Wait(_)));
+    let back = pod(3, "b", Some(3));
+    let pods3: Vec<(i32, &Pod)> = vec![(0, &old[0]), (1, &old[1]), (2, &old[2]), (3, &back)];
+    let Next::Delete { pod, .. } = decide(&record, &facts(&s, &pods3, 4)) else { panic!() };
+    assert_eq!(pod, "web-2");
+}
+
+fn pod_not_ready(o: i32, rev: &str) -> Pod {
+    pod(o, rev, None)
+}
+
+#[test]
+fn the_stuck_pods_of_a_broken_revision_are_named_highest_first() {
+    let pods_owned =
+        [pod(0, "a", Some(0)), pod(2, "b", None), pod(3, "b", None), pod(1, "b", Some(0))];
+    let pods: Vec<(i32, &Pod)> =
+        vec![(0, &pods_owned[0]), (2, &pods_owned[1]), (3, &pods_owned[2]), (1, &pods_owned[3])];
+    let stuck: Vec<String> = stuck_on("b", &pods).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(stuck, ["web-3", "web-2"]);
+}
+
+#[test]
+fn the_record_reads_as_the_console_says_it() {
+    let r = Record {
+        steps: "1,50%,100%".into(),
+        bake_seconds: 120,
+        checks: Vec::new(),
+        on_failure: "hold".into(),
+        revision: "b".into(),
+        step: 2,
+        of: 3,
+        phase: Phase::Baking,
+        since: stamp(at(0)),
+        partition: 2,
+        by: "ana".into(),
+        started: stamp(at(0)),
+        reason: None,
+    };
+    assert_eq!(r.words(at(48)), "plan 2/3 (50%): baking, 1m12s left");
+    let h =
+        Record { phase: Phase::Halted, reason: Some("check `./c` exited 1".into()), ..r.clone() };
+    assert_eq!(h.words(at(48)), "plan halted at 2/3 (50%): check `./c` exited 1");
+    let text = serde_json::to_string(&r).unwrap();
+    assert!(
+        text.contains("\"bakeSeconds\":120") && text.contains("\"phase\":\"baking\""),
+        "{text}"
+    );
+    let _ = (Arc::new(()), SignedDuration::ZERO);
+}

@@ -1,0 +1,102 @@
+//! A rollout plan's writes (`crate::plan::record`): the plan's record, with its step's
+//! partition in the same patch, and the runner's lease. Each is refused as a conflict when the
+//! set no longer reads as it was decided on: the partition moved, or another runner's lease.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+
+use super::{Change, Refused};
+use crate::backend::{FailureKind, ObjRef};
+use crate::core::spec;
+use crate::plan::record::{LEASE, PLAN};
+
+/// The plan's record, and, with `partition: Some((from, to))`, the partition from `from`
+/// (refused when it reads otherwise) to `to`. A freeze holding the set is lifted by a
+/// partition move: the plan holds the partition from then on.
+pub(super) fn record(
+    key: &ObjRef,
+    set: &StatefulSet,
+    partition: Option<(i32, i32)>,
+    record: &str,
+) -> Result<Change, Refused> {
+    let mut new = set.clone();
+    if let Some((from, to)) = partition {
+        let st = spec::strategy(set);
+        if st.on_delete {
+            return Err(Refused {
+                kind: FailureKind::Conflict,
+                message: format!(
+                    "{key} switched to OnDelete since the plan decided: the partition applies to \
+                     RollingUpdate only; nothing written"
+                ),
+            });
+        }
+        if st.partition != from {
+            return Err(Refused {
+                kind: FailureKind::Conflict,
+                message: format!(
+                    "{key}: the partition reads {}, not {from}, since the plan decided: someone \
+                     moved it; nothing written",
+                    st.partition
+                ),
+            });
+        }
+        let strategy = new.spec.update_strategy.get_or_insert_with(Default::default);
+        strategy.rolling_update.get_or_insert_with(Default::default).partition = Some(to);
+        if let Some(ann) = new.metadata.annotations.as_mut() {
+            for k in [super::FROZEN_PARTITION, super::FROZEN_BY, super::FROZEN_AT] {
+                ann.remove(k);
+            }
+        }
+    }
+    new.metadata
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert(PLAN.into(), record.into());
+    if new == *set {
+        return Ok(Change::Unchanged(format!("{key}: the plan's record is as written already")));
+    }
+    Ok(Change::Set(Box::new(new)))
+}
+
+/// The runner's lease: `lease` written (or removed, `None`) when the set's lease still reads
+/// `seen`; otherwise another runner took or renewed it (a conflict naming it).
+pub(super) fn lease(
+    key: &ObjRef,
+    set: &StatefulSet,
+    lease: Option<&str>,
+    seen: Option<&str>,
+) -> Result<Change, Refused> {
+    let now = set.metadata.annotations.as_ref().and_then(|a| a.get(LEASE)).map(String::as_str);
+    if now != seen {
+        let holder = crate::plan::record::lease(set)
+            .map_or_else(|| "an unreadable lease".to_string(), |l| l.words());
+        return Err(Refused {
+            kind: FailureKind::Conflict,
+            message: format!(
+                "{key}: the plan's lease changed since it was read: held by {holder}; nothing \
+                 written"
+            ),
+        });
+    }
+    let mut new = set.clone();
+    match lease {
+        Some(l) => {
+            new.metadata
+                .annotations
+                .get_or_insert_with(Default::default)
+                .insert(LEASE.into(), l.into());
+        }
+        None => {
+            if let Some(ann) = new.metadata.annotations.as_mut() {
+                ann.remove(LEASE);
+                if ann.is_empty() {
+                    new.metadata.annotations = None;
+                }
+            }
+        }
+    }
+    if new == *set {
+        return Ok(Change::Unchanged(format!("{key}: the lease is as written already")));
+    }
+    Ok(Change::Set(Box::new(new)))
+}
