@@ -398,6 +398,15 @@ fn explain_json_is_what_the_readme_documents() {
     std::thread::sleep(Duration::from_millis(600));
     op(&r, ClusterOp::Undo { set: web(), revision: None });
     op(&r, ClusterOp::Freeze { set: web() });
+    // A halted plan and a runner's lease on the set (as `ststui rollout` records them).
+    let record = serde_json::json!({"steps": "1,100%", "bakeSeconds": 60, "checks": ["./c"],
+        "onFailure": "hold", "revision": "web-x", "template": "0", "step": 1, "of": 2,
+        "phase": "halted", "since": "2026-01-01T00:00:00Z", "partition": 2, "by": "ana",
+        "started": "2026-01-01T00:00:00Z", "reason": "check `./c` exited 1"});
+    op(&r, ClusterOp::Plan { set: web(), partition: None, record: record.to_string() });
+    let lease = serde_json::json!({"holder": "ana", "host": "h", "pid": 7,
+        "expires": "2999-01-01T00:00:00Z"});
+    op(&r, ClusterOp::PlanLease { set: web(), lease: Some(lease.to_string()), seen: None });
     let (code, out, err) = ststui(&r, &["explain", "web", "-o", "json"]);
     assert_eq!(code, 0, "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
@@ -425,7 +434,14 @@ fn explain_json_is_what_the_readme_documents() {
     assert_eq!(v["forcedRollback"]["pod"], "web-2", "{out}");
     assert_eq!(v["ordinals"][2]["state"], "Running", "{out}");
     assert_eq!(v["verdict"]["done"], false);
+    assert_eq!(v["plan"]["words"], "plan halted at 1/2 (1): check `./c` exited 1");
     let text = ststui(&r, &["explain", "web"]).1;
+    assert!(
+        text.contains(
+            "plan:       plan halted at 1/2 (1): check `./c` exited 1 (runner: ana on h (pid 7)"
+        ),
+        "{text}"
+    );
     assert!(text.contains("frozen:     by"), "{text}");
     assert!(text.contains("web-2 is on"), "{text}");
 }

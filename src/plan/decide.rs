@@ -143,6 +143,12 @@ pub fn decide(record: &Record, facts: &Facts<'_>) -> Next {
 
 /// Rule 1: what the plan drives is as the plan left it.
 fn still_ours(record: &Record, set: &StatefulSet) -> Result<(), String> {
+    if !record.template.is_empty() && super::record::template_hash(set) != record.template {
+        return Err(format!(
+            "the template changed under the plan: it no longer is the one of {} (another writer)",
+            record.revision
+        ));
+    }
     if let Some(update) = observed_update_revision(set)
         && update != record.revision
     {
@@ -413,6 +419,7 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, String> {
         checks: start.checks.clone(),
         on_failure: start.on_failure.word().to_string(),
         revision: update.to_string(),
+        template: super::record::template_hash(set),
         step: 0,
         of: targets.len(),
         phase: Phase::Waiting,

@@ -62,11 +62,15 @@ pub struct Record {
     /// As `--steps` takes them (`1,25%,50%,100%`).
     pub steps: String,
     pub bake_seconds: u64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub checks: Vec<String>,
     pub on_failure: String,
     /// The update revision the plan rolls out (`status.updateRevision` when it started).
     pub revision: String,
+    /// A hash of the pod template it rolls out ([`template_hash`]): a change is seen at once,
+    /// before the controller names a new revision.
+    #[serde(default)]
+    pub template: String,
     /// The step it is at, from 1.
     pub step: usize,
     /// How many steps.
@@ -79,7 +83,7 @@ pub struct Record {
     pub by: String,
     pub started: String,
     /// Why it halted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub reason: Option<String>,
 }
 
@@ -161,6 +165,12 @@ impl Lease {
 pub fn lease(set: &StatefulSet) -> Option<Lease> {
     let raw = set.metadata.annotations.as_ref()?.get(LEASE)?;
     serde_json::from_str(raw).ok()
+}
+
+/// A hash of the set's pod template (FNV-1 of its JSON), for [`Record::template`].
+pub fn template_hash(set: &StatefulSet) -> String {
+    let bytes = serde_json::to_vec(&set.spec.template).unwrap_or_default();
+    format!("{:08x}", crate::core::fnv::fnv1_32(&bytes))
 }
 
 /// RFC 3339 in whole seconds, UTC (what the records hold).

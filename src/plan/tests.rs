@@ -181,6 +181,7 @@ fn a_plan_halts_on_another_writer_a_freeze_a_stuck_step_and_an_unsteady_bake() {
         checks: Vec::new(),
         on_failure: "hold".into(),
         revision: "b".into(),
+        template: String::new(),
         step: 1,
         of: 2,
         phase: Phase::Waiting,
@@ -203,6 +204,15 @@ fn a_plan_halts_on_another_writer_a_freeze_a_stuck_step_and_an_unsteady_bake() {
     );
     let template = set(4, 3, "a", "c");
     assert!(reason(decide(&record, &facts(&template, &pods, 1))).contains("template changed"));
+    // A template change is seen before the controller names its revision.
+    let s = set(4, 3, "a", "b");
+    let hashed = Record { template: super::record::template_hash(&s), ..record.clone() };
+    assert!(matches!(decide(&hashed, &facts(&s, &pods, 1)), Next::Wait(_)));
+    let mut changed = s.clone();
+    changed.spec.template.metadata = Some(Default::default());
+    changed.spec.template.metadata.as_mut().unwrap().labels =
+        Some([("v".to_string(), "2".to_string())].into());
+    assert!(reason(decide(&hashed, &facts(&changed, &pods, 1))).contains("template changed"));
     let scaled = set(5, 3, "a", "b");
     assert!(reason(decide(&record, &facts(&scaled, &pods, 1))).contains("replicas changed"));
     let mut frozen = set(4, 4, "a", "b");
@@ -334,6 +344,7 @@ fn the_record_reads_as_the_console_says_it() {
         checks: Vec::new(),
         on_failure: "hold".into(),
         revision: "b".into(),
+        template: String::new(),
         step: 2,
         of: 3,
         phase: Phase::Baking,

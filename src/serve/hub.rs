@@ -64,6 +64,8 @@ struct State {
     down_until: Option<Instant>,
     unauthorized_until: Option<Instant>,
     latency: Duration,
+    /// Successful writes whose replies are still to be lost (`api-lose-replies`).
+    lose_replies: u32,
     /// The simulation's time at the last event, the wall instant then, and the speed.
     clock: Option<(k8s_openapi::jiff::Timestamp, Instant, f64)>,
 }
@@ -138,6 +140,7 @@ impl Hub {
                 s.changes.clear();
                 s.bytes = 0;
             }
+            ApiFault::LoseReplies { n } => s.lose_replies = n,
         }
         drop(s);
         self.wake();
@@ -167,6 +170,14 @@ impl Hub {
     /// The drop generation (a watch ends when it moves).
     pub fn drops(&self) -> u64 {
         self.lock().drops
+    }
+
+    /// Whether the reply of a write that succeeded is to be lost now (counts it down).
+    pub fn lose_reply(&self) -> bool {
+        let mut s = self.lock();
+        let lose = s.lose_replies > 0;
+        s.lose_replies = s.lose_replies.saturating_sub(1);
+        lose
     }
 
     /// When the API is down, until when.

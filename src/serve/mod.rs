@@ -247,6 +247,20 @@ async fn handle(ctx: Arc<ctx::Ctx>, req: Request<Incoming>) -> Response<Body> {
         Ok(r) => r,
         Err(st) => Reply::from(st),
     };
+    // A write of state: an access or identity review is a question, not a write.
+    let write = matches!(method, Method::POST | Method::PUT | Method::PATCH | Method::DELETE)
+        && !path.contains("/selfsubject");
+    if write && reply.code.is_success() && ctx.hub.lose_reply() {
+        // Carried out, but the answer never arrives whole: the body fails, and the
+        // connection closes under it (`api-lose-replies`).
+        tracing::info!(%method, %path, "the reply of this write is lost (api-lose-replies)");
+        let lost = futures::stream::once(async {
+            Err::<bytes::Bytes, std::io::Error>(std::io::Error::other("reply lost"))
+        });
+        let mut r = Response::new(Body::from_stream(lost));
+        *r.status_mut() = reply.code;
+        return r;
+    }
     reply.into_response()
 }
 

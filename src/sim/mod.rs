@@ -84,6 +84,10 @@ pub enum ApiFault {
     DropWatches,
     /// The watch history is compacted: older resourceVersions get 410 Gone.
     Compact,
+    /// The next `n` writes (POST, PUT, PATCH, DELETE; not the reviews that ask who one is and
+    /// what one may do) that succeed are carried out, but their replies are lost: the
+    /// connection breaks before the answer is complete.
+    LoseReplies { n: u32 },
 }
 
 /// What the simulation reports, in the order it happened.

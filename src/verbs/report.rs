@@ -32,6 +32,8 @@ pub struct Report {
     pub current_revision: String,
     pub update_revision: String,
     pub frozen: Option<FrozenBy>,
+    /// The rollout plan recorded on the set (`ststui rollout`), if any.
+    pub plan: Option<PlanReport>,
     pub ordinals: Vec<Ordinal>,
     pub revisions: Vec<Revision>,
     /// The controller pane's sentences, most important first.
@@ -45,6 +47,19 @@ pub struct Report {
     pub differs: bool,
     /// The API server's version, whose controller semantics the advisor reproduced.
     pub server_version: Option<String>,
+}
+
+/// A rollout plan as its record on the set says, with its runner's lease.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanReport {
+    /// "plan 2/4 (50%): baking, 1m12s left", as the console says it.
+    pub words: String,
+    /// The record (`ststui.io/plan`), or why it cannot be read.
+    pub record: Option<crate::plan::record::Record>,
+    pub error: Option<String>,
+    /// The runner driving it, while its lease holds.
+    pub runner: Option<crate::plan::record::Lease>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -237,6 +252,7 @@ impl Report {
                 recorded: f.recorded(),
                 broken: f.broken,
             }),
+            plan: plan_report(set, state.now),
             ordinals,
             revisions,
             controller: controller
@@ -299,6 +315,22 @@ impl Report {
                     f.by, f.at, f.recorded
                 )),
             }
+        }
+        if let Some(p) = &self.plan {
+            let runner = match &p.runner {
+                Some(l) => format!(" (runner: {})", l.words()),
+                None if p.record.as_ref().is_some_and(|r| {
+                    !matches!(
+                        r.phase,
+                        crate::plan::record::Phase::Done | crate::plan::record::Phase::Halted
+                    )
+                }) =>
+                {
+                    " (no runner: `ststui rollout` resumes it)".to_string()
+                }
+                None => String::new(),
+            };
+            line(format!("plan:       {}{runner}", p.words));
         }
         line(String::new());
         let short = |r: &str| -> String {
@@ -367,4 +399,17 @@ impl Report {
         }
         o
     }
+}
+
+/// The set's plan for the report.
+fn plan_report(
+    set: &k8s_openapi::api::apps::v1::StatefulSet,
+    now: Option<k8s_openapi::jiff::Timestamp>,
+) -> Option<PlanReport> {
+    let now = now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
+    let runner = crate::plan::record::lease(set).filter(|l| l.holds(now));
+    Some(match crate::plan::record::plan(set)? {
+        Ok(r) => PlanReport { words: r.words(now), record: Some(r), error: None, runner },
+        Err(why) => PlanReport { words: why.clone(), record: None, error: Some(why), runner },
+    })
 }

@@ -50,6 +50,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("api-unauthorized", "api-unauthorized DUR"),
     ("drop-watches", "drop-watches"),
     ("compact", "compact"),
+    ("api-lose-replies", "api-lose-replies N"),
     ("pause", "pause"),
     ("resume", "resume"),
     ("step", "step [N]"),
@@ -268,6 +269,13 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
         }
         "drop-watches" => Command::Api(ApiFault::DropWatches),
         "compact" => Command::Api(ApiFault::Compact),
+        "api-lose-replies" => {
+            let w = a.word("N")?;
+            let n = w.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                a.err(format!("{w:?} is not a count: expected the number of writes, from 1"))
+            })?;
+            Command::Api(ApiFault::LoseReplies { n })
+        }
         "pause" => Command::Pause,
         "resume" => Command::Resume,
         "step" => {

@@ -12,13 +12,18 @@
 //! Owns: the runner's loop, the checks' processes, its output. Exit codes as `wait`'s: 0 done,
 //! 1 timeout or refused, 3 halted, 4 unreachable or forbidden.
 
-use std::io::IsTerminal as _;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
+
+mod checks;
+mod output;
+
+use checks::{CheckOutcome, spawn_check};
+use output::Output;
 
 use super::session::Session;
 use super::{Exit, SYNC_TIMEOUT, VerbError};
@@ -37,6 +42,8 @@ pub const HOLD: Duration = Duration::from_secs(30);
 pub const RENEW: Duration = Duration::from_secs(10);
 /// How long a written record is waited for on the watch before the set is read as it is.
 const OBSERVE: Duration = Duration::from_secs(10);
+/// How long a halt waits for a change that explains it to arrive on another watch.
+const GRACE: Duration = Duration::from_secs(2);
 
 /// Runs (or resumes) the plan.
 pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, VerbError> {
@@ -76,12 +83,7 @@ struct Runner<'a> {
 impl<'a> Runner<'a> {
     fn new(s: Session, w: Writes, args: &'a RolloutArgs, limit: Option<Instant>) -> Runner<'a> {
         let key = s.key.clone();
-        let json = args.output == OutputArg::Json;
-        let out = Output {
-            json,
-            line: super::progress::Line::new(!json && std::io::stdout().is_terminal()),
-            last: String::new(),
-        };
+        let out = Output::new(args.output == OutputArg::Json);
         let host = hostname();
         Runner {
             s,
@@ -171,6 +173,10 @@ impl<'a> Runner<'a> {
         let write = Write { op, basis: basis.cloned().map(Box::new) };
         let by = self.limit.unwrap_or_else(|| Instant::now() + SYNC_TIMEOUT);
         match self.w.write(write, super::left(by)) {
+            Ok(crate::cluster::Written::ReadBack(said)) => {
+                self.out.event(None, &format!("{what}: {said}"));
+                Ok(())
+            }
             Ok(_) => Ok(()),
             Err(f) => {
                 let mut e = super::write_failure(kind, crate::cluster::OnceError::Failed(f));
@@ -281,11 +287,17 @@ impl<'a> Runner<'a> {
             };
             let n = match next.take() {
                 Some(n) => n,
-                None => {
-                    let pods = self.pods();
-                    let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-                    decide::decide(&current, &self.facts(&set, &pods))
-                }
+                None => match self.decide(&current, &set) {
+                    // The watches of pods and of the set race: a pod's change can arrive before
+                    // the spec change that explains it. A halt is decided again after a grace,
+                    // with what arrived meanwhile.
+                    Next::Halt(_) if current.phase != Phase::Halted => {
+                        self.observe_for(GRACE)?;
+                        let set = self.set()?.clone();
+                        self.decide(&current, &set)
+                    }
+                    n => n,
+                },
             };
             match n {
                 Next::Done => {
@@ -316,6 +328,22 @@ impl<'a> Runner<'a> {
                 other => self.carry_out(other, &set)?,
             }
         }
+    }
+
+    /// The decision on what the set and its pods show now.
+    fn decide(&self, current: &Record, set: &StatefulSet) -> Next {
+        let pods = self.pods();
+        let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
+        decide::decide(current, &self.facts(set, &pods))
+    }
+
+    /// Applies what arrives for `d`.
+    fn observe_for(&mut self, d: Duration) -> Result<(), VerbError> {
+        let until = Instant::now() + d;
+        while Instant::now() < until {
+            self.s.next(Some(until))?;
+        }
+        Ok(())
     }
 
     /// Writes what `n` asks and waits until the watch shows it.
@@ -547,104 +575,6 @@ fn opens(key: &ObjRef, set: &StatefulSet, to: i32, from: i32) -> String {
     format!(" (opens {})", names.join(", "))
 }
 
-/// A check's end.
-struct CheckOutcome {
-    passed: Result<(), String>,
-    /// Its output's last lines (stdout and stderr).
-    tail: Vec<String>,
-}
-
-/// Lines of a check's output kept.
-const TAIL: usize = 20;
-
-/// Starts `sh -c cmd` with `env`; its outcome arrives on the channel (killed at `timeout`).
-fn spawn_check(
-    cmd: &str,
-    env: &[(&str, String)],
-    timeout: Duration,
-) -> mpsc::Receiver<CheckOutcome> {
-    let (tx, rx) = mpsc::channel();
-    let mut command = std::process::Command::new("sh");
-    command.arg("-c").arg(cmd).stdin(std::process::Stdio::null());
-    command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let child = command.spawn();
-    std::thread::spawn(move || {
-        let outcome = match child {
-            Err(e) => {
-                CheckOutcome { passed: Err(format!("could not start: {e}")), tail: Vec::new() }
-            }
-            Ok(child) => wait_check(child, timeout),
-        };
-        let _ = tx.send(outcome);
-    });
-    rx
-}
-
-fn wait_check(mut child: std::process::Child, timeout: Duration) -> CheckOutcome {
-    use std::io::BufRead as _;
-    let (ltx, lrx) = mpsc::channel::<String>();
-    let mut readers = Vec::new();
-    if let Some(out) = child.stdout.take() {
-        let ltx = ltx.clone();
-        readers.push(std::thread::spawn(move || {
-            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-                let _ = ltx.send(line);
-            }
-        }));
-    }
-    if let Some(err) = child.stderr.take() {
-        let ltx = ltx.clone();
-        readers.push(std::thread::spawn(move || {
-            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
-                let _ = ltx.send(line);
-            }
-        }));
-    }
-    drop(ltx);
-    let deadline = Instant::now() + timeout;
-    let mut tail = std::collections::VecDeque::new();
-    let keep = |line: String, tail: &mut std::collections::VecDeque<String>| {
-        if tail.len() == TAIL {
-            tail.pop_front();
-        }
-        tail.push_back(line);
-    };
-    let passed = loop {
-        match lrx.recv_timeout(Duration::from_millis(100)) {
-            Ok(line) => keep(line, &mut tail),
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                break match child.wait() {
-                    Ok(s) if s.success() => Ok(()),
-                    Ok(s) => Err(match s.code() {
-                        Some(c) => format!("exited {c}"),
-                        None => "was killed by a signal".to_string(),
-                    }),
-                    Err(e) => Err(format!("could not be waited for: {e}")),
-                };
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break Err(format!(
-                    "did not end within {}: killed",
-                    duration_words(u64::try_from(timeout.as_millis()).unwrap_or(0))
-                ));
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-    };
-    for r in readers {
-        let _ = r.join();
-    }
-    while let Ok(line) = lrx.try_recv() {
-        keep(line, &mut tail);
-    }
-    CheckOutcome { passed, tail: tail.into() }
-}
-
 /// This host's name (for the lease: a runner killed here is taken over at once).
 fn hostname() -> String {
     std::env::var("HOSTNAME")
@@ -661,95 +591,4 @@ fn hostname() -> String {
 fn alive(pid: u32) -> bool {
     let proc = std::path::Path::new("/proc");
     !proc.exists() || proc.join(pid.to_string()).exists()
-}
-
-/// The runner's output: a line per change (a live line on a terminal), or JSON lines.
-struct Output {
-    json: bool,
-    line: super::progress::Line,
-    last: String,
-}
-
-impl Output {
-    fn event(&mut self, r: Option<&Record>, text: &str) {
-        if self.json {
-            super::say(&json_line("event", r, text));
-        } else {
-            self.line.finish(text);
-        }
-        self.last.clear();
-    }
-
-    fn waiting(&mut self, r: &Record, text: &str) {
-        let at = format!("step {}/{}: {text}", r.step, r.of);
-        // A countdown is one line in a log (a live line on a terminal).
-        let counting = |t: &str| t.split(": ").nth(1).is_some_and(|w| w.starts_with("baking"));
-        if !self.line.is_live() && counting(&at) && counting(&self.last) {
-            return;
-        }
-        if self.json {
-            if at != self.last {
-                super::say(&json_line("waiting", Some(r), text));
-            }
-        } else {
-            self.line.show(&at, Duration::ZERO);
-        }
-        self.last = at;
-    }
-
-    fn finish(&mut self, text: &str) {
-        self.event(None, text);
-    }
-
-    /// A check's output (its last lines), indented under it.
-    fn output(&mut self, lines: &[String]) {
-        for l in lines {
-            if self.json {
-                super::say(&serde_json::json!({"kind": "check-output", "text": l}).to_string());
-            } else {
-                super::say(&format!("  | {l}"));
-            }
-        }
-    }
-
-    fn preview(&mut self, key: &ObjRef, set: &StatefulSet, start: &Start) {
-        let replicas = spec::replicas(set);
-        let mut lines = vec![format!(
-            "plan for {key}: {} replicas, partition {} now",
-            replicas,
-            spec::strategy(set).partition
-        )];
-        for (i, (spec, t)) in start.steps.0.iter().zip(start.steps.targets(replicas)).enumerate() {
-            lines.push(match t {
-                crate::plan::Target::Update { updated, partition } => {
-                    format!("  step {}: {spec} → {updated} of {replicas} updated (partition {partition})", i + 1)
-                }
-                crate::plan::Target::Gate => format!("  step {}: pause until `ststui approve {}`", i + 1, key.name),
-            });
-        }
-        lines.push(format!(
-            "  then: wait for the step's pods to be updated, Ready and available; bake {}; {}; on failure: {}",
-            duration_words(start.bake_seconds * 1000),
-            if start.checks.is_empty() { "no checks".to_string() } else { format!("checks {}", start.checks.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")) },
-            start.on_failure.word()
-        ));
-        for l in lines {
-            if self.json {
-                super::say(&json_line("plan", None, &l));
-            } else {
-                super::say(&l);
-            }
-        }
-    }
-}
-
-fn json_line(kind: &str, r: Option<&Record>, text: &str) -> String {
-    let mut v = serde_json::json!({"kind": kind, "text": text});
-    if let Some(r) = r {
-        v["step"] = r.step.into();
-        v["of"] = r.of.into();
-        v["phase"] = serde_json::to_value(r.phase).unwrap_or_default();
-        v["partition"] = r.partition.into();
-    }
-    v.to_string()
 }

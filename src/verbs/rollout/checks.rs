@@ -1,0 +1,105 @@
+//! A plan's checks: the operator's commands run with `sh -c`, the step in their environment,
+//! their output kept (its last lines), killed at their timeout.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::plan::duration_words;
+
+/// A check's end.
+pub struct CheckOutcome {
+    pub passed: Result<(), String>,
+    /// Its output's last lines (stdout and stderr).
+    pub tail: Vec<String>,
+}
+
+/// Lines of a check's output kept.
+const TAIL: usize = 20;
+
+/// Starts `sh -c cmd` with `env`; its outcome arrives on the channel (killed at `timeout`).
+pub fn spawn_check(
+    cmd: &str,
+    env: &[(&str, String)],
+    timeout: Duration,
+) -> mpsc::Receiver<CheckOutcome> {
+    let (tx, rx) = mpsc::channel();
+    let mut command = std::process::Command::new("sh");
+    command.arg("-c").arg(cmd).stdin(std::process::Stdio::null());
+    command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let child = command.spawn();
+    std::thread::spawn(move || {
+        let outcome = match child {
+            Err(e) => {
+                CheckOutcome { passed: Err(format!("could not start: {e}")), tail: Vec::new() }
+            }
+            Ok(child) => wait_check(child, timeout),
+        };
+        let _ = tx.send(outcome);
+    });
+    rx
+}
+
+fn wait_check(mut child: std::process::Child, timeout: Duration) -> CheckOutcome {
+    use std::io::BufRead as _;
+    let (ltx, lrx) = mpsc::channel::<String>();
+    let mut readers = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        let ltx = ltx.clone();
+        readers.push(std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = ltx.send(line);
+            }
+        }));
+    }
+    if let Some(err) = child.stderr.take() {
+        let ltx = ltx.clone();
+        readers.push(std::thread::spawn(move || {
+            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = ltx.send(line);
+            }
+        }));
+    }
+    drop(ltx);
+    let deadline = Instant::now() + timeout;
+    let mut tail = std::collections::VecDeque::new();
+    let keep = |line: String, tail: &mut std::collections::VecDeque<String>| {
+        if tail.len() == TAIL {
+            tail.pop_front();
+        }
+        tail.push_back(line);
+    };
+    let passed = loop {
+        match lrx.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) => keep(line, &mut tail),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break match child.wait() {
+                    Ok(s) if s.success() => Ok(()),
+                    Ok(s) => Err(match s.code() {
+                        Some(c) => format!("exited {c}"),
+                        None => "was killed by a signal".to_string(),
+                    }),
+                    Err(e) => Err(format!("could not be waited for: {e}")),
+                };
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break Err(format!(
+                    "did not end within {}: killed",
+                    duration_words(u64::try_from(timeout.as_millis()).unwrap_or(0))
+                ));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    };
+    for r in readers {
+        let _ = r.join();
+    }
+    while let Ok(line) = lrx.try_recv() {
+        keep(line, &mut tail);
+    }
+    CheckOutcome { passed, tail: tail.into() }
+}

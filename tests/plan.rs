@@ -1,0 +1,355 @@
+//! Rollout plans run as a user runs them: the binary's `ststui rollout | approve | abort`
+//! against `ststui sim --serve` (in process), the set's partition watched from beside it.
+//! A plan of 1,50%,100% on 4 replicas writes partitions 3, 2, 0 in that order and no other;
+//! a failing check halts after step 1; a broken image halts at --stuck-after and undo reverts
+//! and deletes exactly the stuck pod; a killed runner leaves the set held and a rerun resumes;
+//! a second runner is refused; a template change halts the plan; a lost reply does not open
+//! two steps; a gate waits for approve.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+
+mod serve_common;
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use serve_common::{serve, set};
+use ststui::backend::{ClusterOp, ObjRef};
+use ststui::plan::record::{self, Phase, Record};
+use ststui::serve::Server;
+use ststui::sim::driver::SimHandle;
+use ststui::sim::{ApiFault, KubeletConfig, Sim};
+
+struct Rig {
+    handle: SimHandle,
+    server: Server,
+    dir: PathBuf,
+    /// Every partition the set was seen with, in order (repeats folded).
+    partitions: Arc<Mutex<Vec<i32>>>,
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn web() -> ObjRef {
+    ObjRef::new("default", "web")
+}
+
+/// `web` (4 replicas, pods that start in 100 ms, `nginx:broken` never Ready) served, held at
+/// partition 4, its template changed to `image`: an update waiting for a plan.
+fn rig(test: &str, image: &str) -> Rig {
+    let kubelet = KubeletConfig {
+        start_ms: 100,
+        ready_ms: 100,
+        stop_ms: 100,
+        broken: Some("nginx:broken".into()),
+    };
+    let (handle, server) = serve(vec![set("web", 4)], &[], kubelet);
+    let dir = std::env::temp_dir().join(format!("ststui-plan-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    ststui::serve::write_kubeconfig(&dir.join("kubeconfig"), server.addr).unwrap();
+    let partitions = Arc::new(Mutex::new(Vec::new()));
+    let r = Rig { handle, server, dir, partitions };
+    op(&r, ClusterOp::SetPartition { set: web(), partition: 4 });
+    op(&r, ClusterOp::SetImage { set: web(), image: image.into() });
+    watch_partitions(&r);
+    r
+}
+
+/// Records every partition the served set shows, from a watch of its own.
+fn watch_partitions(r: &Rig) {
+    let seen = Arc::clone(&r.partitions);
+    let addr = r.server.addr;
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async move {
+            use futures::StreamExt;
+            let client = serve_common::client(addr).await;
+            let api: kube::Api<StatefulSet> = kube::Api::namespaced(client, "default");
+            let cfg = kube::runtime::watcher::Config::default();
+            let mut stream = kube::runtime::watcher(api, cfg).boxed();
+            let mut told = false;
+            while let Some(ev) = stream.next().await {
+                let sets = match ev {
+                    Ok(kube::runtime::watcher::Event::Apply(s))
+                    | Ok(kube::runtime::watcher::Event::InitApply(s)) => vec![s],
+                    Ok(kube::runtime::watcher::Event::InitDone) if !told => {
+                        told = true;
+                        let _ = ready_tx.send(());
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
+                };
+                for s in sets {
+                    let p = ststui::core::spec::strategy(&s).partition;
+                    let mut v = seen.lock().unwrap();
+                    if v.last() != Some(&p) {
+                        v.push(p);
+                    }
+                }
+            }
+        });
+    });
+    ready_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+}
+
+fn call<T: Send + 'static>(r: &Rig, f: impl FnOnce(&mut Sim) -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    r.handle.caller().call(Box::new(move |sim| {
+        let _ = tx.send(f(sim));
+    }));
+    rx.recv_timeout(Duration::from_secs(5)).unwrap()
+}
+
+fn op(r: &Rig, op: ClusterOp) {
+    call(r, move |sim| sim.apply_op(op.into()).map_err(|e| e.to_string())).unwrap();
+}
+
+fn the_set(r: &Rig) -> StatefulSet {
+    call(r, |sim| sim.set(&web()).cloned()).unwrap()
+}
+
+fn the_plan(r: &Rig) -> Option<Record> {
+    record::plan(&the_set(r)).map(|p| p.unwrap())
+}
+
+fn partition(r: &Rig) -> i32 {
+    ststui::core::spec::strategy(&the_set(r)).partition
+}
+
+fn command(r: &Rig, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ststui"));
+    c.args(args)
+        .arg("--kubeconfig")
+        .arg(r.dir.join("kubeconfig"))
+        .arg("--log-file")
+        .arg(r.dir.join("log"))
+        .stdin(Stdio::null());
+    c
+}
+
+/// Runs `ststui ARGS`: (exit code, stdout, stderr).
+fn ststui(r: &Rig, args: &[&str]) -> (i32, String, String) {
+    let out = command(r, args).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+/// Starts `ststui ARGS` in the background.
+fn spawn(r: &Rig, args: &[&str]) -> Child {
+    command(r, args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+/// Waits (bounded) until the set's plan satisfies `f`.
+fn until_plan(r: &Rig, what: &str, f: impl Fn(&Record) -> bool) -> Record {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(p) = the_plan(r).filter(|p| f(p)) {
+            return p;
+        }
+        assert!(Instant::now() < deadline, "{what}: not within 30 s: {:?}", the_plan(r));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn pod_uid(r: &Rig, name: &str) -> Option<String> {
+    let pod = ObjRef::new("default", name);
+    call(r, move |sim| sim.pod(&pod).and_then(|p| p.metadata.uid.clone()))
+}
+
+#[test]
+fn a_plan_opens_3_2_0_in_order_and_its_check_sees_each_steps_pods() {
+    let r = rig("order", "nginx:1.26");
+    let seen = r.dir.join("seen");
+    let check = format!(
+        "echo \"$STSTUI_STEP/$STSTUI_STEPS $STSTUI_PARTITION [$STSTUI_PODS] $STSTUI_NAMESPACE/$STSTUI_SET\" >> {}; echo fine",
+        seen.display()
+    );
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--steps", "1,50%,100%", "--check", &check, "--timeout", "60s"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        *r.partitions.lock().unwrap(),
+        [4, 3, 2, 0],
+        "partitions 3, 2, 0 and no other\n{out}"
+    );
+    let lines = std::fs::read_to_string(&seen).unwrap();
+    assert_eq!(
+        lines,
+        "1/3 3 [web-3] default/web\n2/3 2 [web-2] default/web\n3/3 0 [web-0 web-1] default/web\n"
+    );
+    assert!(
+        out.contains("step 1: 1 → 1 of 4 updated (partition 3)"),
+        "the plan is printed first:\n{out}"
+    );
+    assert!(out.contains("  | fine"), "the check's output is shown:\n{out}");
+    let done = the_plan(&r).unwrap();
+    assert_eq!((done.phase, done.step, done.partition), (Phase::Done, 3, 0));
+    let st = the_set(&r).status.unwrap();
+    assert_eq!((st.updated_replicas, st.ready_replicas), (Some(4), Some(4)));
+    assert!(record::lease(&the_set(&r)).is_none(), "the lease is given back");
+}
+
+#[test]
+fn a_failing_check_halts_after_step_1_and_nothing_further_opens() {
+    let r = rig("check", "nginx:1.26");
+    let (code, out, err) = ststui(
+        &r,
+        &[
+            "rollout",
+            "web",
+            "--steps",
+            "1,100%",
+            "--check",
+            "echo replication lag 40s; exit 1",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("replication lag 40s"), "{out}");
+    for line in out.lines() {
+        serde_json::from_str::<serde_json::Value>(line)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+    }
+    let halted = the_plan(&r).unwrap();
+    assert_eq!((halted.phase, halted.step), (Phase::Halted, 1));
+    assert_eq!(
+        halted.reason.as_deref(),
+        Some("check `echo replication lag 40s; exit 1` exited 1: replication lag 40s")
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(partition(&r), 3);
+    assert_eq!(*r.partitions.lock().unwrap(), [4, 3]);
+    // explain says so.
+    let (code, out, _) = ststui(&r, &["explain", "web"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("plan halted at 1/2 (1): check"), "{out}");
+}
+
+#[test]
+fn a_broken_image_halts_at_stuck_after_and_undo_reverts_and_deletes_the_stuck_pod() {
+    let r = rig("broken", "nginx:broken");
+    let web2 = pod_uid(&r, "web-2").unwrap();
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--steps", "1,100%", "--stuck-after", "2s", "--on-failure", "undo"],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("step 1 not done within 2s: web-3"), "{out}");
+    assert!(out.contains("deleted web-3"), "{out}");
+    let template = the_set(&r).spec.template.spec.unwrap().containers[0].image.clone();
+    assert_eq!(template.as_deref(), Some("nginx:1.25"), "reverted");
+    assert_eq!(pod_uid(&r, "web-2").unwrap(), web2, "only the stuck pod is deleted");
+    assert_eq!(*r.partitions.lock().unwrap(), [4, 3]);
+    // The controller brings web-3 back on the reverted template.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while the_set(&r).status.unwrap().ready_replicas != Some(4) {
+        assert!(Instant::now() < deadline, "web-3 did not come back Ready");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_killed_runner_leaves_the_set_held_a_second_runner_is_refused_and_a_rerun_resumes() {
+    let r = rig("killed", "nginx:1.26");
+    let mut first = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "3s"]);
+    until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking && p.step == 1);
+    // While it runs, a second runner is refused, naming the first.
+    let (code, out, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains(&format!("pid {}", first.id())), "{err}");
+    first.kill().unwrap();
+    let _ = first.wait();
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(partition(&r), 3, "held at the step it was at");
+    assert_eq!(the_plan(&r).unwrap().phase, Phase::Baking, "its record stays");
+    // The rerun (same host, the first runner's process gone) takes the lease over at once.
+    let (code, out, err) = ststui(&r, &["rollout", "web", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("resuming"), "{out}");
+    assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0]);
+}
+
+#[test]
+fn a_template_change_under_the_plan_halts_it() {
+    let r = rig("template", "nginx:1.26");
+    let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "30s"]);
+    until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking);
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.27".into() });
+    let status = runner.wait().unwrap();
+    let out = std::io::read_to_string(runner.stdout.take().unwrap()).unwrap();
+    let err = std::io::read_to_string(runner.stderr.take().unwrap()).unwrap();
+    assert_eq!(status.code(), Some(3), "{out}{err}");
+    assert!(out.contains("the template changed under the plan"), "{out}");
+    assert_eq!(the_plan(&r).unwrap().phase, Phase::Halted);
+    assert_eq!(partition(&r), 3);
+}
+
+#[test]
+fn a_lost_reply_during_a_step_does_not_open_two_steps() {
+    let r = rig("lost", "nginx:1.26");
+    // The first write (the lease) and the second (step 1's partition) lose their replies.
+    call(&r, |sim| sim.api_fault(ApiFault::LoseReplies { n: 2 }));
+    let (code, out, err) =
+        ststui(&r, &["rollout", "web", "--steps", "1,50%,100%", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("opening the step: plan default/web partition 3: written (the reply was lost"),
+        "{out}"
+    );
+    assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 2, 0]);
+}
+
+#[test]
+fn a_gate_waits_for_approve() {
+    let r = rig("gate", "nginx:1.26");
+    let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,pause,100%"]);
+    until_plan(&r, "at the gate", |p| p.phase == Phase::Gate);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(partition(&r), 3, "nothing opens past the gate");
+    let (code, out, err) = ststui(&r, &["approve", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(runner.wait().unwrap().code(), Some(0));
+    assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0]);
+    // Approving without a gate is refused.
+    let (code, _, err) = ststui(&r, &["approve", "web"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no plan waits for approval"), "{err}");
+}
+
+#[test]
+fn abort_shows_what_it_will_do_and_needs_yes_without_a_terminal() {
+    let r = rig("abort", "nginx:broken");
+    op(&r, ClusterOp::SetPartition { set: web(), partition: 3 });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pod_uid(&r, "web-3").is_none() || the_set(&r).status.unwrap().updated_replicas != Some(1)
+    {
+        assert!(Instant::now() < deadline, "web-3 was not replaced");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (code, out, err) = ststui(&r, &["abort", "web"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.contains("the template goes back to revision 1 (nginx:1.25)"), "{out}");
+    assert!(out.contains("deleted, stuck on") && out.contains("web-3"), "{out}");
+    assert!(err.contains("pass --yes"), "{err}");
+    assert_eq!(
+        the_set(&r).spec.template.spec.unwrap().containers[0].image.as_deref(),
+        Some("nginx:broken"),
+        "nothing written"
+    );
+    let (code, out, err) = ststui(&r, &["abort", "web", "--yes"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        the_set(&r).spec.template.spec.unwrap().containers[0].image.as_deref(),
+        Some("nginx:1.25")
+    );
+}
