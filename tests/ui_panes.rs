@@ -533,3 +533,49 @@ fn mode_survives_a_narrow_header() {
     let buf = screen_of(&paused().state(), 60, 24);
     assert!(row(&buf, 0).contains("default/web │ ❚❚ PAUSED ×1"), "{}", row(&buf, 0));
 }
+
+/// A rollout plan on the set (run from any pipeline or console) shows in the header, live:
+/// its step and phase with the bake's countdown, or why it halted; a finished one does not.
+#[test]
+fn the_header_shows_a_plan_recorded_on_the_set() {
+    use ststui::backend::Object;
+    use ststui::plan::record::{PLAN, Phase, Record, stamp};
+    let mut st = rolling().state();
+    let key = ststui::backend::ObjRef::new("default", "web");
+    let now = st.now.unwrap();
+    let record = Record {
+        steps: "1,50%,100%".into(),
+        bake_seconds: 120,
+        checks: Vec::new(),
+        on_failure: "hold".into(),
+        revision: "web-5c4f8d6b9".into(),
+        template: String::new(),
+        step: 2,
+        of: 3,
+        phase: Phase::Baking,
+        since: stamp(now.checked_sub(k8s_openapi::jiff::SignedDuration::from_secs(48)).unwrap()),
+        partition: 3,
+        by: "ana".into(),
+        started: stamp(now),
+        reason: None,
+    };
+    let with = |st: &mut ststui::app::AppState, r: &Record| {
+        let mut set = st.mirror.set(&key).unwrap().clone();
+        set.metadata.annotations =
+            Some([(PLAN.to_string(), serde_json::to_string(r).unwrap())].into());
+        st.mirror.apply(Object::Set(std::sync::Arc::new(set)));
+    };
+    with(&mut st, &record);
+    let top = row(&screen_of(&st, 200, 60), 0);
+    assert!(top.contains("▶ plan 2/3 (50%): baking, 1m12s left"), "{top}");
+    let halted = Record {
+        phase: Phase::Halted,
+        reason: Some("check `./c` exited 1".into()),
+        ..record.clone()
+    };
+    with(&mut st, &halted);
+    let top = row(&screen_of(&st, 200, 60), 0);
+    assert!(top.contains("▶ plan halted at 2/3 (50%): check `./c` exited 1"), "{top}");
+    with(&mut st, &Record { phase: Phase::Done, ..record });
+    assert!(!row(&screen_of(&st, 200, 60), 0).contains("plan"));
+}

@@ -256,6 +256,9 @@ pub struct HeaderView<'a> {
     pub set_count: usize,
     /// The set's freeze, when it is frozen (`steer::frozen`).
     pub frozen: Option<crate::steer::Frozen>,
+    /// A rollout plan under way or halted on the set (`ststui rollout`, from any console or
+    /// pipeline): its words, and whether it halted.
+    pub plan: Option<(String, bool)>,
     /// The connection to the cluster (always up in the simulator).
     pub connection: &'a crate::backend::Connection,
     /// Complete re-listings since the start (410 Gone, reconnects).
@@ -327,6 +330,7 @@ impl<'a> HeaderView<'a> {
             elapsed_ms: state.elapsed_ms(),
             set_count: state.mirror.sets().count(),
             frozen: crate::steer::frozen(set),
+            plan: plan_words(set, state.now),
             connection: &state.connection,
             relists: state.relists,
             health: None,
@@ -468,4 +472,20 @@ fn ago(state: &AppState, t: k8s_openapi::jiff::Timestamp) -> Option<String> {
     let now = state.now?;
     let secs = now.as_second().saturating_sub(t.as_second()).max(0);
     Some(format!(" {} ago", timeline::duration_text(u64::try_from(secs).unwrap_or(0) * 1000)))
+}
+
+/// The set's plan in the header's words, unless it is done.
+fn plan_words(
+    set: &StatefulSet,
+    now: Option<k8s_openapi::jiff::Timestamp>,
+) -> Option<(String, bool)> {
+    use crate::plan::record::Phase;
+    match crate::plan::record::plan(set)? {
+        Ok(r) if r.phase == Phase::Done => None,
+        Ok(r) => {
+            let now = now.or_else(|| r.since()).unwrap_or_default();
+            Some((r.words(now), r.phase == Phase::Halted))
+        }
+        Err(why) => Some((why, true)),
+    }
 }

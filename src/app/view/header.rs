@@ -88,6 +88,9 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
         };
         mode.push(p(text, Tone::Warn));
     }
+    if let Some((words, halted)) = &h.plan {
+        mode.push(p(format!(" ▶ {words}"), if *halted { Tone::Warn } else { Tone::Text }));
+    }
     if h.relists > 0 {
         mode.push(p(format!(" ↻{}", h.relists), Tone::Dim));
     }
