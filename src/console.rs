@@ -167,7 +167,8 @@ fn event_loop(
                 None
             };
         }
-        app::update(state, Msg::BatchEnd);
+        // A plan this console runs writes at the end of a batch.
+        dispatch(state, backend, Msg::BatchEnd);
     }
 }
 

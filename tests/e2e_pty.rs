@@ -192,7 +192,15 @@ fn job_control_stop_gives_the_terminal_back_and_continue_redraws() {
             c.pump(Duration::from_millis(50));
             assert!(start.elapsed() < DEADLINE, "{how}: the process did not stop");
         }
-        c.pump(Duration::from_millis(200));
+        // What it wrote before it stopped may still be on its way through the pty.
+        let start = Instant::now();
+        loop {
+            c.pump(Duration::from_millis(50));
+            let s = c.parser.screen();
+            if (!s.alternate_screen() && !s.hide_cursor()) || start.elapsed() > DEADLINE {
+                break;
+            }
+        }
         let screen = c.parser.screen();
         assert!(!screen.alternate_screen() && !screen.hide_cursor(), "{how}: terminal given back");
         assert_eq!(
@@ -268,4 +276,33 @@ fn term_dumb_is_refused_with_a_message() {
         let flags = c.local_flags().unwrap_or_else(|| panic!("no termios"));
         assert_eq!(flags & ICANON, ICANON, "the terminal was left raw");
     }
+}
+
+/// A rollout plan run by the console itself, as an operator does it in the demo: `P`, the
+/// steps with a manual gate, the header's progress, `A` to pass the gate, done.
+#[test]
+fn a_plan_run_from_the_console_stops_at_its_gate_until_approved() {
+    let log = std::env::temp_dir().join(format!("ststui-e2e-plan-{}.log", std::process::id()));
+    let log_arg = log.to_string_lossy().to_string();
+    let mut c = Console::start(&["sim", "--speed", "20", "--log-file", &log_arg]);
+    c.wait_for("the demo set", |s| top(s).contains("partition=5") && s.contains("web-4"));
+    c.press("P");
+    c.wait_for("the plan prompt", |s| s.contains("plan for default/web"));
+    c.press("\x15"); // ctrl-u clears the prefilled plan
+    c.press("1,pause,100% bake=2s\r");
+    c.wait_for("at the gate", |s| top(s).contains("waiting for approval"));
+    let s = c.screen();
+    assert!(top(&s).contains("partition=4"), "nothing opens past the gate:\n{s}");
+    c.press("A");
+    c.wait_for("the last step", |s| top(s).contains("partition=0"));
+    c.wait_for("done", |s| s.contains("plan web done"));
+    assert!(!top(&c.screen()).contains("▶ plan"), "a finished plan leaves the header");
+    c.press("q");
+    assert!(c.wait_exit().success());
+    let _ = std::fs::remove_file(log);
+}
+
+/// The header's rows: every row above the first pane (a long plan line wraps it).
+fn top(screen: &str) -> String {
+    screen.lines().take_while(|l| !l.starts_with('╭')).collect::<Vec<_>>().join(" ")
 }

@@ -46,7 +46,14 @@ fn play(d: &Path, script: &str, args: &[&str]) -> (i32, String, String) {
 fn lines_only_the_simulator_can_play_are_refused_before_anything_runs() {
     let d = dir("refused");
     let kubeconfig = d.0.join("none").to_string_lossy().into_owned();
-    for (line, word) in [("pause", "pause"), ("step 2", "step 2"), ("api-down 5s", "api-down")] {
+    let lines = [
+        ("pause", "pause"),
+        ("step 2", "step 2"),
+        ("api-down 5s", "api-down"),
+        ("rollout web steps=1,100%", "ststui rollout NAME --steps"),
+        ("approve web", "ststui approve NAME"),
+    ];
+    for (line, word) in lines {
         let script = format!("create web replicas=1\nsettle\n{line}\n");
         let (code, out, err) = play(&d.0, &script, &["--kubeconfig", &kubeconfig]);
         assert_eq!(code, 2, "{line}: {err}");

@@ -287,3 +287,55 @@ fn every_typo_of_a_script_is_named_at_once() {
     }
     assert!(text.contains("did you mean \"scale\""), "{text}");
 }
+
+#[test]
+fn rollout_and_approve_parse_with_the_verbs_defaults() {
+    use ststui::plan::{OnFailure, Steps};
+    use ststui::sim::scenario::RolloutArgs;
+    let Command::Rollout(a) = one("rollout web steps=1,50%,100% bake=30s") else {
+        panic!("not a rollout")
+    };
+    let want = RolloutArgs {
+        set: name("web"),
+        steps: Steps::parse("1,50%,100%").unwrap(),
+        bake_seconds: 30,
+        stuck_after_ms: 600_000,
+        on_failure: OnFailure::Hold,
+    };
+    assert_eq!(*a, want);
+    let Command::Rollout(a) = one("rollout db/pg steps=pause,100% stuck-after=2m on-failure=undo")
+    else {
+        panic!("not a rollout")
+    };
+    assert_eq!(a.set, Name { namespace: "db".into(), name: "pg".into() });
+    assert_eq!((a.bake_seconds, a.stuck_after_ms, a.on_failure), (0, 120_000, OnFailure::Undo));
+    assert_eq!(one("approve web"), Command::Approve { set: name("web") });
+    assert_eq!(
+        one("expect web partition=2 plan=gate"),
+        Command::Expect {
+            set: name("web"),
+            checks: vec![Check::Partition(2), Check::Plan("gate".into())]
+        }
+    );
+}
+
+#[test]
+fn rollout_mistakes_say_what_is_expected() {
+    let cases = [
+        ("rollout web", "give steps=LIST, e.g. steps=1,50%,100%"),
+        ("rollout web steps=", "steps="),
+        ("rollout web steps=0", "steps=0"),
+        ("rollout web steps=1 bake=1500ms", "expected whole seconds"),
+        ("rollout web steps=1 stuck-after=0s", "expected a duration above zero"),
+        ("rollout web steps=1 on-failure=revert", "on-failure=revert: expected hold or undo"),
+        ("rollout web steps=1 checks=./x", "unknown key \"checks\""),
+        ("approve", "missing argument NAME"),
+        ("expect web plan=paused", "is not a plan phase; expected one of none, waiting"),
+        ("expect web partition=-1", "partition=-1"),
+    ];
+    for (text, want) in cases {
+        let e = err(text).to_string();
+        assert!(e.starts_with("dir/t.scenario:1: "), "{text}: {e}");
+        assert!(e.contains(want), "{text}: {e}");
+    }
+}

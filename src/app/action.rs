@@ -35,6 +35,10 @@ pub enum Action {
     /// Freeze the rollout (the partition holds every ordinal; recorded in annotations on the
     /// set), or resume a frozen one.
     ToggleFreeze,
+    /// Prompt for a rollout plan (steps and bake) this console then runs.
+    PlanPrompt,
+    /// Pass a rollout plan's manual gate.
+    ApprovePlan,
 
     // --- controller (simulator) -----------------------------------------------------------
     /// Pause / resume reconciliation.

@@ -22,6 +22,8 @@ pub enum PromptKind {
     /// An image to break (or to fix, when it is broken): the simulator's `b`. `fixing`: the
     /// prefilled image is broken now.
     BrokenImage { fixing: bool },
+    /// A rollout plan for `set`: `STEPS [bake=DUR]`.
+    Plan { set: ObjRef },
 }
 
 impl PromptKind {
@@ -32,6 +34,7 @@ impl PromptKind {
             PromptKind::Image { .. }
                 | PromptKind::MaxUnavailable { .. }
                 | PromptKind::BrokenImage { .. }
+                | PromptKind::Plan { .. }
         )
     }
 
@@ -52,6 +55,9 @@ impl PromptKind {
             }
             PromptKind::BrokenImage { fixing: true } => {
                 "fix image (a working one is broken instead)".into()
+            }
+            PromptKind::Plan { set } => {
+                format!("plan for {set}: steps (counts, N%, pause) and bake=DUR")
             }
         }
     }
@@ -78,8 +84,11 @@ impl Prompt {
     /// Types one character. Returns false (and sets `error`) when it is not accepted.
     pub fn push(&mut self, c: char) -> bool {
         let percent = matches!(self.kind, PromptKind::MaxUnavailable { .. });
+        let plan = matches!(self.kind, PromptKind::Plan { .. });
         let ok = if self.kind.numeric() {
             c.is_ascii_digit()
+        } else if plan {
+            c == ' ' || (!c.is_control() && !c.is_whitespace())
         } else if percent {
             c.is_ascii_digit() || c == '%'
         } else {

@@ -213,6 +213,10 @@ pub const BINDINGS: &[Binding] = &[
       "freeze / resume the rollout (on a cluster)", Some("freeze"))),
     b(C::Normal, &[Key::ch('F')], Action::ToggleFreeze, G::Rollout,
       "freeze / resume the rollout (recorded on the set)", None),
+    b(C::Normal, &[Key::ch('P')], Action::PlanPrompt, G::Rollout,
+      "run a rollout plan from this console (steps, bake)", None),
+    b(C::Normal, &[Key::ch('A')], Action::ApprovePlan, G::Rollout,
+      "approve: pass the plan's manual gate", None),
     // Normal: controller.
     on(When::Pausable, b(C::Normal, &[Key::ch(' ')], Action::TogglePause, G::Controller,
       "pause / resume reconciliation", Some("pause"))),

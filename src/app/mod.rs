@@ -20,6 +20,7 @@ pub mod msg;
 mod navigate;
 mod notify;
 pub mod ops;
+pub mod plan_run;
 pub mod revdiff;
 pub mod sets;
 pub mod state;

@@ -88,6 +88,8 @@ pub struct AppState {
     /// Cluster writes sent and not answered yet: the op (`Op::describe`) and what the status
     /// line says once it is done. Bounded ([`WRITES_PENDING`]).
     pub writes_pending: std::collections::VecDeque<(String, String)>,
+    /// A rollout plan this console runs (`P`), if any.
+    pub plan_run: Option<super::plan_run::PlanRun>,
     /// Clickable regions from the last draw (filled by the ui, passed in by the loop).
     pub hits: HitMap,
     /// The terminal's size, from the last resize (the help overlay's pages depend on it).
@@ -157,6 +159,7 @@ impl AppState {
             grid_memo: Default::default(),
             broken_images: std::collections::BTreeSet::new(),
             writes_pending: std::collections::VecDeque::new(),
+            plan_run: None,
             hits: HitMap::default(),
             screen: Rect::default(),
             dirty: true,

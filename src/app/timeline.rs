@@ -180,7 +180,8 @@ pub fn set_of(kind: &EventKind, sets: &[&str]) -> Option<String> {
         EventKind::Controller { set, .. }
         | EventKind::Blocked { set, .. }
         | EventKind::Status { set, .. }
-        | EventKind::Differs { set, .. } => Some(set.clone()),
+        | EventKind::Differs { set, .. }
+        | EventKind::Plan { set, .. } => Some(set.clone()),
         EventKind::Kubelet { pod, .. } => pod_set(pod),
         EventKind::Gc { pod: Some(pod), .. } => pod_set(pod),
         EventKind::Gc { pvc: Some(pvc), .. } => claim_set(pvc, sets),

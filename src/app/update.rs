@@ -46,7 +46,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             advisor::refresh(state);
             super::derived::refresh(state);
             super::differs::settle(state);
-            Vec::new()
+            super::plan_run::drive(state)
         }
         Msg::Signal(_) => quit(state),
         Msg::Suspend => suspend(state),
@@ -285,6 +285,10 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
     let parsed = match &kind {
         PromptKind::Partition { .. } | PromptKind::Scale { .. } => p.number().map(Value::Number),
         PromptKind::Image { .. } | PromptKind::BrokenImage { .. } => p.text().map(Value::Text),
+        // Checked here, so a mistake keeps the prompt open with the error under it.
+        PromptKind::Plan { .. } => {
+            p.text().and_then(|t| super::plan_run::parse(&t).map(|_| t)).map(Value::Text)
+        }
         PromptKind::MaxUnavailable { .. } => p.int_or_percent().map(Value::IntOrPercent),
         PromptKind::Jump { lo, hi, .. } => p.number().and_then(|n| {
             if (*lo..=*hi).contains(&n) {
@@ -313,6 +317,10 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
         }
         (PromptKind::Image { set, .. }, Value::Text(image)) => ops::set_image(state, set, image),
         (PromptKind::BrokenImage { .. }, Value::Text(image)) => ops::toggle_broken(state, image),
+        (PromptKind::Plan { set }, Value::Text(text)) => {
+            let (steps, bake) = super::plan_run::parse(&text)?;
+            super::plan_run::start(state, set, steps, bake)
+        }
         (PromptKind::MaxUnavailable { set, .. }, Value::IntOrPercent(v)) => {
             ops::set_max_unavailable(state, set, v)
         }

@@ -88,6 +88,17 @@ pub enum EventKind {
         message: String,
         warning: bool,
     },
+    /// A rollout plan moved (ststui extension): the set, the step it is at (from 1) of how
+    /// many, its phase as the record names it (`waiting`, `baking`, `gate`, `approved`,
+    /// `halted`, `done`), the partition it holds, and what happened in words.
+    Plan {
+        set: String,
+        step: usize,
+        of: usize,
+        phase: String,
+        partition: i32,
+        text: String,
+    },
     /// The advisor and the cluster's controller disagreed: what the advisor expected the next
     /// sync to do, and what the cluster did (field evidence of where the port differs).
     Differs {

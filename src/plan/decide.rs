@@ -184,6 +184,18 @@ fn still_ours(record: &Record, set: &StatefulSet) -> Result<(), String> {
     }
 }
 
+/// " (opens web-3, web-2)" for a partition moving down from `from` to `to`.
+pub fn opens(set: &StatefulSet, to: i32, from: i32) -> String {
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    let start = spec::start_ordinal(set);
+    let until = from.min(spec::replicas(set));
+    if to >= until {
+        return String::new();
+    }
+    let names: Vec<String> = (to..until).rev().map(|i| format!("{name}-{}", start + i)).collect();
+    format!(" (opens {})", names.join(", "))
+}
+
 /// The ordinals a step at `partition` has opened.
 fn opened(set: &StatefulSet, partition: i32) -> std::ops::Range<i32> {
     let start = spec::start_ordinal(set);
@@ -226,8 +238,11 @@ fn waiting(record: &Record, facts: &Facts<'_>, elapsed_ms: u64) -> Next {
         .filter_map(|o| not_done(pod_at(facts, o), &record.revision, facts).map(|w| (o, w)))
         .collect();
     if pending.is_empty() {
-        let phase = if record.bake_seconds > 0 { Phase::Baking } else { Phase::Checking };
-        return Next::Record(Record { phase, since: stamp(facts.now), ..record.clone() });
+        if record.bake_seconds > 0 {
+            let since = stamp(facts.now);
+            return Next::Record(Record { phase: Phase::Baking, since, ..record.clone() });
+        }
+        return checked(record, facts);
     }
     if spec::strategy(set).on_delete {
         // One at a time: only while every opened pod that is not on an older revision is done.
@@ -272,10 +287,17 @@ fn baking(record: &Record, facts: &Facts<'_>, elapsed_ms: u64) -> Next {
     }
     let bake_ms = record.bake_seconds * 1000;
     if elapsed_ms >= bake_ms {
-        let since = stamp(facts.now);
-        return Next::Record(Record { phase: Phase::Checking, since, ..record.clone() });
+        return checked(record, facts);
     }
     Next::Wait(format!("baking, {} left", super::duration_words(bake_ms - elapsed_ms)))
+}
+
+/// A step that is steady: its checks run next, or (without checks) the next step.
+fn checked(record: &Record, facts: &Facts<'_>) -> Next {
+    if record.checks.is_empty() {
+        return advance(record, facts);
+    }
+    Next::Record(Record { phase: Phase::Checking, since: stamp(facts.now), ..record.clone() })
 }
 
 fn halt_baking(record: &Record, facts: &Facts<'_>, why: String) -> Next {

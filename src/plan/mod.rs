@@ -165,6 +165,31 @@ impl OnFailure {
     }
 }
 
+/// Seconds in `90s`, `2m`, `1h`, `1m30s`, `0s`: what a console's plan prompt takes for bake.
+pub fn duration_secs(text: &str) -> Result<u64, String> {
+    let bad = || format!("{text:?} is not a duration: expected e.g. 30s, 2m, 1h or 1m30s");
+    let (mut total, mut digits) = (0u64, String::new());
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let n: u64 = digits.parse().map_err(|_| bad())?;
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            _ => return Err(bad()),
+        };
+        total = total.saturating_add(n.saturating_mul(unit));
+        digits.clear();
+    }
+    if !digits.is_empty() || text.is_empty() {
+        return Err(bad());
+    }
+    Ok(total)
+}
+
 /// `1m12s` for a duration in milliseconds (whole seconds).
 pub fn duration_words(ms: u64) -> String {
     let s = ms / 1000;

@@ -42,6 +42,19 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// The phase as the record's JSON names it (`waiting`, `gate`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Waiting => "waiting",
+            Phase::Baking => "baking",
+            Phase::Checking => "checking",
+            Phase::Gate => "gate",
+            Phase::Approved => "approved",
+            Phase::Halted => "halted",
+            Phase::Done => "done",
+        }
+    }
+
     pub fn word(self) -> &'static str {
         match self {
             Phase::Waiting => "waiting",
@@ -103,6 +116,23 @@ impl Record {
     }
 
     /// "plan 2/4 (50%): baking, 1m12s left", "plan halted at 2/4: check `…` exited 1".
+    /// What entering this phase means, for a runner's progress line: `step 1/3: updated,
+    /// Ready and available: baking 2m`.
+    pub fn phase_words(&self) -> String {
+        let at = format!("step {}/{}", self.step, self.of);
+        match self.phase {
+            Phase::Baking => format!(
+                "{at}: updated, Ready and available: baking {}",
+                duration_words(self.bake_seconds * 1000)
+            ),
+            Phase::Checking if self.checks.is_empty() => format!("{at}: done"),
+            Phase::Checking => format!("{at}: running {} check(s)", self.checks.len()),
+            Phase::Gate => format!("{at}: a manual gate: `ststui approve` passes it"),
+            Phase::Done => format!("plan done: {} ({})", steps_words(self.of), self.steps),
+            p => format!("{at}: {}", p.word()),
+        }
+    }
+
     pub fn words(&self, now: Timestamp) -> String {
         let step =
             self.parsed_steps().ok().and_then(|s| s.0.get(self.step.wrapping_sub(1)).copied());
@@ -115,18 +145,23 @@ impl Record {
                 let why = self.reason.as_deref().unwrap_or("no reason recorded");
                 format!("plan halted at {at}: {why}")
             }
-            Phase::Done => format!("plan done: {} steps ({})", self.of, self.steps),
+            Phase::Done => format!("plan done: {} ({})", steps_words(self.of), self.steps),
             Phase::Baking => {
                 let left = (self.bake_seconds * 1000).saturating_sub(since_ms);
                 format!("plan {at}: baking, {} left", duration_words(left))
             }
             Phase::Gate => format!(
-                "plan {at}: waiting for approval for {} (ststui approve)",
+                "plan {at}: waiting for approval for {} (A in a console, or ststui approve)",
                 duration_words(since_ms)
             ),
             p => format!("plan {at}: {} for {}", p.word(), duration_words(since_ms)),
         }
     }
+}
+
+/// "1 step", "3 steps".
+pub fn steps_words(n: usize) -> String {
+    if n == 1 { "1 step".into() } else { format!("{n} steps") }
 }
 
 /// The set's plan record: `None` without one, `Some(Err)` naming what is wrong with one that

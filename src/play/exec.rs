@@ -73,6 +73,8 @@ impl Exec {
             | Command::Gc { .. }
             | Command::Pause
             | Command::Resume
+            | Command::Rollout(_)
+            | Command::Approve { .. }
             | Command::Step(_) => Err("needs the simulator".into()),
             // The steering lines went through `cluster_op` above.
             _ => Ok(()),

@@ -94,6 +94,8 @@ pub enum Due {
     /// The garbage collector's turn to collect the dependents of a removed owner (`uid` in
     /// namespace `ns`), when it runs with a delay.
     Collect { ns: String, uid: String },
+    /// A rollout plan's bake or `stuck-after` comes due (`planner`).
+    Plan(ObjRef),
 }
 
 /// A handle to a scheduled item, for cancelling it.

@@ -353,7 +353,8 @@ impl Runner {
 
     fn flush(&mut self) {
         let events = self.sim.drain_events();
-        if !events.is_empty() || self.sim.now_ms() / SHOWN_MS != self.shown_second {
+        let happened = !events.is_empty();
+        if happened || self.sim.now_ms() / SHOWN_MS != self.shown_second {
             self.clock_dirty = true;
         }
         for ev in events {
@@ -365,7 +366,10 @@ impl Runner {
             }
             (self.sink)(ev.into_backend());
         }
-        let due = self.last_clock.is_none_or(|t| t.elapsed() >= CLOCK_EVERY);
+        // After events the clock goes out at once: what the console decides on them (a plan's
+        // bake, its stamps) reads the time they happened, not up to a quarter second (×speed)
+        // before. Those events redraw anyway; only a quiet clock is rate-limited.
+        let due = happened || self.last_clock.is_none_or(|t| t.elapsed() >= CLOCK_EVERY);
         if self.clock_dirty && due {
             self.emit_clock();
         }

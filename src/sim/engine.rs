@@ -12,6 +12,7 @@ use super::clock::{Agenda, Due};
 use super::controller::Controller;
 use super::gc;
 use super::kubelet::Kubelet;
+use super::planner::{self, Planner};
 use super::recorder::Recorder;
 use super::store::{Entry, Store};
 use crate::backend::{EventKind, Mode};
@@ -30,6 +31,8 @@ pub struct World {
     pub out: Vec<SimEvent>,
     /// Turns timeline entries into core/v1 Events (off unless the simulator is served).
     pub recorder: Recorder,
+    /// Rollout plans under way (a scenario's `rollout` lines).
+    pub planner: Planner,
     /// Syncs run at `instant_ms` (the livelock guard).
     instant_syncs: u64,
     instant_ms: u64,
@@ -58,6 +61,7 @@ impl World {
             controller,
             out: Vec::new(),
             recorder: Recorder::default(),
+            planner: Planner::default(),
             instant_syncs: 0,
             instant_ms: 0,
             livelocks: Vec::new(),
@@ -82,6 +86,7 @@ pub fn dispatch(w: &mut World) {
                 w.kubelet.observe(&change, &mut w.store, &mut w.agenda);
                 gc::observe(&change, &mut w.store, &mut w.agenda);
                 w.controller.observe(&change, &w.store, &mut w.agenda);
+                w.planner.observe(&change);
                 w.out.push(SimEvent::Watch { kind: change.kind, object: change.object });
             }
             Entry::Timeline(ev, ns) => {
@@ -101,6 +106,7 @@ fn fire(w: &mut World, due: Due) {
         }
         Due::Enqueue(key) => w.controller.fire_delayed(&key),
         Due::Collect { ns, uid } => gc::collect(&mut w.store, &ns, &uid),
+        Due::Plan(_) => w.planner.wake(),
     }
 }
 
@@ -177,6 +183,11 @@ pub fn advance_until(w: &mut World, target_ms: u64, go_on: &mut dyn FnMut() -> b
         if w.controller.runnable() && sync_once(w) {
             continue;
         }
+        // A plan moves once the controller is done at this instant (it reads what it wrote).
+        if w.planner.wants_run() {
+            planner::run(w);
+            continue;
+        }
         match w.agenda.pop_due(target_ms) {
             Some((at, due)) => {
                 w.store.clock.set(at);
@@ -190,14 +201,16 @@ pub fn advance_until(w: &mut World, target_ms: u64, go_on: &mut dyn FnMut() -> b
     true
 }
 
-/// The earliest time something counts as pending for `settle`: a runnable sync (now), a kubelet
-/// transition, or (unless paused) a delayed sync.
+/// The earliest time something counts as pending for `settle`: a runnable sync or a plan to
+/// move (now), a kubelet transition, a plan's wake-up, or (unless paused) a delayed sync.
 pub fn next_pending(w: &World) -> Option<u64> {
-    if w.controller.runnable() {
+    if w.controller.runnable() || w.planner.wants_run() {
         return Some(w.store.clock().now_ms());
     }
     if w.controller.is_paused() {
-        w.agenda.next_matching(|d| matches!(d, Due::Kubelet { .. } | Due::Collect { .. }))
+        let counts =
+            |d: &Due| matches!(d, Due::Kubelet { .. } | Due::Collect { .. } | Due::Plan(_));
+        w.agenda.next_matching(counts)
     } else {
         w.agenda.next_due()
     }

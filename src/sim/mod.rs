@@ -26,6 +26,7 @@ pub mod headless;
 pub mod kubelet;
 pub mod manifest;
 pub mod ops;
+pub mod planner;
 pub mod recorder;
 pub mod rest;
 pub mod scenario;
@@ -182,6 +183,17 @@ impl Sim {
 
     /// Asks the served API for a fault (script `api-down` & co.); reported in order with
     /// everything else.
+    /// Starts a rollout plan (a scenario's `rollout` line): it begins once the controller has
+    /// observed the set's spec and moves as time passes (`planner`).
+    pub fn start_rollout(&mut self, rollout: planner::Rollout) -> Result<(), OpError> {
+        planner::start(&mut self.world, rollout)
+    }
+
+    /// Passes the gate a plan of `set` waits at (a scenario's `approve` line).
+    pub fn approve_plan(&mut self, set: &ObjRef) -> Result<(), OpError> {
+        planner::approve(&mut self.world, set)
+    }
+
     pub fn api_fault(&mut self, fault: ApiFault) {
         engine::dispatch(&mut self.world);
         self.world.out.push(SimEvent::Api(fault));
@@ -292,7 +304,7 @@ impl Sim {
     /// The absolute virtual time of the next thing due (`now` when a sync is runnable), or
     /// `None` when nothing is scheduled. What the real-time driver sleeps until.
     pub fn next_due(&self) -> Option<u64> {
-        if self.world.controller.runnable() {
+        if self.world.controller.runnable() || self.world.planner.wants_run() {
             return Some(self.now_ms());
         }
         self.world.agenda.next_due()

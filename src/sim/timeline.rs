@@ -48,6 +48,7 @@ pub fn type_word(kind: &EventKind) -> &'static str {
         EventKind::Error { .. } => "error",
         EventKind::Event { .. } => "event",
         EventKind::Differs { .. } => "differs",
+        EventKind::Plan { .. } => "plan",
     }
 }
 
@@ -126,6 +127,7 @@ fn body(kind: &EventKind) -> String {
         EventKind::Differs { set, expected, observed } => {
             format!("{set} advisor expected {expected}, the cluster {observed}")
         }
+        EventKind::Plan { set, text, .. } => format!("{set} {text}"),
     }
 }
 

@@ -118,10 +118,10 @@ pub fn apply(
         ClusterOp::Freeze { .. } => return freeze::freeze(key, set, inputs),
         ClusterOp::Unfreeze { force, .. } => return freeze::unfreeze(key, set, *force),
         ClusterOp::Plan { partition, record, .. } => {
-            return plan::record(key, set, *partition, record);
+            return plan::record(key, set, *partition, record, inputs.identity);
         }
         ClusterOp::PlanLease { lease, seen, .. } => {
-            return plan::lease(key, set, lease.as_deref(), seen.as_deref());
+            return plan::lease(key, set, lease.as_deref(), seen.as_deref(), inputs.identity);
         }
         ClusterOp::DeletePod { pod, .. } => {
             return Err(Refused::invalid(format!("delete-pod {pod} is not a StatefulSet write")));

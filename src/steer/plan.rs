@@ -17,7 +17,9 @@ pub(super) fn record(
     set: &StatefulSet,
     partition: Option<(i32, i32)>,
     record: &str,
+    identity: &str,
 ) -> Result<Change, Refused> {
+    let record = &fill(record, "by", identity);
     let mut new = set.clone();
     if let Some((from, to)) = partition {
         let st = spec::strategy(set);
@@ -65,7 +67,10 @@ pub(super) fn lease(
     set: &StatefulSet,
     lease: Option<&str>,
     seen: Option<&str>,
+    identity: &str,
 ) -> Result<Change, Refused> {
+    let lease = lease.map(|l| fill(l, "holder", identity));
+    let lease = lease.as_deref();
     let now = set.metadata.annotations.as_ref().and_then(|a| a.get(LEASE)).map(String::as_str);
     if now != seen {
         let holder = crate::plan::record::lease(set)
@@ -99,4 +104,16 @@ pub(super) fn lease(
         return Ok(Change::Unchanged(format!("{key}: the lease is as written already")));
     }
     Ok(Change::Set(Box::new(new)))
+}
+
+/// `text` (a JSON object) with `field` set to `identity` when it is empty: a console names
+/// itself as the write path knows it (who we are, asked of the server).
+fn fill(text: &str, field: &str, identity: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(mut v) if v.get(field).and_then(serde_json::Value::as_str) == Some("") => {
+            v[field] = serde_json::Value::String(identity.to_string());
+            v.to_string()
+        }
+        _ => text.to_string(),
+    }
 }

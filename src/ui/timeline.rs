@@ -17,7 +17,7 @@ use super::util::{pane, put_spans, title};
 fn source_style(source: Source, theme: &Theme) -> ratatui::style::Style {
     match source {
         Source::Controller => theme.title,
-        Source::Operator | Source::Script => theme.key,
+        Source::Operator | Source::Script | Source::Plan => theme.key,
         Source::Blocked | Source::Warning | Source::Differs => theme.warn,
         Source::Error => theme.bad,
         Source::Kubelet | Source::Gc | Source::Status | Source::Event | Source::Notice => theme.dim,

@@ -109,6 +109,20 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             open_picker(state, None)
         }
         Action::ToggleFreeze => rollout::toggle_freeze(state),
+        Action::PlanPrompt => {
+            let (r, set) = selected(state)?;
+            writable(state, WriteKind::PatchSet)?;
+            if state.plan_run.is_some() {
+                return Err(format!("this console runs a plan on {} already", r.name));
+            }
+            let initial = super::plan_run::last_plan(set);
+            state.modal = Modal::Prompt(Prompt::new(PromptKind::Plan { set: r }, initial));
+            Ok(Vec::new())
+        }
+        Action::ApprovePlan => {
+            writable(state, WriteKind::PatchSet)?;
+            super::plan_run::approve(state)
+        }
         Action::TogglePause => sim::toggle_pause(state),
         Action::Step => sim::step(state),
         Action::SpeedUp => sim::speed(state, true),
@@ -140,7 +154,9 @@ pub fn applies(action: Action, state: &AppState) -> bool {
         | Action::NewImage
         | Action::Restart
         | Action::Undo
-        | Action::ToggleFreeze => write(WriteKind::PatchSet),
+        | Action::ToggleFreeze
+        | Action::PlanPrompt
+        | Action::ApprovePlan => write(WriteKind::PatchSet),
         _ => true,
     }
 }

@@ -393,7 +393,11 @@ pub(super) fn toggle_freeze(state: &mut AppState) -> Outcome {
                 old.max(replicas),
                 freeze_key(&state.caps)
             );
-            Ok(send(state, op, format!("freeze {}", r.name), said))
+            // A plan under way halts with the freeze (its record says so).
+            let halt = crate::app::plan_run::halt_for_freeze(state, &r, set);
+            let mut cmds = send(state, op, format!("freeze {}", r.name), said);
+            cmds.extend(halt);
+            Ok(cmds)
         }
         Some(fz) => {
             let restored = fz.partition.clone().unwrap_or(0);

@@ -25,6 +25,8 @@ pub enum Source {
     Differs,
     /// ststui itself: the connection, the server, a notice.
     Notice,
+    /// A rollout plan moved.
+    Plan,
 }
 
 impl Source {
@@ -42,6 +44,7 @@ impl Source {
             Source::Event => "event",
             Source::Warning => "warning",
             Source::Differs => "differs",
+            Source::Plan => "plan",
             Source::Notice => "ststui",
         }
     }
@@ -177,6 +180,7 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
         EventKind::Differs { expected, observed, .. } => {
             (Source::Differs, format!("advisor expected {expected}, the cluster {observed}"))
         }
+        EventKind::Plan { text, .. } => (Source::Plan, text.clone()),
     };
     let time = match entry.late {
         true => format!("{LATE_MARK}{}", duration_text(entry.t_ms)),

@@ -116,6 +116,9 @@ pub struct Observed {
     pub pods: Vec<String>,
     pub blocked: bool,
     pub claims: Vec<String>,
+    pub partition: i32,
+    /// The plan's phase as its record names it, or `none`.
+    pub plan: String,
 }
 
 impl Observed {
@@ -141,6 +144,12 @@ impl Observed {
             pods: pods.iter().filter_map(|p| names(&p.metadata)).collect(),
             blocked,
             claims: claims.iter().filter_map(|c| names(&c.metadata)).collect(),
+            partition: crate::core::spec::strategy(set).partition,
+            plan: match crate::plan::record::plan(set) {
+                None => "none".into(),
+                Some(Ok(r)) => r.phase.name().into(),
+                Some(Err(_)) => "unreadable".into(),
+            },
         }
     }
 }
@@ -165,6 +174,8 @@ fn actual(o: &Observed, check: &Check) -> String {
         Check::Pods(_) => o.pods.join(","),
         Check::Blocked(_) => o.blocked.to_string(),
         Check::Claims(_) => o.claims.join(","),
+        Check::Partition(_) => o.partition.to_string(),
+        Check::Plan(_) => o.plan.clone(),
     }
 }
 

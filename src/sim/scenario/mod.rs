@@ -134,6 +134,16 @@ impl KubeletArgs {
     }
 }
 
+/// `rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RolloutArgs {
+    pub set: Name,
+    pub steps: crate::plan::Steps,
+    pub bake_seconds: u64,
+    pub stuck_after_ms: u64,
+    pub on_failure: crate::plan::OnFailure,
+}
+
 /// `delete NAME cascade=...`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cascade {
@@ -156,6 +166,11 @@ pub enum Check {
     /// Extension: the set's PersistentVolumeClaims that exist (terminating ones included), by
     /// claim template then ordinal.
     Claims(Vec<String>),
+    /// Extension: `spec.updateStrategy.rollingUpdate.partition` (0 when unset).
+    Partition(i32),
+    /// Extension: the phase of the set's rollout plan as its record names it (`waiting`,
+    /// `baking`, `checking`, `gate`, `approved`, `halted`, `done`), or `none`.
+    Plan(String),
 }
 
 impl Check {
@@ -171,6 +186,8 @@ impl Check {
             Check::Pods(_) => "pods",
             Check::Blocked(_) => "blocked",
             Check::Claims(_) => "claims",
+            Check::Partition(_) => "partition",
+            Check::Plan(_) => "plan",
         }
     }
 
@@ -181,9 +198,11 @@ impl Check {
             | Check::Ready(n)
             | Check::Available(n)
             | Check::Current(n)
-            | Check::Updated(n) => n.to_string(),
+            | Check::Updated(n)
+            | Check::Partition(n) => n.to_string(),
             Check::RolledOut(b) | Check::Blocked(b) => b.to_string(),
             Check::Pods(p) | Check::Claims(p) => p.join(","),
+            Check::Plan(p) => p.clone(),
         }
     }
 }
@@ -254,6 +273,13 @@ pub enum Command {
         set: Name,
         on: bool,
     },
+    /// `rollout NAME steps=…`: a rollout plan the simulator runs as time passes (ststui
+    /// extension; on a cluster, `ststui rollout`).
+    Rollout(Box<RolloutArgs>),
+    /// `approve NAME`: the gate a plan waits at passes.
+    Approve {
+        set: Name,
+    },
     /// A fault of the served API (`api-down`, `api-latency`, `drop-watches`, `compact`).
     Api(crate::sim::ApiFault),
     Pause,
@@ -321,7 +347,9 @@ impl Command {
             | Command::Restart { set }
             | Command::Delete { set, .. }
             | Command::Freeze { set, .. }
+            | Command::Approve { set }
             | Command::Expect { set, .. } => Some(set),
+            Command::Rollout(a) => Some(&mut a.set),
             Command::DeletePod { pod, .. }
             | Command::Fail { pod }
             | Command::SetReady { pod, .. } => Some(pod),

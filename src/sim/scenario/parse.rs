@@ -45,6 +45,8 @@ pub const USAGE: &[(&str, &str)] = &[
     ("fix-image", "fix-image IMG"),
     ("freeze", "freeze NAME"),
     ("unfreeze", "unfreeze NAME"),
+    ("rollout", "rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]"),
+    ("approve", "approve NAME"),
     ("api-down", "api-down DUR"),
     ("api-latency", "api-latency DUR"),
     ("api-unauthorized", "api-unauthorized DUR"),
@@ -59,7 +61,7 @@ pub const USAGE: &[(&str, &str)] = &[
     (
         "expect",
         "expect NAME key=value ... (keys: replicas ready available current updated \
-         rolledOut pods blocked claims)",
+         rolledOut pods blocked claims partition plan)",
     ),
 ];
 
@@ -255,6 +257,8 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
         "fix-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: false },
         "freeze" => Command::Freeze { set: a.name("NAME")?, on: true },
         "unfreeze" => Command::Freeze { set: a.name("NAME")?, on: false },
+        "rollout" => return parse_rollout(a),
+        "approve" => Command::Approve { set: a.name("NAME")? },
         "api-down" => {
             let w = a.word("DUR")?;
             Command::Api(ApiFault::Down { ms: duration(w).map_err(|m| a.err(m))? })
@@ -402,6 +406,8 @@ fn parse_expect(a: Args<'_>) -> Result<Command, String> {
         "pods",
         "blocked",
         "claims",
+        "partition",
+        "plan",
     ];
     a.finish(&keys)?;
     if a.pairs.is_empty() {
@@ -419,11 +425,55 @@ fn parse_expect(a: Args<'_>) -> Result<Command, String> {
             "rolledOut" => Check::RolledOut(boolean(v).map_err(bad)?),
             "blocked" => Check::Blocked(boolean(v).map_err(bad)?),
             "claims" => Check::Claims(list(v).map_err(bad)?),
+            "partition" => Check::Partition(count(v).map_err(bad)?),
+            "plan" => Check::Plan(plan_phase(v).map_err(bad)?),
             _ => Check::Pods(list(v).map_err(bad)?),
         };
         checks.push(check);
     }
     Ok(Command::Expect { set, checks })
+}
+
+/// The phases `expect plan=` takes.
+pub const PLAN_PHASES: [&str; 8] =
+    ["none", "waiting", "baking", "checking", "gate", "approved", "halted", "done"];
+
+fn plan_phase(v: &str) -> Result<String, String> {
+    match PLAN_PHASES.contains(&v) {
+        true => Ok(v.to_string()),
+        false => {
+            Err(format!("{v:?} is not a plan phase; expected one of {}", PLAN_PHASES.join(", ")))
+        }
+    }
+}
+
+fn parse_rollout(a: Args<'_>) -> Result<Command, String> {
+    let mut a = a;
+    let set = a.name("NAME")?;
+    a.finish(&["steps", "bake", "stuck-after", "on-failure"])?;
+    let Some(steps) = a.parsed("steps", crate::plan::Steps::parse)? else {
+        return Err(a.err("give steps=LIST, e.g. steps=1,50%,100% (pause for a manual gate)"));
+    };
+    let bake_ms = a.parsed("bake", duration)?.unwrap_or(0);
+    if !bake_ms.is_multiple_of(1000) {
+        return Err(a.err(format_args!("bake={bake_ms}ms: expected whole seconds (e.g. 30s)")));
+    }
+    let stuck_after_ms = a.parsed("stuck-after", duration)?.unwrap_or(600_000);
+    if stuck_after_ms == 0 {
+        return Err(a.err("stuck-after=0: expected a duration above zero (e.g. 5m)"));
+    }
+    let on_failure = a.parsed("on-failure", |v| match v {
+        "hold" => Ok(crate::plan::OnFailure::Hold),
+        "undo" => Ok(crate::plan::OnFailure::Undo),
+        _ => Err("expected hold or undo".into()),
+    })?;
+    Ok(Command::Rollout(Box::new(super::RolloutArgs {
+        set,
+        steps,
+        bake_seconds: bake_ms / 1000,
+        stuck_after_ms,
+        on_failure: on_failure.unwrap_or_default(),
+    })))
 }
 
 fn int_arg(a: &mut Args<'_>, what: &str) -> Result<i32, String> {

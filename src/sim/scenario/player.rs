@@ -246,6 +246,18 @@ impl Player {
                 Ok(())
             }
             Command::Step(n) => sim.step(*n).map(drop).map_err(|e| e.to_string()),
+            Command::Rollout(r) => {
+                let rollout = crate::sim::planner::Rollout {
+                    set: r.set.as_ref(),
+                    steps: r.steps.clone(),
+                    bake_seconds: r.bake_seconds,
+                    stuck_after_ms: r.stuck_after_ms,
+                    on_failure: r.on_failure,
+                    line: number,
+                };
+                sim.start_rollout(rollout).map_err(|e| e.to_string())
+            }
+            Command::Approve { set } => sim.approve_plan(&set.as_ref()).map_err(|e| e.to_string()),
             // The steering lines went through `cluster_op` above.
             _ => Ok(()),
         }

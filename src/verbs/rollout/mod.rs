@@ -304,8 +304,10 @@ impl<'a> Runner<'a> {
                     self.out.event(
                         Some(&current),
                         &format!(
-                            "plan done: {} steps ({}), partition {}",
-                            current.of, current.steps, current.partition
+                            "plan done: {} ({}), partition {}",
+                            record::steps_words(current.of),
+                            current.steps,
+                            current.partition
                         ),
                     );
                     return Ok(Exit::Done);
@@ -350,7 +352,7 @@ impl<'a> Runner<'a> {
     fn carry_out(&mut self, n: Next, set: &StatefulSet) -> Result<(), VerbError> {
         match n {
             Next::Open { from, to, record } => {
-                let opens = opens(&self.key, set, to, from);
+                let opens = decide::opens(set, to, from);
                 let text = json(&record);
                 let op = ClusterOp::Plan {
                     set: self.key.clone(),
@@ -373,7 +375,7 @@ impl<'a> Runner<'a> {
                 };
                 self.write(op, Some(set), "recording the plan")?;
                 if record.phase != Phase::Done {
-                    self.out.event(Some(&record), &phase_words(&record));
+                    self.out.event(Some(&record), &record.phase_words());
                 }
                 self.observe(|s| annotation(s) == Some(&text))?;
                 self.baseline = (record.phase == Phase::Baking).then(|| {
@@ -456,7 +458,9 @@ impl<'a> Runner<'a> {
         }
         let why = r.reason.clone().unwrap_or_default();
         self.out.finish(&format!("halted at step {}/{}: {why}", r.step, r.of));
-        if r.on_failure() == OnFailure::Undo {
+        // A freeze is the operator's hold, not a failure: it is never undone.
+        let frozen = crate::steer::frozen(set).is_some_and(|f| f.broken.is_none());
+        if r.on_failure() == OnFailure::Undo && !frozen {
             let set = self.set()?.clone();
             let pods = self.pods();
             let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
@@ -470,10 +474,11 @@ impl<'a> Runner<'a> {
                 &mut |t| self.out.event(None, t),
             )?;
         } else {
-            self.out.event(
-                None,
-                &format!("the partition holds at {}: nothing further opens", r.partition),
-            );
+            let held = match frozen {
+                true => "the set is frozen: nothing reverted, nothing further opens".to_string(),
+                false => format!("the partition holds at {}: nothing further opens", r.partition),
+            };
+            self.out.event(None, &held);
         }
         Ok(Exit::Stuck)
     }
@@ -547,32 +552,6 @@ fn json(r: &Record) -> String {
 
 fn annotation(set: &StatefulSet) -> Option<&String> {
     set.metadata.annotations.as_ref()?.get(record::PLAN)
-}
-
-fn phase_words(r: &Record) -> String {
-    let at = format!("step {}/{}", r.step, r.of);
-    match r.phase {
-        Phase::Baking => format!(
-            "{at}: updated, Ready and available: baking {}",
-            duration_words(r.bake_seconds * 1000)
-        ),
-        Phase::Checking if r.checks.is_empty() => format!("{at}: done"),
-        Phase::Checking => format!("{at}: running {} check(s)", r.checks.len()),
-        Phase::Gate => format!("{at}: a manual gate: `ststui approve` passes it"),
-        p => format!("{at}: {}", p.word()),
-    }
-}
-
-/// " (opens web-3, web-2)" for a partition moving down from `from` to `to`.
-fn opens(key: &ObjRef, set: &StatefulSet, to: i32, from: i32) -> String {
-    let start = spec::start_ordinal(set);
-    let until = from.min(spec::replicas(set));
-    if to >= until {
-        return String::new();
-    }
-    let names: Vec<String> =
-        (to..until).rev().map(|i| format!("{}-{}", key.name, start + i)).collect();
-    format!(" (opens {})", names.join(", "))
 }
 
 /// This host's name (for the lease: a runner killed here is taken over at once).

@@ -1,0 +1,264 @@
+//! Rollout plans on the simulator (a scenario's `rollout` and `approve` lines, `expect plan=`
+//! and `partition=`): the partitions written and nothing else, the bake, the gate that holds
+//! `settle`, a halt on a broken step or a bake that fails, undo deleting exactly the stuck pod,
+//! a freeze that halts and is never undone, the lease, refusals, and the same timeline through
+//! the real-time driver's polling.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+
+use std::path::Path;
+
+use ststui::backend::{EventKind, ObjRef, Object};
+use ststui::sim::scenario::{Outcome, Player, parse};
+use ststui::sim::{ChangeKind, Sim, SimConfig, SimEvent};
+
+struct Run {
+    sim: Sim,
+    events: Vec<SimEvent>,
+    outcome: Outcome,
+}
+
+fn play(text: &str) -> Run {
+    let script = parse(Path::new("<test>"), text).unwrap_or_else(|e| panic!("{e}"));
+    let mut player = Player::new(script).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sim::new(SimConfig::default());
+    let mut events = Vec::new();
+    let outcome = player.run(&mut sim, &mut |ev| events.push(ev.clone()));
+    Run { sim, events, outcome }
+}
+
+impl Run {
+    /// Every partition the set was stored with, in order, repeats collapsed.
+    fn partitions(&self) -> Vec<i32> {
+        let mut out: Vec<i32> = Vec::new();
+        for ev in &self.events {
+            if let SimEvent::Watch { kind: ChangeKind::Modified, object: Object::Set(s) } = ev {
+                let p = ststui::core::spec::strategy(s).partition;
+                if out.last() != Some(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
+    /// The `plan` lines' texts.
+    fn plan_lines(&self) -> Vec<String> {
+        self.timeline()
+            .filter_map(|(_, k)| match k {
+                EventKind::Plan { text, .. } => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn timeline(&self) -> impl Iterator<Item = (u64, &EventKind)> {
+        self.events.iter().filter_map(|e| e.timeline().map(|t| (t.t_ms, &t.kind)))
+    }
+
+    fn errors(&self) -> Vec<(Option<usize>, String)> {
+        self.timeline()
+            .filter_map(|(_, k)| match k {
+                EventKind::Error { line, message } => Some((*line, message.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Pods deleted by anyone other than the controller's rolling update (the plan's undo).
+    fn deleted_by_plan(&self) -> Vec<String> {
+        self.plan_lines()
+            .iter()
+            .filter_map(|l| l.strip_prefix("undo: deleted "))
+            .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    fn annotation(&self, key: &str) -> Option<String> {
+        let set = self.sim.set(&ObjRef::new("default", "web"))?;
+        set.metadata.annotations.as_ref()?.get(key).cloned()
+    }
+}
+
+const BASE: &str = "kubelet start=1s ready=1s stop=1s\n\
+                    create web replicas=4\n\
+                    settle\n\
+                    partition web 4\n\
+                    settle\n";
+
+#[test]
+fn a_plan_writes_its_partitions_in_order_and_no_other_bakes_and_ends_done() {
+    let r = play(&format!(
+        "{BASE}image web nginx:1.26\n\
+         rollout web steps=1,50%,100% bake=30s\n\
+         settle\n\
+         expect web partition=0 updated=4 rolledOut=true plan=done\n"
+    ));
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    assert_eq!(r.partitions(), vec![0, 4, 3, 2, 0], "the partitions the set was stored with");
+    let lines = r.plan_lines();
+    assert_eq!(lines.first().map(String::as_str), Some("step 1/3: partition 4 → 3 (opens web-3)"));
+    assert_eq!(lines.last().map(String::as_str), Some("plan done: 3 steps (1,50%,100%)"));
+    // Each step baked 30 s: the next opened no sooner than 30 s after its bake began.
+    let at = |needle: &str| {
+        r.timeline()
+            .find(|(_, k)| matches!(k, EventKind::Plan { text, .. } if text.contains(needle)))
+            .map(|(t, _)| t)
+            .unwrap_or_else(|| panic!("no plan line with {needle:?}: {lines:?}"))
+    };
+    let baked = at("step 1/3: updated, Ready and available: baking 30s");
+    let second = at("step 2/3: partition 3 → 2");
+    assert_eq!(second - baked, 30_000, "bake of step 1");
+    // Its lease is given back when it ends; its record stays for every console and explain.
+    assert_eq!(r.annotation("ststui.io/plan-lease"), None);
+    assert!(r.annotation("ststui.io/plan").is_some_and(|p| p.contains("\"phase\":\"done\"")));
+}
+
+#[test]
+fn a_gate_holds_until_approve_and_settle_ends_there() {
+    let r = play(&format!(
+        "{BASE}image web nginx:1.26\n\
+         rollout web steps=1,pause,100%\n\
+         settle\n\
+         expect web partition=3 updated=1 plan=gate\n\
+         wait 10m\n\
+         expect web partition=3 updated=1 plan=gate\n\
+         approve web\n\
+         settle\n\
+         expect web partition=0 updated=4 plan=done\n"
+    ));
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    // The first settle ended at the gate, not at its 10-minute bound.
+    let gate = r
+        .timeline()
+        .find(|(_, k)| matches!(k, EventKind::Plan { phase, .. } if phase == "gate"))
+        .map(|(t, _)| t)
+        .unwrap_or_default();
+    assert!(gate < 60_000, "gate reached at {gate} ms");
+    let lease = r.annotation("ststui.io/plan-lease");
+    assert_eq!(lease, None, "a done plan holds no lease");
+}
+
+#[test]
+fn a_broken_step_halts_at_stuck_after_and_undo_deletes_exactly_the_stuck_pod() {
+    let r = play(&format!(
+        "{BASE}break-image nginx:bad\n\
+         image web nginx:bad\n\
+         rollout web steps=1,50%,100% stuck-after=2m on-failure=undo\n\
+         settle max=1m\n\
+         expect web partition=3 plan=waiting\n\
+         settle\n\
+         expect web partition=3 plan=halted rolledOut=true ready=4\n"
+    ));
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    assert_eq!(r.partitions(), vec![0, 4, 3], "nothing opened past step 1");
+    assert_eq!(r.deleted_by_plan(), vec!["web-3".to_string()]);
+    let halted = r.plan_lines().into_iter().find(|l| l.starts_with("plan halted")).unwrap();
+    assert!(halted.contains("step 1 not done within 2m: web-3 Running, not Ready"), "{halted}");
+}
+
+#[test]
+fn hold_leaves_the_broken_step_as_it_is() {
+    let r = play(&format!(
+        "{BASE}break-image nginx:bad\n\
+         image web nginx:bad\n\
+         rollout web steps=1,100% stuck-after=1m\n\
+         settle\n\
+         expect web partition=3 plan=halted updated=1 rolledOut=false\n"
+    ));
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    assert!(r.deleted_by_plan().is_empty());
+}
+
+#[test]
+fn a_pod_unready_while_baking_halts_the_step() {
+    let r = play(&format!(
+        "{BASE}image web nginx:1.26\n\
+         rollout web steps=1,100% bake=1m\n\
+         wait 20s\n\
+         expect web plan=baking\n\
+         unready web-1\n\
+         settle\n\
+         expect web partition=3 plan=halted\n"
+    ));
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    let halted = r.plan_lines().into_iter().find(|l| l.starts_with("plan halted")).unwrap();
+    assert!(halted.contains("while baking step 1: web-1: not Ready"), "{halted}");
+}
+
+#[test]
+fn a_freeze_halts_the_plan_and_is_never_undone() {
+    let r = play(&format!(
+        "{BASE}image web nginx:1.26\n\
+         rollout web steps=1,100% bake=1m on-failure=undo\n\
+         wait 20s\n\
+         freeze web\n\
+         settle\n\
+         expect web plan=halted updated=1\n"
+    ));
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    let lines = r.plan_lines();
+    let halted = lines.iter().find(|l| l.starts_with("plan halted")).unwrap();
+    assert!(halted.contains("a freeze halts the plan"), "{halted}");
+    assert!(halted.ends_with("the set is frozen: nothing further opens"), "{halted}");
+    assert!(!lines.iter().any(|l| l.starts_with("undo")), "{lines:?}");
+}
+
+#[test]
+fn refusals_name_the_line_and_what_is_expected() {
+    let r = play(&format!(
+        "{BASE}rollout web steps=1\n\
+         image web nginx:1.26\n\
+         rollout web steps=1,pause,100%\n\
+         rollout web steps=1\n\
+         approve web\n\
+         rollout nope steps=1\n\
+         settle\n\
+         expect web plan=gate\n"
+    ));
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    let errors = r.errors();
+    let at = |line: usize| {
+        errors
+            .iter()
+            .find(|(l, _)| *l == Some(line))
+            .map(|(_, m)| m.clone())
+            .unwrap_or_else(|| panic!("no error for line {line}: {errors:?}"))
+    };
+    assert!(at(6).contains("nothing to roll out"), "{}", at(6));
+    assert!(at(9).contains("a plan already runs on default/web"), "{}", at(9));
+    assert!(at(10).contains("has no rollout plan to approve"), "{}", at(10));
+    assert!(at(11).contains("statefulset default/nope not found"), "{}", at(11));
+    assert_eq!(r.outcome.errors, 4);
+    // While it runs, the simulator holds the plan's lease: another runner would refuse.
+    let lease = r.annotation("ststui.io/plan-lease").unwrap_or_default();
+    assert!(lease.contains("\"host\":\"ststui-sim\""), "{lease}");
+}
+
+#[test]
+fn the_real_time_driver_plays_a_plan_as_headless_does() {
+    let text = format!(
+        "{BASE}image web nginx:1.26\n\
+         rollout web steps=1,pause,100% bake=30s\n\
+         settle\n\
+         approve web\n\
+         settle\n\
+         expect web plan=done\n"
+    );
+    let headless: Vec<_> =
+        play(&text).events.iter().filter_map(|e| e.timeline().cloned()).collect();
+    let script = parse(Path::new("<test>"), &text).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = Player::new(script).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sim::new(SimConfig::default());
+    let mut polled = Vec::new();
+    let mut due = Some(sim.now_ms());
+    let mut polls = 0;
+    while let Some(t) = due {
+        sim.advance_to(t);
+        due = p.poll(&mut sim);
+        polls += 1;
+        assert!(polls < 10_000, "the player does not finish");
+        polled.extend(sim.drain_events().iter().filter_map(|e| e.timeline().cloned()));
+    }
+    assert!(p.outcome().passed(), "{:?}", p.outcome().failures);
+    assert_eq!(polled, headless);
+}
