@@ -189,11 +189,13 @@ pub fn pods_unknown(state: &AppState) -> Option<String> {
 pub fn offer(state: &AppState, set: &StatefulSet) -> explain::Offer {
     use super::action::Action;
     use super::ops::applies;
-    let unfrozen = crate::steer::frozen(set).is_none();
+    let planned = crate::plan::record::under_way(set).is_some();
+    let free = crate::steer::frozen(set).is_none() && !planned;
     explain::Offer {
-        lower_partition: unfrozen && applies(Action::PartitionDown, state),
-        set_partition: unfrozen && applies(Action::PartitionPrompt, state),
+        lower_partition: free && applies(Action::PartitionDown, state),
+        set_partition: free && applies(Action::PartitionPrompt, state),
         delete_pod: applies(Action::DeletePod, state),
+        planned,
     }
 }
 

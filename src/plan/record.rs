@@ -171,6 +171,11 @@ pub fn plan(set: &StatefulSet) -> Option<Result<Record, String>> {
     Some(serde_json::from_str(raw).map_err(|e| format!("{PLAN} cannot be read ({e}): {raw:?}")))
 }
 
+/// The set's plan while it is under way (not done, not halted): it drives the partition.
+pub fn under_way(set: &StatefulSet) -> Option<Record> {
+    plan(set)?.ok().filter(|r| !matches!(r.phase, Phase::Done | Phase::Halted))
+}
+
 /// A runner's lease on a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

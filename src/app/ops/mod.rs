@@ -41,6 +41,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             let (r, set) = selected(state)?;
             require_rolling(set)?;
             rollout::refuse_frozen(set, &r, &state.caps)?;
+            rollout::refuse_planned(set, &r, state)?;
             writable(state, WriteKind::PatchSet)?;
             let kind = PromptKind::Partition { set: r, current: f::partition(set) };
             state.modal = Modal::Prompt(Prompt::new(kind, ""));

@@ -16,6 +16,7 @@ pub(super) fn partition_step(state: &mut AppState, delta: i32) -> Outcome {
     let (r, set) = selected(state)?;
     require_rolling(set)?;
     refuse_frozen(set, &r, &state.caps)?;
+    refuse_planned(set, &r, state)?;
     let old = f::partition(set);
     let replicas = f::replicas(set).max(0);
     let new = if delta < 0 {
@@ -345,6 +346,23 @@ pub(super) fn refuse_frozen(
         )),
         None => Ok(()),
     }
+}
+
+/// A plan under way drives the partition: a move by hand would halt it as another writer's.
+pub(super) fn refuse_planned(
+    set: &StatefulSet,
+    r: &ObjRef,
+    state: &AppState,
+) -> Result<(), String> {
+    let Some(plan) = crate::plan::record::under_way(set) else { return Ok(()) };
+    let now = state.now.unwrap_or_default();
+    Err(format!(
+        "a rollout plan drives {}'s partition ({}): {} passes a gate, {} halts it, `ststui abort` reverts",
+        r.name,
+        plan.words(now),
+        key(Action::ApprovePlan),
+        freeze_key(&state.caps)
+    ))
 }
 
 /// The key that freezes and resumes on this backend (space on a cluster; `F` where space

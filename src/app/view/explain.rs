@@ -74,6 +74,8 @@ pub struct Offer {
     pub set_partition: bool,
     /// ctrl-d deletes a pod.
     pub delete_pod: bool,
+    /// A rollout plan drives the partition: the hold says so instead of naming a key.
+    pub planned: bool,
 }
 
 /// The pane's lines, most important first: error, next, waiting, hint, held, warning. Words
@@ -88,8 +90,12 @@ pub fn explain(
     now: Now,
     keys: Option<Offer>,
 ) -> Vec<ExplainLine> {
-    let offer =
-        keys.unwrap_or(Offer { lower_partition: false, set_partition: false, delete_pod: false });
+    let offer = keys.unwrap_or(Offer {
+        lower_partition: false,
+        set_partition: false,
+        delete_pod: false,
+        planned: false,
+    });
     let press = |ok: bool, how: String| if ok { format!(" — {how}") } else { String::new() };
     let (current, update) = (plan.current_revision.as_str(), plan.update_revision.as_str());
     let mut out = Vec::new();
@@ -134,6 +140,9 @@ pub fn explain(
             .cloned()
             .unwrap_or_else(|| core_explain::hold_step(observed, plan, hold));
         let how = match hold {
+            Hold::Partition { .. } if offer.planned => {
+                " — the rollout plan lowers it step by step".to_string()
+            }
             Hold::Partition { .. } => press(
                 offer.lower_partition,
                 format!("press {} to lower it", key(Action::PartitionDown)),

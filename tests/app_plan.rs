@@ -1,0 +1,190 @@
+//! The console's rollout plan, through the reducer: `P` and its prompt (prefilled, a bad entry
+//! named in the dialog, a valid one taking the lease and opening the first step in one patch),
+//! a second runner refused by name, `A` only at a gate, the freeze key halting a plan, and the
+//! partition keys refused while a plan drives the partition (the controller pane names the plan
+//! instead of `[`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+
+mod app_fixtures;
+
+use std::sync::Arc;
+
+use app_fixtures::*;
+use crossterm::event::KeyCode;
+use ststui::app::state::Modal;
+use ststui::app::{AppState, Msg};
+use ststui::backend::{ClusterOp, ObjRef, Object, Op, Write};
+use ststui::plan::record::{LEASE, Lease, PLAN, Phase, Record, stamp};
+
+fn web() -> ObjRef {
+    ObjRef::new(NS, "web")
+}
+
+fn typed(text: &str) -> Vec<Msg> {
+    text.chars().map(key).collect()
+}
+
+/// The demo set with `annotations` (plan record, lease) as the server would show it.
+fn annotate(st: &mut AppState, annotations: &[(&str, String)]) {
+    let mut set = st.mirror.set(&web()).unwrap().clone();
+    let map = set.metadata.annotations.get_or_insert_with(Default::default);
+    for (k, v) in annotations {
+        map.insert((*k).to_string(), v.clone());
+    }
+    run(st, [applied(Object::Set(Arc::new(set))), Msg::BatchEnd]);
+}
+
+fn record(phase: Phase, step: usize, partition: i32) -> Record {
+    Record {
+        steps: "1,pause,100%".into(),
+        bake_seconds: 0,
+        checks: Vec::new(),
+        on_failure: "hold".into(),
+        revision: "web-b".into(),
+        template: String::new(),
+        step,
+        of: 3,
+        phase,
+        since: stamp(t0()),
+        partition,
+        by: "ana".into(),
+        started: stamp(t0()),
+        reason: None,
+    }
+}
+
+fn plan_ops(cmds: &[ststui::app::Command]) -> Vec<ClusterOp> {
+    decided_ops(cmds)
+        .into_iter()
+        .filter_map(|op| match op {
+            Op::Cluster(Write { op, .. }) => Some(op),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The demo set as the controller has observed it (a plan reads only an observed status).
+fn observed(st: &mut AppState) {
+    let mut set = st.mirror.set(&web()).unwrap().clone();
+    let status = set.status.get_or_insert_with(Default::default);
+    status.observed_generation = set.metadata.generation;
+    run(st, [applied(Object::Set(Arc::new(set))), Msg::BatchEnd]);
+}
+
+#[test]
+fn p_prefills_names_a_bad_entry_and_starts_with_the_lease_and_the_first_step() {
+    let mut st = demo(sim_caps());
+    observed(&mut st);
+    run(&mut st, [key('P')]);
+    let Modal::Prompt(p) = &st.modal else { panic!("no prompt: {:?}", st.modal) };
+    assert_eq!(p.input, "1,50%,100%", "a first suggestion without a plan on the set");
+    // A bad entry: named in the dialog, nothing sent, the dialog stays.
+    run(&mut st, [ctrl('u')]);
+    let cmds = run(&mut st, typed("1,0%").into_iter().chain([code(KeyCode::Enter)]));
+    assert!(plan_ops(&cmds).is_empty(), "{cmds:?}");
+    let Modal::Prompt(p) = &st.modal else { panic!("the dialog closed") };
+    assert!(p.error.as_deref().unwrap_or_default().contains("0%"), "{:?}", p.error);
+    run(&mut st, [ctrl('u')]);
+    let cmds =
+        run(&mut st, typed("1,pause,100% bake=30s").into_iter().chain([code(KeyCode::Enter)]));
+    let ops = plan_ops(&cmds);
+    assert!(
+        matches!(&ops[0], ClusterOp::PlanLease { lease: Some(l), .. } if l.contains("ststui-console")),
+        "the lease first: {ops:?}"
+    );
+    let Some(ClusterOp::Plan { partition, record, .. }) = ops.get(1) else {
+        panic!("no first step: {ops:?}")
+    };
+    assert_eq!(*partition, Some((5, 4)), "step 1 opens web-4 only");
+    let r: Record = serde_json::from_str(record).unwrap();
+    assert_eq!((r.step, r.of, r.phase, r.bake_seconds), (1, 3, Phase::Waiting, 30));
+    assert!(st.plan_run.is_some());
+}
+
+#[test]
+fn p_is_refused_while_another_runner_holds_the_lease() {
+    let mut st = demo(sim_caps());
+    let lease = Lease {
+        holder: "ana".into(),
+        host: "build-7".into(),
+        pid: 4242,
+        expires: stamp(t0().checked_add(k8s_openapi::jiff::SignedDuration::from_secs(20)).unwrap()),
+    };
+    annotate(&mut st, &[(LEASE, serde_json::to_string(&lease).unwrap())]);
+    run(&mut st, [key('P')]);
+    let cmds = run(&mut st, [code(KeyCode::Enter)]);
+    assert!(plan_ops(&cmds).is_empty(), "{cmds:?}");
+    let said = match &st.modal {
+        Modal::Prompt(p) => p.error.clone().unwrap_or_default(),
+        _ => status_text(&st),
+    };
+    assert!(said.contains("a plan runner holds default/web: ana on build-7 (pid 4242)"), "{said}");
+    assert!(st.plan_run.is_none());
+}
+
+#[test]
+fn a_approves_only_a_gate() {
+    let mut st = demo(sim_caps());
+    run(&mut st, [key('A')]);
+    assert!(
+        status_text(&st).contains("web has no rollout plan (P starts one)"),
+        "{}",
+        status_text(&st)
+    );
+    annotate(&mut st, &[(PLAN, serde_json::to_string(&record(Phase::Waiting, 1, 4)).unwrap())]);
+    let cmds = run(&mut st, [key('A')]);
+    assert!(plan_ops(&cmds).is_empty());
+    assert!(status_text(&st).contains("no plan waits for approval"), "{}", status_text(&st));
+    annotate(&mut st, &[(PLAN, serde_json::to_string(&record(Phase::Gate, 2, 4)).unwrap())]);
+    let cmds = run(&mut st, [key('A')]);
+    let Some(ClusterOp::Plan { partition: None, record, .. }) = plan_ops(&cmds).pop() else {
+        panic!("{cmds:?}")
+    };
+    let r: Record = serde_json::from_str(&record).unwrap();
+    assert_eq!((r.step, r.phase), (2, Phase::Approved));
+}
+
+#[test]
+fn while_a_plan_drives_the_partition_the_keys_say_so_and_freeze_halts_it() {
+    let mut st = demo(sim_caps());
+    annotate(&mut st, &[(PLAN, serde_json::to_string(&record(Phase::Waiting, 1, 4)).unwrap())]);
+    for k in ['[', ']', 'p'] {
+        let cmds = run(&mut st, [key(k)]);
+        assert!(plan_ops(&cmds).is_empty(), "{k}: {cmds:?}");
+        let said = status_text(&st);
+        assert!(
+            said.contains("a rollout plan drives web's partition (plan 1/3 (1): waiting"),
+            "{k}: {said}"
+        );
+        assert!(said.contains("A passes a gate, F halts it"), "{k}: {said}");
+        assert_eq!(st.modal, Modal::None, "{k}");
+    }
+    let set = st.mirror.set(&web()).unwrap().clone();
+    let offer = ststui::app::derived::offer(&st, &set);
+    assert!(offer.planned && !offer.lower_partition && !offer.set_partition, "{offer:?}");
+    // The controller pane names the plan, not `[`.
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50)).unwrap();
+    let theme = ststui::ui::Theme::colored();
+    term.draw(|f| {
+        ststui::ui::draw(f, &st, &theme);
+    })
+    .unwrap();
+    let buf = term.backend().buffer().clone();
+    let screen: String = (0..buf.area.height)
+        .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
+        .collect();
+    assert!(screen.contains("held: partition 5 holds web-0..web-4"), "{screen}");
+    assert!(screen.contains("— the rollout plan lowers it"), "{screen}");
+    assert!(!screen.contains("press [ to lower it"), "{screen}");
+    // The freeze key freezes and records the plan halted, in the same keypress.
+    let cmds = run(&mut st, [key('F')]);
+    let ops = plan_ops(&cmds);
+    assert!(ops.iter().any(|o| matches!(o, ClusterOp::Freeze { .. })), "{ops:?}");
+    let halted = ops.iter().find_map(|o| match o {
+        ClusterOp::Plan { record, .. } => serde_json::from_str::<Record>(record).ok(),
+        _ => None,
+    });
+    let halted = halted.unwrap_or_else(|| panic!("no halt recorded: {ops:?}"));
+    assert_eq!(halted.phase, Phase::Halted);
+    assert!(halted.reason.unwrap_or_default().contains("freeze"));
+}
