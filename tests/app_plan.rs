@@ -156,7 +156,7 @@ fn while_a_plan_drives_the_partition_the_keys_say_so_and_freeze_halts_it() {
             said.contains("a rollout plan drives web's partition (plan 1/3 (1): waiting"),
             "{k}: {said}"
         );
-        assert!(said.contains("A passes a gate, F halts it"), "{k}: {said}");
+        assert!(said.contains("A approves a gate, F halts the plan"), "{k}: {said}");
         assert_eq!(st.modal, Modal::None, "{k}");
     }
     let set = st.mirror.set(&web()).unwrap().clone();
@@ -187,4 +187,14 @@ fn while_a_plan_drives_the_partition_the_keys_say_so_and_freeze_halts_it() {
     let halted = halted.unwrap_or_else(|| panic!("no halt recorded: {ops:?}"));
     assert_eq!(halted.phase, Phase::Halted);
     assert!(halted.reason.unwrap_or_default().contains("freeze"));
+    // The freeze goes first (a runner must read the freeze before the halt: a freeze is never
+    // undone), and the halt without a basis (the freeze just changed the set).
+    let sent = decided_ops(&cmds);
+    let at = |f: &dyn Fn(&ClusterOp) -> bool| {
+        sent.iter().position(|o| matches!(o, Op::Cluster(Write { op, .. }) if f(op))).unwrap()
+    };
+    let freeze = at(&|o| matches!(o, ClusterOp::Freeze { .. }));
+    let halt = at(&|o| matches!(o, ClusterOp::Plan { .. }));
+    assert!(freeze < halt, "{sent:?}");
+    assert!(matches!(&sent[halt], Op::Cluster(Write { basis: None, .. })), "{sent:?}");
 }

@@ -369,7 +369,9 @@ pub fn parse(text: &str) -> Result<(Steps, u64), String> {
     Ok((steps, bake))
 }
 
-/// A freeze of a set whose plan is under way halts the plan too (its record says so).
+/// A freeze of a set whose plan is under way halts the plan too (its record says so). Sent after
+/// the freeze, so a runner reads the freeze first (a freeze is never undone); without a basis,
+/// as the freeze just changed the set this was decided on.
 pub fn halt_for_freeze(state: &AppState, key: &ObjRef, set: &StatefulSet) -> Option<Command> {
     let r = record::plan(set)?.ok()?;
     if matches!(r.phase, Phase::Done | Phase::Halted) {
@@ -378,5 +380,5 @@ pub fn halt_for_freeze(state: &AppState, key: &ObjRef, set: &StatefulSet) -> Opt
     let now = state.now.unwrap_or_default();
     let halted = decide::halted(&r, now, "halted by a freeze from the console".into());
     let text = serde_json::to_string(&halted).unwrap_or_default();
-    Some(cluster(ClusterOp::Plan { set: key.clone(), partition: None, record: text }, Some(set)))
+    Some(cluster(ClusterOp::Plan { set: key.clone(), partition: None, record: text }, None))
 }

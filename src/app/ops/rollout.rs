@@ -357,7 +357,7 @@ pub(super) fn refuse_planned(
     let Some(plan) = crate::plan::record::under_way(set) else { return Ok(()) };
     let now = state.now.unwrap_or_default();
     Err(format!(
-        "a rollout plan drives {}'s partition ({}): {} passes a gate, {} halts it, `ststui abort` reverts",
+        "a rollout plan drives {}'s partition ({}): {} approves a gate, {} halts the plan",
         r.name,
         plan.words(now),
         key(Action::ApprovePlan),
