@@ -321,7 +321,8 @@ pub struct RolloutArgs {
     /// A check running longer is killed and fails.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "5m")]
     pub check_timeout: u64,
-    /// A step whose pods are not updated, Ready and available after this long halts the plan.
+    /// A step that makes no progress for this long (no pod of it created on the update revision
+    /// or turning Ready) halts the plan.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m")]
     pub stuck_after: u64,
     /// Give up after this long (exit 1; the plan stays recorded where it is, a rerun resumes).

@@ -244,7 +244,7 @@ fn a_broken_image_halts_at_stuck_after_and_undo_reverts_and_deletes_the_stuck_po
         &["rollout", "web", "--steps", "1,100%", "--stuck-after", "2s", "--on-failure", "undo"],
     );
     assert_eq!(code, 3, "{out}{err}");
-    assert!(out.contains("step 1 not done within 2s: web-3"), "{out}");
+    assert!(out.contains("step 1 made no progress for 2s: web-3"), "{out}");
     assert!(out.contains("deleted web-3"), "{out}");
     let template = the_set(&r).spec.template.spec.unwrap().containers[0].image.clone();
     assert_eq!(template.as_deref(), Some("nginx:1.25"), "reverted");

@@ -153,7 +153,10 @@ fn a_broken_step_halts_at_stuck_after_and_undo_deletes_exactly_the_stuck_pod() {
     assert_eq!(r.partitions(), vec![0, 4, 3], "nothing opened past step 1");
     assert_eq!(r.deleted_by_plan(), vec!["web-3".to_string()]);
     let halted = r.plan_lines().into_iter().find(|l| l.starts_with("plan halted")).unwrap();
-    assert!(halted.contains("step 1 not done within 2m: web-3 Running, not Ready"), "{halted}");
+    assert!(
+        halted.contains("step 1 made no progress for 2m: web-3 Running, not Ready"),
+        "{halted}"
+    );
 }
 
 #[test]

@@ -20,7 +20,7 @@
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::jiff::Timestamp;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
 use super::Target;
 use super::record::{Phase, Record, stamp};
@@ -31,7 +31,8 @@ use crate::core::spec;
 #[derive(Debug, Clone, Copy)]
 pub struct Facts<'a> {
     pub set: &'a StatefulSet,
-    /// The set's own pods (as the controller claims them), with their ordinals.
+    /// The set's own pods (as the controller claims them), with their ordinals, in ordinal
+    /// order.
     pub pods: &'a [(i32, &'a Pod)],
     pub now: Timestamp,
     pub min_ready: MinReady,
@@ -129,7 +130,7 @@ pub fn decide(record: &Record, facts: &Facts<'_>) -> Next {
     let since = record.since().unwrap_or(facts.now);
     let elapsed_ms = u64::try_from(facts.now.duration_since(since).as_millis().max(0)).unwrap_or(0);
     match record.phase {
-        Phase::Waiting => waiting(record, facts, elapsed_ms),
+        Phase::Waiting => waiting(record, facts),
         Phase::Baking => baking(record, facts, elapsed_ms),
         Phase::Checking => Next::Check,
         Phase::Gate => Next::Wait(format!(
@@ -192,8 +193,44 @@ pub fn opens(set: &StatefulSet, to: i32, from: i32) -> String {
     if to >= until {
         return String::new();
     }
-    let names: Vec<String> = (to..until).rev().map(|i| format!("{name}-{}", start + i)).collect();
-    format!(" (opens {})", names.join(", "))
+    let (first, last) = (start + until - 1, start + to);
+    match until - to {
+        1 => format!(" (opens {name}-{first})"),
+        2 => format!(" (opens {name}-{first}, {name}-{last})"),
+        n => format!(" (opens {name}-{first} … {name}-{last}, {n} pods)"),
+    }
+}
+
+/// Pods and what each waits for, in ordinal order, in a few words however many there are:
+/// neighbours waiting for the same thing are one range (`web-500 … web-698 not updated (199
+/// pods)`), and after a few groups the rest is counted (a halt's reason goes into the set's
+/// annotations, which the API server limits to 256 KiB).
+pub fn pending_words(name: &str, pending: &[(i32, &str)]) -> String {
+    const GROUPS: usize = 4;
+    let mut groups: Vec<(i32, i32, &str, usize)> = Vec::new();
+    for (o, w) in pending {
+        match groups.last_mut() {
+            Some((_, last, what, n)) if *what == *w && *last + 1 == *o => {
+                *last = *o;
+                *n += 1;
+            }
+            _ => groups.push((*o, *o, w, 1)),
+        }
+    }
+    let mut out: Vec<String> = groups
+        .iter()
+        .take(GROUPS)
+        .map(|(a, b, w, n)| match n {
+            1 => format!("{name}-{a} {w}"),
+            2 => format!("{name}-{a}, {name}-{b} {w}"),
+            n => format!("{name}-{a} … {name}-{b} {w} ({n} pods)"),
+        })
+        .collect();
+    let rest: usize = groups.iter().skip(GROUPS).map(|g| g.3).sum();
+    if rest > 0 {
+        out.push(format!("and {rest} more"));
+    }
+    out.join(", ")
 }
 
 /// The ordinals a step at `partition` has opened.
@@ -225,11 +262,41 @@ fn not_done(pod: Option<&Pod>, update: &str, facts: &Facts<'_>) -> Option<&'stat
 }
 
 fn pod_at<'a>(facts: &Facts<'a>, ordinal: i32) -> Option<&'a Pod> {
-    facts.pods.iter().find(|(o, _)| *o == ordinal).map(|(_, p)| *p)
+    let at = facts.pods.binary_search_by_key(&ordinal, |(o, _)| *o).ok()?;
+    facts.pods.get(at).map(|(_, p)| *p)
+}
+
+/// When the step last made progress: it began, or a pod of it was created on the update
+/// revision or turned Ready (the API server's and the kubelets' times: minutes of
+/// `stuck-after` do not mind their seconds of skew).
+fn last_progress(record: &Record, facts: &Facts<'_>) -> Timestamp {
+    let mut at = record.since().unwrap_or(facts.now);
+    for o in opened(facts.set, record.partition) {
+        let Some(p) = pod_at(facts, o).filter(|p| podf::revision(p) == record.revision) else {
+            continue;
+        };
+        let created = p.metadata.creation_timestamp.as_ref().map(|t| t.0);
+        let ready = ready_since(p).filter(|_| podf::is_ready(p));
+        for t in [created, ready].into_iter().flatten() {
+            at = at.max(t);
+        }
+    }
+    at.min(facts.now)
+}
+
+/// When a waiting step halts if nothing moves before then: `stuck_after` past its last
+/// progress (a runner that sleeps wakes then).
+pub fn stuck_deadline(record: &Record, facts: &Facts<'_>) -> Option<Timestamp> {
+    if record.phase != Phase::Waiting {
+        return None;
+    }
+    let after =
+        SignedDuration::from_millis(i64::try_from(facts.stuck_after_ms).unwrap_or(i64::MAX));
+    last_progress(record, facts).checked_add(after).ok()
 }
 
 /// Rule 2.
-fn waiting(record: &Record, facts: &Facts<'_>, elapsed_ms: u64) -> Next {
+fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
     let set = facts.set;
     let name = set.metadata.name.as_deref().unwrap_or_default();
     let range = opened(set, record.partition);
@@ -258,16 +325,16 @@ fn waiting(record: &Record, facts: &Facts<'_>, elapsed_ms: u64) -> Next {
             };
         }
     }
-    let words: Vec<String> = pending.iter().map(|(o, w)| format!("{name}-{o} {w}")).collect();
-    if elapsed_ms > facts.stuck_after_ms {
+    let words = pending_words(name, &pending);
+    if stuck_deadline(record, facts).is_some_and(|t| facts.now > t) {
         let after = super::duration_words(facts.stuck_after_ms);
         return Next::Halt(halted(
             record,
             facts.now,
-            format!("step {} not done within {after}: {}", record.step, words.join(", ")),
+            format!("step {} made no progress for {after}: {words}", record.step),
         ));
     }
-    Next::Wait(format!("waiting for {}", words.join(", ")))
+    Next::Wait(format!("waiting for {words}"))
 }
 
 /// Rule 3. Without a baseline (a runner resumed mid-bake) the bake starts over.

@@ -231,7 +231,23 @@ fn a_plan_halts_on_another_writer_a_freeze_a_stuck_step_and_an_unsteady_bake() {
         vec![(0, &old[0]), (1, &old[1]), (2, &old[2]), (3, &broken)];
     assert!(matches!(decide(&record, &facts(&s, &with_broken, 599)), Next::Wait(_)));
     let why = reason(decide(&record, &facts(&s, &with_broken, 601)));
-    assert_eq!(why, "step 1 not done within 10m: web-3 Running, not Ready");
+    assert_eq!(why, "step 1 made no progress for 10m: web-3 Running, not Ready");
+    // Progress (a pod of the step created, or turning Ready) restarts the count: a step of
+    // several pods halts only when nothing moved for stuck_after.
+    let wide = Record { steps: "50%,100%".into(), partition: 2, ..record.clone() };
+    let s2 = set(4, 2, "a", "b");
+    let up = pod(3, "b", Some(500));
+    let mut late = pod(2, "b", None);
+    late.metadata.creation_timestamp = Some(Time(at(520)));
+    let moving: Vec<(i32, &Pod)> = vec![(0, &old[0]), (1, &old[1]), (2, &late), (3, &up)];
+    assert!(matches!(decide(&wide, &facts(&s2, &moving, 1000)), Next::Wait(_)));
+    assert_eq!(
+        super::decide::stuck_deadline(&wide, &facts(&s2, &moving, 1000)),
+        Some(at(1120)),
+        "10m after web-2 was created"
+    );
+    let why = reason(decide(&wide, &facts(&s2, &moving, 1121)));
+    assert_eq!(why, "step 1 made no progress for 10m: web-2 Running, not Ready");
     // Baking: a restart after the bake began halts, naming the container.
     let baking = Record { phase: Phase::Baking, since: stamp(at(100)), ..record.clone() };
     let fine = pod(3, "b", Some(50));
@@ -364,4 +380,28 @@ fn the_record_reads_as_the_console_says_it() {
         "{text}"
     );
     let _ = (Arc::new(()), SignedDuration::ZERO);
+}
+
+#[test]
+fn long_lists_of_pods_are_a_few_words() {
+    use super::decide::{opens, pending_words};
+    let s = set(1000, 1000, "a", "b");
+    assert_eq!(opens(&s, 999, 1000), " (opens web-999)");
+    assert_eq!(opens(&s, 998, 1000), " (opens web-999, web-998)");
+    assert_eq!(opens(&s, 900, 999), " (opens web-998 … web-900, 99 pods)");
+    let mut pending: Vec<(i32, &str)> = (500..699).map(|o| (o, "not updated")).collect();
+    pending.push((699, "not running"));
+    assert_eq!(
+        pending_words("web", &pending),
+        "web-500 … web-698 not updated (199 pods), web-699 not running"
+    );
+    // Scattered: a few groups named, the rest counted.
+    let scattered: Vec<(i32, &str)> =
+        (0..40).map(|o| (o * 2, if o % 2 == 0 { "not running" } else { "terminating" })).collect();
+    let words = pending_words("web", &scattered);
+    assert!(
+        words.starts_with("web-0 not running, web-2 terminating, web-4 not running"),
+        "{words}"
+    );
+    assert!(words.ends_with("and 36 more"), "{words}");
 }

@@ -172,38 +172,58 @@ pub fn run(w: &mut World) {
     }
 }
 
-/// The set's pods with their ordinals, as the controller claims them.
-fn pods_of(w: &World, key: &ObjRef, set: &StatefulSet) -> Vec<(i32, Pod)> {
+/// The set's pods with their ordinals, as the controller claims them, in ordinal order.
+fn pods_of<'w>(w: &'w World, key: &ObjRef, set: &StatefulSet) -> Vec<(i32, &'w Pod)> {
     let uid = set.metadata.uid.as_deref();
     labels::members(&key.name, uid, w.store.pods().in_namespace(&key.namespace))
         .into_iter()
-        .map(|p| (labels::ordinal_of(p.metadata.name.as_deref().unwrap_or_default()), p.clone()))
+        .map(|p| (labels::ordinal_of(p.metadata.name.as_deref().unwrap_or_default()), p))
         .collect()
 }
 
-/// One move of the plan on `key`; `Err` says why a plan that has not begun cannot.
-fn evaluate(w: &mut World, key: &ObjRef) -> Result<(), String> {
-    let Some(run) = w.planner.runs.get(key).cloned() else { return Ok(()) };
-    let Some(set) = w.store.sets().get(key).cloned() else {
-        end(w, key, Some(format!("plan stopped: {key} no longer exists")));
-        return Ok(());
+/// What a look at the plan on `key` decided, owned (so the world can be written to after).
+enum Move {
+    /// Nothing to do yet: the controller has not observed the spec.
+    NotYet,
+    /// The plan ends: the set or its record is gone (why).
+    Stop(String),
+    /// The plan cannot begin (why).
+    Refuse(String),
+    /// Take the lease, then the first move.
+    Begin(Next),
+    /// The move, when a wait ends by itself, and what the move needs of the pods.
+    Go { next: Next, wake: Option<Timestamp>, seen: Seen },
+}
+
+/// What a move needs of the pods as they were decided on.
+#[derive(Default)]
+struct Seen {
+    /// A bake begins: the pods as they are.
+    baseline: Option<Baseline>,
+    /// A halt: the pods stuck on the plan's revision (for `undo`), name and uid.
+    stuck: Vec<(String, String)>,
+}
+
+/// Reads the plan on `key` and decides its next move (the world only read).
+fn look(w: &World, key: &ObjRef) -> Move {
+    let Some(run) = w.planner.runs.get(key) else { return Move::NotYet };
+    let Some(set) = w.store.sets().get(key) else {
+        return Move::Stop(format!("plan stopped: {key} no longer exists"));
     };
-    let now = w.store.clock().timestamp();
-    let pods = pods_of(w, key, &set);
-    let refs: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
+    let pods = pods_of(w, key, set);
     let min_ready =
         MinReady::new(set.spec.min_ready_seconds.unwrap_or(0), &w.controller.options().semantics);
     let facts = Facts {
-        set: &set,
-        pods: &refs,
-        now,
+        set,
+        pods: &pods,
+        now: w.store.clock().timestamp(),
         min_ready,
         stuck_after_ms: run.rollout.stuck_after_ms,
         baseline: run.baseline.as_ref(),
     };
     if !run.begun {
-        if decide::observed_update_revision(&set).is_none() {
-            return Ok(()); // the controller has not observed the spec yet: its status wakes us
+        if decide::observed_update_revision(set).is_none() {
+            return Move::NotYet; // its status wakes us once the controller has observed it
         }
         let r = &run.rollout;
         let start = Start {
@@ -213,39 +233,73 @@ fn evaluate(w: &mut World, key: &ObjRef) -> Result<(), String> {
             on_failure: r.on_failure,
             by: String::new(),
         };
-        let first = decide::begin(&start, &facts).map_err(|why| format!("rollout {key}: {why}"))?;
-        let lease = ClusterOp::PlanLease {
-            set: key.clone(),
-            lease: Some(lease_text(now)),
-            seen: set.metadata.annotations.as_ref().and_then(|a| a.get(record::LEASE)).cloned(),
+        return match decide::begin(&start, &facts) {
+            Ok(first) => Move::Begin(first),
+            Err(why) => Move::Refuse(format!("rollout {key}: {why}")),
         };
-        ops::apply(w, Op::Cluster(Write { op: lease, basis: None }))
-            .map_err(|e| format!("rollout {key}: the lease: {e}"))?;
-        if let Some(run) = w.planner.runs.get_mut(key) {
-            run.begun = true;
-        }
-        // The lease changed the set: what the first move writes is decided on the new one.
-        let set = w.store.sets().get(key).cloned().unwrap_or(set);
-        carry_out(w, key, first, &set, &refs);
-        return Ok(());
     }
-    let current = match record::plan(&set) {
+    let current = match record::plan(set) {
         Some(Ok(r)) => r,
-        Some(Err(why)) => {
-            end(w, key, Some(format!("plan stopped: {why}")));
-            return Ok(());
-        }
-        None => {
-            end(w, key, Some(format!("plan stopped: {key}'s plan record is gone (aborted?)")));
-            return Ok(());
-        }
+        Some(Err(why)) => return Move::Stop(format!("plan stopped: {why}")),
+        None => return Move::Stop(format!("plan stopped: {key}'s plan record is gone (aborted?)")),
     };
     let mut next = decide::decide(&current, &facts);
     if next == Next::Check {
         next = decide::advance(&current, &facts); // the simulator runs no checks
     }
-    carry_out(w, key, next, &set, &refs);
-    Ok(())
+    // When a wait ends by itself: the bake is over, or the step is stuck.
+    let wake = match current.phase {
+        Phase::Baking => current.since().and_then(|t| {
+            let bake = i64::try_from(current.bake_seconds).unwrap_or(i64::MAX / 2);
+            t.checked_add(SignedDuration::from_secs(bake)).ok()
+        }),
+        Phase::Waiting => decide::stuck_deadline(&current, &facts)
+            .and_then(|t| t.checked_add(SignedDuration::from_secs(1)).ok()),
+        _ => None,
+    };
+    let seen = match &next {
+        Next::Record(r) if r.phase == Phase::Baking => {
+            Seen { baseline: Some(decide::baseline(&pods)), ..Seen::default() }
+        }
+        Next::Halt(r) => Seen { stuck: decide::stuck_on(&r.revision, &pods), ..Seen::default() },
+        _ => Seen::default(),
+    };
+    Move::Go { next, wake, seen }
+}
+
+/// One move of the plan on `key`; `Err` says why a plan that has not begun cannot.
+fn evaluate(w: &mut World, key: &ObjRef) -> Result<(), String> {
+    match look(w, key) {
+        Move::NotYet => Ok(()),
+        Move::Stop(why) => {
+            end(w, key, Some(why));
+            Ok(())
+        }
+        Move::Refuse(why) => Err(why),
+        Move::Begin(first) => {
+            let set = w.store.sets().get(key).cloned().ok_or(format!("{key} is gone"))?;
+            let now = w.store.clock().timestamp();
+            let lease = ClusterOp::PlanLease {
+                set: key.clone(),
+                lease: Some(lease_text(now)),
+                seen: set.metadata.annotations.as_ref().and_then(|a| a.get(record::LEASE)).cloned(),
+            };
+            ops::apply(w, Op::Cluster(Write { op: lease, basis: None }))
+                .map_err(|e| format!("rollout {key}: the lease: {e}"))?;
+            if let Some(run) = w.planner.runs.get_mut(key) {
+                run.begun = true;
+            }
+            // The lease changed the set: the first move is written on the new one.
+            let set = w.store.sets().get(key).cloned().unwrap_or(set);
+            carry_out(w, key, first, &set, Seen::default(), None);
+            Ok(())
+        }
+        Move::Go { next, wake, seen } => {
+            let Some(set) = w.store.sets().get(key).cloned() else { return Ok(()) };
+            carry_out(w, key, next, &set, seen, wake);
+            Ok(())
+        }
+    }
 }
 
 fn lease_text(now: Timestamp) -> String {
@@ -254,7 +308,14 @@ fn lease_text(now: Timestamp) -> String {
     serde_json::to_string(&l).unwrap_or_default()
 }
 
-fn carry_out(w: &mut World, key: &ObjRef, next: Next, set: &StatefulSet, pods: &[(i32, &Pod)]) {
+fn carry_out(
+    w: &mut World,
+    key: &ObjRef,
+    next: Next,
+    set: &StatefulSet,
+    seen: Seen,
+    wake: Option<Timestamp>,
+) {
     match next {
         Next::Open { from, to, record } => {
             let text = format!(
@@ -268,9 +329,8 @@ fn carry_out(w: &mut World, key: &ObjRef, next: Next, set: &StatefulSet, pods: &
             }
         }
         Next::Record(record) => {
-            let baseline = (record.phase == Phase::Baking).then(|| decide::baseline(pods));
             if let Some(run) = w.planner.runs.get_mut(key) {
-                run.baseline = baseline;
+                run.baseline = seen.baseline;
             }
             if write_record(w, key, None, &record, set).is_ok() {
                 tell(w, key, &record, record.phase_words());
@@ -290,28 +350,21 @@ fn carry_out(w: &mut World, key: &ObjRef, next: Next, set: &StatefulSet, pods: &
                 Err(e) => fail(w, key, &record, set, format!("deleting {pod}: {e}")),
             }
         }
-        Next::Halt(record) => halt(w, key, record, set, pods),
+        Next::Halt(record) => halt(w, key, record, set, &seen.stuck),
         Next::Done => end(w, key, None),
-        Next::Wait(_) | Next::Check => {
-            let record = record::plan(set).and_then(Result::ok);
-            schedule(w, key, record.as_ref());
-        }
+        Next::Wait(_) | Next::Check => schedule(w, key, wake),
     }
 }
 
-/// Wakes the plan when its bake or its `stuck-after` comes due (a gate waits for a change).
-fn schedule(w: &mut World, key: &ObjRef, record: Option<&Record>) {
+/// Wakes the plan at `wake`: its bake or its `stuck-after` comes due (a gate waits for a
+/// change).
+fn schedule(w: &mut World, key: &ObjRef, wake: Option<Timestamp>) {
     let Some(run) = w.planner.runs.get(key) else { return };
-    let span_ms = match record.map(|r| (r.phase, r)) {
-        Some((Phase::Baking, r)) => r.bake_seconds * 1000,
-        Some((Phase::Waiting, _)) => run.rollout.stuck_after_ms + 1000,
-        _ => return cancel_wake(w, key),
-    };
-    let Some(since) = record.and_then(Record::since) else { return };
+    let Some(wake) = wake else { return cancel_wake(w, key) };
     let epoch = w.store.clock().epoch_unix_ms();
-    let since_ms = u64::try_from(since.as_millisecond().saturating_sub(epoch)).unwrap_or(0);
+    let wake_ms = u64::try_from(wake.as_millisecond().saturating_sub(epoch)).unwrap_or(0);
     let now_ms = w.store.clock().now_ms();
-    let at = since_ms.saturating_add(span_ms).max(now_ms + 1);
+    let at = wake_ms.max(now_ms + 1);
     if run.wake.is_some_and(|t| t.at_ms == at) {
         return;
     }
@@ -358,7 +411,13 @@ fn fail(w: &mut World, key: &ObjRef, r: &Record, set: &StatefulSet, why: String)
     halt(w, key, decide::halted(r, now, why), set, &[]);
 }
 
-fn halt(w: &mut World, key: &ObjRef, record: Record, set: &StatefulSet, pods: &[(i32, &Pod)]) {
+fn halt(
+    w: &mut World,
+    key: &ObjRef,
+    record: Record,
+    set: &StatefulSet,
+    stuck: &[(String, String)],
+) {
     // A freeze is the operator's hold, not a failure: it is never undone.
     let frozen = crate::steer::frozen(set).is_some_and(|f| f.broken.is_none());
     let undo =
@@ -374,15 +433,15 @@ fn halt(w: &mut World, key: &ObjRef, record: Record, set: &StatefulSet, pods: &[
         false => format!("the partition holds at {}", record.partition),
     };
     tell(w, key, &record, format!("{words}; {holds}"));
-    if undo && !pods.is_empty() {
-        revert(w, key, &record, pods);
+    if undo {
+        revert(w, key, &record, stuck);
     }
     end(w, key, None);
 }
 
 /// `on-failure=undo`: the template back to the previous revision, the pods stuck on the plan's
 /// revision deleted (the forced rollback of kubernetes#67250), each told.
-fn revert(w: &mut World, key: &ObjRef, record: &Record, pods: &[(i32, &Pod)]) {
+fn revert(w: &mut World, key: &ObjRef, record: &Record, stuck: &[(String, String)]) {
     let undo = ClusterOp::Undo { set: key.clone(), revision: None };
     if let Err(e) = ops::apply(w, Op::Cluster(Write { op: undo, basis: None })) {
         let message = format!("plan {key}: undo: {e}");
@@ -390,9 +449,9 @@ fn revert(w: &mut World, key: &ObjRef, record: &Record, pods: &[(i32, &Pod)]) {
         return;
     }
     tell(w, key, record, "undo: template reverted to the previous revision".into());
-    for (name, uid) in decide::stuck_on(&record.revision, pods) {
+    for (name, uid) in stuck {
         let pod = ObjRef::new(key.namespace.clone(), name.clone());
-        let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid) };
+        let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid.clone()) };
         match ops::apply(w, Op::Cluster(Write { op, basis: None })) {
             Ok(()) => {
                 let text = format!("undo: deleted {name} (stuck on {})", record.revision);
