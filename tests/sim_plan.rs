@@ -265,3 +265,32 @@ fn the_real_time_driver_plays_a_plan_as_headless_does() {
     assert!(p.outcome().passed(), "{:?}", p.outcome().failures);
     assert_eq!(polled, headless);
 }
+
+#[test]
+fn on_delete_a_plan_deletes_its_pods_one_at_a_time_from_the_highest() {
+    let r = play(
+        "kubelet start=1s ready=1s stop=1s\n\
+         create web replicas=4 strategy=OnDelete\n\
+         settle\n\
+         image web nginx:1.26\n\
+         rollout web steps=1,100%\n\
+         settle\n\
+         expect web plan=done updated=4\n",
+    );
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    let deleted: Vec<(u64, String)> = r
+        .timeline()
+        .filter_map(|(t, k)| match k {
+            EventKind::Plan { text, .. } if text.contains(": deleted ") => {
+                Some((t, text.split(": deleted ").nth(1)?.split(' ').next()?.to_string()))
+            }
+            _ => None,
+        })
+        .collect();
+    let names: Vec<&str> = deleted.iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(names, ["web-3", "web-2", "web-1", "web-0"]);
+    // One at a time: each after the one before came back Ready (start 1s + ready 1s + stop 1s).
+    for pair in deleted.windows(2) {
+        assert!(pair[1].0 >= pair[0].0 + 3_000, "{deleted:?}");
+    }
+}
