@@ -15,6 +15,7 @@ pub mod header;
 pub mod help;
 pub mod layout;
 pub mod timeline;
+pub mod why;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::Pod;
@@ -422,6 +423,10 @@ impl DetailView {
         let mut rows: Vec<(&'static str, String)> = Vec::new();
         let condemned = if cell.condemned { " · condemned" } else { "" };
         rows.push(("state", format!("{}{condemned}", cell.state.word())));
+        // Why it is not Ready comes first: on a short pane it is what the operator needs.
+        if let Some(why) = pod.and_then(why::reason) {
+            rows.push(("why", why));
+        }
         if let Some(rev) = grid.revision_name(&cell) {
             let number = revisions.iter().find(|r| r.name == rev).map(|r| r.number);
             let n = number.map(|n| format!(" #{n}")).unwrap_or_default();
@@ -456,6 +461,18 @@ fn pod_rows(pod: &Pod, state: &AppState, rows: &mut Vec<(&'static str, String)>)
         .and_then(|s| s.container_statuses.as_ref())
         .map_or(0, |cs| cs.iter().map(|c| c.restart_count).sum());
     rows.push(("restarts", restarts.to_string()));
+    // Each container when one of them has something to say (not ready, restarted).
+    let lines = why::containers(pod);
+    let telling = status
+        .and_then(|s| s.container_statuses.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| !c.ready || c.restart_count > 0));
+    if telling {
+        for (name, words) in lines {
+            let label = if name.starts_with("  ") { "  last" } else { "container" };
+            let text = if label == "container" { format!("{name} {words}") } else { words };
+            rows.push((label, text));
+        }
+    }
     if let Some(t) = pod.metadata.deletion_timestamp.as_ref() {
         rows.push(("deleting", format!("since{}", ago(state, t.0).unwrap_or_default())));
     }

@@ -118,7 +118,7 @@ pub fn explain(
     for s in steps.iter().filter(|s| matches!(s.kind, StepKind::Wait | StepKind::Error)) {
         let kind = if s.kind == StepKind::Error { LineKind::Error } else { LineKind::Waiting };
         let text = s.text.strip_prefix("waiting: ").unwrap_or(&s.text);
-        out.push(ExplainLine::new(kind, text));
+        out.push(ExplainLine::new(kind, with_reason(text, s.pod.as_deref(), observed)));
     }
     // The old-revision deadlock is certain: its hint comes before the hold. A broken update is
     // only a suspicion: it is offered after the hold, once the pod has waited a while.
@@ -222,4 +222,17 @@ pub fn raised_partition_warning(
              reverts updated pods"
         ),
     ))
+}
+
+/// `text` about `pod` with why the pod is not Ready (its containers' reason, as
+/// [`super::why::reason`] words it) after the pod's state: "web-4 not Ready (CrashLoopBackOff:
+/// exit 1, 5 restarts) — OrderedReady holds the rollout".
+fn with_reason(text: &str, pod: Option<&str>, observed: &Observed<'_>) -> String {
+    let found = pod
+        .and_then(|name| observed.pods.iter().find(|p| p.metadata.name.as_deref() == Some(name)));
+    let Some(why) = found.and_then(|p| super::why::reason(p)) else { return text.to_string() };
+    match text.split_once(" — ") {
+        Some((head, tail)) => format!("{head} ({why}) — {tail}"),
+        None => format!("{text} ({why})"),
+    }
 }

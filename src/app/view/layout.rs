@@ -127,13 +127,28 @@ fn wide(screen: &Screen<'_>, mut rest: Rect, out: &mut ScreenAreas) {
     let ctrl_h = controller_wants(screen, 8, right.width);
     out.controller = Some(take_top(&mut right, ctrl_h));
     if right.height >= 5 {
-        let detail_h = if right.height >= 18 { 11 } else { right.height };
+        // Eleven rows, or what the pod has to say (why it is not Ready, its containers) while
+        // six stay for the history.
+        let wants = screen.detail().map_or(11, |d| detail_wants(&d, right.width)).max(11);
+        let detail_h = match right.height {
+            h if h >= 18 => wants.min(h - 6),
+            h => h,
+        };
         out.detail = Some(take_top(&mut right, detail_h));
     }
     if right.height >= 4 {
         out.history = Some(right);
     }
     split_grid_timeline(screen, rest, out);
+}
+
+/// Rows the detail would like at `width`: each row's value wrapped under itself, and borders.
+fn detail_wants(d: &super::DetailView, width: u16) -> u16 {
+    use unicode_width::UnicodeWidthStr;
+    let label_w = d.rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0) + 2;
+    let value_w = usize::from(width).saturating_sub(label_w + 3).max(1);
+    let lines: usize = d.rows.iter().map(|(_, v)| v.width().div_ceil(value_w).max(1)).sum();
+    u16::try_from(lines + 2).unwrap_or(u16::MAX)
 }
 
 /// Narrow: controller across the top, then grid with the detail beside it, then timeline.
