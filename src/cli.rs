@@ -172,6 +172,27 @@ pub enum Command {
     /// A stand-in kubelet for test clusters without nodes (binds and runs every unscheduled
     /// pod; obeys the scenario's kubelet settings and faults). Never on a real cluster.
     FakeKubelet(FakeKubeletArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    Completion(CompletionArgs),
+    /// The completions kubectl asks a plugin for (cobra's protocol; what
+    /// `kubectl_complete-ststui` runs).
+    #[command(name = "__complete", hide = true)]
+    Complete(CompleteArgs),
+}
+
+/// `ststui completion SHELL`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionArgs {
+    /// The shell whose completion script to print.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `ststui __complete WORD…`: the words typed so far, the last one being completed.
+#[derive(Debug, Clone, Args)]
+pub struct CompleteArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub words: Vec<String>,
 }
 
 impl Command {
@@ -189,6 +210,8 @@ impl Command {
             Command::Abort(_) => "abort",
             Command::Play(_) => "play",
             Command::FakeKubelet(_) => "fake-kubelet",
+            Command::Completion(_) => "completion",
+            Command::Complete(_) => "__complete",
         }
     }
 }
@@ -198,20 +221,29 @@ impl Command {
 pub struct ExplainArgs {
     /// The StatefulSet.
     pub name: String,
-    /// Output: text for people, json for programs (documented in the README, versioned).
-    #[arg(short = 'o', long, value_enum, default_value_t = OutputArg::Text)]
-    pub output: OutputArg,
+    /// Output: text for people; json or yaml for programs (documented in the README,
+    /// versioned).
+    #[arg(short = 'o', long, value_enum, default_value_t = ExplainOutput::Text)]
+    pub output: ExplainOutput,
     /// Give up after this long, e.g. 90s (an unreachable or failing server is retried until
     /// then).
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
     pub timeout: u64,
 }
 
-/// `-o`: explain's output.
+/// `-o`: a verb's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputArg {
     Text,
     Json,
+}
+
+/// `-o`: explain's output (its JSON report, or the same as YAML).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExplainOutput {
+    Text,
+    Json,
+    Yaml,
 }
 
 /// `ststui step`.
@@ -483,149 +515,4 @@ fn parse_speed(s: &str) -> Result<f64, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_sim_flags() {
-        let cli = Cli::try_parse_from([
-            "ststui",
-            "sim",
-            "--headless",
-            "--format",
-            "jsonl",
-            "--seed",
-            "7",
-            "-f",
-            "a.yaml",
-            "-f",
-            "b.yaml",
-        ]);
-        let Ok(Cli { command: Some(Command::Sim(args)), .. }) = cli else {
-            panic!("did not parse: {cli:?}");
-        };
-        assert!(args.headless);
-        assert_eq!(args.format, FormatArg::Jsonl);
-        assert_eq!(args.seed, 7);
-        assert_eq!(args.manifests.len(), 2);
-        assert_eq!(args.kube_version, Version::LATEST);
-    }
-
-    /// Flags that cannot apply together are refused, never silently ignored.
-    #[test]
-    fn refuses_flags_that_do_not_apply() {
-        use clap::error::ErrorKind;
-        let kind = |args: &[&str]| match Cli::try_parse_from(args) {
-            Err(e) => Some(e.kind()),
-            Ok(cli) => cli.check().err().map(|e| e.kind()),
-        };
-        assert_eq!(
-            kind(&["ststui", "sim", "--headless"]),
-            Some(ErrorKind::MissingRequiredArgument)
-        );
-        assert_eq!(
-            kind(&["ststui", "sim", "--format", "jsonl"]),
-            Some(ErrorKind::MissingRequiredArgument)
-        );
-        assert_eq!(
-            kind(&["ststui", "sim", "--soak", "5", "--script", "a"]),
-            Some(ErrorKind::ArgumentConflict)
-        );
-        assert_eq!(
-            kind(&["ststui", "sim", "--headless", "-f", "a.yaml", "--speed", "2"]),
-            Some(ErrorKind::ArgumentConflict)
-        );
-        // Before or after the subcommand they parse, and `check` refuses them by name.
-        for (args, flag) in [
-            (&["ststui", "sim", "--context", "c"][..], "--context"),
-            (&["ststui", "--context", "c", "sim"][..], "--context"),
-            (&["ststui", "-n", "prod", "sim"][..], "--namespace"),
-            (&["ststui", "web", "sim"][..], "NAME"),
-        ] {
-            let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
-            let err = cli.check().err().map(|e| e.to_string()).unwrap_or_default();
-            assert!(err.contains(&format!("{flag} is for real-cluster mode")), "{args:?}: {err}");
-        }
-        // What is fine: the log file anywhere, a headless run of manifests, real-cluster flags
-        // without `sim`.
-        for args in [
-            &["ststui", "--log-file", "x.log", "sim", "--headless", "--script", "s"][..],
-            &["ststui", "sim", "--headless", "-f", "a.yaml", "--format", "jsonl"][..],
-            &["ststui", "--context", "c", "-n", "prod", "web"][..],
-            &["ststui", "sim", "--soak", "5", "--seed", "9"][..],
-        ] {
-            let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
-            assert!(cli.check().is_ok(), "{args:?}");
-        }
-    }
-
-    #[test]
-    fn verbs_take_the_cluster_flags_anywhere_and_refuse_the_console_ones() {
-        let cli = Cli::try_parse_from(["ststui", "-n", "db", "wait", "web", "--context", "c"])
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert!(cli.check().is_ok());
-        assert_eq!((cli.namespace.as_deref(), cli.context.as_deref()), (Some("db"), Some("c")));
-        let Some(Command::Wait(w)) = &cli.command else { panic!("{cli:?}") };
-        assert_eq!((w.name.as_str(), w.timeout, w.stuck_after), ("web", None, 600_000));
-        for args in
-            [&["ststui", "-A", "wait", "web"][..], &["ststui", "--read-only", "explain", "web"]]
-        {
-            let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{e}"));
-            let err = cli.check().err().map(|e| e.to_string()).unwrap_or_default();
-            assert!(err.contains("is for the console"), "{args:?}: {err}");
-        }
-        for bad in [
-            &["ststui", "wait", "web", "--timeout", "0s"][..],
-            &["ststui", "step", "web", "--to", "-1"],
-            &["ststui", "explain", "web", "-o", "yaml"],
-            &["ststui", "freeze"],
-        ] {
-            assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn serving_beyond_loopback_is_refused_before_anything_runs() {
-        let cli = Cli::try_parse_from([
-            "ststui",
-            "sim",
-            "--headless",
-            "--serve",
-            "0.0.0.0:7443",
-            "--script",
-            "x.scenario",
-        ])
-        .unwrap_or_else(|e| panic!("{e}"));
-        let err = cli.check().err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.contains("binds loopback only"), "{err}");
-    }
-
-    #[test]
-    fn a_mistyped_verb_is_named() {
-        let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
-        let said = mistyped_verb(&args("ststui expalin web")).unwrap_or_default();
-        assert!(said.contains("did you mean `ststui explain`"), "{said}");
-        let said = mistyped_verb(&args("ststui -n prod stpe web --to 2")).unwrap_or_default();
-        assert!(said.contains("`ststui step`"), "{said}");
-        // A set's name alone is the console's; a real verb is no typo.
-        assert_eq!(mistyped_verb(&args("ststui expalin")), None);
-        assert_eq!(mistyped_verb(&args("ststui explain web")), None);
-        assert_eq!(mistyped_verb(&args("ststui --context stage web")), None);
-    }
-
-    #[test]
-    fn rejects_bad_speed_and_version() {
-        let err = |args: &[&str]| Cli::try_parse_from(args).err().map(|e| e.to_string());
-        let negative = err(&["ststui", "sim", "--speed", "-1"]).unwrap_or_default();
-        assert!(negative.contains("out of range; expected 0.01 to 1000"), "{negative}");
-        let zero = err(&["ststui", "sim", "--soak", "0"]).unwrap_or_default();
-        assert!(zero.contains("--soak") && zero.contains("expected 1 or more"), "{zero}");
-        assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "0"]).is_err());
-        assert!(Cli::try_parse_from(["ststui", "sim", "--speed", "fast"]).is_err());
-        let err = Cli::try_parse_from(["ststui", "sim", "--kube-version", "1.20"])
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(err.contains("31 to 37"), "{err}");
-    }
-}
+mod tests;

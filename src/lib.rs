@@ -9,6 +9,7 @@ pub mod app;
 pub mod backend;
 pub mod cli;
 pub mod cluster;
+pub mod complete;
 pub mod core;
 pub mod fakelet;
 pub mod plan;

@@ -13,11 +13,14 @@ mod tui;
 use std::path::Path;
 use std::process::ExitCode;
 
+use std::io::Write as _;
+
 use anyhow::Context as _;
-use clap::Parser;
+use clap::{CommandFactory as _, FromArgMatches as _};
 use ststui::app::{AppState, Msg};
 use ststui::backend::{Backend, BackendEvent};
 use ststui::cli::{Cli, Command as CliCommand, SimArgs};
+use ststui::complete::Invoked;
 use ststui::core::Options;
 use ststui::ui::{ColorMode, Theme};
 
@@ -26,17 +29,35 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
+    let invoked = Invoked::from_argv0(args.first().map_or("", String::as_str));
+    if invoked == Invoked::KubectlComplete {
+        return print_lines(&ststui::complete::cobra(args.get(1..).unwrap_or_default()));
+    }
+    // Before clap: the words may hold flags (`--kubeconfig`) that are not this call's.
+    if args.get(1).is_some_and(|a| a == "__complete") {
+        return print_lines(&ststui::complete::cobra(args.get(2..).unwrap_or_default()));
+    }
     if let Some(why) = ststui::cli::mistyped_verb(&args) {
         eprintln!("ststui: {why}");
         return ExitCode::from(EXIT_USAGE);
     }
-    let cli = Cli::parse();
+    let matches = Cli::command().bin_name(invoked.bin_name()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(e) = cli.check() {
         e.exit();
     }
     let log = cli.log_file.as_deref();
     match cli.command {
         None => cluster_console(&cli),
+        Some(CliCommand::Completion(ref a)) => {
+            let script = ststui::complete::script(a.shell, invoked.bin_name());
+            let mut out = std::io::stdout().lock();
+            match out.write_all(&script).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            }
+        }
+        Some(CliCommand::Complete(ref a)) => print_lines(&ststui::complete::cobra(&a.words)),
         Some(CliCommand::Sim(ref args)) if args.soak.is_some() => logged(log, || soak(args)),
         Some(CliCommand::Sim(ref args)) if args.headless && args.serve.is_some() => {
             serve_headless(log, args)
@@ -66,6 +87,13 @@ fn main() -> ExitCode {
             }
         }),
     }
+}
+
+/// Prints `lines` on stdout (a closed pipe is a failure exit, nothing more).
+fn print_lines(lines: &[String]) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    let written = lines.iter().try_for_each(|l| writeln!(out, "{l}")).and_then(|()| out.flush());
+    if written.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 /// `ststui sim --headless`: the scenario runner (timeline on stdout, exit 0/1/2).

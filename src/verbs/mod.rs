@@ -25,7 +25,7 @@ pub mod step;
 use std::time::{Duration, Instant};
 
 use crate::backend::{ClusterOp, FailureKind, ObjRef, Write};
-use crate::cli::{Command, NameArgs, OutputArg, ResumeArgs};
+use crate::cli::{Command, ExplainOutput, NameArgs, ResumeArgs};
 use crate::cluster::{Target, Written};
 use progress::{Goal, Progress, Verdict};
 use session::Session;
@@ -63,9 +63,11 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
     let name = cmd.name();
     let start = Instant::now();
     let result = match cmd {
-        Command::Sim(_) | Command::Play(_) | Command::FakeKubelet(_) => {
-            Err(VerbError::new(Exit::Usage, "not a verb on one set"))
-        }
+        Command::Sim(_)
+        | Command::Play(_)
+        | Command::FakeKubelet(_)
+        | Command::Completion(_)
+        | Command::Complete(_) => Err(VerbError::new(Exit::Usage, "not a verb on one set")),
         Command::Explain(a) => {
             target.name = Some(a.name.clone());
             explain(target, a.output, start + Duration::from_millis(a.timeout))
@@ -109,18 +111,23 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
 }
 
 /// `ststui explain NAME [-o text|json] [--timeout DUR]`.
-fn explain(target: Target, output: OutputArg, deadline: Instant) -> Result<Exit, VerbError> {
+fn explain(target: Target, output: ExplainOutput, deadline: Instant) -> Result<Exit, VerbError> {
     let mut s = Session::open(target)?;
     s.sync(deadline)?;
     let report = report::Report::of(&s.state, &s.key)
         .ok_or_else(|| VerbError::new(Exit::Api, format!("{} is gone", s.key)))?;
     match output {
-        OutputArg::Json => {
+        ExplainOutput::Json => {
             let text = serde_json::to_string_pretty(&report)
                 .map_err(|e| VerbError::new(Exit::Api, e.to_string()))?;
             say(&text);
         }
-        OutputArg::Text => say(report.text().trim_end_matches('\n')),
+        ExplainOutput::Yaml => {
+            let text = serde_yaml_ng::to_string(&report)
+                .map_err(|e| VerbError::new(Exit::Api, e.to_string()))?;
+            say(text.trim_end_matches('\n'));
+        }
+        ExplainOutput::Text => say(report.text().trim_end_matches('\n')),
     }
     for (kind, why) in &s.state.unreadable {
         if *kind == crate::backend::ObjKind::Claim {

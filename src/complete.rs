@@ -1,0 +1,201 @@
+//! Shell completion and the kubectl plugin conventions.
+//!
+//! - `ststui completion SHELL` prints clap_complete's script for bash, zsh, fish, elvish or
+//!   powershell, generated from the same command tree that parses the arguments.
+//! - kubectl (1.26 and later) completes a plugin's arguments by running
+//!   `kubectl_complete-<plugin>` with the words typed so far, in cobra's `__complete` protocol:
+//!   one candidate per line (a tab before its description), then `:DIRECTIVE`. [`cobra`]
+//!   answers it from the clap command tree (verbs, flags, a flag's values), and the binary
+//!   answers it when it is invoked as `kubectl_complete-ststui` (a link) or as
+//!   `ststui __complete WORD…`. Written by hand: clap_complete's dynamic engine is unstable
+//!   and speaks its own protocol, not cobra's.
+//! - Invoked as `kubectl-ststui` (a link: kubectl runs it for `kubectl ststui …`), usage and
+//!   help name it `kubectl ststui`.
+//!
+//! Owns: these conventions. Must not: reach a cluster (completing set names would need one).
+
+use clap::{Arg, Command, CommandFactory, ValueHint};
+
+use crate::cli::Cli;
+
+/// cobra's directive: no file completion after the candidates.
+const NO_FILES: u32 = 4;
+/// cobra's directive: the shell's default (file names).
+const DEFAULT: u32 = 0;
+
+/// How the binary was invoked, by the file name it was run as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Invoked {
+    /// `ststui`.
+    Plain,
+    /// `kubectl-ststui`: `kubectl ststui …`.
+    KubectlPlugin,
+    /// `kubectl_complete-ststui`: kubectl asking for completions.
+    KubectlComplete,
+}
+
+impl Invoked {
+    /// From `argv[0]`.
+    pub fn from_argv0(argv0: &str) -> Invoked {
+        let file = std::path::Path::new(argv0).file_name().and_then(|f| f.to_str()).unwrap_or("");
+        let file = file.strip_suffix(".exe").unwrap_or(file);
+        match file {
+            "kubectl-ststui" => Invoked::KubectlPlugin,
+            "kubectl_complete-ststui" => Invoked::KubectlComplete,
+            _ => Invoked::Plain,
+        }
+    }
+
+    /// The name usage and help give the program.
+    pub fn bin_name(self) -> &'static str {
+        match self {
+            Invoked::KubectlPlugin | Invoked::KubectlComplete => "kubectl ststui",
+            Invoked::Plain => "ststui",
+        }
+    }
+}
+
+/// The completion script of `shell` for the program named `bin`.
+pub fn script(shell: clap_complete::Shell, bin: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), bin, &mut out);
+    out
+}
+
+/// The answer to cobra's `__complete` for `words` (the last is the word being completed; empty
+/// for a new word): candidates, then the directive line.
+pub fn cobra(words: &[String]) -> Vec<String> {
+    let mut root = Cli::command();
+    root.build();
+    let (last, done) = match words.split_last() {
+        Some((last, done)) => (last.as_str(), done),
+        None => ("", &[][..]),
+    };
+    let mut cur: &Command = &root;
+    let mut value_of: Option<&Arg> = None;
+    for w in done {
+        if value_of.take().is_some() {
+            continue;
+        }
+        if let Some(flag) = flag_of(cur, w) {
+            if flag.get_action().takes_values() && !w.contains('=') {
+                value_of = Some(flag);
+            }
+            continue;
+        }
+        if let Some(sub) = cur.find_subcommand(w) {
+            cur = sub;
+        }
+    }
+    let mut out = Vec::new();
+    let directive = if let Some(flag) = value_of {
+        values(flag, last, &mut out)
+    } else if last.starts_with('-') {
+        for a in cur.get_arguments().filter(|a| !a.is_hide_set()) {
+            let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+            let names = a.get_long().map(|l| format!("--{l}")).into_iter();
+            let shorts = a.get_short().map(|s| format!("-{s}")).into_iter();
+            for n in names.chain(shorts).filter(|n| n.starts_with(last)) {
+                out.push(candidate(&n, &help));
+            }
+        }
+        NO_FILES
+    } else {
+        for sub in cur.get_subcommands().filter(|s| !s.is_hide_set()) {
+            if sub.get_name().starts_with(last) {
+                let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+                out.push(candidate(sub.get_name(), &about));
+            }
+        }
+        // A positional that takes one of a few values (`completion SHELL`).
+        let positional = cur.get_positionals().find(|a| !a.get_possible_values().is_empty());
+        if out.is_empty()
+            && let Some(p) = positional
+        {
+            values(p, last, &mut out);
+        }
+        let file = cur.get_positionals().any(path_like);
+        if out.is_empty() && file { DEFAULT } else { NO_FILES }
+    };
+    out.push(format!(":{directive}"));
+    out
+}
+
+/// The flag `word` names among `cmd`'s (`--output`, `--output=json`, `-o`).
+fn flag_of<'c>(cmd: &'c Command, word: &str) -> Option<&'c Arg> {
+    if let Some(long) = word.strip_prefix("--") {
+        let long = long.split('=').next().unwrap_or(long);
+        return cmd.get_arguments().find(|a| a.get_long() == Some(long));
+    }
+    let short = word.strip_prefix('-')?;
+    let mut chars = short.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else { return None };
+    cmd.get_arguments().find(|a| a.get_short() == Some(c))
+}
+
+/// The values a flag takes that start with `prefix`; the directive.
+fn values(flag: &Arg, prefix: &str, out: &mut Vec<String>) -> u32 {
+    let possible = flag.get_possible_values();
+    if possible.is_empty() {
+        return if path_like(flag) { DEFAULT } else { NO_FILES };
+    }
+    for v in possible.iter().filter(|v| !v.is_hide_set()) {
+        if v.get_name().starts_with(prefix) {
+            let help = v.get_help().map(|h| h.to_string()).unwrap_or_default();
+            out.push(candidate(v.get_name(), &help));
+        }
+    }
+    NO_FILES
+}
+
+fn path_like(a: &Arg) -> bool {
+    matches!(a.get_value_hint(), ValueHint::AnyPath | ValueHint::FilePath | ValueHint::DirPath)
+}
+
+/// `name`, and a tab before its description's first line when it has one.
+fn candidate(name: &str, help: &str) -> String {
+    match help.lines().next().map(str::trim).filter(|h| !h.is_empty()) {
+        Some(h) => format!("{name}\t{h}"),
+        None => name.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(words: &[&str]) -> Vec<String> {
+        cobra(&words.iter().map(|w| (*w).to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn cobra_completes_verbs_flags_and_values() {
+        let verbs = ask(&["ex"]);
+        assert!(verbs[0].starts_with("explain\t"), "{verbs:?}");
+        assert_eq!(verbs.last().map(String::as_str), Some(":4"));
+        assert!(!ask(&[""]).iter().any(|c| c.starts_with("__complete")), "hidden stays hidden");
+        let flags = ask(&["explain", "--o"]);
+        assert!(flags.iter().any(|c| c.starts_with("--output\t")), "{flags:?}");
+        assert_eq!(
+            ask(&["explain", "-o", ""])
+                .iter()
+                .map(|c| c.split('\t').next().unwrap_or(""))
+                .collect::<Vec<_>>(),
+            ["text", "json", "yaml", ":4"]
+        );
+        assert_eq!(ask(&["--context", "prod", "rollout", "web", "--on-failure", "u"])[0], "undo");
+        let shells = ask(&["completion", ""]);
+        assert!(shells.iter().any(|c| c == "bash" || c.starts_with("bash\t")), "{shells:?}");
+        // A file: the shell completes file names.
+        assert_eq!(ask(&["--kubeconfig", ""]), [":0"]);
+        assert_eq!(ask(&["play", ""]), [":0"]);
+    }
+
+    #[test]
+    fn the_name_it_runs_as_decides_the_convention() {
+        assert_eq!(Invoked::from_argv0("/usr/local/bin/kubectl-ststui"), Invoked::KubectlPlugin);
+        assert_eq!(Invoked::from_argv0("kubectl_complete-ststui"), Invoked::KubectlComplete);
+        assert_eq!(Invoked::from_argv0("target/release/ststui"), Invoked::Plain);
+        assert_eq!(Invoked::KubectlPlugin.bin_name(), "kubectl ststui");
+    }
+}
