@@ -39,6 +39,8 @@ pub enum Action {
     PlanPrompt,
     /// Pass a rollout plan's manual gate.
     ApprovePlan,
+    /// The StatefulSet list: filter it by name.
+    FilterSets,
 
     // --- controller (simulator) -----------------------------------------------------------
     /// Pause / resume reconciliation.

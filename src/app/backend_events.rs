@@ -265,7 +265,7 @@ fn after_mirror_change(state: &mut AppState) -> Vec<Command> {
             cmds = super::sets::back(state);
         }
         if let Some(at) = state.picking {
-            state.picking = Some(at.min(state.mirror.sets().count().saturating_sub(1)));
+            state.picking = Some(at.min(super::sets::rows(state).len().saturating_sub(1)));
         }
     } else if state.selected_set.is_none() || gone {
         let first = state.mirror.sets().next().map(|(r, _)| r.clone());

@@ -24,6 +24,8 @@ pub enum PromptKind {
     BrokenImage { fixing: bool },
     /// A rollout plan for `set`: `STEPS [bake=DUR]`.
     Plan { set: ObjRef },
+    /// The StatefulSet list's filter (empty: every set).
+    SetFilter,
 }
 
 impl PromptKind {
@@ -35,6 +37,7 @@ impl PromptKind {
                 | PromptKind::MaxUnavailable { .. }
                 | PromptKind::BrokenImage { .. }
                 | PromptKind::Plan { .. }
+                | PromptKind::SetFilter
         )
     }
 
@@ -59,6 +62,7 @@ impl PromptKind {
             PromptKind::Plan { set } => {
                 format!("plan for {set}: steps (counts, N%, pause) and bake=DUR")
             }
+            PromptKind::SetFilter => "filter StatefulSets by name (empty: all)".into(),
         }
     }
 }
@@ -99,6 +103,8 @@ impl Prompt {
                 format!("{c:?} is not a digit: type a whole number")
             } else if percent {
                 format!("{c:?}: type a number, or a percentage like 25%")
+            } else if self.kind == PromptKind::SetFilter {
+                "a name has no spaces".to_string()
             } else {
                 "an image reference has no spaces".to_string()
             });

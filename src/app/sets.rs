@@ -1,5 +1,7 @@
 //! The StatefulSet list of a cluster (ststui opened without a NAME, or Esc from a set): its
-//! rows as a view model, and the reducer's moves in it (highlight, open, back). Opening a set
+//! rows as a view model — filtered by name (`/`), the sets that need the operator first
+//! (Blocked, Degraded, Unknown, Progressing, then held and healthy ones), each with its plan's
+//! progress — and the reducer's moves in it (highlight, open, back, filter). Opening a set
 //! asks the backend to watch its objects; going back asks it to watch the sets only.
 //!
 //! Owns: the list's rows and its transitions. Only the reducer calls the transitions.
@@ -26,6 +28,22 @@ pub struct SetRow<'a> {
     /// `7d9c5b8f4 → 5c4f8d6b9` (one hash when they agree).
     pub revisions: String,
     pub health: Health,
+    /// The plan under way or halted, in few words (`2/4 baking`, `halted at 2/4`); empty
+    /// without one.
+    pub plan: String,
+}
+
+/// Where a health sorts: what needs the operator first.
+fn rank(h: Health) -> u8 {
+    match h {
+        Health::Blocked => 0,
+        Health::Degraded => 1,
+        Health::Unknown => 2,
+        Health::Progressing => 3,
+        Health::Paused => 4,
+        Health::Frozen => 5,
+        Health::Healthy => 6,
+    }
 }
 
 /// Why the list is empty: not listed yet, not readable (the permission named), or nothing in
@@ -47,9 +65,38 @@ pub fn empty_reason(state: &AppState) -> String {
     }
 }
 
-/// The rows, by namespace then name.
+/// The rows the filter lets through: by health (what needs the operator first), then
+/// namespace and name.
 pub fn rows(state: &AppState) -> Vec<SetRow<'_>> {
-    state.mirror.sets().map(|(key, set)| row(key, set)).collect()
+    let filter = state.set_filter.to_lowercase();
+    let mut rows: Vec<SetRow<'_>> = state
+        .mirror
+        .sets()
+        .filter(|(key, _)| filter.is_empty() || key.to_string().to_lowercase().contains(&filter))
+        .map(|(key, set)| row(key, set))
+        .collect();
+    // Stable: namespace and name order within a health.
+    rows.sort_by_key(|r| rank(r.health));
+    rows
+}
+
+/// The list's heading: how many, the filter, what the keys do.
+pub fn heading(state: &AppState, shown: usize) -> String {
+    let all = state.mirror.sets().count();
+    match state.set_filter.is_empty() {
+        true => format!("StatefulSets ({all}) — Enter opens one, / filters"),
+        false => format!(
+            "StatefulSets ({shown} of {all} matching {:?}) — Enter opens one, / filters, Esc clears",
+            state.set_filter
+        ),
+    }
+}
+
+/// Sets the filter (empty: every set) and highlights the first row.
+pub fn filter(state: &mut AppState, text: String) {
+    state.set_filter = text;
+    state.picking = Some(0);
+    state.dirty = true;
 }
 
 fn row<'a>(key: &'a ObjRef, set: &StatefulSet) -> SetRow<'a> {
@@ -75,23 +122,51 @@ fn row<'a>(key: &'a ObjRef, set: &StatefulSet) -> SetRow<'a> {
         strategy,
         revisions,
         health: health::of(set, None, false, false),
+        plan: plan_words(set),
+    }
+}
+
+fn plan_words(set: &StatefulSet) -> String {
+    use crate::plan::record::{self, Phase};
+    match record::plan(set) {
+        Some(Ok(r)) => match r.phase {
+            Phase::Done => String::new(),
+            Phase::Halted => format!("halted at {}/{}", r.step, r.of),
+            Phase::Gate => format!("{}/{} waits for approval", r.step, r.of),
+            p => format!("{}/{} {}", r.step, r.of, p.word()),
+        },
+        Some(Err(_)) => "unreadable".into(),
+        None => String::new(),
     }
 }
 
 /// A key in the list.
 pub fn act(state: &mut AppState, action: Action) -> Vec<Command> {
-    let count = state.mirror.sets().count();
+    let count = rows(state).len();
     let Some(at) = state.picking else { return Vec::new() };
     match action {
         Action::Up => state.picking = Some(at.saturating_sub(1)),
         Action::Down => state.picking = Some((at + 1).min(count.saturating_sub(1))),
         Action::Accept => {
-            let Some(key) = state.mirror.sets().nth(at).map(|(k, _)| k.clone()) else {
-                refuse(state, "there is no StatefulSet to open here".into());
+            let Some(key) = rows(state).get(at).map(|r| r.key.clone()) else {
+                let why = match state.set_filter.is_empty() {
+                    true => "there is no StatefulSet to open here".to_string(),
+                    false => format!(
+                        "no StatefulSet matches {:?}: Esc clears the filter",
+                        state.set_filter
+                    ),
+                };
+                refuse(state, why);
                 return Vec::new();
             };
             return open(state, key);
         }
+        Action::FilterSets => {
+            let kind = crate::app::input::PromptKind::SetFilter;
+            let prompt = crate::app::input::Prompt::new(kind, state.set_filter.clone());
+            state.modal = crate::app::state::Modal::Prompt(prompt);
+        }
+        Action::Cancel if !state.set_filter.is_empty() => filter(state, String::new()),
         _ => return Vec::new(),
     }
     state.dirty = true;
@@ -114,7 +189,7 @@ pub fn back(state: &mut AppState) -> Vec<Command> {
     let at = state
         .selected_set
         .as_ref()
-        .and_then(|r| state.mirror.sets().position(|(k, _)| k == r))
+        .and_then(|r| rows(state).iter().position(|row| row.key == r))
         .unwrap_or(0);
     state.picking = Some(at);
     state.dirty = true;

@@ -90,6 +90,8 @@ pub struct AppState {
     pub writes_pending: std::collections::VecDeque<(String, String)>,
     /// A rollout plan this console runs (`P`), if any.
     pub plan_run: Option<super::plan_run::PlanRun>,
+    /// The StatefulSet list's filter: rows whose `namespace/name` holds it (any case).
+    pub set_filter: String,
     /// Clickable regions from the last draw (filled by the ui, passed in by the loop).
     pub hits: HitMap,
     /// The terminal's size, from the last resize (the help overlay's pages depend on it).
@@ -160,6 +162,7 @@ impl AppState {
             broken_images: std::collections::BTreeSet::new(),
             writes_pending: std::collections::VecDeque::new(),
             plan_run: None,
+            set_filter: String::new(),
             hits: HitMap::default(),
             screen: Rect::default(),
             dirty: true,

@@ -290,6 +290,7 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
             p.text().and_then(|t| super::plan_run::parse(&t).map(|_| t)).map(Value::Text)
         }
         PromptKind::MaxUnavailable { .. } => p.int_or_percent().map(Value::IntOrPercent),
+        PromptKind::SetFilter => Ok(Value::Text(p.input.trim().to_string())),
         PromptKind::Jump { lo, hi, .. } => p.number().and_then(|n| {
             if (*lo..=*hi).contains(&n) {
                 Ok(Value::Number(n))
@@ -323,6 +324,10 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
         }
         (PromptKind::MaxUnavailable { set, .. }, Value::IntOrPercent(v)) => {
             ops::set_max_unavailable(state, set, v)
+        }
+        (PromptKind::SetFilter, Value::Text(filter)) => {
+            super::sets::filter(state, filter);
+            Ok(Vec::new())
         }
         (PromptKind::Jump { .. }, Value::Number(n)) => {
             select(state, n);

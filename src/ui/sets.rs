@@ -1,6 +1,7 @@
 //! The StatefulSet list (a cluster opened without a NAME): one row per set, live, with the
 //! highlighted row; name, ready/desired, updated, strategy and partition, current → update
-//! revision, and the health word.
+//! revision, the health word and a plan's progress; what needs the operator first, filtered by
+//! name (`app::sets`).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -16,7 +17,7 @@ use super::util::{pane, put, put_spans, title};
 /// Draws the list over `area`.
 pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
     let rows = rows(state);
-    let heading = format!("StatefulSets ({}) — Enter opens one", rows.len());
+    let heading = crate::app::sets::heading(state, rows.len());
     let inner = pane(buf, area, title(heading), theme);
     if inner.height == 0 {
         return;
@@ -29,8 +30,8 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
     }
     let name_w = rows.iter().map(|r| r.key.to_string().chars().count()).max().unwrap_or(4).max(4);
     let header = format!(
-        "  {:<name_w$}  {:>7}  {:>7}  {:<20}  {:<24}  {}",
-        "NAME", "READY", "UPDATED", "STRATEGY", "REVISIONS", "HEALTH"
+        "  {:<name_w$}  {:>7}  {:>7}  {:<20}  {:<24}  {:<12}{}",
+        "NAME", "READY", "UPDATED", "STRATEGY", "REVISIONS", "HEALTH", "PLAN"
     );
     put(buf, inner.x, inner.y, &header, inner.width, theme.dim);
     let visible = usize::from(inner.height.saturating_sub(1));
@@ -57,7 +58,11 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
             buf,
             inner.x,
             y,
-            &[Span::styled(text, theme.text), Span::styled(r.health.word(), health)],
+            &[
+                Span::styled(text, theme.text),
+                Span::styled(format!("{:<12}", r.health.word()), health),
+                Span::styled(r.plan.clone(), theme.text),
+            ],
             right,
         );
         if i == selected {
