@@ -53,6 +53,15 @@ fn the_sets_that_need_the_operator_come_first() {
     assert_eq!(names(&st), ["db/pg", "apps/queue", "apps/api", "apps/cache"]);
     let words: Vec<&str> = rows(&st).iter().map(|r| r.health.word()).collect();
     assert_eq!(words, ["Degraded", "Progressing", "Healthy", "Healthy"]);
+    // The highlight stays on its set when the list re-sorts under it.
+    let mut st = st;
+    run(&mut st, [key('j'), key('j'), key('j')]);
+    assert_eq!(names(&st)[st.picking.unwrap()], "apps/cache");
+    run(&mut st, [applied(Object::Set(Arc::new(a_set("apps", "cache", 1, false)))), Msg::BatchEnd]);
+    assert_eq!(names(&st)[0..2], ["apps/cache", "db/pg"], "both Degraded now, by name");
+    assert_eq!(names(&st)[st.picking.unwrap()], "apps/cache", "the highlight followed it");
+    let cmds = run(&mut st, [code(KeyCode::Enter)]);
+    assert!(ops(&cmds).contains(&Op::View(ViewOp::Focus(Some(ObjRef::new("apps", "cache"))))));
 }
 
 #[test]

@@ -264,9 +264,7 @@ fn after_mirror_change(state: &mut AppState) -> Vec<Command> {
             notify::error(state, said);
             cmds = super::sets::back(state);
         }
-        if let Some(at) = state.picking {
-            state.picking = Some(at.min(super::sets::rows(state).len().saturating_sub(1)));
-        }
+        super::sets::follow(state);
     } else if state.selected_set.is_none() || gone {
         let first = state.mirror.sets().next().map(|(r, _)| r.clone());
         choose_set(state, first);

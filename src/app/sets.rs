@@ -96,7 +96,27 @@ pub fn heading(state: &AppState, shown: usize) -> String {
 pub fn filter(state: &mut AppState, text: String) {
     state.set_filter = text;
     state.picking = Some(0);
+    remember(state);
     state.dirty = true;
+}
+
+/// Notes which set the highlight is on.
+fn remember(state: &mut AppState) {
+    let at = state.picking.unwrap_or(0);
+    state.picked = rows(state).get(at).map(|r| r.key.clone());
+}
+
+/// After the sets changed: the highlight follows its set as the list re-sorts (or stays in
+/// range when its set left the list).
+pub fn follow(state: &mut AppState) {
+    let Some(at) = state.picking else { return };
+    let rows = rows(state);
+    let found = state.picked.as_ref().and_then(|k| rows.iter().position(|r| r.key == k));
+    let len = rows.len();
+    state.picking = Some(found.unwrap_or(at.min(len.saturating_sub(1))));
+    if found.is_none() {
+        remember(state);
+    }
 }
 
 fn row<'a>(key: &'a ObjRef, set: &StatefulSet) -> SetRow<'a> {
@@ -145,8 +165,14 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Command> {
     let count = rows(state).len();
     let Some(at) = state.picking else { return Vec::new() };
     match action {
-        Action::Up => state.picking = Some(at.saturating_sub(1)),
-        Action::Down => state.picking = Some((at + 1).min(count.saturating_sub(1))),
+        Action::Up => {
+            state.picking = Some(at.saturating_sub(1));
+            remember(state);
+        }
+        Action::Down => {
+            state.picking = Some((at + 1).min(count.saturating_sub(1)));
+            remember(state);
+        }
         Action::Accept => {
             let Some(key) = rows(state).get(at).map(|r| r.key.clone()) else {
                 let why = match state.set_filter.is_empty() {
@@ -192,6 +218,7 @@ pub fn back(state: &mut AppState) -> Vec<Command> {
         .and_then(|r| rows(state).iter().position(|row| row.key == r))
         .unwrap_or(0);
     state.picking = Some(at);
+    state.picked = state.selected_set.clone();
     state.dirty = true;
     vec![Command::Backend(Op::View(ViewOp::Focus(None)))]
 }

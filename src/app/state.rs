@@ -92,6 +92,8 @@ pub struct AppState {
     pub plan_run: Option<super::plan_run::PlanRun>,
     /// The StatefulSet list's filter: rows whose `namespace/name` holds it (any case).
     pub set_filter: String,
+    /// The set highlighted in the list, so the highlight stays on it when the list re-sorts.
+    pub picked: Option<ObjRef>,
     /// Clickable regions from the last draw (filled by the ui, passed in by the loop).
     pub hits: HitMap,
     /// The terminal's size, from the last resize (the help overlay's pages depend on it).
@@ -163,6 +165,7 @@ impl AppState {
             writes_pending: std::collections::VecDeque::new(),
             plan_run: None,
             set_filter: String::new(),
+            picked: None,
             hits: HitMap::default(),
             screen: Rect::default(),
             dirty: true,
