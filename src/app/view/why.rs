@@ -3,7 +3,8 @@
 //! container that has not completed, each container's waiting or terminated reason
 //! (ImagePullBackOff, ErrImagePull, CreateContainerConfigError, CrashLoopBackOff with the last
 //! exit code or OOMKilled and the restarts), a container running but not ready (its readiness
-//! probe fails), or the Ready condition's own reason (a readiness gate).
+//! probe failing: the kubelet marks a running container unready for nothing else), or the
+//! Ready condition's own reason (a readiness gate).
 //!
 //! [`reason`] is the short form the controller pane appends to its blocker ("web-4 not Ready
 //! (CrashLoopBackOff: exit 1, 5 restarts)"); [`containers`] the detail pane's lines, one per
@@ -69,11 +70,12 @@ fn container_reason(c: &ContainerStatus) -> Option<String> {
         return Some(format!("{reason}: exit {}", t.exit_code));
     }
     if state.and_then(|s| s.running.as_ref()).is_some() && !c.ready {
-        return Some(match c.restart_count {
-            0 => "running, not ready (its readiness probe fails)".into(),
-            n => format!("running, not ready ({}, last {})", restarts_words(n), {
-                last_exit(c).unwrap_or_else(|| "exit unknown".into())
-            }),
+        return Some(match (c.restart_count, last_exit(c)) {
+            (0, _) => "readiness probe failing".into(),
+            (n, Some(exit)) => {
+                format!("readiness probe failing, {}, last {exit}", restarts_words(n))
+            }
+            (n, None) => format!("readiness probe failing, {}", restarts_words(n)),
         });
     }
     None
@@ -238,7 +240,7 @@ mod tests {
         };
         assert_eq!(
             reason(&pod(vec![running.clone()], not_ready())).as_deref(),
-            Some("running, not ready (its readiness probe fails)")
+            Some("readiness probe failing")
         );
         // Two containers: the one that is not ready is named.
         let ok = ContainerStatus { name: "sidecar".into(), ready: true, ..running.clone() };
