@@ -87,8 +87,11 @@ fn with_several_sets_lines_name_their_set_and_t_filters() {
     run(&mut st, [key('[')]);
     let last = st.timeline.iter().last().map(|e| (e.origin, e.set.clone()));
     assert_eq!(last, Some((Origin::Operator, Some("web".into()))));
+    // `T` again: the selected pod's lines; once more: every line.
     run(&mut st, [key('T')]);
-    assert_eq!(st.timeline.only(), None);
+    assert!(st.timeline.only_pod().is_some_and(|p| p.starts_with("web-")));
+    run(&mut st, [key('T')]);
+    assert_eq!((st.timeline.only(), st.timeline.only_pod()), (None, None));
     assert_eq!(last_lines(&st, 10).len(), 4);
 }
 

@@ -265,7 +265,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[Key::ch('J')], Action::TimelineNewer, G::Navigate,
       "timeline: newer entries; at the bottom it follows again", None),
     b(C::Normal, &[Key::ch('T')], Action::TimelineFilter, G::Navigate,
-      "timeline: only the selected set's lines / every set", None),
+      "timeline: the selected set's lines, then the pod's, then all", None),
     // Normal: general.
     b(C::Normal, &[Key::ch('?')], Action::Help, G::General, "help", Some("help")),
     b(C::Normal, &[Key::ch('q'), Key::ctrl('c')], Action::Quit, G::General, "quit",

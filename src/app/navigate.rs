@@ -45,13 +45,21 @@ pub fn jump_to_waited(state: &mut AppState) -> Result<(), String> {
 /// `T`: the timeline shows only the selected set's lines (and lines about no set), or every
 /// line again.
 pub fn toggle_timeline_filter(state: &mut AppState) -> Result<(), String> {
-    if state.timeline.only().is_some() {
+    // Every set → the selected set → the selected pod → every set.
+    if state.timeline.only_pod().is_some() {
+        state.timeline.filter_pod(None);
         state.timeline.filter(None);
         info(state, "timeline: every set's lines".into());
         return Ok(());
     }
     let set = state.selected_set.as_ref().ok_or("there is no StatefulSet to filter on")?;
     let name = set.name.clone();
+    if state.timeline.only().is_some() {
+        let pod = crate::core::labels::pod_name(&name, state.selected_ordinal);
+        state.timeline.filter_pod(Some(pod.clone()));
+        info(state, format!("timeline: only the lines about {pod}"));
+        return Ok(());
+    }
     state.timeline.filter(Some(name.clone()));
     info(state, format!("timeline: only {name}'s lines (and lines about no set)"));
     Ok(())

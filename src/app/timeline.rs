@@ -47,6 +47,9 @@ pub struct Timeline {
     back: usize,
     /// Only lines about this set (and lines about no set) are shown.
     only: Option<String>,
+    /// Only lines that name this pod are shown (its kubelet, the controller's actions on it,
+    /// its Events, commands and plan moves naming it).
+    pod: Option<String>,
     /// Entries kept that the filter shows (all of them without one), kept as entries come and
     /// go so a frame never counts the ring.
     shown: usize,
@@ -72,10 +75,26 @@ impl Timeline {
     }
 
     fn shows(&self, e: &TimelineEntry) -> bool {
+        if let Some(pod) = &self.pod {
+            return names_pod(&e.kind, pod);
+        }
         match (&self.only, &e.set) {
             (Some(only), Some(set)) => only == set,
             _ => true,
         }
+    }
+
+    /// The pod the view is filtered to, if any.
+    pub fn only_pod(&self) -> Option<&str> {
+        self.pod.as_deref()
+    }
+
+    /// Shows only the lines that name `pod`, or lifts that filter with `None` (the set filter,
+    /// if any, applies again); the view follows the newest entries again.
+    pub fn filter_pod(&mut self, pod: Option<String>) {
+        self.pod = pod;
+        self.back = 0;
+        self.shown = self.entries.iter().filter(|e| self.shows(e)).count();
     }
 
     /// The set the view is filtered to, if any.
@@ -219,6 +238,27 @@ fn claim_set(pvc: &str, sets: &[&str]) -> Option<String> {
         .map(|s| s.to_string())
 }
 
+/// Whether an entry is about `pod`: its pod field, an Event about `pod/NAME`, or a text that
+/// holds the name as a word (`delete-pod web-3`, a plan's `opens web-3`; `web-30` is another).
+pub fn names_pod(kind: &EventKind, pod: &str) -> bool {
+    let word = |text: &str| {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.')).any(|w| w == pod)
+    };
+    match kind {
+        EventKind::Kubelet { pod: p, .. } => p == pod,
+        EventKind::Controller { pod: Some(p), .. }
+        | EventKind::Gc { pod: Some(p), .. }
+        | EventKind::Blocked { pod: Some(p), .. } => p == pod,
+        EventKind::Event { object, .. } => object.strip_prefix("pod/") == Some(pod),
+        EventKind::Command { text, .. } | EventKind::Plan { text, .. } => word(text),
+        EventKind::Error { message, .. } => word(message),
+        EventKind::Blocked { reason, .. } => word(reason),
+        EventKind::Expect { detail, .. } => word(detail),
+        EventKind::Differs { expected, observed, .. } => word(expected) || word(observed),
+        EventKind::Controller { .. } | EventKind::Gc { .. } | EventKind::Status { .. } => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,5 +333,48 @@ mod tests {
         let _ = t.scroll(isize::MAX / 2, 10);
         let why = t.scroll(1, 10).err().unwrap_or_default();
         assert!(why.contains("5 older were dropped"), "{why}");
+    }
+
+    #[test]
+    fn the_pod_filter_shows_the_lines_that_name_the_pod() {
+        let sets = ["web"];
+        let kinds = [
+            EventKind::Kubelet { pod: "web-3".into(), event: "ready".into() },
+            EventKind::Kubelet { pod: "web-30".into(), event: "ready".into() },
+            cmd("delete-pod web-3"),
+            EventKind::Plan {
+                set: "web".into(),
+                step: 1,
+                of: 2,
+                phase: "waiting".into(),
+                partition: 3,
+                text: "step 1/2: partition 4 → 3 (opens web-3)".into(),
+            },
+            EventKind::Event {
+                object: "pod/web-3".into(),
+                reason: "Unhealthy".into(),
+                message: "Readiness probe failed".into(),
+                warning: true,
+            },
+            cmd("scale web 5"),
+            EventKind::Controller {
+                set: "web".into(),
+                action: "create-revision".into(),
+                pod: None,
+                pvc: None,
+                revision: Some("web-3c".into()),
+                reason: None,
+            },
+        ];
+        let mut t = Timeline::default();
+        for k in &kinds {
+            t.push(TimelineEntry::new(0, k.clone(), Origin::Backend, &sets));
+        }
+        t.filter(Some("web".into()));
+        t.filter_pod(Some("web-3".into()));
+        assert_eq!(t.len(), 4, "kubelet, the command, the plan move, the Event");
+        assert_eq!(t.only_pod(), Some("web-3"));
+        t.filter_pod(None);
+        assert_eq!(t.len(), 7, "the set filter again");
     }
 }

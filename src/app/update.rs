@@ -221,6 +221,13 @@ pub(super) fn select(state: &mut AppState, ordinal: i32) {
     if clamped != state.selected_ordinal {
         state.selected_ordinal = clamped;
         state.dirty = true;
+        // The timeline filtered to the selected pod follows the selection.
+        if state.timeline.only_pod().is_some()
+            && let Some(set) = state.selected_set.as_ref()
+        {
+            let pod = crate::core::labels::pod_name(&set.name, clamped);
+            state.timeline.filter_pod(Some(pod));
+        }
     }
 }
 

@@ -102,9 +102,10 @@ fn without_set_word(text: &str, set: &str) -> String {
 /// The pane's title: how many lines, the filter, what was dropped, the scroll position.
 pub fn title(state: &AppState, rows: usize, newer_key: &str) -> String {
     let t = &state.timeline;
-    let mut out = match t.only() {
-        Some(set) => format!("Timeline: {set} only ({} lines)", t.len()),
-        None => format!("Timeline ({})", t.pushed()),
+    let mut out = match (t.only_pod(), t.only()) {
+        (Some(pod), _) => format!("Timeline: {pod} only ({} lines)", t.len()),
+        (None, Some(set)) => format!("Timeline: {set} only ({} lines)", t.len()),
+        (None, None) => format!("Timeline ({})", t.pushed()),
     };
     if t.dropped() > 0 {
         out.push_str(&format!(" — {} older dropped", t.dropped()));
