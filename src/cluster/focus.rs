@@ -98,9 +98,9 @@ pub(super) async fn focus(
                 }
             }
         };
-        let listed = move |list: Option<&[StatefulSet]>| {
+        let listed = move |first: Option<Option<&StatefulSet>>| {
             // An unreadable set: nothing more will list.
-            let _ = tx2.send(Some(list.and_then(|l| l.first()).map(Wanted::of)));
+            let _ = tx2.send(Some(first.flatten().map(Wanted::of)));
             None
         };
         watch::run(spec, &cl, &cn, derive, listed).await;
@@ -152,7 +152,7 @@ impl Wanted {
 fn first_listing<K>(
     pending: &Arc<AtomicUsize>,
     synced: &Arc<AtomicBool>,
-) -> impl FnMut(Option<&[K]>) -> Option<BackendEvent> + Send + 'static {
+) -> impl FnMut(Option<Option<&K>>) -> Option<BackendEvent> + Send + 'static {
     let (pending, synced) = (Arc::clone(pending), Arc::clone(synced));
     let mut first = true;
     move |_| {

@@ -90,14 +90,15 @@ const PAGE: usize = 500;
 
 /// Runs a watcher until the stream ends (never, unless aborted). `derive` turns a change into
 /// timeline entries (sent before the change itself, so the console compares with what it held
-/// before); `listed` sees each complete listing (or `None` when the kind turns out unreadable)
-/// and may return an event to send after it (Synced).
+/// before); `listed` is told of each complete listing, after the console has it, with its
+/// first object (`Some(None)`: it was empty; `None`: the kind turned out unreadable), and may
+/// return an event to send after it (Synced).
 pub async fn run<K>(
     spec: Spec<K>,
     clients: &Clients,
     conn: &Arc<Conn>,
     mut derive: impl FnMut(Seen<'_, K>) -> Vec<EventKind> + Send,
-    mut listed: impl FnMut(Option<&[K]>) -> Option<BackendEvent> + Send,
+    mut listed: impl FnMut(Option<Option<&K>>) -> Option<BackendEvent> + Send,
 ) where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
 {
@@ -155,7 +156,10 @@ pub async fn run<K>(
                 for t in derive(Seen::Listed(&objects)) {
                     conn.note(t);
                 }
-                let after = listed(Some(&objects));
+                // The listing reaches the console before anything `listed` sets off (the set's
+                // selector starts its pods' watchers, whose listings send `Synced`): a verb
+                // synced before its set had arrived said the set was not found.
+                let first_object = objects.first().cloned();
                 if spec.forward {
                     let wrapped = objects.into_iter().map(spec.wrap).collect();
                     conn.sink(BackendEvent::Listed {
@@ -164,7 +168,7 @@ pub async fn run<K>(
                         objects: wrapped,
                     });
                 }
-                if let Some(ev) = after {
+                if let Some(ev) = listed(Some(first_object.as_ref())) {
                     conn.sink(ev);
                 }
                 continue;
