@@ -174,10 +174,6 @@ pub enum Command {
     FakeKubelet(FakeKubeletArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
     Completion(CompletionArgs),
-    /// The completions kubectl asks a plugin for (cobra's protocol; what
-    /// `kubectl_complete-ststui` runs).
-    #[command(name = "__complete", hide = true)]
-    Complete(CompleteArgs),
 }
 
 /// `ststui completion SHELL`.
@@ -186,13 +182,6 @@ pub struct CompletionArgs {
     /// The shell whose completion script to print.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
-}
-
-/// `ststui __complete WORD…`: the words typed so far, the last one being completed.
-#[derive(Debug, Clone, Args)]
-pub struct CompleteArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub words: Vec<String>,
 }
 
 impl Command {
@@ -211,7 +200,6 @@ impl Command {
             Command::Play(_) => "play",
             Command::FakeKubelet(_) => "fake-kubelet",
             Command::Completion(_) => "completion",
-            Command::Complete(_) => "__complete",
         }
     }
 }

@@ -33,7 +33,8 @@ fn main() -> ExitCode {
     if invoked == Invoked::KubectlComplete {
         return print_lines(&ststui::complete::cobra(args.get(1..).unwrap_or_default()));
     }
-    // Before clap: the words may hold flags (`--kubeconfig`) that are not this call's.
+    // `ststui __complete WORD…` (kubectl's protocol), before clap: the words may hold flags
+    // (`--kubeconfig`) that are not this call's.
     if args.get(1).is_some_and(|a| a == "__complete") {
         return print_lines(&ststui::complete::cobra(args.get(2..).unwrap_or_default()));
     }
@@ -57,7 +58,6 @@ fn main() -> ExitCode {
                 Err(_) => ExitCode::FAILURE,
             }
         }
-        Some(CliCommand::Complete(ref a)) => print_lines(&ststui::complete::cobra(&a.words)),
         Some(CliCommand::Sim(ref args)) if args.soak.is_some() => logged(log, || soak(args)),
         Some(CliCommand::Sim(ref args)) if args.headless && args.serve.is_some() => {
             serve_headless(log, args)

@@ -72,7 +72,7 @@ pub struct NotReady {
 /// | Degraded | fewer pods Ready than replicas, none of them starting |
 /// | Healthy | everything else: every wanted pod updated and Ready |
 pub fn of(set: &StatefulSet, pods: Option<&[NotReady]>, blocked: bool, paused: bool) -> Health {
-    if crate::steer::frozen(set).is_some_and(|f| f.broken.is_none()) {
+    if crate::steer::holding(set).is_some() {
         return Health::Frozen;
     }
     if paused {

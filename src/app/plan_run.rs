@@ -76,15 +76,7 @@ fn note(state: &mut AppState, text: String) {
 
 /// A `plan` line on the timeline, as the simulator's planner and the verb word it.
 fn tell(state: &mut AppState, set: &ObjRef, r: &Record, text: String) {
-    let kind = EventKind::Plan {
-        set: set.name.clone(),
-        step: r.step,
-        of: r.of,
-        phase: r.phase.name().into(),
-        partition: r.partition,
-        text,
-    };
-    push_now(state, kind, Origin::Notice);
+    push_now(state, r.event(&set.name, text), Origin::Notice);
 }
 
 /// Starts a plan of `steps` with `bake_seconds` on `set`: refused (the status line's words)
@@ -107,10 +99,11 @@ pub fn start(
         on_failure: OnFailure::Hold,
         by: String::new(),
     };
-    let pods: Vec<(i32, Pod)> = state.mirror.pods_of(&set).map(|(o, p)| (o, p.clone())).collect();
-    let refs: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-    let facts = facts(state, &s, &refs, now, None);
-    let first = decide::begin(&start, &facts).map_err(|e| format!("{set}: {e}"))?;
+    let first = {
+        let pods: Vec<(i32, &Pod)> = state.mirror.pods_of(&set).collect();
+        let facts = facts(state, &s, &pods, now, None);
+        decide::begin(&start, &facts).map_err(|e| format!("{set}: {e}"))?
+    };
     let mut cmds = vec![cluster(
         ClusterOp::PlanLease { set: set.clone(), lease: Some(lease(now)), seen: lease_text(&s) },
         None,
@@ -130,7 +123,7 @@ pub fn start(
             set.name, start.steps, bake_seconds
         ),
     );
-    cmds.extend(carry_out(state, first, &s));
+    cmds.extend(carry_out(state, first, &s, None));
     Ok(cmds)
 }
 
@@ -148,17 +141,19 @@ fn facts<'a>(
 
 /// At the end of a batch: the plan's next move, if this console runs one.
 pub fn drive(state: &mut AppState) -> Vec<Command> {
-    let (Some(run), Some(now)) = (state.plan_run.clone(), state.now) else { return Vec::new() };
-    let Some(set) = state.mirror.set(&run.set).cloned() else {
-        stop(state, format!("plan stopped: {} no longer exists", run.set));
+    let (Some(run), Some(now)) = (state.plan_run.as_ref(), state.now) else { return Vec::new() };
+    // What this batch reads of the run (not its baseline: the decision borrows that).
+    let (key, written, halt_seen) = (run.set.clone(), run.written.clone(), run.halt_seen);
+    let Some(set) = state.mirror.set(&key).cloned() else {
+        stop(state, format!("plan stopped: {key} no longer exists"));
         return Vec::new();
     };
-    let mut cmds = renew(state, &run, &set, now);
+    let mut cmds = renew(state, &set, now);
     if state.plan_run.is_none() {
         return cmds;
     }
     let recorded = record::plan(&set).and_then(Result::ok);
-    if let Some((w, at)) = &run.written {
+    if let Some((w, at)) = &written {
         // Its writer's name is filled in on the way (`by`): the rest must read back.
         let same = |r: &Record| {
             (r.step, r.phase, &r.since, r.partition) == (w.step, w.phase, &w.since, w.partition)
@@ -173,21 +168,26 @@ pub fn drive(state: &mut AppState) -> Vec<Command> {
         }
     }
     let Some(current) = recorded else {
-        stop(state, format!("plan stopped: {}'s plan record is gone (aborted?)", run.set));
+        stop(state, format!("plan stopped: {key}'s plan record is gone (aborted?)"));
         return cmds;
     };
-    let pods: Vec<(i32, Pod)> =
-        state.mirror.pods_of(&run.set).map(|(o, p)| (o, p.clone())).collect();
-    let refs: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-    let facts = facts(state, &set, &refs, now, run.baseline.as_ref());
-    let mut next = decide::decide(&current, &facts);
-    if next == Next::Check {
-        // A console runs no check commands: the step is done.
-        next = decide::advance(&current, &facts);
-    }
+    // Decided on the mirror's pods as they are (borrowed, never copied per batch).
+    let (next, baseline) = {
+        let pods: Vec<(i32, &Pod)> = state.mirror.pods_of(&key).collect();
+        let base = state.plan_run.as_ref().and_then(|r| r.baseline.as_ref());
+        let facts = facts(state, &set, &pods, now, base);
+        let mut next = decide::decide(&current, &facts);
+        if next == Next::Check {
+            // A console runs no check commands: the step is done.
+            next = decide::advance(&current, &facts);
+        }
+        // A bake that begins compares with the pods as they are now.
+        let baking = matches!(&next, Next::Record(r) if r.phase == Phase::Baking);
+        (next, baking.then(|| decide::baseline(&pods)))
+    };
     if matches!(next, Next::Halt(_)) && current.phase != Phase::Halted {
         // The watches race: a halt waits a grace for a change that explains it.
-        let seen = run.halt_seen.unwrap_or(now);
+        let seen = halt_seen.unwrap_or(now);
         if now.duration_since(seen) < SignedDuration::from_secs(GRACE_S) {
             if let Some(r) = state.plan_run.as_mut() {
                 r.halt_seen = Some(seen);
@@ -197,35 +197,38 @@ pub fn drive(state: &mut AppState) -> Vec<Command> {
     } else if let Some(r) = state.plan_run.as_mut() {
         r.halt_seen = None;
     }
-    cmds.extend(carry_out(state, next, &set));
+    cmds.extend(carry_out(state, next, &set, baseline));
     cmds
 }
 
 /// Renews the lease when it is due; stops when another runner took it.
-fn renew(state: &mut AppState, run: &PlanRun, set: &StatefulSet, now: Timestamp) -> Vec<Command> {
+fn renew(state: &mut AppState, set: &StatefulSet, now: Timestamp) -> Vec<Command> {
+    let Some(run) = state.plan_run.as_ref() else { return Vec::new() };
     if now < run.renew_at {
         return Vec::new();
     }
+    let key = run.set.clone();
     let held = record::lease(set);
     let ours = held.as_ref().is_some_and(|l| l.pid == std::process::id() && l.host == HOST);
     if !ours && held.as_ref().is_some_and(|l| l.holds(now)) {
-        stop(state, format!("plan stopped: another runner took {}'s lease", run.set));
+        stop(state, format!("plan stopped: another runner took {key}'s lease"));
         return Vec::new();
     }
     if let Some(r) = state.plan_run.as_mut() {
         r.renew_at = now.checked_add(SignedDuration::from_secs(RENEW_S)).unwrap_or(now);
     }
-    let op = ClusterOp::PlanLease {
-        set: run.set.clone(),
-        lease: Some(lease(now)),
-        seen: lease_text(set),
-    };
+    let op = ClusterOp::PlanLease { set: key, lease: Some(lease(now)), seen: lease_text(set) };
     vec![cluster(op, None)]
 }
 
 /// The commands for `next`, noted in the timeline.
-fn carry_out(state: &mut AppState, next: Next, set: &StatefulSet) -> Vec<Command> {
-    let Some(run) = state.plan_run.clone() else { return Vec::new() };
+fn carry_out(
+    state: &mut AppState,
+    next: Next,
+    set: &StatefulSet,
+    baseline: Option<Baseline>,
+) -> Vec<Command> {
+    let Some(key) = state.plan_run.as_ref().map(|r| r.set.clone()) else { return Vec::new() };
     let now = state.now.unwrap_or_default();
     let wrote = |state: &mut AppState, r: &Record| {
         if let Some(p) = state.plan_run.as_mut() {
@@ -242,27 +245,20 @@ fn carry_out(state: &mut AppState, next: Next, set: &StatefulSet) -> Vec<Command
                 record.of,
                 decide::opens(set, to, from)
             );
-            tell(state, &run.set, &record, said);
+            tell(state, &key, &record, said);
             vec![cluster(
-                ClusterOp::Plan { set: run.set.clone(), partition: Some((from, to)), record: text },
+                ClusterOp::Plan { set: key.clone(), partition: Some((from, to)), record: text },
                 Some(set),
             )]
         }
         Next::Record(record) => {
             let text = wrote(state, &record);
-            let baking = record.phase == Phase::Baking;
-            let baseline = baking.then(|| {
-                let pods: Vec<(i32, Pod)> =
-                    state.mirror.pods_of(&run.set).map(|(o, p)| (o, p.clone())).collect();
-                let refs: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-                decide::baseline(&refs)
-            });
             if let Some(p) = state.plan_run.as_mut() {
                 p.baseline = baseline;
             }
-            tell(state, &run.set, &record, record.phase_words());
+            tell(state, &key, &record, record.phase_words());
             vec![cluster(
-                ClusterOp::Plan { set: run.set.clone(), partition: None, record: text },
+                ClusterOp::Plan { set: key.clone(), partition: None, record: text },
                 Some(set),
             )]
         }
@@ -274,8 +270,8 @@ fn carry_out(state: &mut AppState, next: Next, set: &StatefulSet) -> Vec<Command
                 "step {}/{}: delete {pod} (OnDelete: it comes back on the update revision)",
                 record.step, record.of
             );
-            tell(state, &run.set, &record, text);
-            let pod = ObjRef::new(run.set.namespace.clone(), pod);
+            tell(state, &key, &record, text);
+            let pod = ObjRef::new(key.namespace.clone(), pod);
             vec![cluster(ClusterOp::DeletePod { pod, force: false, uid: Some(uid) }, None)]
         }
         Next::Halt(record) => {
@@ -286,12 +282,12 @@ fn carry_out(state: &mut AppState, next: Next, set: &StatefulSet) -> Vec<Command
             if !halted_already {
                 let text = serde_json::to_string(&record).unwrap_or_default();
                 cmds.push(cluster(
-                    ClusterOp::Plan { set: run.set.clone(), partition: None, record: text },
+                    ClusterOp::Plan { set: key.clone(), partition: None, record: text },
                     Some(set),
                 ));
             }
-            cmds.extend(release(&run.set, set));
-            let holds = match crate::steer::frozen(set).is_some_and(|f| f.broken.is_none()) {
+            cmds.extend(release(&key, set));
+            let holds = match crate::steer::holding(set).is_some() {
                 true => "the set is frozen: nothing further opens".to_string(),
                 false => format!("the partition holds at {}", record.partition),
             };
@@ -300,8 +296,8 @@ fn carry_out(state: &mut AppState, next: Next, set: &StatefulSet) -> Vec<Command
             cmds
         }
         Next::Done => {
-            let cmds = release(&run.set, set);
-            info(state, format!("plan {} done", run.set.name));
+            let cmds = release(&key, set);
+            info(state, format!("plan {} done", key.name));
             state.plan_run = None;
             cmds
         }

@@ -93,8 +93,7 @@ impl Timeline {
     /// if any, applies again); the view follows the newest entries again.
     pub fn filter_pod(&mut self, pod: Option<String>) {
         self.pod = pod;
-        self.back = 0;
-        self.shown = self.entries.iter().filter(|e| self.shows(e)).count();
+        self.refilter();
     }
 
     /// The set the view is filtered to, if any.
@@ -106,6 +105,11 @@ impl Timeline {
     /// follows the newest entries again.
     pub fn filter(&mut self, set: Option<String>) {
         self.only = set;
+        self.refilter();
+    }
+
+    /// After a filter changed: recount what it shows and follow the newest entries again.
+    fn refilter(&mut self) {
         self.back = 0;
         self.shown = self.entries.iter().filter(|e| self.shows(e)).count();
     }

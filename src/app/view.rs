@@ -49,6 +49,8 @@ pub struct Screen<'a> {
     pub revisions: Vec<RevisionRow<'a>>,
     /// Why there is nothing to show, when there is nothing.
     pub empty: Option<&'static str>,
+    /// The selected ordinal's detail, built once per frame (the layout sizes its pane by it).
+    detail: Option<DetailView>,
 }
 
 impl<'a> Screen<'a> {
@@ -70,6 +72,7 @@ impl<'a> Screen<'a> {
                 selected_step: None,
                 revisions: Vec::new(),
                 empty: Some(empty),
+                detail: None,
             };
         };
         let cached = state.derived.as_ref().filter(|d| d.is_fresh(state));
@@ -108,7 +111,7 @@ impl<'a> Screen<'a> {
         let selected_step = crate::core::explain::step_for(&steps, &pod).map(|s| s.text.clone());
         let mut header = HeaderView::build(state, set, set_ref, &revisions, current, update);
         header.health = Some(health);
-        Screen {
+        let mut screen = Screen {
             state,
             header: Some(header),
             grid,
@@ -117,7 +120,10 @@ impl<'a> Screen<'a> {
             selected_step,
             revisions,
             empty: None,
-        }
+            detail: None,
+        };
+        screen.detail = screen.build_detail();
+        screen
     }
 
     /// The selected ordinal's cell, if it is on the grid.
@@ -131,7 +137,11 @@ impl<'a> Screen<'a> {
     }
 
     /// The selected ordinal's detail, if it is on the grid.
-    pub fn detail(&self) -> Option<DetailView> {
+    pub fn detail(&self) -> Option<&DetailView> {
+        self.detail.as_ref()
+    }
+
+    fn build_detail(&self) -> Option<DetailView> {
         let cell = *self.selected_cell()?;
         let pod = self.pod_at(cell.ordinal);
         let mut d = DetailView::build(cell, &self.grid, pod, &self.revisions, self.state);

@@ -173,7 +173,7 @@ fn still_ours(record: &Record, set: &StatefulSet) -> Result<(), String> {
     }
     match partition_now(set) {
         Some(p) if p != record.partition => {
-            if let Some(f) = crate::steer::frozen(set).filter(|f| f.broken.is_none()) {
+            if let Some(f) = crate::steer::holding(set) {
                 return Err(format!("{}: a freeze halts the plan", f.words()));
             }
             Err(format!(

@@ -133,6 +133,18 @@ impl Record {
         }
     }
 
+    /// The timeline's `plan` line for a move of this record on `set`, said as `text`.
+    pub fn event(&self, set: &str, text: String) -> crate::backend::EventKind {
+        crate::backend::EventKind::Plan {
+            set: set.to_string(),
+            step: self.step,
+            of: self.of,
+            phase: self.phase.name().into(),
+            partition: self.partition,
+            text,
+        }
+    }
+
     pub fn words(&self, now: Timestamp) -> String {
         let step =
             self.parsed_steps().ok().and_then(|s| s.0.get(self.step.wrapping_sub(1)).copied());

@@ -419,7 +419,7 @@ fn halt(
     stuck: &[(String, String)],
 ) {
     // A freeze is the operator's hold, not a failure: it is never undone.
-    let frozen = crate::steer::frozen(set).is_some_and(|f| f.broken.is_none());
+    let frozen = crate::steer::holding(set).is_some();
     let undo =
         !frozen && w.planner.runs.get(key).is_some_and(|r| r.rollout.on_failure == OnFailure::Undo);
     let recorded = record::plan(set).and_then(Result::ok).is_some_and(|r| r.phase == Phase::Halted);
@@ -491,13 +491,5 @@ fn refuse(w: &mut World, key: &ObjRef, line: usize, message: String) {
 
 /// A `plan` line on the timeline.
 fn tell(w: &mut World, key: &ObjRef, r: &Record, text: String) {
-    let kind = EventKind::Plan {
-        set: key.name.clone(),
-        step: r.step,
-        of: r.of,
-        phase: r.phase.name().into(),
-        partition: r.partition,
-        text,
-    };
-    w.store.note_in(&key.namespace.clone(), kind);
+    w.store.note_in(&key.namespace, r.event(&key.name, text));
 }

@@ -73,6 +73,12 @@ impl Frozen {
 /// The field manager ststui writes as.
 pub const FIELD_MANAGER: &str = "ststui";
 
+/// The set's freeze while it holds the rollout (a freeze whose partition another writer moved
+/// does not): what halts a plan and is never undone.
+pub fn holding(set: &StatefulSet) -> Option<Frozen> {
+    frozen(set).filter(|f| f.broken.is_none())
+}
+
 /// The set's freeze, if it has one (a `ststui.io/frozen-partition` annotation): whether it
 /// still holds (the partition at or above the replicas, RollingUpdate) and whether the
 /// recorded partition is valid.

@@ -19,7 +19,7 @@ use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetSpe
 use k8s_openapi::jiff::Timestamp;
 
 pub use diff::{describe_change, merge_patch};
-pub use freeze::{FIELD_MANAGER, FROZEN_AT, FROZEN_BY, FROZEN_PARTITION, Frozen, frozen};
+pub use freeze::{FIELD_MANAGER, FROZEN_AT, FROZEN_BY, FROZEN_PARTITION, Frozen, frozen, holding};
 pub use step::{Pending, STEP_PENDING, pending};
 pub use undo::{controlled_revisions, revision_template, undo_target};
 

@@ -68,7 +68,7 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) -> 
                 controller::render(buf, a, &screen.controller, theme);
             }
             if let Some(a) = areas.detail {
-                detail::render(buf, a, screen.detail().as_ref(), theme);
+                detail::render(buf, a, screen.detail(), theme);
             }
             if let Some(a) = areas.timeline {
                 timeline::render(buf, a, state, theme);

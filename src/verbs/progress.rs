@@ -105,7 +105,7 @@ pub fn done(state: &AppState, key: &ObjRef) -> Result<String, String> {
 /// (kubectl's partition-aware verdict would call it complete with 0 new pods).
 fn held_by_freeze(set: &k8s_openapi::api::apps::v1::StatefulSet, key: &ObjRef) -> Option<String> {
     use crate::app::facts::{current_revision, update_revision};
-    let f = crate::steer::frozen(set).filter(|f| f.broken.is_none())?;
+    let f = crate::steer::holding(set)?;
     let pending = current_revision(set) != update_revision(set);
     pending.then(|| {
         format!(

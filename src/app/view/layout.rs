@@ -129,7 +129,7 @@ fn wide(screen: &Screen<'_>, mut rest: Rect, out: &mut ScreenAreas) {
     if right.height >= 5 {
         // Eleven rows, or what the pod has to say (why it is not Ready, its containers) while
         // six stay for the history.
-        let wants = screen.detail().map_or(11, |d| detail_wants(&d, right.width)).max(11);
+        let wants = screen.detail().map_or(11, |d| detail_wants(d, right.width)).max(11);
         let detail_h = match right.height {
             h if h >= 18 => wants.min(h - 6),
             h => h,

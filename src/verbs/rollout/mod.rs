@@ -459,7 +459,7 @@ impl<'a> Runner<'a> {
         let why = r.reason.clone().unwrap_or_default();
         self.out.finish(&format!("halted at step {}/{}: {why}", r.step, r.of));
         // A freeze is the operator's hold, not a failure: it is never undone.
-        let frozen = crate::steer::frozen(set).is_some_and(|f| f.broken.is_none());
+        let frozen = crate::steer::holding(set).is_some();
         if r.on_failure() == OnFailure::Undo && !frozen {
             let set = self.set()?.clone();
             let pods = self.pods();
