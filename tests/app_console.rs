@@ -117,7 +117,7 @@ fn b_breaks_and_fixes_the_image() {
         (&p.kind, p.input.as_str()),
         (&PromptKind::BrokenImage { fixing: false }, "nginx:1.26")
     );
-    let broken = Fault::BrokenImage { image: "nginx:1.26".into(), broken: true };
+    let broken = Fault::BrokenImage { image: "nginx:1.26".into(), broken: Some(Default::default()) };
     assert_eq!(ops(&run(&mut st, [code(KeyCode::Enter)])), vec![Op::from(broken)]);
     assert!(st.broken_images.contains("nginx:1.26"));
     assert!(status_text(&st).contains("nginx:1.26 is broken"), "{}", status_text(&st));
@@ -127,7 +127,7 @@ fn b_breaks_and_fixes_the_image() {
     run(&mut st, [key('b')]);
     let Modal::Prompt(p) = &st.modal else { panic!("b did not ask") };
     assert_eq!(p.kind, PromptKind::BrokenImage { fixing: true });
-    let fixed = Fault::BrokenImage { image: "nginx:1.26".into(), broken: false };
+    let fixed = Fault::BrokenImage { image: "nginx:1.26".into(), broken: None };
     assert_eq!(ops(&run(&mut st, [code(KeyCode::Enter)])), vec![Op::from(fixed)]);
     assert!(st.broken_images.is_empty());
     // A script's `break-image` marks the image too.

@@ -48,6 +48,7 @@ fn rig(test: &str, image: &str) -> Rig {
         ready_ms: 100,
         stop_ms: 100,
         broken: Some("nginx:broken".into()),
+        failure: Default::default(),
     };
     let (handle, server) = serve(vec![set("web", 4)], &[], kubelet);
     let dir = std::env::temp_dir().join(format!("ststui-plan-{test}-{}", std::process::id()));

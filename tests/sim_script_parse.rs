@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use ststui::backend::ImageFailure;
 use ststui::sim::scenario::parse::{DEFAULT_SETTLE_MAX_MS, duration};
 use ststui::sim::scenario::{
     Cascade, Check, Command, CreateArgs, KubeletArgs, Name, Policy, Retention, ScriptError, parse,
@@ -112,8 +113,26 @@ fn every_other_command_parses() {
                 ready_ms: Some(2000),
                 stop_ms: Some(60_000),
                 broken: Some("bad:1".into()),
+                failure: None,
             }),
         ),
+        (
+            "kubelet broken=bad:1 failure=crash",
+            Command::Kubelet(KubeletArgs {
+                broken: Some("bad:1".into()),
+                failure: Some(ImageFailure::Crash),
+                ..Default::default()
+            }),
+        ),
+        (
+            "break-image bad:1",
+            Command::BrokenImage { image: "bad:1".into(), broken: Some(ImageFailure::Probe) },
+        ),
+        (
+            "break-image bad:1 failure=pull",
+            Command::BrokenImage { image: "bad:1".into(), broken: Some(ImageFailure::Pull) },
+        ),
+        ("fix-image bad:1", Command::BrokenImage { image: "bad:1".into(), broken: None }),
         (
             "kubelet broken=",
             Command::Kubelet(KubeletArgs { broken: Some(String::new()), ..Default::default() }),
@@ -185,6 +204,15 @@ fn durations() {
     assert_eq!(duration("0s"), Ok(0));
     for bad in ["", "2", "s", "2x", "1.5s", "-1s", "2 s"] {
         assert!(duration(bad).is_err(), "{bad:?} parsed");
+    }
+}
+
+#[test]
+fn a_bad_failure_is_named_with_what_is_expected() {
+    for line in ["break-image bad:1 failure=oom", "kubelet broken=bad:1 failure=oom"] {
+        let e = err(line);
+        assert!(e.message.contains("failure=oom"), "{}", e.message);
+        assert!(e.message.contains("probe, pull or crash"), "{}", e.message);
     }
 }
 

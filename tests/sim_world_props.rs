@@ -77,7 +77,11 @@ fn run(steps: &[Step]) -> Vec<SimEvent> {
             }
             Step::BreakImage(i, broken) => sim.apply_op(Op::from(Fault::BrokenImage {
                 image: format!("img:{i}"),
-                broken: *broken,
+                // Each image fails its own way: a probe, a pull, a crash loop.
+                broken: broken.then(|| {
+                    use ststui::backend::ImageFailure::*;
+                    [Probe, Pull, Crash][*i as usize % 3]
+                }),
             })),
             Step::Delete(o, force) => sim.apply_op(Op::from(ClusterOp::DeletePod {
                 pod: pod(*o),
@@ -92,7 +96,7 @@ fn run(steps: &[Step]) -> Vec<SimEvent> {
                     start_ms: *a,
                     ready_ms: *b,
                     stop_ms: *c,
-                    broken: None,
+                    ..KubeletConfig::default()
                 });
                 Ok(())
             }

@@ -43,6 +43,7 @@ fn rig(test: &str, partition: i32, deny: &[&str]) -> Rig {
         ready_ms: 100,
         stop_ms: 100,
         broken: Some("nginx:broken".into()),
+        failure: Default::default(),
     };
     let (handle, server) = serve(vec![set("web", 3)], deny, kubelet);
     let dir = std::env::temp_dir().join(format!("ststui-verbs-{test}-{}", std::process::id()));

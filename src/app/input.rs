@@ -54,7 +54,8 @@ impl PromptKind {
                 format!("maxUnavailable of {set}, a number or N% (now {current})")
             }
             PromptKind::BrokenImage { fixing: false } => {
-                "break image (every pod of it never Ready; a broken one is fixed)".into()
+                "break image: IMG [probe|pull|crash] (every pod of it fails; a broken one is fixed)"
+                    .into()
             }
             PromptKind::BrokenImage { fixing: true } => {
                 "fix image (a working one is broken instead)".into()

@@ -19,7 +19,10 @@ use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::Serialize;
 
-pub use op::{ClusterOp, Failure, FailureKind, Fault, Op, SimOp, ViewOp, Write, WriteKind};
+pub use op::{
+    ClusterOp, FAILURE_WORDS, Failure, FailureKind, Fault, ImageFailure, Op, SimOp, ViewOp, Write,
+    WriteKind,
+};
 pub use timeline::{Event, EventKind};
 
 /// A namespaced object name.

@@ -46,10 +46,13 @@ impl Op {
             Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: false })) => {
                 format!("unready {pod}")
             }
-            Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: true })) => {
+            Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: Some(ImageFailure::Probe) })) => {
                 format!("break-image {image}")
             }
-            Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: false })) => {
+            Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: Some(how) })) => {
+                format!("break-image {image} failure={how}")
+            }
+            Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: None })) => {
                 format!("fix-image {image}")
             }
             Op::View(ViewOp::Focus(Some(set))) => format!("open {set}"),
@@ -319,7 +322,45 @@ pub enum Fault {
     /// running pods lose readiness at once); `broken: false` fixes it (they become Ready after
     /// the kubelet's ready delay). A property of the image, not of one pod: deleting a pod of
     /// a broken image brings it back just as broken (kubernetes#67250's lesson).
-    BrokenImage { image: String, broken: bool },
+    BrokenImage { image: String, broken: Option<ImageFailure> },
+}
+
+/// How pods of a broken image fail (the simulator's kubelet and the fake kubelet play it; the
+/// words and states are `sim::kubelet::failure`'s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+pub enum ImageFailure {
+    /// Runs, never Ready: the readiness probe fails.
+    #[default]
+    Probe,
+    /// The image cannot be pulled: Pending, ErrImagePull / ImagePullBackOff.
+    Pull,
+    /// Starts and exits (code 1): CrashLoopBackOff, restarts counted.
+    Crash,
+}
+
+/// The words a scenario and the console accept for an [`ImageFailure`].
+pub const FAILURE_WORDS: &str = "probe, pull or crash";
+
+impl std::str::FromStr for ImageFailure {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "probe" => Ok(ImageFailure::Probe),
+            "pull" => Ok(ImageFailure::Pull),
+            "crash" => Ok(ImageFailure::Crash),
+            _ => Err(format!("unknown failure {s:?}: expected {FAILURE_WORDS}")),
+        }
+    }
+}
+
+impl std::fmt::Display for ImageFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ImageFailure::Probe => "probe",
+            ImageFailure::Pull => "pull",
+            ImageFailure::Crash => "crash",
+        })
+    }
 }
 
 /// Why an op failed, as a client can act on it.

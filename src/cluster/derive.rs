@@ -24,6 +24,10 @@ struct Seen {
     terminating: bool,
     /// Its `controller-revision-hash` label.
     revision: String,
+    /// The first container's state: `running`, its waiting reason, `terminated`, or empty.
+    container: String,
+    /// The first container's restarts.
+    restarts: i32,
 }
 
 /// Events already told, by uid and count (bounded).
@@ -55,7 +59,30 @@ fn seen(p: &Pod) -> Seen {
         ready: podf::is_ready(p),
         terminating: p.metadata.deletion_timestamp.is_some(),
         revision: podf::revision(p).to_string(),
+        container: first_container_state(p),
+        restarts: p
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref()?.first())
+            .map_or(0, |c| c.restart_count),
     }
+}
+
+fn first_container_state(p: &Pod) -> String {
+    let Some(state) = p
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_ref()?.first()?.state.as_ref())
+    else {
+        return String::new();
+    };
+    if state.running.is_some() {
+        return "running".into();
+    }
+    if let Some(w) = &state.waiting {
+        return w.reason.clone().unwrap_or_default();
+    }
+    if state.terminated.is_some() { "terminated".into() } else { String::new() }
 }
 
 impl Tracker {
@@ -221,6 +248,7 @@ impl Tracker {
         if now.phase == "Failed" && was.is_some_and(|b| b.phase != "Failed") {
             out.push(kubelet(name, "failed"));
         }
+        out.extend(container_changes(name, was, now));
         match (was.map(|b| b.ready), now.ready) {
             (Some(false), true) => out.push(kubelet(name, "ready")),
             (Some(true), false) if !now.terminating => out.push(kubelet(name, "unready")),
@@ -316,6 +344,27 @@ impl Tracker {
             warning: true,
         }]
     }
+}
+
+/// What the first container's state says a kubelet did: a failed pull, its back-off, a crash
+/// (the restart count grew), a restart (running again after a crash loop's wait).
+fn container_changes(name: &str, was: Option<&Seen>, now: &Seen) -> Vec<EventKind> {
+    let Some(was) = was else { return Vec::new() };
+    let mut out = Vec::new();
+    if now.restarts > was.restarts {
+        out.push(kubelet(name, "crashed"));
+    }
+    if now.container != was.container {
+        match now.container.as_str() {
+            "ErrImagePull" => out.push(kubelet(name, "pull-failed")),
+            "ImagePullBackOff" => out.push(kubelet(name, "pull-back-off")),
+            "running" if was.phase == "Running" && !was.container.is_empty() => {
+                out.push(kubelet(name, "running"));
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn kubelet(pod: &str, event: &str) -> EventKind {

@@ -82,6 +82,20 @@ pub enum PodStep {
     Ready,
     /// Terminating → gone (the stop delay has passed).
     Gone,
+    /// A failed pull backs off: ErrImagePull → ImagePullBackOff.
+    BackOff,
+    /// A back-off ended: pull again, or restart the crashed container.
+    Retry,
+    /// A crashing container exits.
+    Crash,
+}
+
+impl PodStep {
+    /// Steps of a failure that repeats for as long as the image is broken: `settle` does not
+    /// wait for them.
+    pub fn recurs(self) -> bool {
+        matches!(self, PodStep::BackOff | PodStep::Retry | PodStep::Crash)
+    }
 }
 
 /// Something due at a virtual instant.

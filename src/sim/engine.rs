@@ -207,13 +207,13 @@ pub fn next_pending(w: &World) -> Option<u64> {
     if w.controller.runnable() || w.planner.wants_run() {
         return Some(w.store.clock().now_ms());
     }
-    if w.controller.is_paused() {
-        let counts =
-            |d: &Due| matches!(d, Due::Kubelet { .. } | Due::Collect { .. } | Due::Plan(_));
-        w.agenda.next_matching(counts)
-    } else {
-        w.agenda.next_due()
-    }
+    let paused = w.controller.is_paused();
+    let counts = |d: &Due| match d {
+        Due::Kubelet { step, .. } => !step.recurs(),
+        Due::Collect { .. } | Due::Plan(_) => true,
+        Due::Enqueue(_) => !paused,
+    };
+    w.agenda.next_matching(counts)
 }
 
 /// Advances until nothing is pending, or until `max_ms` has passed. `true` when settled.

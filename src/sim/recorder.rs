@@ -3,15 +3,19 @@
 //! StatefulSet web successful", `RecreatingFailedPod`, the kubelet's `Started`, `Unhealthy`), so
 //! `kubectl get events` and `kubectl describe` show them on a served simulator.
 //!
+//! A repeat of an event (same object, reason and message) counts on the first one, as
+//! upstream's correlator aggregates them: `count` grows and `lastTimestamp` moves.
+//!
 //! Off by default (a headless run or a soak has no use for them); bounded when on: at most
 //! [`MAX_EVENTS`], and none older than [`EVENT_TTL_MS`] (the API server's default TTL), the
 //! oldest deleted first. Owns: the words and the bound. Must not: change anything but Events.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use k8s_openapi::api::core::v1::{Event as KubeEvent, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use super::kubelet::failure;
 use super::store::Store;
 use crate::backend::{Event, EventKind, ObjRef};
 
@@ -26,6 +30,8 @@ pub struct Recorder {
     pub enabled: bool,
     seq: u64,
     written: VecDeque<(u64, ObjRef)>,
+    /// (namespace, object, reason, message) → the Event that counts its repeats.
+    repeats: BTreeMap<(String, String, &'static str, String), ObjRef>,
 }
 
 /// One event to write: about what, why, and in which words.
@@ -52,6 +58,17 @@ impl Recorder {
     }
 
     fn write(&mut self, store: &mut Store, ns: &str, note: &Note<'_>) {
+        let same = (ns.to_string(), note.name.to_string(), note.reason, note.message.clone());
+        if let Some(key) = self.repeats.get(&same) {
+            let now = store.clock().time();
+            let counted = store.modify::<KubeEvent>(key, |e| {
+                e.count = Some(e.count.unwrap_or(1) + 1);
+                e.last_timestamp = Some(now);
+            });
+            if counted.is_ok() {
+                return;
+            }
+        }
         self.seq += 1;
         let key = ObjRef::new(ns, format!("{}.{:016x}", note.name, self.seq));
         let uid = match note.kind {
@@ -90,6 +107,7 @@ impl Recorder {
             ..Default::default()
         };
         if store.create(event).is_ok() {
+            self.repeats.insert(same, key.clone());
             self.written.push_back((store.clock().now_ms(), key));
         }
     }
@@ -103,6 +121,8 @@ impl Recorder {
                 break;
             }
             let _ = store.remove::<KubeEvent>(key);
+            let gone = key.clone();
+            self.repeats.retain(|_, k| *k != gone);
             self.written.pop_front();
         }
     }
@@ -154,12 +174,38 @@ fn notes<'a>(store: &Store, ns: &str, kind: &'a EventKind) -> Vec<Note<'a>> {
             vec![set(s, "SuccessfulCreate", message, false)]
         }
         EventKind::Kubelet { pod: p, event } => {
-            let container = store
-                .pods()
-                .get(&ObjRef::new(ns, p.as_str()))
-                .and_then(|o| o.spec.as_ref()?.containers.first().map(|c| c.name.clone()))
-                .unwrap_or_else(|| "app".into());
+            let object = store.pods().get(&ObjRef::new(ns, p.as_str()));
+            let first = object.and_then(|o| o.spec.as_ref()?.containers.first());
+            let container = first.map_or_else(|| "app".into(), |c| c.name.clone());
+            let image = first.and_then(|c| c.image.clone()).unwrap_or_default();
+            let uid = object.and_then(|o| o.metadata.uid.clone()).unwrap_or_default();
             match event.as_str() {
+                "probe-failed" => vec![pod(p, "Unhealthy", failure::PROBE_FAILED.into(), true)],
+                "pull-failed" => vec![
+                    pod(p, "Pulling", format!("Pulling image \"{image}\""), false),
+                    pod(
+                        p,
+                        "Failed",
+                        format!(
+                            "Failed to pull image \"{image}\": {}",
+                            failure::pull_error(&image)
+                        ),
+                        true,
+                    ),
+                    pod(p, "Failed", "Error: ErrImagePull".into(), true),
+                ],
+                "pull-back-off" => vec![
+                    pod(p, "BackOff", format!("Back-off pulling image \"{image}\""), false),
+                    pod(p, "Failed", "Error: ImagePullBackOff".into(), true),
+                ],
+                "crashed" => vec![pod(
+                    p,
+                    "BackOff",
+                    format!(
+                        "Back-off restarting failed container {container} in pod {p}_{ns}({uid})"
+                    ),
+                    true,
+                )],
                 "running" => {
                     vec![pod(p, "Started", format!("Started container {container}"), false)]
                 }

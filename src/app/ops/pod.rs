@@ -4,7 +4,7 @@
 use super::{Outcome, ask, f, key, selected, send, write};
 use crate::app::action::Action;
 use crate::app::state::{AppState, Confirm};
-use crate::backend::{ClusterOp, Fault, ObjRef};
+use crate::backend::{ClusterOp, FAILURE_WORDS, Fault, ImageFailure, ObjRef};
 use crate::core::labels::pod_name;
 
 /// The selected pod, which must exist.
@@ -125,16 +125,34 @@ pub(super) fn break_image(state: &mut AppState) -> Outcome {
     Ok(Vec::new())
 }
 
-/// The broken-image prompt's Enter: `image` breaks, or is fixed when it is broken.
-pub fn toggle_broken(state: &mut AppState, image: String) -> Outcome {
+/// The broken-image prompt's Enter: `IMG [probe|pull|crash]` breaks the image (failing as
+/// said; its readiness probe by default), or fixes it when it is broken.
+pub fn toggle_broken(state: &mut AppState, text: String) -> Outcome {
+    let mut words = text.split_whitespace();
+    let image = words.next().ok_or("give an image, then probe, pull or crash")?.to_string();
+    let how = match (words.next(), words.next()) {
+        (None, _) => ImageFailure::Probe,
+        (Some(w), None) => w.trim_start_matches("failure=").parse::<ImageFailure>()?,
+        (Some(_), Some(extra)) => {
+            return Err(format!("{extra:?} is one word too many: expected IMG [{FAILURE_WORDS}]"));
+        }
+    };
     let broken = !state.broken_images.contains(&image);
     let (log, said) = if broken {
         state.broken_images.insert(image.clone());
+        let how_words = match how {
+            ImageFailure::Probe => "its pods run but never become Ready",
+            ImageFailure::Pull => "its new pods cannot pull it (ErrImagePull, ImagePullBackOff)",
+            ImageFailure::Crash => "its pods crash and restart (CrashLoopBackOff)",
+        };
+        let log = match how {
+            ImageFailure::Probe => format!("break-image {image}"),
+            _ => format!("break-image {image} failure={how}"),
+        };
         (
-            format!("break-image {image}"),
+            log,
             format!(
-                "{image} is broken: its pods never become Ready (deleting one does not help); \
-                 {} fixes it",
+                "{image} is broken: {how_words} (deleting one does not help); {} fixes it",
                 key(Action::BreakImage)
             ),
         )
@@ -143,5 +161,6 @@ pub fn toggle_broken(state: &mut AppState, image: String) -> Outcome {
         (format!("fix-image {image}"), format!("{image} is fixed: its pods become Ready"))
     };
     state.dirty = true;
+    let broken = broken.then_some(how);
     Ok(send(state, Fault::BrokenImage { image, broken }.into(), log, said))
 }

@@ -120,6 +120,8 @@ pub struct KubeletArgs {
     pub ready_ms: Option<u64>,
     pub stop_ms: Option<u64>,
     pub broken: Option<String>,
+    /// How the broken image fails.
+    pub failure: Option<crate::backend::ImageFailure>,
 }
 
 impl KubeletArgs {
@@ -131,6 +133,7 @@ impl KubeletArgs {
         if let Some(b) = &self.broken {
             config.broken = (!b.is_empty()).then(|| b.clone());
         }
+        config.failure = self.failure.unwrap_or(config.failure);
     }
 }
 
@@ -261,11 +264,12 @@ pub enum Command {
     Gc {
         delay_ms: u64,
     },
-    /// `break-image IMG` / `fix-image IMG`: every pod running the image, now and later, never
-    /// becomes Ready (running ones lose readiness at once), or recovers (ststui extension).
+    /// `break-image IMG [failure=probe|pull|crash]` / `fix-image IMG`: every pod running the
+    /// image, now and later, fails as the failure says and never becomes Ready, or recovers
+    /// (ststui extension).
     BrokenImage {
         image: String,
-        broken: bool,
+        broken: Option<crate::backend::ImageFailure>,
     },
     /// `freeze NAME` / `unfreeze NAME`: the console's freeze (the partition holds every
     /// ordinal; recorded on the set) and its resume.

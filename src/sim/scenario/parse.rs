@@ -14,6 +14,7 @@ use super::{
     Cascade, Check, Command, CreateArgs, DEFAULT_NAMESPACE, KubeletArgs, Line, Name, Policy,
     Retention, Script, ScriptError,
 };
+use crate::backend::ImageFailure;
 use crate::sim::ApiFault;
 
 /// Every command with its usage, as shown in error messages.
@@ -39,9 +40,9 @@ pub const USAGE: &[(&str, &str)] = &[
     ("fail", "fail POD"),
     ("unready", "unready POD"),
     ("ready", "ready POD"),
-    ("kubelet", "kubelet [start=DUR] [ready=DUR] [stop=DUR] [broken=IMG]"),
+    ("kubelet", "kubelet [start=DUR] [ready=DUR] [stop=DUR] [broken=IMG] [failure=probe|pull|crash]"),
     ("gc", "gc delay=DUR"),
-    ("break-image", "break-image IMG"),
+    ("break-image", "break-image IMG [failure=probe|pull|crash]"),
     ("fix-image", "fix-image IMG"),
     ("freeze", "freeze NAME"),
     ("unfreeze", "unfreeze NAME"),
@@ -253,8 +254,13 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
             };
             return Ok(Command::Gc { delay_ms });
         }
-        "break-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: true },
-        "fix-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: false },
+        "break-image" => {
+            let image = a.word("IMG")?.to_string();
+            a.finish(&["failure"])?;
+            let how = a.parsed("failure", |v| v.parse::<ImageFailure>())?.unwrap_or_default();
+            return Ok(Command::BrokenImage { image, broken: Some(how) });
+        }
+        "fix-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: None },
         "freeze" => Command::Freeze { set: a.name("NAME")?, on: true },
         "unfreeze" => Command::Freeze { set: a.name("NAME")?, on: false },
         "rollout" => return parse_rollout(a),
@@ -381,15 +387,16 @@ fn parse_create(a: Args<'_>) -> Result<Command, String> {
 }
 
 fn parse_kubelet(a: Args<'_>) -> Result<Command, String> {
-    a.finish(&["start", "ready", "stop", "broken"])?;
+    a.finish(&["start", "ready", "stop", "broken", "failure"])?;
     if a.pairs.is_empty() {
-        return Err(a.err("give at least one of start=, ready=, stop=, broken="));
+        return Err(a.err("give at least one of start=, ready=, stop=, broken=, failure="));
     }
     Ok(Command::Kubelet(KubeletArgs {
         start_ms: a.parsed("start", duration)?,
         ready_ms: a.parsed("ready", duration)?,
         stop_ms: a.parsed("stop", duration)?,
         broken: a.value("broken").map(str::to_string),
+        failure: a.parsed("failure", |v| v.parse::<ImageFailure>())?,
     }))
 }
 

@@ -1,22 +1,30 @@
 //! The kubelet model: it watches pods in the journal and moves each one through
 //! Pending → Running (start delay) → Ready (ready delay); a graceful deletion takes the stop
-//! delay, then the pod object is removed. Pods whose first container image is the configured
-//! `broken` image run but never become Ready. Faults: fail, unready and ready act on one pod; a
-//! broken image (`set_image_broken`) on every pod that runs it.
+//! delay, then the pod object is removed. Pods whose first container image is broken fail as
+//! [`Failure`] says: their readiness probe fails, their image cannot be pulled (Pending,
+//! ErrImagePull then ImagePullBackOff, retried), or their container crashes where it would have
+//! become Ready (CrashLoopBackOff, restarts counted); retries back off 10 s … 5 min. Faults:
+//! fail, unready and ready act on one pod; a broken image (`set_image_broken`) on every pod that
+//! runs it.
 //!
-//! Timeline `kubelet` events: `running`, `ready`, `unready`, `failed`, `gone` (`gone` whenever a
-//! pod object leaves the store, whatever removed it).
+//! Timeline `kubelet` events: `running` (also each restart), `ready`, `unready`, `failed`,
+//! `gone` (whenever a pod object leaves the store, whatever removed it), and for broken images
+//! `probe-failed`, `pull-failed`, `pull-back-off`, `crashed`.
 //!
 //! Owns: pod status (phase, conditions, container statuses) and the removal of terminated pods.
 //! Must not: touch anything but pods, or decide deletion grace (that is `api`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
     ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStatus, Pod,
     PodCondition, PodStatus,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+pub mod failure;
+
+pub use failure::Failure;
 
 use super::clock::{Agenda, Due, PodStep, Ticket};
 use super::store::{Change, ChangeKind, Store, key_of};
@@ -33,19 +41,27 @@ pub struct KubeletConfig {
     pub stop_ms: u64,
     /// Pods whose first container runs this image never become Ready.
     pub broken: Option<String>,
+    /// How they fail.
+    pub failure: Failure,
 }
 
 impl Default for KubeletConfig {
     /// The scenario defaults: 1 s, 1 s, 1 s, nothing broken.
     fn default() -> Self {
-        KubeletConfig { start_ms: 1000, ready_ms: 1000, stop_ms: 1000, broken: None }
+        KubeletConfig {
+            start_ms: 1000,
+            ready_ms: 1000,
+            stop_ms: 1000,
+            broken: None,
+            failure: Failure::Probe,
+        }
     }
 }
 
 impl KubeletConfig {
     /// Zero delays: pods start, become Ready and go in the same virtual instant.
     pub fn instant() -> Self {
-        KubeletConfig { start_ms: 0, ready_ms: 0, stop_ms: 0, broken: None }
+        KubeletConfig { start_ms: 0, ready_ms: 0, stop_ms: 0, ..KubeletConfig::default() }
     }
 }
 
@@ -66,7 +82,9 @@ struct Run {
     uid: String,
     ready_ms: u64,
     stop_ms: u64,
-    broken: bool,
+    broken: Option<Failure>,
+    /// The next retry's delay (a failed pull, a crash).
+    backoff_ms: u64,
     next: Option<(Ticket, PodStep)>,
 }
 
@@ -75,8 +93,8 @@ struct Run {
 pub struct Kubelet {
     config: KubeletConfig,
     pods: BTreeMap<ObjRef, Run>,
-    /// Images whose pods never become Ready ([`Kubelet::set_image_broken`]).
-    broken_images: BTreeSet<String>,
+    /// Images whose pods never become Ready, and how they fail ([`Kubelet::set_image_broken`]).
+    broken_images: BTreeMap<String, Failure>,
 }
 
 /// The image of a pod's first container.
@@ -137,9 +155,23 @@ fn running_statuses(pod: &Pod, now: &Time) -> Vec<ContainerStatus> {
         .collect()
 }
 
+/// Each container's status before anything ran.
+fn fresh_statuses(pod: &Pod) -> Vec<ContainerStatus> {
+    let containers = pod.spec.as_ref().map(|s| s.containers.as_slice()).unwrap_or_default();
+    containers.iter().map(|c| failure::fresh(&c.name, c.image.as_deref().unwrap_or(""))).collect()
+}
+
+/// Changes the first container's status (the one whose image is broken).
+fn first_container(pod: &mut Pod, f: impl FnOnce(&mut ContainerStatus)) {
+    let st = pod.status.get_or_insert_with(Default::default);
+    if let Some(c) = st.container_statuses.iter_mut().flatten().next() {
+        f(c);
+    }
+}
+
 impl Kubelet {
     pub fn new(config: KubeletConfig) -> Self {
-        Kubelet { config, pods: BTreeMap::new(), broken_images: BTreeSet::new() }
+        Kubelet { config, pods: BTreeMap::new(), broken_images: BTreeMap::new() }
     }
 
     pub fn config(&self) -> &KubeletConfig {
@@ -151,9 +183,18 @@ impl Kubelet {
         self.config = config;
     }
 
-    /// Whether a transition is scheduled for any pod.
+    /// Whether a transition is scheduled for any pod (a broken image's retries do not count).
     pub fn is_busy(&self) -> bool {
-        self.pods.values().any(|r| r.next.is_some())
+        self.pods.values().any(|r| r.next.is_some_and(|(_, s)| !s.recurs()))
+    }
+
+    /// How pods of `image` fail, if it is broken.
+    fn failure_of(&self, image: Option<&str>) -> Option<Failure> {
+        let image = image?;
+        if self.config.broken.as_deref() == Some(image) {
+            return Some(self.config.failure);
+        }
+        self.broken_images.get(image).copied()
     }
 
     fn schedule(&mut self, key: &ObjRef, step: PodStep, at_ms: u64, agenda: &mut Agenda) {
@@ -185,15 +226,12 @@ impl Kubelet {
         let now = store.clock().now_ms();
         match change.kind {
             ChangeKind::Added => {
-                let image = first_image(pod);
-                let broken = image.is_some_and(|i| {
-                    self.config.broken.as_deref() == Some(i) || self.broken_images.contains(i)
-                });
                 let run = Run {
                     uid: pod.metadata.uid.clone().unwrap_or_default(),
                     ready_ms: self.config.ready_ms,
                     stop_ms: self.config.stop_ms,
-                    broken,
+                    broken: self.failure_of(first_image(pod)),
+                    backoff_ms: 0,
                     next: None,
                 };
                 self.pods.insert(key.clone(), run);
@@ -239,10 +277,26 @@ impl Kubelet {
             return;
         }
         run.next = None;
-        let (ready_ms, broken) = (run.ready_ms, run.broken);
+        let broken = run.broken;
         let now = store.clock().time();
         let now_ms = store.clock().now_ms();
         let event = match step {
+            PodStep::Run if broken == Some(Failure::Pull) => {
+                let res = store.modify::<Pod>(key, |p| {
+                    let mut statuses = fresh_statuses(p);
+                    statuses.first_mut().map(failure::pull_failed);
+                    let st = p.status.get_or_insert_with(Default::default);
+                    st.start_time = Some(now.clone());
+                    st.container_statuses = Some(statuses);
+                    set_condition(st, "Initialized", true, &now);
+                    set_readiness(st, false, &now);
+                });
+                if res.is_ok() {
+                    let at = now_ms + failure::PULL_TO_BACKOFF_MS;
+                    self.schedule(key, PodStep::BackOff, at, agenda);
+                }
+                "pull-failed"
+            }
             PodStep::Run => {
                 let res = store.modify::<Pod>(key, |p| {
                     let statuses = running_statuses(p, &now);
@@ -253,8 +307,8 @@ impl Kubelet {
                     set_condition(st, "Initialized", true, &now);
                     set_readiness(st, false, &now);
                 });
-                if res.is_ok() && !broken {
-                    self.schedule(key, PodStep::Ready, now_ms + ready_ms, agenda);
+                if res.is_ok() {
+                    self.after_start(key, broken, now_ms, agenda);
                 }
                 "running"
             }
@@ -268,6 +322,93 @@ impl Kubelet {
                 // The Deleted change reports `gone` when observed.
                 let _ = store.remove::<Pod>(key);
                 return;
+            }
+            PodStep::BackOff => {
+                let _ = store.modify::<Pod>(key, |p| first_container(p, failure::pull_backing_off));
+                let backoff = self.next_backoff(key);
+                self.schedule(key, PodStep::Retry, now_ms + backoff, agenda);
+                "pull-back-off"
+            }
+            PodStep::Crash => {
+                let backoff = self.next_backoff(key);
+                let (pod, ns) = (key.name.as_str(), key.namespace.as_str());
+                let _ = store.modify::<Pod>(key, |p| {
+                    first_container(p, |c| failure::crashed(c, &now, backoff, pod, ns));
+                    set_readiness(p.status.get_or_insert_with(Default::default), false, &now);
+                });
+                self.schedule(key, PodStep::Retry, now_ms + backoff, agenda);
+                "crashed"
+            }
+            PodStep::Retry => return self.retry(key, broken, store, agenda),
+        };
+        store.note_in(
+            &key.namespace,
+            EventKind::Kubelet { pod: key.name.clone(), event: event.into() },
+        );
+        if step == PodStep::Run && broken == Some(Failure::Probe) {
+            store.note_in(
+                &key.namespace,
+                EventKind::Kubelet { pod: key.name.clone(), event: "probe-failed".into() },
+            );
+        }
+    }
+
+    /// A container has started: it becomes Ready after the ready delay, or crashes then.
+    fn after_start(
+        &mut self,
+        key: &ObjRef,
+        broken: Option<Failure>,
+        now_ms: u64,
+        agenda: &mut Agenda,
+    ) {
+        let Some(ready_ms) = self.pods.get(key).map(|r| r.ready_ms) else { return };
+        match broken {
+            None => self.schedule(key, PodStep::Ready, now_ms + ready_ms, agenda),
+            Some(Failure::Crash) => self.schedule(key, PodStep::Crash, now_ms + ready_ms, agenda),
+            Some(Failure::Probe | Failure::Pull) => {}
+        }
+    }
+
+    /// The back-off to wait now, doubling the next one.
+    fn next_backoff(&mut self, key: &ObjRef) -> u64 {
+        let Some(run) = self.pods.get_mut(key) else { return failure::FIRST_BACKOFF_MS };
+        run.backoff_ms = failure::next_backoff(run.backoff_ms);
+        run.backoff_ms
+    }
+
+    /// A back-off ended: a pod still Pending pulls again (failing while the image is broken
+    /// for pulls), a crashed container restarts.
+    fn retry(
+        &mut self,
+        key: &ObjRef,
+        broken: Option<Failure>,
+        store: &mut Store,
+        agenda: &mut Agenda,
+    ) {
+        let Some(pod) = store.pods().get(key) else { return };
+        let (pending, now, now_ms) = (phase(pod) != "Running", store.clock().time(), store.clock().now_ms());
+        let event = if pending && broken == Some(Failure::Pull) {
+            let _ = store.modify::<Pod>(key, |p| first_container(p, failure::pull_failed));
+            self.schedule(key, PodStep::BackOff, now_ms + failure::PULL_TO_BACKOFF_MS, agenda);
+            "pull-failed"
+        } else {
+            let _ = store.modify::<Pod>(key, |p| {
+                let st = p.status.get_or_insert_with(Default::default);
+                st.phase = Some("Running".into());
+                for c in st.container_statuses.iter_mut().flatten() {
+                    failure::running(c, &now);
+                }
+                set_readiness(st, false, &now);
+            });
+            self.after_start(key, broken, now_ms, agenda);
+            if broken == Some(Failure::Probe) {
+                store.note_in(
+                    &key.namespace,
+                    EventKind::Kubelet { pod: key.name.clone(), event: "running".into() },
+                );
+                "probe-failed"
+            } else {
+                "running"
             }
         };
         store.note_in(
@@ -352,24 +493,29 @@ impl Kubelet {
         Ok(())
     }
 
-    /// Fault: `image` is broken (`broken`) or fixed, for every pod running it as its first
-    /// container's image, now and later. A broken image's running pods lose readiness at once
-    /// and never regain it; new pods of it run but never become Ready. Fixed, its running pods
-    /// become Ready after the ready delay. Deleting a pod of a broken image brings it back just
-    /// as broken: the image is at fault, not the pod (kubernetes#67250).
+    /// Fault: `image` is broken (`Some`: how it fails) or fixed (`None`), for every pod running
+    /// it as its first container's image, now and later. A broken image's running pods lose
+    /// readiness at once (`probe`), crash at once (`crash`), or run on (`pull`: the image is
+    /// already there); new pods of it fail as it says. Fixed, its running pods become Ready after
+    /// the ready delay, and pods backing off recover at their next retry. Deleting a pod of a
+    /// broken image brings it back just as broken: the image is at fault, not the pod
+    /// (kubernetes#67250).
     pub fn set_image_broken(
         &mut self,
         image: &str,
-        broken: bool,
+        broken: Option<Failure>,
         store: &mut Store,
         agenda: &mut Agenda,
     ) {
-        if broken {
-            self.broken_images.insert(image.to_string());
-        } else {
-            self.broken_images.remove(image);
-            if self.config.broken.as_deref() == Some(image) {
-                self.config.broken = None;
+        match broken {
+            Some(f) => {
+                self.broken_images.insert(image.to_string(), f);
+            }
+            None => {
+                self.broken_images.remove(image);
+                if self.config.broken.as_deref() == Some(image) {
+                    self.config.broken = None;
+                }
             }
         }
         let now = store.clock().time();
@@ -383,26 +529,40 @@ impl Kubelet {
             let (running, was_ready) = (phase(pod) == "Running", is_ready(pod));
             let Some(run) = self.pods.get_mut(&key) else { continue };
             run.broken = broken;
-            let (ready_ms, idle) = (run.ready_ms, run.next.is_none());
-            if broken {
-                self.cancel(&key, &[PodStep::Ready], agenda);
-                if running && was_ready {
-                    let _ = store.modify::<Pod>(&key, |p| {
-                        set_readiness(p.status.get_or_insert_with(Default::default), false, &now)
-                    });
-                    store.note_in(
-                        &key.namespace,
-                        EventKind::Kubelet { pod: key.name.clone(), event: "unready".into() },
-                    );
+            let ready_ms = run.ready_ms;
+            match broken {
+                Some(Failure::Probe) => {
+                    self.cancel(&key, &[PodStep::Ready], agenda);
+                    if running && was_ready {
+                        let _ = store.modify::<Pod>(&key, |p| {
+                            let st = p.status.get_or_insert_with(Default::default);
+                            set_readiness(st, false, &now)
+                        });
+                        store.note_in(
+                            &key.namespace,
+                            EventKind::Kubelet { pod: key.name.clone(), event: "unready".into() },
+                        );
+                    }
                 }
-            } else if running && !was_ready && idle {
-                self.schedule(&key, PodStep::Ready, now_ms + ready_ms, agenda);
+                Some(Failure::Crash) if running => {
+                    if self.cancel(&key, &[PodStep::Ready], agenda) || was_ready {
+                        self.schedule(&key, PodStep::Crash, now_ms, agenda);
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    self.cancel(&key, &[PodStep::Crash], agenda);
+                    let idle = self.pods.get(&key).is_some_and(|r| r.next.is_none());
+                    if running && !was_ready && idle {
+                        self.schedule(&key, PodStep::Ready, now_ms + ready_ms, agenda);
+                    }
+                }
             }
         }
     }
 
     /// The images broken by [`Kubelet::set_image_broken`], in order.
-    pub fn broken_images(&self) -> impl Iterator<Item = &str> {
-        self.broken_images.iter().map(String::as_str)
+    pub fn broken_images(&self) -> impl Iterator<Item = (&str, Failure)> {
+        self.broken_images.iter().map(|(i, f)| (i.as_str(), *f))
     }
 }
