@@ -26,8 +26,9 @@ pub struct Built {
     pub history: Vec<Event>,
 }
 
-/// Builds the simulation `args` describe. Serving, timestamps map onto the wall clock (so
-/// clients compute sensible ages) and Events are recorded.
+/// Builds the simulation `args` describe. Events are recorded (the console shows the selected
+/// pod's and the set's; served, kubectl reads them). Serving, timestamps map onto the wall clock
+/// (so clients compute sensible ages).
 pub fn build(args: &SimArgs, options: Options) -> Result<Built, String> {
     let serving = args.serve.is_some();
     let plays_demo = args.script.is_none() && args.manifests.is_empty();
@@ -40,7 +41,8 @@ pub fn build(args: &SimArgs, options: Options) -> Result<Built, String> {
         seed: args.seed,
         options,
         epoch_unix_ms: epoch,
-        record_events: serving,
+        // The console shows the selected pod's Events and the set's; served, kubectl too.
+        record_events: true,
         ..SimConfig::default()
     };
     let mut sim = Sim::new(config);

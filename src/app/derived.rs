@@ -23,6 +23,8 @@ use crate::core::{Observed, Plan};
 pub struct Key {
     pub set: ObjRef,
     pub mirror_generation: u64,
+    /// The Events held (a set's FailedCreate joins the controller pane).
+    pub events_generation: u64,
     /// The advisor's identity (its mirror generation and backend time), if it has run.
     pub advisor: Option<(u64, Option<i64>)>,
     /// The backend clock, in whole seconds, when the words depend on it: while the controller
@@ -48,6 +50,7 @@ impl Key {
         Some(Key {
             set,
             mirror_generation: state.mirror.generation(),
+            events_generation: state.mirror.events().generation(),
             advisor,
             second,
             mode: state.mode,
@@ -142,6 +145,9 @@ impl Derived {
         let mut controller = controller;
         if let Some(w) = complete_but_not_ready(set, health, &controller) {
             controller.push(w);
+        }
+        if let Some(said) = super::view::events::set_blocker(state, &key.set) {
+            controller.push(ExplainLine { kind: LineKind::Warning, text: said });
         }
         if let Some(why) = state.unreadable.get(&crate::backend::ObjKind::Claim)
             && !set.spec.volume_claim_templates.as_ref().is_none_or(Vec::is_empty)

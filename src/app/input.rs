@@ -89,10 +89,10 @@ impl Prompt {
     /// Types one character. Returns false (and sets `error`) when it is not accepted.
     pub fn push(&mut self, c: char) -> bool {
         let percent = matches!(self.kind, PromptKind::MaxUnavailable { .. });
-        let plan = matches!(self.kind, PromptKind::Plan { .. });
+        let spaced = matches!(self.kind, PromptKind::Plan { .. } | PromptKind::BrokenImage { .. });
         let ok = if self.kind.numeric() {
             c.is_ascii_digit()
-        } else if plan {
+        } else if spaced {
             c == ' ' || (!c.is_control() && !c.is_whitespace())
         } else if percent {
             c.is_ascii_digit() || c == '%'

@@ -42,6 +42,9 @@ pub struct Mirror {
     ordinals: BTreeMap<ObjRef, BTreeMap<i32, Arc<Pod>>>,
     claims: BTreeMap<ObjRef, Arc<PersistentVolumeClaim>>,
     revisions: BTreeMap<ObjRef, Arc<ControllerRevision>>,
+    /// The Events about the open set and the selected pod (not counted in `generation`: the
+    /// advisor does not read them).
+    events: super::events::EventLog,
     /// Bumped on every change that altered an object; the advisor recomputes when it moved.
     generation: u64,
 }
@@ -54,7 +57,7 @@ impl Mirror {
             Object::Set(s) => put(&mut self.sets, s),
             Object::Claim(c) => put(&mut self.claims, c),
             Object::Revision(r) => put(&mut self.revisions, r),
-            Object::Event(_) => false,
+            Object::Event(e) => return self.events.apply(e),
             Object::Pod(p) => {
                 let changed = put(&mut self.pods, Arc::clone(&p));
                 if changed {
@@ -76,7 +79,7 @@ impl Mirror {
             Object::Set(s) => self.sets.remove(&obj_ref(s.metadata())).is_some(),
             Object::Claim(c) => self.claims.remove(&obj_ref(c.metadata())).is_some(),
             Object::Revision(r) => self.revisions.remove(&obj_ref(r.metadata())).is_some(),
-            Object::Event(_) => false,
+            Object::Event(e) => return self.events.delete(e),
             Object::Pod(p) => {
                 let key = obj_ref(p.metadata());
                 let removed = self.pods.remove(&key).is_some();
@@ -105,6 +108,9 @@ impl Mirror {
     /// Replaces every object of `kind` inside `scope` with `objects` (a complete listing: what
     /// it lacks is gone). Returns whether anything changed.
     pub fn replace(&mut self, kind: ObjKind, scope: &Scope, objects: Vec<Object>) -> bool {
+        if kind == ObjKind::Event {
+            return self.replace_events(scope, objects);
+        }
         let keep: std::collections::BTreeSet<ObjRef> =
             objects.iter().map(|o| obj_ref(o.metadata())).collect();
         let stale: Vec<Object> = match kind {
@@ -128,6 +134,32 @@ impl Mirror {
         if let Some((parent, ordinal)) = ordinal_key(&obj_ref(pod.metadata())) {
             self.ordinals.entry(parent).or_default().insert(ordinal, pod);
         }
+    }
+
+    /// A listing of the Events about `scope.about` (`Kind/name`) in its namespace.
+    fn replace_events(&mut self, scope: &Scope, objects: Vec<Object>) -> bool {
+        let Some((kind, name)) = scope.about.as_deref().and_then(|a| a.split_once('/')) else {
+            return false;
+        };
+        let ns = scope.namespace.as_deref().unwrap_or(DEFAULT_NAMESPACE);
+        let listed = objects
+            .into_iter()
+            .filter_map(|o| match o {
+                Object::Event(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        self.events.replace(kind, ns, name, listed)
+    }
+
+    /// Forgets the Events about pods other than `keep` (the selection moved).
+    pub fn keep_pod_events(&mut self, keep: Option<&ObjRef>) -> bool {
+        self.events.keep_pod(keep)
+    }
+
+    /// The Events held: about the open set and the selected pod.
+    pub fn events(&self) -> &super::events::EventLog {
+        &self.events
     }
 
     /// Changes so far; compare two readings to know whether the mirror moved.

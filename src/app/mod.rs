@@ -11,6 +11,7 @@ pub mod advisor;
 mod backend_events;
 pub mod derived;
 mod differs;
+pub mod events;
 pub mod facts;
 pub mod health;
 pub mod input;

@@ -40,6 +40,8 @@ pub struct AppState {
     pub selected_set: Option<ObjRef>,
     /// The selected ordinal within the set's [`AppState::ordinal_span`], clamped on change.
     pub selected_ordinal: i32,
+    /// The pod whose Events the backend was last asked for (`events::follow`).
+    pub events_pod: Option<ObjRef>,
     /// Live, paused (simulator) or frozen (real cluster).
     pub mode: Mode,
     /// Virtual seconds per wall second (simulator); 1.0 on a real cluster.
@@ -145,6 +147,7 @@ impl AppState {
             synced: false,
             selected_set: None,
             selected_ordinal: 0,
+            events_pod: None,
             mode: Mode::Live,
             speed: 1.0,
             now: None,

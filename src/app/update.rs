@@ -46,7 +46,9 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             advisor::refresh(state);
             super::derived::refresh(state);
             super::differs::settle(state);
-            super::plan_run::drive(state)
+            let mut cmds = super::events::follow(state);
+            cmds.extend(super::plan_run::drive(state));
+            cmds
         }
         Msg::Signal(_) => quit(state),
         Msg::Suspend => suspend(state),

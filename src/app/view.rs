@@ -7,6 +7,7 @@
 //! that both the renderer and hit-testing read. Must not touch: the terminal, styles, the
 //! backend, or the state (selectors never write).
 
+pub mod events;
 pub mod explain;
 pub mod footer;
 pub mod glyphs;
@@ -483,6 +484,8 @@ fn pod_rows(pod: &Pod, state: &AppState, rows: &mut Vec<(&'static str, String)>)
             rows.push((label, text));
         }
     }
+    let key = crate::app::mirror::obj_ref(&pod.metadata);
+    rows.extend(events::pod_rows(state, &key));
     if let Some(t) = pod.metadata.deletion_timestamp.as_ref() {
         rows.push(("deleting", format!("since{}", ago(state, t.0).unwrap_or_default())));
     }

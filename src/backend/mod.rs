@@ -51,8 +51,9 @@ pub enum Object {
     Pod(Arc<Pod>),
     Claim(Arc<PersistentVolumeClaim>),
     Revision(Arc<ControllerRevision>),
-    /// A core/v1 Event (the simulator records them when served; the console shows events as
-    /// timeline lines, not as objects).
+    /// A core/v1 Event: those about the open set and the selected pod (`ViewOp::PodEvents`)
+    /// reach the console, which shows them in the pod detail and the controller pane; a
+    /// cluster's Warnings also become timeline lines.
     Event(Arc<k8s_openapi::api::core::v1::Event>),
 }
 
@@ -111,6 +112,8 @@ pub struct Scope {
     pub selector: Option<LabelSelector>,
     /// `Some`: only the object of that name.
     pub name: Option<String>,
+    /// Events only: the Events about this object, `Kind/name` (e.g. `Pod/web-4`).
+    pub about: Option<String>,
 }
 
 impl Scope {

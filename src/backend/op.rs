@@ -27,6 +27,9 @@ pub enum ViewOp {
     Focus(Option<ObjRef>),
     /// Read the credentials again and reconnect (after a 401).
     Reconnect,
+    /// Send the Events about this pod (a listing, then changes), and no longer those about the
+    /// pod before; `None`: no pod's.
+    PodEvents(Option<ObjRef>),
 }
 
 impl Op {
@@ -58,6 +61,8 @@ impl Op {
             Op::View(ViewOp::Focus(Some(set))) => format!("open {set}"),
             Op::View(ViewOp::Focus(None)) => "open the picker".into(),
             Op::View(ViewOp::Reconnect) => "reconnect".into(),
+            Op::View(ViewOp::PodEvents(Some(pod))) => format!("watch the events of {pod}"),
+            Op::View(ViewOp::PodEvents(None)) => "watch no pod's events".into(),
         }
     }
 }

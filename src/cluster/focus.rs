@@ -105,14 +105,17 @@ pub(super) async fn focus(
         };
         watch::run(spec, &cl, &cn, derive, listed).await;
     });
-    let mut children: Vec<JoinHandle<()>> = Vec::new();
+    // Aborted when this task is (the console opened another set): a dropped JoinHandle
+    // would leave its task running, still sending the old set's objects.
+    let _own = Tasks(vec![set_task, events_of("StatefulSet", &key, &clients, &conn)]);
+    let mut children = Tasks(Vec::new());
     let mut current: Option<Wanted> = None;
     while sel_rx.changed().await.is_ok() {
         let Some(wanted) = sel_rx.borrow_and_update().clone() else { continue };
-        if wanted == current && !children.is_empty() {
+        if wanted == current && !children.0.is_empty() {
             continue;
         }
-        for c in children.drain(..) {
+        for c in children.0.drain(..) {
             c.abort();
         }
         current.clone_from(&wanted);
@@ -121,14 +124,51 @@ pub(super) async fn focus(
             Some(wanted) => {
                 let w =
                     Watching { key: &key, sel: &wanted.selector, clients: &clients, conn: &conn };
-                children = w.start(&tracker, &synced, wanted.claims);
+                children.0 = w.start(&tracker, &synced, wanted.claims);
             }
         }
     }
-    set_task.abort();
-    for c in children {
-        c.abort();
+}
+
+/// Tasks that end with their owner: aborted when dropped.
+pub(super) struct Tasks(pub(super) Vec<JoinHandle<()>>);
+
+impl Drop for Tasks {
+    fn drop(&mut self) {
+        for t in &self.0 {
+            t.abort();
+        }
     }
+}
+
+/// The Events about one object (`kind`, e.g. `Pod`, and its name), sent to the console: a
+/// field selector on the involved object, so a 10,000-pod set costs one pod's Events.
+pub(super) fn events_of(
+    kind: &str,
+    obj: &ObjRef,
+    clients: &Clients,
+    conn: &Arc<Conn>,
+) -> JoinHandle<()> {
+    let fields = format!("involvedObject.kind={kind},involvedObject.name={}", obj.name);
+    let spec = Spec {
+        api: watch::api::<KubeEvent>,
+        namespace: Some(obj.namespace.clone()),
+        config: watcher::Config::default().fields(&fields),
+        kind: ObjKind::Event,
+        scope: Scope {
+            namespace: Some(obj.namespace.clone()),
+            about: Some(format!("{kind}/{}", obj.name)),
+            ..Scope::default()
+        },
+        what: format!("events of {} {obj}", kind.to_lowercase()),
+        hint: None,
+        wrap: |e| Object::Event(Arc::new(e)),
+        forward: true,
+    };
+    let (cl, cn) = (clients.clone(), Arc::clone(conn));
+    tokio::spawn(async move {
+        watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
+    })
 }
 
 /// What a set's children are watched by.
@@ -185,7 +225,7 @@ impl Watching<'_> {
             scope: Scope {
                 namespace: Some(ns.clone()),
                 selector: Some(self.sel.clone()),
-                name: None,
+                ..Scope::default()
             },
             what: format!("{plural} in {ns}"),
             hint: None,

@@ -153,6 +153,8 @@ struct Engine {
     /// The set shown, its watchers, and their timeline tracker (told of the operator's own
     /// pod deletions, so they are not told again as the controller's).
     focus: Option<(ObjRef, JoinHandle<()>, Arc<Mutex<derive::Tracker>>)>,
+    /// The selected pod's Events, watched (`ViewOp::PodEvents`).
+    pod_events: Option<(ObjRef, focus::Tasks)>,
     synced: Arc<AtomicBool>,
 }
 
@@ -166,6 +168,7 @@ impl Engine {
             identity,
             picker: None,
             focus: None,
+            pod_events: None,
             synced: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -189,14 +192,17 @@ impl Engine {
                     self.conn.sink(BackendEvent::OpFailed(f));
                 }
                 Op::View(ViewOp::Focus(set)) => self.open(set),
+                Op::View(ViewOp::PodEvents(pod)) => self.pod_events(pod),
                 Op::View(ViewOp::Reconnect) => match connect::session(&self.target).await {
                     Ok(s) => {
                         self.session = s;
                         preflight.abort();
                         preflight = self.preflight();
                         let shown = self.focus.as_ref().map(|(k, _, _)| k.clone());
+                        let pod = self.pod_events.as_ref().map(|(p, _)| p.clone());
                         self.stop_watching();
                         self.open(shown);
+                        self.pod_events(pod);
                         self.conn.sink(BackendEvent::Notice(
                             "credentials read again: reconnecting".into(),
                         ));
@@ -217,6 +223,7 @@ impl Engine {
         if let Some((_, f, _)) = self.focus.take() {
             f.abort();
         }
+        self.pod_events = None;
     }
 
     /// The server's version (retried until it answers), who we are, what we may write.
@@ -302,6 +309,28 @@ impl Engine {
         });
     }
 
+    /// Watches the Events about `pod` instead of those about the pod before.
+    fn pod_events(&mut self, pod: Option<ObjRef>) {
+        if let Some((old, tasks)) = self.pod_events.take() {
+            drop(tasks);
+            self.forget_events("Pod", &old);
+        }
+        if let Some(pod) = pod {
+            let task = focus::events_of("Pod", &pod, &self.session.clients, &self.conn);
+            self.pod_events = Some((pod, focus::Tasks(vec![task])));
+        }
+    }
+
+    /// The Events about an object no longer watched leave the mirror.
+    fn forget_events(&self, kind: &str, obj: &ObjRef) {
+        let scope = Scope {
+            namespace: Some(obj.namespace.clone()),
+            about: Some(format!("{kind}/{}", obj.name)),
+            ..Scope::default()
+        };
+        self.conn.sink(BackendEvent::Listed { kind: ObjKind::Event, scope, objects: Vec::new() });
+    }
+
     /// Shows one set (its objects watched) or the picker (the sets only).
     fn open(&mut self, set: Option<ObjRef>) {
         if let Some((old, task, _)) = self.focus.take() {
@@ -311,6 +340,7 @@ impl Engine {
                 let scope = Scope::namespace(old.namespace.clone());
                 self.conn.sink(BackendEvent::Listed { kind, scope, objects: Vec::new() });
             }
+            self.forget_events("StatefulSet", &old);
         }
         match set {
             Some(key) => {

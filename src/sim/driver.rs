@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 
 use super::{Sim, SimEvent, ops};
 use crate::backend::{
-    Backend, BackendEvent, Capabilities, Failure, FailureKind, Op, SPEED_RANGE, SimOp,
+    Backend, BackendEvent, Capabilities, Failure, FailureKind, ObjKind, ObjRef, Object, Op,
+    SPEED_RANGE, Scope, SimOp, ViewOp,
 };
 
 /// Where the driver sends events (the console's event loop).
@@ -178,6 +179,24 @@ struct Runner {
     /// The achieved speed last reported (`None`: keeping up).
     reported_pace: Option<f64>,
     tap: Option<Tap>,
+    /// The pod whose Events the console watches (`ViewOp::PodEvents`); a set's Events always
+    /// go out.
+    events_of: Option<ObjRef>,
+    /// The sets' Events recorded before the console first asked went out then.
+    told_set_events: bool,
+}
+
+/// Whether the console watches Event `e`: about a StatefulSet, or about the pod `watched`.
+fn watched_event(e: &k8s_openapi::api::core::v1::Event, watched: Option<&ObjRef>) -> bool {
+    let io = &e.involved_object;
+    match io.kind.as_deref() {
+        Some("StatefulSet") => true,
+        Some("Pod") => watched.is_some_and(|w| {
+            io.name.as_deref() == Some(w.name.as_str())
+                && io.namespace.as_deref() == Some(w.namespace.as_str())
+        }),
+        _ => false,
+    }
 }
 
 impl Runner {
@@ -189,6 +208,8 @@ impl Runner {
             lagged: false,
             reported_pace: None,
             tap: None,
+            events_of: None,
+            told_set_events: false,
             sim,
             speed: sanitize(speed),
             sink,
@@ -361,8 +382,10 @@ impl Runner {
             if let Some(tap) = self.tap.as_mut() {
                 tap(&ev, self.speed, self.sim.now());
             }
-            if let SimEvent::Watch { object: crate::backend::Object::Event(_), .. } = ev {
-                continue; // the console shows the timeline, not Event objects
+            if let SimEvent::Watch { object: Object::Event(e), .. } = &ev
+                && !watched_event(e, self.events_of.as_ref())
+            {
+                continue; // only the Events the console shows
             }
             (self.sink)(ev.into_backend());
         }
@@ -406,6 +429,45 @@ impl Runner {
         self.base_wall + Duration::from_secs_f64(ms / 1000.0) + Duration::from_millis(1)
     }
 
+    /// The console watches `pod`'s Events: it gets a listing of them, and the pod before's
+    /// leave its mirror (an empty listing).
+    fn watch_pod_events(&mut self, pod: Option<ObjRef>) {
+        let scope = |p: &ObjRef| Scope {
+            namespace: Some(p.namespace.clone()),
+            about: Some(format!("Pod/{}", p.name)),
+            ..Scope::default()
+        };
+        if let Some(old) = self.events_of.take() {
+            let scope = scope(&old);
+            (self.sink)(BackendEvent::Listed { kind: ObjKind::Event, scope, objects: Vec::new() });
+        }
+        if !std::mem::replace(&mut self.told_set_events, true) {
+            let sets: Vec<Object> = self
+                .sim
+                .store()
+                .events()
+                .iter_shared()
+                .filter(|e| e.involved_object.kind.as_deref() == Some("StatefulSet"))
+                .map(|e| Object::Event(Arc::clone(e)))
+                .collect();
+            for o in sets {
+                (self.sink)(BackendEvent::Applied(o));
+            }
+        }
+        if let Some(p) = &pod {
+            let objects = self
+                .sim
+                .store()
+                .events()
+                .iter_shared()
+                .filter(|e| watched_event(e, Some(p)))
+                .map(|e| Object::Event(Arc::clone(e)))
+                .collect();
+            (self.sink)(BackendEvent::Listed { kind: ObjKind::Event, scope: scope(p), objects });
+        }
+        self.events_of = pod;
+    }
+
     fn detach(&mut self) {
         self.script = None;
         self.script_due = None;
@@ -428,6 +490,10 @@ impl Runner {
                 self.base_wall = Instant::now();
                 self.speed = sanitize(speed);
                 self.emit_clock();
+                return;
+            }
+            Op::View(ViewOp::PodEvents(pod)) => {
+                self.watch_pod_events(pod);
                 return;
             }
             Op::Sim(SimOp::Pause | SimOp::Resume | SimOp::Step { .. }) | Op::View(_) => {}

@@ -1,5 +1,5 @@
-//! The selected ordinal's detail: name, state, revision, phase, readiness, image, restarts,
-//! age and node, where it stands in the rollout and what the next sync does with it.
+//! The selected ordinal's detail: name, state, why it is not Ready, revision, phase, readiness,
+//! image, restarts, its containers, its newest Events (Warnings marked), age and node.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -34,6 +34,7 @@ pub fn render(buf: &mut Buffer, area: Rect, detail: Option<&DetailView>, theme: 
         let style = match *label {
             "revision" => theme.rev(d.cell.rev),
             "state" => theme.cell(d.cell.rev, d.cell.state),
+            "why" | "warning" => theme.warn,
             _ => theme.text,
         };
         for piece in textwrap::wrap(value, value_w) {
