@@ -152,3 +152,28 @@ fn breaking_a_running_image_to_crash_crashes_its_ready_pods_at_once() {
         assert_eq!(c.restart_count, 1, "{p}");
     }
 }
+
+#[test]
+fn broken_storage_leaves_claims_pending_and_their_pods_unscheduled_until_fixed() {
+    let kubelet = KubeletConfig { start_ms: 1000, ready_ms: 1000, stop_ms: 0, ..Default::default() };
+    let mut sim = Sim::new(SimConfig { seed: 1, kubelet, ..Default::default() });
+    sim.apply_op(Op::from(Fault::Storage { full: true })).unwrap();
+    sim.create_set(with_claims(set("web", 2), "Retain", "Retain")).unwrap();
+    assert!(sim.settle(60_000), "a pod waiting on its claim is not pending work");
+    let claim = sim.store().claims().get(&key("data-web-0")).unwrap().clone();
+    assert_eq!(claim.status.unwrap().phase.as_deref(), Some("Pending"));
+    assert_eq!(phase(&sim), "Pending");
+    let pod = sim.pod(&key("web-0")).unwrap();
+    let scheduled = pod.status.as_ref().unwrap().conditions.as_ref().unwrap();
+    let c = scheduled.iter().find(|c| c.type_ == "PodScheduled").unwrap();
+    assert_eq!((c.status.as_str(), c.reason.as_deref()), ("False", Some("Unschedulable")));
+    assert!(c.message.as_deref().unwrap().contains("unbound immediate PersistentVolumeClaims"));
+    assert!(sim.pod(&key("web-1")).is_none(), "OrderedReady waits on web-0");
+    sim.apply_op(Op::from(Fault::Storage { full: false })).unwrap();
+    assert!(sim.settle(60_000));
+    for p in ["web-0", "web-1"] {
+        assert!(ready(sim.pod(&key(p)).unwrap()), "{p} Ready once its claim bound");
+    }
+    let claim = sim.store().claims().get(&key("data-web-1")).unwrap().clone();
+    assert_eq!(claim.status.unwrap().phase.as_deref(), Some("Bound"));
+}

@@ -111,7 +111,11 @@ impl Derived {
             let revision_changes = Vec::new();
             return Some(Derived { key, grid, controller, steps, health, revision_changes });
         }
-        let grid = GridView::build_memo(set, state.mirror.indexed(&key.set), current, update, memo);
+        let mut grid =
+            GridView::build_memo(set, state.mirror.indexed(&key.set), current, update, memo);
+        let find = |name: &str| state.mirror.claim(&ObjRef::new(ns, name));
+        let existing = grid.cells.iter().filter(|c| c.exists).map(|c| c.ordinal);
+        grid.claims = super::view::claims::marks(set, existing, find);
         let (controller, steps) = match plan {
             Some(plan) => {
                 let claims: Vec<_> = state.mirror.claims_in(ns).collect();

@@ -181,6 +181,10 @@ impl Mirror {
         self.sets.get(r).map(|s| &**s)
     }
 
+    pub fn claim(&self, r: &ObjRef) -> Option<&PersistentVolumeClaim> {
+        self.claims.get(r).map(|c| &**c)
+    }
+
     pub fn pod(&self, r: &ObjRef) -> Option<&Pod> {
         self.pods.get(r).map(|p| &**p)
     }

@@ -7,6 +7,7 @@
 //! that both the renderer and hit-testing read. Must not touch: the terminal, styles, the
 //! backend, or the state (selectors never write).
 
+pub mod claims;
 pub mod events;
 pub mod explain;
 pub mod footer;
@@ -446,6 +447,13 @@ impl DetailView {
         }
         if let Some(pod) = pod {
             pod_rows(pod, state, &mut rows);
+        }
+        if let Some(set_ref) = state.selected_set.as_ref()
+            && let Some(set) = state.mirror.set(set_ref)
+        {
+            let ns = set_ref.namespace.as_str();
+            let find = |n: &str| state.mirror.claim(&ObjRef::new(ns, n));
+            rows.extend(claims::rows(set, cell.ordinal, find));
         }
         DetailView { name, cell, rows }
     }

@@ -58,6 +58,8 @@ impl Op {
             Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: None })) => {
                 format!("fix-image {image}")
             }
+            Op::Sim(SimOp::Fault(Fault::Storage { full: true })) => "break-storage".into(),
+            Op::Sim(SimOp::Fault(Fault::Storage { full: false })) => "fix-storage".into(),
             Op::View(ViewOp::Focus(Some(set))) => format!("open {set}"),
             Op::View(ViewOp::Focus(None)) => "open the picker".into(),
             Op::View(ViewOp::Reconnect) => "reconnect".into(),
@@ -328,6 +330,9 @@ pub enum Fault {
     /// the kubelet's ready delay). A property of the image, not of one pod: deleting a pod of
     /// a broken image brings it back just as broken (kubernetes#67250's lesson).
     BrokenImage { image: String, broken: Option<ImageFailure> },
+    /// The volume provisioner cannot provision (`full`): new claims stay Pending and their
+    /// pods unscheduled; fixed, the Pending claims bind and their pods start.
+    Storage { full: bool },
 }
 
 /// How pods of a broken image fail (the simulator's kubelet and the fake kubelet play it; the

@@ -70,6 +70,7 @@ impl Exec {
             }
             Command::Api(_)
             | Command::BrokenImage { .. }
+            | Command::Storage { .. }
             | Command::Gc { .. }
             | Command::Pause
             | Command::Resume

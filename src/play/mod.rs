@@ -97,6 +97,10 @@ pub fn cluster_refusal(command: &Command) -> Option<&'static str> {
              the fake kubelet does not model (use `kubelet broken=IMG` for new pods, or play \
              it with `ststui sim --script`)",
         ),
+        Command::Storage { .. } => Some(
+            "needs the simulator: a cluster's storage is provisioned by its own provisioner \
+             (play it with `ststui sim --script`)",
+        ),
         Command::Rollout(_) | Command::Approve { .. } => Some(
             "needs the simulator: on a cluster a plan is run by `ststui rollout NAME --steps …` \
              (and passed with `ststui approve NAME`), which hold a lease and run your checks",

@@ -278,15 +278,17 @@ fn claim_in_use(store: &Store, key: &ObjRef) -> bool {
     store.pods().in_namespace(&key.namespace).any(|p| claims_used_by(p).any(|c| c == key.name))
 }
 
-/// POST a claim: bound at once (no volumes are modelled).
+/// POST a claim: bound at once (no volumes are modelled), or Pending while the storage is
+/// broken (`break-storage`).
 pub fn create_claim(
     store: &mut Store,
     ns: &str,
     claim: PersistentVolumeClaim,
 ) -> Result<(), ApiError> {
     let mut claim = with_namespace(claim, ns);
+    let phase = if store.storage_full { "Pending" } else { "Bound" };
     claim.status =
-        Some(PersistentVolumeClaimStatus { phase: Some("Bound".into()), ..Default::default() });
+        Some(PersistentVolumeClaimStatus { phase: Some(phase.into()), ..Default::default() });
     store.create(claim)?;
     Ok(())
 }

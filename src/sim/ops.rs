@@ -106,6 +106,13 @@ fn apply_fault(w: &mut World, f: Fault) -> Result<(), OpError> {
             w.kubelet.set_image_broken(&image, broken, &mut w.store, &mut w.agenda);
             Ok(())
         }
+        Fault::Storage { full } => {
+            w.store.storage_full = full;
+            if !full {
+                w.kubelet.storage_fixed(&mut w.store, &mut w.agenda);
+            }
+            Ok(())
+        }
     }
 }
 

@@ -196,6 +196,15 @@ fn render_row(
         spans.push(Span::styled("condemned ", theme.bad));
         take(10);
     }
+    // A claim that is not Bound: what a Pending pod of a database waits on.
+    if let Some(claim) = g.claims.get(&cell.ordinal) {
+        let full = format!("claim {claim} ");
+        if take(full.chars().count()) {
+            spans.push(Span::styled(full, theme.warn));
+        } else if take(7) {
+            spans.push(Span::styled("claim! ", theme.warn));
+        }
+    }
     let pod = if cell.exists { screen.pod_at(cell.ordinal) } else { None };
     if let Some(age) = pod.and_then(|p| age(screen, p)).filter(|_| take(10)) {
         spans.push(Span::styled(format!("age {age:<6}"), theme.dim));

@@ -230,7 +230,21 @@ pub fn raised_partition_warning(
 fn with_reason(text: &str, pod: Option<&str>, observed: &Observed<'_>) -> String {
     let found = pod
         .and_then(|name| observed.pods.iter().find(|p| p.metadata.name.as_deref() == Some(name)));
-    let Some(why) = found.and_then(|p| super::why::reason(p)) else { return text.to_string() };
+    // A Pending pod whose claim is not Bound waits on its claim first (the scheduler's
+    // "unbound immediate PersistentVolumeClaims" says the same, less plainly).
+    let claim = found.filter(|p| crate::core::pod::phase(p) == "Pending").and_then(|p| {
+        let ordinal = crate::core::labels::ordinal_of(p.metadata.name.as_deref()?);
+        let ns = p.metadata.namespace.as_deref();
+        let find = |name: &str| {
+            observed.claims.iter().copied().find(|c| {
+                c.metadata.name.as_deref() == Some(name) && c.metadata.namespace.as_deref() == ns
+            })
+        };
+        super::claims::unbound(observed.set, ordinal, find).map(|c| format!("claim {c}"))
+    });
+    let Some(why) = claim.or_else(|| found.and_then(|p| super::why::reason(p))) else {
+        return text.to_string();
+    };
     match text.split_once(" — ") {
         Some((head, tail)) => format!("{head} ({why}) — {tail}"),
         None => format!("{text} ({why})"),

@@ -209,6 +209,9 @@ pub struct GridView {
     /// Why there are no cells although the set wants pods: its pods are still being listed, or
     /// may not be read. Never drawn as "not created".
     pub note: Option<String>,
+    /// Ordinals whose pod exists and whose claim is not Bound: `data-web-3 Pending`
+    /// (`view::claims::marks`, set by `app::derived`).
+    pub claims: std::collections::BTreeMap<i32, String>,
 }
 
 impl GridView {
@@ -298,7 +301,8 @@ impl GridView {
             rules.push(Rule { before: end, kind: RuleKind::Condemned, value: replicas, held });
         }
         let set_name = set_name.to_string();
-        GridView { set_name, first: lo, cells, rules, revisions, hidden: hidden.max(0), note: None }
+        let hidden = hidden.max(0);
+        GridView { set_name, first: lo, cells, rules, revisions, hidden, ..GridView::default() }
     }
 
     /// A grid without cells for `set`, saying why (its pods are being listed, or unknown).

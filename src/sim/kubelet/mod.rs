@@ -85,6 +85,8 @@ struct Run {
     broken: Option<Failure>,
     /// The next retry's delay (a failed pull, a crash).
     backoff_ms: u64,
+    /// Not scheduled: a claim of it is not Bound.
+    waits_on_claim: bool,
     next: Option<(Ticket, PodStep)>,
 }
 
@@ -154,6 +156,11 @@ fn running_statuses(pod: &Pod, now: &Time) -> Vec<ContainerStatus> {
         })
         .collect()
 }
+
+/// The scheduler's words for a pod whose claim is not Bound.
+pub const UNBOUND_CLAIMS: &str = "0/1 nodes are available: pod has unbound immediate \
+     PersistentVolumeClaims. preemption: 0/1 nodes are available: 1 Preemption is not helpful \
+     for scheduling.";
 
 /// Each container's status before anything ran.
 fn fresh_statuses(pod: &Pod) -> Vec<ContainerStatus> {
@@ -232,6 +239,7 @@ impl Kubelet {
                     stop_ms: self.config.stop_ms,
                     broken: self.failure_of(first_image(pod)),
                     backoff_ms: 0,
+                    waits_on_claim: false,
                     next: None,
                 };
                 self.pods.insert(key.clone(), run);
@@ -280,6 +288,9 @@ impl Kubelet {
         let broken = run.broken;
         let now = store.clock().time();
         let now_ms = store.clock().now_ms();
+        if step == PodStep::Run && self.waits_on_claim(key, store) {
+            return;
+        }
         let event = match step {
             PodStep::Run if broken == Some(Failure::Pull) => {
                 let res = store.modify::<Pod>(key, |p| {
@@ -350,6 +361,69 @@ impl Kubelet {
                 &key.namespace,
                 EventKind::Kubelet { pod: key.name.clone(), event: "probe-failed".into() },
             );
+        }
+    }
+
+    /// A pod whose claim is not Bound is not scheduled: it stays Pending, PodScheduled False
+    /// with the scheduler's words, until the storage is fixed ([`Kubelet::storage_fixed`]).
+    fn waits_on_claim(&mut self, key: &ObjRef, store: &mut Store) -> bool {
+        let Some(pod) = store.pods().get(key) else { return false };
+        let unbound = super::api::claims_used_by(pod).any(|c| {
+            let claim = store.claims().get(&ObjRef::new(key.namespace.clone(), c));
+            claim.is_some_and(|c| c.status.as_ref().and_then(|s| s.phase.as_deref()) != Some("Bound"))
+        });
+        if !unbound {
+            return false;
+        }
+        let now = store.clock().time();
+        let _ = store.modify::<Pod>(key, |p| {
+            let st = p.status.get_or_insert_with(Default::default);
+            set_condition(st, "PodScheduled", false, &now);
+            if let Some(c) = st.conditions.iter_mut().flatten().find(|c| c.type_ == "PodScheduled")
+            {
+                c.reason = Some("Unschedulable".into());
+                c.message = Some(UNBOUND_CLAIMS.into());
+            }
+        });
+        if let Some(run) = self.pods.get_mut(key) {
+            run.waits_on_claim = true;
+        }
+        true
+    }
+
+    /// The storage works again: every Pending claim binds, and the pods that waited on one
+    /// start.
+    pub fn storage_fixed(&mut self, store: &mut Store, agenda: &mut Agenda) {
+        let pending: Vec<ObjRef> = store
+            .claims()
+            .iter()
+            .filter(|c| c.status.as_ref().and_then(|s| s.phase.as_deref()) != Some("Bound"))
+            .map(|c| key_of(&c.metadata))
+            .collect();
+        for key in pending {
+            let _ = store.modify::<k8s_openapi::api::core::v1::PersistentVolumeClaim>(&key, |c| {
+                c.status.get_or_insert_with(Default::default).phase = Some("Bound".into());
+            });
+        }
+        let now = store.clock().time();
+        let now_ms = store.clock().now_ms();
+        let waiting: Vec<ObjRef> =
+            self.pods.iter().filter(|(_, r)| r.waits_on_claim).map(|(k, _)| k.clone()).collect();
+        for key in waiting {
+            if let Some(run) = self.pods.get_mut(&key) {
+                run.waits_on_claim = false;
+            }
+            let _ = store.modify::<Pod>(&key, |p| {
+                let st = p.status.get_or_insert_with(Default::default);
+                set_condition(st, "PodScheduled", true, &now);
+                if let Some(c) =
+                    st.conditions.iter_mut().flatten().find(|c| c.type_ == "PodScheduled")
+                {
+                    c.reason = None;
+                    c.message = None;
+                }
+            });
+            self.schedule(&key, PodStep::Run, now_ms, agenda);
         }
     }
 

@@ -271,6 +271,11 @@ pub enum Command {
         image: String,
         broken: Option<crate::backend::ImageFailure>,
     },
+    /// `break-storage` / `fix-storage`: new claims stay Pending (no volume can be provisioned)
+    /// and their pods unscheduled, or the Pending claims bind (ststui extension).
+    Storage {
+        full: bool,
+    },
     /// `freeze NAME` / `unfreeze NAME`: the console's freeze (the partition holds every
     /// ordinal; recorded on the set) and its resume.
     Freeze {
@@ -360,6 +365,7 @@ impl Command {
             Command::Apply(_)
             | Command::Kubelet(_)
             | Command::BrokenImage { .. }
+            | Command::Storage { .. }
             | Command::Gc { .. }
             | Command::Api(_)
             | Command::Pause

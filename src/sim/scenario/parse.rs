@@ -44,6 +44,8 @@ pub const USAGE: &[(&str, &str)] = &[
     ("gc", "gc delay=DUR"),
     ("break-image", "break-image IMG [failure=probe|pull|crash]"),
     ("fix-image", "fix-image IMG"),
+    ("break-storage", "break-storage"),
+    ("fix-storage", "fix-storage"),
     ("freeze", "freeze NAME"),
     ("unfreeze", "unfreeze NAME"),
     ("rollout", "rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]"),
@@ -261,6 +263,8 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
             return Ok(Command::BrokenImage { image, broken: Some(how) });
         }
         "fix-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: None },
+        "break-storage" => Command::Storage { full: true },
+        "fix-storage" => Command::Storage { full: false },
         "freeze" => Command::Freeze { set: a.name("NAME")?, on: true },
         "unfreeze" => Command::Freeze { set: a.name("NAME")?, on: false },
         "rollout" => return parse_rollout(a),

@@ -227,6 +227,7 @@ impl Player {
             Command::BrokenImage { image, broken } => {
                 fault(sim, Fault::BrokenImage { image: image.clone(), broken: *broken })
             }
+            Command::Storage { full } => fault(sim, Fault::Storage { full: *full }),
             Command::Gc { delay_ms } => {
                 sim.set_gc_delay(*delay_ms);
                 Ok(())
