@@ -94,6 +94,10 @@ pub enum Action {
     TimelineFilter,
     /// Select the pod the controller waits on (or the next action is about).
     JumpToWaited,
+    /// Show the selected pod's log.
+    Logs,
+    /// In the log: the previous container's instead (or the current one again).
+    PreviousLog,
 
     // --- overlays and the app ----------------------------------------------------------------
     /// Open / close the help overlay.

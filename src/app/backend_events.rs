@@ -37,6 +37,7 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
                 return after_mirror_change(state);
             }
         }
+        BackendEvent::Log { request, chunk } => super::logs::on_chunk(state, &request, chunk),
         BackendEvent::Synced => {
             state.synced = true;
             state.dirty = true;

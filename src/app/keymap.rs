@@ -42,6 +42,8 @@ pub enum Context {
     Picker,
     /// The StatefulSet list (a cluster opened without a NAME, or Esc from a set).
     Sets,
+    /// The selected pod's log.
+    Log,
 }
 
 /// Help overlay sections, in display order.
@@ -266,6 +268,8 @@ pub const BINDINGS: &[Binding] = &[
       "timeline: newer entries; at the bottom it follows again", None),
     b(C::Normal, &[Key::ch('T')], Action::TimelineFilter, G::Navigate,
       "timeline: the selected set's lines, then the pod's, then all", None),
+    b(C::Normal, &[Key::ch('L')], Action::Logs, G::Pod,
+      "the pod's log, following (p in it: the previous container's)", Some("log")),
     // Normal: general.
     b(C::Normal, &[Key::ch('?')], Action::Help, G::General, "help", Some("help")),
     b(C::Normal, &[Key::ch('q'), Key::ctrl('c')], Action::Quit, G::General, "quit",
@@ -308,6 +312,24 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Picker, &[Key::plain(KeyCode::Esc), Key::ch('q')], Action::Cancel, G::General,
       "cancel", Some("cancel")),
     b(C::Picker, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
+    // The log.
+    b(C::Log, &[Key::plain(KeyCode::Esc), Key::ch('q'), Key::ch('L')], Action::Cancel,
+      G::General, "close the log", Some("close")),
+    b(C::Log, &[Key::plain(KeyCode::Up), Key::ch('k')], Action::Up, G::Navigate,
+      "one line up", None),
+    b(C::Log, &[Key::plain(KeyCode::Down), Key::ch('j')], Action::Down, G::Navigate,
+      "one line down", None),
+    b(C::Log, &[Key::plain(KeyCode::PageUp), Key::ctrl('b')], Action::PageUp, G::Navigate,
+      "one page up", Some("page up")),
+    b(C::Log, &[Key::plain(KeyCode::PageDown), Key::ctrl('f')], Action::PageDown, G::Navigate,
+      "one page down", None),
+    b(C::Log, &[Key::plain(KeyCode::Home), Key::ch('g')], Action::First, G::Navigate,
+      "the oldest line", None),
+    b(C::Log, &[Key::plain(KeyCode::End), Key::ch('G')], Action::Last, G::Navigate,
+      "the newest line, following", Some("follow")),
+    b(C::Log, &[Key::ch('p')], Action::PreviousLog, G::Pod,
+      "the previous container's log / the current one's", Some("previous")),
+    b(C::Log, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
     // The StatefulSet list.
     on(When::NotPausable, b(C::Sets, &[Key::plain(KeyCode::Up), Key::ch('k')], Action::Up,
       G::Navigate, "previous set", None)),

@@ -16,6 +16,7 @@ pub mod facts;
 pub mod health;
 pub mod input;
 pub mod keymap;
+pub mod logs;
 pub mod mirror;
 pub mod msg;
 mod navigate;

@@ -247,6 +247,8 @@ pub enum Modal {
     Confirm(Confirm),
     /// Undo: choose the revision to roll back to.
     Picker(RevisionPicker),
+    /// The selected pod's log.
+    Log(super::logs::LogView),
 }
 
 /// A pending confirmation, held as data: what will happen (old → new), an optional warning,

@@ -68,6 +68,7 @@ pub fn context(state: &AppState) -> Context {
         Modal::Prompt(_) => Context::Prompt,
         Modal::Confirm(_) => Context::Confirm,
         Modal::Picker(_) => Context::Picker,
+        Modal::Log(_) => Context::Log,
     }
 }
 
@@ -123,6 +124,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Vec<Command> {
         Context::Prompt => prompt_action(state, action),
         Context::Confirm => Ok(confirm_action(state, action)),
         Context::Picker => picker_action(state, action),
+        Context::Log => Ok(super::logs::act(state, action)),
         Context::Sets => match action {
             Action::Help => {
                 state.modal = Modal::Help { page: 0 };
@@ -176,6 +178,7 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
             super::navigate::toggle_timeline_filter(state).map(|()| Vec::new())
         }
         Action::JumpToWaited => super::navigate::jump_to_waited(state).map(|()| Vec::new()),
+        Action::Logs => super::logs::open(state),
         Action::TimelineNewer => scroll_timeline(state, -1).map(|()| Vec::new()),
         Action::JumpPrompt => {
             let (Some(set), Some((lo, hi))) = (state.selected_set.clone(), state.ordinal_span())

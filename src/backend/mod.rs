@@ -20,8 +20,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::Serialize;
 
 pub use op::{
-    ClusterOp, FAILURE_WORDS, Failure, FailureKind, Fault, ImageFailure, Op, SimOp, ViewOp, Write,
-    WriteKind,
+    ClusterOp, FAILURE_WORDS, Failure, FailureKind, Fault, ImageFailure, LogChunk, LogRequest, Op,
+    SimOp, ViewOp, Write, WriteKind,
 };
 pub use timeline::{Event, EventKind};
 
@@ -244,6 +244,8 @@ pub enum BackendEvent {
     /// The API server's version (`gitVersion`, e.g. `v1.34.2+k3s1`): the advisor reproduces that
     /// release's controller.
     Server { version: String },
+    /// A piece of the log followed (`ViewOp::Logs`).
+    Log { request: LogRequest, chunk: LogChunk },
     /// The connection to the cluster changed.
     Connection(Connection),
     /// Whether a kind may be listed (`denied`: why not, naming the permission). A kind the user

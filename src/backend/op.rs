@@ -30,6 +30,31 @@ pub enum ViewOp {
     /// Send the Events about this pod (a listing, then changes), and no longer those about the
     /// pod before; `None`: no pod's.
     PodEvents(Option<ObjRef>),
+    /// Follow this pod's log ([`BackendEvent::Log`]) instead of the one before; `None`: stop.
+    ///
+    /// [`BackendEvent::Log`]: crate::backend::BackendEvent::Log
+    Logs(Option<LogRequest>),
+}
+
+/// Which log to follow: a pod's first container, now or before its last restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRequest {
+    pub pod: ObjRef,
+    /// The container's previous instance (`kubectl logs --previous`).
+    pub previous: bool,
+}
+
+/// A piece of a followed log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogChunk {
+    /// The log so far (the last lines), replacing what was shown.
+    Replace(Vec<String>),
+    /// New lines.
+    Append(Vec<String>),
+    /// It cannot be read: why (the server's words, or the permission missing).
+    Failed(String),
+    /// The stream ended (the container stopped, or the server closed it).
+    Ended,
 }
 
 impl Op {
@@ -65,6 +90,10 @@ impl Op {
             Op::View(ViewOp::Reconnect) => "reconnect".into(),
             Op::View(ViewOp::PodEvents(Some(pod))) => format!("watch the events of {pod}"),
             Op::View(ViewOp::PodEvents(None)) => "watch no pod's events".into(),
+            Op::View(ViewOp::Logs(Some(r))) => {
+                format!("follow the log of {}{}", r.pod, if r.previous { " (previous)" } else { "" })
+            }
+            Op::View(ViewOp::Logs(None)) => "stop following the log".into(),
         }
     }
 }

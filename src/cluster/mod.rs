@@ -19,6 +19,7 @@ mod conn;
 mod connect;
 pub(crate) mod derive;
 mod focus;
+mod logs;
 pub mod lean;
 pub mod probe;
 pub mod trouble;
@@ -155,6 +156,8 @@ struct Engine {
     focus: Option<(ObjRef, JoinHandle<()>, Arc<Mutex<derive::Tracker>>)>,
     /// The selected pod's Events, watched (`ViewOp::PodEvents`).
     pod_events: Option<(ObjRef, focus::Tasks)>,
+    /// The log followed (`ViewOp::Logs`).
+    log: Option<focus::Tasks>,
     synced: Arc<AtomicBool>,
 }
 
@@ -169,6 +172,7 @@ impl Engine {
             picker: None,
             focus: None,
             pod_events: None,
+            log: None,
             synced: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -193,6 +197,12 @@ impl Engine {
                 }
                 Op::View(ViewOp::Focus(set)) => self.open(set),
                 Op::View(ViewOp::PodEvents(pod)) => self.pod_events(pod),
+                Op::View(ViewOp::Logs(req)) => {
+                    self.log = req.map(|r| {
+                        let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
+                        focus::Tasks(vec![tokio::spawn(logs::follow(client, conn, r))])
+                    });
+                }
                 Op::View(ViewOp::Reconnect) => match connect::session(&self.target).await {
                     Ok(s) => {
                         self.session = s;

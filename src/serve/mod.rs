@@ -341,6 +341,7 @@ async fn respond(
             let resource = match route.sub {
                 Some(Sub::Status) => format!("{}/status", route.def.plural),
                 Some(Sub::Scale) => format!("{}/scale", route.def.plural),
+                Some(Sub::Log) => format!("{}/log", route.def.plural),
                 None => route.def.plural.to_string(),
             };
             let group = route.def.group;
@@ -381,6 +382,11 @@ async fn resource_request(
         _ if route.sub == Some(Sub::Scale) => {
             special::scale(ctx, method.as_str(), route, q, content_type, body).await
         }
+        _ if route.sub == Some(Sub::Log) && verb == "get" => {
+            let text = special::pod_log(ctx, route, q).await?;
+            Ok(Reply { code: StatusCode::OK, body: Body::from(text), json: false, warnings: Vec::new() })
+        }
+        _ if route.sub == Some(Sub::Log) => Err(Status::method_not_allowed("pods/log")),
         _ => match verb {
             "list" => verbs::list(ctx, route, q, as_table).await,
             "watch" => stream(watch::watch(ctx, route, q, as_table).await?),

@@ -23,6 +23,8 @@ pub enum Res {
 pub enum Sub {
     Status,
     Scale,
+    /// A pod's log (`pods/log`, GET).
+    Log,
 }
 
 /// One row of the table.
@@ -72,7 +74,7 @@ pub const DEFS: &[Def] = &[
         short: &["po"],
         namespaced: true,
         verbs: CRUD,
-        subs: &[("status", "Pod", STATUS)],
+        subs: &[("status", "Pod", STATUS), ("log", "Pod", &["get"])],
         categories: &["all"],
     },
     Def {
@@ -205,6 +207,7 @@ impl Def {
         let name = match sub {
             Sub::Status => "status",
             Sub::Scale => "scale",
+            Sub::Log => "log",
         };
         self.subs.iter().any(|(n, _, _)| *n == name)
     }

@@ -55,6 +55,7 @@ fn resource(group: &str, version: &str, rest: &[&str]) -> Option<Target> {
     let sub = |s: &str| match s {
         "status" => Some(Sub::Status),
         "scale" => Some(Sub::Scale),
+        "log" => Some(Sub::Log),
         _ => None,
     };
     let route = |plural: &str, ns: Option<&str>, name: Option<&str>, s: Option<&str>| {

@@ -256,3 +256,24 @@ pub fn self_review() -> Reply {
             "status": {"userInfo": {"username": USER, "groups": ["system:authenticated"]}}}),
     )
 }
+
+/// `GET pods/NAME/log[?previous=true]`: the simulated container's log as its kubelet model
+/// renders it (`sim::kubelet::log`). A `follow` request gets the log so far and the stream
+/// ends: the simulator does not stream logs to HTTP clients.
+pub async fn pod_log(ctx: &Ctx, route: &Route, q: &Query) -> Result<String, Status> {
+    let def: &'static Def = route.def;
+    let key = object_key(route)?;
+    let previous = q.flag("previous");
+    let tail = q.number("tailLines")?;
+    ctx.on_sim(move |sim| -> Result<String, Status> {
+        let Some(pod) = sim.pod(&key) else { return Err(Status::not_found(def, &key.name)) };
+        let mut lines = crate::sim::kubelet::log::render(pod, previous)
+            .map_err(|why| Status::bad_request(why))?;
+        if let Some(n) = tail.and_then(|n| usize::try_from(n).ok()) {
+            let skip = lines.len().saturating_sub(n);
+            lines.drain(..skip);
+        }
+        Ok(lines.iter().map(|l| format!("{l}\n")).collect())
+    })
+    .await?
+}

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use super::{Sim, SimEvent, ops};
 use crate::backend::{
-    Backend, BackendEvent, Capabilities, Failure, FailureKind, ObjKind, ObjRef, Object, Op,
-    SPEED_RANGE, Scope, SimOp, ViewOp,
+    Backend, BackendEvent, Capabilities, Failure, FailureKind, LogChunk, LogRequest, ObjKind,
+    ObjRef, Object, Op, SPEED_RANGE, Scope, SimOp, ViewOp,
 };
 
 /// Where the driver sends events (the console's event loop).
@@ -184,6 +184,8 @@ struct Runner {
     events_of: Option<ObjRef>,
     /// The sets' Events recorded before the console first asked went out then.
     told_set_events: bool,
+    /// The log the console follows, and what was last sent of it.
+    log: Option<(LogRequest, Result<Vec<String>, String>)>,
 }
 
 /// Whether the console watches Event `e`: about a StatefulSet, or about the pod `watched`.
@@ -210,6 +212,7 @@ impl Runner {
             tap: None,
             events_of: None,
             told_set_events: false,
+            log: None,
             sim,
             speed: sanitize(speed),
             sink,
@@ -378,7 +381,13 @@ impl Runner {
         if happened || self.sim.now_ms() / SHOWN_MS != self.shown_second {
             self.clock_dirty = true;
         }
+        let mut log_pod_changed = false;
         for ev in events {
+            if let (SimEvent::Watch { object: Object::Pod(p), .. }, Some((req, _))) =
+                (&ev, self.log.as_ref())
+            {
+                log_pod_changed |= p.metadata.name.as_deref() == Some(req.pod.name.as_str());
+            }
             if let Some(tap) = self.tap.as_mut() {
                 tap(&ev, self.speed, self.sim.now());
             }
@@ -388,6 +397,9 @@ impl Runner {
                 continue; // only the Events the console shows
             }
             (self.sink)(ev.into_backend());
+        }
+        if log_pod_changed {
+            self.send_log();
         }
         // After events the clock goes out at once: what the console decides on them (a plan's
         // bake, its stamps) reads the time they happened, not up to a quarter second (×speed)
@@ -468,6 +480,25 @@ impl Runner {
         self.events_of = pod;
     }
 
+    /// The followed log as the pod's status renders it now, sent when it changed (the whole
+    /// of it: a few lines, derived, never stored).
+    fn send_log(&mut self) {
+        let Some((req, last)) = self.log.as_mut() else { return };
+        let now = match self.sim.pod(&req.pod) {
+            Some(p) => super::kubelet::log::render(p, req.previous),
+            None => Err(format!("pods \"{}\" not found", req.pod.name)),
+        };
+        if *last == now && !matches!(now, Ok(ref l) if l.is_empty()) {
+            return;
+        }
+        let chunk = match &now {
+            Ok(lines) => LogChunk::Replace(lines.clone()),
+            Err(why) => LogChunk::Failed(why.clone()),
+        };
+        *last = now;
+        (self.sink)(BackendEvent::Log { request: req.clone(), chunk });
+    }
+
     fn detach(&mut self) {
         self.script = None;
         self.script_due = None;
@@ -494,6 +525,11 @@ impl Runner {
             }
             Op::View(ViewOp::PodEvents(pod)) => {
                 self.watch_pod_events(pod);
+                return;
+            }
+            Op::View(ViewOp::Logs(req)) => {
+                self.log = req.map(|r| (r, Ok(Vec::new())));
+                self.send_log();
                 return;
             }
             Op::Sim(SimOp::Pause | SimOp::Resume | SimOp::Step { .. }) | Op::View(_) => {}

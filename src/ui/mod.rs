@@ -17,6 +17,7 @@ pub mod grid;
 pub mod header;
 pub mod help;
 pub mod history;
+pub mod log;
 pub mod map;
 pub mod sets;
 pub mod theme;
@@ -85,6 +86,12 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) -> 
         Modal::Help { page } => help::render(buf, area, *page, &state.caps, theme),
         Modal::Confirm(c) => confirm::render_confirm(buf, area, c, &state.caps, theme),
         Modal::Picker(p) => confirm::render_picker(buf, area, p, &state.caps, theme),
+        Modal::Log(v) => {
+            // Over the panes: the header, the footer and the status line stay.
+            let top = area.y + 2.min(area.height);
+            let bottom = areas.footer.y.min(areas.status.y).max(top);
+            log::render(buf, Rect { y: top, height: bottom - top, ..area }, v, theme);
+        }
     }
     layout_hit_map(&screen, &areas, &grid_layout)
 }

@@ -85,6 +85,7 @@ fn dialog_title(c: Context) -> &'static str {
         Context::Confirm => "Confirmation",
         Context::Picker => "Undo: revision picker",
         Context::Sets => "StatefulSet list (cluster)",
+        Context::Log => "A pod's log",
     }
 }
 

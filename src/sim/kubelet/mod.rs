@@ -23,6 +23,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 pub mod failure;
+pub mod log;
 
 pub use failure::Failure;
 
