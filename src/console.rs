@@ -198,8 +198,36 @@ fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
             }
             Command::Quit => tracing::info!("quit"),
             Command::Suspend => tui::suspend(),
+            Command::Export { name, text, lines } => {
+                let (path, error) = match write_new(&name, &text) {
+                    Ok(p) => (p, None),
+                    Err(e) => (name, Some(e)),
+                };
+                dispatch(state, backend, Msg::Exported { path, lines, error });
+            }
         }
     }
+}
+
+/// Writes `text` to a new file `name` in the working directory, never over an existing one
+/// (`NAME-2.jsonl`, `NAME-3.jsonl` … when taken). Returns the absolute path written.
+fn write_new(name: &str, text: &str) -> Result<String, String> {
+    use std::io::Write;
+    let dir = std::env::current_dir().map_err(|e| format!("the working directory: {e}"))?;
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    for n in 1..100 {
+        let file = if n == 1 { name.to_string() } else { format!("{stem}-{n}.{ext}") };
+        let path = dir.join(&file);
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(mut f) => {
+                f.write_all(text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+                return Ok(path.display().to_string());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+    }
+    Err(format!("{name} and 98 numbered files beside it exist in {}", dir.display()))
 }
 
 /// Gives freed heap back to the operating system once the console goes idle after a burst.

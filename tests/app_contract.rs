@@ -40,6 +40,7 @@ fn a_relist_replaces_its_scope_and_objects_gone_in_the_gap_disappear() {
             ..Default::default()
         }),
         name: None,
+        about: None,
     };
     run(
         &mut st,

@@ -96,6 +96,8 @@ pub enum Action {
     JumpToWaited,
     /// Show the selected pod's log.
     Logs,
+    /// Write the session's timeline to a JSONL file.
+    ExportTimeline,
     /// In the log: the previous container's instead (or the current one again).
     PreviousLog,
 

@@ -268,6 +268,8 @@ pub const BINDINGS: &[Binding] = &[
       "timeline: newer entries; at the bottom it follows again", None),
     b(C::Normal, &[Key::ch('T')], Action::TimelineFilter, G::Navigate,
       "timeline: the selected set's lines, then the pod's, then all", None),
+    b(C::Normal, &[Key::ch('X')], Action::ExportTimeline, G::Navigate,
+      "timeline: export every line held to a JSONL file here", None),
     b(C::Normal, &[Key::ch('L')], Action::Logs, G::Pod,
       "the pod's log, following (p in it: the previous container's)", Some("log")),
     // Normal: general.

@@ -36,6 +36,8 @@ pub enum Msg {
     /// The wall instant, sent by the event loop before each batch (time is an input: the
     /// reducer never reads a clock). Never marks the state dirty.
     Wall(Instant),
+    /// The timeline was written to `path` (`Command::Export`), or why not.
+    Exported { path: String, lines: usize, error: Option<String> },
 }
 
 /// An effect the reducer requests.
@@ -48,4 +50,7 @@ pub enum Command {
     /// Restore the terminal, stop the process (job control), and take the terminal again when
     /// continued (`fg`), redrawing everything.
     Suspend,
+    /// Write `text` to a new file named `name` in the working directory (a number is added
+    /// before the extension when it exists), then report with [`Msg::Exported`].
+    Export { name: String, text: String, lines: usize },
 }

@@ -1,8 +1,9 @@
 //! Navigation actions that read the advisor or the timeline: jump to the pod the controller
-//! waits on, and filter the timeline to the selected set.
+//! waits on, filter the timeline to the selected set, export the timeline.
 //!
-//! Owns those two actions' rules and words. Must not write anything but the selection, the
-//! timeline's filter and the status line (through the reducer's helpers).
+//! Owns those actions' rules and words. Must not write anything but the selection, the
+//! timeline's filter and the status line (through the reducer's helpers); the export's file is
+//! written by the event loop (`Command::Export`).
 
 use super::notify::info;
 use super::state::AppState;
@@ -63,4 +64,41 @@ pub fn toggle_timeline_filter(state: &mut AppState) -> Result<(), String> {
     state.timeline.filter(Some(name.clone()));
     info(state, format!("timeline: only {name}'s lines (and lines about no set)"));
     Ok(())
+}
+
+/// `X`: every timeline line held, as the JSONL of `spec/scenario.md` (one event per line, `t`
+/// in seconds since the backend's start), for the event loop to write to a new file.
+pub fn export_timeline(state: &mut AppState) -> Vec<super::msg::Command> {
+    let mut text = String::new();
+    let mut lines = 0;
+    for e in state.timeline.all() {
+        let ev = crate::backend::Event { t_ms: e.t_ms, kind: e.kind.clone() };
+        if let Ok(line) = serde_json::to_string(&ev) {
+            text.push_str(&line);
+            text.push('\n');
+            lines += 1;
+        }
+    }
+    let set = state.selected_set.as_ref().map_or("session", |s| s.name.as_str());
+    let at = state.now.map(|t| t.strftime("%Y%m%dT%H%M%S").to_string()).unwrap_or_default();
+    let name = format!("ststui-timeline-{set}-{at}.jsonl").replace("-.jsonl", ".jsonl");
+    info(state, format!("exporting {lines} timeline lines to {name}"));
+    vec![super::msg::Command::Export { name, text, lines }]
+}
+
+/// The export's outcome, said.
+pub fn exported(state: &mut AppState, path: &str, lines: usize, error: Option<String>) {
+    match error {
+        None => {
+            let dropped = state.timeline.dropped();
+            let older = if dropped > 0 {
+                format!(" ({dropped} older lines had been dropped: the console keeps the last {})",
+                    super::state::TIMELINE_CAPACITY)
+            } else {
+                String::new()
+            };
+            info(state, format!("timeline exported: {lines} lines to {path} (JSONL){older}"));
+        }
+        Some(why) => super::notify::error(state, format!("cannot export the timeline: {why}")),
+    }
 }

@@ -52,6 +52,10 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
         }
         Msg::Signal(_) => quit(state),
         Msg::Suspend => suspend(state),
+        Msg::Exported { path, lines, error } => {
+            super::navigate::exported(state, &path, lines, error);
+            Vec::new()
+        }
         Msg::Wall(at) => {
             state.wall = Some(at);
             Vec::new()
@@ -179,6 +183,7 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
         }
         Action::JumpToWaited => super::navigate::jump_to_waited(state).map(|()| Vec::new()),
         Action::Logs => super::logs::open(state),
+        Action::ExportTimeline => Ok(super::navigate::export_timeline(state)),
         Action::TimelineNewer => scroll_timeline(state, -1).map(|()| Vec::new()),
         Action::JumpPrompt => {
             let (Some(set), Some((lo, hi))) = (state.selected_set.clone(), state.ordinal_span())

@@ -272,6 +272,8 @@ pub struct HeaderView<'a> {
     /// A rollout plan under way or halted on the set (`ststui rollout`, from any console or
     /// pipeline): its words, and whether it halted.
     pub plan: Option<(String, bool)>,
+    /// A GitOps controller that manages the set (Argo CD, Flux): it may revert writes.
+    pub manager: Option<crate::steer::gitops::Manager>,
     /// The connection to the cluster (always up in the simulator).
     pub connection: &'a crate::backend::Connection,
     /// Complete re-listings since the start (410 Gone, reconnects).
@@ -344,6 +346,7 @@ impl<'a> HeaderView<'a> {
             set_count: state.mirror.sets().count(),
             frozen: crate::steer::frozen(set),
             plan: plan_words(set, state.now),
+            manager: crate::steer::gitops::manager(&set.metadata),
             connection: &state.connection,
             relists: state.relists,
             health: None,

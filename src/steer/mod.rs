@@ -11,6 +11,7 @@
 
 mod diff;
 mod freeze;
+pub mod gitops;
 mod plan;
 mod step;
 mod undo;

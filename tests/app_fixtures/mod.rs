@@ -175,7 +175,7 @@ pub fn decided_ops(cmds: &[Command]) -> Vec<Op> {
     cmds.iter()
         .filter_map(|c| match c {
             Command::Backend(op) => Some(op.clone()),
-            Command::Quit | Command::Suspend => None,
+            Command::Quit | Command::Suspend | Command::Export { .. } => None,
         })
         .collect()
 }

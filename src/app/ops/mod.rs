@@ -224,6 +224,19 @@ fn selected(state: &AppState) -> Result<(ObjRef, &StatefulSet), String> {
 
 /// Sends one op, logs it in the timeline (scenario-language text) and says so.
 fn send(state: &mut AppState, op: Op, log: String, said: String) -> Vec<Command> {
+    // A set a GitOps controller manages: ask first, saying it may be reverted.
+    if let Some(warning) = gitops_warning(state, std::slice::from_ref(&op)) {
+        let confirm = Confirm {
+            title: format!("{log}?"),
+            old: String::new(),
+            new: log.clone(),
+            warning: Some(warning),
+            ops: vec![op],
+            log,
+        };
+        state.modal = Modal::Confirm(confirm);
+        return Vec::new();
+    }
     let now = sent(state, std::slice::from_ref(&op), &log, said);
     log_operator(state, log);
     info(state, now);
@@ -255,9 +268,27 @@ pub(super) fn sent(state: &mut AppState, ops: &[Op], log: &str, said: String) ->
     format!("{log}: sent, waiting for the server …")
 }
 
-fn ask(state: &mut AppState, confirm: Confirm) -> Vec<Command> {
+fn ask(state: &mut AppState, mut confirm: Confirm) -> Vec<Command> {
+    if let Some(w) = gitops_warning(state, &confirm.ops) {
+        confirm.warning = Some(match confirm.warning.take() {
+            Some(first) => format!("{first}; {w}"),
+            None => w,
+        });
+    }
     state.modal = Modal::Confirm(confirm);
     Vec::new()
+}
+
+/// The warning for writes to the spec of a set a GitOps controller manages (a pod's deletion
+/// is not something it reverts).
+fn gitops_warning(state: &AppState, ops: &[Op]) -> Option<String> {
+    ops.iter().find_map(|op| match op {
+        Op::Cluster(w) if !matches!(w.op, ClusterOp::DeletePod { .. }) => {
+            let set = state.mirror.set(w.op.target())?;
+            crate::steer::gitops::manager(&set.metadata).map(|m| m.warning())
+        }
+        _ => None,
+    })
 }
 
 fn key(action: Action) -> String {

@@ -91,6 +91,9 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
     if let Some((words, halted)) = &h.plan {
         mode.push(p(format!(" ▶ {words}"), if *halted { Tone::Warn } else { Tone::Text }));
     }
+    if let Some(m) = &h.manager {
+        mode.push(p(format!(" ⎇ managed by {m}"), Tone::Warn));
+    }
     if h.relists > 0 {
         mode.push(p(format!(" ↻{}", h.relists), Tone::Dim));
     }
