@@ -22,7 +22,8 @@ use ststui::sim::{KubeletConfig, Sim, SimConfig};
 use ststui::ui::{self, Theme};
 
 fn served(replicas: i32) -> (SimHandle, Server, std::path::PathBuf) {
-    let kubelet = KubeletConfig { start_ms: 0, ready_ms: 0, stop_ms: 0, broken: None };
+    let kubelet =
+        KubeletConfig { start_ms: 0, ready_ms: 0, stop_ms: 0, ..KubeletConfig::default() };
     let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
     let mut sim = Sim::new(SimConfig { kubelet, epoch_unix_ms: Some(now), ..SimConfig::default() });
     let manifest = format!(

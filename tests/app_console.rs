@@ -117,7 +117,8 @@ fn b_breaks_and_fixes_the_image() {
         (&p.kind, p.input.as_str()),
         (&PromptKind::BrokenImage { fixing: false }, "nginx:1.26")
     );
-    let broken = Fault::BrokenImage { image: "nginx:1.26".into(), broken: Some(Default::default()) };
+    let broken =
+        Fault::BrokenImage { image: "nginx:1.26".into(), broken: Some(Default::default()) };
     assert_eq!(ops(&run(&mut st, [code(KeyCode::Enter)])), vec![Op::from(broken)]);
     assert!(st.broken_images.contains("nginx:1.26"));
     assert!(status_text(&st).contains("nginx:1.26 is broken"), "{}", status_text(&st));

@@ -60,11 +60,14 @@ fn the_selected_pods_events_are_asked_for_once_per_selection_and_shown_warnings_
     assert_eq!(st.events_pod, Some(ObjRef::new("default", "web-0")));
     let cmds = run(&mut st, [Msg::BatchEnd]);
     assert!(pod_events_asked(&cmds).is_empty(), "not again while the selection stays");
-    run(&mut st, [
-        event("e1", "Pod", "web-0", "Started", false, 30),
-        event("e2", "Pod", "web-0", "Unhealthy", true, 90),
-        event("e3", "Pod", "web-0", "Pulled", false, 10),
-    ]);
+    run(
+        &mut st,
+        [
+            event("e1", "Pod", "web-0", "Started", false, 30),
+            event("e2", "Pod", "web-0", "Unhealthy", true, 90),
+            event("e3", "Pod", "web-0", "Pulled", false, 10),
+        ],
+    );
     let rows = detail_rows(&st);
     let events: Vec<_> = rows.iter().filter(|(l, _)| l == "warning" || l == "event").collect();
     assert_eq!(events.len(), 3, "{rows:#?}");

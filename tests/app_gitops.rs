@@ -15,8 +15,11 @@ fn managed() -> ststui::app::AppState {
     let mut st = demo(Capabilities::simulator());
     let mut s = set("web", 5, 5, "nginx:1.26", "web-a", "web-b");
     s.metadata.annotations = Some(
-        [("argocd.argoproj.io/tracking-id".to_string(), "shop:apps/StatefulSet:default/web".into())]
-            .into(),
+        [(
+            "argocd.argoproj.io/tracking-id".to_string(),
+            "shop:apps/StatefulSet:default/web".into(),
+        )]
+        .into(),
     );
     run(&mut st, [applied(Object::Set(Arc::new(s)))]);
     st

@@ -65,7 +65,10 @@ fn l_follows_the_selected_pods_log_and_esc_stops() {
     let cmds = run(&mut st, [key('j'), key('L')]);
     let r = req("web-1", false);
     assert_eq!(asked(&cmds), [Some(r.clone())]);
-    run(&mut st, [chunk(&r, LogChunk::Replace(lines(0..3))), chunk(&r, LogChunk::Append(lines(3..5)))]);
+    run(
+        &mut st,
+        [chunk(&r, LogChunk::Replace(lines(0..3))), chunk(&r, LogChunk::Append(lines(3..5)))],
+    );
     assert_eq!(view(&st).lines.len(), 5);
     // Another log's chunk (a late one of the pod before) is not this one's.
     run(&mut st, [chunk(&req("web-0", false), LogChunk::Append(lines(9..10)))]);
@@ -115,5 +118,9 @@ fn a_pod_that_does_not_exist_has_no_log() {
     st.selected_ordinal = 7;
     let cmds = run(&mut st, [key('L')]);
     assert!(asked(&cmds).is_empty());
-    assert!(status_text(&st).contains("web-7 does not exist: it has no log"), "{}", status_text(&st));
+    assert!(
+        status_text(&st).contains("web-7 does not exist: it has no log"),
+        "{}",
+        status_text(&st)
+    );
 }

@@ -52,7 +52,9 @@ fn x_exports_every_line_held_as_the_documented_jsonl_and_says_where() {
     assert_eq!(ready["t"], 2.5);
     assert_eq!((ready["type"].as_str(), ready["event"].as_str()), (Some("kubelet"), Some("ready")));
     run(&mut st, [Msg::Exported { path: "/tmp/x.jsonl".into(), lines: *lines, error: None }]);
-    assert!(status_text(&st).contains(&format!("timeline exported: {lines} lines to /tmp/x.jsonl")));
+    assert!(
+        status_text(&st).contains(&format!("timeline exported: {lines} lines to /tmp/x.jsonl"))
+    );
     run(&mut st, [Msg::Exported { path: "x".into(), lines: 0, error: Some("disk full".into()) }]);
     assert!(status_text(&st).contains("cannot export the timeline: disk full"));
 }

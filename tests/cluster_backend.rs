@@ -35,7 +35,13 @@ fn web() -> ObjRef {
 }
 
 fn rig(test: &str) -> Rig {
-    let kubelet = KubeletConfig { start_ms: 50, ready_ms: 50, stop_ms: 50, broken: None, failure: Default::default() };
+    let kubelet = KubeletConfig {
+        start_ms: 50,
+        ready_ms: 50,
+        stop_ms: 50,
+        broken: None,
+        failure: Default::default(),
+    };
     let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
     let mut sim = Sim::new(SimConfig {
         kubelet,

@@ -99,7 +99,13 @@ fn an_unreachable_server_is_retried_until_the_timeout_then_named() {
 
 #[test]
 fn a_scenario_plays_on_a_cluster_in_real_time_with_the_simulators_timeline() {
-    let kubelet = KubeletConfig { start_ms: 100, ready_ms: 100, stop_ms: 100, broken: None, failure: Default::default() };
+    let kubelet = KubeletConfig {
+        start_ms: 100,
+        ready_ms: 100,
+        stop_ms: 100,
+        broken: None,
+        failure: Default::default(),
+    };
     let (_handle, server) = serve(Vec::new(), &[], kubelet);
     let d = dir("rollout");
     let kc = d.0.join("kubeconfig");

@@ -15,7 +15,13 @@ use ststui::sim::{KubeletConfig, Sim, SimConfig, SimEvent};
 #[test]
 fn a_claim_repair_keeps_the_node_and_graceful_deletion() {
     let mut sim = Sim::new(SimConfig::default());
-    sim.set_kubelet(KubeletConfig { start_ms: 1000, ready_ms: 1000, stop_ms: 3000, broken: None, failure: Default::default() });
+    sim.set_kubelet(KubeletConfig {
+        start_ms: 1000,
+        ready_ms: 1000,
+        stop_ms: 3000,
+        broken: None,
+        failure: Default::default(),
+    });
     sim.create_set(with_claims(set("web", 2), "Retain", "Retain")).unwrap();
     assert!(sim.settle(60_000));
     let node = |sim: &Sim| sim.pod(&key("web-0")).and_then(|p| p.spec.clone()?.node_name);

@@ -16,8 +16,10 @@ const BAD: &str = "app:bad";
 /// `web` (1 replica) Ready on nginx:1.25 under the real controller, events recorded; then its
 /// image is `BAD`, broken as `how`, and the pod re-created on it.
 fn broken(how: ImageFailure) -> Sim {
-    let kubelet = KubeletConfig { start_ms: 1000, ready_ms: 2000, stop_ms: 0, ..Default::default() };
-    let mut sim = Sim::new(SimConfig { seed: 1, kubelet, record_events: true, ..Default::default() });
+    let kubelet =
+        KubeletConfig { start_ms: 1000, ready_ms: 2000, stop_ms: 0, ..Default::default() };
+    let mut sim =
+        Sim::new(SimConfig { seed: 1, kubelet, record_events: true, ..Default::default() });
     sim.create_set(set("web", 1)).unwrap();
     assert!(sim.settle(60_000));
     sim.apply_op(Op::from(Fault::BrokenImage { image: BAD.into(), broken: Some(how) })).unwrap();
@@ -108,7 +110,9 @@ fn a_crash_loop_counts_restarts_keeps_the_exit_code_and_backs_off() {
     assert_eq!(l.iter().filter(|l| l.ends_with("crashed")).count(), 3, "{l:#?}");
     let ev = events(&sim);
     let backoff = ev.iter().find(|e| e.1 == "BackOff").unwrap();
-    assert!(backoff.2.starts_with("Back-off restarting failed container app in pod web-0_default("));
+    assert!(
+        backoff.2.starts_with("Back-off restarting failed container app in pod web-0_default(")
+    );
     assert_eq!((backoff.0.as_str(), backoff.3), ("Warning", 3), "one Event, counted: {ev:#?}");
     assert!(sim.settle(60_000), "a crash loop is not pending work");
     sim.apply_op(Op::from(Fault::BrokenImage { image: BAD.into(), broken: None })).unwrap();
@@ -155,7 +159,8 @@ fn breaking_a_running_image_to_crash_crashes_its_ready_pods_at_once() {
 
 #[test]
 fn broken_storage_leaves_claims_pending_and_their_pods_unscheduled_until_fixed() {
-    let kubelet = KubeletConfig { start_ms: 1000, ready_ms: 1000, stop_ms: 0, ..Default::default() };
+    let kubelet =
+        KubeletConfig { start_ms: 1000, ready_ms: 1000, stop_ms: 0, ..Default::default() };
     let mut sim = Sim::new(SimConfig { seed: 1, kubelet, ..Default::default() });
     sim.apply_op(Op::from(Fault::Storage { full: true })).unwrap();
     sim.create_set(with_claims(set("web", 2), "Retain", "Retain")).unwrap();

@@ -15,7 +15,13 @@ use ststui::core::{Effect, Observed, Options, Plan};
 use ststui::sim::{Cascade, ChangeKind, KubeletConfig, OpError, Sim, SimConfig, SimEvent};
 
 fn kubelet(start: u64, ready: u64, stop: u64) -> KubeletConfig {
-    KubeletConfig { start_ms: start, ready_ms: ready, stop_ms: stop, broken: None, failure: Default::default() }
+    KubeletConfig {
+        start_ms: start,
+        ready_ms: ready,
+        stop_ms: stop,
+        broken: None,
+        failure: Default::default(),
+    }
 }
 
 fn phase(p: Option<&Pod>) -> String {
@@ -124,7 +130,9 @@ fn faults_flip_readiness_fail_and_break_pods() {
     // time; a pod of it deleted and recreated is just as broken (kubernetes#67250's lesson).
     let image = sim.pod(&p0).unwrap().spec.as_ref().unwrap().containers[0].image.clone();
     let image = image.unwrap();
-    let broken = |b: bool| Op::from(Fault::BrokenImage { image: image.clone(), broken: b.then(Default::default) });
+    let broken = |b: bool| {
+        Op::from(Fault::BrokenImage { image: image.clone(), broken: b.then(Default::default) })
+    };
     sim.apply_op(broken(true)).unwrap();
     sim.advance(60_000);
     assert!(!ready(sim.pod(&p0).unwrap()));

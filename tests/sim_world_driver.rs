@@ -51,8 +51,13 @@ fn kubelet_event(ev: &BackendEvent, pod: &str, what: &str) -> bool {
 
 #[test]
 fn initial_state_then_ops_reach_the_sim_and_events_come_back() {
-    let mut sim =
-        sim_with_fake(KubeletConfig { start_ms: 10, ready_ms: 10, stop_ms: 10, broken: None, failure: Default::default() });
+    let mut sim = sim_with_fake(KubeletConfig {
+        start_ms: 10,
+        ready_ms: 10,
+        stop_ms: 10,
+        broken: None,
+        failure: Default::default(),
+    });
     sim.create_set(set("web", 1)).unwrap();
     let (mut handle, seen) = start(sim, 100.0);
     assert!(handle.capabilities().pause_reconcile && handle.capabilities().speed);

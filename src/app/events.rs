@@ -84,11 +84,8 @@ impl EventLog {
         self.events.insert(key, e);
         self.generation += 1;
         while self.events.len() > MAX_HELD {
-            let oldest = self
-                .events
-                .iter()
-                .min_by_key(|(_, e)| last_seen(e))
-                .map(|(k, _)| k.clone());
+            let oldest =
+                self.events.iter().min_by_key(|(_, e)| last_seen(e)).map(|(k, _)| k.clone());
             match oldest {
                 Some(k) => self.events.remove(&k),
                 None => break,
@@ -110,7 +107,13 @@ impl EventLog {
     }
 
     /// A complete listing of the Events about `(kind, namespace, name)`: what it lacks is gone.
-    pub fn replace(&mut self, kind: &str, ns: &str, name: &str, listed: Vec<Arc<KubeEvent>>) -> bool {
+    pub fn replace(
+        &mut self,
+        kind: &str,
+        ns: &str,
+        name: &str,
+        listed: Vec<Arc<KubeEvent>>,
+    ) -> bool {
         let before = self.events.len();
         self.events.retain(|_, e| about(e) != (kind, ns, name));
         let mut changed = self.events.len() != before;
@@ -204,7 +207,11 @@ mod tests {
         }
         assert_eq!(log.len(), MAX_HELD);
         let kept = log.about("Pod", &ObjRef::new("default", "web-0"));
-        assert_eq!(kept.last().and_then(|e| e.metadata.name.as_deref()), Some("e10"), "oldest went");
+        assert_eq!(
+            kept.last().and_then(|e| e.metadata.name.as_deref()),
+            Some("e10"),
+            "oldest went"
+        );
         log.apply(ev("x", "web-1", true, 1_000));
         assert!(log.keep_pod(Some(&ObjRef::new("default", "web-1"))));
         assert_eq!(log.len(), 1);

@@ -92,8 +92,10 @@ pub fn exported(state: &mut AppState, path: &str, lines: usize, error: Option<St
         None => {
             let dropped = state.timeline.dropped();
             let older = if dropped > 0 {
-                format!(" ({dropped} older lines had been dropped: the console keeps the last {})",
-                    super::state::TIMELINE_CAPACITY)
+                format!(
+                    " ({dropped} older lines had been dropped: the console keeps the last {})",
+                    super::state::TIMELINE_CAPACITY
+                )
             } else {
                 String::new()
             };

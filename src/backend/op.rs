@@ -74,7 +74,10 @@ impl Op {
             Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: false })) => {
                 format!("unready {pod}")
             }
-            Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: Some(ImageFailure::Probe) })) => {
+            Op::Sim(SimOp::Fault(Fault::BrokenImage {
+                image,
+                broken: Some(ImageFailure::Probe),
+            })) => {
                 format!("break-image {image}")
             }
             Op::Sim(SimOp::Fault(Fault::BrokenImage { image, broken: Some(how) })) => {
@@ -91,7 +94,11 @@ impl Op {
             Op::View(ViewOp::PodEvents(Some(pod))) => format!("watch the events of {pod}"),
             Op::View(ViewOp::PodEvents(None)) => "watch no pod's events".into(),
             Op::View(ViewOp::Logs(Some(r))) => {
-                format!("follow the log of {}{}", r.pod, if r.previous { " (previous)" } else { "" })
+                format!(
+                    "follow the log of {}{}",
+                    r.pod,
+                    if r.previous { " (previous)" } else { "" }
+                )
             }
             Op::View(ViewOp::Logs(None)) => "stop following the log".into(),
         }

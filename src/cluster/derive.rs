@@ -69,10 +69,8 @@ fn seen(p: &Pod) -> Seen {
 }
 
 fn first_container_state(p: &Pod) -> String {
-    let Some(state) = p
-        .status
-        .as_ref()
-        .and_then(|s| s.container_statuses.as_ref()?.first()?.state.as_ref())
+    let Some(state) =
+        p.status.as_ref().and_then(|s| s.container_statuses.as_ref()?.first()?.state.as_ref())
     else {
         return String::new();
     };

@@ -304,7 +304,13 @@ mod tests {
 
     #[test]
     fn a_pod_is_bound_then_runs_after_start_then_is_ready_after_ready() {
-        let s = KubeletConfig { start_ms: 500, ready_ms: 2000, stop_ms: 100, broken: None, failure: Default::default() };
+        let s = KubeletConfig {
+            start_ms: 500,
+            ready_ms: 2000,
+            stop_ms: 100,
+            broken: None,
+            failure: Default::default(),
+        };
         let mut t = Tracked::new(&pod("app:v1", None), s, 1000, "n0");
         assert_eq!(t.action(1000), Some(Action::Bind));
         t.done(&Action::Bind, 1000);
@@ -358,8 +364,13 @@ mod tests {
 
     #[test]
     fn settings_round_trip_through_the_config_map_and_bad_values_are_named() {
-        let s =
-            KubeletConfig { start_ms: 250, ready_ms: 0, stop_ms: 3000, broken: Some("x:1".into()), failure: Default::default() };
+        let s = KubeletConfig {
+            start_ms: 250,
+            ready_ms: 0,
+            stop_ms: 3000,
+            broken: Some("x:1".into()),
+            failure: Default::default(),
+        };
         let cm = ConfigMap { data: Some(to_data(&s)), ..Default::default() };
         assert_eq!(from_config_map(&cm), (s, Vec::new()));
         let bad = ConfigMap {

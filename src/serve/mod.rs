@@ -384,7 +384,12 @@ async fn resource_request(
         }
         _ if route.sub == Some(Sub::Log) && verb == "get" => {
             let text = special::pod_log(ctx, route, q).await?;
-            Ok(Reply { code: StatusCode::OK, body: Body::from(text), json: false, warnings: Vec::new() })
+            Ok(Reply {
+                code: StatusCode::OK,
+                body: Body::from(text),
+                json: false,
+                warnings: Vec::new(),
+            })
         }
         _ if route.sub == Some(Sub::Log) => Err(Status::method_not_allowed("pods/log")),
         _ => match verb {

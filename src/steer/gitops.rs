@@ -57,9 +57,10 @@ pub fn manager(meta: &ObjectMeta) -> Option<Manager> {
     if argo_noted && let Some(app) = label("app.kubernetes.io/instance") {
         return Some(Manager { tool: "Argo CD", what: format!("app {app}") });
     }
-    for (prefix, kind) in
-        [("kustomize.toolkit.fluxcd.io", "Kustomization"), ("helm.toolkit.fluxcd.io", "HelmRelease")]
-    {
+    for (prefix, kind) in [
+        ("kustomize.toolkit.fluxcd.io", "Kustomization"),
+        ("helm.toolkit.fluxcd.io", "HelmRelease"),
+    ] {
         if let Some(name) = label(&format!("{prefix}/name")) {
             let ns = label(&format!("{prefix}/namespace"));
             let what = match ns {
@@ -86,7 +87,8 @@ mod tests {
 
     #[test]
     fn argo_cd_and_flux_are_told_by_their_marks_and_helm_alone_is_not() {
-        let argo = meta(&[], &[("argocd.argoproj.io/tracking-id", "shop:apps/StatefulSet:prod/db")]);
+        let argo =
+            meta(&[], &[("argocd.argoproj.io/tracking-id", "shop:apps/StatefulSet:prod/db")]);
         assert_eq!(manager(&argo).map(|m| m.to_string()).as_deref(), Some("Argo CD app shop"));
         let label = meta(&[("argocd.argoproj.io/instance", "shop")], &[]);
         assert_eq!(manager(&label).map(|m| m.tool), Some("Argo CD"));
@@ -103,10 +105,8 @@ mod tests {
         );
         let helm = meta(&[("app.kubernetes.io/instance", "db"), ("helm.sh/chart", "pg-1")], &[]);
         assert_eq!(manager(&helm), None, "Helm's own label is not a GitOps controller");
-        let helm_by_argo = meta(
-            &[("app.kubernetes.io/instance", "db")],
-            &[("argocd.argoproj.io/sync-wave", "1")],
-        );
+        let helm_by_argo =
+            meta(&[("app.kubernetes.io/instance", "db")], &[("argocd.argoproj.io/sync-wave", "1")]);
         assert_eq!(manager(&helm_by_argo).map(|m| m.what).as_deref(), Some("app db"));
         assert!(manager(&argo).unwrap().warning().contains("may revert the change"));
     }

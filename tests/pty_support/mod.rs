@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 
+pub mod cluster;
+
 pub const ROWS: u16 = 30;
 pub const COLS: u16 = 100;
 /// Generous: debug builds on a loaded CI machine.

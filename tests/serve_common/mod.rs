@@ -26,7 +26,13 @@ pub fn set(name: &str, replicas: i32) -> StatefulSet {
 
 /// Serves a simulation holding `sets`, settled, with 100 ms pod steps, denying `deny`.
 pub async fn served(sets: Vec<StatefulSet>, deny: &[&str]) -> Served {
-    let kubelet = KubeletConfig { start_ms: 100, ready_ms: 100, stop_ms: 100, broken: None, failure: Default::default() };
+    let kubelet = KubeletConfig {
+        start_ms: 100,
+        ready_ms: 100,
+        stop_ms: 100,
+        broken: None,
+        failure: Default::default(),
+    };
     let (handle, server) = serve(sets, deny, kubelet);
     let client = client(server.addr).await;
     Served { handle, server, client }

@@ -14,16 +14,10 @@ use k8s_openapi::jiff::Timestamp;
 pub fn render(pod: &Pod, previous: bool) -> Result<Vec<String>, String> {
     let name = pod.metadata.name.as_deref().unwrap_or_default();
     let status = pod.status.as_ref().and_then(|s| s.container_statuses.as_ref()?.first());
-    let container = pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.containers.first())
-        .map_or("app", |c| c.name.as_str());
-    let image = pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.containers.first()?.image.as_deref())
-        .unwrap_or_default();
+    let container =
+        pod.spec.as_ref().and_then(|s| s.containers.first()).map_or("app", |c| c.name.as_str());
+    let image =
+        pod.spec.as_ref().and_then(|s| s.containers.first()?.image.as_deref()).unwrap_or_default();
     let Some(c) = status else {
         return Err(format!(
             "container \"{container}\" in pod \"{name}\" is waiting to start: ContainerCreating"

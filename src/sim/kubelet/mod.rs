@@ -371,7 +371,9 @@ impl Kubelet {
         let Some(pod) = store.pods().get(key) else { return false };
         let unbound = super::api::claims_used_by(pod).any(|c| {
             let claim = store.claims().get(&ObjRef::new(key.namespace.clone(), c));
-            claim.is_some_and(|c| c.status.as_ref().and_then(|s| s.phase.as_deref()) != Some("Bound"))
+            claim.is_some_and(|c| {
+                c.status.as_ref().and_then(|s| s.phase.as_deref()) != Some("Bound")
+            })
         });
         if !unbound {
             return false;
@@ -461,7 +463,8 @@ impl Kubelet {
         agenda: &mut Agenda,
     ) {
         let Some(pod) = store.pods().get(key) else { return };
-        let (pending, now, now_ms) = (phase(pod) != "Running", store.clock().time(), store.clock().now_ms());
+        let (pending, now, now_ms) =
+            (phase(pod) != "Running", store.clock().time(), store.clock().now_ms());
         let event = if pending && broken == Some(Failure::Pull) {
             let _ = store.modify::<Pod>(key, |p| first_container(p, failure::pull_failed));
             self.schedule(key, PodStep::BackOff, now_ms + failure::PULL_TO_BACKOFF_MS, agenda);

@@ -40,7 +40,10 @@ pub const USAGE: &[(&str, &str)] = &[
     ("fail", "fail POD"),
     ("unready", "unready POD"),
     ("ready", "ready POD"),
-    ("kubelet", "kubelet [start=DUR] [ready=DUR] [stop=DUR] [broken=IMG] [failure=probe|pull|crash]"),
+    (
+        "kubelet",
+        "kubelet [start=DUR] [ready=DUR] [stop=DUR] [broken=IMG] [failure=probe|pull|crash]",
+    ),
     ("gc", "gc delay=DUR"),
     ("break-image", "break-image IMG [failure=probe|pull|crash]"),
     ("fix-image", "fix-image IMG"),
