@@ -96,6 +96,13 @@ impl Console {
         self.parser.screen().contents()
     }
 
+    /// Resizes the terminal (the console gets SIGWINCH and redraws).
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        let size = PtySize { rows, cols, pixel_width: 0, pixel_height: 0 };
+        self.master.resize(size).unwrap_or_else(|e| panic!("resize: {e}"));
+        self.parser.screen_mut().set_size(nz(rows), nz(cols));
+    }
+
     /// Polls the screen until `cond` holds; panics with the screen after the deadline.
     pub fn wait_for(&mut self, what: &str, cond: impl Fn(&str) -> bool) {
         let start = Instant::now();
