@@ -49,6 +49,8 @@ pub(super) async fn picker(
         hint: ns.is_none().then(|| "pass -n NAMESPACE to list the sets of one namespace".into()),
         wrap: |s| Object::Set(Arc::new(s)),
         forward: true,
+        keep: None,
+        keep_arg: String::new(),
     };
     // A picker that may not list sets has nothing more to wait for: synced either way.
     watch::run(spec, &clients, &conn, |_| Vec::new(), move |_| synced_now(&synced)).await;
@@ -80,6 +82,8 @@ pub(super) async fn focus(
         hint: None,
         wrap: |s| Object::Set(Arc::new(s)),
         forward: true,
+        keep: None,
+        keep_arg: String::new(),
     };
     let (t, tx1, tx2) = (Arc::clone(&tracker), sel_tx.clone(), sel_tx);
     let (cl, cn) = (clients.clone(), Arc::clone(&conn));
@@ -107,7 +111,7 @@ pub(super) async fn focus(
     });
     // Aborted when this task is (the console opened another set): a dropped JoinHandle
     // would leave its task running, still sending the old set's objects.
-    let _own = Tasks(vec![set_task, events_of("StatefulSet", &key, &clients, &conn)]);
+    let _own = Tasks(vec![set_task]);
     let mut children = Tasks(Vec::new());
     let mut current: Option<Wanted> = None;
     while sel_rx.changed().await.is_ok() {
@@ -160,10 +164,13 @@ pub(super) fn events_of(
             about: Some(format!("{kind}/{}", obj.name)),
             ..Scope::default()
         },
-        what: format!("events of {} {obj}", kind.to_lowercase()),
+        // As the namespace's Events watch says it: one permission, one message.
+        what: format!("events in {}", obj.namespace),
         hint: None,
         wrap: |e| Object::Event(Arc::new(e)),
         forward: true,
+        keep: None,
+        keep_arg: String::new(),
     };
     let (cl, cn) = (clients.clone(), Arc::clone(conn));
     tokio::spawn(async move {
@@ -231,6 +238,8 @@ impl Watching<'_> {
             hint: None,
             wrap,
             forward: true,
+            keep: None,
+            keep_arg: String::new(),
         }
     }
 
@@ -288,7 +297,9 @@ impl Watching<'_> {
         tasks
     }
 
-    /// The Events of the namespace about the set and its pods (timeline lines only).
+    /// The Events of the namespace about the set and its pods: Warnings as timeline lines,
+    /// and those about the set itself to the console (its FailedCreate in the controller
+    /// pane). One watch for both: the first view costs no extra request.
     fn events(&self, tracker: &Arc<Mutex<Tracker>>) -> JoinHandle<()> {
         let ns = self.key.namespace.clone();
         let spec = Spec {
@@ -296,11 +307,20 @@ impl Watching<'_> {
             namespace: Some(ns.clone()),
             config: watcher::Config::default(),
             kind: ObjKind::Event,
-            scope: Scope::namespace(ns.clone()),
+            scope: Scope {
+                namespace: Some(ns.clone()),
+                about: Some(format!("StatefulSet/{}", self.key.name)),
+                ..Scope::default()
+            },
             what: format!("events in {ns}"),
             hint: None,
             wrap: |e| Object::Event(Arc::new(e)),
-            forward: false,
+            forward: true,
+            keep: Some(|e: &KubeEvent, set: &str| {
+                e.involved_object.kind.as_deref() == Some("StatefulSet")
+                    && e.involved_object.name.as_deref() == Some(set)
+            }),
+            keep_arg: self.key.name.clone(),
         };
         let (t, set_name) = (Arc::clone(tracker), self.key.name.clone());
         let (cl, cn) = (self.clients.clone(), Arc::clone(self.conn));

@@ -71,6 +71,11 @@ pub struct Spec<K> {
     pub wrap: fn(K) -> Object,
     /// Without it only the timeline goes out (Events).
     pub forward: bool,
+    /// Forwarded objects are only those it keeps (`None`: all): the namespace's Events, of
+    /// which the console holds the set's.
+    pub keep: Option<fn(&K, &str) -> bool>,
+    /// What `keep` is given beside the object (the set's name).
+    pub keep_arg: String,
 }
 
 /// The namespaced or cluster-wide API of `K`.
@@ -161,7 +166,10 @@ pub async fn run<K>(
                 // synced before its set had arrived said the set was not found.
                 let first_object = objects.first().cloned();
                 if spec.forward {
-                    let wrapped = objects.into_iter().map(spec.wrap).collect();
+                    let kept = objects
+                        .into_iter()
+                        .filter(|o| spec.keep.is_none_or(|k| k(o, &spec.keep_arg)));
+                    let wrapped = kept.map(spec.wrap).collect();
                     conn.sink(BackendEvent::Listed {
                         kind: spec.kind,
                         scope: spec.scope.clone(),
@@ -180,7 +188,7 @@ pub async fn run<K>(
         for t in derive(seen) {
             conn.note(t);
         }
-        if spec.forward {
+        if spec.forward && spec.keep.is_none_or(|k| k(&o, &spec.keep_arg)) {
             let o = (spec.wrap)(o);
             conn.sink(if deleted { BackendEvent::Deleted(o) } else { BackendEvent::Applied(o) });
         }

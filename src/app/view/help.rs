@@ -66,7 +66,15 @@ fn sections(caps: &Capabilities) -> Vec<Section> {
         "Grid legend".to_string(),
         legend.iter().map(|e| (e.key().to_string(), e.long)).collect(),
     ));
-    for ctx in [Context::Sets, Context::Help, Context::Prompt, Context::Confirm, Context::Picker] {
+    let dialogs = [
+        Context::Sets,
+        Context::Log,
+        Context::Help,
+        Context::Prompt,
+        Context::Confirm,
+        Context::Picker,
+    ];
+    for ctx in dialogs {
         let rows: Vec<(String, &str)> = crate::app::keymap::bindings(ctx, caps)
             .map(|b| (b.keys.iter().map(Key::label).collect::<Vec<_>>().join(" "), b.help))
             .collect();
