@@ -291,7 +291,7 @@ impl Kubelet {
                 .await
                 .map(drop)
             }
-            Action::Run | Action::Ready(_) => {
+            Action::Run | Action::Ready(_) | Action::Restart => {
                 let ready = matches!(action, Action::Ready(true));
                 if matches!(action, Action::Run) {
                     self.next_ip += 1;
@@ -304,6 +304,11 @@ impl Kubelet {
                     .and_then(|p| p.status.as_ref()?.pod_ip.clone())
                     .unwrap_or(ip);
                 let body = with_uid(plan::running_status(&t, ready, &at, &ip), &t.uid);
+                api.patch_status(&t.name, &pp, &Patch::Merge(body)).await.map(drop)
+            }
+            Action::PullFail | Action::PullBackOff | Action::Crash => {
+                let now = k8s_openapi::jiff::Timestamp::now();
+                let body = with_uid(plan::waiting_status(&t, action, &at, now), &t.uid);
                 api.patch_status(&t.name, &pp, &Patch::Merge(body)).await.map(drop)
             }
             Action::Fail => {

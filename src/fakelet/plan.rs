@@ -3,14 +3,20 @@
 //! status documents it writes. Mirrors the simulator's kubelet model (`sim::kubelet`): a pod
 //! runs `start` after it was first seen, is Ready `ready` later unless its first container runs
 //! the `broken` image, and a graceful deletion ends `stop` after it began; the settings a pod
-//! gets are those in force when it was first seen. Faults arrive as an annotation on the pod.
+//! gets are those in force when it was first seen. A broken image fails as `failure` says, in
+//! the same states and reasons as the simulator's (`sim::kubelet::failure`): its probe fails,
+//! its pull fails (Pending, ErrImagePull, ImagePullBackOff, retried) or it crashes
+//! (CrashLoopBackOff, restarts counted), with the same back-offs. Faults arrive as an
+//! annotation on the pod.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use serde_json::{Value, json};
 
+use crate::backend::ImageFailure;
 use crate::sim::KubeletConfig;
+use crate::sim::kubelet::failure;
 
 /// The ConfigMap (per namespace) the fake kubelet takes its settings from.
 pub const CONFIG_MAP: &str = "ststui-kubelet";
@@ -39,6 +45,12 @@ pub fn from_config_map(cm: &ConfigMap) -> (KubeletConfig, Vec<String>) {
         }
     }
     s.broken = data.get("broken").filter(|b| !b.is_empty()).cloned();
+    if let Some(v) = data.get("failure").filter(|v| !v.is_empty()) {
+        match v.parse::<ImageFailure>() {
+            Ok(f) => s.failure = f,
+            Err(e) => problems.push(format!("{CONFIG_MAP} failure={v:?}: {e}")),
+        }
+    }
     (s, problems)
 }
 
@@ -50,6 +62,7 @@ pub fn to_data(s: &KubeletConfig) -> BTreeMap<String, String> {
         ("ready".to_string(), ms(s.ready_ms)),
         ("stop".to_string(), ms(s.stop_ms)),
         ("broken".to_string(), s.broken.clone().unwrap_or_default()),
+        ("failure".to_string(), s.failure.to_string()),
     ])
 }
 
@@ -66,6 +79,18 @@ pub enum Stage {
     },
     Ready,
     Failed,
+    /// A broken image's pull failed at `at` (ErrImagePull); it backs off next.
+    PullFailed {
+        at: u64,
+    },
+    /// Backing off since `at` (ImagePullBackOff) before pulling again.
+    PullBackOff {
+        at: u64,
+    },
+    /// Its container crashed at `at` (CrashLoopBackOff) and restarts after the back-off.
+    Crashed {
+        at: u64,
+    },
 }
 
 /// What this kubelet remembers of one pod.
@@ -87,6 +112,10 @@ pub struct Tracked {
     pub deleting_since: Option<u64>,
     /// Earliest time to retry after a failed write.
     pub retry_at: Option<u64>,
+    /// The first container's restarts (a crash loop).
+    pub restarts: i32,
+    /// The back-off the next retry waits (a failed pull, a crash).
+    pub backoff_ms: u64,
 }
 
 /// One thing to do now.
@@ -97,6 +126,14 @@ pub enum Action {
     Ready(bool),
     Fail,
     Remove,
+    /// A pull fails: ErrImagePull.
+    PullFail,
+    /// ImagePullBackOff.
+    PullBackOff,
+    /// The container exits with code 1: CrashLoopBackOff.
+    Crash,
+    /// The crashed container runs again.
+    Restart,
 }
 
 impl Tracked {
@@ -122,11 +159,17 @@ impl Tracked {
             held_unready: false,
             deleting_since: None,
             retry_at: None,
+            restarts: 0,
+            backoff_ms: 0,
         }
     }
 
     fn broken(&self) -> bool {
         self.settings.broken.as_deref() == Some(self.image.as_str())
+    }
+
+    fn failing(&self, how: ImageFailure) -> bool {
+        self.broken() && self.settings.failure == how
     }
 
     /// Takes in what the pod looks like now: a graceful deletion begun, a fault asked for.
@@ -158,9 +201,14 @@ impl Tracked {
             (Some(since), _) => Some(since + self.settings.stop_ms),
             (None, Stage::Unbound) => Some(self.seen_at),
             (None, Stage::Pending) => Some(self.seen_at + self.settings.start_ms),
+            (None, Stage::Running { at }) if self.failing(ImageFailure::Crash) => {
+                Some(at + self.settings.ready_ms)
+            }
             (None, Stage::Running { at }) if !self.broken() && !self.held_unready => {
                 Some(at + self.settings.ready_ms)
             }
+            (None, Stage::PullFailed { at }) => Some(at + failure::PULL_TO_BACKOFF_MS),
+            (None, Stage::PullBackOff { at } | Stage::Crashed { at }) => Some(at + self.backoff_ms),
             _ => None,
         }?;
         Some(self.retry_at.map_or(timed, |r| r.max(timed)))
@@ -175,7 +223,15 @@ impl Tracked {
             (Some(_), Stage::Unbound) => return None,
             (Some(_), _) => Action::Remove,
             (None, Stage::Unbound) => Action::Bind,
-            (None, Stage::Pending) => Action::Run,
+            (None, Stage::Pending | Stage::PullBackOff { .. })
+                if self.failing(ImageFailure::Pull) =>
+            {
+                Action::PullFail
+            }
+            (None, Stage::Pending | Stage::PullBackOff { .. }) => Action::Run,
+            (None, Stage::PullFailed { .. }) => Action::PullBackOff,
+            (None, Stage::Running { .. }) if self.failing(ImageFailure::Crash) => Action::Crash,
+            (None, Stage::Crashed { .. }) => Action::Restart,
             (None, _) => Action::Ready(true),
         })
     }
@@ -215,6 +271,17 @@ impl Tracked {
             }
             Action::Fail => self.stage = Stage::Failed,
             Action::Remove => {}
+            Action::PullFail => self.stage = Stage::PullFailed { at: now },
+            Action::PullBackOff => {
+                self.backoff_ms = failure::next_backoff(self.backoff_ms);
+                self.stage = Stage::PullBackOff { at: now };
+            }
+            Action::Crash => {
+                self.backoff_ms = failure::next_backoff(self.backoff_ms);
+                self.restarts += 1;
+                self.stage = Stage::Crashed { at: now };
+            }
+            Action::Restart => self.stage = Stage::Running { at: now },
         }
     }
 }
@@ -237,7 +304,8 @@ pub fn running_status(t: &Tracked, ready: bool, at: &str, pod_ip: &str) -> Value
         .map(|(i, c)| {
             json!({
                 "name": c, "image": if i == 0 { t.image.as_str() } else { "" },
-                "imageID": "", "ready": ready, "restartCount": 0, "started": true,
+                "imageID": "", "ready": ready, "restartCount": if i == 0 { t.restarts } else { 0 },
+                "started": true,
                 "state": {"running": {"startedAt": at}},
             })
         })
@@ -250,6 +318,51 @@ pub fn running_status(t: &Tracked, ready: bool, at: &str, pod_ip: &str) -> Value
             condition("ContainersReady", ready, at), condition("Ready", ready, at),
         ],
         "containerStatuses": containers,
+    }})
+}
+
+/// The status merge patch for a broken image's pod waiting (`action`: a failed pull, its
+/// back-off, a crash), its first container's state in the simulator's words.
+pub fn waiting_status(
+    t: &Tracked,
+    action: &Action,
+    at: &str,
+    now: k8s_openapi::jiff::Timestamp,
+) -> Value {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    let mut c = failure::fresh(t.containers.first().map_or("app", String::as_str), &t.image);
+    c.restart_count = t.restarts;
+    let time = Time(now);
+    let phase = match action {
+        Action::PullFail => {
+            failure::pull_failed(&mut c);
+            "Pending"
+        }
+        Action::PullBackOff => {
+            failure::pull_backing_off(&mut c);
+            "Pending"
+        }
+        _ => {
+            // Written before `done` counts it: `crashed` counts this restart.
+            failure::running(&mut c, &time);
+            failure::crashed(
+                &mut c,
+                &time,
+                failure::next_backoff(t.backoff_ms),
+                &t.name,
+                &t.namespace,
+            );
+            "Running"
+        }
+    };
+    let first = serde_json::to_value(&c).unwrap_or(Value::Null);
+    json!({"status": {
+        "phase": phase, "hostIP": "127.0.0.1",
+        "conditions": [
+            condition("PodScheduled", true, at), condition("Initialized", true, at),
+            condition("ContainersReady", false, at), condition("Ready", false, at),
+        ],
+        "containerStatuses": [first],
     }})
 }
 
@@ -338,6 +451,71 @@ mod tests {
         t.observe(&p, 5000);
         assert_eq!(t.due(), Some(6000));
         assert_eq!(t.action(6000), Some(Action::Remove));
+    }
+
+    /// Runs `t`'s due actions up to `until` ms, returning them with their times.
+    fn play(t: &mut Tracked, until: u64) -> Vec<(u64, Action)> {
+        let mut out = Vec::new();
+        while let Some(at) = t.due().filter(|at| *at <= until) {
+            let a = t.action(at).unwrap();
+            t.done(&a, at);
+            out.push((at, a));
+        }
+        out
+    }
+
+    #[test]
+    fn a_pull_failure_backs_off_and_retries_as_the_simulators_kubelet_does() {
+        let s = KubeletConfig {
+            broken: Some("app:bad".into()),
+            failure: ImageFailure::Pull,
+            ..KubeletConfig::default()
+        };
+        let mut t = Tracked::new(&pod("app:bad", Some("n0")), s, 0, "n0");
+        let seen = play(&mut t, 35_000);
+        assert_eq!(
+            seen,
+            [
+                (1000, Action::PullFail),
+                (2000, Action::PullBackOff),
+                (12_000, Action::PullFail),
+                (13_000, Action::PullBackOff),
+                (33_000, Action::PullFail),
+                (34_000, Action::PullBackOff),
+            ]
+        );
+        let doc =
+            waiting_status(&t, &Action::PullBackOff, "t", k8s_openapi::jiff::Timestamp::UNIX_EPOCH);
+        let c = &doc["status"]["containerStatuses"][0];
+        assert_eq!(c["state"]["waiting"]["reason"], "ImagePullBackOff");
+        assert_eq!(doc["status"]["phase"], "Pending");
+    }
+
+    #[test]
+    fn a_crash_loop_counts_restarts_with_the_simulators_back_off() {
+        let s = KubeletConfig {
+            broken: Some("app:bad".into()),
+            failure: ImageFailure::Crash,
+            ..KubeletConfig::default()
+        };
+        let mut t = Tracked::new(&pod("app:bad", Some("n0")), s, 0, "n0");
+        let seen = play(&mut t, 16_000);
+        assert_eq!(
+            seen,
+            [
+                (1000, Action::Run),
+                (2000, Action::Crash),
+                (12_000, Action::Restart),
+                (13_000, Action::Crash),
+            ]
+        );
+        assert_eq!(t.restarts, 2);
+        t.restarts = 1; // as written before the second crash counted
+        let doc = waiting_status(&t, &Action::Crash, "t", k8s_openapi::jiff::Timestamp::UNIX_EPOCH);
+        let c = &doc["status"]["containerStatuses"][0];
+        assert_eq!(c["state"]["waiting"]["reason"], "CrashLoopBackOff");
+        assert_eq!(c["lastState"]["terminated"]["exitCode"], 1);
+        assert_eq!(c["restartCount"], 2);
     }
 
     #[test]
