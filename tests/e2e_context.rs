@@ -8,7 +8,6 @@
 mod pty_support;
 
 use pty_support::cluster::Cluster;
-use pty_support::*;
 
 /// `web` (3 replicas, a claim each) whose last pod runs a crashing image.
 const CRASHING: &str = "create web replicas=3 claims=data\nsettle\n\
