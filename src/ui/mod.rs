@@ -88,7 +88,7 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) -> 
         Modal::Picker(p) => confirm::render_picker(buf, area, p, &state.caps, theme),
         Modal::Log(v) => {
             // Over the panes: the header, the footer and the status line stay.
-            let top = area.y + 2.min(area.height);
+            let top = (areas.header.y + areas.header.height).min(area.y + area.height);
             let bottom = areas.footer.y.min(areas.status.y).max(top);
             log::render(buf, Rect { y: top, height: bottom - top, ..area }, v, theme);
         }

@@ -147,6 +147,14 @@ pub fn left(deadline: Instant) -> Duration {
     deadline.saturating_duration_since(Instant::now())
 }
 
+/// On stderr before a verb writes a set Argo CD or Flux manages: the write may be reverted (a
+/// pipeline is not asked; it is told).
+pub fn warn_gitops(verb: &str, set: Option<&k8s_openapi::api::apps::v1::StatefulSet>) {
+    if let Some(m) = set.and_then(|s| crate::steer::gitops::manager(&s.metadata)) {
+        eprintln!("ststui {verb}: warning: {}", m.warning());
+    }
+}
+
 /// `ststui freeze NAME` (`resume: None`) / `ststui resume NAME [--force]` (`Some(force)`):
 /// idempotent (a second run says so, exit 0).
 fn freeze(target: Target, resume: Option<bool>, deadline: Instant) -> Result<Exit, VerbError> {

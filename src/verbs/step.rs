@@ -160,6 +160,7 @@ pub fn run(target: Target, args: &StepArgs, start: Instant) -> Result<Exit, Verb
         }
         Decision::Write { from, to } => (from, to),
     };
+    super::warn_gitops("step", s.set());
     let basis = s.set().cloned().map(Box::new);
     let write = Write { op: ClusterOp::Step { set: key.clone(), from, to }, basis };
     let read_back = match write_partition(&s.target, write, write_by) {

@@ -57,6 +57,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let mut s = Session::open(target)?;
     s.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
+    super::warn_gitops("rollout", s.set());
     let mut r = Runner::new(s, writes, args, limit);
     r.take_lease()?;
     let result = r.drive(steps);
