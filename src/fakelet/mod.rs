@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Node, Pod};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, Preconditions};
 use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::json;
@@ -269,6 +269,68 @@ impl Kubelet {
         }
     }
 
+    /// Records the Events a kubelet writes for `action` (the simulator's words), on a task of
+    /// their own: a pod's progress never waits on its Events, and a refused one is only logged.
+    fn record(&self, t: &Tracked, action: &Action) {
+        let words = plan::event_words(t, action);
+        if words.is_empty() {
+            return;
+        }
+        let who = crate::sim::kubelet::failure::Container {
+            pod: &t.name,
+            ns: &t.namespace,
+            name: t.containers.first().map_or("app", String::as_str),
+            image: &t.image,
+            uid: &t.uid,
+        };
+        let said: Vec<_> = words
+            .iter()
+            .flat_map(|w| crate::sim::kubelet::failure::kubelet_events(w, &who))
+            .collect();
+        let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            k8s_openapi::jiff::Timestamp::now(),
+        );
+        let events: Vec<Event> = said
+            .into_iter()
+            .map(|s| Event {
+                metadata: kube::api::ObjectMeta {
+                    generate_name: Some(format!("{}.", t.name)),
+                    namespace: Some(t.namespace.clone()),
+                    ..Default::default()
+                },
+                involved_object: k8s_openapi::api::core::v1::ObjectReference {
+                    api_version: Some("v1".into()),
+                    kind: Some("Pod".into()),
+                    name: Some(t.name.clone()),
+                    namespace: Some(t.namespace.clone()),
+                    uid: Some(t.uid.clone()),
+                    ..Default::default()
+                },
+                reason: Some(s.reason.into()),
+                message: Some(s.message),
+                type_: Some(if s.warning { "Warning" } else { "Normal" }.into()),
+                source: Some(k8s_openapi::api::core::v1::EventSource {
+                    component: Some("kubelet".into()),
+                    host: Some(self.node.clone()),
+                }),
+                first_timestamp: Some(now.clone()),
+                last_timestamp: Some(now.clone()),
+                count: Some(1),
+                reporting_component: Some("kubelet".into()),
+                reporting_instance: Some(self.node.clone()),
+                ..Default::default()
+            })
+            .collect();
+        let api: Api<Event> = Api::namespaced(self.client.clone(), &t.namespace);
+        tokio::spawn(async move {
+            for e in events {
+                if let Err(err) = api.create(&PostParams::default(), &e).await {
+                    tracing::info!("event not recorded: {err}");
+                }
+            }
+        });
+    }
+
     /// Writes `action` for the pod; `true` when it was written.
     async fn act(&mut self, uid: &str, action: &Action) -> bool {
         let Some(t) = self.pods.get(uid).cloned() else { return false };
@@ -331,6 +393,7 @@ impl Kubelet {
         match result {
             Ok(()) => {
                 tracing::info!("{}/{}: {action:?}", t.namespace, t.name);
+                self.record(&t, action);
                 if let Some(t) = self.pods.get_mut(uid) {
                     t.done(action, now);
                 }

@@ -286,6 +286,21 @@ impl Tracked {
     }
 }
 
+/// The kubelet events (`sim::kubelet::failure::kubelet_events`' words) `action` stands for, as
+/// the simulator's kubelet notes them.
+pub fn event_words(t: &Tracked, action: &Action) -> &'static [&'static str] {
+    match action {
+        Action::Run if t.failing(ImageFailure::Probe) => &["running", "probe-failed"],
+        Action::Run | Action::Restart => &["running"],
+        Action::Ready(false) => &["unready"],
+        Action::Fail => &["failed"],
+        Action::PullFail => &["pull-failed"],
+        Action::PullBackOff => &["pull-back-off"],
+        Action::Crash => &["crashed"],
+        Action::Bind | Action::Remove | Action::Ready(true) => &[],
+    }
+}
+
 /// RFC 3339 in whole seconds, as the API server stores times.
 pub fn stamp(t: k8s_openapi::jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
@@ -443,6 +458,7 @@ mod tests {
         let mut p = pod("app:bad", Some("n0"));
         let mut t = Tracked::new(&p, s, 0, "n0");
         assert_eq!(t.stage, Stage::Pending);
+        assert_eq!(event_words(&t, &Action::Run), ["running", "probe-failed"], "Unhealthy too");
         t.done(&Action::Run, 1000);
         assert_eq!(t.due(), None, "broken: no Ready step");
         p.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
@@ -510,6 +526,8 @@ mod tests {
             ]
         );
         assert_eq!(t.restarts, 2);
+        assert_eq!(event_words(&t, &Action::Crash), ["crashed"]);
+        assert_eq!(event_words(&t, &Action::Restart), ["running"]);
         t.restarts = 1; // as written before the second crash counted
         let doc = waiting_status(&t, &Action::Crash, "t", k8s_openapi::jiff::Timestamp::UNIX_EPOCH);
         let c = &doc["status"]["containerStatuses"][0];

@@ -179,45 +179,11 @@ fn notes<'a>(store: &Store, ns: &str, kind: &'a EventKind) -> Vec<Note<'a>> {
             let container = first.map_or_else(|| "app".into(), |c| c.name.clone());
             let image = first.and_then(|c| c.image.clone()).unwrap_or_default();
             let uid = object.and_then(|o| o.metadata.uid.clone()).unwrap_or_default();
-            match event.as_str() {
-                "probe-failed" => vec![pod(p, "Unhealthy", failure::PROBE_FAILED.into(), true)],
-                "pull-failed" => vec![
-                    pod(p, "Pulling", format!("Pulling image \"{image}\""), false),
-                    pod(
-                        p,
-                        "Failed",
-                        format!(
-                            "Failed to pull image \"{image}\": {}",
-                            failure::pull_error(&image)
-                        ),
-                        true,
-                    ),
-                    pod(p, "Failed", "Error: ErrImagePull".into(), true),
-                ],
-                "pull-back-off" => vec![
-                    pod(p, "BackOff", format!("Back-off pulling image \"{image}\""), false),
-                    pod(p, "Failed", "Error: ImagePullBackOff".into(), true),
-                ],
-                "crashed" => vec![pod(
-                    p,
-                    "BackOff",
-                    format!(
-                        "Back-off restarting failed container {container} in pod {p}_{ns}({uid})"
-                    ),
-                    true,
-                )],
-                "running" => {
-                    vec![pod(p, "Started", format!("Started container {container}"), false)]
-                }
-                "unready" => vec![pod(
-                    p,
-                    "Unhealthy",
-                    "Readiness probe failed: the pod was made unready".into(),
-                    true,
-                )],
-                "failed" => vec![pod(p, "Failed", format!("Container {container} failed"), true)],
-                _ => Vec::new(),
-            }
+            let who = failure::Container { pod: p, ns, name: &container, image: &image, uid: &uid };
+            failure::kubelet_events(event, &who)
+                .into_iter()
+                .map(|s| pod(p, s.reason, s.message, s.warning))
+                .collect()
         }
         _ => Vec::new(),
     }

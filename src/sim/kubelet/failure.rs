@@ -45,6 +45,64 @@ pub fn pull_error(image: &str) -> String {
 /// The readiness probe's failure, as `Unhealthy` says it.
 pub const PROBE_FAILED: &str = "Readiness probe failed: HTTP probe failed with statuscode: 503";
 
+/// The container a kubelet's Event is about.
+pub struct Container<'a> {
+    pub pod: &'a str,
+    pub ns: &'a str,
+    pub name: &'a str,
+    pub image: &'a str,
+    pub uid: &'a str,
+}
+
+/// One Event a kubelet records: its reason, message and whether it is a Warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    pub reason: &'static str,
+    pub message: String,
+    pub warning: bool,
+}
+
+fn said(reason: &'static str, message: String, warning: bool) -> Said {
+    Said { reason, message, warning }
+}
+
+/// The Events a kubelet records for a timeline `kubelet` event (`running`, `unready`,
+/// `failed`, `probe-failed`, `pull-failed`, `pull-back-off`, `crashed`), in its words: the
+/// simulator's recorder and the fake kubelet write the same.
+pub fn kubelet_events(event: &str, c: &Container<'_>) -> Vec<Said> {
+    let (image, name) = (c.image, c.name);
+    match event {
+        "probe-failed" => vec![said("Unhealthy", PROBE_FAILED.into(), true)],
+        "pull-failed" => vec![
+            said("Pulling", format!("Pulling image \"{image}\""), false),
+            said(
+                "Failed",
+                format!("Failed to pull image \"{image}\": {}", pull_error(image)),
+                true,
+            ),
+            said("Failed", "Error: ErrImagePull".into(), true),
+        ],
+        "pull-back-off" => vec![
+            said("BackOff", format!("Back-off pulling image \"{image}\""), false),
+            said("Failed", "Error: ImagePullBackOff".into(), true),
+        ],
+        "crashed" => vec![said(
+            "BackOff",
+            format!(
+                "Back-off restarting failed container {name} in pod {}_{}({})",
+                c.pod, c.ns, c.uid
+            ),
+            true,
+        )],
+        "running" => vec![said("Started", format!("Started container {name}"), false)],
+        "unready" => {
+            vec![said("Unhealthy", "Readiness probe failed: the pod was made unready".into(), true)]
+        }
+        "failed" => vec![said("Failed", format!("Container {name} failed"), true)],
+        _ => Vec::new(),
+    }
+}
+
 /// A container waiting with `reason` and `message`.
 pub fn waiting(status: &mut ContainerStatus, reason: &str, message: String) {
     status.ready = false;
