@@ -89,7 +89,8 @@ fn a_pull_failure_stays_pending_with_err_image_pull_then_backs_off_and_retries()
     assert!(sim.settle(60_000), "a retrying pull is not pending work");
     // Fixed: the next retry pulls, the pod runs and becomes Ready.
     sim.apply_op(Op::from(Fault::BrokenImage { image: BAD.into(), broken: None })).unwrap();
-    sim.advance(5 * 60_000);
+    // Fixed, the retry that brings it up is work `settle` waits for.
+    assert!(sim.settle(10 * 60_000));
     assert_eq!(phase(&sim), "Running");
     assert!(ready(sim.pod(&key("web-0")).unwrap()), "recovered at its next retry");
 }
@@ -116,7 +117,7 @@ fn a_crash_loop_counts_restarts_keeps_the_exit_code_and_backs_off() {
     assert_eq!((backoff.0.as_str(), backoff.3), ("Warning", 3), "one Event, counted: {ev:#?}");
     assert!(sim.settle(60_000), "a crash loop is not pending work");
     sim.apply_op(Op::from(Fault::BrokenImage { image: BAD.into(), broken: None })).unwrap();
-    sim.advance(10 * 60_000);
+    assert!(sim.settle(10 * 60_000));
     assert!(ready(sim.pod(&key("web-0")).unwrap()), "recovered after its next restart");
     assert_eq!(waiting(&sim), None);
 }

@@ -88,6 +88,9 @@ pub enum PodStep {
     Retry,
     /// A crashing container exits.
     Crash,
+    /// A back-off ends after the image was fixed: the pull or the restart succeeds. Like
+    /// [`PodStep::Retry`], but pending work for `settle` (the pod will come up).
+    Recover,
 }
 
 impl PodStep {

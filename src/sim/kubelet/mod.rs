@@ -351,7 +351,7 @@ impl Kubelet {
                 self.schedule(key, PodStep::Retry, now_ms + backoff, agenda);
                 "crashed"
             }
-            PodStep::Retry => return self.retry(key, broken, store, agenda),
+            PodStep::Retry | PodStep::Recover => return self.retry(key, broken, store, agenda),
         };
         store.note_in(
             &key.namespace,
@@ -630,6 +630,12 @@ impl Kubelet {
                 Some(_) => {}
                 None => {
                     self.cancel(&key, &[PodStep::Crash], agenda);
+                    // A pod backing off comes up at its next retry: that is work to wait for.
+                    let retry = self.pods.get(&key).and_then(|r| r.next);
+                    if let Some((t, PodStep::Retry | PodStep::BackOff)) = retry {
+                        self.cancel(&key, &[PodStep::Retry, PodStep::BackOff], agenda);
+                        self.schedule(&key, PodStep::Recover, t.at_ms, agenda);
+                    }
                     let idle = self.pods.get(&key).is_some_and(|r| r.next.is_none());
                     if running && !was_ready && idle {
                         self.schedule(&key, PodStep::Ready, now_ms + ready_ms, agenda);
