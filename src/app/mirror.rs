@@ -108,9 +108,6 @@ impl Mirror {
     /// Replaces every object of `kind` inside `scope` with `objects` (a complete listing: what
     /// it lacks is gone). Returns whether anything changed.
     pub fn replace(&mut self, kind: ObjKind, scope: &Scope, objects: Vec<Object>) -> bool {
-        if kind == ObjKind::Event {
-            return self.replace_events(scope, objects);
-        }
         let keep: std::collections::BTreeSet<ObjRef> =
             objects.iter().map(|o| obj_ref(o.metadata())).collect();
         let stale: Vec<Object> = match kind {
@@ -118,7 +115,7 @@ impl Mirror {
             ObjKind::Pod => stale_in(&self.pods, scope, &keep, Object::Pod),
             ObjKind::Claim => stale_in(&self.claims, scope, &keep, Object::Claim),
             ObjKind::Revision => stale_in(&self.revisions, scope, &keep, Object::Revision),
-            ObjKind::Event => Vec::new(),
+            ObjKind::Event => return self.replace_events(scope, objects),
         };
         let mut changed = false;
         for o in &stale {

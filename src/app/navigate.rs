@@ -80,8 +80,10 @@ pub fn export_timeline(state: &mut AppState) -> Vec<super::msg::Command> {
         }
     }
     let set = state.selected_set.as_ref().map_or("session", |s| s.name.as_str());
-    let at = state.now.map(|t| t.strftime("%Y%m%dT%H%M%S").to_string()).unwrap_or_default();
-    let name = format!("ststui-timeline-{set}-{at}.jsonl").replace("-.jsonl", ".jsonl");
+    let name = match state.now {
+        Some(t) => format!("ststui-timeline-{set}-{}.jsonl", t.strftime("%Y%m%dT%H%M%S")),
+        None => format!("ststui-timeline-{set}.jsonl"),
+    };
     info(state, format!("exporting {lines} timeline lines to {name}"));
     vec![super::msg::Command::Export { name, text, lines }]
 }

@@ -48,9 +48,7 @@ pub(super) async fn picker(
         what: format!("statefulsets in {}", ns.as_deref().unwrap_or("every namespace")),
         hint: ns.is_none().then(|| "pass -n NAMESPACE to list the sets of one namespace".into()),
         wrap: |s| Object::Set(Arc::new(s)),
-        forward: true,
         keep: None,
-        keep_arg: String::new(),
     };
     // A picker that may not list sets has nothing more to wait for: synced either way.
     watch::run(spec, &clients, &conn, |_| Vec::new(), move |_| synced_now(&synced)).await;
@@ -81,9 +79,7 @@ pub(super) async fn focus(
         what: format!("statefulset {key}"),
         hint: None,
         wrap: |s| Object::Set(Arc::new(s)),
-        forward: true,
         keep: None,
-        keep_arg: String::new(),
     };
     let (t, tx1, tx2) = (Arc::clone(&tracker), sel_tx.clone(), sel_tx);
     let (cl, cn) = (clients.clone(), Arc::clone(&conn));
@@ -145,32 +141,25 @@ impl Drop for Tasks {
     }
 }
 
-/// The Events about one object (`kind`, e.g. `Pod`, and its name), sent to the console: a
-/// field selector on the involved object, so a 10,000-pod set costs one pod's Events.
-pub(super) fn events_of(
-    kind: &str,
-    obj: &ObjRef,
-    clients: &Clients,
-    conn: &Arc<Conn>,
-) -> JoinHandle<()> {
-    let fields = format!("involvedObject.kind={kind},involvedObject.name={}", obj.name);
+/// The Events about one pod, sent to the console: a field selector on the involved object, so
+/// a 10,000-pod set costs one pod's Events.
+pub(super) fn pod_events(pod: &ObjRef, clients: &Clients, conn: &Arc<Conn>) -> JoinHandle<()> {
+    let fields = format!("involvedObject.kind=Pod,involvedObject.name={}", pod.name);
     let spec = Spec {
         api: watch::api::<KubeEvent>,
-        namespace: Some(obj.namespace.clone()),
+        namespace: Some(pod.namespace.clone()),
         config: watcher::Config::default().fields(&fields),
         kind: ObjKind::Event,
         scope: Scope {
-            namespace: Some(obj.namespace.clone()),
-            about: Some(format!("{kind}/{}", obj.name)),
+            namespace: Some(pod.namespace.clone()),
+            about: Some(format!("Pod/{}", pod.name)),
             ..Scope::default()
         },
         // As the namespace's Events watch says it: one permission, one message.
-        what: format!("events in {}", obj.namespace),
+        what: format!("events in {}", pod.namespace),
         hint: None,
         wrap: |e| Object::Event(Arc::new(e)),
-        forward: true,
         keep: None,
-        keep_arg: String::new(),
     };
     let (cl, cn) = (clients.clone(), Arc::clone(conn));
     tokio::spawn(async move {
@@ -237,9 +226,7 @@ impl Watching<'_> {
             what: format!("{plural} in {ns}"),
             hint: None,
             wrap,
-            forward: true,
             keep: None,
-            keep_arg: String::new(),
         }
     }
 
@@ -302,6 +289,7 @@ impl Watching<'_> {
     /// pane). One watch for both: the first view costs no extra request.
     fn events(&self, tracker: &Arc<Mutex<Tracker>>) -> JoinHandle<()> {
         let ns = self.key.namespace.clone();
+        let set = self.key.name.clone();
         let spec = Spec {
             api: watch::api::<KubeEvent>,
             namespace: Some(ns.clone()),
@@ -315,12 +303,10 @@ impl Watching<'_> {
             what: format!("events in {ns}"),
             hint: None,
             wrap: |e| Object::Event(Arc::new(e)),
-            forward: true,
-            keep: Some(|e: &KubeEvent, set: &str| {
+            keep: Some(Box::new(move |e: &KubeEvent| {
                 e.involved_object.kind.as_deref() == Some("StatefulSet")
-                    && e.involved_object.name.as_deref() == Some(set)
-            }),
-            keep_arg: self.key.name.clone(),
+                    && e.involved_object.name.as_deref() == Some(set.as_str())
+            })),
         };
         let (t, set_name) = (Arc::clone(tracker), self.key.name.clone());
         let (cl, cn) = (self.clients.clone(), Arc::clone(self.conn));

@@ -326,7 +326,7 @@ impl Engine {
             self.forget_events("Pod", &old);
         }
         if let Some(pod) = pod {
-            let task = focus::events_of("Pod", &pod, &self.session.clients, &self.conn);
+            let task = focus::pod_events(&pod, &self.session.clients, &self.conn);
             self.pod_events = Some((pod, focus::Tasks(vec![task])));
         }
     }

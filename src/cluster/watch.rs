@@ -69,14 +69,13 @@ pub struct Spec<K> {
     /// Said after a 403 (`-A` without cluster-wide permission suggests `-n`).
     pub hint: Option<String>,
     pub wrap: fn(K) -> Object,
-    /// Without it only the timeline goes out (Events).
-    pub forward: bool,
-    /// Forwarded objects are only those it keeps (`None`: all): the namespace's Events, of
-    /// which the console holds the set's.
-    pub keep: Option<fn(&K, &str) -> bool>,
-    /// What `keep` is given beside the object (the set's name).
-    pub keep_arg: String,
+    /// The objects sent to the console: all (`None`), or those it keeps (the namespace's
+    /// Events, of which the console holds the set's; the rest only make timeline lines).
+    pub keep: Option<Keep<K>>,
 }
+
+/// Which objects of a watch go to the console.
+pub type Keep<K> = Box<dyn Fn(&K) -> bool + Send + Sync>;
 
 /// The namespaced or cluster-wide API of `K`.
 pub fn api<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
@@ -165,17 +164,13 @@ pub async fn run<K>(
                 // selector starts its pods' watchers, whose listings send `Synced`): a verb
                 // synced before its set had arrived said the set was not found.
                 let first_object = objects.first().cloned();
-                if spec.forward {
-                    let kept = objects
-                        .into_iter()
-                        .filter(|o| spec.keep.is_none_or(|k| k(o, &spec.keep_arg)));
-                    let wrapped = kept.map(spec.wrap).collect();
-                    conn.sink(BackendEvent::Listed {
-                        kind: spec.kind,
-                        scope: spec.scope.clone(),
-                        objects: wrapped,
-                    });
-                }
+                let kept = objects.into_iter().filter(|o| spec.keep.as_ref().is_none_or(|k| k(o)));
+                let wrapped = kept.map(spec.wrap).collect();
+                conn.sink(BackendEvent::Listed {
+                    kind: spec.kind,
+                    scope: spec.scope.clone(),
+                    objects: wrapped,
+                });
                 if let Some(ev) = listed(Some(first_object.as_ref())) {
                     conn.sink(ev);
                 }
@@ -188,7 +183,7 @@ pub async fn run<K>(
         for t in derive(seen) {
             conn.note(t);
         }
-        if spec.forward && spec.keep.is_none_or(|k| k(&o, &spec.keep_arg)) {
+        if spec.keep.as_ref().is_none_or(|k| k(&o)) {
             let o = (spec.wrap)(o);
             conn.sink(if deleted { BackendEvent::Deleted(o) } else { BackendEvent::Applied(o) });
         }

@@ -29,6 +29,7 @@ use tokio::time::Instant;
 use plan::{Action, Tracked};
 
 use crate::sim::KubeletConfig;
+use crate::sim::recorder::event_object;
 
 /// Runs until SIGINT or SIGTERM. Returns a message when it cannot start.
 pub fn run(target: &crate::cluster::Target, node: &str) -> Result<(), String> {
@@ -291,34 +292,25 @@ impl Kubelet {
             k8s_openapi::jiff::Timestamp::now(),
         );
         let events: Vec<Event> = said
-            .into_iter()
-            .map(|s| Event {
-                metadata: kube::api::ObjectMeta {
+            .iter()
+            .map(|s| {
+                let meta = kube::api::ObjectMeta {
                     generate_name: Some(format!("{}.", t.name)),
                     namespace: Some(t.namespace.clone()),
                     ..Default::default()
-                },
-                involved_object: k8s_openapi::api::core::v1::ObjectReference {
+                };
+                let about = k8s_openapi::api::core::v1::ObjectReference {
                     api_version: Some("v1".into()),
                     kind: Some("Pod".into()),
                     name: Some(t.name.clone()),
                     namespace: Some(t.namespace.clone()),
                     uid: Some(t.uid.clone()),
                     ..Default::default()
-                },
-                reason: Some(s.reason.into()),
-                message: Some(s.message),
-                type_: Some(if s.warning { "Warning" } else { "Normal" }.into()),
-                source: Some(k8s_openapi::api::core::v1::EventSource {
-                    component: Some("kubelet".into()),
-                    host: Some(self.node.clone()),
-                }),
-                first_timestamp: Some(now.clone()),
-                last_timestamp: Some(now.clone()),
-                count: Some(1),
-                reporting_component: Some("kubelet".into()),
-                reporting_instance: Some(self.node.clone()),
-                ..Default::default()
+                };
+                let host = Some(self.node.as_str());
+                let mut e = event_object(meta, about, s, "kubelet", host, now.clone());
+                e.reporting_instance = Some(self.node.clone());
+                e
             })
             .collect();
         let api: Api<Event> = Api::namespaced(self.client.clone(), &t.namespace);

@@ -184,9 +184,12 @@ struct Runner {
     events_of: Option<ObjRef>,
     /// The sets' Events recorded before the console first asked went out then.
     told_set_events: bool,
-    /// The log the console follows, and what was last sent of it.
-    log: Option<(LogRequest, Result<Vec<String>, String>)>,
+    /// The log the console follows, and what was last sent of it (`None`: nothing yet).
+    log: Option<(LogRequest, Option<Rendered>)>,
 }
+
+/// A log as the kubelet model renders it, or why there is none.
+type Rendered = Result<Vec<String>, String>;
 
 /// Whether the console watches Event `e`: about a StatefulSet, or about the pod `watched`.
 fn watched_event(e: &k8s_openapi::api::core::v1::Event, watched: Option<&ObjRef>) -> bool {
@@ -488,14 +491,14 @@ impl Runner {
             Some(p) => super::kubelet::log::render(p, req.previous),
             None => Err(format!("pods \"{}\" not found", req.pod.name)),
         };
-        if *last == now && !matches!(now, Ok(ref l) if l.is_empty()) {
+        if last.as_ref() == Some(&now) {
             return;
         }
         let chunk = match &now {
             Ok(lines) => LogChunk::Replace(lines.clone()),
             Err(why) => LogChunk::Failed(why.clone()),
         };
-        *last = now;
+        *last = Some(now);
         (self.sink)(BackendEvent::Log { request: req.clone(), chunk });
     }
 
@@ -528,7 +531,7 @@ impl Runner {
                 return;
             }
             Op::View(ViewOp::Logs(req)) => {
-                self.log = req.map(|r| (r, Ok(Vec::new())));
+                self.log = req.map(|r| (r, None));
                 self.send_log();
                 return;
             }

@@ -15,9 +15,10 @@ use std::collections::{BTreeMap, VecDeque};
 use k8s_openapi::api::core::v1::{Event as KubeEvent, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::kubelet::failure;
+use super::kubelet::failure::{self, Said};
 use super::store::Store;
 use crate::backend::{Event, EventKind, ObjRef};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 /// Events kept at most.
 pub const MAX_EVENTS: usize = 1_000;
@@ -77,35 +78,23 @@ impl Recorder {
             }
             _ => store.pods().get(&ObjRef::new(ns, note.name)).and_then(|o| o.metadata.uid.clone()),
         };
-        let now = store.clock().time();
-        let event = KubeEvent {
-            metadata: ObjectMeta {
-                name: Some(key.name.clone()),
-                namespace: Some(ns.to_string()),
-                ..Default::default()
-            },
-            involved_object: ObjectReference {
-                api_version: Some(note.api_version.into()),
-                kind: Some(note.kind.into()),
-                name: Some(note.name.into()),
-                namespace: Some(ns.into()),
-                uid,
-                ..Default::default()
-            },
-            reason: Some(note.reason.into()),
-            message: Some(note.message.clone()),
-            type_: Some(if note.warning { "Warning" } else { "Normal" }.into()),
-            source: Some(EventSource {
-                component: Some(note.component.into()),
-                host: (note.component == "kubelet").then(|| super::api::NODE_NAME.into()),
-            }),
-            first_timestamp: Some(now.clone()),
-            last_timestamp: Some(now),
-            count: Some(1),
-            reporting_component: Some(note.component.into()),
-            reporting_instance: Some(String::new()),
+        let meta = ObjectMeta {
+            name: Some(key.name.clone()),
+            namespace: Some(ns.to_string()),
             ..Default::default()
         };
+        let about = ObjectReference {
+            api_version: Some(note.api_version.into()),
+            kind: Some(note.kind.into()),
+            name: Some(note.name.into()),
+            namespace: Some(ns.into()),
+            uid,
+            ..Default::default()
+        };
+        let said =
+            Said { reason: note.reason, message: note.message.clone(), warning: note.warning };
+        let host = (note.component == "kubelet").then_some(super::api::NODE_NAME);
+        let event = event_object(meta, about, &said, note.component, host, store.clock().time());
         if store.create(event).is_ok() {
             self.repeats.insert(same, key.clone());
             self.written.push_back((store.clock().now_ms(), key));
@@ -125,6 +114,33 @@ impl Recorder {
             self.repeats.retain(|_, k| *k != gone);
             self.written.pop_front();
         }
+    }
+}
+
+/// A core/v1 Event about `about` as a recorder writes it: first and last seen `now`, counted
+/// once, reported by `component` (on node `host`, for a kubelet). The fake kubelet writes its
+/// Events with it too.
+pub fn event_object(
+    meta: ObjectMeta,
+    about: ObjectReference,
+    said: &Said,
+    component: &str,
+    host: Option<&str>,
+    now: Time,
+) -> KubeEvent {
+    KubeEvent {
+        metadata: meta,
+        involved_object: about,
+        reason: Some(said.reason.into()),
+        message: Some(said.message.clone()),
+        type_: Some(if said.warning { "Warning" } else { "Normal" }.into()),
+        source: Some(EventSource { component: Some(component.into()), host: host.map(Into::into) }),
+        first_timestamp: Some(now.clone()),
+        last_timestamp: Some(now),
+        count: Some(1),
+        reporting_component: Some(component.into()),
+        reporting_instance: Some(String::new()),
+        ..Default::default()
     }
 }
 
