@@ -10,6 +10,7 @@ pub mod backend;
 pub mod cli;
 pub mod cluster;
 pub mod complete;
+pub mod control;
 pub mod core;
 pub mod fakelet;
 pub mod plan;

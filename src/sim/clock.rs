@@ -122,6 +122,17 @@ pub struct Ticket {
     seq: u64,
 }
 
+impl Ticket {
+    pub fn new(at_ms: u64, seq: u64) -> Ticket {
+        Ticket { at_ms, seq }
+    }
+
+    /// The insertion sequence (with `at_ms`, what identifies the item).
+    pub fn seq(self) -> u64 {
+        self.seq
+    }
+}
+
 /// The deterministic agenda: items ordered by (time, insertion sequence).
 #[derive(Debug, Default)]
 pub struct Agenda {

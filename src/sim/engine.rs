@@ -16,6 +16,7 @@ use super::planner::{self, Planner};
 use super::recorder::Recorder;
 use super::store::{Entry, Store};
 use crate::backend::{EventKind, Mode};
+use crate::control::Seen;
 
 /// More syncs than this at one virtual instant is a livelock (the controller keeps writing and
 /// re-triggering itself): the controller is paused and an `error` event says so.
@@ -85,7 +86,8 @@ pub fn dispatch(w: &mut World) {
             Entry::Change(change) => {
                 w.kubelet.observe(&change, &mut w.store, &mut w.agenda);
                 gc::observe(&change, &mut w.store, &mut w.agenda);
-                w.controller.observe(&change, &w.store, &mut w.agenda);
+                let seen = Seen { kind: change.kind, object: &change.object, old: change.old.as_ref() };
+                w.controller.observe(seen, &w.store, &mut w.agenda);
                 w.planner.observe(&change);
                 w.out.push(SimEvent::Watch { kind: change.kind, object: change.object });
             }
@@ -132,7 +134,7 @@ fn sync_once(w: &mut World) -> bool {
         w.instant_syncs = 0;
         return false;
     }
-    w.controller.sync_next(&mut w.store, &mut w.agenda)
+    w.controller.sync_next(&mut w.store, &mut w.agenda).is_some()
 }
 
 /// The known cause of a livelock, when a set shows it: RollingUpdate set by type alone
@@ -242,7 +244,7 @@ pub fn settle_by(w: &mut World, max_ms: u64, advance: &mut dyn FnMut(&mut World,
 pub fn step(w: &mut World, n: u32) -> u32 {
     let mut ran = 0;
     dispatch(w);
-    while ran < n && w.controller.sync_next(&mut w.store, &mut w.agenda) {
+    while ran < n && w.controller.sync_next(&mut w.store, &mut w.agenda).is_some() {
         ran += 1;
         dispatch(w);
     }

@@ -18,13 +18,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::clock::Clock;
 use crate::backend::{Event, EventKind, ObjRef, Object};
 
-/// A watch event type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum ChangeKind {
-    Added,
-    Modified,
-    Deleted,
-}
+pub use crate::control::ChangeKind;
 
 /// One watch-style change. `object` is the new state (the last state for `Deleted`); `old` is
 /// the previous state for `Modified` (what upstream's update handlers compare).
