@@ -272,6 +272,11 @@ pub struct PlayArgs {
     /// before exit 4, e.g. 90s.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
     pub timeout: u64,
+    /// ststui's own controller drives the namespace's StatefulSets (only on an API server whose
+    /// kube-controller-manager runs without its StatefulSet controller); `pause`, `resume` and
+    /// `step` may then be played.
+    #[arg(long)]
+    pub drive: bool,
 }
 
 /// `ststui fake-kubelet`.

@@ -12,6 +12,7 @@ pub mod cluster;
 pub mod complete;
 pub mod control;
 pub mod core;
+pub mod drive;
 pub mod fakelet;
 pub mod plan;
 pub mod play;

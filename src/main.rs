@@ -74,7 +74,13 @@ fn main() -> ExitCode {
             match verb {
                 CliCommand::Play(p) => {
                     let timeout = std::time::Duration::from_millis(p.timeout);
-                    exit_code(ststui::play::run(&p.script, p.format.into(), &target, timeout))
+                    exit_code(ststui::play::run(
+                        &p.script,
+                        p.format.into(),
+                        &target,
+                        timeout,
+                        p.drive,
+                    ))
                 }
                 CliCommand::FakeKubelet(k) => match ststui::fakelet::run(&target, &k.node) {
                     Ok(()) => ExitCode::SUCCESS,

@@ -75,7 +75,7 @@ fn parallel_sets(path: &Path) -> BTreeSet<String> {
 
 fn playable(path: &Path) -> bool {
     let script = scenario::parse_file(path).unwrap_or_else(|e| panic!("{e}"));
-    script.lines.iter().all(|l| ststui::play::cluster_refusal(&l.command).is_none())
+    script.lines.iter().all(|l| ststui::play::cluster_refusal(&l.command, false).is_none())
 }
 
 /// The `.scenario` files of `dir` (under the crate root), sorted.

@@ -232,4 +232,3 @@ impl Controller {
         Some(key)
     }
 }
-

@@ -3,9 +3,7 @@
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 
-use super::{
-    BACKOFF_BASE_MS, BACKOFF_MAX_MS, Controller, Read, Timers, Write, WriteError,
-};
+use super::{BACKOFF_BASE_MS, BACKOFF_MAX_MS, Controller, Read, Timers, Write, WriteError};
 use crate::backend::{EventKind, FailureKind, ObjRef};
 use crate::core::explain::blocker_step;
 use crate::core::{DeleteReason, Effect, Observed, Plan};

@@ -17,6 +17,7 @@
 //! Exit codes: 0 every `expect` held, 1 one did not, 2 a bad script or a line the cluster
 //! cannot play, 4 the cluster cannot be used (kubeconfig, unreachable, forbidden listing).
 
+mod drive;
 mod exec;
 pub mod trace;
 pub mod world;
@@ -38,6 +39,7 @@ use crate::cluster::Target;
 use crate::cluster::write::Writer;
 use crate::sim::scenario::{self, Command, Line, Script, build};
 use crate::sim::timeline::{Format, render};
+use drive::start_driver;
 use world::{Change, World};
 
 /// Every `expect` held.
@@ -81,12 +83,15 @@ async fn reachable(session: &crate::cluster::Session, deadline: Instant) -> Resu
     }
 }
 
-/// Why a line cannot be played on a cluster, if it cannot.
-pub fn cluster_refusal(command: &Command) -> Option<&'static str> {
+/// Why a line cannot be played on a cluster, if it cannot (`drive`: ststui's controller drives
+/// it, so it can be paused and stepped).
+pub fn cluster_refusal(command: &Command, drive: bool) -> Option<&'static str> {
     match command {
+        Command::Pause | Command::Resume | Command::Step(_) if drive => None,
         Command::Pause | Command::Resume | Command::Step(_) => Some(
             "needs the simulator: a real cluster's controller cannot be paused or stepped \
-             (play it with `ststui sim --script`)",
+             (play it with `ststui sim --script`, or drive the cluster with `ststui play --drive` \
+             where kube-controller-manager runs without its StatefulSet controller)",
         ),
         Command::Gc { .. } => Some(
             "needs the simulator: a cluster's garbage collector runs at its own pace (play it \
@@ -142,6 +147,7 @@ pub fn run(
     format: Format,
     target: &Target,
     timeout: Duration,
+    drive: bool,
 ) -> i32 {
     let mut script = match scenario::parse_file(script_path) {
         Ok(s) => s,
@@ -152,7 +158,7 @@ pub fn run(
     };
     let file = script_path.display().to_string();
     if let Some((line, why)) =
-        script.lines.iter().find_map(|l| cluster_refusal(&l.command).map(|w| (l, w)))
+        script.lines.iter().find_map(|l| cluster_refusal(&l.command, drive).map(|w| (l, w)))
     {
         eprintln!("ststui: {}", bad(&file, line, why));
         return EXIT_BAD_INPUT;
@@ -254,7 +260,29 @@ pub fn run(
             options,
             file,
             last_error: None,
+            drive: None,
         };
+        if drive {
+            if ns.len() > 1 {
+                eprintln!(
+                    "ststui: --drive drives one namespace ({}); the script also names {}",
+                    session.namespace,
+                    ns.iter()
+                        .filter(|n| **n != session.namespace)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                return EXIT_BAD_INPUT;
+            }
+            match start_driver(&session, &player) {
+                Ok(d) => player.drive = Some(d),
+                Err(e) => {
+                    eprintln!("ststui: {e}");
+                    return EXIT_CLUSTER;
+                }
+            }
+        }
         let (tx, rx) = mpsc::channel(1024);
         for n in &ns {
             watch_namespace(&session.client, n, &tx);
@@ -324,6 +352,8 @@ struct ClusterPlayer {
     file: String,
     /// The last watch error said (a repeat is not said again).
     last_error: Option<String>,
+    /// `--drive`: ststui's controller and what it reports.
+    drive: Option<drive::Driving>,
 }
 
 impl ClusterPlayer {
@@ -342,8 +372,12 @@ impl ClusterPlayer {
         match msg {
             Ok(change) => {
                 let now = self.now();
+                let driven = self.drive.is_some();
                 for kind in self.world.apply(change, now) {
-                    self.emit(kind);
+                    // Driving, the controller's actions are its own report, not inferred.
+                    if !(driven && crate::drive::controller_line(&kind)) {
+                        self.emit(kind);
+                    }
                 }
             }
             Err(e) => {
@@ -374,6 +408,7 @@ impl ClusterPlayer {
                     Some(m) => self.take(m),
                     None => return false,
                 },
+                Some(out) = drive::next(&mut self.drive) => self.take_drive(out),
                 () = tokio::time::sleep_until(tick) => {}
             }
         }
@@ -399,6 +434,15 @@ impl ClusterPlayer {
             eprintln!("ststui: the cluster's objects could not be listed before the timeout{why}");
             return EXIT_CLUSTER;
         }
+        if self.drive.is_some() {
+            self.pump(&mut rx, deadline, |p| {
+                p.drive.as_ref().is_none_or(|d| d.started || d.other.is_some())
+            })
+            .await;
+            if let Some(code) = self.drive_refused() {
+                return code;
+            }
+        }
         let mut failures = Vec::new();
         let mut expects = 0;
         for line in &script.lines {
@@ -406,7 +450,13 @@ impl ClusterPlayer {
                 self.take(m);
             }
             self.emit(EventKind::Command { line: line.number, text: line.text.clone() });
+            if let Some(code) = self.drive_refused() {
+                return code;
+            }
             match &line.command {
+                Command::Pause | Command::Resume | Command::Step(_) => {
+                    self.control(&line.command, &mut rx).await;
+                }
                 Command::Wait(ms) => {
                     let until = Instant::now() + Duration::from_millis(*ms);
                     self.pump(&mut rx, until, |_| false).await;
@@ -414,7 +464,8 @@ impl ClusterPlayer {
                 Command::Settle { max_ms } => {
                     let until = Instant::now() + Duration::from_millis(*max_ms);
                     self.pump(&mut rx, until, |p| {
-                        p.world.busy().is_none()
+                        // A paused controller observes nothing: only the pods' own motion counts.
+                        (p.paused() || p.world.busy().is_none())
                             && p.now().saturating_sub(p.world.last_change) >= p.quiet_ms()
                     })
                     .await;
@@ -440,6 +491,9 @@ impl ClusterPlayer {
                     }
                 }
             }
+        }
+        if let Some(code) = self.drive_refused() {
+            return code;
         }
         for (number, text, detail) in &failures {
             eprintln!("{}:{number}: expect failed: {text}", self.file);

@@ -86,7 +86,8 @@ pub fn dispatch(w: &mut World) {
             Entry::Change(change) => {
                 w.kubelet.observe(&change, &mut w.store, &mut w.agenda);
                 gc::observe(&change, &mut w.store, &mut w.agenda);
-                let seen = Seen { kind: change.kind, object: &change.object, old: change.old.as_ref() };
+                let seen =
+                    Seen { kind: change.kind, object: &change.object, old: change.old.as_ref() };
                 w.controller.observe(seen, &w.store, &mut w.agenda);
                 w.planner.observe(&change);
                 w.out.push(SimEvent::Watch { kind: change.kind, object: change.object });

@@ -1,0 +1,313 @@
+//! Drive mode's effect side: each effect of a Plan as the API call upstream's
+//! `StatefulPodControl`, history client and status updater make, with field manager `ststui`,
+//! resourceVersion preconditions on every update (the object as read carries its version),
+//! and the controller's Events in upstream's words (`SuccessfulCreate` "create Pod web-0 in
+//! StatefulSet web successful", `FailedCreate` … "failed error: …").
+//!
+//! A status write that conflicts is read again and written once more on the fresh object
+//! (upstream's `RetryOnConflict` around a re-get); any other conflict fails the sync, whose
+//! retry reads again. What the server answered goes into the mirror at once.
+//!
+//! The calls block the controller's thread (as upstream's worker blocks on its client) on the
+//! runtime's handle, each within [`CALL_TIMEOUT`]. Owns: the calls. Must not: decide.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{Event as KubeEvent, ObjectReference, PersistentVolumeClaim, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{Api, DeleteParams, PostParams};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::mirror::Mirror;
+use crate::backend::{EventKind, FailureKind, ObjKind, ObjRef, Object};
+use crate::control::{Read, Write, WriteError};
+use crate::core::{Effect, Now};
+use crate::sim::kubelet::failure::Said;
+use crate::steer::FIELD_MANAGER;
+
+/// The longest one API call may take before the sync counts it failed.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The component the controller's Events are reported by.
+pub const COMPONENT: &str = "ststui";
+
+/// The client and where to run its calls.
+#[derive(Clone)]
+pub struct Calls {
+    pub client: kube::Client,
+    pub handle: tokio::runtime::Handle,
+}
+
+fn refused(e: &kube::Error) -> WriteError {
+    match e {
+        kube::Error::Api(s) => {
+            WriteError { kind: FailureKind::from_status(s.code), message: s.message.clone() }
+        }
+        other => WriteError {
+            kind: FailureKind::Unavailable,
+            message: crate::cluster::trouble::brief(other),
+        },
+    }
+}
+
+fn timed_out() -> WriteError {
+    WriteError {
+        kind: FailureKind::Unavailable,
+        message: format!("no answer within {} s", CALL_TIMEOUT.as_secs()),
+    }
+}
+
+fn params() -> PostParams {
+    PostParams { field_manager: Some(FIELD_MANAGER.into()), ..PostParams::default() }
+}
+
+impl Calls {
+    fn run<T>(
+        &self,
+        f: impl std::future::Future<Output = Result<T, kube::Error>>,
+    ) -> Result<T, WriteError> {
+        self.handle
+            .block_on(async { tokio::time::timeout(CALL_TIMEOUT, f).await })
+            .map_err(|_| timed_out())?
+            .map_err(|e| refused(&e))
+    }
+
+    fn api<K>(&self, ns: &str) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        Api::namespaced(self.client.clone(), ns)
+    }
+
+    fn create<K>(&self, ns: &str, o: &K) -> Result<K, WriteError>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + Serialize
+            + DeserializeOwned
+            + std::fmt::Debug,
+        K::DynamicType: Default,
+    {
+        self.run(self.api::<K>(ns).create(&params(), o))
+    }
+
+    fn replace<K>(&self, ns: &str, o: &K) -> Result<K, WriteError>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + Serialize
+            + DeserializeOwned
+            + std::fmt::Debug,
+        K::DynamicType: Default,
+    {
+        let name = o.meta().name.clone().unwrap_or_default();
+        self.run(self.api::<K>(ns).replace(&name, &params(), o))
+    }
+
+    /// Deletes; the object still terminating, or `None` when it is gone.
+    fn delete<K>(&self, ns: &str, name: &str) -> Result<Option<K>, WriteError>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + DeserializeOwned
+            + std::fmt::Debug,
+        K::DynamicType: Default,
+    {
+        let gone = self.run(self.api::<K>(ns).delete(name, &DeleteParams::default()))?;
+        Ok(gone.left())
+    }
+}
+
+/// The controller's view for one sync: the mirror it reads, the calls it makes, and the
+/// timeline lines it leaves.
+pub struct Live<'a> {
+    pub mirror: &'a mut Mirror,
+    pub calls: &'a Calls,
+    pub lines: &'a mut Vec<EventKind>,
+}
+
+impl Read for Live<'_> {
+    fn set(&self, key: &ObjRef) -> Option<&StatefulSet> {
+        self.mirror.set(key)
+    }
+    fn sets_in(&self, ns: &str) -> Vec<&StatefulSet> {
+        self.mirror.sets_in(ns)
+    }
+    fn pods_in(&self, ns: &str) -> Vec<&Pod> {
+        self.mirror.pods_in(ns)
+    }
+    fn claims_in(&self, ns: &str) -> Vec<&PersistentVolumeClaim> {
+        self.mirror.claims_in(ns)
+    }
+    fn revisions_in(&self, ns: &str) -> Vec<&ControllerRevision> {
+        self.mirror.revisions_in(ns)
+    }
+    fn now_ms(&self) -> u64 {
+        self.mirror.now_ms()
+    }
+    fn now(&self) -> Now {
+        self.mirror.now()
+    }
+}
+
+/// What the Event of an effect says: verb, kind and name of the object.
+fn event_words(effect: &Effect) -> Option<(&'static str, String)> {
+    match effect {
+        Effect::CreatePod(p) => Some(("create", format!("Pod {}", p.metadata.name.clone()?))),
+        Effect::DeletePod { name, .. } => Some(("delete", format!("Pod {name}"))),
+        Effect::UpdatePod(p) => Some(("update", format!("Pod {}", p.metadata.name.clone()?))),
+        Effect::CreateClaim(c) => {
+            let claim = c.metadata.name.clone()?;
+            Some(("create", format!("Claim {claim}")))
+        }
+        _ => None,
+    }
+}
+
+impl Live<'_> {
+    fn write(&mut self, set: &ObjRef, effect: Effect) -> Result<(), WriteError> {
+        let ns = set.namespace.as_str();
+        let c = self.calls;
+        let put = |m: &mut Mirror, o: Object| m.wrote(o);
+        match effect {
+            Effect::CreatePod(p) => put(self.mirror, Object::Pod(Arc::new(c.create(ns, &*p)?))),
+            Effect::UpdatePod(p)
+            | Effect::AdoptPod { pod: p, .. }
+            | Effect::ReleasePod { pod: p, .. } => {
+                put(self.mirror, Object::Pod(Arc::new(c.replace(ns, &*p)?)));
+            }
+            Effect::DeletePod { name, .. } => match c.delete::<Pod>(ns, &name)? {
+                Some(p) => put(self.mirror, Object::Pod(Arc::new(p))),
+                None => self.mirror.removed(ObjKind::Pod, &name),
+            },
+            Effect::CreateClaim(cl) => {
+                put(self.mirror, Object::Claim(Arc::new(c.create(ns, &*cl)?)));
+            }
+            Effect::UpdateClaim(cl) => {
+                put(self.mirror, Object::Claim(Arc::new(c.replace(ns, &*cl)?)));
+            }
+            Effect::CreateRevision(r) => {
+                put(self.mirror, Object::Revision(Arc::new(c.create(ns, &*r)?)));
+            }
+            Effect::UpdateRevision(r) | Effect::AdoptRevision { revision: r, .. } => {
+                put(self.mirror, Object::Revision(Arc::new(c.replace(ns, &*r)?)));
+            }
+            Effect::DeleteRevision { name } => {
+                if let Some(r) = c.delete::<ControllerRevision>(ns, &name)? {
+                    put(self.mirror, Object::Revision(Arc::new(r)));
+                } else {
+                    self.mirror.removed(ObjKind::Revision, &name);
+                }
+            }
+            Effect::WriteStatus(s) => self.write_status(set, *s)?,
+        }
+        Ok(())
+    }
+
+    /// `updateStatefulSetStatus`: the status on the set as read; on a conflict, once more on
+    /// the set read again.
+    fn write_status(
+        &mut self,
+        key: &ObjRef,
+        status: k8s_openapi::api::apps::v1::StatefulSetStatus,
+    ) -> Result<(), WriteError> {
+        let api: Api<StatefulSet> = self.calls.api(&key.namespace);
+        let Some(held) = self.mirror.set(key).cloned() else {
+            return Err(WriteError {
+                kind: FailureKind::NotFound,
+                message: format!("statefulset {key} is no longer there"),
+            });
+        };
+        let mut attempt = held;
+        for round in 0..2 {
+            let mut next = attempt.clone();
+            next.status = Some(status.clone());
+            match self.calls.run(api.replace_status(&key.name, &params(), &next)) {
+                Ok(written) => {
+                    self.mirror.wrote(Object::Set(Arc::new(written)));
+                    return Ok(());
+                }
+                Err(e) if e.kind == FailureKind::Conflict && round == 0 => {
+                    let fresh = self.calls.run(api.get(&key.name))?;
+                    tracing::info!(
+                        "status write of {key} conflicted at resourceVersion {}: read again",
+                        attempt.metadata.resource_version.as_deref().unwrap_or("?")
+                    );
+                    self.mirror.wrote(Object::Set(Arc::new(fresh.clone())));
+                    attempt = fresh;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(WriteError { kind: FailureKind::Conflict, message: "the set kept changing".into() })
+    }
+
+    /// Records the controller's Event about the set (best effort: a refused Event never fails
+    /// the sync, as upstream's recorder drops what it cannot write).
+    fn record(&self, set: &ObjRef, verb: &str, what: &str, failed: Option<&WriteError>) {
+        let (reason, message, warning) = match failed {
+            None => {
+                let reason = match verb {
+                    "create" => "SuccessfulCreate",
+                    "delete" => "SuccessfulDelete",
+                    _ => "SuccessfulUpdate",
+                };
+                let tail = if what.starts_with("Claim") { "success" } else { "successful" };
+                (reason, format!("{verb} {what} in StatefulSet {} {tail}", set.name), false)
+            }
+            Some(e) => {
+                let reason = match verb {
+                    "create" => "FailedCreate",
+                    "delete" => "FailedDelete",
+                    _ => "FailedUpdate",
+                };
+                (
+                    reason,
+                    format!("{verb} {what} in StatefulSet {} failed error: {e}", set.name),
+                    true,
+                )
+            }
+        };
+        let Some(held) = self.mirror.set(set) else { return };
+        let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(self.mirror.now());
+        let meta = ObjectMeta {
+            generate_name: Some(format!("{}.", set.name)),
+            namespace: Some(set.namespace.clone()),
+            ..Default::default()
+        };
+        let about = ObjectReference {
+            api_version: Some("apps/v1".into()),
+            kind: Some("StatefulSet".into()),
+            name: Some(set.name.clone()),
+            namespace: Some(set.namespace.clone()),
+            uid: held.metadata.uid.clone(),
+            resource_version: held.metadata.resource_version.clone(),
+            ..Default::default()
+        };
+        let said = Said { reason, message, warning };
+        let event = crate::sim::recorder::event_object(meta, about, &said, COMPONENT, None, now);
+        let api: Api<KubeEvent> = self.calls.api(&set.namespace);
+        if let Err(e) = self.calls.run(api.create(&params(), &event)) {
+            tracing::debug!("event {reason} about {set} not recorded: {e}");
+        }
+    }
+}
+
+impl Write for Live<'_> {
+    fn apply(&mut self, set: &ObjRef, effect: Effect) -> Result<(), WriteError> {
+        let words = event_words(&effect);
+        let done = self.write(set, effect);
+        if let Some((verb, what)) = words {
+            self.record(set, verb, &what, done.as_ref().err());
+        }
+        done
+    }
+
+    fn note(&mut self, _ns: Option<&str>, kind: EventKind) {
+        self.lines.push(kind);
+    }
+}

@@ -1,0 +1,318 @@
+//! What drive mode's controller reads: one namespace's StatefulSets, pods, claims and
+//! ControllerRevisions as the watches last showed them (upstream's informer caches), plus what
+//! the controller itself just wrote (so its next sync does not act on what it already did;
+//! the watch's copy replaces it when it arrives, an older one never does).
+//!
+//! A re-list (kube-rs `Init` … `InitDone`) is buffered and swapped in whole; the changes it
+//! implies are handed to the event handlers like any other, so a pod deleted during a watch
+//! gap still enqueues its set.
+//!
+//! Owns: the objects and the changes between two sights of them. Must not: write anything.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use kube::runtime::watcher;
+
+use crate::backend::{ObjRef, Object};
+use crate::control::{ChangeKind, Read};
+use crate::core::Now;
+
+/// One change: kind, new (or last) state, previous state.
+pub type Change = (ChangeKind, Object, Option<Object>);
+
+/// A watch event of one of the four kinds.
+#[derive(Debug)]
+pub enum Watched {
+    Set(watcher::Event<StatefulSet>),
+    Pod(watcher::Event<Pod>),
+    Claim(watcher::Event<PersistentVolumeClaim>),
+    Revision(watcher::Event<ControllerRevision>),
+}
+
+/// Whether `new` is at least as recent as `old` (resourceVersions compared as numbers where
+/// both are, as etcd's are; otherwise the newer arrival wins).
+fn not_older(old: Option<&String>, new: Option<&String>) -> bool {
+    match (old.and_then(|o| o.parse::<u64>().ok()), new.and_then(|n| n.parse::<u64>().ok())) {
+        (Some(o), Some(n)) => n >= o,
+        _ => true,
+    }
+}
+
+/// One kind's objects by name, and a re-list in progress.
+#[derive(Debug)]
+struct Table<T> {
+    objects: BTreeMap<String, Arc<T>>,
+    relist: Option<BTreeMap<String, Arc<T>>>,
+    listed: bool,
+}
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table { objects: BTreeMap::new(), relist: None, listed: false }
+    }
+}
+
+type Raw<T> = (ChangeKind, Arc<T>, Option<Arc<T>>);
+
+impl<T: kube::Resource> Table<T> {
+    fn name(o: &T) -> String {
+        o.meta().name.clone().unwrap_or_default()
+    }
+
+    /// Puts `o` unless what is held is newer; the change, if there was one.
+    fn put(&mut self, o: Arc<T>) -> Option<Raw<T>> {
+        let name = Self::name(&o);
+        let old = self.objects.get(&name).cloned();
+        if let Some(old) = &old {
+            let (a, b) = (old.meta().resource_version.as_ref(), o.meta().resource_version.as_ref());
+            if !not_older(a, b) || a == b {
+                return None;
+            }
+        }
+        self.objects.insert(name, Arc::clone(&o));
+        let kind = if old.is_some() { ChangeKind::Modified } else { ChangeKind::Added };
+        Some((kind, o, old))
+    }
+
+    fn remove(&mut self, name: &str) -> Option<Raw<T>> {
+        self.objects.remove(name).map(|o| (ChangeKind::Deleted, o, None))
+    }
+
+    fn take(&mut self, ev: watcher::Event<T>) -> Vec<Raw<T>> {
+        match ev {
+            watcher::Event::Apply(o) => self.put(Arc::new(o)).into_iter().collect(),
+            watcher::Event::Delete(o) => self.remove(&Self::name(&o)).into_iter().collect(),
+            watcher::Event::Init => {
+                self.relist = Some(BTreeMap::new());
+                Vec::new()
+            }
+            watcher::Event::InitApply(o) => {
+                let o = Arc::new(o);
+                self.relist.get_or_insert_default().insert(Self::name(&o), o);
+                Vec::new()
+            }
+            watcher::Event::InitDone => {
+                self.listed = true;
+                let fresh = self.relist.take().unwrap_or_default();
+                let gone: Vec<String> =
+                    self.objects.keys().filter(|k| !fresh.contains_key(*k)).cloned().collect();
+                let mut out: Vec<Raw<T>> = gone.iter().filter_map(|k| self.remove(k)).collect();
+                for o in fresh.into_values() {
+                    let name = Self::name(&o);
+                    let old = self.objects.insert(name, Arc::clone(&o));
+                    let same = old.as_ref().is_some_and(|old| {
+                        old.meta().resource_version == o.meta().resource_version
+                    });
+                    if !same {
+                        let kind =
+                            if old.is_some() { ChangeKind::Modified } else { ChangeKind::Added };
+                        out.push((kind, o, old));
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+fn wrap<T>(raw: Vec<Raw<T>>, f: fn(Arc<T>) -> Object) -> Vec<Change> {
+    raw.into_iter().map(|(k, o, old)| (k, f(o), old.map(f))).collect()
+}
+
+/// The namespace's objects as the controller sees them.
+#[derive(Debug)]
+pub struct Mirror {
+    pub namespace: String,
+    /// Only this set is driven (`None`: every set of the namespace).
+    only: Option<String>,
+    sets: Table<StatefulSet>,
+    pods: Table<Pod>,
+    claims: Table<PersistentVolumeClaim>,
+    revisions: Table<ControllerRevision>,
+    epoch: Instant,
+}
+
+impl Mirror {
+    pub fn new(namespace: String, only: Option<String>, epoch: Instant) -> Mirror {
+        Mirror {
+            namespace,
+            only,
+            sets: Table::default(),
+            pods: Table::default(),
+            claims: Table::default(),
+            revisions: Table::default(),
+            epoch,
+        }
+    }
+
+    /// Every kind has been listed once (upstream waits for its caches to sync).
+    pub fn listed(&self) -> bool {
+        self.sets.listed && self.pods.listed && self.claims.listed && self.revisions.listed
+    }
+
+    /// Takes in a watch event; the changes it made.
+    pub fn take(&mut self, w: Watched) -> Vec<Change> {
+        match w {
+            Watched::Set(e) => wrap(self.sets.take(e), Object::Set),
+            Watched::Pod(e) => wrap(self.pods.take(e), Object::Pod),
+            Watched::Claim(e) => wrap(self.claims.take(e), Object::Claim),
+            Watched::Revision(e) => wrap(self.revisions.take(e), Object::Revision),
+        }
+    }
+
+    /// What the server answered to a write (ahead of the watch, never behind it).
+    pub fn wrote(&mut self, o: Object) {
+        match o {
+            Object::Set(s) => drop(self.sets.put(s)),
+            Object::Pod(p) => drop(self.pods.put(p)),
+            Object::Claim(c) => drop(self.claims.put(c)),
+            Object::Revision(r) => drop(self.revisions.put(r)),
+            Object::Event(_) => {}
+        }
+    }
+
+    /// A delete the server carried out at once.
+    pub fn removed(&mut self, kind: crate::backend::ObjKind, name: &str) {
+        match kind {
+            crate::backend::ObjKind::Pod => drop(self.pods.remove(name)),
+            crate::backend::ObjKind::Revision => drop(self.revisions.remove(name)),
+            crate::backend::ObjKind::Claim => drop(self.claims.remove(name)),
+            _ => {}
+        }
+    }
+
+    /// Whether the set is one this mirror drives.
+    pub fn drives(&self, name: &str) -> bool {
+        self.only.as_deref().is_none_or(|o| o == name)
+    }
+
+    /// The sets driven.
+    pub fn driven(&self) -> impl Iterator<Item = &StatefulSet> {
+        self.sets
+            .objects
+            .values()
+            .map(|s| &**s)
+            .filter(|s| self.drives(s.metadata.name.as_deref().unwrap_or_default()))
+    }
+
+    /// The pods, as held.
+    pub fn pods(&self) -> impl Iterator<Item = &Pod> {
+        self.pods.objects.values().map(|p| &**p)
+    }
+}
+
+impl Read for Mirror {
+    fn set(&self, key: &ObjRef) -> Option<&StatefulSet> {
+        if key.namespace != self.namespace || !self.drives(&key.name) {
+            return None;
+        }
+        self.sets.objects.get(&key.name).map(|s| &**s)
+    }
+    fn sets_in(&self, ns: &str) -> Vec<&StatefulSet> {
+        if ns != self.namespace {
+            return Vec::new();
+        }
+        self.driven().collect()
+    }
+    fn pods_in(&self, ns: &str) -> Vec<&Pod> {
+        if ns != self.namespace {
+            return Vec::new();
+        }
+        self.pods().collect()
+    }
+    fn claims_in(&self, ns: &str) -> Vec<&PersistentVolumeClaim> {
+        if ns != self.namespace {
+            return Vec::new();
+        }
+        self.claims.objects.values().map(|c| &**c).collect()
+    }
+    fn revisions_in(&self, ns: &str) -> Vec<&ControllerRevision> {
+        if ns != self.namespace {
+            return Vec::new();
+        }
+        self.revisions.objects.values().map(|r| &**r).collect()
+    }
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+    fn now(&self) -> Now {
+        k8s_openapi::jiff::Timestamp::now()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn pod(name: &str, rv: &str) -> Pod {
+        Pod {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("default".into()),
+                resource_version: Some(rv.into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_write_is_seen_at_once_and_an_older_watch_event_does_not_undo_it() {
+        let mut m = Mirror::new("default".into(), None, Instant::now());
+        m.wrote(Object::Pod(Arc::new(pod("web-0", "10"))));
+        assert_eq!(m.pods_in("default").len(), 1);
+        let older = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "9"))));
+        assert!(older.is_empty(), "an older resourceVersion changes nothing");
+        let same = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "10"))));
+        assert!(same.is_empty(), "the watch's copy of our own write is no change");
+        let newer = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "11"))));
+        assert_eq!(newer.len(), 1);
+        assert_eq!(newer[0].0, ChangeKind::Modified);
+    }
+
+    #[test]
+    fn a_relist_replaces_what_is_held_and_reports_what_went() {
+        let mut m = Mirror::new("default".into(), None, Instant::now());
+        for n in ["web-0", "web-1"] {
+            m.take(Watched::Pod(watcher::Event::Apply(pod(n, "1"))));
+        }
+        m.take(Watched::Pod(watcher::Event::Init));
+        m.take(Watched::Pod(watcher::Event::InitApply(pod("web-0", "1"))));
+        m.take(Watched::Pod(watcher::Event::InitApply(pod("web-2", "5"))));
+        let changes = m.take(Watched::Pod(watcher::Event::InitDone));
+        let kinds: Vec<_> = changes
+            .iter()
+            .map(|(k, o, _)| (*k, o.metadata().name.clone().unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![(ChangeKind::Deleted, "web-1".into()), (ChangeKind::Added, "web-2".into())]
+        );
+        let names: Vec<_> = m.pods().filter_map(|p| p.metadata.name.clone()).collect();
+        assert_eq!(names, ["web-0", "web-2"]);
+    }
+
+    #[test]
+    fn only_the_named_set_is_read_when_one_is_driven() {
+        let mut m = Mirror::new("default".into(), Some("web".into()), Instant::now());
+        for n in ["web", "db"] {
+            let s = StatefulSet {
+                metadata: ObjectMeta {
+                    name: Some(n.into()),
+                    namespace: Some("default".into()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            m.take(Watched::Set(watcher::Event::Apply(s)));
+        }
+        assert!(m.set(&ObjRef::new("default", "web")).is_some());
+        assert!(m.set(&ObjRef::new("default", "db")).is_none());
+        assert_eq!(m.sets_in("default").len(), 1);
+    }
+}

@@ -1,0 +1,357 @@
+//! Drive mode: ststui's controller core as the StatefulSet controller of a real API server
+//! whose kube-controller-manager runs without its own (`--controllers=*,-statefulset-controller`).
+//! Watches feed a [`mirror::Mirror`] of the namespace; the controller loop (`control`) reads
+//! it and carries its Plans out as API calls (`effects`); pause, resume and step are the loop's
+//! own operations. Nothing drives without the explicit `--drive`, and [`guard`] refuses to start,
+//! or stops at once, when another StatefulSet controller is seen at work.
+//!
+//! The controller runs on a thread of its own ([`Driver`]), blocking on its API calls as
+//! upstream's worker does; its watchers run on the caller's tokio runtime. The console
+//! (`backend::DriveBackend`) and `ststui play --drive` both use it.
+//!
+//! Owns: the loop's thread, its timers in wall time, the start and stop. Must not: touch the
+//! app, the terminal or the simulator's store.
+
+pub mod backend;
+pub mod effects;
+pub mod guard;
+pub mod mirror;
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use kube::api::Api;
+use kube::runtime::{WatchStreamExt, watcher};
+
+use crate::backend::{Event, EventKind, Mode, ObjRef};
+use crate::control::{Controller, Read, Seen, Timers};
+use crate::core::Options;
+pub use effects::Calls;
+use mirror::{Mirror, Watched};
+
+/// What the controller thread takes in.
+#[derive(Debug)]
+pub enum Input {
+    Watched(Box<Watched>),
+    /// A watch failed (it retries with back-off).
+    WatchError(String),
+    Pause,
+    Resume,
+    /// Runs up to `n` queued syncs (meant while paused).
+    Step(u32),
+}
+
+/// What it reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// A timeline line: the controller's own actions, status, blocked, errors.
+    Line(Event),
+    /// Reconciling live or paused.
+    Mode(Mode),
+    /// Every kind is listed and no other controller was seen: driving.
+    Driving,
+    /// A step ran this many syncs.
+    Stepped(u32),
+    /// Another controller is at work: not started, or stopped (the words say which).
+    OtherController(String),
+    /// A watch failed (said once while it repeats).
+    WatchError(String),
+}
+
+/// How to drive.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub namespace: String,
+    /// Only this set (`None`: every set of the namespace).
+    pub only: Option<String>,
+    pub options: Options,
+    /// Timeline time 0.
+    pub epoch: Instant,
+    /// Start paused (nothing is written until resumed or stepped).
+    pub paused: bool,
+}
+
+/// Wall-time delayed enqueues.
+#[derive(Debug, Default)]
+struct Alarms {
+    items: BTreeMap<(u64, u64), ObjRef>,
+    seq: u64,
+}
+
+impl Timers for Alarms {
+    fn schedule(&mut self, at_ms: u64, key: ObjRef) -> u64 {
+        self.seq += 1;
+        self.items.insert((at_ms, self.seq), key);
+        self.seq
+    }
+    fn cancel(&mut self, at_ms: u64, id: u64) {
+        self.items.remove(&(at_ms, id));
+    }
+}
+
+/// The controller thread's handle: dropping it stops reconciling (what was written stays).
+pub struct Driver {
+    tx: mpsc::Sender<Input>,
+    watchers: Vec<tokio::task::JoinHandle<()>>,
+    done: mpsc::Receiver<()>,
+}
+
+/// How long dropping the driver waits for a call under way.
+const STOP_WAIT: Duration = Duration::from_secs(2);
+
+impl Driver {
+    /// Starts the watchers (on `calls.handle`) and the controller thread.
+    pub fn start(
+        calls: Calls,
+        config: Config,
+        out: Box<dyn FnMut(Output) + Send>,
+    ) -> Result<Driver, String> {
+        let (tx, rx) = mpsc::channel();
+        let watchers = watch(&calls, &config.namespace, &tx);
+        let (done_tx, done) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("ststui-drive".into())
+            .spawn(move || {
+                let _done = done_tx;
+                Loop::new(calls, config, out).run(&rx);
+            })
+            .map_err(|e| format!("cannot start the controller thread: {e}"))?;
+        Ok(Driver { tx, watchers, done })
+    }
+
+    pub fn send(&self, input: Input) {
+        let _ = self.tx.send(input);
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        for w in &self.watchers {
+            w.abort();
+        }
+        let (tx, _) = mpsc::channel();
+        drop(std::mem::replace(&mut self.tx, tx));
+        let _ = self.done.recv_timeout(STOP_WAIT);
+    }
+}
+
+/// The four watchers of the namespace.
+fn watch(calls: &Calls, ns: &str, tx: &mpsc::Sender<Input>) -> Vec<tokio::task::JoinHandle<()>> {
+    fn spawn<K>(
+        calls: &Calls,
+        api: Api<K>,
+        what: String,
+        tx: mpsc::Sender<Input>,
+        wrap: fn(watcher::Event<K>) -> Watched,
+    ) -> tokio::task::JoinHandle<()>
+    where
+        K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+    {
+        calls.handle.spawn(async move {
+            let mut s = watcher(api, watcher::Config::default())
+                .backoff(crate::cluster::QuickBackoff::default())
+                .boxed();
+            while let Some(ev) = s.next().await {
+                let input = match ev {
+                    Ok(e) => Input::Watched(Box::new(wrap(e))),
+                    Err(e) => Input::WatchError(format!(
+                        "{what}: {}",
+                        crate::cluster::trouble::watcher_brief(&e)
+                    )),
+                };
+                if tx.send(input).is_err() {
+                    return;
+                }
+            }
+        })
+    }
+    let c = &calls.client;
+    vec![
+        spawn(
+            calls,
+            Api::<StatefulSet>::namespaced(c.clone(), ns),
+            format!("watch statefulsets in {ns}"),
+            tx.clone(),
+            Watched::Set,
+        ),
+        spawn(
+            calls,
+            Api::<Pod>::namespaced(c.clone(), ns),
+            format!("watch pods in {ns}"),
+            tx.clone(),
+            Watched::Pod,
+        ),
+        spawn(
+            calls,
+            Api::<PersistentVolumeClaim>::namespaced(c.clone(), ns),
+            format!("watch persistentvolumeclaims in {ns}"),
+            tx.clone(),
+            Watched::Claim,
+        ),
+        spawn(
+            calls,
+            Api::<ControllerRevision>::namespaced(c.clone(), ns),
+            format!("watch controllerrevisions in {ns}"),
+            tx.clone(),
+            Watched::Revision,
+        ),
+    ]
+}
+
+/// Inputs taken in one go before the controller runs a sync (a burst of watch events is
+/// folded in first, but a flood never starves the controller).
+const BATCH: usize = 512;
+
+struct Loop {
+    calls: Calls,
+    mirror: Mirror,
+    controller: Controller,
+    alarms: Alarms,
+    out: Box<dyn FnMut(Output) + Send>,
+    /// Listed and checked: reconciling (unless paused).
+    driving: bool,
+    /// Another controller was seen: never again.
+    stopped: bool,
+    since: k8s_openapi::jiff::Timestamp,
+    last_watch_error: Option<String>,
+}
+
+impl Loop {
+    fn new(calls: Calls, config: Config, out: Box<dyn FnMut(Output) + Send>) -> Loop {
+        let mut controller = Controller::new(config.options, crate::core::reconcile);
+        controller.set_paused(config.paused);
+        Loop {
+            calls,
+            mirror: Mirror::new(config.namespace, config.only, config.epoch),
+            controller,
+            alarms: Alarms::default(),
+            out,
+            driving: false,
+            stopped: false,
+            since: guard::since(k8s_openapi::jiff::Timestamp::now()),
+            last_watch_error: None,
+        }
+    }
+
+    fn run(mut self, rx: &mpsc::Receiver<Input>) {
+        let mode = if self.controller.is_paused() { Mode::Paused } else { Mode::Live };
+        (self.out)(Output::Mode(mode));
+        loop {
+            let wait = self.wait();
+            match rx.recv_timeout(wait) {
+                Ok(i) => self.take(i),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            for i in rx.try_iter().take(BATCH) {
+                self.take(i);
+            }
+            self.fire_alarms();
+            if !self.driving && !self.stopped && self.mirror.listed() {
+                self.driving = true;
+                (self.out)(Output::Driving);
+            }
+            if self.driving && !self.stopped && self.controller.runnable() {
+                self.sync_one();
+            }
+        }
+    }
+
+    /// How long to wait for input: not at all while a sync is runnable, else until the next
+    /// alarm.
+    fn wait(&self) -> Duration {
+        if self.driving && !self.stopped && self.controller.runnable() {
+            return Duration::ZERO;
+        }
+        let now = self.mirror.now_ms();
+        match self.alarms.items.keys().next() {
+            Some((at, _)) => Duration::from_millis(at.saturating_sub(now)),
+            None => Duration::from_secs(3600),
+        }
+    }
+
+    fn fire_alarms(&mut self) {
+        let now = self.mirror.now_ms();
+        while let Some(entry) = self.alarms.items.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let key = entry.remove();
+            self.controller.fire_delayed(&key);
+        }
+    }
+
+    fn take(&mut self, input: Input) {
+        match input {
+            Input::Watched(w) => {
+                for (kind, object, old) in self.mirror.take(*w) {
+                    if !self.stopped && kind != crate::control::ChangeKind::Deleted {
+                        let drives = |n: &str| self.mirror.drives(n);
+                        if let Some(e) = guard::other_controller(&object, self.since, &drives) {
+                            self.stop(&e);
+                        }
+                    }
+                    let seen = Seen { kind, object: &object, old: old.as_ref() };
+                    self.controller.observe(seen, &self.mirror, &mut self.alarms);
+                }
+            }
+            Input::WatchError(e) => {
+                if self.last_watch_error.as_ref() != Some(&e) {
+                    self.last_watch_error = Some(e.clone());
+                    (self.out)(Output::WatchError(e));
+                }
+            }
+            Input::Pause | Input::Resume => {
+                let paused = matches!(input, Input::Pause);
+                if self.controller.set_paused(paused) {
+                    (self.out)(Output::Mode(if paused { Mode::Paused } else { Mode::Live }));
+                }
+            }
+            Input::Step(n) => {
+                let mut ran = 0;
+                while self.driving && !self.stopped && ran < n && self.controller.has_queued() {
+                    self.sync_one_even_paused();
+                    ran += 1;
+                }
+                (self.out)(Output::Stepped(ran));
+            }
+        }
+    }
+
+    fn stop(&mut self, evidence: &str) {
+        self.stopped = true;
+        self.controller.set_paused(true);
+        (self.out)(Output::OtherController(guard::words(evidence, self.driving)));
+        (self.out)(Output::Mode(Mode::Paused));
+    }
+
+    fn sync_one(&mut self) {
+        if self.controller.runnable() {
+            self.sync_one_even_paused();
+        }
+    }
+
+    fn sync_one_even_paused(&mut self) {
+        let mut lines = Vec::new();
+        let mut live =
+            effects::Live { mirror: &mut self.mirror, calls: &self.calls, lines: &mut lines };
+        self.controller.sync_next(&mut live, &mut self.alarms);
+        let t_ms = self.mirror.now_ms();
+        for kind in lines {
+            (self.out)(Output::Line(Event { t_ms, kind }));
+        }
+    }
+}
+
+/// Whether a timeline line is the controller's own (drive mode reports these itself; what a
+/// watch diff would infer of them is left out, so no line appears twice).
+pub fn controller_line(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::Controller { .. } | EventKind::Status { .. } | EventKind::Blocked { .. }
+    )
+}
