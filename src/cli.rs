@@ -32,6 +32,12 @@ pub struct Cli {
     /// Make no writes to the cluster at all (real-cluster mode): watch and explain only.
     #[arg(long)]
     pub read_only: bool,
+    /// Be the StatefulSet controller: ststui's core reconciles the namespace's sets (or NAME
+    /// only), with pause and step. Only where kube-controller-manager runs without its
+    /// StatefulSet controller (--controllers=*,-statefulset-controller); refused, or stopped at
+    /// once, when another controller is seen at work.
+    #[arg(long, conflicts_with_all = ["read_only", "all_namespaces"])]
+    pub drive: bool,
     /// Write logs to this file (default: ststui.log in the system temp directory).
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,

@@ -141,7 +141,16 @@ fn cluster_console(cli: &Cli) -> ExitCode {
         read_only: cli.read_only,
     };
     let inbox = console::Inbox::new();
-    let backend = match ststui::cluster::ClusterBackend::start(target, inbox.shared_sink()) {
+    let started: Result<(Box<dyn Backend>, String), String> = if cli.drive {
+        ststui::drive::backend::DriveBackend::start(target, inbox.shared_sink())
+            .map(|b| (b.namespace().to_string(), b))
+            .map(|(ns, b)| (Box::new(b) as Box<dyn Backend>, ns))
+    } else {
+        ststui::cluster::ClusterBackend::start(target, inbox.shared_sink())
+            .map(|b| (b.namespace().to_string(), b))
+            .map(|(ns, b)| (Box::new(b) as Box<dyn Backend>, ns))
+    };
+    let (backend, namespace) = match started {
         Ok(b) => b,
         Err(e) => {
             eprintln!("ststui: {e}");
@@ -152,12 +161,11 @@ fn cluster_console(cli: &Cli) -> ExitCode {
     state.can_pick = true;
     match &cli.name {
         Some(name) => {
-            state.selected_set =
-                Some(ststui::backend::ObjRef::new(backend.namespace(), name.clone()));
+            state.selected_set = Some(ststui::backend::ObjRef::new(namespace, name.clone()));
         }
         None => state.picking = Some(0),
     }
-    finish(console::run(&mut state, Box::new(backend), &Theme::new(ColorMode::from_env()), inbox))
+    finish(console::run(&mut state, backend, &Theme::new(ColorMode::from_env()), inbox))
 }
 
 /// The exit status of a console run.

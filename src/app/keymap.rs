@@ -131,6 +131,12 @@ pub enum When {
     Pausable,
     /// It cannot (a real cluster).
     NotPausable,
+    /// There is a list of sets to go back to ([`Capabilities::set_list`]).
+    SetList,
+    /// There is none.
+    NoSetList,
+    /// The connection can be made anew ([`Capabilities::reconnect`]).
+    Reconnect,
     /// Faults can be injected ([`Capabilities::inject_faults`]).
     Faults,
     /// Time has a speed ([`Capabilities::speed`]).
@@ -143,6 +149,9 @@ impl When {
             When::Always => true,
             When::Pausable => caps.pause_reconcile,
             When::NotPausable => !caps.pause_reconcile,
+            When::SetList => caps.set_list,
+            When::NoSetList => !caps.set_list,
+            When::Reconnect => caps.reconnect,
             When::Faults => caps.inject_faults,
             When::Speed => caps.speed,
         }
@@ -278,11 +287,11 @@ pub const BINDINGS: &[Binding] = &[
       Some("quit")),
     b(C::Normal, &[Key::ctrl('z')], Action::Suspend, G::General,
       "suspend to the shell (fg comes back)", None),
-    on(When::Pausable, b(C::Normal, &[Key::plain(KeyCode::Esc)], Action::Back, G::General,
+    on(When::NoSetList, b(C::Normal, &[Key::plain(KeyCode::Esc)], Action::Back, G::General,
       "clear the status line", None)),
-    on(When::NotPausable, b(C::Normal, &[Key::plain(KeyCode::Esc)], Action::Back, G::General,
+    on(When::SetList, b(C::Normal, &[Key::plain(KeyCode::Esc)], Action::Back, G::General,
       "back to the StatefulSet list", Some("back"))),
-    on(When::NotPausable, b(C::Normal, &[Key::ch('R')], Action::Reconnect, G::General,
+    on(When::Reconnect, b(C::Normal, &[Key::ch('R')], Action::Reconnect, G::General,
       "read the credentials again and reconnect", None)),
     // Help overlay.
     b(C::Help, &[Key::plain(KeyCode::Esc), Key::ch('?'), Key::ch('q')], Action::Cancel,
@@ -333,21 +342,21 @@ pub const BINDINGS: &[Binding] = &[
       "the previous container's log / the current one's", Some("previous")),
     b(C::Log, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),
     // The StatefulSet list.
-    on(When::NotPausable, b(C::Sets, &[Key::plain(KeyCode::Up), Key::ch('k')], Action::Up,
+    on(When::SetList, b(C::Sets, &[Key::plain(KeyCode::Up), Key::ch('k')], Action::Up,
       G::Navigate, "previous set", None)),
-    on(When::NotPausable, b(C::Sets, &[Key::plain(KeyCode::Down), Key::ch('j')], Action::Down,
+    on(When::SetList, b(C::Sets, &[Key::plain(KeyCode::Down), Key::ch('j')], Action::Down,
       G::Navigate, "next set", None)),
-    on(When::NotPausable, b(C::Sets, &[Key::plain(KeyCode::Enter)], Action::Accept, G::General,
+    on(When::SetList, b(C::Sets, &[Key::plain(KeyCode::Enter)], Action::Accept, G::General,
       "open the set", Some("open"))),
-    on(When::NotPausable, b(C::Sets, &[Key::ch('/')], Action::FilterSets, G::Navigate,
+    on(When::SetList, b(C::Sets, &[Key::ch('/')], Action::FilterSets, G::Navigate,
       "filter the sets by name", Some("filter"))),
-    on(When::NotPausable, b(C::Sets, &[Key::plain(KeyCode::Esc)], Action::Cancel, G::Navigate,
+    on(When::SetList, b(C::Sets, &[Key::plain(KeyCode::Esc)], Action::Cancel, G::Navigate,
       "clear the filter", None)),
-    on(When::NotPausable, b(C::Sets, &[Key::ch('R')], Action::Reconnect, G::General,
+    on(When::Reconnect, b(C::Sets, &[Key::ch('R')], Action::Reconnect, G::General,
       "read the credentials again and reconnect", None)),
-    on(When::NotPausable, b(C::Sets, &[Key::ch('?')], Action::Help, G::General, "help",
+    on(When::SetList, b(C::Sets, &[Key::ch('?')], Action::Help, G::General, "help",
       Some("help"))),
-    on(When::NotPausable, b(C::Sets, &[Key::ch('q'), Key::ctrl('c')], Action::Quit, G::General,
+    on(When::SetList, b(C::Sets, &[Key::ch('q'), Key::ctrl('c')], Action::Quit, G::General,
       "quit", Some("quit"))),
 ];
 

@@ -204,7 +204,7 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
 
 /// Asks the backend to read the credentials again and reconnect.
 fn reconnect(state: &mut AppState) -> Vec<Command> {
-    if state.caps.pause_reconcile {
+    if !state.caps.reconnect {
         refuse(state, "the simulator has no credentials to read again".into());
         return Vec::new();
     }

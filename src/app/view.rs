@@ -259,6 +259,8 @@ pub struct HeaderView<'a> {
     pub generation: Option<i64>,
     pub observed_generation: Option<i64>,
     pub mode: Mode,
+    /// ststui's controller drives a real API server (`--drive`).
+    pub drives: bool,
     /// Simulator speed, when the backend has one.
     pub speed: Option<f64>,
     /// The speed the simulator achieves while it cannot keep up.
@@ -340,6 +342,7 @@ impl<'a> HeaderView<'a> {
             generation: set.metadata.generation,
             observed_generation: status.and_then(|s| s.observed_generation),
             mode: state.mode,
+            drives: state.caps.drives,
             speed: state.caps.speed.then_some(state.speed),
             pace: state.pace,
             elapsed_ms: state.elapsed_ms(),

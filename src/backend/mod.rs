@@ -153,11 +153,19 @@ pub enum Mode {
 }
 
 /// What a backend can do; the console dims what is not offered and says why. Reported at start
-/// and again whenever it changes ([`BackendEvent::Capabilities`]: RBAC answers, `--read-only`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// and again whenever it changes ([`BackendEvent::Capabilities`]: RBAC answers, `--read-only`,
+/// another controller seen while driving). The default is a real cluster's.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capabilities {
-    /// Reconciliation itself can be paused and single-stepped (simulator only).
+    /// The controller is ststui's own (the simulator's, or drive mode's): reconciliation can be
+    /// paused and single-stepped.
     pub pause_reconcile: bool,
+    /// That controller reconciles a real API server (`--drive`): the header says "driving".
+    pub drives: bool,
+    /// There is a list of StatefulSets to pick from (a cluster's namespace).
+    pub set_list: bool,
+    /// The credentials can be read again and the connection made anew (`R`).
+    pub reconnect: bool,
     /// Faults can be injected (simulator only).
     pub inject_faults: bool,
     /// Virtual time whose speed can be changed (simulator only).
@@ -171,13 +179,30 @@ pub struct Capabilities {
     pub writes_answered_later: bool,
 }
 
+impl Default for Capabilities {
+    fn default() -> Capabilities {
+        Capabilities {
+            pause_reconcile: false,
+            drives: false,
+            set_list: true,
+            reconnect: true,
+            inject_faults: false,
+            speed: false,
+            denied: BTreeMap::new(),
+            writes_answered_later: false,
+        }
+    }
+}
+
 impl Capabilities {
-    /// The simulator: everything.
+    /// The simulator: its own controller, faults, speed; one world, no credentials.
     pub fn simulator() -> Capabilities {
         Capabilities {
             pause_reconcile: true,
             inject_faults: true,
             speed: true,
+            set_list: false,
+            reconnect: false,
             ..Default::default()
         }
     }
@@ -185,6 +210,12 @@ impl Capabilities {
     /// A real cluster: writes only (as far as permissions go), answered by the server.
     pub fn cluster() -> Capabilities {
         Capabilities { writes_answered_later: true, ..Capabilities::default() }
+    }
+
+    /// A real API server ststui's controller drives (`--drive`): a cluster's, plus pause and
+    /// step.
+    pub fn drive() -> Capabilities {
+        Capabilities { pause_reconcile: true, drives: true, ..Capabilities::cluster() }
     }
 
     /// Why `kind` is not allowed, if it is not.

@@ -72,6 +72,8 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
         (Connection::Unauthorized { .. }, _) => {
             p("⚠ credentials refused (stale): R reconnects", Tone::Warn)
         }
+        (Connection::Up, Mode::Live) if h.drives => p("● driving, live", Tone::Good),
+        (Connection::Up, Mode::Paused) if h.drives => p("❚❚ driving, PAUSED", Tone::Warn),
         (Connection::Up, Mode::Live) => p("● live", Tone::Good),
         (Connection::Up, Mode::Paused) => p("❚❚ PAUSED", Tone::Warn),
     };
