@@ -355,3 +355,6 @@ pub fn controller_line(kind: &EventKind) -> bool {
         EventKind::Controller { .. } | EventKind::Status { .. } | EventKind::Blocked { .. }
     )
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,220 @@
+//! Drive mode end to end on the real control plane whose kube-controller-manager runs without
+//! its StatefulSet controller (`tests/control-plane/run --without-statefulset-controller`):
+//! ststui's core is the only StatefulSet controller there. Scenarios played with `ststui play
+//! --drive` hold their expectations (an ordered scale-up and down, a partitioned rolling
+//! update, OnDelete, claims retained and deleted on scale-down, pause and step), each controller
+//! action told once; the console pauses and steps a set in a pseudo-terminal, each step's pod
+//! read back through the API, and quitting stops reconciling. Needs that control plane, and
+//! fails (never skips) without it:
+//!
+//!   tests/control-plane/run --without-statefulset-controller -- \
+//!     cargo test --release --test e2e_drive -- --ignored
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![cfg(unix)]
+
+mod pty_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use pty_support::*;
+
+const DEADLINE: Duration = Duration::from_secs(90);
+
+struct Ns {
+    name: String,
+    dir: PathBuf,
+}
+
+impl Ns {
+    fn new(test: &str) -> Ns {
+        assert!(
+            std::env::var("STSTUI_CONTROL_PLANE").is_ok(),
+            "STSTUI_CONTROL_PLANE is not set: run this under `tests/control-plane/run \
+             --without-statefulset-controller -- cargo test --release --test e2e_drive -- --ignored`"
+        );
+        let controllers = std::env::var("STSTUI_CONTROLLERS").unwrap_or_default();
+        assert!(
+            !controllers.contains("statefulset"),
+            "kube-controller-manager runs its StatefulSet controller ({controllers}): run this under \
+             `tests/control-plane/run --without-statefulset-controller`"
+        );
+        let name = format!("drive-{test}-{}", std::process::id());
+        let dir = std::env::temp_dir().join(&name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let ns = Ns { name, dir };
+        ns.kubectl(&["create", "namespace", &ns.name]);
+        ns
+    }
+
+    fn kubectl(&self, args: &[&str]) -> String {
+        let out = Command::new("kubectl")
+            .arg("--cache-dir")
+            .arg(self.dir.join("cache"))
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("kubectl is needed for this test: {e}"));
+        assert!(out.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The pods of the namespace, sorted.
+    fn pods(&self) -> Vec<String> {
+        let out = self.kubectl(&[
+            "get",
+            "pods",
+            "-n",
+            &self.name,
+            "-o",
+            "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}",
+        ]);
+        let mut v: Vec<String> = out.lines().map(String::from).collect();
+        v.sort();
+        v
+    }
+
+    /// `ststui play --drive FILE --format jsonl` in this namespace: (exit code, stdout, stderr).
+    fn play(&self, script: &Path) -> (Option<i32>, String, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
+            .arg("play")
+            .arg(script)
+            .args([
+                "--drive",
+                "--format",
+                "jsonl",
+                "--timeout",
+                "60s",
+                "-n",
+                &self.name,
+                "--log-file",
+            ])
+            .arg(self.dir.join("play.log"))
+            .output()
+            .unwrap();
+        let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), s(&out.stdout), s(&out.stderr))
+    }
+}
+
+impl Drop for Ns {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The timeline's controller lines: (action, object) in order.
+fn actions(jsonl: &str) -> Vec<(String, String)> {
+    jsonl
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "controller")
+        .map(|v| {
+            let what = ["pod", "pvc", "revision"]
+                .iter()
+                .find_map(|k| v[*k].as_str())
+                .unwrap_or_default()
+                .to_string();
+            (v["action"].as_str().unwrap_or_default().to_string(), what)
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
+fn driven_scenarios_hold_their_expectations() {
+    let scenarios: [&'static str; 5] = [
+        "assets/scenarios/ordered-scale.scenario",
+        "assets/scenarios/partition-canary.scenario",
+        "assets/scenarios/on-delete.scenario",
+        "assets/scenarios/pvc-retention.scenario",
+        "tests/drive/pause-step.scenario",
+    ];
+    let runs: Vec<_> = scenarios
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            std::thread::spawn(move || {
+                let ns = Ns::new(&format!("play{i}"));
+                let (code, out, err) = ns.play(&root().join(s));
+                (s, code, out, err)
+            })
+        })
+        .collect();
+    let mut failed = Vec::new();
+    for r in runs {
+        let (s, code, out, err) = r.join().unwrap();
+        let expects = out.lines().filter(|l| l.contains("\"type\":\"expect\"")).count();
+        println!("{s}: exit {code:?}, {expects} expectations");
+        if code != Some(0) || expects == 0 {
+            failed.push(format!("{s}: exit {code:?}\n{err}\n{out}"));
+            continue;
+        }
+        let acts = actions(&out);
+        assert!(!acts.is_empty(), "{s}: the controller reported no action");
+        if s.ends_with("ordered-scale.scenario") {
+            // Every pod created once, in order: the driver's own line, never a second one
+            // inferred from the watch.
+            let created: Vec<&str> =
+                acts.iter().filter(|(a, _)| a == "create-pod").map(|(_, p)| p.as_str()).collect();
+            assert_eq!(created, ["web-0", "web-1", "web-2", "web-3", "web-4"], "{s}");
+            let deleted: Vec<&str> =
+                acts.iter().filter(|(a, _)| a == "delete-pod").map(|(_, p)| p.as_str()).collect();
+            assert_eq!(deleted, ["web-4", "web-3", "web-2", "web-1", "web-0"], "{s}");
+        }
+    }
+    assert!(failed.is_empty(), "driven plays failed:\n{}", failed.join("\n"));
+}
+
+#[test]
+#[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
+fn the_console_pauses_and_steps_a_driven_set_and_quitting_stops_reconciling() {
+    let ns = Ns::new("console");
+    let setup = ns.dir.join("setup.scenario");
+    std::fs::write(
+        &setup,
+        "kubelet start=200ms ready=200ms stop=200ms\ncreate web replicas=2\nsettle max=60s\n\
+         expect web ready=2 pods=web-0,web-1\n",
+    )
+    .unwrap();
+    let (code, _, err) = ns.play(&setup);
+    assert_eq!(code, Some(0), "setup: {err}");
+    let log = ns.dir.join("console.log").display().to_string();
+    let mut c = Console::start(&["--drive", "-n", &ns.name, "--log-file", &log, "web"]);
+    c.wait_for("driving, live", |s| header(s).contains("driving, live") && s.contains("web-1"));
+    c.press(" ");
+    c.wait_for("driving, PAUSED", |s| header(s).contains("driving, PAUSED"));
+    ns.kubectl(&["scale", "sts", "web", "--replicas=4", "-n", &ns.name]);
+    c.wait_for("the new spec seen", |s| s.contains("desired 4"));
+    c.pump(Duration::from_secs(2));
+    assert_eq!(ns.pods(), ["web-0", "web-1"], "paused: nothing is written");
+    c.press("n");
+    let start = Instant::now();
+    while ns.pods().len() < 3 {
+        assert!(start.elapsed() < DEADLINE, "the step created nothing:\n{}", c.screen());
+        c.pump(Duration::from_millis(200));
+    }
+    c.pump(Duration::from_secs(2));
+    assert_eq!(ns.pods(), ["web-0", "web-1", "web-2"], "one step, one pod (OrderedReady)");
+    c.wait_for("the step's action on the timeline", |s| s.contains("create-pod web-2"));
+    c.press(" ");
+    c.wait_for("driving, live again", |s| header(s).contains("driving, live"));
+    let start = Instant::now();
+    while ns.pods().len() < 4 {
+        assert!(start.elapsed() < DEADLINE, "resumed but not reconciled:\n{}", c.screen());
+        c.pump(Duration::from_millis(200));
+    }
+    c.press("q");
+    assert!(c.wait_exit().success());
+    let screen = c.parser.screen();
+    assert!(!screen.alternate_screen() && !screen.hide_cursor(), "terminal restored");
+    // Nobody drives once the console is gone: a scale-up stays unobserved.
+    ns.kubectl(&["scale", "sts", "web", "--replicas=5", "-n", &ns.name]);
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(ns.pods().len(), 4, "quitting stopped reconciling");
+}
