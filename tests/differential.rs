@@ -6,7 +6,10 @@
 //!
 //!   tests/control-plane/run -- cargo test --release --test differential -- --ignored --nocapture
 //!
-//! Fails (never skips) without it.
+//! Fails (never skips) without it. Under `tests/control-plane/run --without-statefulset-controller`
+//! the same scenarios are played with `ststui play --drive` (ststui's core is the controller
+//! of the real API server) and the line says "(driven)"; `pause`, `resume` and `step` are
+//! playable there.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::collections::{BTreeSet, VecDeque};
@@ -73,9 +76,15 @@ fn parallel_sets(path: &Path) -> BTreeSet<String> {
     out
 }
 
-fn playable(path: &Path) -> bool {
+fn playable(path: &Path, driven: bool) -> bool {
     let script = scenario::parse_file(path).unwrap_or_else(|e| panic!("{e}"));
-    script.lines.iter().all(|l| ststui::play::cluster_refusal(&l.command, false).is_none())
+    script.lines.iter().all(|l| ststui::play::cluster_refusal(&l.command, driven).is_none())
+}
+
+/// Whether ststui's core drives the control plane (kube-controller-manager runs without its
+/// StatefulSet controller: `tests/control-plane/run --without-statefulset-controller`).
+fn driven() -> bool {
+    std::env::var("STSTUI_CONTROLLERS").is_ok_and(|c| !c.contains("statefulset-controller"))
 }
 
 /// The `.scenario` files of `dir` (under the crate root), sorted.
@@ -104,7 +113,7 @@ fn scenarios() -> Vec<Scenario> {
     }
     paths
         .into_iter()
-        .filter(|p| playable(p))
+        .filter(|p| playable(p, driven()))
         .map(|p| Scenario {
             name: p.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
             parallel: parallel_sets(&p),
@@ -129,8 +138,10 @@ fn on_simulator(s: &Scenario, options: Options) -> String {
 
 /// Plays on the cluster in namespace `ns`: (exit code, stdout, stderr).
 fn on_cluster(s: &Scenario, ns: &str) -> (Option<i32>, String, String) {
+    let drive: &[&str] = if driven() { &["--drive"] } else { &[] };
     let mut child = Command::new(env!("CARGO_BIN_EXE_ststui"))
         .args(["play", &s.path.to_string_lossy(), "--format", "jsonl", "-n", ns])
+        .args(drive)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -221,7 +232,8 @@ fn the_core_matches_kube_controller_manager() {
         let sim_out = on_simulator(s, options);
         let keep = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/differential");
         let _ = std::fs::write(keep.join(format!("{}.sim.jsonl", s.name)), &sim_out);
-        let _ = std::fs::write(keep.join(format!("{}.cluster.jsonl", s.name)), &out);
+        let side = if driven() { "driven" } else { "cluster" };
+        let _ = std::fs::write(keep.join(format!("{}.{side}.jsonl", s.name)), &out);
         let sim = trace(&sim_out, &s.parallel);
         let cluster = trace(&out, &s.parallel);
         let mut diffs = differences(&sim, &cluster);
@@ -236,7 +248,8 @@ fn the_core_matches_kube_controller_manager() {
             for d in &diffs {
                 println!("  {d}");
             }
-            print!("{}{}", show("simulator", &sim), show("kube-controller-manager", &cluster));
+            let who = if driven() { "driven" } else { "kube-controller-manager" };
+            print!("{}{}", show("simulator", &sim), show(who, &cluster));
             differing.push((i, cluster));
         }
     }
@@ -273,8 +286,13 @@ fn the_core_matches_kube_controller_manager() {
             races.push(all[*i].name.clone());
         }
     }
+    let (who, label) = if driven() {
+        ("ststui's core driving the API server", " (driven)")
+    } else {
+        ("kube-controller-manager", "")
+    };
     println!(
-        "differential: {matched}/{} scenarios match kube-controller-manager {version}",
+        "differential: {matched}/{} scenarios match kube-controller-manager {version}{label}",
         all.len()
     );
     if !races.is_empty() {
@@ -285,7 +303,7 @@ fn the_core_matches_kube_controller_manager() {
     }
     assert!(
         reproduced.is_empty(),
-        "scenarios differ from kube-controller-manager {version}, repeatably: {}",
+        "scenarios differ from {who} ({version}), repeatably: {}",
         reproduced.join(", ")
     );
 }

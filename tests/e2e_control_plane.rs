@@ -154,3 +154,35 @@ fn the_restricted_context_is_read_only_with_the_reason() {
     c.press("q");
     assert!(c.wait_exit().success());
 }
+
+#[test]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored"]
+fn drive_mode_refuses_while_kube_controller_managers_statefulset_controller_runs() {
+    let ns = Ns::new("refuse");
+    ns.rehearse();
+    let script = ns.dir.join("drive.scenario");
+    std::fs::write(&script, "expect web ready=3\n").unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
+        .arg("play")
+        .arg(&script)
+        .args(["--drive", "-n", &ns.name, "--log-file"])
+        .arg(ns.dir.join("play.log"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "refused with exit 4: {err}");
+    assert!(
+        err.contains(
+            "will not drive: another StatefulSet controller is at work (kube-controller-manager"
+        ),
+        "names the other controller: {err}"
+    );
+    // The console says so too, and stays a cluster console: kube-controller-manager drives.
+    let mut c = ns.console(&["--drive"]);
+    c.wait_for("the refusal", |s| s.contains("will not drive"));
+    c.wait_for("a cluster's header", |s| {
+        header(s).contains("● live") && !header(s).contains("driving")
+    });
+    c.press("q");
+    assert!(c.wait_exit().success());
+}

@@ -128,7 +128,14 @@ pub struct Live<'a> {
     pub mirror: &'a mut Mirror,
     pub calls: &'a Calls,
     pub lines: &'a mut Vec<EventKind>,
+    /// Set when the operator pauses: the writes of a sync under way stop there (a Parallel
+    /// burst of a thousand pods is one sync), the rest waits for resume or a step. `None`
+    /// for a step, which runs its sync whole.
+    pub interrupt: Option<&'a std::sync::atomic::AtomicBool>,
 }
+
+/// The refusal of a write the operator's pause came before.
+pub const PAUSED: &str = "not sent: reconciliation was paused during the sync";
 
 impl Read for Live<'_> {
     fn set(&self, key: &ObjRef) -> Option<&StatefulSet> {
@@ -299,6 +306,9 @@ impl Live<'_> {
 
 impl Write for Live<'_> {
     fn apply(&mut self, set: &ObjRef, effect: Effect) -> Result<(), WriteError> {
+        if self.interrupt.is_some_and(|p| p.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(WriteError { kind: FailureKind::Unavailable, message: PAUSED.into() });
+        }
         let words = event_words(&effect);
         let done = self.write(set, effect);
         if let Some((verb, what)) = words {

@@ -51,12 +51,24 @@ fn pod_creator(pod: &Pod, since: Timestamp, drives: &dyn Fn(&str) -> bool) -> Op
     if !drives(&owner.name) {
         return None;
     }
+    let name = pod.metadata.name.as_deref().unwrap_or_default();
+    if pod.metadata.managed_fields.as_ref().is_none_or(Vec::is_empty) {
+        // Every write through a real API server leaves managed fields (ours say `ststui`): a
+        // recent pod without any was made by a writer that records none.
+        let created = pod.metadata.creation_timestamp.as_ref()?.0;
+        return (created >= since).then(|| {
+            format!(
+                "pod {name} of StatefulSet {} was created at {created} by a writer that \
+                 records no managed fields",
+                owner.name
+            )
+        });
+    }
     let e = pod.metadata.managed_fields.iter().flatten().find_map(|e| {
         let owns = e.subresource.is_none()
             && e.fields_v1.as_ref().is_some_and(|f| f.0.to_string().contains("f:ownerReferences"));
         owns.then(|| foreign(e, since)).flatten()
     })?;
-    let name = pod.metadata.name.as_deref().unwrap_or_default();
     Some(format!("{} created pod {name} of StatefulSet {} at {}", e.0, owner.name, e.1))
 }
 

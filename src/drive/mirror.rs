@@ -1,7 +1,9 @@
 //! What drive mode's controller reads: one namespace's StatefulSets, pods, claims and
 //! ControllerRevisions as the watches last showed them (upstream's informer caches), plus what
 //! the controller itself just wrote (so its next sync does not act on what it already did;
-//! the watch's copy replaces it when it arrives, an older one never does).
+//! the watch's copy replaces it when it arrives, an older one never does). The watch's copy of
+//! our own write is still a change for the event handlers, as upstream's informer delivers it
+//! (a status write enqueues the set again, and that sync truncates the history).
 //!
 //! A re-list (kube-rs `Init` … `InitDone`) is buffered and swapped in whole; the changes it
 //! implies are handed to the event handlers like any other, so a pod deleted during a watch
@@ -48,13 +50,18 @@ struct Table<T> {
     objects: BTreeMap<String, Arc<T>>,
     relist: Option<BTreeMap<String, Arc<T>>>,
     listed: bool,
+    /// Our writes the watch has not shown yet: name → (resourceVersion, created by us).
+    echo: BTreeMap<String, (String, bool)>,
 }
 
 impl<T> Default for Table<T> {
     fn default() -> Self {
-        Table { objects: BTreeMap::new(), relist: None, listed: false }
+        Table { objects: BTreeMap::new(), relist: None, listed: false, echo: BTreeMap::new() }
     }
 }
+
+/// Our writes awaiting their watch event, at most (a watch that lost them re-lists anyway).
+const ECHOES: usize = 4096;
 
 type Raw<T> = (ChangeKind, Arc<T>, Option<Arc<T>>);
 
@@ -69,23 +76,50 @@ impl<T: kube::Resource> Table<T> {
         let old = self.objects.get(&name).cloned();
         if let Some(old) = &old {
             let (a, b) = (old.meta().resource_version.as_ref(), o.meta().resource_version.as_ref());
-            if !not_older(a, b) || a == b {
+            if a == b {
+                // The watch's copy of our own write: a change to the handlers, not the mirror.
+                let (rv, created) = self.echo.remove(&name)?;
+                let ours = b.is_some_and(|b| *b == rv);
+                let kind = if created { ChangeKind::Added } else { ChangeKind::Modified };
+                return ours.then(|| (kind, o, (!created).then(|| Arc::clone(old))));
+            }
+            if !not_older(a, b) {
                 return None;
             }
         }
+        self.echo.remove(&name);
         self.objects.insert(name, Arc::clone(&o));
         let kind = if old.is_some() { ChangeKind::Modified } else { ChangeKind::Added };
         Some((kind, o, old))
     }
 
+    /// What the server answered to our write: held at once, its watch event awaited.
+    fn wrote(&mut self, o: Arc<T>) {
+        let name = Self::name(&o);
+        let created = !self.objects.contains_key(&name);
+        let rv = o.meta().resource_version.clone().unwrap_or_default();
+        if self.put(o).is_some() {
+            if self.echo.len() >= ECHOES {
+                self.echo.pop_first();
+            }
+            self.echo.insert(name, (rv, created));
+        }
+    }
+
     fn remove(&mut self, name: &str) -> Option<Raw<T>> {
+        self.echo.remove(name);
         self.objects.remove(name).map(|o| (ChangeKind::Deleted, o, None))
     }
 
     fn take(&mut self, ev: watcher::Event<T>) -> Vec<Raw<T>> {
         match ev {
             watcher::Event::Apply(o) => self.put(Arc::new(o)).into_iter().collect(),
-            watcher::Event::Delete(o) => self.remove(&Self::name(&o)).into_iter().collect(),
+            // A delete we made (already gone from the mirror) still reaches the handlers.
+            watcher::Event::Delete(o) => {
+                let name = Self::name(&o);
+                let gone = self.remove(&name).map_or_else(|| Arc::new(o), |(_, held, _)| held);
+                vec![(ChangeKind::Deleted, gone, None)]
+            }
             watcher::Event::Init => {
                 self.relist = Some(BTreeMap::new());
                 Vec::new()
@@ -167,10 +201,10 @@ impl Mirror {
     /// What the server answered to a write (ahead of the watch, never behind it).
     pub fn wrote(&mut self, o: Object) {
         match o {
-            Object::Set(s) => drop(self.sets.put(s)),
-            Object::Pod(p) => drop(self.pods.put(p)),
-            Object::Claim(c) => drop(self.claims.put(c)),
-            Object::Revision(r) => drop(self.revisions.put(r)),
+            Object::Set(s) => self.sets.wrote(s),
+            Object::Pod(p) => self.pods.wrote(p),
+            Object::Claim(c) => self.claims.wrote(c),
+            Object::Revision(r) => self.revisions.wrote(r),
             Object::Event(_) => {}
         }
     }
@@ -268,8 +302,11 @@ mod tests {
         assert_eq!(m.pods_in("default").len(), 1);
         let older = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "9"))));
         assert!(older.is_empty(), "an older resourceVersion changes nothing");
-        let same = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "10"))));
-        assert!(same.is_empty(), "the watch's copy of our own write is no change");
+        let echo = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "10"))));
+        assert_eq!(echo.len(), 1, "the watch's copy of our own write reaches the handlers");
+        assert_eq!(echo[0].0, ChangeKind::Added, "as the creation it was");
+        let again = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "10"))));
+        assert!(again.is_empty(), "once");
         let newer = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "11"))));
         assert_eq!(newer.len(), 1);
         assert_eq!(newer[0].0, ChangeKind::Modified);

@@ -18,6 +18,8 @@ pub mod guard;
 pub mod mirror;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -96,6 +98,8 @@ impl Timers for Alarms {
 /// The controller thread's handle: dropping it stops reconciling (what was written stays).
 pub struct Driver {
     tx: mpsc::Sender<Input>,
+    /// Pause takes effect between two writes, not only between two syncs.
+    pausing: Arc<AtomicBool>,
     watchers: Vec<tokio::task::JoinHandle<()>>,
     done: mpsc::Receiver<()>,
 }
@@ -113,17 +117,24 @@ impl Driver {
         let (tx, rx) = mpsc::channel();
         let watchers = watch(&calls, &config.namespace, &tx);
         let (done_tx, done) = mpsc::channel();
+        let pausing = Arc::new(AtomicBool::new(config.paused));
+        let flag = Arc::clone(&pausing);
         std::thread::Builder::new()
             .name("ststui-drive".into())
             .spawn(move || {
                 let _done = done_tx;
-                Loop::new(calls, config, out).run(&rx);
+                Loop::new(calls, config, out, flag).run(&rx);
             })
             .map_err(|e| format!("cannot start the controller thread: {e}"))?;
-        Ok(Driver { tx, watchers, done })
+        Ok(Driver { tx, pausing, watchers, done })
     }
 
     pub fn send(&self, input: Input) {
+        match input {
+            Input::Pause => self.pausing.store(true, Ordering::Relaxed),
+            Input::Resume => self.pausing.store(false, Ordering::Relaxed),
+            _ => {}
+        }
         let _ = self.tx.send(input);
     }
 }
@@ -218,10 +229,16 @@ struct Loop {
     stopped: bool,
     since: k8s_openapi::jiff::Timestamp,
     last_watch_error: Option<String>,
+    pausing: Arc<AtomicBool>,
 }
 
 impl Loop {
-    fn new(calls: Calls, config: Config, out: Box<dyn FnMut(Output) + Send>) -> Loop {
+    fn new(
+        calls: Calls,
+        config: Config,
+        out: Box<dyn FnMut(Output) + Send>,
+        pausing: Arc<AtomicBool>,
+    ) -> Loop {
         let mut controller = Controller::new(config.options, crate::core::reconcile);
         controller.set_paused(config.paused);
         Loop {
@@ -234,6 +251,7 @@ impl Loop {
             stopped: false,
             since: guard::since(k8s_openapi::jiff::Timestamp::now()),
             last_watch_error: None,
+            pausing,
         }
     }
 
@@ -314,7 +332,7 @@ impl Loop {
             Input::Step(n) => {
                 let mut ran = 0;
                 while self.driving && !self.stopped && ran < n && self.controller.has_queued() {
-                    self.sync_one_even_paused();
+                    self.sync_next(false);
                     ran += 1;
                 }
                 (self.out)(Output::Stepped(ran));
@@ -324,6 +342,7 @@ impl Loop {
 
     fn stop(&mut self, evidence: &str) {
         self.stopped = true;
+        self.pausing.store(true, Ordering::Relaxed);
         self.controller.set_paused(true);
         (self.out)(Output::OtherController(guard::words(evidence, self.driving)));
         (self.out)(Output::Mode(Mode::Paused));
@@ -331,14 +350,21 @@ impl Loop {
 
     fn sync_one(&mut self) {
         if self.controller.runnable() {
-            self.sync_one_even_paused();
+            self.sync_next(true);
         }
     }
 
-    fn sync_one_even_paused(&mut self) {
+    /// Runs the next queued sync (`interruptible`: a pause stops its writes; a step's runs
+    /// whole).
+    fn sync_next(&mut self, interruptible: bool) {
         let mut lines = Vec::new();
-        let mut live =
-            effects::Live { mirror: &mut self.mirror, calls: &self.calls, lines: &mut lines };
+        let interrupt = interruptible.then_some(&*self.pausing);
+        let mut live = effects::Live {
+            mirror: &mut self.mirror,
+            calls: &self.calls,
+            lines: &mut lines,
+            interrupt,
+        };
         self.controller.sync_next(&mut live, &mut self.alarms);
         let t_ms = self.mirror.now_ms();
         for kind in lines {

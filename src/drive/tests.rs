@@ -97,7 +97,7 @@ fn a_conflicting_status_write_is_read_again_and_written_on_the_fresh_object() {
     let calls = Calls { client, handle: rt.handle().clone() };
     let mut mirror = mirror_with_set();
     let mut lines = Vec::new();
-    let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines };
+    let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines, interrupt: None };
     let key = ObjRef::new("default", "web");
     let status =
         StatefulSetStatus { replicas: 3, observed_generation: Some(2), ..Default::default() };
@@ -129,7 +129,7 @@ fn a_created_pod_is_in_the_mirror_before_its_watch_event_and_its_event_is_record
     let calls = Calls { client, handle: rt.handle().clone() };
     let mut mirror = mirror_with_set();
     let mut lines = Vec::new();
-    let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines };
+    let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines, interrupt: None };
     let pod = Pod {
         metadata: ObjectMeta {
             name: Some("web-0".into()),
@@ -171,7 +171,7 @@ fn a_refused_write_keeps_the_servers_kind() {
     let calls = Calls { client, handle: rt.handle().clone() };
     let mut mirror = mirror_with_set();
     let mut lines = Vec::new();
-    let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines };
+    let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines, interrupt: None };
     let pod = Pod {
         metadata: ObjectMeta { name: Some("web-0".into()), ..Default::default() },
         ..Default::default()
