@@ -23,8 +23,9 @@ use crate::backend::{ObjRef, Object};
 use crate::control::{ChangeKind, Read};
 use crate::core::Now;
 
-/// One change: kind, new (or last) state, previous state.
-pub type Change = (ChangeKind, Object, Option<Object>);
+/// One change: kind, new (or last) state, previous state, and whether it is the watch's copy
+/// of our own write.
+pub type Change = (ChangeKind, Object, Option<Object>, bool);
 
 /// A watch event of one of the four kinds.
 #[derive(Debug)]
@@ -63,7 +64,7 @@ impl<T> Default for Table<T> {
 /// Our writes awaiting their watch event, at most (a watch that lost them re-lists anyway).
 const ECHOES: usize = 4096;
 
-type Raw<T> = (ChangeKind, Arc<T>, Option<Arc<T>>);
+type Raw<T> = (ChangeKind, Arc<T>, Option<Arc<T>>, bool);
 
 impl<T: kube::Resource> Table<T> {
     fn name(o: &T) -> String {
@@ -81,7 +82,7 @@ impl<T: kube::Resource> Table<T> {
                 let (rv, created) = self.echo.remove(&name)?;
                 let ours = b.is_some_and(|b| *b == rv);
                 let kind = if created { ChangeKind::Added } else { ChangeKind::Modified };
-                return ours.then(|| (kind, o, (!created).then(|| Arc::clone(old))));
+                return ours.then(|| (kind, o, (!created).then(|| Arc::clone(old)), true));
             }
             if !not_older(a, b) {
                 return None;
@@ -90,7 +91,7 @@ impl<T: kube::Resource> Table<T> {
         self.echo.remove(&name);
         self.objects.insert(name, Arc::clone(&o));
         let kind = if old.is_some() { ChangeKind::Modified } else { ChangeKind::Added };
-        Some((kind, o, old))
+        Some((kind, o, old, false))
     }
 
     /// What the server answered to our write: held at once, its watch event awaited.
@@ -108,7 +109,7 @@ impl<T: kube::Resource> Table<T> {
 
     fn remove(&mut self, name: &str) -> Option<Raw<T>> {
         self.echo.remove(name);
-        self.objects.remove(name).map(|o| (ChangeKind::Deleted, o, None))
+        self.objects.remove(name).map(|o| (ChangeKind::Deleted, o, None, false))
     }
 
     fn take(&mut self, ev: watcher::Event<T>) -> Vec<Raw<T>> {
@@ -117,8 +118,8 @@ impl<T: kube::Resource> Table<T> {
             // A delete we made (already gone from the mirror) still reaches the handlers.
             watcher::Event::Delete(o) => {
                 let name = Self::name(&o);
-                let gone = self.remove(&name).map_or_else(|| Arc::new(o), |(_, held, _)| held);
-                vec![(ChangeKind::Deleted, gone, None)]
+                let gone = self.remove(&name).map_or_else(|| Arc::new(o), |(_, held, ..)| held);
+                vec![(ChangeKind::Deleted, gone, None, false)]
             }
             watcher::Event::Init => {
                 self.relist = Some(BTreeMap::new());
@@ -144,7 +145,7 @@ impl<T: kube::Resource> Table<T> {
                     if !same {
                         let kind =
                             if old.is_some() { ChangeKind::Modified } else { ChangeKind::Added };
-                        out.push((kind, o, old));
+                        out.push((kind, o, old, false));
                     }
                 }
                 out
@@ -154,7 +155,7 @@ impl<T: kube::Resource> Table<T> {
 }
 
 fn wrap<T>(raw: Vec<Raw<T>>, f: fn(Arc<T>) -> Object) -> Vec<Change> {
-    raw.into_iter().map(|(k, o, old)| (k, f(o), old.map(f))).collect()
+    raw.into_iter().map(|(k, o, old, ours)| (k, f(o), old.map(f), ours)).collect()
 }
 
 /// The namespace's objects as the controller sees them.
@@ -324,7 +325,7 @@ mod tests {
         let changes = m.take(Watched::Pod(watcher::Event::InitDone));
         let kinds: Vec<_> = changes
             .iter()
-            .map(|(k, o, _)| (*k, o.metadata().name.clone().unwrap_or_default()))
+            .map(|(k, o, ..)| (*k, o.metadata().name.clone().unwrap_or_default()))
             .collect();
         assert_eq!(
             kinds,

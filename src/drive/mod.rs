@@ -306,8 +306,14 @@ impl Loop {
     fn take(&mut self, input: Input) {
         match input {
             Input::Watched(w) => {
-                for (kind, object, old) in self.mirror.take(*w) {
-                    if !self.stopped && kind != crate::control::ChangeKind::Deleted {
+                for (kind, object, old, ours) in self.mirror.take(*w) {
+                    // A set's status at every change; a pod when it first appears (its creator
+                    // is what counts). Never our own writes.
+                    let look = match &object {
+                        crate::backend::Object::Pod(_) => kind == crate::control::ChangeKind::Added,
+                        _ => kind != crate::control::ChangeKind::Deleted,
+                    };
+                    if !self.stopped && !ours && look {
                         let drives = |n: &str| self.mirror.drives(n);
                         if let Some(e) = guard::other_controller(&object, self.since, &drives) {
                             self.stop(&e);
