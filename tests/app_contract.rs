@@ -288,11 +288,11 @@ fn controller(action: &str, pod: &str, reason: Option<&str>) -> Msg {
         t_ms: 0,
         kind: ststui::backend::EventKind::Controller {
             set: "web".into(),
-            action: action.into(),
+            action: ststui::core::ControllerAction::parse(action).expect("an action"),
             pod: Some(pod.into()),
             pvc: None,
             revision: None,
-            reason: reason.map(str::to_string),
+            reason: reason.map(|r| ststui::core::DeleteReason::parse(r).expect("a reason")),
         },
     }))
 }

@@ -24,7 +24,7 @@ fn pod_actions(events: &[SimEvent], action: &str) -> Vec<(u64, String)> {
         .iter()
         .filter_map(SimEvent::timeline)
         .filter_map(|e| match &e.kind {
-            EventKind::Controller { action: a, pod: Some(p), .. } if a == action => {
+            EventKind::Controller { action: a, pod: Some(p), .. } if a.as_str() == action => {
                 Some((e.t_ms, p.clone()))
             }
             _ => None,
@@ -124,7 +124,7 @@ fn undo_rolls_the_template_back_to_the_previous_revision() {
     // The rollback renumbers the old revision (it keeps its name): pods on it count as updated.
     let renumbered = sim.drain_events().iter().filter_map(SimEvent::timeline).any(|e| {
         matches!(&e.kind, EventKind::Controller { action, revision: Some(r), .. }
-            if action == "update-revision" && *r == first)
+            if *action == ststui::core::ControllerAction::UpdateRevision && *r == first)
     });
     assert!(renumbered);
     assert_eq!(status(&sim, "web").current_revision.as_deref(), Some(first.as_str()));
@@ -554,7 +554,12 @@ fn adoption_and_release_appear_in_the_timeline() {
     let revisions = events
         .iter()
         .filter_map(SimEvent::timeline)
-        .filter(|e| matches!(&e.kind, EventKind::Controller { action, .. } if action == "adopt-revision"))
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                EventKind::Controller { action: ststui::core::ControllerAction::AdoptRevision, .. }
+            )
+        })
         .count();
     assert_eq!(revisions, 1);
     // A pod whose labels no longer match is released.

@@ -13,14 +13,14 @@
 use super::notify::push_now;
 use super::state::{AppState, Origin, Suspect};
 use crate::backend::EventKind;
-use crate::core::{Effect, Observed, Plan, reconcile};
+use crate::core::{ControllerAction, DeleteReason, Effect, Observed, Plan, reconcile};
 
 /// Compares a pod creation or deletion the cluster made with the advisor's plan for now.
 pub fn check(state: &mut AppState, kind: &EventKind) {
     let EventKind::Controller { set, action, pod: Some(pod), reason, .. } = kind else { return };
-    let deletion = action == "delete-pod";
-    if !(action == "create-pod"
-        || deletion && matches!(reason.as_deref(), Some("update" | "scale-down")))
+    let deletion = *action == ControllerAction::DeletePod;
+    if !(*action == ControllerAction::CreatePod
+        || deletion && matches!(reason, Some(DeleteReason::Update | DeleteReason::ScaleDown)))
     {
         return;
     }

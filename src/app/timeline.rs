@@ -363,7 +363,7 @@ mod tests {
             cmd("scale web 5"),
             EventKind::Controller {
                 set: "web".into(),
-                action: "create-revision".into(),
+                action: crate::core::ControllerAction::CreateRevision,
                 pod: None,
                 pvc: None,
                 revision: Some("web-3c".into()),

@@ -32,7 +32,7 @@ pub enum EventKind {
     },
     Controller {
         set: String,
-        action: String,
+        action: crate::core::ControllerAction,
         #[serde(skip_serializing_if = "Option::is_none")]
         pod: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,7 +40,7 @@ pub enum EventKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         revision: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
+        reason: Option<crate::core::DeleteReason>,
     },
     Kubelet {
         pod: String,
@@ -118,11 +118,11 @@ mod tests {
             t_ms: 1500,
             kind: EventKind::Controller {
                 set: "web".into(),
-                action: "delete-pod".into(),
+                action: crate::core::ControllerAction::DeletePod,
                 pod: Some("web-2".into()),
                 pvc: None,
                 revision: None,
-                reason: Some("update".into()),
+                reason: Some(crate::core::DeleteReason::Update),
             },
         };
         let json = serde_json::to_string(&ev).unwrap_or_default();

@@ -13,7 +13,7 @@ use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{Event as KubeEvent, Pod};
 
 use crate::backend::EventKind;
-use crate::core::{labels, pod as podf, spec};
+use crate::core::{ControllerAction, DeleteReason, labels, pod as podf, spec};
 
 /// What a pod looked like when last seen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,12 +160,12 @@ impl Tracker {
     /// The controller deleting `name` (with `reason`): after `create-revision` of the update
     /// revision when a rollout's first deletion is seen before the revision's own watch event
     /// (two watches race), so the timeline never shows an update before its revision.
-    fn deletion(&mut self, name: &str, reason: Option<String>) -> Vec<EventKind> {
+    fn deletion(&mut self, name: &str, reason: Option<DeleteReason>) -> Vec<EventKind> {
         if self.by_operator(name) {
             return Vec::new();
         }
         let mut out = Vec::new();
-        if reason.as_deref() == Some("update")
+        if reason == Some(DeleteReason::Update)
             && self.revisions_listed
             && let Some(update) =
                 self.set.as_ref().and_then(|s| s.status.as_ref()?.update_revision.clone())
@@ -173,14 +173,14 @@ impl Tracker {
         {
             out.push(EventKind::Controller {
                 set: self.set_name(),
-                action: "create-revision".into(),
+                action: ControllerAction::CreateRevision,
                 pod: None,
                 pvc: None,
                 revision: Some(update),
                 reason: None,
             });
         }
-        out.push(controller(&self.set_name(), "delete-pod", name, None, reason));
+        out.push(controller(&self.set_name(), ControllerAction::DeletePod, name, None, reason));
         out
     }
 
@@ -233,7 +233,13 @@ impl Tracker {
         let fresh = before.is_none_or(|b| b.uid != now.uid);
         if fresh && self.pods_listed {
             let revision = Some(podf::revision(p).to_string()).filter(|r| !r.is_empty());
-            out.push(controller(&self.set_name(), "create-pod", name, revision, None));
+            out.push(controller(
+                &self.set_name(),
+                ControllerAction::CreatePod,
+                name,
+                revision,
+                None,
+            ));
         }
         let was = before.filter(|_| !fresh);
         if now.terminating && !was.is_some_and(|b| b.terminating) && (self.pods_listed || !fresh) {
@@ -257,16 +263,16 @@ impl Tracker {
 
     /// Why the controller deletes pod `name` (in `phase`, at `revision`), as far as the set
     /// tells: beyond the replicas, failed, or outdated.
-    fn reason(&self, name: &str, phase: &str, revision: &str) -> Option<String> {
+    fn reason(&self, name: &str, phase: &str, revision: &str) -> Option<DeleteReason> {
         let set = self.set.as_ref()?;
         if !spec::in_range(set, labels::ordinal_of(name)) {
-            return Some("scale-down".into());
+            return Some(DeleteReason::ScaleDown);
         }
         if matches!(phase, "Failed" | "Succeeded") {
-            return Some("failed".into());
+            return Some(DeleteReason::Failed);
         }
         let update = set.status.as_ref()?.update_revision.as_deref()?;
-        (revision != update).then(|| "update".into())
+        (revision != update).then_some(DeleteReason::Update)
     }
 
     /// A complete listing of the set's pods: what changed since the last one (nothing the first
@@ -295,7 +301,7 @@ impl Tracker {
         if self.revisions.insert(name.clone()) && self.revisions_listed {
             return vec![EventKind::Controller {
                 set: self.set_name(),
-                action: "create-revision".into(),
+                action: ControllerAction::CreateRevision,
                 pod: None,
                 pvc: None,
                 revision: Some(name),
@@ -371,14 +377,14 @@ fn kubelet(pod: &str, event: &str) -> EventKind {
 
 fn controller(
     set: &str,
-    action: &str,
+    action: ControllerAction,
     pod: &str,
     revision: Option<String>,
-    reason: Option<String>,
+    reason: Option<DeleteReason>,
 ) -> EventKind {
     EventKind::Controller {
         set: set.into(),
-        action: action.into(),
+        action,
         pod: Some(pod.into()),
         pvc: None,
         revision,

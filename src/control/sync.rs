@@ -6,7 +6,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use super::{BACKOFF_BASE_MS, BACKOFF_MAX_MS, Controller, Read, Timers, Write, WriteError};
 use crate::backend::{EventKind, FailureKind, ObjRef};
 use crate::core::explain::blocker_step;
-use crate::core::{DeleteReason, Effect, Observed, Plan};
+use crate::core::{ControllerAction, DeleteReason, Effect, Observed, Plan};
 
 fn claim_name(effect: &Effect) -> Option<String> {
     match effect {
@@ -39,11 +39,11 @@ fn revision_name(effect: &Effect) -> Option<String> {
 
 /// What the timeline says about an effect, read before the effect is carried out (and moved).
 struct Note {
-    action: Option<&'static str>,
+    action: Option<ControllerAction>,
     pod: Option<String>,
     pvc: Option<String>,
     revision: Option<String>,
-    reason: Option<String>,
+    reason: Option<DeleteReason>,
     revision_step: bool,
 }
 
@@ -55,7 +55,7 @@ impl Note {
             pvc: claim_name(effect),
             revision: revision_name(effect),
             reason: match effect {
-                Effect::DeletePod { reason, .. } => Some(reason.as_str().to_string()),
+                Effect::DeletePod { reason, .. } => Some(*reason),
                 _ => None,
             },
             revision_step: matches!(effect, Effect::CreateRevision(_) | Effect::UpdateRevision(_)),
@@ -63,7 +63,7 @@ impl Note {
     }
 
     fn failure(&self, key: &ObjRef, e: &WriteError) -> String {
-        let what = self.action.unwrap_or("write-status");
+        let what = self.action.map_or("write-status", ControllerAction::as_str);
         let name = self.pod.as_ref().or(self.pvc.as_ref()).or(self.revision.as_ref());
         format!("sync {key}: {what} {} failed: {e}", name.unwrap_or(&key.name))
     }
@@ -224,7 +224,7 @@ impl Controller {
                 Some(&key.namespace),
                 EventKind::Controller {
                     set: key.name.clone(),
-                    action: action.to_string(),
+                    action,
                     pod: note.pod,
                     pvc: note.pvc,
                     revision: note.revision,

@@ -29,6 +29,67 @@ pub struct Observed<'a> {
     pub revisions: &'a [&'a ControllerRevision],
 }
 
+/// What the controller did, as the timeline's `controller` lines name it (`create-pod`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControllerAction {
+    CreatePod,
+    UpdatePod,
+    DeletePod,
+    AdoptPod,
+    ReleasePod,
+    CreatePvc,
+    UpdatePvc,
+    CreateRevision,
+    UpdateRevision,
+    DeleteRevision,
+    AdoptRevision,
+}
+
+impl ControllerAction {
+    pub const ALL: [ControllerAction; 11] = [
+        ControllerAction::CreatePod,
+        ControllerAction::UpdatePod,
+        ControllerAction::DeletePod,
+        ControllerAction::AdoptPod,
+        ControllerAction::ReleasePod,
+        ControllerAction::CreatePvc,
+        ControllerAction::UpdatePvc,
+        ControllerAction::CreateRevision,
+        ControllerAction::UpdateRevision,
+        ControllerAction::DeleteRevision,
+        ControllerAction::AdoptRevision,
+    ];
+
+    /// The timeline's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ControllerAction::CreatePod => "create-pod",
+            ControllerAction::UpdatePod => "update-pod",
+            ControllerAction::DeletePod => "delete-pod",
+            ControllerAction::AdoptPod => "adopt-pod",
+            ControllerAction::ReleasePod => "release-pod",
+            ControllerAction::CreatePvc => "create-pvc",
+            ControllerAction::UpdatePvc => "update-pvc",
+            ControllerAction::CreateRevision => "create-revision",
+            ControllerAction::UpdateRevision => "update-revision",
+            ControllerAction::DeleteRevision => "delete-revision",
+            ControllerAction::AdoptRevision => "adopt-revision",
+        }
+    }
+
+    /// The action a timeline word names.
+    pub fn parse(word: &str) -> Option<ControllerAction> {
+        ControllerAction::ALL.into_iter().find(|a| a.as_str() == word)
+    }
+}
+
+impl std::fmt::Display for ControllerAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a pod is deleted; mirrors the timeline's `delete-pod` reasons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -41,7 +102,20 @@ pub enum DeleteReason {
     Update,
 }
 
+impl std::fmt::Display for DeleteReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl DeleteReason {
+    /// The reason a timeline word names.
+    pub fn parse(word: &str) -> Option<DeleteReason> {
+        [DeleteReason::Failed, DeleteReason::ScaleDown, DeleteReason::Update]
+            .into_iter()
+            .find(|r| r.as_str() == word)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DeleteReason::Failed => "failed",
@@ -83,21 +157,21 @@ pub enum Effect {
 }
 
 impl Effect {
-    /// The timeline's `action` word for this effect, or `None` for effects the timeline does
-    /// not list (adoption, release, status writes).
-    pub fn action(&self) -> Option<&'static str> {
+    /// The timeline's `action` for this effect, or `None` for effects the timeline does not
+    /// list as actions (the status write).
+    pub fn action(&self) -> Option<ControllerAction> {
         Some(match self {
-            Effect::CreateRevision(_) => "create-revision",
-            Effect::UpdateRevision(_) => "update-revision",
-            Effect::DeleteRevision { .. } => "delete-revision",
-            Effect::CreateClaim(_) => "create-pvc",
-            Effect::UpdateClaim(_) => "update-pvc",
-            Effect::CreatePod(_) => "create-pod",
-            Effect::UpdatePod(_) => "update-pod",
-            Effect::DeletePod { .. } => "delete-pod",
-            Effect::AdoptPod { .. } => "adopt-pod",
-            Effect::ReleasePod { .. } => "release-pod",
-            Effect::AdoptRevision { .. } => "adopt-revision",
+            Effect::CreateRevision(_) => ControllerAction::CreateRevision,
+            Effect::UpdateRevision(_) => ControllerAction::UpdateRevision,
+            Effect::DeleteRevision { .. } => ControllerAction::DeleteRevision,
+            Effect::CreateClaim(_) => ControllerAction::CreatePvc,
+            Effect::UpdateClaim(_) => ControllerAction::UpdatePvc,
+            Effect::CreatePod(_) => ControllerAction::CreatePod,
+            Effect::UpdatePod(_) => ControllerAction::UpdatePod,
+            Effect::DeletePod { .. } => ControllerAction::DeletePod,
+            Effect::AdoptPod { .. } => ControllerAction::AdoptPod,
+            Effect::ReleasePod { .. } => ControllerAction::ReleasePod,
+            Effect::AdoptRevision { .. } => ControllerAction::AdoptRevision,
             Effect::WriteStatus(_) => return None,
         })
     }

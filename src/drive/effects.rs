@@ -127,7 +127,8 @@ impl Calls {
 pub struct Live<'a> {
     pub mirror: &'a mut Mirror,
     pub calls: &'a Calls,
-    pub lines: &'a mut Vec<EventKind>,
+    /// The timeline lines of the sync, each stamped when it happened.
+    pub lines: &'a mut Vec<crate::backend::Event>,
     /// Set when the operator pauses: the writes of a sync under way stop there (a Parallel
     /// burst of a thousand pods is one sync), the rest waits for resume or a step. `None`
     /// for a step, which runs its sync whole.
@@ -318,6 +319,6 @@ impl Write for Live<'_> {
     }
 
     fn note(&mut self, _ns: Option<&str>, kind: EventKind) {
-        self.lines.push(kind);
+        self.lines.push(crate::backend::Event { t_ms: self.mirror.now_ms(), kind });
     }
 }

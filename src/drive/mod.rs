@@ -372,9 +372,8 @@ impl Loop {
             interrupt,
         };
         self.controller.sync_next(&mut live, &mut self.alarms);
-        let t_ms = self.mirror.now_ms();
-        for kind in lines {
-            (self.out)(Output::Line(Event { t_ms, kind }));
+        for line in lines {
+            (self.out)(Output::Line(line));
         }
     }
 }

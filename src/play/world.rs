@@ -14,7 +14,10 @@ use kube::runtime::watcher;
 
 use crate::backend::{EventKind, ObjRef};
 use crate::cluster::derive::Tracker;
-use crate::core::{Observed as CoreObserved, Options, labels, pod as podf, reconcile};
+use crate::core::{
+    ControllerAction, DeleteReason, Observed as CoreObserved, Options, labels, pod as podf,
+    reconcile,
+};
 use crate::sim::scenario::build::Observed;
 
 /// One watch event, of one of the kinds play watches.
@@ -170,23 +173,28 @@ impl World {
         let starts_terminating = p.metadata.deletion_timestamp.is_some() && !terminating_before;
         out.into_iter()
             .filter_map(|ev| match ev {
-                EventKind::Controller { ref action, .. }
-                    if action == "delete-pod" && starts_terminating && by_script =>
+                EventKind::Controller { action: ControllerAction::DeletePod, .. }
+                    if starts_terminating && by_script =>
                 {
                     None
                 }
-                EventKind::Controller { ref action, ref pod, .. }
-                    if action == "delete-pod" && collected =>
+                EventKind::Controller { action: ControllerAction::DeletePod, ref pod, .. }
+                    if collected =>
                 {
                     Some(EventKind::Gc { pod: pod.clone(), pvc: None })
                 }
                 // The controller deletes a pod beyond the replicas, a failed one, or an
                 // outdated one: neither of the first two (as far as the set tells), so
                 // outdated. (The set's status names the new revision only after the sync.)
-                EventKind::Controller { set, action, pod, pvc, revision, reason: None }
-                    if action == "delete-pod" =>
-                {
-                    let reason = Some("update".to_string());
+                EventKind::Controller {
+                    set,
+                    action: action @ ControllerAction::DeletePod,
+                    pod,
+                    pvc,
+                    revision,
+                    reason: None,
+                } => {
+                    let reason = Some(DeleteReason::Update);
                     Some(EventKind::Controller { set, action, pod, pvc, revision, reason })
                 }
                 other => Some(other),
@@ -269,7 +277,7 @@ impl World {
         };
         vec![EventKind::Controller {
             set,
-            action: "create-pvc".into(),
+            action: ControllerAction::CreatePvc,
             pod: None,
             pvc: Some(k.name),
             revision: None,

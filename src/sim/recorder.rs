@@ -18,6 +18,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::kubelet::failure::{self, Said};
 use super::store::Store;
 use crate::backend::{Event, EventKind, ObjRef};
+use crate::core::{ControllerAction, DeleteReason};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 /// Events kept at most.
@@ -166,14 +167,14 @@ fn notes<'a>(store: &Store, ns: &str, kind: &'a EventKind) -> Vec<Note<'a>> {
     };
     match kind {
         EventKind::Controller { set: s, action, pod: Some(p), reason, .. } => {
-            let verb = match action.as_str() {
-                "create-pod" => ("SuccessfulCreate", "create"),
-                "delete-pod" => ("SuccessfulDelete", "delete"),
-                "update-pod" => ("SuccessfulUpdate", "update"),
+            let verb = match action {
+                ControllerAction::CreatePod => ("SuccessfulCreate", "create"),
+                ControllerAction::DeletePod => ("SuccessfulDelete", "delete"),
+                ControllerAction::UpdatePod => ("SuccessfulUpdate", "update"),
                 _ => return Vec::new(),
             };
             let mut out = Vec::new();
-            if reason.as_deref() == Some("failed") {
+            if *reason == Some(DeleteReason::Failed) {
                 let message = format!("StatefulSet {ns}/{s} is recreating failed Pod {p}");
                 out.push(set(s, "RecreatingFailedPod", message, true));
             }
@@ -181,7 +182,9 @@ fn notes<'a>(store: &Store, ns: &str, kind: &'a EventKind) -> Vec<Note<'a>> {
             out.push(set(s, verb.0, message, false));
             out
         }
-        EventKind::Controller { set: s, action, pvc: Some(c), .. } if action == "create-pvc" => {
+        EventKind::Controller {
+            set: s, action: ControllerAction::CreatePvc, pvc: Some(c), ..
+        } => {
             let owner = c.rsplit_once(&format!("-{s}-")).map(|(_, o)| format!("{s}-{o}"));
             let message = format!(
                 "create Claim {c} Pod {} in StatefulSet {s} success",

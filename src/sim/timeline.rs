@@ -146,11 +146,11 @@ mod tests {
             12_250,
             EventKind::Controller {
                 set: "web".into(),
-                action: "delete-pod".into(),
+                action: crate::core::ControllerAction::DeletePod,
                 pod: Some("web-2".into()),
                 pvc: None,
                 revision: None,
-                reason: Some("update".into()),
+                reason: Some(crate::core::DeleteReason::Update),
             },
         ));
         assert_eq!(a, "   2.000s  kubelet     web-0 ready");

@@ -257,7 +257,7 @@ pub fn lines(events: &[SimEvent]) -> Vec<String> {
             let body = match &e.kind {
                 EventKind::Controller { action, pod, pvc, revision, reason, .. } => {
                     let what = pod.clone().or(pvc.clone()).or(revision.clone()).unwrap_or_default();
-                    let why = reason.clone().map(|r| format!(" ({r})")).unwrap_or_default();
+                    let why = reason.map(|r| format!(" ({r})")).unwrap_or_default();
                     format!("controller {action} {what}{why}")
                 }
                 EventKind::Kubelet { pod, event } => format!("kubelet {pod} {event}"),

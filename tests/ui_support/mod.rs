@@ -371,11 +371,11 @@ use ststui::core::{Blocker, DeleteReason, Effect, Hold, PodWait};
 fn ctl(action: &str, pod: &str, reason: Option<&str>) -> EventKind {
     EventKind::Controller {
         set: SET.into(),
-        action: action.into(),
+        action: ststui::core::ControllerAction::parse(action).expect("a controller action"),
         pod: Some(pod.into()),
         pvc: None,
         revision: None,
-        reason: reason.map(Into::into),
+        reason: reason.map(|r| DeleteReason::parse(r).expect("a delete reason")),
     }
 }
 

@@ -144,7 +144,7 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
         }
         EventKind::Controller { action, pod, pvc, revision, reason, .. } => {
             let object = pod.as_deref().or(pvc.as_deref()).or(revision.as_deref()).unwrap_or("");
-            let why = reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+            let why = reason.map(|r| format!(" ({r})")).unwrap_or_default();
             (Source::Controller, format!("{action} {object}{why}"))
         }
         EventKind::Kubelet { pod, event } => (Source::Kubelet, format!("{pod} {event}")),
