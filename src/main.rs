@@ -17,7 +17,7 @@ use std::io::Write as _;
 
 use anyhow::Context as _;
 use clap::{CommandFactory as _, FromArgMatches as _};
-use ststui::app::{AppState, Msg};
+use ststui::app::{AppState, Msg, Start};
 use ststui::backend::{Backend, BackendEvent};
 use ststui::cli::{Cli, Command as CliCommand, SimArgs};
 use ststui::complete::Invoked;
@@ -158,13 +158,8 @@ fn cluster_console(cli: &Cli) -> ExitCode {
         }
     };
     let mut state = AppState::new(backend.capabilities(), Options::default());
-    state.can_pick = true;
-    match &cli.name {
-        Some(name) => {
-            state.selected_set = Some(ststui::backend::ObjRef::new(namespace, name.clone()));
-        }
-        None => state.picking = Some(0),
-    }
+    let open = cli.name.clone().map(|name| ststui::backend::ObjRef::new(namespace, name));
+    ststui::app::update(&mut state, Msg::Start(Start { can_pick: true, open, speed: None }));
     finish(console::run(&mut state, backend, &Theme::new(ColorMode::from_env()), inbox))
 }
 
@@ -239,7 +234,8 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
         let _ = inbox.operator_tx.send(Msg::Backend(BackendEvent::Notice(said)));
     }
     let mut state = AppState::new(backend.capabilities(), options);
-    state.speed = args.speed;
+    let start = Start { can_pick: false, open: None, speed: Some(args.speed) };
+    ststui::app::update(&mut state, Msg::Start(start));
     let theme = Theme::new(ColorMode::from_env());
     let code = finish(console::run(&mut state, Box::new(backend), &theme, inbox));
     // The process ends here: freeing 10,000 pods one by one only delays the exit (about

@@ -31,6 +31,6 @@ pub mod update;
 pub mod view;
 
 pub use action::Action;
-pub use msg::{Command, Msg};
+pub use msg::{Command, Msg, Start};
 pub use state::AppState;
 pub use update::update;

@@ -38,6 +38,20 @@ pub enum Msg {
     Wall(Instant),
     /// The timeline was written to `path` (`Command::Export`), or why not.
     Exported { path: String, lines: usize, error: Option<String> },
+    /// How the console starts (the command line's choices), sent once by the composition root
+    /// before the first frame: nothing writes the state but the reducer, not even at start-up.
+    Start(Start),
+}
+
+/// The command line's choices for a console.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Start {
+    /// A list of sets to pick from (a cluster's namespace).
+    pub can_pick: bool,
+    /// The set to open; `None` with `can_pick`: the list first.
+    pub open: Option<crate::backend::ObjRef>,
+    /// The simulator's speed.
+    pub speed: Option<f64>,
 }
 
 /// An effect the reducer requests.

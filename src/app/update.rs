@@ -60,6 +60,19 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             state.wall = Some(at);
             Vec::new()
         }
+        Msg::Start(start) => {
+            state.can_pick = start.can_pick;
+            match start.open {
+                Some(set) => state.selected_set = Some(set),
+                None if start.can_pick => state.picking = Some(0),
+                None => {}
+            }
+            if let Some(speed) = start.speed {
+                state.speed = speed;
+            }
+            state.dirty = true;
+            Vec::new()
+        }
     }
 }
 
