@@ -39,7 +39,8 @@ fn served(replicas: i32) -> (SimHandle, Server, std::path::PathBuf) {
         deny: Vec::new(),
         git_version: "v1.37.0+ststui-sim".into(),
     };
-    let Ok((handle, server)) = serve::serve_sim(sim, 1.0, Box::new(|_| {}), config) else {
+    let Ok((handle, server)) = serve::serve_sim(sim, 1.0, std::sync::Arc::new(|_| {}), config)
+    else {
         panic!("cannot serve")
     };
     let kc = std::env::temp_dir().join(format!("ststui-bench-kc-{}", std::process::id()));

@@ -17,7 +17,7 @@ use anyhow::Context as _;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, select_biased};
 use ststui::app::state::HitMap;
 use ststui::app::{self, AppState, Command, Msg};
-use ststui::backend::{Backend, BackendEvent};
+use ststui::backend::Backend;
 use ststui::ui::{self, Theme};
 
 use crate::tui;
@@ -53,19 +53,11 @@ impl Inbox {
         Inbox { operator_tx, operator, backend_tx, backend }
     }
 
-    /// [`Inbox::backend_sink`] for a backend that reports from several threads.
-    pub fn shared_sink(&self) -> std::sync::Arc<dyn Fn(BackendEvent) + Send + Sync> {
+    /// Where a backend reports, from any thread (blocks while the console is
+    /// [`BACKEND_QUEUE`] behind; gives up once the console has gone).
+    pub fn sink(&self) -> ststui::backend::Sink {
         let tx = self.backend_tx.clone();
         std::sync::Arc::new(move |ev| {
-            let _ = tx.send(Msg::Backend(ev));
-        })
-    }
-
-    /// Where a backend reports (blocks while the console is [`BACKEND_QUEUE`] behind; gives up
-    /// once the console has gone).
-    pub fn backend_sink(&self) -> Box<dyn Fn(BackendEvent) + Send> {
-        let tx = self.backend_tx.clone();
-        Box::new(move |ev| {
             let _ = tx.send(Msg::Backend(ev));
         })
     }

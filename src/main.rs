@@ -142,11 +142,11 @@ fn cluster_console(cli: &Cli) -> ExitCode {
     };
     let inbox = console::Inbox::new();
     let started: Result<(Box<dyn Backend>, String), String> = if cli.drive {
-        ststui::drive::backend::DriveBackend::start(target, inbox.shared_sink())
+        ststui::drive::backend::DriveBackend::start(target, inbox.sink())
             .map(|b| (b.namespace().to_string(), b))
             .map(|(ns, b)| (Box::new(b) as Box<dyn Backend>, ns))
     } else {
-        ststui::cluster::ClusterBackend::start(target, inbox.shared_sink())
+        ststui::cluster::ClusterBackend::start(target, inbox.sink())
             .map(|b| (b.namespace().to_string(), b))
             .map(|(ns, b)| (Box::new(b) as Box<dyn Backend>, ns))
     };
@@ -222,7 +222,7 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     for ev in &built.history {
         let _ = inbox.operator_tx.send(Msg::Backend(BackendEvent::Timeline(ev.clone())));
     }
-    let (backend, _server, said) = match launch::run(built, args, inbox.backend_sink()) {
+    let (backend, _server, said) = match launch::run(built, args, inbox.sink()) {
         Ok(started) => started,
         Err(e) => {
             eprintln!("ststui: {e}");
@@ -281,7 +281,7 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     for ev in &built.history {
         print(ev);
     }
-    let sink: ststui::sim::driver::Sink = Box::new(move |ev| match ev {
+    let sink: ststui::backend::Sink = std::sync::Arc::new(move |ev| match ev {
         BackendEvent::Timeline(t) => print(&t),
         BackendEvent::Notice(n) | BackendEvent::Error(n) => eprintln!("ststui: {n}"),
         _ => {}

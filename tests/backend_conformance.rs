@@ -72,7 +72,7 @@ fn sim_with_web(paused: bool) -> Sim {
     sim
 }
 
-fn sink(seen: &Seen) -> Arc<dyn Fn(BackendEvent) + Send + Sync> {
+fn sink(seen: &Seen) -> ststui::backend::Sink {
     let s = Arc::clone(seen);
     Arc::new(move |ev| s.lock().unwrap_or_else(|e| e.into_inner()).push(ev))
 }
@@ -83,7 +83,7 @@ fn served(sim: Sim, test: &str) -> (SimHandle, Server, TempDir) {
         deny: Vec::new(),
         git_version: "v1.37.0+ststui-sim".into(),
     };
-    let (handle, server) = serve::serve_sim(sim, 1.0, Box::new(|_| {}), config).unwrap();
+    let (handle, server) = serve::serve_sim(sim, 1.0, std::sync::Arc::new(|_| {}), config).unwrap();
     let dir = std::env::temp_dir().join(format!("ststui-conf-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     serve::write_kubeconfig(&dir.join("kubeconfig"), server.addr).unwrap();
@@ -100,12 +100,7 @@ fn target(dir: &TempDir) -> Target {
 
 fn simulator(_test: &str) -> Subject {
     let seen: Seen = Arc::default();
-    let s = Arc::clone(&seen);
-    let handle = ststui::sim::driver::spawn(
-        sim_with_web(false),
-        1.0,
-        Box::new(move |ev| s.lock().unwrap_or_else(|e| e.into_inner()).push(ev)),
-    );
+    let handle = ststui::sim::driver::spawn(sim_with_web(false), 1.0, sink(&seen));
     Subject { name: "simulator", backend: Box::new(handle), seen, _keep: Vec::new(), _dir: None }
 }
 

@@ -58,8 +58,8 @@ fn rig(test: &str) -> Rig {
         deny: Vec::new(),
         git_version: "v1.36.2+ststui-sim".into(),
     };
-    let (handle, server) =
-        serve::serve_sim(sim, 1.0, Box::new(|_| {}), config).unwrap_or_else(|e| panic!("{e}"));
+    let (handle, server) = serve::serve_sim(sim, 1.0, std::sync::Arc::new(|_| {}), config)
+        .unwrap_or_else(|e| panic!("{e}"));
     let dir = std::env::temp_dir().join(format!("ststui-cluster-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     serve::write_kubeconfig(&dir.join("kubeconfig"), server.addr).unwrap_or_else(|e| panic!("{e}"));

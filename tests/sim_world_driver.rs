@@ -23,7 +23,7 @@ fn start(sim: Sim, speed: f64) -> (driver::SimHandle, Seen) {
     let handle = driver::spawn(
         sim,
         speed,
-        Box::new(move |ev| {
+        Arc::new(move |ev| {
             if let Ok(mut v) = sink.lock() {
                 v.push(ev);
             }

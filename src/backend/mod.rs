@@ -296,6 +296,10 @@ pub enum BackendEvent {
     Notice(String),
 }
 
+/// Where a backend reports, from any of its threads: one type for the simulator, a cluster and
+/// drive mode (the console's inbox, a headless printer, a test's recorder).
+pub type Sink = Arc<dyn Fn(BackendEvent) + Send + Sync>;
+
 /// Slowest and fastest simulator speed (virtual seconds per wall second), everywhere a speed
 /// is accepted: `--speed`, the console's `<` / `>`, and the driver.
 pub const SPEED_RANGE: (f64, f64) = (0.01, 1000.0);

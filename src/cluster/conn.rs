@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use k8s_openapi::jiff::Timestamp;
 
-use super::SharedSink;
 use super::trouble::{self, Trouble};
+use crate::backend::Sink;
 use crate::backend::{BackendEvent, Connection, EventKind, ObjKind};
 
 /// How one watcher's (or the preflight's) requests last went.
@@ -38,13 +38,13 @@ struct Inner {
 /// The connection as the watchers see it, shared by them.
 pub struct Conn {
     inner: Mutex<Inner>,
-    sink: SharedSink,
+    sink: Sink,
     /// When the backend started (timeline times count from it).
     pub start: Instant,
 }
 
 impl Conn {
-    pub fn new(sink: SharedSink) -> Arc<Conn> {
+    pub fn new(sink: Sink) -> Arc<Conn> {
         Arc::new(Conn { inner: Mutex::default(), sink, start: Instant::now() })
     }
 

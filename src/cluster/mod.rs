@@ -39,13 +39,10 @@ pub use watch::QuickBackoff;
 pub use write::{OnceError, READ_BACK, Writes, Written, write_once};
 
 use crate::backend::{
-    Backend, BackendEvent, Capabilities, Failure, FailureKind, ObjKind, ObjRef, Op, Scope, ViewOp,
-    WriteKind,
+    Backend, BackendEvent, Capabilities, Failure, FailureKind, ObjKind, ObjRef, Op, Scope, Sink,
+    ViewOp, WriteKind,
 };
 use conn::Conn;
-
-/// Where the backend reports; called from several tasks.
-pub type SharedSink = Arc<dyn Fn(BackendEvent) + Send + Sync>;
 
 /// The query form of a label selector.
 pub fn selector_string(sel: &LabelSelector) -> String {
@@ -67,7 +64,7 @@ pub struct ClusterBackend {
 impl ClusterBackend {
     /// Reads the kubeconfig and starts watching. Fails (before any screen) only when the
     /// kubeconfig cannot be used; an unreachable server is a banner, not an error.
-    pub fn start(target: Target, sink: SharedSink) -> Result<ClusterBackend, String> {
+    pub fn start(target: Target, sink: Sink) -> Result<ClusterBackend, String> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("ststui-kube")
@@ -126,7 +123,7 @@ impl Backend for ClusterBackend {
 pub fn engine(
     target: Target,
     session: Session,
-    sink: SharedSink,
+    sink: Sink,
 ) -> (mpsc::UnboundedSender<Op>, impl std::future::Future<Output = ()> + Send) {
     let (tx, rx) = mpsc::unbounded_channel();
     (tx, Engine::new(target, session, sink).run(rx))
@@ -162,7 +159,7 @@ struct Engine {
 }
 
 impl Engine {
-    fn new(target: Target, session: connect::Session, sink: SharedSink) -> Engine {
+    fn new(target: Target, session: connect::Session, sink: Sink) -> Engine {
         let identity = Arc::new(Mutex::new(session.user.clone()));
         Engine {
             target,

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{Calls, Config, Driver, Input, Output};
-use crate::backend::{Backend, BackendEvent, Capabilities, Mode, Op, SimOp};
-use crate::cluster::{ClusterBackend, SharedSink, Target};
+use crate::backend::{Backend, BackendEvent, Capabilities, Mode, Op, SimOp, Sink};
+use crate::cluster::{ClusterBackend, Target};
 use crate::core::{Options, Version};
 
 /// How long the server's version is waited for before refusing to drive.
@@ -25,7 +25,8 @@ pub struct DriveBackend {
     cluster: ClusterBackend,
     driver: Option<Driver>,
     driving: Arc<AtomicBool>,
-    _runtime: tokio::runtime::Runtime,
+    /// Shared with the controller's thread (see `Calls::runtime`).
+    _runtime: Arc<tokio::runtime::Runtime>,
 }
 
 /// The capabilities the cluster reported, with the driver's on top while it drives.
@@ -39,7 +40,7 @@ fn patched(caps: Capabilities, driving: bool) -> Capabilities {
 impl DriveBackend {
     /// Connects, reads the server's version (the release whose controller the core reproduces)
     /// and starts both the console's watches and the controller.
-    pub fn start(target: Target, sink: SharedSink) -> Result<DriveBackend, String> {
+    pub fn start(target: Target, sink: Sink) -> Result<DriveBackend, String> {
         if target.read_only {
             return Err("--drive writes (it is the controller): it cannot be --read-only".into());
         }
@@ -65,7 +66,7 @@ impl DriveBackend {
             })?;
         let options = Options::for_version(Version::for_server(&version.git_version).0);
         let driving = Arc::new(AtomicBool::new(true));
-        let inner: SharedSink = {
+        let inner: Sink = {
             let (sink, driving) = (Arc::clone(&sink), Arc::clone(&driving));
             Arc::new(move |ev| match ev {
                 BackendEvent::Timeline(e)
@@ -83,7 +84,9 @@ impl DriveBackend {
             let mut caps = Capabilities::drive();
             Box::new(move |o: Output| match o {
                 Output::Line(e) => sink(BackendEvent::Timeline(e)),
-                Output::Mode(m) => sink(BackendEvent::Mode(m)),
+                // Once another controller is seen, the mode is its (live), not the driver's.
+                Output::Mode(m) if driving.load(Ordering::Relaxed) => sink(BackendEvent::Mode(m)),
+                Output::Mode(_) => {}
                 Output::Driving => sink(BackendEvent::Notice(
                     "driving: ststui's controller reconciles this namespace's StatefulSets".into(),
                 )),
@@ -100,7 +103,12 @@ impl DriveBackend {
                 Output::WatchError(e) => sink(BackendEvent::Error(format!("drive: {e}"))),
             }) as Box<dyn FnMut(Output) + Send>
         };
-        let calls = Calls { client: session.client.clone(), handle: runtime.handle().clone() };
+        let runtime = Arc::new(runtime);
+        let calls = Calls {
+            client: session.client.clone(),
+            handle: runtime.handle().clone(),
+            runtime: Some(Arc::clone(&runtime)),
+        };
         let config = Config {
             namespace: session.namespace.clone(),
             only: target.name.clone(),

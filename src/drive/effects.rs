@@ -39,6 +39,10 @@ pub const COMPONENT: &str = "ststui";
 pub struct Calls {
     pub client: kube::Client,
     pub handle: tokio::runtime::Handle,
+    /// The runtime itself when the caller made one for the controller: it lives as long as the
+    /// controller's thread, so a call still under way when the console quits ends as a call,
+    /// never on a runtime shut down under it.
+    pub runtime: Option<std::sync::Arc<tokio::runtime::Runtime>>,
 }
 
 fn refused(e: &kube::Error) -> WriteError {

@@ -94,7 +94,7 @@ fn mirror_with_set() -> Mirror {
 fn a_conflicting_status_write_is_read_again_and_written_on_the_fresh_object() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (client, asked) = server(&rt);
-    let calls = Calls { client, handle: rt.handle().clone() };
+    let calls = Calls { client, handle: rt.handle().clone(), runtime: None };
     let mut mirror = mirror_with_set();
     let mut lines = Vec::new();
     let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines, interrupt: None };
@@ -126,7 +126,7 @@ fn a_conflicting_status_write_is_read_again_and_written_on_the_fresh_object() {
 fn a_created_pod_is_in_the_mirror_before_its_watch_event_and_its_event_is_recorded() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (client, asked) = server(&rt);
-    let calls = Calls { client, handle: rt.handle().clone() };
+    let calls = Calls { client, handle: rt.handle().clone(), runtime: None };
     let mut mirror = mirror_with_set();
     let mut lines = Vec::new();
     let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines, interrupt: None };
@@ -168,7 +168,7 @@ fn a_refused_write_keeps_the_servers_kind() {
         let _in = rt.enter();
         kube::Client::new(svc, "default")
     };
-    let calls = Calls { client, handle: rt.handle().clone() };
+    let calls = Calls { client, handle: rt.handle().clone(), runtime: None };
     let mut mirror = mirror_with_set();
     let mut lines = Vec::new();
     let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines, interrupt: None };

@@ -27,7 +27,7 @@ use crate::backend::{
 };
 
 /// Where the driver sends events (the console's event loop).
-pub type Sink = Box<dyn Fn(BackendEvent) + Send>;
+pub use crate::backend::Sink;
 
 /// Sees every [`SimEvent`] as it happens, on the simulation's thread, with the speed and the
 /// virtual time then (the served API's watch history, its faults and its clock).

@@ -58,7 +58,8 @@ pub fn serve(sets: Vec<StatefulSet>, deny: &[&str], kubelet: KubeletConfig) -> (
         deny,
         git_version: "v1.37.0+ststui-sim".into(),
     };
-    serve::serve_sim(sim, 1.0, Box::new(|_| {}), config).unwrap_or_else(|e| panic!("{e}"))
+    serve::serve_sim(sim, 1.0, std::sync::Arc::new(|_| {}), config)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A kube-rs client from the served kubeconfig.
