@@ -41,7 +41,7 @@ fn status_writer(set: &StatefulSet, since: Timestamp) -> Option<String> {
 
 /// Another manager's creation of a pod owned by a driven set since `since`: the entry that
 /// set its owner references (a kubelet's status writes and a label edit do not count).
-fn pod_creator(pod: &Pod, since: Timestamp, drives: &dyn Fn(&str) -> bool) -> Option<String> {
+pub fn pod_creator(pod: &Pod, since: Timestamp, drives: &dyn Fn(&str) -> bool) -> Option<String> {
     let owner = pod
         .metadata
         .owner_references

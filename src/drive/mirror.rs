@@ -154,6 +154,24 @@ impl<T: kube::Resource> Table<T> {
     }
 }
 
+/// Drops what the controller never reads of a pod, claim or revision: its managed fields
+/// (often the larger part of a small object). A write of it without them keeps the server's.
+pub fn lean(w: &mut Watched) {
+    fn strip<T: kube::Resource>(e: &mut watcher::Event<T>) {
+        if let watcher::Event::Apply(o) | watcher::Event::InitApply(o) | watcher::Event::Delete(o) =
+            e
+        {
+            o.meta_mut().managed_fields = None;
+        }
+    }
+    match w {
+        Watched::Set(_) => {}
+        Watched::Pod(e) => strip(e),
+        Watched::Claim(e) => strip(e),
+        Watched::Revision(e) => strip(e),
+    }
+}
+
 fn wrap<T>(raw: Vec<Raw<T>>, f: fn(Arc<T>) -> Object) -> Vec<Change> {
     raw.into_iter().map(|(k, o, old, ours)| (k, f(o), old.map(f), ours)).collect()
 }
@@ -203,10 +221,21 @@ impl Mirror {
     pub fn wrote(&mut self, o: Object) {
         match o {
             Object::Set(s) => self.sets.wrote(s),
-            Object::Pod(p) => self.pods.wrote(p),
-            Object::Claim(c) => self.claims.wrote(c),
-            Object::Revision(r) => self.revisions.wrote(r),
+            Object::Pod(p) => self.pods.wrote(lean_arc(p)),
+            Object::Claim(c) => self.claims.wrote(lean_arc(c)),
+            Object::Revision(r) => self.revisions.wrote(lean_arc(r)),
             Object::Event(_) => {}
+        }
+    }
+
+    /// The pod a watch event brings that the mirror does not hold yet.
+    pub fn new_pod<'w>(&self, w: &'w Watched) -> Option<&'w Pod> {
+        match w {
+            Watched::Pod(watcher::Event::Apply(p) | watcher::Event::InitApply(p)) => {
+                let name = p.metadata.name.as_deref().unwrap_or_default();
+                (!self.pods.objects.contains_key(name)).then_some(p)
+            }
+            _ => None,
         }
     }
 
@@ -238,6 +267,14 @@ impl Mirror {
     pub fn pods(&self) -> impl Iterator<Item = &Pod> {
         self.pods.objects.values().map(|p| &**p)
     }
+}
+
+/// `o` without managed fields (the server's answer to our write is ours alone: no copy).
+fn lean_arc<T: kube::Resource + Clone>(mut o: Arc<T>) -> Arc<T> {
+    if o.meta().managed_fields.is_some() {
+        Arc::make_mut(&mut o).meta_mut().managed_fields = None;
+    }
+    o
 }
 
 impl Read for Mirror {

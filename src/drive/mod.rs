@@ -306,13 +306,22 @@ impl Loop {
     fn take(&mut self, input: Input) {
         match input {
             Input::Watched(w) => {
-                for (kind, object, old, ours) in self.mirror.take(*w) {
-                    // A set's status at every change; a pod when it first appears (its creator
-                    // is what counts). Never our own writes.
-                    let look = match &object {
-                        crate::backend::Object::Pod(_) => kind == crate::control::ChangeKind::Added,
-                        _ => kind != crate::control::ChangeKind::Deleted,
-                    };
+                let mut w = *w;
+                // A pod when it first appears (its creator is what counts), before its managed
+                // fields are dropped: the mirror keeps none of a pod, claim or revision.
+                if !self.stopped
+                    && let Some(p) = self.mirror.new_pod(&w)
+                {
+                    let drives = |n: &str| self.mirror.drives(n);
+                    if let Some(e) = guard::pod_creator(p, self.since, &drives) {
+                        self.stop(&e);
+                    }
+                }
+                mirror::lean(&mut w);
+                for (kind, object, old, ours) in self.mirror.take(w) {
+                    // A set's status at every change, never our own writes.
+                    let look = matches!(object, crate::backend::Object::Set(_))
+                        && kind != crate::control::ChangeKind::Deleted;
                     if !self.stopped && !ours && look {
                         let drives = |n: &str| self.mirror.drives(n);
                         if let Some(e) = guard::other_controller(&object, self.since, &drives) {
