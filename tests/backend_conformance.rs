@@ -19,9 +19,9 @@ use ststui::backend::{
 };
 use ststui::cluster::{ClusterBackend, Target};
 use ststui::drive::backend::DriveBackend;
-use ststui::serve::{self, ServeConfig, Server};
+use ststui::serve::{self, Server};
+use ststui::sim::Sim;
 use ststui::sim::driver::SimHandle;
-use ststui::sim::{KubeletConfig, Sim, SimConfig};
 
 type Seen = Arc<Mutex<Vec<BackendEvent>>>;
 
@@ -46,30 +46,10 @@ fn web() -> ObjRef {
     ObjRef::new("default", "web")
 }
 
+/// `web` with 3 replicas; `paused`: the API server without a StatefulSet controller (drive mode
+/// is the only one).
 fn sim_with_web(paused: bool) -> Sim {
-    let kubelet = KubeletConfig {
-        start_ms: 100,
-        ready_ms: 100,
-        stop_ms: 100,
-        broken: None,
-        failure: Default::default(),
-    };
-    let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
-    let mut sim = Sim::new(SimConfig {
-        kubelet,
-        epoch_unix_ms: Some(now),
-        record_events: true,
-        ..SimConfig::default()
-    });
-    if paused {
-        // The API server without a StatefulSet controller: drive mode is the only one.
-        sim.pause();
-    }
-    sim.create_set(serve_common::set("web", 3)).unwrap();
-    if !paused {
-        assert!(sim.settle(60_000));
-    }
-    sim
+    serve_common::sim(vec![serve_common::set("web", 3)], serve_common::kubelet(100), paused)
 }
 
 fn sink(seen: &Seen) -> ststui::backend::Sink {
@@ -78,12 +58,7 @@ fn sink(seen: &Seen) -> ststui::backend::Sink {
 }
 
 fn served(sim: Sim, test: &str) -> (SimHandle, Server, TempDir) {
-    let config = ServeConfig {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        deny: Vec::new(),
-        git_version: "v1.37.0+ststui-sim".into(),
-    };
-    let (handle, server) = serve::serve_sim(sim, 1.0, std::sync::Arc::new(|_| {}), config).unwrap();
+    let (handle, server) = serve_common::serve_sim(sim, &[]);
     let dir = std::env::temp_dir().join(format!("ststui-conf-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     serve::write_kubeconfig(&dir.join("kubeconfig"), server.addr).unwrap();

@@ -21,26 +21,31 @@ fn key_of(meta: &ObjectMeta) -> ObjRef {
     )
 }
 
-/// Whether a (non-empty) selector matches `labels`, as `GetPodStatefulSets` uses it.
+/// Whether a (non-empty) selector matches `labels`, as `GetPodStatefulSets` uses it: an empty
+/// selector selects nothing here.
 pub fn selector_matches(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
-    let exprs = sel.match_expressions.as_deref().unwrap_or_default();
-    let plain = sel.match_labels.as_ref();
-    if plain.is_none_or(BTreeMap::is_empty) && exprs.is_empty() {
-        return false;
-    }
-    let plain_ok = plain.iter().flat_map(|m| m.iter()).all(|(k, v)| labels.get(k) == Some(v));
-    plain_ok
-        && exprs.iter().all(|e| {
-            let values = e.values.as_deref().unwrap_or_default();
-            let got = labels.get(&e.key);
-            match e.operator.as_str() {
-                "In" => got.is_some_and(|v| values.contains(v)),
-                "NotIn" => got.is_none_or(|v| !values.contains(v)),
-                "Exists" => got.is_some(),
-                "DoesNotExist" => got.is_none(),
-                _ => false,
-            }
-        })
+    let empty = sel.match_labels.as_ref().is_none_or(BTreeMap::is_empty)
+        && sel.match_expressions.as_deref().unwrap_or_default().is_empty();
+    !empty && labels_satisfy(sel, labels)
+}
+
+/// Whether `labels` satisfy `sel` (matchLabels and matchExpressions ANDed). An unknown operator
+/// never matches.
+pub fn labels_satisfy(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+    let by_labels =
+        sel.match_labels.iter().flatten().all(|(k, v)| labels.get(k).is_some_and(|x| x == v));
+    let by_expressions = sel.match_expressions.iter().flatten().all(|req| {
+        let values = req.values.as_deref().unwrap_or_default();
+        let got = labels.get(&req.key);
+        match req.operator.as_str() {
+            "In" => got.is_some_and(|v| values.contains(v)),
+            "NotIn" => got.is_none_or(|v| !values.contains(v)),
+            "Exists" => got.is_some(),
+            "DoesNotExist" => got.is_none(),
+            _ => false,
+        }
+    });
+    by_labels && by_expressions
 }
 
 /// Resolves a controller ref to a set key (kind, name in the namespace, uid).

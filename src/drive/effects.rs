@@ -34,6 +34,25 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(15);
 /// The component the controller's Events are reported by.
 pub const COMPONENT: &str = "ststui";
 
+/// A namespaced object the controller creates and replaces.
+trait Namespaced:
+    kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+    + Clone
+    + Serialize
+    + DeserializeOwned
+    + std::fmt::Debug
+{
+}
+
+impl<K> Namespaced for K where
+    K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + Serialize
+        + DeserializeOwned
+        + std::fmt::Debug
+{
+}
+
 /// The client and where to run its calls.
 #[derive(Clone)]
 pub struct Calls {
@@ -87,25 +106,15 @@ impl Calls {
         Api::namespaced(self.client.clone(), ns)
     }
 
-    fn create<K>(&self, ns: &str, o: &K) -> Result<K, WriteError>
+    fn create<K: Namespaced>(&self, ns: &str, o: &K) -> Result<K, WriteError>
     where
-        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
-            + Clone
-            + Serialize
-            + DeserializeOwned
-            + std::fmt::Debug,
         K::DynamicType: Default,
     {
         self.run(self.api::<K>(ns).create(&params(), o))
     }
 
-    fn replace<K>(&self, ns: &str, o: &K) -> Result<K, WriteError>
+    fn replace<K: Namespaced>(&self, ns: &str, o: &K) -> Result<K, WriteError>
     where
-        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
-            + Clone
-            + Serialize
-            + DeserializeOwned
-            + std::fmt::Debug,
         K::DynamicType: Default,
     {
         let name = o.meta().name.clone().unwrap_or_default();

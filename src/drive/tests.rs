@@ -84,6 +84,30 @@ fn server(rt: &tokio::runtime::Runtime) -> (kube::Client, Asked) {
     (kube::Client::new(svc, "default"), asked)
 }
 
+/// The runtime, the calls and the mirror one `Live` works on.
+struct Rig {
+    _rt: tokio::runtime::Runtime,
+    calls: Calls,
+    mirror: Mirror,
+    lines: Vec<crate::backend::Event>,
+}
+
+impl Rig {
+    fn new(rt: tokio::runtime::Runtime, client: kube::Client) -> Rig {
+        let calls = Calls { client, handle: rt.handle().clone(), runtime: None };
+        Rig { _rt: rt, calls, mirror: mirror_with_set(), lines: Vec::new() }
+    }
+
+    fn live(&mut self) -> Live<'_> {
+        Live {
+            mirror: &mut self.mirror,
+            calls: &self.calls,
+            lines: &mut self.lines,
+            interrupt: None,
+        }
+    }
+}
+
 fn mirror_with_set() -> Mirror {
     let mut m = Mirror::new("default".into(), None, Instant::now());
     m.take(Watched::Set(kube::runtime::watcher::Event::Apply(set("5"))));
@@ -94,10 +118,8 @@ fn mirror_with_set() -> Mirror {
 fn a_conflicting_status_write_is_read_again_and_written_on_the_fresh_object() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (client, asked) = server(&rt);
-    let calls = Calls { client, handle: rt.handle().clone(), runtime: None };
-    let mut mirror = mirror_with_set();
-    let mut lines = Vec::new();
-    let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines, interrupt: None };
+    let mut rig = Rig::new(rt, client);
+    let mut live = rig.live();
     let key = ObjRef::new("default", "web");
     let status =
         StatefulSetStatus { replicas: 3, observed_generation: Some(2), ..Default::default() };
@@ -126,10 +148,8 @@ fn a_conflicting_status_write_is_read_again_and_written_on_the_fresh_object() {
 fn a_created_pod_is_in_the_mirror_before_its_watch_event_and_its_event_is_recorded() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (client, asked) = server(&rt);
-    let calls = Calls { client, handle: rt.handle().clone(), runtime: None };
-    let mut mirror = mirror_with_set();
-    let mut lines = Vec::new();
-    let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines, interrupt: None };
+    let mut rig = Rig::new(rt, client);
+    let mut live = rig.live();
     let pod = Pod {
         metadata: ObjectMeta {
             name: Some("web-0".into()),
@@ -168,10 +188,8 @@ fn a_refused_write_keeps_the_servers_kind() {
         let _in = rt.enter();
         kube::Client::new(svc, "default")
     };
-    let calls = Calls { client, handle: rt.handle().clone(), runtime: None };
-    let mut mirror = mirror_with_set();
-    let mut lines = Vec::new();
-    let mut live = Live { mirror: &mut mirror, calls: &calls, lines: &mut lines, interrupt: None };
+    let mut rig = Rig::new(rt, client);
+    let mut live = rig.live();
     let pod = Pod {
         metadata: ObjectMeta { name: Some("web-0".into()), ..Default::default() },
         ..Default::default()

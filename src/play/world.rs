@@ -20,14 +20,8 @@ use crate::core::{
 };
 use crate::sim::scenario::build::Observed;
 
-/// One watch event, of one of the kinds play watches.
-#[derive(Debug)]
-pub enum Change {
-    Set(watcher::Event<StatefulSet>),
-    Pod(watcher::Event<Pod>),
-    Revision(watcher::Event<ControllerRevision>),
-    Claim(watcher::Event<PersistentVolumeClaim>),
-}
+/// One watch event, of one of the kinds play watches (the same four drive mode's mirror takes).
+pub use crate::drive::mirror::Watched as Change;
 
 fn key(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjRef {
     ObjRef::new(

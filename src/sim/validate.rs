@@ -440,24 +440,7 @@ fn validate_label_selector(sel: &LabelSelector) -> Vec<FieldError> {
     errs
 }
 
-/// Whether `labels` satisfy `sel` (matchLabels and matchExpressions ANDed). An unknown operator
-/// never matches.
-pub fn selector_matches(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
-    let by_labels =
-        sel.match_labels.iter().flatten().all(|(k, v)| labels.get(k).is_some_and(|x| x == v));
-    let by_expressions = sel.match_expressions.iter().flatten().all(|req| {
-        let values = req.values.as_deref().unwrap_or_default();
-        let got = labels.get(&req.key);
-        match req.operator.as_str() {
-            "In" => got.is_some_and(|v| values.contains(v)),
-            "NotIn" => got.is_none_or(|v| !values.contains(v)),
-            "Exists" => got.is_some(),
-            "DoesNotExist" => got.is_none(),
-            _ => false,
-        }
-    });
-    by_labels && by_expressions
-}
+pub use crate::control::labels_satisfy as selector_matches;
 
 pub(crate) fn validate_labels(path: &str, labels: &BTreeMap<String, String>) -> Vec<FieldError> {
     let mut errs = Vec::new();

@@ -26,20 +26,25 @@ pub fn set(name: &str, replicas: i32) -> StatefulSet {
 
 /// Serves a simulation holding `sets`, settled, with 100 ms pod steps, denying `deny`.
 pub async fn served(sets: Vec<StatefulSet>, deny: &[&str]) -> Served {
-    let kubelet = KubeletConfig {
-        start_ms: 100,
-        ready_ms: 100,
-        stop_ms: 100,
-        broken: None,
-        failure: Default::default(),
-    };
-    let (handle, server) = serve(sets, deny, kubelet);
+    let (handle, server) = serve(sets, deny, kubelet(100));
     let client = client(server.addr).await;
     Served { handle, server, client }
 }
 
-/// Serves a simulation holding `sets` (settled first), with this kubelet, denying `deny`.
-pub fn serve(sets: Vec<StatefulSet>, deny: &[&str], kubelet: KubeletConfig) -> (SimHandle, Server) {
+/// A kubelet whose pods start, turn Ready and stop after `ms` each.
+pub fn kubelet(ms: u64) -> KubeletConfig {
+    KubeletConfig {
+        start_ms: ms,
+        ready_ms: ms,
+        stop_ms: ms,
+        broken: None,
+        failure: Default::default(),
+    }
+}
+
+/// A simulation at wall time, recording Events, holding `sets`: settled, or (`paused`) with its
+/// controller paused before they were created (an API server without a StatefulSet controller).
+pub fn sim(sets: Vec<StatefulSet>, kubelet: KubeletConfig, paused: bool) -> Sim {
     let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
     let config = SimConfig {
         kubelet,
@@ -48,10 +53,23 @@ pub fn serve(sets: Vec<StatefulSet>, deny: &[&str], kubelet: KubeletConfig) -> (
         ..SimConfig::default()
     };
     let mut sim = Sim::new(config);
+    if paused {
+        sim.pause();
+    }
     for s in sets {
         sim.create_set(s).unwrap_or_else(|e| panic!("{e}"));
     }
-    assert!(sim.settle(60_000), "the sets did not settle");
+    assert!(paused || sim.settle(60_000), "the sets did not settle");
+    sim
+}
+
+/// Serves a simulation holding `sets` (settled first), with this kubelet, denying `deny`.
+pub fn serve(sets: Vec<StatefulSet>, deny: &[&str], kubelet: KubeletConfig) -> (SimHandle, Server) {
+    serve_sim(sim(sets, kubelet, false), deny)
+}
+
+/// Serves `sim` on a free loopback port, denying `deny`.
+pub fn serve_sim(sim: Sim, deny: &[&str]) -> (SimHandle, Server) {
     let deny = deny.iter().map(|d| d.parse::<Deny>().unwrap_or_else(|e| panic!("{e}"))).collect();
     let config = ServeConfig {
         addr: "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
