@@ -295,6 +295,30 @@ fn a_template_change_under_the_plan_halts_it() {
     assert_eq!(partition(&r), 3);
 }
 
+/// The order the watches deliver decides which change the runner sees first: a pod's change
+/// halts the bake, and the template change arriving within the grace decides the halt again.
+/// The halt is recorded on the set it was decided on (CI once saw it refused as "changed since
+/// you decided" when the older set was the basis).
+#[test]
+fn a_template_change_seen_after_a_pods_change_halts_on_the_newer_set() {
+    let r = rig("template-late", "nginx:1.26");
+    let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "30s"]);
+    until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking);
+    let pod = ObjRef::new("default", "web-3");
+    op(&r, ClusterOp::DeletePod { pod, force: false, uid: None });
+    std::thread::sleep(Duration::from_millis(300));
+    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.27".into() });
+    let status = runner.wait().unwrap();
+    let out = std::io::read_to_string(runner.stdout.take().unwrap()).unwrap();
+    let err = std::io::read_to_string(runner.stderr.take().unwrap()).unwrap();
+    assert_eq!(status.code(), Some(3), "{out}{err}");
+    assert!(out.contains("the template changed under the plan"), "{out}");
+    let plan = the_plan(&r).unwrap();
+    assert_eq!(plan.phase, Phase::Halted);
+    assert!(plan.reason.unwrap_or_default().contains("template changed"));
+    assert_eq!(partition(&r), 3);
+}
+
 #[test]
 fn a_lost_reply_during_a_step_does_not_open_two_steps() {
     let r = rig("lost", "nginx:1.26");

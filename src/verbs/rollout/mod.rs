@@ -275,7 +275,7 @@ impl<'a> Runner<'a> {
     fn drive(&mut self, steps: Option<Steps>) -> Result<Exit, VerbError> {
         let mut next = self.plan(steps)?;
         loop {
-            let set = self.set()?.clone();
+            let mut set = self.set()?.clone();
             let Some(Ok(current)) = record::plan(&set) else {
                 if let Some(n) = next.take() {
                     self.carry_out(n, &set)?;
@@ -291,10 +291,12 @@ impl<'a> Runner<'a> {
                 None => match self.decide(&current, &set) {
                     // The watches of pods and of the set race: a pod's change can arrive before
                     // the spec change that explains it. A halt is decided again after a grace,
-                    // with what arrived meanwhile.
+                    // with what arrived meanwhile — and that set is the basis of what
+                    // follows (a halt recorded on the older one would be refused as a
+                    // change since the decision).
                     Next::Halt(_) if current.phase != Phase::Halted => {
                         self.observe_for(GRACE)?;
-                        let set = self.set()?.clone();
+                        set = self.set()?.clone();
                         self.decide(&current, &set)
                     }
                     n => n,
