@@ -1,5 +1,5 @@
 //! The differential check: every example scenario a cluster can play, and 30 generated ones
-//! (the soak's generator, fixed seeds, cluster profile), played on the simulator and on the
+//! (the soak's generator, fixed seeds, cluster profile, spaced for a cluster), played on the simulator and on the
 //! real control plane (`ststui play`, each in a namespace of its own, several at a time); the
 //! controller's actions and final status compared under `ststui::play::trace`'s equivalence
 //! (the README's "The differential check"). Needs the control plane:
@@ -23,23 +23,6 @@ use ststui::play::trace::{Trace, differences, trace};
 use ststui::sim::headless::{Headless, run_with};
 use ststui::sim::scenario::{self, Command as Line, Policy};
 use ststui::sim::timeline::Format;
-
-/// Mismatches the README explains ("Known differences"): a scenario here that differs from the
-/// real controller repeatably is reported with its reason instead of failing the check. Each is a
-/// modelling limit of the simulator, not a decision of the core.
-const EXPLAINED: &[(&str, &str)] = &[
-    (
-        "nil-rolling-update",
-        "the simulator applies its three changes in one virtual instant; a real controller syncs \
-         between them (README: Known differences)",
-    ),
-    (
-        "generated-17",
-        "the simulator's garbage collector removes a scaled-down pod's claims at once; the real \
-         one takes a moment, and the stale claim holds the controller back (README: Known \
-         differences)",
-    ),
-];
 
 /// Generated scenarios (seeds 1..=GENERATED).
 const GENERATED: u64 = 30;
@@ -98,7 +81,7 @@ fn scenario_files(root: &Path, dir: &str) -> Vec<PathBuf> {
     paths
 }
 
-fn scenarios() -> Vec<Scenario> {
+fn scenarios(options: Options) -> Vec<Scenario> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = scenario_files(root, "assets/scenarios");
     // Edge cases worth checking against the real controller that are not examples for users.
@@ -106,7 +89,7 @@ fn scenarios() -> Vec<Scenario> {
     let generated = root.join("target/differential");
     std::fs::create_dir_all(&generated).expect("target/differential");
     for seed in 1..=GENERATED {
-        let text = ststui::sim::soak::script_for(seed, ststui::sim::soak::Profile::Cluster);
+        let text = ststui::sim::soak::cluster_script(seed, options);
         let p = generated.join(format!("generated-{seed:02}.scenario"));
         std::fs::write(&p, text).expect("write a generated scenario");
         paths.push(p);
@@ -208,6 +191,27 @@ fn show(label: &str, t: &Trace) -> String {
     s
 }
 
+/// The generated scripts the check plays are spaced for a cluster: no line stands where a
+/// cluster's latency could reorder it and an event (`ststui::sim::soak::spacing`), and each
+/// still converges on the simulator.
+#[test]
+fn the_generated_scripts_leave_no_line_to_a_race() {
+    let options = Options::default();
+    for seed in 1..=GENERATED {
+        let spaced = ststui::sim::soak::cluster_script(seed, options);
+        let left = ststui::sim::soak::spacing::unsafe_lines(&spaced, options);
+        assert!(left.is_empty(), "generated-{seed:02}: lines left to a race: {left:?}\n{spaced}");
+        let (_, outcome) =
+            ststui::sim::headless::run_text(&spaced, Format::Jsonl, Default::default())
+                .unwrap_or_else(|e| panic!("generated-{seed:02}: {e}"));
+        assert!(
+            outcome.failures.is_empty(),
+            "generated-{seed:02}: {:?}\n{spaced}",
+            outcome.failures
+        );
+    }
+}
+
 #[test]
 #[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test differential -- --ignored"]
 fn the_core_matches_kube_controller_manager() {
@@ -218,14 +222,13 @@ fn the_core_matches_kube_controller_manager() {
         )
     });
     let options = Options::for_version(Version::for_server(&version).0);
-    let all = scenarios();
+    let all = scenarios(options);
     let run_id = std::process::id();
     let namespaces: Vec<String> = (0..all.len()).map(|i| format!("diff-{run_id}-{i}")).collect();
     make_namespaces(&namespaces);
     let all = Arc::new(all);
     let results = play_all(&all, &namespaces, (0..all.len()).collect());
     let mut matched = 0;
-    let mut races = Vec::new();
     let mut differing = Vec::new();
     for (i, (s, r)) in all.iter().zip(results).enumerate() {
         let (code, out, err) = r.unwrap_or((None, String::new(), "not played".into()));
@@ -253,38 +256,26 @@ fn the_core_matches_kube_controller_manager() {
             differing.push((i, cluster));
         }
     }
-    // A mismatch is the core's only if the real controller repeats itself: play each again
-    // (a fresh namespace) and call it a timing race when the cluster's two traces differ.
+    // Every scenario is one whose order a cluster cannot change (README: "One order, not a
+    // race"), so any mismatch fails the check. Played once more, it says what kind it is.
     let again_ns: Vec<String> = namespaces.iter().map(|n| format!("{n}-again")).collect();
     let wanted: Vec<String> = differing.iter().map(|(i, _)| again_ns[*i].clone()).collect();
     make_namespaces(&wanted);
     let again = play_all(&all, &again_ns, differing.iter().map(|(i, _)| *i).collect());
-    let mut reproduced = Vec::new();
+    let mut names = Vec::new();
     for (i, first) in &differing {
         let (_, out, _) = again[*i].clone().unwrap_or((None, String::new(), String::new()));
         let second = trace(&out, &all[*i].parallel);
-        let explained = EXPLAINED.iter().find(|(n, _)| *n == all[*i].name);
-        if let (true, Some((_, why))) = (differences(first, &second).is_empty(), explained) {
-            println!(
-                "differential: {}: the cluster repeats its trace: explained: {why}",
-                all[*i].name
-            );
-        } else if differences(first, &second).is_empty() {
-            println!(
-                "differential: {}: the cluster repeats its trace: a difference of the core",
-                all[*i].name
-            );
-            reproduced.push(all[*i].name.clone());
+        let name = &all[*i].name;
+        if differences(first, &second).is_empty() {
+            println!("differential: {name}: the cluster repeats its trace");
         } else {
-            println!(
-                "differential: {}: the cluster's own trace changed from run to run: a timing race",
-                all[*i].name
-            );
+            println!("differential: {name}: the cluster's own trace changed from run to run");
             for d in differences(first, &second) {
                 println!("  run 1 vs run 2: {d}");
             }
-            races.push(all[*i].name.clone());
         }
+        names.push(name.clone());
     }
     let (who, label) = if driven() {
         ("ststui's core driving the API server", " (driven)")
@@ -295,16 +286,10 @@ fn the_core_matches_kube_controller_manager() {
         "differential: {matched}/{} scenarios match kube-controller-manager {version}{label}",
         all.len()
     );
-    if !races.is_empty() {
-        println!(
-            "differential: timing races (not repeatable on the cluster): {}",
-            races.join(", ")
-        );
-    }
     assert!(
-        reproduced.is_empty(),
-        "scenarios differ from {who} ({version}), repeatably: {}",
-        reproduced.join(", ")
+        names.is_empty(),
+        "scenarios differ from {who} ({version}): {} (both timelines in target/differential)",
+        names.join(", ")
     );
 }
 

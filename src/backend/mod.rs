@@ -21,7 +21,7 @@ use serde::Serialize;
 
 pub use op::{
     ClusterOp, FAILURE_WORDS, Failure, FailureKind, Fault, ImageFailure, LogChunk, LogRequest, Op,
-    SimOp, ViewOp, Write, WriteKind,
+    SimOp, ViewOp, Write, WriteKind, describe_rbac,
 };
 pub use timeline::{Event, EventKind};
 

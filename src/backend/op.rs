@@ -330,11 +330,16 @@ impl WriteKind {
 
     /// How a permission is written in messages: `patch statefulsets/scale (apps)`.
     pub fn describe(self) -> String {
-        let (verb, group, resource, sub) = self.rbac();
-        let sub = if sub.is_empty() { String::new() } else { format!("/{sub}") };
-        let group = if group.is_empty() { "core".to_string() } else { group.to_string() };
-        format!("{verb} {resource}{sub} ({group})")
+        describe_rbac(self.rbac())
     }
+}
+
+/// A permission (verb, group, resource, subresource) as messages write it:
+/// `patch statefulsets/scale (apps)`.
+pub fn describe_rbac((verb, group, resource, sub): (&str, &str, &str, &str)) -> String {
+    let sub = if sub.is_empty() { String::new() } else { format!("/{sub}") };
+    let group = if group.is_empty() { "core" } else { group };
+    format!("{verb} {resource}{sub} ({group})")
 }
 
 /// Simulator-only operations.

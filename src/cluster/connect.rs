@@ -162,8 +162,24 @@ pub async fn identity(s: &Session) -> String {
     }
 }
 
-/// Whether `rules` allow the write `kind` (`*` matches any verb, group or resource).
-fn rules_allow(rules: &[ResourceRule], kind: WriteKind) -> bool {
+/// A permission in RBAC's words, as the reviews ask about it.
+pub trait Permission: Copy + Ord {
+    /// (verb, group, resource, subresource).
+    fn rbac(self) -> (&'static str, &'static str, &'static str, &'static str);
+    /// How it is written in messages: `patch statefulsets/scale (apps)`.
+    fn describe(self) -> String {
+        crate::backend::describe_rbac(self.rbac())
+    }
+}
+
+impl Permission for WriteKind {
+    fn rbac(self) -> (&'static str, &'static str, &'static str, &'static str) {
+        WriteKind::rbac(self)
+    }
+}
+
+/// Whether `rules` allow `kind` (`*` matches any verb, group or resource).
+fn rules_allow(rules: &[ResourceRule], kind: impl Permission) -> bool {
     let (verb, group, resource, sub) = kind.rbac();
     let full = if sub.is_empty() { resource.to_string() } else { format!("{resource}/{sub}") };
     let has = |list: &[String], want: &str| list.iter().any(|x| x == "*" || x == want);
@@ -182,18 +198,26 @@ fn rules_allow(rules: &[ResourceRule], kind: WriteKind) -> bool {
 /// incomplete (an authorizer other than RBAC may still allow it). A review that cannot be made
 /// counts as allowed: the write itself will say.
 pub async fn denied(s: &Session, namespace: &str) -> BTreeMap<WriteKind, String> {
+    denied_of(s, namespace, &WriteKind::ALL).await
+}
+
+/// Which of `all` we may not do in `namespace`, each with the reason (as [`denied`]).
+pub async fn denied_of<P: Permission>(
+    s: &Session,
+    namespace: &str,
+    all: &[P],
+) -> BTreeMap<P, String> {
     let rules: Api<SelfSubjectRulesReview> = Api::all(s.client.clone());
     let review = SelfSubjectRulesReview {
         spec: SelfSubjectRulesReviewSpec { namespace: Some(namespace.into()) },
         ..Default::default()
     };
-    let unsure: Vec<WriteKind> = match rules.create(&PostParams::default(), &review).await {
+    let unsure: Vec<P> = match rules.create(&PostParams::default(), &review).await {
         Ok(r) => {
             let st = r.status.unwrap_or_default();
             let mut out = BTreeMap::new();
             let mut unsure = Vec::new();
-            for kind in WriteKind::ALL.into_iter().filter(|k| !rules_allow(&st.resource_rules, *k))
-            {
+            for &kind in all.iter().filter(|k| !rules_allow(&st.resource_rules, **k)) {
                 if st.incomplete {
                     unsure.push(kind);
                 } else {
@@ -209,18 +233,18 @@ pub async fn denied(s: &Session, namespace: &str) -> BTreeMap<WriteKind, String>
         }
         Err(e) => {
             tracing::info!("rules review: {}; asking write by write", super::trouble::brief(&e));
-            WriteKind::ALL.to_vec()
+            all.to_vec()
         }
     };
     access_reviews(s, namespace, &unsure).await
 }
 
 /// SelfSubjectAccessReview for each of `kinds`.
-async fn access_reviews(
+async fn access_reviews<P: Permission>(
     s: &Session,
     namespace: &str,
-    kinds: &[WriteKind],
-) -> BTreeMap<WriteKind, String> {
+    kinds: &[P],
+) -> BTreeMap<P, String> {
     let api: Api<SelfSubjectAccessReview> = Api::all(s.client.clone());
     let mut out = BTreeMap::new();
     for &kind in kinds {

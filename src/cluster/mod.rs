@@ -34,7 +34,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-pub use connect::{Clients, Session, Target, identity as connect_identity, session};
+pub use connect::{
+    Clients, Permission, Session, Target, denied_of, identity as connect_identity, session,
+};
 pub use watch::QuickBackoff;
 pub use write::{OnceError, READ_BACK, Writes, Written, write_once};
 

@@ -64,6 +64,7 @@ impl DriveBackend {
             .map_err(|e| {
                 format!("cannot drive {}: {}", session.server, crate::cluster::trouble::brief(&e))
             })?;
+        runtime.block_on(super::access::may_drive(&session))?;
         let options = Options::for_version(Version::for_server(&version.git_version).0);
         let driving = Arc::new(AtomicBool::new(true));
         let inner: Sink = {
@@ -104,11 +105,11 @@ impl DriveBackend {
             }) as Box<dyn FnMut(Output) + Send>
         };
         let runtime = Arc::new(runtime);
-        let calls = Calls {
-            client: session.client.clone(),
-            handle: runtime.handle().clone(),
-            runtime: Some(Arc::clone(&runtime)),
-        };
+        let calls = Calls::new(
+            session.client.clone(),
+            runtime.handle().clone(),
+            Some(Arc::clone(&runtime)),
+        );
         let config = Config {
             namespace: session.namespace.clone(),
             only: target.name.clone(),

@@ -53,15 +53,21 @@ impl<K> Namespaced for K where
 {
 }
 
+/// Events posted and not yet answered, at most: more are dropped, as upstream's recorder drops
+/// what its broadcaster's queue (of the same length) cannot take.
+pub const EVENTS_IN_FLIGHT: usize = 1000;
+
 /// The client and where to run its calls.
 #[derive(Clone)]
 pub struct Calls {
-    pub client: kube::Client,
-    pub handle: tokio::runtime::Handle,
+    pub(super) client: kube::Client,
+    pub(super) handle: tokio::runtime::Handle,
     /// The runtime itself when the caller made one for the controller: it lives as long as the
     /// controller's thread, so a call still under way when the console quits ends as a call,
     /// never on a runtime shut down under it.
-    pub runtime: Option<std::sync::Arc<tokio::runtime::Runtime>>,
+    _runtime: Option<Arc<tokio::runtime::Runtime>>,
+    /// Events posted and not answered yet.
+    events: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 fn refused(e: &kube::Error) -> WriteError {
@@ -88,6 +94,21 @@ fn params() -> PostParams {
 }
 
 impl Calls {
+    /// Calls through `client`, run on `handle` (whose runtime `runtime` is, when the caller made
+    /// one for the controller and it must live as long as the controller's thread).
+    pub fn new(
+        client: kube::Client,
+        handle: tokio::runtime::Handle,
+        runtime: Option<Arc<tokio::runtime::Runtime>>,
+    ) -> Calls {
+        Calls { client, handle, _runtime: runtime, events: Arc::default() }
+    }
+
+    /// Events posted and not answered yet.
+    pub fn events_in_flight(&self) -> usize {
+        self.events.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn run<T>(
         &self,
         f: impl std::future::Future<Output = Result<T, kube::Error>>,
@@ -119,6 +140,31 @@ impl Calls {
     {
         let name = o.meta().name.clone().unwrap_or_default();
         self.run(self.api::<K>(ns).replace(&name, &params(), o))
+    }
+
+    /// Posts `event` without waiting for the answer (upstream's recorder is asynchronous too:
+    /// a burst of a thousand creations is not slowed by a thousand Events). At most
+    /// [`EVENTS_IN_FLIGHT`] wait for their answer; beyond, an Event is dropped and logged.
+    fn post_event(&self, about: &str, event: KubeEvent) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let reason = event.reason.clone().unwrap_or_default();
+        if self.events.fetch_add(1, Relaxed) >= EVENTS_IN_FLIGHT {
+            self.events.fetch_sub(1, Relaxed);
+            tracing::debug!("event {reason} about {about} dropped: {EVENTS_IN_FLIGHT} in flight");
+            return;
+        }
+        let ns = event.metadata.namespace.clone().unwrap_or_default();
+        let api: Api<KubeEvent> = self.api(&ns);
+        let (events, about) = (Arc::clone(&self.events), about.to_string());
+        self.handle.spawn(async move {
+            let answer = tokio::time::timeout(CALL_TIMEOUT, api.create(&params(), &event)).await;
+            events.fetch_sub(1, Relaxed);
+            match answer {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::debug!("event {reason} about {about} not recorded: {e}"),
+                Err(_) => tracing::debug!("event {reason} about {about} not answered"),
+            }
+        });
     }
 
     /// Deletes; the object still terminating, or `None` when it is gone.
@@ -311,10 +357,7 @@ impl Live<'_> {
         };
         let said = Said { reason, message, warning };
         let event = crate::sim::recorder::event_object(meta, about, &said, COMPONENT, None, now);
-        let api: Api<KubeEvent> = self.calls.api(&set.namespace);
-        if let Err(e) = self.calls.run(api.create(&params(), &event)) {
-            tracing::debug!("event {reason} about {set} not recorded: {e}");
-        }
+        self.calls.post_event(&set.to_string(), event);
     }
 }
 

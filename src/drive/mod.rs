@@ -12,6 +12,7 @@
 //! Owns: the loop's thread, its timers in wall time, the start and stop. Must not: touch the
 //! app, the terminal or the simulator's store.
 
+pub mod access;
 pub mod backend;
 pub mod effects;
 pub mod guard;

@@ -94,7 +94,7 @@ struct Rig {
 
 impl Rig {
     fn new(rt: tokio::runtime::Runtime, client: kube::Client) -> Rig {
-        let calls = Calls { client, handle: rt.handle().clone(), runtime: None };
+        let calls = Calls::new(client, rt.handle().clone(), None);
         Rig { _rt: rt, calls, mirror: mirror_with_set(), lines: Vec::new() }
     }
 
@@ -160,6 +160,11 @@ fn a_created_pod_is_in_the_mirror_before_its_watch_event_and_its_event_is_record
     };
     live.apply(&ObjRef::new("default", "web"), Effect::CreatePod(Box::new(pod))).unwrap();
     assert_eq!(live.pods_in("default").len(), 1);
+    // The Event is posted without waiting for its answer: wait for it here.
+    let deadline = Instant::now() + std::time::Duration::from_secs(10);
+    while rig.calls.events_in_flight() > 0 && Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let asked = asked.lock().unwrap().clone();
     assert!(
         asked

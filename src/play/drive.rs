@@ -32,11 +32,7 @@ pub(super) fn start_driver(
     player: &ClusterPlayer,
 ) -> Result<Driving, String> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let calls = Calls {
-        client: session.client.clone(),
-        handle: tokio::runtime::Handle::current(),
-        runtime: None,
-    };
+    let calls = Calls::new(session.client.clone(), tokio::runtime::Handle::current(), None);
     let config = Config {
         namespace: session.namespace.clone(),
         only: None,

@@ -275,6 +275,10 @@ pub fn run(
                 );
                 return EXIT_BAD_INPUT;
             }
+            if let Err(e) = crate::drive::access::may_drive(&session).await {
+                eprintln!("ststui: {e}");
+                return EXIT_CLUSTER;
+            }
             match start_driver(&session, &player) {
                 Ok(d) => player.drive = Some(d),
                 Err(e) => {
@@ -445,6 +449,12 @@ impl ClusterPlayer {
         }
         let mut failures = Vec::new();
         let mut expects = 0;
+        // The script's clock: the sum of its waits since the last line that waited for
+        // something (a settle, a step). A `wait` ends on it, not DUR after the wait began, so
+        // the time the lines' own API calls take does not push later lines later and later
+        // against what the cluster does meanwhile (what the simulator runs at one instant
+        // takes a few milliseconds here).
+        let mut clock = Instant::now();
         for line in &script.lines {
             while let Ok(m) = rx.try_recv() {
                 self.take(m);
@@ -456,10 +466,11 @@ impl ClusterPlayer {
             match &line.command {
                 Command::Pause | Command::Resume | Command::Step(_) => {
                     self.control(&line.command, &mut rx).await;
+                    clock = Instant::now();
                 }
                 Command::Wait(ms) => {
-                    let until = Instant::now() + Duration::from_millis(*ms);
-                    self.pump(&mut rx, until, |_| false).await;
+                    clock += Duration::from_millis(*ms);
+                    self.pump(&mut rx, clock, |_| false).await;
                 }
                 Command::Settle { max_ms } => {
                     let until = Instant::now() + Duration::from_millis(*max_ms);
@@ -469,6 +480,7 @@ impl ClusterPlayer {
                             && p.now().saturating_sub(p.world.last_change) >= p.quiet_ms()
                     })
                     .await;
+                    clock = Instant::now();
                 }
                 Command::Expect { set, checks } => {
                     let observed = self.world.observe(&set.as_ref(), &self.options);
@@ -480,12 +492,19 @@ impl ClusterPlayer {
                     self.emit(EventKind::Expect { line: line.number, ok, detail });
                 }
                 other => {
-                    if let Command::DeletePod { pod, .. } = other {
-                        self.world.deleted_by_script(pod.as_ref());
+                    let deleting = match other {
+                        Command::DeletePod { pod, .. } => Some(pod.as_ref()),
+                        _ => None,
+                    };
+                    if let Some(pod) = &deleting {
+                        self.world.deleted_by_script(pod.clone());
                     }
                     let result = self.exec.perform(line.number, other).await;
                     let now = self.now();
                     self.world.touched(now);
+                    if let (Err(_), Some(pod)) = (&result, &deleting) {
+                        self.world.deletion_refused(pod);
+                    }
                     if let Err(message) = result {
                         self.emit(EventKind::Error { line: Some(line.number), message });
                     }

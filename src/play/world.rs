@@ -56,8 +56,9 @@ pub struct World {
     pub unlisted: usize,
     /// When something last changed (ms since start).
     pub last_change: u64,
-    /// Pods the script deleted (their deletion is not the controller's).
-    script_deleted: BTreeSet<ObjRef>,
+    /// Pods the script deleted, by name and the uid of the pod deleted (that pod's deletion is
+    /// not the controller's; a later pod of the name is another pod).
+    script_deleted: BTreeMap<ObjRef, String>,
     /// Sets deleted while playing: their pods' deletions are the garbage collector's.
     gone: BTreeSet<ObjRef>,
     /// Claims seen (a new one after the listing is the controller's `create-pvc`).
@@ -83,9 +84,18 @@ impl World {
         })
     }
 
-    /// The script deleted this pod (gracefully or not).
+    /// The script deletes this pod (gracefully or not): the pod of that name seen now. A name
+    /// with no pod marks nothing (the deletion is refused, and a later pod of the name is the
+    /// controller's to delete).
     pub fn deleted_by_script(&mut self, pod: ObjRef) {
-        self.script_deleted.insert(pod);
+        if let Some(uid) = self.pods.get(&pod).and_then(|p| p.metadata.uid.clone()) {
+            self.script_deleted.insert(pod, uid);
+        }
+    }
+
+    /// The script's deletion of `pod` was refused: its later deletion is not the script's.
+    pub fn deletion_refused(&mut self, pod: &ObjRef) {
+        self.script_deleted.remove(pod);
     }
 
     /// Takes in one watch event at `now`; returns the timeline entries it makes.
@@ -161,7 +171,8 @@ impl World {
         }
         let Some(set) = owner(&p.metadata) else { return Vec::new() };
         let set = ObjRef::new(k.namespace.clone(), set);
-        let by_script = self.script_deleted.contains(&k);
+        let by_script =
+            self.script_deleted.get(&k).is_some_and(|uid| p.metadata.uid.as_ref() == Some(uid));
         let collected = self.gone.contains(&set);
         let out = self.tracker(set).pod(&p, deleted);
         let starts_terminating = p.metadata.deletion_timestamp.is_some() && !terminating_before;
@@ -337,4 +348,57 @@ impl World {
 
 fn claim_templates(s: &StatefulSet) -> Vec<String> {
     s.spec.volume_claim_templates.iter().flatten().filter_map(|t| t.metadata.name.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+
+    fn pod(uid: &str, terminating: bool) -> Pod {
+        Pod {
+            metadata: ObjectMeta {
+                name: Some("web-1".into()),
+                namespace: Some("default".into()),
+                uid: Some(uid.into()),
+                deletion_timestamp: terminating
+                    .then_some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH)),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    fn deletions(w: &mut World, p: Pod) -> usize {
+        w.apply(Change::Pod(watcher::Event::Apply(p)), 0)
+            .iter()
+            .filter(|e| {
+                matches!(e, EventKind::Controller { action: ControllerAction::DeletePod, .. })
+            })
+            .count()
+    }
+
+    #[test]
+    fn the_scripts_deletion_is_of_the_pod_it_deleted_not_of_a_later_one_of_the_name() {
+        let mut w = World::new(0);
+        let web1 = ObjRef::new("default", "web-1");
+        // The script deletes web-1 while none exists: refused, and it marks nothing.
+        w.deleted_by_script(web1.clone());
+        assert_eq!(deletions(&mut w, pod("a", false)), 0);
+        assert_eq!(deletions(&mut w, pod("a", true)), 1, "the controller's deletion is told");
+        w.apply(Change::Pod(watcher::Event::Delete(pod("a", true))), 0);
+        // The script deletes pod b: its terminating state is not the controller's doing …
+        assert_eq!(deletions(&mut w, pod("b", false)), 0);
+        w.deleted_by_script(web1.clone());
+        assert_eq!(deletions(&mut w, pod("b", true)), 0);
+        w.apply(Change::Pod(watcher::Event::Delete(pod("b", true))), 0);
+        // … and pod c of the same name, deleted later, is the controller's again.
+        assert_eq!(deletions(&mut w, pod("c", false)), 0);
+        assert_eq!(deletions(&mut w, pod("c", true)), 1);
+        // A refused deletion of a pod that exists marks nothing either.
+        assert_eq!(deletions(&mut w, pod("d", false)), 0);
+        w.deleted_by_script(web1.clone());
+        w.deletion_refused(&web1);
+        assert_eq!(deletions(&mut w, pod("d", true)), 1);
+    }
 }

@@ -26,8 +26,16 @@ use crate::backend::Object;
 use crate::core::{Now, Observed, Options, Plan, invariants, labels, spec};
 
 mod generate;
+pub mod spacing;
 
 pub use generate::{Profile, script, script_for};
+
+/// The differential check's script of run `seed`: the cluster profile, spaced
+/// ([`spacing::space`]) with `options`' controller semantics so that a cluster's latencies
+/// cannot reorder a line and an event.
+pub fn cluster_script(seed: u64, options: Options) -> String {
+    spacing::space(&script_for(seed, Profile::Cluster), options)
+}
 
 /// One broken property, where and when it was seen.
 #[derive(Debug, Clone, PartialEq, Eq)]
