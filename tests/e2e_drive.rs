@@ -251,15 +251,11 @@ expect web ready=2
         assert!(err.contains(denied), "{denied}: {err}");
     }
     // The console refuses the same way before it takes the terminal.
-    let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
-        .args(["--drive", "--context", "restricted", "-n", &ns.name, "web"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert!(
-        err.contains("will not drive") && err.contains("create controllerrevisions (apps)"),
-        "{err}"
-    );
+    let mut c = Console::start(&["--drive", "--context", "restricted", "-n", &ns.name, "web"]);
+    c.wait_for("the refusal", |s| s.contains("create controllerrevisions (apps)"));
+    assert!(!c.wait_exit().success());
+    let screen = c.screen();
+    assert!(screen.contains("will not drive"), "{screen}");
+    assert!(!c.parser.screen().alternate_screen(), "the terminal was never taken");
     assert!(ns.pods().is_empty(), "nothing written");
 }

@@ -41,7 +41,8 @@ pub async fn may_drive(session: &Session) -> Result<(), String> {
         return Ok(());
     }
     let who = crate::cluster::connect_identity(session).await;
-    let what: Vec<String> = denied.keys().map(|n| n.describe()).collect();
+    let what: Vec<String> =
+        NEEDS.iter().filter(|n| denied.contains_key(n)).map(|n| n.describe()).collect();
     Err(format!(
         "will not drive {ns}: {who} may not {} there (the StatefulSet controller creates, updates \
          and deletes pods and ControllerRevisions, creates and updates claims, and writes the \

@@ -241,7 +241,16 @@ impl Live<'_> {
         let c = self.calls;
         let put = |m: &mut Mirror, o: Object| m.wrote(o);
         match effect {
-            Effect::CreatePod(p) => put(self.mirror, Object::Pod(Arc::new(c.create(ns, &*p)?))),
+            Effect::CreatePod(p) => match c.create(ns, &*p) {
+                Ok(made) => put(self.mirror, Object::Pod(Arc::new(made))),
+                Err(e) => {
+                    if e.kind == FailureKind::Unavailable {
+                        self.mirror
+                            .unanswered_create(p.metadata.name.as_deref().unwrap_or_default());
+                    }
+                    return Err(e);
+                }
+            },
             Effect::UpdatePod(p)
             | Effect::AdoptPod { pod: p, .. }
             | Effect::ReleasePod { pod: p, .. } => {

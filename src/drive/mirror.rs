@@ -11,7 +11,7 @@
 //!
 //! Owns: the objects and the changes between two sights of them. Must not: write anything.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -186,6 +186,9 @@ pub struct Mirror {
     pods: Table<Pod>,
     claims: Table<PersistentVolumeClaim>,
     revisions: Table<ControllerRevision>,
+    /// Pods we asked to create and heard nothing back about (the connection broke, no answer
+    /// in time): when one appears, it may be ours, never evidence of another controller.
+    unanswered: BTreeSet<String>,
     epoch: Instant,
 }
 
@@ -198,8 +201,17 @@ impl Mirror {
             pods: Table::default(),
             claims: Table::default(),
             revisions: Table::default(),
+            unanswered: BTreeSet::new(),
             epoch,
         }
+    }
+
+    /// Our creation of pod `name` got no answer: the server may have made it.
+    pub fn unanswered_create(&mut self, name: &str) {
+        if self.unanswered.len() >= ECHOES {
+            self.unanswered.pop_first();
+        }
+        self.unanswered.insert(name.to_string());
     }
 
     /// Every kind has been listed once (upstream waits for its caches to sync).
@@ -211,7 +223,12 @@ impl Mirror {
     pub fn take(&mut self, w: Watched) -> Vec<Change> {
         match w {
             Watched::Set(e) => wrap(self.sets.take(e), Object::Set),
-            Watched::Pod(e) => wrap(self.pods.take(e), Object::Pod),
+            Watched::Pod(e) => {
+                if let watcher::Event::Apply(p) | watcher::Event::InitApply(p) = &e {
+                    self.unanswered.remove(p.metadata.name.as_deref().unwrap_or_default());
+                }
+                wrap(self.pods.take(e), Object::Pod)
+            }
             Watched::Claim(e) => wrap(self.claims.take(e), Object::Claim),
             Watched::Revision(e) => wrap(self.revisions.take(e), Object::Revision),
         }
@@ -228,12 +245,14 @@ impl Mirror {
         }
     }
 
-    /// The pod a watch event brings that the mirror does not hold yet.
+    /// The pod a watch event brings that the mirror does not hold yet and that is not one we
+    /// asked for without an answer.
     pub fn new_pod<'w>(&self, w: &'w Watched) -> Option<&'w Pod> {
         match w {
             Watched::Pod(watcher::Event::Apply(p) | watcher::Event::InitApply(p)) => {
                 let name = p.metadata.name.as_deref().unwrap_or_default();
-                (!self.pods.objects.contains_key(name)).then_some(p)
+                let new = !self.pods.objects.contains_key(name) && !self.unanswered.contains(name);
+                new.then_some(p)
             }
             _ => None,
         }

@@ -1,0 +1,207 @@
+//! Drive mode through what a real network does to its writes, on a served simulator whose own
+//! controller is paused (an API server without a StatefulSet controller, ststui's the only one):
+//! replies lost after the server carried the write out, an outage of the whole API, and a denied
+//! permission. The server's own store is the judge: the set converges, no pod is made twice, a
+//! revision whose creation lost its reply is not taken for a collision (which would rename the
+//! update revision and roll every pod again), and a denied write is refused before driving.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+
+mod serve_common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ststui::backend::{BackendEvent, ClusterOp, EventKind, ObjRef};
+use ststui::cluster::Target;
+use ststui::core::ControllerAction;
+use ststui::drive::backend::DriveBackend;
+use ststui::serve::{self, Server};
+use ststui::sim::driver::SimHandle;
+use ststui::sim::{ApiFault, Sim};
+
+type Seen = Arc<Mutex<Vec<BackendEvent>>>;
+
+fn web() -> ObjRef {
+    ObjRef::new("default", "web")
+}
+
+struct Rig {
+    handle: SimHandle,
+    _server: Server,
+    dir: std::path::PathBuf,
+    seen: Seen,
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `web` (3 replicas) on a served simulation with its controller paused, denying `deny`.
+fn rig(test: &str, deny: &[&str]) -> Rig {
+    let sim =
+        serve_common::sim(vec![serve_common::set("web", 3)], serve_common::kubelet(100), true);
+    let (handle, server) = serve_common::serve_sim(sim, deny);
+    let dir =
+        std::env::temp_dir().join(format!("ststui-drive-faults-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    serve::write_kubeconfig(&dir.join("kubeconfig"), server.addr).unwrap();
+    Rig { handle, _server: server, dir, seen: Arc::default() }
+}
+
+impl Rig {
+    fn target(&self) -> Target {
+        Target {
+            kubeconfig: Some(self.dir.join("kubeconfig")),
+            name: Some("web".into()),
+            ..Target::default()
+        }
+    }
+
+    fn drive(&self) -> Result<DriveBackend, String> {
+        let seen = Arc::clone(&self.seen);
+        DriveBackend::start(
+            self.target(),
+            Arc::new(move |ev| seen.lock().unwrap_or_else(|e| e.into_inner()).push(ev)),
+        )
+    }
+
+    fn call<T: Send + 'static>(&self, f: impl FnOnce(&mut Sim) -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.handle.caller().call(Box::new(move |sim| {
+            let _ = tx.send(f(sim));
+        }));
+        rx.recv_timeout(Duration::from_secs(5)).unwrap()
+    }
+
+    fn op(&self, op: ClusterOp) {
+        self.call(move |sim| sim.apply_op(op.into()).map_err(|e| e.to_string())).unwrap();
+    }
+
+    /// What the server holds: (pod names with their uid, Ready and revision), the set's
+    /// revisions, its update revision and collision count.
+    fn held(&self) -> Held {
+        self.call(|sim| {
+            let set = sim.set(&web()).cloned().unwrap();
+            let status = set.status.clone().unwrap_or_default();
+            let mut pods: Vec<(String, bool, String)> = sim
+                .pods_of(&web())
+                .into_iter()
+                .filter(|p| p.metadata.deletion_timestamp.is_none())
+                .map(|p| {
+                    (
+                        p.metadata.name.clone().unwrap_or_default(),
+                        ststui::core::pod::is_ready(p),
+                        ststui::core::pod::revision(p).to_string(),
+                    )
+                })
+                .collect();
+            pods.sort();
+            Held {
+                pods,
+                revisions: sim.revisions_of(&web()).len(),
+                update: status.update_revision.unwrap_or_default(),
+                collisions: status.collision_count.unwrap_or(0),
+            }
+        })
+    }
+
+    fn until(&self, what: &str, f: impl Fn(&Held) -> bool) -> Held {
+        let start = Instant::now();
+        loop {
+            let h = self.held();
+            if f(&h) {
+                return h;
+            }
+            if start.elapsed() >= Duration::from_secs(60) {
+                let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+                let said: Vec<String> = seen
+                    .iter()
+                    .filter_map(|e| match e {
+                        BackendEvent::Timeline(ev) => Some(format!("{} {:?}", ev.t_ms, ev.kind)),
+                        BackendEvent::Error(e) => Some(format!("error {e}")),
+                        BackendEvent::Notice(n) => Some(format!("notice {n}")),
+                        _ => None,
+                    })
+                    .collect();
+                panic!("{what}: not within 60 s: {h:?}\n{}", said.join("\n"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The driver's own timeline lines of `action`.
+    fn actions(&self, action: ControllerAction) -> Vec<String> {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.iter()
+            .filter_map(|e| match e {
+                BackendEvent::Timeline(ev) => match &ev.kind {
+                    EventKind::Controller { action: a, pod, revision, .. } if *a == action => {
+                        Some(pod.clone().or_else(|| revision.clone()).unwrap_or_default())
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug)]
+struct Held {
+    pods: Vec<(String, bool, String)>,
+    revisions: usize,
+    update: String,
+    collisions: i32,
+}
+
+impl Held {
+    fn ready_on(&self, n: usize, revision: &str) -> bool {
+        self.pods.len() == n && self.pods.iter().all(|(_, r, rev)| *r && rev == revision)
+    }
+}
+
+#[test]
+fn lost_replies_make_no_pod_twice_and_no_collision() {
+    let r = rig("lost", &[]);
+    let _d = r.drive().unwrap();
+    let first = r.until("3 Ready pods", |h| !h.update.is_empty() && h.ready_on(3, &h.update));
+    // Creations whose replies are lost: the pods exist, the driver heard nothing back.
+    r.call(|sim| sim.api_fault(ApiFault::LoseReplies { n: 3 }));
+    r.op(ClusterOp::Scale { set: web(), replicas: 6 });
+    let h = r.until("6 Ready pods", |h| h.ready_on(6, &first.update));
+    assert_eq!(h.revisions, 1, "{h:?}");
+    assert!(r.actions(ControllerAction::DeletePod).is_empty(), "nothing deleted to mend a loss");
+    // A new revision whose creation loses its reply: read again, it is the same revision, not a
+    // hash collision.
+    r.call(|sim| sim.api_fault(ApiFault::LoseReplies { n: 1 }));
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:1.27".into() });
+    let h = r.until("rolled out", |h| h.update != first.update && h.ready_on(6, &h.update));
+    assert_eq!(h.collisions, 0, "a lost reply is no collision: {h:?}");
+    assert_eq!(h.revisions, 2, "{h:?}");
+}
+
+#[test]
+fn an_outage_of_the_api_is_waited_out_and_the_set_converges() {
+    let r = rig("outage", &[]);
+    let _d = r.drive().unwrap();
+    let first = r.until("3 Ready pods", |h| !h.update.is_empty() && h.ready_on(3, &h.update));
+    r.call(|sim| sim.api_fault(ApiFault::Down { ms: 3000 }));
+    r.op(ClusterOp::Scale { set: web(), replicas: 5 });
+    r.until("5 Ready pods after the outage", |h| h.ready_on(5, &first.update));
+    let created = r.actions(ControllerAction::CreatePod);
+    for p in ["web-3", "web-4"] {
+        assert_eq!(created.iter().filter(|c| *c == p).count(), 1, "{p} told once: {created:?}");
+    }
+}
+
+#[test]
+fn a_denied_write_refuses_to_drive_and_names_it() {
+    let r = rig("denied", &["create:pods", "update:statefulsets"]);
+    let Err(e) = r.drive() else { panic!("drove without the permission to create pods") };
+    assert!(e.contains("will not drive default:"), "{e}");
+    assert!(e.contains("create pods (core)"), "{e}");
+    assert!(!e.contains("delete pods"), "only what is denied is named: {e}");
+    assert!(r.held().pods.is_empty(), "nothing written");
+}
