@@ -186,8 +186,9 @@ impl Calls {
 pub struct Live<'a> {
     pub mirror: &'a mut Mirror,
     pub calls: &'a Calls,
-    /// The timeline lines of the sync, each stamped when it happened.
-    pub lines: &'a mut Vec<crate::backend::Event>,
+    /// Where the sync's timeline lines go, each as it happens (a burst of a thousand pods is
+    /// one sync: its lines reach the console one by one, not when it ends).
+    pub say: &'a mut dyn FnMut(crate::backend::Event),
     /// Set when the operator pauses: the writes of a sync under way stop there (a Parallel
     /// burst of a thousand pods is one sync), the rest waits for resume or a step. `None`
     /// for a step, which runs its sync whole.
@@ -384,6 +385,6 @@ impl Write for Live<'_> {
     }
 
     fn note(&mut self, _ns: Option<&str>, kind: EventKind) {
-        self.lines.push(crate::backend::Event { t_ms: self.mirror.now_ms(), kind });
+        (self.say)(crate::backend::Event { t_ms: self.mirror.now_ms(), kind });
     }
 }

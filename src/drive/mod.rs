@@ -373,18 +373,16 @@ impl Loop {
     /// Runs the next queued sync (`interruptible`: a pause stops its writes; a step's runs
     /// whole).
     fn sync_next(&mut self, interruptible: bool) {
-        let mut lines = Vec::new();
         let interrupt = interruptible.then_some(&*self.pausing);
+        let out = &mut self.out;
+        let mut say = |line| out(Output::Line(line));
         let mut live = effects::Live {
             mirror: &mut self.mirror,
             calls: &self.calls,
-            lines: &mut lines,
+            say: &mut say,
             interrupt,
         };
         self.controller.sync_next(&mut live, &mut self.alarms);
-        for line in lines {
-            (self.out)(Output::Line(line));
-        }
     }
 }
 

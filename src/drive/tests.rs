@@ -89,22 +89,17 @@ struct Rig {
     _rt: tokio::runtime::Runtime,
     calls: Calls,
     mirror: Mirror,
-    lines: Vec<crate::backend::Event>,
+    say: Box<dyn FnMut(crate::backend::Event)>,
 }
 
 impl Rig {
     fn new(rt: tokio::runtime::Runtime, client: kube::Client) -> Rig {
         let calls = Calls::new(client, rt.handle().clone(), None);
-        Rig { _rt: rt, calls, mirror: mirror_with_set(), lines: Vec::new() }
+        Rig { _rt: rt, calls, mirror: mirror_with_set(), say: Box::new(drop) }
     }
 
     fn live(&mut self) -> Live<'_> {
-        Live {
-            mirror: &mut self.mirror,
-            calls: &self.calls,
-            lines: &mut self.lines,
-            interrupt: None,
-        }
+        Live { mirror: &mut self.mirror, calls: &self.calls, say: &mut *self.say, interrupt: None }
     }
 }
 
