@@ -9,45 +9,29 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 #![cfg(unix)]
 
+mod cp_support;
 mod pty_support;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use cp_support::Ns;
 use pty_support::*;
 
-struct Ns {
-    name: String,
-    dir: std::path::PathBuf,
+/// A namespace of its own on the control plane.
+fn ns(test: &str) -> Ns {
+    let how = "`tests/control-plane/run -- cargo test --release --test e2e_control_plane -- \
+               --ignored`";
+    Ns::create("e2e", test, how)
 }
 
-impl Ns {
-    fn new(test: &str) -> Ns {
-        assert!(
-            std::env::var("STSTUI_CONTROL_PLANE").is_ok(),
-            "STSTUI_CONTROL_PLANE is not set: run this under `tests/control-plane/run -- cargo \
-             test --release --test e2e_control_plane -- --ignored`"
-        );
-        let name = format!("e2e-{test}-{}", std::process::id());
-        let dir = std::env::temp_dir().join(&name);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-        let ns = Ns { name, dir };
-        ns.kubectl(&["create", "namespace", &ns.name]);
-        ns
-    }
+trait Rehearsed {
+    fn rehearse(&self);
+    fn console(&self, extra: &[&str]) -> Console;
+    fn partition(&self, c: &mut Console, want: &str);
+}
 
-    fn kubectl(&self, args: &[&str]) -> String {
-        let out = Command::new("kubectl")
-            .arg("--cache-dir")
-            .arg(self.dir.join("cache"))
-            .args(args)
-            .output()
-            .unwrap_or_else(|e| panic!("kubectl is needed for this test: {e}"));
-        assert!(out.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
+impl Rehearsed for Ns {
     /// `web`, 3 replicas rolled out at nginx:1.25, then nginx:1.27 held by partition 3.
     fn rehearse(&self) {
         let script = self.dir.join("setup.scenario");
@@ -59,14 +43,8 @@ impl Ns {
              image web nginx:1.27\nsettle max=60s\nexpect web ready=3 updated=0\n",
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
-            .arg("play")
-            .arg(&script)
-            .args(["-n", &self.name, "--log-file"])
-            .arg(self.dir.join("play.log"))
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert!(out.status.success(), "play: {}", String::from_utf8_lossy(&out.stderr));
+        let (code, _, err) = self.play(&script, &[]);
+        assert_eq!(code, Some(0), "play: {err}");
     }
 
     fn console(&self, extra: &[&str]) -> Console {
@@ -98,16 +76,10 @@ impl Ns {
     }
 }
 
-impl Drop for Ns {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 #[test]
 #[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored"]
 fn the_console_steps_a_set_that_kube_controller_manager_rolls_out() {
-    let ns = Ns::new("steer");
+    let ns = ns("steer");
     ns.rehearse();
     let mut c = ns.console(&[]);
     c.wait_for("the grid on the control plane", |s| {
@@ -135,7 +107,7 @@ fn the_console_steps_a_set_that_kube_controller_manager_rolls_out() {
 #[test]
 #[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored"]
 fn the_restricted_context_is_read_only_with_the_reason() {
-    let ns = Ns::new("restricted");
+    let ns = ns("restricted");
     ns.rehearse();
     let mut c = ns.console(&["--context", "restricted"]);
     c.wait_for("the grid", |s| header(s).contains("partition=3"));
@@ -158,7 +130,7 @@ fn the_restricted_context_is_read_only_with_the_reason() {
 #[test]
 #[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored"]
 fn drive_mode_refuses_while_kube_controller_managers_statefulset_controller_runs() {
-    let ns = Ns::new("refuse");
+    let ns = ns("refuse");
     ns.rehearse();
     let script = ns.dir.join("drive.scenario");
     std::fs::write(&script, "expect web ready=3\n").unwrap_or_else(|e| panic!("{e}"));

@@ -14,96 +14,34 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 #![cfg(unix)]
 
+mod cp_support;
 mod pty_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use cp_support::Ns;
 use pty_support::*;
 
 const DEADLINE: Duration = Duration::from_secs(90);
 
-struct Ns {
-    name: String,
-    dir: PathBuf,
+/// A namespace of its own on the control plane without its StatefulSet controller.
+fn ns(test: &str) -> Ns {
+    let how = "`tests/control-plane/run --without-statefulset-controller -- cargo test --release \
+               --test e2e_drive -- --ignored`";
+    let ns = Ns::create("drive", test, how);
+    let controllers = std::env::var("STSTUI_CONTROLLERS").unwrap_or_default();
+    assert!(
+        !controllers.contains("statefulset"),
+        "kube-controller-manager runs its StatefulSet controller ({controllers}): run this under {how}"
+    );
+    ns
 }
 
-impl Ns {
-    fn new(test: &str) -> Ns {
-        assert!(
-            std::env::var("STSTUI_CONTROL_PLANE").is_ok(),
-            "STSTUI_CONTROL_PLANE is not set: run this under `tests/control-plane/run \
-             --without-statefulset-controller -- cargo test --release --test e2e_drive -- --ignored`"
-        );
-        let controllers = std::env::var("STSTUI_CONTROLLERS").unwrap_or_default();
-        assert!(
-            !controllers.contains("statefulset"),
-            "kube-controller-manager runs its StatefulSet controller ({controllers}): run this under \
-             `tests/control-plane/run --without-statefulset-controller`"
-        );
-        let name = format!("drive-{test}-{}", std::process::id());
-        let dir = std::env::temp_dir().join(&name);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let ns = Ns { name, dir };
-        ns.kubectl(&["create", "namespace", &ns.name]);
-        ns
-    }
-
-    fn kubectl(&self, args: &[&str]) -> String {
-        let out = Command::new("kubectl")
-            .arg("--cache-dir")
-            .arg(self.dir.join("cache"))
-            .args(args)
-            .output()
-            .unwrap_or_else(|e| panic!("kubectl is needed for this test: {e}"));
-        assert!(out.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// The pods of the namespace, sorted.
-    fn pods(&self) -> Vec<String> {
-        let out = self.kubectl(&[
-            "get",
-            "pods",
-            "-n",
-            &self.name,
-            "-o",
-            "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}",
-        ]);
-        let mut v: Vec<String> = out.lines().map(String::from).collect();
-        v.sort();
-        v
-    }
-
-    /// `ststui play --drive FILE --format jsonl` in this namespace: (exit code, stdout, stderr).
-    fn play(&self, script: &Path) -> (Option<i32>, String, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
-            .arg("play")
-            .arg(script)
-            .args([
-                "--drive",
-                "--format",
-                "jsonl",
-                "--timeout",
-                "60s",
-                "-n",
-                &self.name,
-                "--log-file",
-            ])
-            .arg(self.dir.join("play.log"))
-            .output()
-            .unwrap();
-        let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        (out.status.code(), s(&out.stdout), s(&out.stderr))
-    }
-}
-
-impl Drop for Ns {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+/// `ststui play --drive FILE --format jsonl` in `ns`: (exit code, stdout, stderr).
+fn play(ns: &Ns, script: &Path) -> (Option<i32>, String, String) {
+    ns.play(script, &["--drive", "--format", "jsonl", "--timeout", "60s"])
 }
 
 fn root() -> &'static Path {
@@ -142,8 +80,8 @@ fn driven_scenarios_hold_their_expectations() {
         .enumerate()
         .map(|(i, s)| {
             std::thread::spawn(move || {
-                let ns = Ns::new(&format!("play{i}"));
-                let (code, out, err) = ns.play(&root().join(s));
+                let ns = ns(&format!("play{i}"));
+                let (code, out, err) = play(&ns, &root().join(s));
                 (s, code, out, err)
             })
         })
@@ -176,7 +114,7 @@ fn driven_scenarios_hold_their_expectations() {
 #[test]
 #[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
 fn the_console_pauses_and_steps_a_driven_set_and_quitting_stops_reconciling() {
-    let ns = Ns::new("console");
+    let ns = ns("console");
     let setup = ns.dir.join("setup.scenario");
     std::fs::write(
         &setup,
@@ -184,7 +122,7 @@ fn the_console_pauses_and_steps_a_driven_set_and_quitting_stops_reconciling() {
          expect web ready=2 pods=web-0,web-1\n",
     )
     .unwrap();
-    let (code, _, err) = ns.play(&setup);
+    let (code, _, err) = play(&ns, &setup);
     assert_eq!(code, Some(0), "setup: {err}");
     let log = ns.dir.join("console.log").display().to_string();
     let mut c = Console::start(&["--drive", "-n", &ns.name, "--log-file", &log, "web"]);
@@ -227,7 +165,7 @@ fn the_console_pauses_and_steps_a_driven_set_and_quitting_stops_reconciling() {
 #[test]
 #[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
 fn drive_mode_refuses_without_the_permission_to_write_naming_what_is_missing() {
-    let ns = Ns::new("denied");
+    let ns = ns("denied");
     let script = ns.dir.join("scale.scenario");
     std::fs::write(
         &script,
@@ -267,7 +205,7 @@ expect web ready=2
 #[test]
 #[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
 fn a_conflicting_status_write_is_read_again_and_written() {
-    let ns = Ns::new("conflict");
+    let ns = ns("conflict");
     let script = ns.dir.join("burst.scenario");
     std::fs::write(
         &script,
@@ -301,7 +239,7 @@ fn a_conflicting_status_write_is_read_again_and_written() {
             false
         })
     };
-    let (code, out, err) = ns.play(&script);
+    let (code, out, err) = play(&ns, &script);
     assert!(poker.join().unwrap(), "the second writer never saw a pod");
     assert_eq!(code, Some(0), "{err}\n{out}");
     let log = std::fs::read_to_string(ns.dir.join("play.log")).unwrap_or_default();

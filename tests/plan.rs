@@ -280,19 +280,28 @@ fn a_killed_runner_leaves_the_set_held_a_second_runner_is_refused_and_a_rerun_re
     assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0]);
 }
 
-#[test]
-fn a_template_change_under_the_plan_halts_it() {
-    let r = rig("template", "nginx:1.26");
+/// A plan baking step 1 of `1,100%`; `first` happens, then the template changes: the runner
+/// halts (exit 3) on the template change and holds the partition. The halt's record.
+fn halted_on_a_template_change(test: &str, first: impl FnOnce(&Rig)) -> Record {
+    let r = rig(test, "nginx:1.26");
     let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "30s"]);
     until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking);
+    first(&r);
     op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.27".into() });
     let status = runner.wait().unwrap();
     let out = std::io::read_to_string(runner.stdout.take().unwrap()).unwrap();
     let err = std::io::read_to_string(runner.stderr.take().unwrap()).unwrap();
     assert_eq!(status.code(), Some(3), "{out}{err}");
     assert!(out.contains("the template changed under the plan"), "{out}");
-    assert_eq!(the_plan(&r).unwrap().phase, Phase::Halted);
     assert_eq!(partition(&r), 3);
+    let plan = the_plan(&r).unwrap();
+    assert_eq!(plan.phase, Phase::Halted);
+    plan
+}
+
+#[test]
+fn a_template_change_under_the_plan_halts_it() {
+    halted_on_a_template_change("template", |_| {});
 }
 
 /// The order the watches deliver decides which change the runner sees first: a pod's change
@@ -301,22 +310,12 @@ fn a_template_change_under_the_plan_halts_it() {
 /// you decided" when the older set was the basis).
 #[test]
 fn a_template_change_seen_after_a_pods_change_halts_on_the_newer_set() {
-    let r = rig("template-late", "nginx:1.26");
-    let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "30s"]);
-    until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking);
-    let pod = ObjRef::new("default", "web-3");
-    op(&r, ClusterOp::DeletePod { pod, force: false, uid: None });
-    std::thread::sleep(Duration::from_millis(300));
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.27".into() });
-    let status = runner.wait().unwrap();
-    let out = std::io::read_to_string(runner.stdout.take().unwrap()).unwrap();
-    let err = std::io::read_to_string(runner.stderr.take().unwrap()).unwrap();
-    assert_eq!(status.code(), Some(3), "{out}{err}");
-    assert!(out.contains("the template changed under the plan"), "{out}");
-    let plan = the_plan(&r).unwrap();
-    assert_eq!(plan.phase, Phase::Halted);
+    let plan = halted_on_a_template_change("template-late", |r| {
+        let pod = ObjRef::new("default", "web-3");
+        op(r, ClusterOp::DeletePod { pod, force: false, uid: None });
+        std::thread::sleep(Duration::from_millis(300));
+    });
     assert!(plan.reason.unwrap_or_default().contains("template changed"));
-    assert_eq!(partition(&r), 3);
 }
 
 #[test]
