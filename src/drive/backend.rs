@@ -116,6 +116,7 @@ impl DriveBackend {
             options,
             epoch,
             paused: false,
+            tee: None,
         };
         let driver = Driver::start(calls, config, out)?;
         Ok(DriveBackend { cluster, driver: Some(driver), driving, _runtime: runtime })

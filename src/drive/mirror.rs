@@ -28,7 +28,7 @@ use crate::core::Now;
 pub type Change = (ChangeKind, Object, Option<Object>, bool);
 
 /// A watch event of one of the four kinds.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Watched {
     Set(watcher::Event<StatefulSet>),
     Pod(watcher::Event<Pod>),

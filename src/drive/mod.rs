@@ -76,6 +76,10 @@ pub struct Config {
     pub epoch: Instant,
     /// Start paused (nothing is written until resumed or stepped).
     pub paused: bool,
+    /// Each watch event (or watch error) also goes here, in order, before the controller
+    /// takes it: `play --drive` reads the namespace through the controller's four watches
+    /// rather than four of its own.
+    pub tee: Option<tokio::sync::mpsc::Sender<Result<Watched, String>>>,
 }
 
 /// Wall-time delayed enqueues.
@@ -116,7 +120,7 @@ impl Driver {
         out: Box<dyn FnMut(Output) + Send>,
     ) -> Result<Driver, String> {
         let (tx, rx) = mpsc::channel();
-        let watchers = watch(&calls, &config.namespace, &tx);
+        let watchers = watch(&calls, &config.namespace, &tx, config.tee.as_ref());
         let (done_tx, done) = mpsc::channel();
         let pausing = Arc::new(AtomicBool::new(config.paused));
         let flag = Arc::clone(&pausing);
@@ -151,13 +155,20 @@ impl Drop for Driver {
     }
 }
 
-/// The four watchers of the namespace.
-fn watch(calls: &Calls, ns: &str, tx: &mpsc::Sender<Input>) -> Vec<tokio::task::JoinHandle<()>> {
+type Tee = tokio::sync::mpsc::Sender<Result<Watched, String>>;
+
+/// The four watchers of the namespace (each event also to `tee`, when given).
+fn watch(
+    calls: &Calls,
+    ns: &str,
+    tx: &mpsc::Sender<Input>,
+    tee: Option<&Tee>,
+) -> Vec<tokio::task::JoinHandle<()>> {
     fn spawn<K>(
         calls: &Calls,
         api: Api<K>,
         what: String,
-        tx: mpsc::Sender<Input>,
+        (tx, tee): (mpsc::Sender<Input>, Option<Tee>),
         wrap: fn(watcher::Event<K>) -> Watched,
     ) -> tokio::task::JoinHandle<()>
     where
@@ -168,12 +179,16 @@ fn watch(calls: &Calls, ns: &str, tx: &mpsc::Sender<Input>) -> Vec<tokio::task::
                 .backoff(crate::cluster::QuickBackoff::default())
                 .boxed();
             while let Some(ev) = s.next().await {
+                let ev = ev
+                    .map(wrap)
+                    .map_err(|e| format!("{what}: {}", crate::cluster::trouble::watcher_brief(&e)));
+                // A reader that went away (the play ended) stops nothing here.
+                if let Some(tee) = &tee {
+                    let _ = tee.send(ev.clone()).await;
+                }
                 let input = match ev {
-                    Ok(e) => Input::Watched(Box::new(wrap(e))),
-                    Err(e) => Input::WatchError(format!(
-                        "{what}: {}",
-                        crate::cluster::trouble::watcher_brief(&e)
-                    )),
+                    Ok(w) => Input::Watched(Box::new(w)),
+                    Err(words) => Input::WatchError(words),
                 };
                 if tx.send(input).is_err() {
                     return;
@@ -182,33 +197,34 @@ fn watch(calls: &Calls, ns: &str, tx: &mpsc::Sender<Input>) -> Vec<tokio::task::
         })
     }
     let c = &calls.client;
+    let to = || (tx.clone(), tee.cloned());
     vec![
         spawn(
             calls,
             Api::<StatefulSet>::namespaced(c.clone(), ns),
             format!("watch statefulsets in {ns}"),
-            tx.clone(),
+            to(),
             Watched::Set,
         ),
         spawn(
             calls,
             Api::<Pod>::namespaced(c.clone(), ns),
             format!("watch pods in {ns}"),
-            tx.clone(),
+            to(),
             Watched::Pod,
         ),
         spawn(
             calls,
             Api::<PersistentVolumeClaim>::namespaced(c.clone(), ns),
             format!("watch persistentvolumeclaims in {ns}"),
-            tx.clone(),
+            to(),
             Watched::Claim,
         ),
         spawn(
             calls,
             Api::<ControllerRevision>::namespaced(c.clone(), ns),
             format!("watch controllerrevisions in {ns}"),
-            tx.clone(),
+            to(),
             Watched::Revision,
         ),
     ]

@@ -26,10 +26,12 @@ pub(super) struct Driving {
     paused: bool,
 }
 
-/// Starts the controller on the namespace of the session.
+/// Starts the controller on the namespace of the session; its watch events also go to `tee`
+/// (the player reads the namespace through them).
 pub(super) fn start_driver(
     session: &crate::cluster::Session,
     player: &ClusterPlayer,
+    tee: mpsc::Sender<Result<Change, String>>,
 ) -> Result<Driving, String> {
     let (tx, rx) = mpsc::unbounded_channel();
     let calls = Calls::new(session.client.clone(), tokio::runtime::Handle::current(), None);
@@ -39,6 +41,7 @@ pub(super) fn start_driver(
         options: player.options,
         epoch: player.start.into_std(),
         paused: false,
+        tee: Some(tee),
     };
     let driver = Driver::start(calls, config, Box::new(move |o| drop(tx.send(o))))?;
     Ok(Driving { driver, rx, started: false, other: None, stepped: None, paused: false })

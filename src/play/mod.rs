@@ -262,6 +262,7 @@ pub fn run(
             last_error: None,
             drive: None,
         };
+        let (tx, rx) = mpsc::channel(1024);
         if drive {
             if ns.len() > 1 {
                 eprintln!(
@@ -279,7 +280,7 @@ pub fn run(
                 eprintln!("ststui: {e}");
                 return EXIT_CLUSTER;
             }
-            match start_driver(&session, &player) {
+            match start_driver(&session, &player, tx.clone()) {
                 Ok(d) => player.drive = Some(d),
                 Err(e) => {
                     eprintln!("ststui: {e}");
@@ -287,9 +288,11 @@ pub fn run(
                 }
             }
         }
-        let (tx, rx) = mpsc::channel(1024);
-        for n in &ns {
-            watch_namespace(&session.client, n, &tx);
+        // With --drive the namespace is read through the controller's own watches.
+        if !drive {
+            for n in &ns {
+                watch_namespace(&session.client, n, &tx);
+            }
         }
         drop(tx);
         player.play(&script, rx, deadline).await
