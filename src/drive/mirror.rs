@@ -409,4 +409,19 @@ mod tests {
         assert!(m.set(&ObjRef::new("default", "db")).is_none());
         assert_eq!(m.sets_in("default").len(), 1);
     }
+
+    #[test]
+    fn a_pod_whose_creation_got_no_answer_is_not_new_once_and_only_once() {
+        let mut m = Mirror::new("default".into(), None, Instant::now());
+        m.unanswered_create("web-3");
+        let w = Watched::Pod(watcher::Event::Apply(pod("web-3", "12")));
+        assert!(m.new_pod(&w).is_none(), "possibly ours: not another creator's");
+        let other = Watched::Pod(watcher::Event::Apply(pod("web-4", "13")));
+        assert!(m.new_pod(&other).is_some(), "a pod we did not ask for is new");
+        // Once seen, a later pod of the name (after this one went) is judged again.
+        m.take(w);
+        m.take(Watched::Pod(watcher::Event::Delete(pod("web-3", "14"))));
+        let again = Watched::Pod(watcher::Event::Apply(pod("web-3", "15")));
+        assert!(m.new_pod(&again).is_some());
+    }
 }
