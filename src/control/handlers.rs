@@ -22,30 +22,14 @@ fn key_of(meta: &ObjectMeta) -> ObjRef {
 }
 
 /// Whether a (non-empty) selector matches `labels`, as `GetPodStatefulSets` uses it: an empty
-/// selector selects nothing here.
+/// selector selects nothing here, nor does one that does not compile (`LabelSelectorAsSelector`
+/// refuses it; the API server never stores one).
 pub fn selector_matches(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
     let empty = sel.match_labels.as_ref().is_none_or(BTreeMap::is_empty)
         && sel.match_expressions.as_deref().unwrap_or_default().is_empty();
-    !empty && labels_satisfy(sel, labels)
-}
-
-/// Whether `labels` satisfy `sel` (matchLabels and matchExpressions ANDed). An unknown operator
-/// never matches.
-pub fn labels_satisfy(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
-    let by_labels =
-        sel.match_labels.iter().flatten().all(|(k, v)| labels.get(k).is_some_and(|x| x == v));
-    let by_expressions = sel.match_expressions.iter().flatten().all(|req| {
-        let values = req.values.as_deref().unwrap_or_default();
-        let got = labels.get(&req.key);
-        match req.operator.as_str() {
-            "In" => got.is_some_and(|v| values.contains(v)),
-            "NotIn" => got.is_none_or(|v| !values.contains(v)),
-            "Exists" => got.is_some(),
-            "DoesNotExist" => got.is_none(),
-            _ => false,
-        }
-    });
-    by_labels && by_expressions
+    !empty
+        && crate::core::selector::Selector::from_label_selector(Some(sel))
+            .is_ok_and(|s| s.matches(Some(labels)))
 }
 
 /// Resolves a controller ref to a set key (kind, name in the namespace, uid).

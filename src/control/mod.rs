@@ -33,7 +33,7 @@ use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use crate::backend::{EventKind, FailureKind, ObjRef, Object};
 use crate::core::{Effect, Now, Observed, Options, Plan};
 
-pub use handlers::{labels_satisfy, selector_matches};
+pub use handlers::selector_matches;
 
 /// The function a sync calls: `core::reconcile`, or a stand-in in tests.
 pub type Reconciler = fn(&Observed<'_>, &Options, Now) -> Plan;

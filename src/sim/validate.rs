@@ -393,7 +393,12 @@ fn validate_selector_and_template(spec: &StatefulSetSpec) -> Vec<FieldError> {
     // one selects everything and is not checked.
     let empty = !missing && n_requirements == 0;
     let empty_labels = BTreeMap::new();
-    if !empty && (missing || !selector_matches(sel, template_labels.unwrap_or(&empty_labels))) {
+    // As upstream: a selector that does not compile is reported above, not as a mismatch.
+    let mismatch = || {
+        crate::core::selector::Selector::from_label_selector(Some(sel))
+            .is_ok_and(|s| !s.matches(Some(template_labels.unwrap_or(&empty_labels))))
+    };
+    if !empty && (missing || mismatch()) {
         let value =
             template_labels.map_or(Value::Null, |l| serde_json::to_value(l).unwrap_or(Value::Null));
         errs.push(FieldError::invalid(
@@ -439,8 +444,6 @@ fn validate_label_selector(sel: &LabelSelector) -> Vec<FieldError> {
     }
     errs
 }
-
-pub use crate::control::labels_satisfy as selector_matches;
 
 pub(crate) fn validate_labels(path: &str, labels: &BTreeMap<String, String>) -> Vec<FieldError> {
     let mut errs = Vec::new();
