@@ -120,7 +120,13 @@ impl Driver {
         out: Box<dyn FnMut(Output) + Send>,
     ) -> Result<Driver, String> {
         let (tx, rx) = mpsc::channel();
-        let watchers = watch(&calls, &config.namespace, &tx, config.tee.as_ref());
+        let watchers = watch_namespace(
+            &calls.handle,
+            &calls.client,
+            &config.namespace,
+            Some(&tx),
+            config.tee.as_ref(),
+        );
         let (done_tx, done) = mpsc::channel();
         let pausing = Arc::new(AtomicBool::new(config.paused));
         let flag = Arc::clone(&pausing);
@@ -155,26 +161,30 @@ impl Drop for Driver {
     }
 }
 
-type Tee = tokio::sync::mpsc::Sender<Result<Watched, String>>;
+/// Where watch events go besides the controller: in order, with back-pressure.
+pub type Tee = tokio::sync::mpsc::Sender<Result<Watched, String>>;
 
-/// The four watchers of the namespace (each event also to `tee`, when given).
-fn watch(
-    calls: &Calls,
+/// The four watchers of a namespace (with back-off), on `handle`: each event to the
+/// controller's channel `driver` and to `tee`, whichever are given (`ststui play` without
+/// `--drive` reads through a tee alone). A watcher ends when the ones it feeds have gone.
+pub fn watch_namespace(
+    handle: &tokio::runtime::Handle,
+    client: &kube::Client,
     ns: &str,
-    tx: &mpsc::Sender<Input>,
+    driver: Option<&mpsc::Sender<Input>>,
     tee: Option<&Tee>,
 ) -> Vec<tokio::task::JoinHandle<()>> {
     fn spawn<K>(
-        calls: &Calls,
+        handle: &tokio::runtime::Handle,
         api: Api<K>,
         what: String,
-        (tx, tee): (mpsc::Sender<Input>, Option<Tee>),
+        (driver, tee): (Option<mpsc::Sender<Input>>, Option<Tee>),
         wrap: fn(watcher::Event<K>) -> Watched,
     ) -> tokio::task::JoinHandle<()>
     where
         K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
     {
-        calls.handle.spawn(async move {
+        handle.spawn(async move {
             let mut s = watcher(api, watcher::Config::default())
                 .backoff(crate::cluster::QuickBackoff::default())
                 .boxed();
@@ -182,46 +192,51 @@ fn watch(
                 let ev = ev
                     .map(wrap)
                     .map_err(|e| format!("{what}: {}", crate::cluster::trouble::watcher_brief(&e)));
-                // A reader that went away (the play ended) stops nothing here.
-                if let Some(tee) = &tee {
-                    let _ = tee.send(ev.clone()).await;
-                }
-                let input = match ev {
-                    Ok(w) => Input::Watched(Box::new(w)),
-                    Err(words) => Input::WatchError(words),
+                // A tee's reader that went away (the play ended) stops nothing the
+                // controller needs.
+                let teed = match &tee {
+                    Some(tee) => tee.send(ev.clone()).await.is_ok(),
+                    None => false,
                 };
-                if tx.send(input).is_err() {
+                let fed = driver.as_ref().is_some_and(|tx| {
+                    let input = match ev {
+                        Ok(w) => Input::Watched(Box::new(w)),
+                        Err(words) => Input::WatchError(words),
+                    };
+                    tx.send(input).is_ok()
+                });
+                if !teed && !fed {
                     return;
                 }
             }
         })
     }
-    let c = &calls.client;
-    let to = || (tx.clone(), tee.cloned());
+    let to = || (driver.cloned(), tee.cloned());
+    let c = client;
     vec![
         spawn(
-            calls,
+            handle,
             Api::<StatefulSet>::namespaced(c.clone(), ns),
             format!("watch statefulsets in {ns}"),
             to(),
             Watched::Set,
         ),
         spawn(
-            calls,
+            handle,
             Api::<Pod>::namespaced(c.clone(), ns),
             format!("watch pods in {ns}"),
             to(),
             Watched::Pod,
         ),
         spawn(
-            calls,
+            handle,
             Api::<PersistentVolumeClaim>::namespaced(c.clone(), ns),
             format!("watch persistentvolumeclaims in {ns}"),
             to(),
             Watched::Claim,
         ),
         spawn(
-            calls,
+            handle,
             Api::<ControllerRevision>::namespaced(c.clone(), ns),
             format!("watch controllerrevisions in {ns}"),
             to(),

@@ -26,11 +26,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::time::Duration;
 
-use futures::StreamExt;
-use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
-use k8s_openapi::api::core::v1::{Node, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::core::v1::Node;
 use kube::api::{Api, ListParams};
-use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -290,64 +287,14 @@ pub fn run(
         }
         // With --drive the namespace is read through the controller's own watches.
         if !drive {
+            let handle = tokio::runtime::Handle::current();
             for n in &ns {
-                watch_namespace(&session.client, n, &tx);
+                crate::drive::watch_namespace(&handle, &session.client, n, None, Some(&tx));
             }
         }
         drop(tx);
         player.play(&script, rx, deadline).await
     })
-}
-
-/// Four watchers (with backoff) for the namespace, feeding `tx`; errors go to stderr.
-fn watch_namespace(client: &kube::Client, ns: &str, tx: &mpsc::Sender<Result<Change, String>>) {
-    fn spawn<K>(
-        api: Api<K>,
-        what: String,
-        tx: mpsc::Sender<Result<Change, String>>,
-        wrap: fn(watcher::Event<K>) -> Change,
-    ) where
-        K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
-    {
-        tokio::spawn(async move {
-            let mut s = watcher(api, watcher::Config::default())
-                .backoff(crate::cluster::QuickBackoff::default())
-                .boxed();
-            while let Some(ev) = s.next().await {
-                let msg = ev
-                    .map(wrap)
-                    .map_err(|e| format!("{what}: {}", crate::cluster::trouble::watcher_brief(&e)));
-                if tx.send(msg).await.is_err() {
-                    return;
-                }
-            }
-        });
-    }
-    let c = client.clone();
-    spawn(
-        Api::<StatefulSet>::namespaced(c.clone(), ns),
-        format!("watch statefulsets in {ns}"),
-        tx.clone(),
-        Change::Set,
-    );
-    spawn(
-        Api::<Pod>::namespaced(c.clone(), ns),
-        format!("watch pods in {ns}"),
-        tx.clone(),
-        Change::Pod,
-    );
-    spawn(
-        Api::<ControllerRevision>::namespaced(c.clone(), ns),
-        format!("watch controllerrevisions in {ns}"),
-        tx.clone(),
-        Change::Revision,
-    );
-    spawn(
-        Api::<PersistentVolumeClaim>::namespaced(c, ns),
-        format!("watch persistentvolumeclaims in {ns}"),
-        tx.clone(),
-        Change::Claim,
-    );
 }
 
 struct ClusterPlayer {
