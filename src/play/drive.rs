@@ -97,8 +97,18 @@ impl ClusterPlayer {
     ) {
         let Some(d) = self.drive.as_mut() else { return };
         match command {
-            Command::Pause => d.driver.send(Input::Pause),
-            Command::Resume => d.driver.send(Input::Resume),
+            // The mode asked for holds from here: the controller stops between two writes, or
+            // takes up its queue. Its own report of the mode comes later, and a `settle` right
+            // after a `resume` must not read the old mode meanwhile (it would skip what is
+            // still to happen and end at once); the quiet period starts again, as after a
+            // write of the script's own, because the controller's work follows.
+            Command::Pause | Command::Resume => {
+                let pause = matches!(command, Command::Pause);
+                d.paused = pause;
+                d.driver.send(if pause { Input::Pause } else { Input::Resume });
+                let now = self.now();
+                self.world.touched(now);
+            }
             Command::Step(n) => {
                 d.stepped = None;
                 d.driver.send(Input::Step(*n));

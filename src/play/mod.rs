@@ -425,8 +425,9 @@ impl ClusterPlayer {
                 Command::Settle { max_ms } => {
                     let until = Instant::now() + Duration::from_millis(*max_ms);
                     self.pump(&mut rx, until, |p| {
-                        // A paused controller observes nothing: only the pods' own motion counts.
-                        (p.paused() || p.world.busy().is_none())
+                        // A paused controller observes nothing: only the pods' own motion
+                        // counts (a pod the kubelet is still starting or stopping).
+                        p.world.busy(p.paused()).is_none()
                             && p.now().saturating_sub(p.world.last_change) >= p.quiet_ms()
                     })
                     .await;

@@ -297,8 +297,9 @@ impl World {
 
     /// Why the cluster has not settled, if something says so: a pod still starting or
     /// terminating, a set whose latest spec the controller has not yet observed, a set whose
-    /// status counts Ready pods not yet available.
-    pub fn busy(&self) -> Option<String> {
+    /// status counts Ready pods not yet available. With the controller `paused`, only the pods
+    /// count: the sets wait for it.
+    pub fn busy(&self, paused: bool) -> Option<String> {
         if self.unlisted > 0 {
             return Some("the first listings are still arriving".into());
         }
@@ -309,6 +310,9 @@ impl World {
             if podf::phase(p) == "Pending" || podf::phase(p).is_empty() {
                 return Some(format!("{} is Pending", k.name));
             }
+        }
+        if paused {
+            return None;
         }
         for (k, s) in &self.sets {
             let status = s.status.as_ref();
@@ -376,6 +380,34 @@ mod tests {
                 matches!(e, EventKind::Controller { action: ControllerAction::DeletePod, .. })
             })
             .count()
+    }
+
+    #[test]
+    fn a_paused_controller_leaves_only_the_pods_motion_to_wait_for() {
+        use k8s_openapi::api::apps::v1::{StatefulSetSpec, StatefulSetStatus};
+        use k8s_openapi::api::core::v1::PodStatus;
+        let mut w = World::new(0);
+        let set = StatefulSet {
+            metadata: ObjectMeta {
+                name: Some("web".into()),
+                namespace: Some("default".into()),
+                generation: Some(2),
+                ..Default::default()
+            },
+            spec: StatefulSetSpec::default(),
+            status: Some(StatefulSetStatus { observed_generation: Some(1), ..Default::default() }),
+        };
+        w.apply(Change::Set(watcher::Event::Apply(set)), 0);
+        // A pod the kubelet is still starting: waited for, paused or not.
+        w.apply(Change::Pod(watcher::Event::Apply(pod("a", false))), 0);
+        assert!(w.busy(true).is_some_and(|why| why.contains("Pending")));
+        assert!(w.busy(false).is_some_and(|why| why.contains("Pending")));
+        let mut running = pod("a", false);
+        running.status = Some(PodStatus { phase: Some("Running".into()), ..Default::default() });
+        w.apply(Change::Pod(watcher::Event::Apply(running)), 0);
+        // The set's new spec waits for the controller: not while it is paused.
+        assert!(w.busy(false).is_some_and(|why| why.contains("not observed")));
+        assert_eq!(w.busy(true), None);
     }
 
     #[test]
