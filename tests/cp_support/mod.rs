@@ -3,6 +3,8 @@
 //! the test ends. Shared by the control-plane end-to-end tests.
 #![allow(dead_code)]
 
+pub mod proxy;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
