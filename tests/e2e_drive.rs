@@ -9,8 +9,7 @@
 //! writes and resets every connection (`cp_support::proxy`), the console still drives and the
 //! server's record shows each pod made once per revision and no revision collision; without the
 //! permission to write, drive mode refuses before its first write, naming what it may not do.
-//! Needs that control plane, and
-//! fails (never skips) without it:
+//! Needs that control plane, and fails (never skips) without it:
 //!
 //!   tests/control-plane/run --without-statefulset-controller -- \
 //!     cargo test --release --test e2e_drive -- --ignored
