@@ -1,6 +1,7 @@
 //! Events through the reducer: the backend is asked for the selected pod's Events (once per
 //! change of selection), the pod before's leave the mirror, the detail lists them Warnings
-//! first with count and age, and a set's FailedCreate joins the controller pane.
+//! first with count and age, and a set's FailedCreate joins the controller pane until the
+//! controller succeeds since.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod app_fixtures;
@@ -113,6 +114,15 @@ fn a_sets_failed_create_joins_the_controller_pane() {
         lines.iter().any(|l| l == "the controller retries: FailedCreate ×7: FailedCreate happened"),
         "{lines:#?}"
     );
+    // The controller succeeded since (a lost reply, a passing outage): no longer a blocker …
+    run(&mut st, [event("s1", "StatefulSet", "web", "SuccessfulCreate", false, 5), Msg::BatchEnd]);
+    let screen = Screen::of(&st);
+    assert!(!screen.controller.iter().any(|l| l.text.contains("FailedCreate")), "{screen:#?}");
+    // … until it fails again, later than that success.
+    run(&mut st, [event("f1", "StatefulSet", "web", "FailedCreate", true, 2), Msg::BatchEnd]);
+    let screen = Screen::of(&st);
+    let retries = screen.controller.iter().filter(|l| l.text.contains("retries: FailedCreate"));
+    assert_eq!(retries.count(), 1);
     // An old one is history, not a blocker.
     let mut st = demo(Capabilities::simulator());
     run(&mut st, [event("f1", "StatefulSet", "web", "FailedCreate", true, 3600), Msg::BatchEnd]);

@@ -57,25 +57,29 @@ pub fn pod_rows(state: &AppState, pod: &ObjRef) -> Vec<(&'static str, String)> {
 
 /// The set's newest Warning of the last ten minutes that stops pods being made or removed
 /// (`FailedCreate`, `FailedDelete`, `FailedUpdate`): what the controller pane adds to its
-/// blocker, since the controller itself only retries.
+/// blocker, since the controller itself only retries. Not once the controller has succeeded
+/// since (a `SuccessfulCreate`, `SuccessfulDelete` or `SuccessfulUpdate` of the set seen in the
+/// same second or later): a write whose reply was lost, a conflict, a passing outage are over
+/// when the next one passes, and a failure that lasts is recorded again on each retry (its
+/// Event seen later than any success).
 pub fn set_blocker(state: &AppState, set: &ObjRef) -> Option<String> {
     let now = state.now;
     let recent = |e: &&KubeEvent| match (now, last_seen(e)) {
         (Some(n), Some(t)) => n.as_second() - t.as_second() <= RECENT_S,
         _ => true,
     };
-    state
-        .mirror
-        .events()
-        .about("StatefulSet", set)
-        .into_iter()
-        .filter(|e| is_warning(e))
-        .filter(recent)
-        .find(|e| {
-            matches!(e.reason.as_deref(), Some("FailedCreate" | "FailedDelete" | "FailedUpdate"))
-        })
-        // No age: the pane is derived when something changes, not every second.
-        .map(|e| format!("the controller retries: {}", words(e, None)))
+    let events = state.mirror.events().about("StatefulSet", set);
+    let failed = events.iter().copied().filter(|e| is_warning(e)).filter(recent).find(|e| {
+        matches!(e.reason.as_deref(), Some("FailedCreate" | "FailedDelete" | "FailedUpdate"))
+    })?;
+    let succeeded_since = events.iter().any(|e| {
+        matches!(
+            e.reason.as_deref(),
+            Some("SuccessfulCreate" | "SuccessfulDelete" | "SuccessfulUpdate")
+        ) && last_seen(e) >= last_seen(failed)
+    });
+    // No age: the pane is derived when something changes, not every second.
+    (!succeeded_since).then(|| format!("the controller retries: {}", words(failed, None)))
 }
 
 #[cfg(test)]
