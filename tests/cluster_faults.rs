@@ -2,7 +2,7 @@
 //! client over tower-test's mock service (`kube_mock`): a quiet set reconnects as soon as a
 //! watch reopens, a silent watch is restarted, one 500 is answered-with-errors (not
 //! unreachable) and then passes, a kind the user may not list is unknown and holds nothing up,
-//! and a write whose reply was lost is read back.
+//! a write whose reply was lost is read back, and an idempotent one is sent again.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod kube_mock;
@@ -236,6 +236,33 @@ async fn lost_write(
         .write(Write { op, basis: Some(Box::new(basis)) })
         .await;
     (fake, out)
+}
+
+/// An idempotent write (`play`'s apply, kubelet and fault lines) whose reply was lost is sent
+/// again until answered; with every reply lost, the last error once the read-back time is over.
+#[tokio::test(start_paused = true)]
+async fn an_idempotent_write_whose_reply_was_lost_is_sent_again() {
+    use k8s_openapi::api::apps::v1::StatefulSet;
+    use kube::api::{Api, Patch, PatchParams};
+    let patch =
+        serde_json::json!({"spec": {"updateStrategy": {"rollingUpdate": {"partition": 1}}}});
+    for (lost, answered) in [(1, true), (1000, false)] {
+        let (fake, mock) = kube_mock::start(3);
+        fake.fault(Method::PATCH, "statefulsets", None, Fault::ApplyThenReset, lost);
+        let w = writer(mock, Duration::from_secs(10));
+        let api: Api<StatefulSet> = Api::namespaced(w.client.clone(), "default");
+        let pp = PatchParams::default();
+        let merge = Patch::Merge(&patch);
+        let out = w.resend(|| api.patch("web", &pp, &merge)).await;
+        assert_eq!(out.is_ok(), answered, "{lost} lost: {out:?}");
+        assert_eq!(fake.partition(), 1, "carried out either way");
+        let sent = fake.count("statefulsets", false);
+        if answered {
+            assert_eq!(sent, 2, "sent once more");
+        } else {
+            assert!(sent > 2, "sent again while the read-back time lasted: {sent}");
+        }
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,7 +1,8 @@
 //! `ststui play` as a user runs it: the binary against `ststui sim --serve` (in process), which
 //! stands in for a cluster here (the control plane's own run is the differential check). Lines
 //! a cluster cannot play are refused before anything runs, naming the line; kubelet lines need
-//! a fake kubelet; a scenario plays in real time with the simulator's timeline and exit codes.
+//! a fake kubelet; a scenario plays in real time with the simulator's timeline and exit codes;
+//! the script's own writes whose replies were lost say what the server holds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod serve_common;
@@ -146,4 +147,42 @@ fn a_scenario_plays_on_a_cluster_in_real_time_with_the_simulators_timeline() {
     assert_eq!(expects, vec![true, true, false]);
     let times: Vec<f64> = lines.iter().filter_map(|v| v["t"].as_f64()).collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "time never runs backwards: {times:?}");
+}
+
+/// The script's own writes through lost replies: the served simulator carries out each of the
+/// first four writes and breaks the connection before the answer. Each line then says what the
+/// server holds: the creations and the deletion are read back, the scale goes through the
+/// console's write path (read back too); none is an `error`, and the expectations after them
+/// hold. (The idempotent writes sent again are `cluster_faults`'s.)
+#[test]
+fn the_scripts_own_writes_whose_replies_were_lost_say_what_the_server_holds() {
+    let kubelet = KubeletConfig {
+        start_ms: 100,
+        ready_ms: 100,
+        stop_ms: 100,
+        broken: None,
+        failure: Default::default(),
+    };
+    let (handle, server) = serve(Vec::new(), &[], kubelet);
+    let (tx, rx) = std::sync::mpsc::channel();
+    handle.caller().call(Box::new(move |sim| {
+        sim.api_fault(ststui::sim::ApiFault::LoseReplies { n: 4 });
+        let _ = tx.send(());
+    }));
+    rx.recv_timeout(std::time::Duration::from_secs(5)).unwrap();
+    let d = dir("lost");
+    let kc = d.0.join("kubeconfig");
+    ststui::serve::write_kubeconfig(&kc, server.addr).unwrap_or_else(|e| panic!("{e}"));
+    let kc = kc.to_string_lossy().into_owned();
+    let script = "create db replicas=2\nsettle max=30s\nexpect db ready=2\n\
+                  scale db 3\nsettle max=30s\nexpect db ready=3\n\
+                  delete db\nsettle max=30s\n\
+                  create db replicas=1\nsettle max=30s\nexpect db replicas=1 ready=1 pods=db-0\n";
+    let (code, out, err) = play(&d.0, script, &["--kubeconfig", &kc, "--format", "jsonl"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(!out.contains("\"type\":\"error\""), "no line failed: {out}");
+    let log = std::fs::read_to_string(d.0.join("log")).unwrap_or_default();
+    for lost in ["create default/db: the reply was lost", "delete default/db: the reply was lost"] {
+        assert!(log.contains(lost), "{lost:?} not in the log:\n{log}");
+    }
 }

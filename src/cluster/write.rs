@@ -82,7 +82,7 @@ fn params() -> PatchParams {
 /// Whether a failed request may have been carried out by the server: sent and not answered, a
 /// 5xx (a timeout may still be processing), or answered with a body that cannot be read (a
 /// success whose reply is garbled). A 429 was refused before anything was done.
-fn maybe_applied(e: &kube::Error) -> bool {
+pub(crate) fn maybe_applied(e: &kube::Error) -> bool {
     match trouble::of(e) {
         Trouble::Unreachable { maybe_sent } => maybe_sent,
         Trouble::Failing => !matches!(e, kube::Error::Api(s) if s.code == 429),
@@ -160,8 +160,33 @@ impl Writer {
         }
     }
 
+    /// Sends an idempotent write (a server-side apply, a merge patch of fixed values) again
+    /// while its reply is lost or the server is briefly away, until it is answered or the
+    /// read-back time is over (then its last error).
+    pub async fn resend<T, F, Fut>(&self, send: F) -> Result<T, kube::Error>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, kube::Error>>,
+    {
+        let deadline = tokio::time::Instant::now() + self.read_back;
+        let mut backoff = QuickBackoff::default();
+        loop {
+            match send().await {
+                Err(e) if maybe_applied(&e) || trouble::of(&e).transient() => {
+                    let wait = backoff.next().unwrap_or(Duration::from_secs(4));
+                    if tokio::time::Instant::now() + wait > deadline {
+                        return Err(e);
+                    }
+                    tracing::info!("sending a write again: {}", trouble::brief(&e));
+                    tokio::time::sleep(wait).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// Reads with `get` until it answers or the read-back time is over (`None`).
-    async fn read_back<T, F, Fut>(&self, get: F) -> Option<T>
+    pub(crate) async fn read_back<T, F, Fut>(&self, get: F) -> Option<T>
     where
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<T, kube::Error>>,

@@ -4,20 +4,30 @@
 //! decisions, patches and preconditions); `create`, `apply` and `delete` are plain API calls;
 //! the kubelet lines are written where the fake kubelet reads them (the `ststui-kubelet`
 //! ConfigMap, the `ststui.dev/kubelet-fault` pod annotation).
+//!
+//! A line's write whose reply was lost (the connection broke after it was sent) says what the
+//! server holds, as the console's writes do: the steering lines through the write path; a
+//! `create` or `delete` is read back; `apply`, the kubelet lines and the pod faults are
+//! idempotent and sent again.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, PropagationPolicy};
 use serde_json::json;
 
 use crate::backend::{ObjRef, Write};
-use crate::cluster::write::{Writer, failure};
+use crate::cluster::trouble;
+use crate::cluster::write::{Writer, failure, maybe_applied};
 use crate::fakelet::plan::{CONFIG_MAP, FAULT_ANNOTATION, to_data};
 use crate::sim::KubeletConfig;
 use crate::sim::scenario::build::build_set;
 use crate::sim::scenario::{Cascade, Command};
+
+/// How far the server's clock may be behind ours when a creation is read back.
+const SKEW_S: i64 = 5;
 
 /// What carrying out lines needs, and the kubelet settings asked for so far.
 pub struct Exec {
@@ -82,10 +92,40 @@ impl Exec {
         }
     }
 
+    /// A creation whose reply was lost is read back: the set there, made since the line was
+    /// sent (its creation second, with [`SKEW_S`] for the clocks, and never changed since), is
+    /// the line's.
     async fn create(&self, set: StatefulSet) -> Result<(), String> {
         let ns = set.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+        let name = set.metadata.name.clone().unwrap_or_default();
         let api: Api<StatefulSet> = Api::namespaced(self.client(), &ns);
-        api.create(&PostParams::default(), &set).await.map(drop).map_err(|e| api_error(&e))
+        let sent = Timestamp::now();
+        let e = match api.create(&PostParams::default(), &set).await {
+            Ok(_) => return Ok(()),
+            Err(e) if maybe_applied(&e) => e,
+            Err(e) => return Err(api_error(&e)),
+        };
+        let lost = trouble::brief(&e);
+        tracing::info!("create {ns}/{name}: the reply was lost ({lost}); reading it back");
+        let since = |s: &StatefulSet| {
+            let made = s.metadata.creation_timestamp.as_ref().map(|t| t.0.as_second());
+            made.is_some_and(|m| m >= sent.as_second() - SKEW_S)
+                && s.metadata.generation.unwrap_or(1) == 1
+        };
+        match self.writer.read_back(|| api.get_opt(&name)).await {
+            Some(Some(s)) if since(&s) => Ok(()),
+            Some(Some(_)) => Err(format!(
+                "the reply was lost ({lost}); read back, statefulset {ns}/{name} was there \
+                 before this line: not created by it"
+            )),
+            Some(None) => {
+                Err(format!("the reply was lost ({lost}); read back: {ns}/{name} was not created"))
+            }
+            None => Err(format!(
+                "the reply was lost ({lost}) and {ns}/{name} could not be read back: it may or \
+                 may not be created"
+            )),
+        }
     }
 
     /// Server-side apply of each set of the line's manifest (`kubectl apply --server-side`).
@@ -99,7 +139,9 @@ impl Exec {
             let name = set.metadata.name.clone().unwrap_or_default();
             let api: Api<StatefulSet> = Api::namespaced(self.client(), &ns);
             let pp = PatchParams::apply("ststui").force();
-            if let Err(e) = api.patch(&name, &pp, &Patch::Apply(set)).await {
+            let patch = Patch::Apply(set);
+            let sent = self.writer.resend(|| api.patch(&name, &pp, &patch)).await;
+            if let Err(e) = sent {
                 errors.push(format!("{name}: {}", api_error(&e)));
             }
         }
@@ -115,7 +157,26 @@ impl Exec {
             }),
             ..Default::default()
         };
-        api.delete(&set.name, &dp).await.map(drop).map_err(|e| api_error(&e))
+        let e = match api.delete(&set.name, &dp).await {
+            Ok(_) => return Ok(()),
+            Err(e) if maybe_applied(&e) => e,
+            Err(e) => return Err(api_error(&e)),
+        };
+        // The reply was lost: gone or going, it is deleted.
+        let lost = trouble::brief(&e);
+        tracing::info!("delete {set}: the reply was lost ({lost}); reading it back");
+        match self.writer.read_back(|| api.get_opt(&set.name)).await {
+            Some(None) => Ok(()),
+            Some(Some(s)) if s.metadata.deletion_timestamp.is_some() => Ok(()),
+            Some(Some(_)) => Err(format!(
+                "the reply was lost ({lost}); read back, {set} is not deleting: nothing was \
+                 deleted"
+            )),
+            None => Err(format!(
+                "the reply was lost ({lost}) and {set} could not be read back: it may or may not \
+                 be deleted"
+            )),
+        }
     }
 
     /// The kubelet settings as the fake kubelet reads them, in every namespace the script uses.
@@ -128,7 +189,8 @@ impl Exec {
                 "data": to_data(&self.kubelet),
             });
             let pp = PatchParams::apply("ststui").force();
-            api.patch(CONFIG_MAP, &pp, &Patch::Apply(&cm)).await.map_err(|e| {
+            let patch = Patch::Apply(&cm);
+            self.writer.resend(|| api.patch(CONFIG_MAP, &pp, &patch)).await.map_err(|e| {
                 format!("kubelet: cannot write ConfigMap {ns}/{CONFIG_MAP}: {}", api_error(&e))
             })?;
         }
@@ -142,7 +204,9 @@ impl Exec {
         let api: Api<Pod> = Api::namespaced(self.client(), &pod.namespace);
         let value = format!("{verb}/{}", self.faults);
         let patch = json!({"metadata": {"annotations": {FAULT_ANNOTATION: value}}});
-        match api.patch(&pod.name, &PatchParams::default(), &Patch::Merge(&patch)).await {
+        let pp = PatchParams::default();
+        let patch = Patch::Merge(&patch);
+        match self.writer.resend(|| api.patch(&pod.name, &pp, &patch)).await {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 404 => Err(format!(
                 "pod {pod} not found: expected the name of an existing pod (e.g. web-0)"
