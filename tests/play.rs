@@ -10,7 +10,7 @@ mod serve_common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serve_common::{serve, set};
+use serve_common::{kubelet, serve, set};
 use ststui::sim::KubeletConfig;
 
 struct Dir(PathBuf);
@@ -100,14 +100,7 @@ fn an_unreachable_server_is_retried_until_the_timeout_then_named() {
 
 #[test]
 fn a_scenario_plays_on_a_cluster_in_real_time_with_the_simulators_timeline() {
-    let kubelet = KubeletConfig {
-        start_ms: 100,
-        ready_ms: 100,
-        stop_ms: 100,
-        broken: None,
-        failure: Default::default(),
-    };
-    let (_handle, server) = serve(Vec::new(), &[], kubelet);
+    let (_handle, server) = serve(Vec::new(), &[], kubelet(100));
     let d = dir("rollout");
     let kc = d.0.join("kubeconfig");
     ststui::serve::write_kubeconfig(&kc, server.addr).unwrap_or_else(|e| panic!("{e}"));
@@ -156,14 +149,7 @@ fn a_scenario_plays_on_a_cluster_in_real_time_with_the_simulators_timeline() {
 /// hold. (The idempotent writes sent again are `cluster_faults`'s.)
 #[test]
 fn the_scripts_own_writes_whose_replies_were_lost_say_what_the_server_holds() {
-    let kubelet = KubeletConfig {
-        start_ms: 100,
-        ready_ms: 100,
-        stop_ms: 100,
-        broken: None,
-        failure: Default::default(),
-    };
-    let (handle, server) = serve(Vec::new(), &[], kubelet);
+    let (handle, server) = serve(Vec::new(), &[], kubelet(100));
     let (tx, rx) = std::sync::mpsc::channel();
     handle.caller().call(Box::new(move |sim| {
         sim.api_fault(ststui::sim::ApiFault::LoseReplies { n: 4 });

@@ -168,21 +168,8 @@ impl Writer {
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<T, kube::Error>>,
     {
-        let deadline = tokio::time::Instant::now() + self.read_back;
-        let mut backoff = QuickBackoff::default();
-        loop {
-            match send().await {
-                Err(e) if maybe_applied(&e) || trouble::of(&e).transient() => {
-                    let wait = backoff.next().unwrap_or(Duration::from_secs(4));
-                    if tokio::time::Instant::now() + wait > deadline {
-                        return Err(e);
-                    }
-                    tracing::info!("sending a write again: {}", trouble::brief(&e));
-                    tokio::time::sleep(wait).await;
-                }
-                other => return other,
-            }
-        }
+        let again = |e: &kube::Error| maybe_applied(e) || trouble::of(e).transient();
+        self.retried(send, again, "sending a write again").await
     }
 
     /// Reads with `get` until it answers or the read-back time is over (`None`).
@@ -191,24 +178,37 @@ impl Writer {
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<T, kube::Error>>,
     {
+        let again = |e: &kube::Error| trouble::of(e).transient();
+        let read = self.retried(get, again, "reading back a write").await;
+        read.inspect_err(|e| tracing::warn!("reading back a write: {}", trouble::brief(e))).ok()
+    }
+
+    /// Calls `call` again, backing off, while its error is one `again` says may pass, until it
+    /// answers or the read-back time is over: its last answer.
+    async fn retried<T, F, Fut>(
+        &self,
+        call: F,
+        again: impl Fn(&kube::Error) -> bool,
+        what: &str,
+    ) -> Result<T, kube::Error>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, kube::Error>>,
+    {
         let deadline = tokio::time::Instant::now() + self.read_back;
         let mut backoff = QuickBackoff::default();
         loop {
-            match get().await {
-                Ok(v) => return Some(v),
-                Err(e) if trouble::of(&e).transient() => {
-                    tracing::info!("reading back a write: {}", trouble::brief(&e));
+            match call().await {
+                Err(e) if again(&e) => {
+                    let wait = backoff.next().unwrap_or(Duration::from_secs(4));
+                    if tokio::time::Instant::now() + wait > deadline {
+                        return Err(e);
+                    }
+                    tracing::info!("{what}: {}", trouble::brief(&e));
+                    tokio::time::sleep(wait).await;
                 }
-                Err(e) => {
-                    tracing::warn!("reading back a write: {}", trouble::brief(&e));
-                    return None;
-                }
+                other => return other,
             }
-            let wait = backoff.next().unwrap_or(Duration::from_secs(4));
-            if tokio::time::Instant::now() + wait > deadline {
-                return None;
-            }
-            tokio::time::sleep(wait).await;
         }
     }
 
