@@ -82,7 +82,7 @@ fn params() -> PatchParams {
 /// Whether a failed request may have been carried out by the server: sent and not answered, a
 /// 5xx (a timeout may still be processing), or answered with a body that cannot be read (a
 /// success whose reply is garbled). A 429 was refused before anything was done.
-pub(crate) fn maybe_applied(e: &kube::Error) -> bool {
+fn maybe_applied(e: &kube::Error) -> bool {
     match trouble::of(e) {
         Trouble::Unreachable { maybe_sent } => maybe_sent,
         Trouble::Failing => !matches!(e, kube::Error::Api(s) if s.code == 429),
@@ -132,31 +132,62 @@ impl Writer {
                 FailureKind::Conflict,
                 format!("{pod} was recreated since you decided (another uid): nothing deleted"),
             )),
-            Err(e) if maybe_applied(&e) => {
-                let lost = trouble::brief(&e);
-                let gone = |p: &Option<Pod>| match p {
+            Err(e) => {
+                let gone = |p: Option<&Pod>| match p {
                     None => true,
                     Some(p) => {
                         p.metadata.deletion_timestamp.is_some()
                             || uid.as_ref().is_some_and(|u| p.metadata.uid.as_ref() != Some(u))
                     }
                 };
-                match self.read_back(|| api.get_opt(&pod.name)).await {
-                    Some(p) if gone(&p) => Ok(Written::ReadBack(format!(
-                        "{op}: deleted (the reply was lost: {lost}; read back)"
-                    ))),
-                    Some(_) => Err(Failure::new(
-                        op.into(),
-                        FailureKind::Unavailable,
-                        format!(
-                            "the reply was lost ({lost}); read back, {pod} is not deleting: \
-                             nothing was written"
-                        ),
-                    )),
-                    None => Err(unknown(op, &lost, &pod.to_string())),
-                }
+                let read = || api.get_opt(&pod.name);
+                self.settle_lost(
+                    op,
+                    &pod.to_string(),
+                    e,
+                    read,
+                    gone,
+                    ("deleted", "is not deleting"),
+                )
+                .await
             }
-            Err(e) => Err(failure(op, &e)),
+        }
+    }
+
+    /// A write that failed with `e`: refused, it is that failure; its reply lost (it may have
+    /// been carried out), `what` is read back with `get` and `holds` says whether the object as
+    /// read (`None`: absent) shows the write — `done` (`deleted`) — or not — `not` (`is not
+    /// deleting`) and nothing was written; not read back in time, unknown.
+    pub(crate) async fn settle_lost<T, F, Fut>(
+        &self,
+        op: &str,
+        what: &str,
+        e: kube::Error,
+        get: F,
+        holds: impl Fn(Option<&T>) -> bool,
+        (done, not): (&str, &str),
+    ) -> Result<Written, Failure>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<Option<T>, kube::Error>>,
+    {
+        if !maybe_applied(&e) {
+            return Err(failure(op, &e));
+        }
+        let lost = trouble::brief(&e);
+        tracing::info!("{op}: the reply was lost ({lost}); reading {what} back");
+        match self.read_back(get).await {
+            Some(read) if holds(read.as_ref()) => Ok(Written::ReadBack(format!(
+                "{op}: {done} (the reply was lost: {lost}; read back)"
+            ))),
+            Some(_) => Err(Failure::new(
+                op.into(),
+                FailureKind::Unavailable,
+                format!(
+                    "the reply was lost ({lost}); read back, {what} {not}: nothing was written"
+                ),
+            )),
+            None => Err(unknown(op, &lost, what)),
         }
     }
 

@@ -19,8 +19,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, PropagationPo
 use serde_json::json;
 
 use crate::backend::{ObjRef, Write};
-use crate::cluster::trouble;
-use crate::cluster::write::{Writer, failure, maybe_applied};
+use crate::cluster::write::{Writer, failure};
 use crate::fakelet::plan::{CONFIG_MAP, FAULT_ANNOTATION, to_data};
 use crate::sim::KubeletConfig;
 use crate::sim::scenario::build::build_set;
@@ -100,32 +99,19 @@ impl Exec {
         let name = set.metadata.name.clone().unwrap_or_default();
         let api: Api<StatefulSet> = Api::namespaced(self.client(), &ns);
         let sent = Timestamp::now();
-        let e = match api.create(&PostParams::default(), &set).await {
-            Ok(_) => return Ok(()),
-            Err(e) if maybe_applied(&e) => e,
-            Err(e) => return Err(api_error(&e)),
+        let Err(e) = api.create(&PostParams::default(), &set).await else { return Ok(()) };
+        let made_since = |s: Option<&StatefulSet>| {
+            s.is_some_and(|s| {
+                let made = s.metadata.creation_timestamp.as_ref().map(|t| t.0.as_second());
+                made.is_some_and(|m| m >= sent.as_second() - SKEW_S)
+                    && s.metadata.generation.unwrap_or(1) == 1
+            })
         };
-        let lost = trouble::brief(&e);
-        tracing::info!("create {ns}/{name}: the reply was lost ({lost}); reading it back");
-        let since = |s: &StatefulSet| {
-            let made = s.metadata.creation_timestamp.as_ref().map(|t| t.0.as_second());
-            made.is_some_and(|m| m >= sent.as_second() - SKEW_S)
-                && s.metadata.generation.unwrap_or(1) == 1
-        };
-        match self.writer.read_back(|| api.get_opt(&name)).await {
-            Some(Some(s)) if since(&s) => Ok(()),
-            Some(Some(_)) => Err(format!(
-                "the reply was lost ({lost}); read back, statefulset {ns}/{name} was there \
-                 before this line: not created by it"
-            )),
-            Some(None) => {
-                Err(format!("the reply was lost ({lost}); read back: {ns}/{name} was not created"))
-            }
-            None => Err(format!(
-                "the reply was lost ({lost}) and {ns}/{name} could not be read back: it may or \
-                 may not be created"
-            )),
-        }
+        let (op, what) = (format!("create {ns}/{name}"), format!("statefulset {ns}/{name}"));
+        let words = ("created", "is not one this line made");
+        let read = || api.get_opt(&name);
+        let said = self.writer.settle_lost(&op, &what, e, read, made_since, words).await;
+        said.map(drop).map_err(|f| f.message)
     }
 
     /// Server-side apply of each set of the line's manifest (`kubectl apply --server-side`).
@@ -157,26 +143,14 @@ impl Exec {
             }),
             ..Default::default()
         };
-        let e = match api.delete(&set.name, &dp).await {
-            Ok(_) => return Ok(()),
-            Err(e) if maybe_applied(&e) => e,
-            Err(e) => return Err(api_error(&e)),
-        };
-        // The reply was lost: gone or going, it is deleted.
-        let lost = trouble::brief(&e);
-        tracing::info!("delete {set}: the reply was lost ({lost}); reading it back");
-        match self.writer.read_back(|| api.get_opt(&set.name)).await {
-            Some(None) => Ok(()),
-            Some(Some(s)) if s.metadata.deletion_timestamp.is_some() => Ok(()),
-            Some(Some(_)) => Err(format!(
-                "the reply was lost ({lost}); read back, {set} is not deleting: nothing was \
-                 deleted"
-            )),
-            None => Err(format!(
-                "the reply was lost ({lost}) and {set} could not be read back: it may or may not \
-                 be deleted"
-            )),
-        }
+        let Err(e) = api.delete(&set.name, &dp).await else { return Ok(()) };
+        // Gone or going, it is deleted.
+        let deleting =
+            |s: Option<&StatefulSet>| s.is_none_or(|s| s.metadata.deletion_timestamp.is_some());
+        let read = || api.get_opt(&set.name);
+        let (op, words) = (format!("delete {set}"), ("deleted", "is not deleting"));
+        let said = self.writer.settle_lost(&op, &set.to_string(), e, read, deleting, words).await;
+        said.map(drop).map_err(|f| f.message)
     }
 
     /// The kubelet settings as the fake kubelet reads them, in every namespace the script uses.
