@@ -341,12 +341,14 @@ pub struct RolloutArgs {
     #[arg(long, value_name = "LIST")]
     pub steps: Option<String>,
     /// After a step's pods are updated, Ready and available, every pod of the set must stay
-    /// Ready and restart nothing for this long, e.g. 2m.
+    /// Ready and restart nothing for this long, e.g. 2m (at most 24h). A resume states it again:
+    /// a recorded bake is never taken from the set.
     #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero, default_value = "0s")]
     pub bake: u64,
     /// A command run after each step's bake (`sh -c`), with STSTUI_NAMESPACE, STSTUI_SET,
-    /// STSTUI_STEP, STSTUI_STEPS, STSTUI_PARTITION and STSTUI_PODS set; a non-zero exit halts
-    /// the plan. Repeatable.
+    /// STSTUI_STEP, STSTUI_STEPS, STSTUI_PARTITION, STSTUI_PODS and STSTUI_BAKE set; a non-zero
+    /// exit halts the plan. Repeatable. Only this command's checks ever run: a resume whose
+    /// record lists others is refused without --force.
     #[arg(long = "check", value_name = "CMD")]
     pub checks: Vec<String>,
     /// A check running longer is killed and fails.
@@ -366,6 +368,21 @@ pub struct RolloutArgs {
     /// Progress as text lines or JSON lines.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputArg::Text)]
     pub output: OutputArg,
+    /// First hold the set (freeze it, unless held already) and set its image — `app=nginx:1.26`
+    /// or `nginx:1.26` (the first container) — then run the plan: one command instead of three.
+    #[arg(long, value_name = "[CONTAINER=]IMAGE")]
+    pub image: Option<String>,
+    /// Go on past a halt from the halted step (once what halted it is fixed), with this
+    /// command's bake, checks and failure policy.
+    #[arg(long = "continue")]
+    pub continue_halted: bool,
+    /// Go on although the recorded plan differs from this command (this command's steps, bake,
+    /// checks and policy win and are recorded), or start a plan over an invalid record.
+    #[arg(long)]
+    pub force: bool,
+    /// While another runner's lease holds, wait for it to run out instead of refusing.
+    #[arg(long)]
+    pub wait_lease: bool,
 }
 
 /// `--on-failure`.

@@ -55,7 +55,7 @@ pub fn build(args: &SimArgs, options: Options) -> Result<Built, String> {
                 .and_then(Player::new)
                 .map_err(|e| format!("bad script: {e}"))?;
             for w in player.warnings() {
-                eprintln!("ststui: warning: {w}");
+                ststui::text::err_line(&format!("ststui: warning: {w}"));
             }
             Some(player)
         }
@@ -68,7 +68,7 @@ pub fn build(args: &SimArgs, options: Options) -> Result<Built, String> {
 fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), String> {
     let m = manifest::load(path).map_err(|e| e.to_string())?;
     for w in &m.warnings {
-        eprintln!("ststui: warning: {w}");
+        ststui::text::err_line(&format!("ststui: warning: {w}"));
     }
     if m.sets.is_empty() {
         return Err(format!("{}: no StatefulSet in this manifest", path.display()));

@@ -19,5 +19,6 @@ pub mod play;
 pub mod serve;
 pub mod sim;
 pub mod steer;
+pub mod text;
 pub mod ui;
 pub mod verbs;

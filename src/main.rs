@@ -39,7 +39,7 @@ fn main() -> ExitCode {
         return print_lines(&ststui::complete::cobra(args.get(2..).unwrap_or_default()));
     }
     if let Some(why) = ststui::cli::mistyped_verb(&args) {
-        eprintln!("ststui: {why}");
+        ststui::text::err_line(&format!("ststui: {why}"));
         return ExitCode::from(EXIT_USAGE);
     }
     let matches = Cli::command().bin_name(invoked.bin_name()).get_matches();
@@ -85,7 +85,7 @@ fn main() -> ExitCode {
                 CliCommand::FakeKubelet(k) => match ststui::fakelet::run(&target, &k.node) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(e) => {
-                        eprintln!("ststui fake-kubelet: {e}");
+                        ststui::text::err_line(&format!("ststui fake-kubelet: {e}"));
                         exit_code(4)
                     }
                 },
@@ -128,7 +128,7 @@ fn cluster_console(cli: &Cli) -> ExitCode {
     let _log = match init_tracing(cli.log_file.as_deref()) {
         Ok(guard) => guard,
         Err(e) => {
-            eprintln!("ststui: {e:#}");
+            ststui::text::err_line(&format!("ststui: {e:#}"));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -153,7 +153,7 @@ fn cluster_console(cli: &Cli) -> ExitCode {
     let (backend, namespace) = match started {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("ststui: {e}");
+            ststui::text::err_line(&format!("ststui: {e}"));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -170,7 +170,7 @@ fn finish(result: anyhow::Result<Option<i32>>) -> ExitCode {
         Ok(Some(signal)) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)),
         Err(e) => {
             tracing::error!("console failed: {e:#}");
-            eprintln!("ststui: {e:#}");
+            ststui::text::err_line(&format!("ststui: {e:#}"));
             ExitCode::FAILURE
         }
     }
@@ -180,20 +180,20 @@ fn finish(result: anyhow::Result<Option<i32>>) -> ExitCode {
 fn need_terminal() -> Option<ExitCode> {
     use std::io::IsTerminal;
     if std::env::var("TERM").is_ok_and(|t| t == "dumb") {
-        eprintln!(
+        ststui::text::err_line(
             "ststui: TERM=dumb: this terminal cannot show a full-screen console (no cursor \
              movement); run it in a terminal emulator (TERM=xterm-256color or similar), or use \
-             `ststui sim --headless --script FILE` / `ststui explain NAME` without one"
+             `ststui sim --headless --script FILE` / `ststui explain NAME` without one",
         );
         return Some(ExitCode::from(EXIT_USAGE));
     }
     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         return None;
     }
-    eprintln!(
+    ststui::text::err_line(
         "ststui: the console needs a terminal (stdin and stdout are not both one): for a \
          timeline without a terminal, run `ststui sim --headless --script FILE` or \
-         `ststui sim --headless -f MANIFEST`"
+         `ststui sim --headless -f MANIFEST`",
     );
     Some(ExitCode::from(EXIT_USAGE))
 }
@@ -206,7 +206,7 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     let _log = match init_tracing(log_file) {
         Ok(guard) => guard,
         Err(e) => {
-            eprintln!("ststui: {e:#}");
+            ststui::text::err_line(&format!("ststui: {e:#}"));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -215,7 +215,7 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     let built = match launch::build(args, options) {
         Ok(built) => built,
         Err(e) => {
-            eprintln!("ststui: {e}");
+            ststui::text::err_line(&format!("ststui: {e}"));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -225,7 +225,7 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     let (backend, _server, said) = match launch::run(built, args, inbox.sink()) {
         Ok(started) => started,
         Err(e) => {
-            eprintln!("ststui: {e}");
+            ststui::text::err_line(&format!("ststui: {e}"));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -250,7 +250,7 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     let _log = match init_tracing(log_file) {
         Ok(guard) => guard,
         Err(e) => {
-            eprintln!("ststui: {e:#}");
+            ststui::text::err_line(&format!("ststui: {e:#}"));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -260,7 +260,7 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     ]) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("ststui: cannot listen for signals: {e}");
+            ststui::text::err_line(&format!("ststui: cannot listen for signals: {e}"));
             return ExitCode::FAILURE;
         }
     };
@@ -268,7 +268,7 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     let built = match launch::build(args, options) {
         Ok(built) => built,
         Err(e) => {
-            eprintln!("ststui: {e}");
+            ststui::text::err_line(&format!("ststui: {e}"));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -283,18 +283,20 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     }
     let sink: ststui::backend::Sink = std::sync::Arc::new(move |ev| match ev {
         BackendEvent::Timeline(t) => print(&t),
-        BackendEvent::Notice(n) | BackendEvent::Error(n) => eprintln!("ststui: {n}"),
+        BackendEvent::Notice(n) | BackendEvent::Error(n) => {
+            ststui::text::err_line(&format!("ststui: {n}"))
+        }
         _ => {}
     });
     let (handle, server, said) = match launch::run(built, args, sink) {
         Ok(started) => started,
         Err(e) => {
-            eprintln!("ststui: {e}");
+            ststui::text::err_line(&format!("ststui: {e}"));
             return ExitCode::from(EXIT_USAGE);
         }
     };
     if let Some(said) = said {
-        eprintln!("ststui: {said}; ctrl-c stops");
+        ststui::text::err_line(&format!("ststui: {said}; ctrl-c stops"));
     }
     let mut signals = signals;
     let signal = signals.forever().next();
@@ -312,7 +314,7 @@ fn logged(file: Option<&Path>, run: impl FnOnce() -> ExitCode) -> ExitCode {
     let _guard = match init_tracing(file) {
         Ok(g) => Some(g),
         Err(e) if file.is_some() => {
-            eprintln!("ststui: {e:#}");
+            ststui::text::err_line(&format!("ststui: {e:#}"));
             return ExitCode::from(EXIT_USAGE);
         }
         Err(_) => None,

@@ -50,6 +50,7 @@ fn record(phase: Phase, step: usize, partition: i32) -> Record {
         by: "ana".into(),
         started: stamp(t0()),
         reason: None,
+        began_at: None,
     }
 }
 
@@ -87,13 +88,30 @@ fn p_prefills_names_a_bad_entry_and_starts_with_the_lease_and_the_first_step() {
     run(&mut st, [ctrl('u')]);
     let cmds =
         run(&mut st, typed("1,pause,100% bake=30s").into_iter().chain([code(KeyCode::Enter)]));
+    // Nothing is written before the operator has seen the steps and said yes.
+    assert!(plan_ops(&cmds).is_empty(), "{cmds:?}");
+    let Modal::Confirm(c) = &st.modal else { panic!("no confirmation: {:?}", st.modal) };
+    let steps = c.details.join("\n");
+    assert!(steps.contains("step 1: 1 → 1 of 5 updated (partition 5 → 4)"), "{steps}");
+    assert!(steps.contains("step 2: pause until `ststui approve web`"), "{steps}");
+    assert!(steps.contains("step 3: 100% → 5 of 5 updated (partition 4 → 0)"), "{steps}");
+    assert!(steps.contains("bake 30s"), "{steps}");
+    let cmds = run(&mut st, [key('y')]);
     let ops = plan_ops(&cmds);
-    assert!(
-        matches!(&ops[0], ClusterOp::PlanLease { lease: Some(l), .. } if l.contains("ststui-console")),
-        "the lease first: {ops:?}"
-    );
-    let Some(ClusterOp::Plan { partition, record, .. }) = ops.get(1) else {
-        panic!("no first step: {ops:?}")
+    let [ClusterOp::PlanLease { lease: Some(l), .. }] = ops.as_slice() else {
+        panic!("the lease first, alone: {ops:?}")
+    };
+    assert!(l.contains("ststui-console"), "{l}");
+    // The server shows the lease: the first step, decided on the set with the lease.
+    let lease = l.clone();
+    let cmds = {
+        let mut set = st.mirror.set(&web()).unwrap().clone();
+        set.metadata.annotations.get_or_insert_with(Default::default).insert(LEASE.into(), lease);
+        run(&mut st, [applied(Object::Set(Arc::new(set))), Msg::BatchEnd])
+    };
+    let ops = plan_ops(&cmds);
+    let Some(ClusterOp::Plan { partition, record, .. }) = ops.first() else {
+        panic!("no first step: {ops:?} {:?}", st.status)
     };
     assert_eq!(*partition, Some((5, 4)), "step 1 opens web-4 only");
     let r: Record = serde_json::from_str(record).unwrap();

@@ -117,6 +117,7 @@ fn a_plan_shows_on_its_row() {
         by: "ana".into(),
         started: stamp(t0()),
         reason: None,
+        began_at: None,
     };
     web.metadata.annotations =
         Some([(PLAN.to_string(), serde_json::to_string(&r).unwrap())].into());

@@ -97,7 +97,10 @@ fn a_plan_writes_its_partitions_in_order_and_no_other_bakes_and_ends_done() {
     assert_eq!(r.partitions(), vec![0, 4, 3, 2, 0], "the partitions the set was stored with");
     let lines = r.plan_lines();
     assert_eq!(lines.first().map(String::as_str), Some("step 1/3: partition 4 → 3 (opens web-3)"));
-    assert_eq!(lines.last().map(String::as_str), Some("plan done: 3 steps (1,50%,100%)"));
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("plan done: 3 steps (1,50%,100%), partition 0")
+    );
     // Each step baked 30 s: the next opened no sooner than 30 s after its bake began.
     let at = |needle: &str| {
         r.timeline()

@@ -137,6 +137,7 @@ fn confirmation_warnings_wrap() {
         warning: Some(warning.into()),
         ops: Vec::new(),
         log: String::new(),
+        ..Default::default()
     });
     let text = screen_text(render(&st, 80, 24).backend().buffer());
     // Every word of the warning is on screen, in order, inside the dialog.

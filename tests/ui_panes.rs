@@ -558,6 +558,7 @@ fn the_header_shows_a_plan_recorded_on_the_set() {
         by: "ana".into(),
         started: stamp(now),
         reason: None,
+        began_at: None,
     };
     let with = |st: &mut ststui::app::AppState, r: &Record| {
         let mut set = st.mirror.set(&key).unwrap().clone();

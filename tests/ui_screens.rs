@@ -99,6 +99,7 @@ fn confirmation() {
             partition: 4,
         })],
         log: "partition web 4".into(),
+        ..Default::default()
     });
     let text = snap("confirm_100x30", &st, 100, 30);
     assert!(text.contains("partition 2  →  partition 4"));

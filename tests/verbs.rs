@@ -403,7 +403,7 @@ fn explain_json_is_what_the_readme_documents() {
     let record = serde_json::json!({"steps": "1,100%", "bakeSeconds": 60, "checks": ["./c"],
         "onFailure": "hold", "revision": "web-x", "template": "0", "step": 1, "of": 2,
         "phase": "halted", "since": "2026-01-01T00:00:00Z", "partition": 2, "by": "ana",
-        "started": "2026-01-01T00:00:00Z", "reason": "check `./c` exited 1"});
+        "started": "2026-01-01T00:00:00Z", "reason": "check `./c` exited 1", "beganAt": 2});
     op(&r, ClusterOp::Plan { set: web(), partition: None, record: record.to_string() });
     let lease = serde_json::json!({"holder": "ana", "host": "h", "pid": 7,
         "expires": "2999-01-01T00:00:00Z"});
@@ -439,7 +439,7 @@ fn explain_json_is_what_the_readme_documents() {
     let text = ststui(&r, &["explain", "web"]).1;
     assert!(
         text.contains(
-            "plan:       plan halted at 1/2 (1): check `./c` exited 1 (runner: ana on h (pid 7)"
+            "plan:       plan halted at 1/2 (1): check `./c` exited 1 (runner ana on h (pid 7) until"
         ),
         "{text}"
     );

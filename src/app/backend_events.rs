@@ -113,9 +113,12 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
         BackendEvent::Connection(c) => on_connection(state, c),
         BackendEvent::OpFailed(failure) => {
             answered(state, &failure.op);
+            super::plan_run::answered(state, &failure.op, Some(&failure));
             on_failure(state, failure);
         }
+        BackendEvent::Read { set, read } => return super::plan_run::fresh(state, &set, read),
         BackendEvent::OpDone { op, said } => {
+            super::plan_run::answered(state, &op, None);
             // With words of its own the server's answer was told as a notice already.
             if let Some(done) = answered(state, &op).filter(|_| said.is_none()) {
                 info(state, done);
@@ -216,6 +219,7 @@ fn on_failure(state: &mut AppState, f: Failure) {
                 warning: Some("nothing was written yet; no means it stays as it is now".into()),
                 log: f.op,
                 ops: vec![Op::Cluster(write)],
+                ..Default::default()
             };
             state.modal = Modal::Confirm(confirm);
         }

@@ -1,5 +1,5 @@
 //! One word for how a set is doing, counting readiness beside the controller's own completion:
-//! `Healthy`, `Progressing`, `Blocked`, `Paused`, `Frozen` or `Degraded`. The picker reads it
+//! `Healthy`, `Progressing`, `Blocked`, `Paused`, `Frozen`, `Halted` or `Degraded`. The picker reads it
 //! from the set's status; the console, with the advisor's plan, also tells a rollout that no
 //! amount of waiting resolves (`Blocked`).
 //!
@@ -22,6 +22,9 @@ pub enum Health {
     Paused,
     /// The rollout is frozen (`ststui.io/frozen-*`).
     Frozen,
+    /// A rollout plan halted on the set's update revision: the partition holds where it left
+    /// it until someone continues (`ststui rollout --continue`), starts over or aborts.
+    Halted,
     /// Fewer pods Ready than wanted, and nothing rolling.
     Degraded,
     /// The pods cannot be seen (not listed yet, or not readable): nothing is claimed.
@@ -36,6 +39,7 @@ impl Health {
             Health::Blocked => "Blocked",
             Health::Paused => "Paused",
             Health::Frozen => "Frozen",
+            Health::Halted => "Halted",
             Health::Degraded => "Degraded",
             Health::Unknown => "Unknown",
         }
@@ -66,6 +70,7 @@ pub struct NotReady {
 /// | word | when |
 /// | --- | --- |
 /// | Frozen | `ststui freeze` holds the rollout (a freeze another writer broke does not count) |
+/// | Halted | a rollout plan halted on the set's update revision (its record, `ststui.io/plan`) |
 /// | Paused | the simulator's controller is paused |
 /// | Blocked | the advisor sees the forced-rollback case or a sync error, or a pod of the update revision has not been Ready for [`STUCK_AFTER_SECS`] |
 /// | Progressing | the spec is not observed yet, pods are being created, replaced or removed, or a pod not Ready is younger than [`STUCK_AFTER_SECS`] (starting) |
@@ -74,6 +79,9 @@ pub struct NotReady {
 pub fn of(set: &StatefulSet, pods: Option<&[NotReady]>, blocked: bool, paused: bool) -> Health {
     if crate::steer::holding(set).is_some() {
         return Health::Frozen;
+    }
+    if halted(set) {
+        return Health::Halted;
     }
     if paused {
         return Health::Paused;
@@ -108,6 +116,20 @@ pub fn of(set: &StatefulSet, pods: Option<&[NotReady]>, blocked: bool, paused: b
         return Health::Degraded;
     }
     Health::Healthy
+}
+
+/// Whether a rollout plan halted on the update revision the set rolls out now (a plan of an
+/// older template is history).
+pub fn halted(set: &StatefulSet) -> bool {
+    let reading = crate::plan::record::read(set);
+    let Some(r) = reading.plan().filter(|r| r.phase == crate::plan::record::Phase::Halted) else {
+        return false;
+    };
+    match crate::plan::decide::observed_update_revision(set) {
+        Some(update) => update == r.revision,
+        // Not observed yet: the record's template hash says whether it is the same spec.
+        None => r.template.is_empty() || r.template == crate::plan::record::template_hash(set),
+    }
 }
 
 /// The pods of the set's replica range that are not Ready, as [`of`] reads them, at `now`; a pod

@@ -37,6 +37,7 @@ pub struct SetRow<'a> {
 fn rank(h: Health) -> u8 {
     match h {
         Health::Blocked => 0,
+        Health::Halted => 0,
         Health::Degraded => 1,
         Health::Unknown => 2,
         Health::Progressing => 3,
@@ -147,16 +148,17 @@ fn row<'a>(key: &'a ObjRef, set: &StatefulSet) -> SetRow<'a> {
 }
 
 fn plan_words(set: &StatefulSet) -> String {
-    use crate::plan::record::{self, Phase};
-    match record::plan(set) {
-        Some(Ok(r)) => match r.phase {
+    use crate::plan::record::{self, Phase, Reading};
+    match record::read(set) {
+        Reading::Plan(r) => match r.phase {
             Phase::Done => String::new(),
             Phase::Halted => format!("halted at {}/{}", r.step, r.of),
+            Phase::Aborted => format!("aborted at {}/{}", r.step, r.of),
             Phase::Gate => format!("{}/{} waits for approval", r.step, r.of),
             p => format!("{}/{} {}", r.step, r.of, p.word()),
         },
-        Some(Err(_)) => "unreadable".into(),
-        None => String::new(),
+        Reading::Invalid(_) => "invalid record".into(),
+        Reading::None => String::new(),
     }
 }
 

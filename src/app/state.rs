@@ -253,7 +253,7 @@ pub enum Modal {
 
 /// A pending confirmation, held as data: what will happen (old → new), an optional warning,
 /// and the Ops to send on "yes".
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Confirm {
     /// What is asked, e.g. `Delete pod default/web-3?`.
     pub title: String,
@@ -268,6 +268,20 @@ pub struct Confirm {
     pub ops: Vec<Op>,
     /// The timeline line for the operator command (scenario language, e.g. `partition web 2`).
     pub log: String,
+    /// What will happen, step by step, shown under the change (a plan's steps, an abort's
+    /// writes).
+    pub details: Vec<String>,
+    /// What the console itself starts on "yes", beside the ops (a plan it runs).
+    pub then: Option<Then>,
+}
+
+/// What a confirmation starts in the console itself.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Then {
+    /// Run this plan (`P`).
+    Plan { set: ObjRef, steps: crate::plan::Steps, bake_seconds: u64 },
+    /// Quit (while this console runs a plan: it stops and gives its lease back).
+    Quit,
 }
 
 /// Undo's revision picker: the set's revisions, newest first, and the highlighted row.

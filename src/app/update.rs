@@ -50,7 +50,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             cmds.extend(super::plan_run::drive(state));
             cmds
         }
-        Msg::Signal(_) => quit(state),
+        Msg::Signal(_) => quit_now(state),
         Msg::Suspend => suspend(state),
         Msg::Exported { path, lines, error } => {
             super::navigate::exported(state, &path, lines, error);
@@ -95,9 +95,45 @@ fn suspend(state: &mut AppState) -> Vec<Command> {
     vec![Command::Suspend]
 }
 
+/// `q`: quits, unless this console runs a plan — then it asks first (quitting stops the plan
+/// where it is and gives its lease back; a second `q` or ctrl-c in the question quits).
 fn quit(state: &mut AppState) -> Vec<Command> {
+    let asked =
+        matches!(&state.modal, Modal::Confirm(c) if c.then == Some(super::state::Then::Quit));
+    let running = state.plan_run.as_ref().filter(|r| !r.engine.ending());
+    if let (Some(run), false) = (running, asked) {
+        let set = run.set().clone();
+        let now = state.now.unwrap_or_default();
+        let words = state
+            .mirror
+            .set(&set)
+            .and_then(|s| crate::plan::record::read(s).plan().map(|r| r.words(now)))
+            .unwrap_or_default();
+        state.modal = Modal::Confirm(super::state::Confirm {
+            title: format!("Quit while this console runs the plan on {set}?"),
+            old: words,
+            new: "stopped where it is, its lease given back".into(),
+            details: vec![format!(
+                "The set stays held at its step; `ststui rollout {} --steps …` (or P in a \
+                 console) goes on from there.",
+                set.name
+            )],
+            then: Some(super::state::Then::Quit),
+            ..Default::default()
+        });
+        return Vec::new();
+    }
+    quit_now(state)
+}
+
+/// Quits at once (a signal, or confirmed): a plan this console runs stops and gives its lease
+/// back first.
+fn quit_now(state: &mut AppState) -> Vec<Command> {
+    let mut cmds = super::plan_run::stop(state, "this console quit");
+    state.modal = Modal::None;
     state.quit = true;
-    vec![Command::Quit]
+    cmds.push(Command::Quit);
+    cmds
 }
 
 fn on_key(state: &mut AppState, key: KeyEvent) -> Vec<Command> {
@@ -350,7 +386,7 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
         (PromptKind::BrokenImage { .. }, Value::Text(image)) => ops::toggle_broken(state, image),
         (PromptKind::Plan { set }, Value::Text(text)) => {
             let (steps, bake) = super::plan_run::parse(&text)?;
-            super::plan_run::start(state, set, steps, bake)
+            super::plan_run::offer(state, set, steps, bake)
         }
         (PromptKind::MaxUnavailable { set, .. }, Value::IntOrPercent(v)) => {
             ops::set_max_unavailable(state, set, v)
@@ -379,6 +415,22 @@ fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {
     };
     match action {
         Action::Accept => {
+            if let Some(then) = c.then {
+                if !c.log.is_empty() {
+                    log_operator(state, c.log);
+                }
+                let mut cmds: Vec<Command> = c.ops.into_iter().map(Command::Backend).collect();
+                match then {
+                    super::state::Then::Plan { set, steps, bake_seconds } => {
+                        match super::plan_run::start(state, set, steps, bake_seconds) {
+                            Ok(more) => cmds.extend(more),
+                            Err(e) => refuse(state, e),
+                        }
+                    }
+                    super::state::Then::Quit => cmds.extend(quit_now(state)),
+                }
+                return cmds;
+            }
             let said = ops::sent(state, &c.ops, &c.log, format!("{} → {}", c.old, c.new));
             log_operator(state, c.log);
             info(state, said);

@@ -17,7 +17,7 @@ pub mod header;
 pub mod help;
 pub mod layout;
 pub mod timeline;
-pub mod why;
+pub use crate::core::why;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::Pod;
@@ -518,18 +518,29 @@ fn ago(state: &AppState, t: k8s_openapi::jiff::Timestamp) -> Option<String> {
     Some(format!(" {} ago", timeline::duration_text(u64::try_from(secs).unwrap_or(0) * 1000)))
 }
 
-/// The set's plan in the header's words, unless it is done.
+/// The set's plan in the header's words, unless it is done: where it is and who runs it (a
+/// plan under way whose runner's lease ran out says so: nothing drives it).
 fn plan_words(
     set: &StatefulSet,
     now: Option<k8s_openapi::jiff::Timestamp>,
 ) -> Option<(String, bool)> {
-    use crate::plan::record::Phase;
-    match crate::plan::record::plan(set)? {
-        Ok(r) if r.phase == Phase::Done => None,
-        Ok(r) => {
+    use crate::plan::record::{Phase, Reading, Runner};
+    match crate::plan::record::read(set) {
+        Reading::None => None,
+        Reading::Plan(r) if r.phase == Phase::Done => None,
+        Reading::Plan(r) => {
             let now = now.or_else(|| r.since()).unwrap_or_default();
-            Some((r.words(now), r.phase == Phase::Halted))
+            let words = r.words(now);
+            if r.phase.over() {
+                return Some((words, r.phase == Phase::Halted));
+            }
+            let runner = Runner::of(set, now);
+            let words = match &runner {
+                Runner::Live(l) => format!("{words} · {} on {}", l.holder, l.host),
+                other => format!("{words} · {}", other.words()),
+            };
+            Some((words, !runner.alive()))
         }
-        Err(why) => Some((why, true)),
+        Reading::Invalid(why) => Some((format!("plan record invalid: {why}"), true)),
     }
 }

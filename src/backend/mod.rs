@@ -286,6 +286,9 @@ pub enum BackendEvent {
     Listing { kind: ObjKind, so_far: usize },
     /// An [`Op`] failed: what kind of failure, and what was wrong and what is expected.
     OpFailed(Failure),
+    /// The answer to [`ViewOp::Read`]: the set and its pods (those its selector matches) as the
+    /// server holds them now, or why they could not be read.
+    Read { set: ObjRef, read: Result<(Arc<StatefulSet>, Vec<Arc<Pod>>), Failure> },
     /// A cluster write was carried out (`op`: its [`Op::describe`]); `said` when the server's
     /// answer needs words of its own (nothing to change; written, read back after a lost
     /// reply).

@@ -34,6 +34,11 @@ pub enum ViewOp {
     ///
     /// [`BackendEvent::Log`]: crate::backend::BackendEvent::Log
     Logs(Option<LogRequest>),
+    /// Read this set and its pods from the server now (a quorum read, not the watch): a plan's
+    /// verdict rests on it. Answered with [`BackendEvent::Read`].
+    ///
+    /// [`BackendEvent::Read`]: crate::backend::BackendEvent::Read
+    Read(ObjRef),
 }
 
 /// Which log to follow: a pod's first container, now or before its last restart.
@@ -63,6 +68,7 @@ impl Op {
     pub fn describe(&self) -> String {
         match self {
             Op::Cluster(w) => w.op.describe(),
+            Op::View(ViewOp::Read(set)) => format!("read {set}"),
             Op::Sim(SimOp::Pause) => "pause".into(),
             Op::Sim(SimOp::Resume) => "resume".into(),
             Op::Sim(SimOp::Step { n }) => format!("step {n}"),

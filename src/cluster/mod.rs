@@ -30,6 +30,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -51,8 +53,9 @@ pub fn selector_string(sel: &LabelSelector) -> String {
     crate::core::selector::to_query(sel)
 }
 
-/// How long dropping the backend waits for its thread.
-const STOP_WAIT: Duration = Duration::from_millis(200);
+/// How long dropping the backend waits for its thread: a moment, or as long as the writes under
+/// way are let finish ([`WRITES_AT_STOP`]).
+const STOP_WAIT: Duration = Duration::from_millis(2_300);
 
 /// The console's handle on a cluster; dropping it stops the watchers.
 pub struct ClusterBackend {
@@ -144,6 +147,9 @@ fn caps(
     Capabilities { denied, ..Capabilities::cluster() }
 }
 
+/// How long writes under way are let finish when the backend stops (below the drop's wait).
+const WRITES_AT_STOP: Duration = Duration::from_secs(2);
+
 struct Engine {
     target: Target,
     session: connect::Session,
@@ -158,6 +164,9 @@ struct Engine {
     /// The log followed (`ViewOp::Logs`).
     log: Option<focus::Tasks>,
     synced: Arc<AtomicBool>,
+    /// Writes under way: the last ones (a plan's lease given back as the console quits) are
+    /// let finish, for a moment, before the engine stops.
+    writes: Vec<JoinHandle<()>>,
 }
 
 impl Engine {
@@ -173,6 +182,7 @@ impl Engine {
             pod_events: None,
             log: None,
             synced: Arc::new(AtomicBool::new(false)),
+            writes: Vec::new(),
         }
     }
 
@@ -196,6 +206,7 @@ impl Engine {
                 }
                 Op::View(ViewOp::Focus(set)) => self.open(set),
                 Op::View(ViewOp::PodEvents(pod)) => self.pod_events(pod),
+                Op::View(ViewOp::Read(key)) => self.read(key),
                 Op::View(ViewOp::Logs(req)) => {
                     self.log = req.map(|r| {
                         let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
@@ -223,6 +234,8 @@ impl Engine {
         clock.abort();
         preflight.abort();
         self.stop_watching();
+        let pending = std::mem::take(&mut self.writes);
+        let _ = tokio::time::timeout(WRITES_AT_STOP, futures::future::join_all(pending)).await;
     }
 
     fn stop_watching(&mut self) {
@@ -281,7 +294,36 @@ impl Engine {
         })
     }
 
-    fn write(&self, w: crate::backend::Write) {
+    /// A quorum read of `key` and its pods, answered as [`BackendEvent::Read`]: the set (for
+    /// its selector), its pods, then the set again, so any pod change a spec change caused is
+    /// read with that spec change.
+    fn read(&self, key: ObjRef) {
+        let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
+        tokio::spawn(async move {
+            let sets: kube::Api<StatefulSet> =
+                kube::Api::namespaced(client.clone(), &key.namespace);
+            let pods: kube::Api<Pod> = kube::Api::namespaced(client, &key.namespace);
+            let read = async {
+                let first = sets.get(&key.name).await?;
+                let lp =
+                    kube::api::ListParams::default().labels(&selector_string(&first.spec.selector));
+                let pods = pods.list(&lp).await?.items;
+                let set = sets.get(&key.name).await?;
+                Ok::<_, kube::Error>((Arc::new(set), pods.into_iter().map(Arc::new).collect()))
+            };
+            let read = match tokio::time::timeout(Duration::from_secs(10), read).await {
+                Ok(r) => r.map_err(|e| write::failure(&format!("read {key}"), &e)),
+                Err(_) => Err(Failure::new(
+                    format!("read {key}"),
+                    FailureKind::Unavailable,
+                    "no answer within 10s",
+                )),
+            };
+            conn.sink(BackendEvent::Read { set: key, read });
+        });
+    }
+
+    fn write(&mut self, w: crate::backend::Write) {
         let conn = Arc::clone(&self.conn);
         if self.target.read_only {
             let f = Failure::new(
@@ -305,7 +347,8 @@ impl Engine {
             identity: Arc::clone(&self.identity),
             read_back: READ_BACK,
         };
-        tokio::spawn(async move {
+        self.writes.retain(|t| !t.is_finished());
+        self.writes.push(tokio::spawn(async move {
             let op = w.op.describe();
             match writer.write(w).await {
                 Ok(Written::Unchanged(said) | Written::ReadBack(said)) => {
@@ -315,7 +358,7 @@ impl Engine {
                 Ok(Written::Done) => conn.sink(BackendEvent::OpDone { op, said: None }),
                 Err(f) => conn.sink(BackendEvent::OpFailed(f)),
             }
-        });
+        }));
     }
 
     /// Watches the Events about `pod` instead of those about the pod before.

@@ -101,10 +101,20 @@ fn holds(obj: &StatefulSet, patch: &Value) -> bool {
 impl Writer {
     /// Carries out `w`.
     pub async fn write(&self, w: Write) -> Result<Written, Failure> {
+        self.write_returning(w).await.map(|(written, _)| written)
+    }
+
+    /// Carries out `w`; with it, the set as the write left it when the server said (its answer
+    /// to the patch, or what was read back after a lost reply): what a plan's next write is
+    /// decided on, so its writes chain.
+    pub async fn write_returning(
+        &self,
+        w: Write,
+    ) -> Result<(Written, Option<StatefulSet>), Failure> {
         let op = w.op.describe();
         match &w.op {
             ClusterOp::DeletePod { pod, force, uid } => {
-                self.delete_pod(&op, pod, *force, uid.clone()).await
+                self.delete_pod(&op, pod, *force, uid.clone()).await.map(|w| (w, None))
             }
             _ => self.set_write(&op, w).await,
         }
@@ -243,7 +253,11 @@ impl Writer {
         }
     }
 
-    async fn set_write(&self, op: &str, w: Write) -> Result<Written, Failure> {
+    async fn set_write(
+        &self,
+        op: &str,
+        w: Write,
+    ) -> Result<(Written, Option<StatefulSet>), Failure> {
         let key = w.op.target().clone();
         let sets: Api<StatefulSet> = Api::namespaced(self.client.clone(), &key.namespace);
         let mut fresh = match &w.basis {
@@ -271,7 +285,7 @@ impl Writer {
                     Failure { op: op.into(), kind: r.kind, message: r.message, write }
                 })?;
             let new = match decided {
-                Change::Unchanged(why) => return Ok(Written::Unchanged(why)),
+                Change::Unchanged(why) => return Ok((Written::Unchanged(why), Some(fresh))),
                 Change::Set(new) => new,
             };
             let rv = fresh.metadata.resource_version.clone();
@@ -280,21 +294,26 @@ impl Writer {
             let (change, sent) = match w.op {
                 ClusterOp::Scale { replicas, .. } => {
                     let p = json!({"metadata": {"resourceVersion": rv}, "spec": {"replicas": replicas}});
-                    let sent =
-                        sets.patch_scale(&key.name, &params(), &Patch::Merge(&p)).await.map(drop);
+                    let sent = sets
+                        .patch_scale(&key.name, &params(), &Patch::Merge(&p))
+                        .await
+                        .map(|_| None);
                     (json!({"spec": {"replicas": replicas}}), sent)
                 }
                 _ => match steer::merge_patch(&fresh, &new, rv.as_deref()) {
                     Some(p) => {
                         let sent =
-                            sets.patch(&key.name, &params(), &Patch::Merge(&p)).await.map(drop);
+                            sets.patch(&key.name, &params(), &Patch::Merge(&p)).await.map(Some);
                         (steer::merge_patch(&fresh, &new, None).unwrap_or(Value::Null), sent)
                     }
-                    None => return Ok(Written::Unchanged(format!("{key}: nothing to change"))),
+                    None => {
+                        let why = format!("{key}: nothing to change");
+                        return Ok((Written::Unchanged(why), Some(fresh)));
+                    }
                 },
             };
             match sent {
-                Ok(()) => return Ok(Written::Done),
+                Ok(set) => return Ok((Written::Done, set)),
                 Err(kube::Error::Api(s)) if s.code == 409 => {
                     tracing::info!("{op}: 409, re-reading {key} and deciding again");
                     fresh = sets.get(&key.name).await.map_err(|e| failure(op, &e))?;
@@ -317,7 +336,8 @@ impl Writer {
     }
 
     /// A set write whose reply was lost: read back, it is written (`change` holds), not written
-    /// (`undo` holds: the set still reads as before), or changed by someone else.
+    /// (`undo` holds: the set still reads as before), or neither — someone wrote after, and
+    /// whether ours landed first is not known (never "nothing written": the set does not say).
     async fn lost(
         &self,
         op: &str,
@@ -325,16 +345,15 @@ impl Writer {
         sets: &Api<StatefulSet>,
         (change, undo): (&Value, &Value),
         e: &kube::Error,
-    ) -> Result<Written, Failure> {
+    ) -> Result<(Written, Option<StatefulSet>), Failure> {
         let lost = trouble::brief(e);
         tracing::info!("{op}: the reply was lost ({lost}); reading {key} back");
         let Some(now) = self.read_back(|| sets.get(&key.name)).await else {
             return Err(unknown(op, &lost, &key.to_string()));
         };
         if holds(&now, change) {
-            return Ok(Written::ReadBack(format!(
-                "{op}: written (the reply was lost: {lost}; read back)"
-            )));
+            let said = format!("{op}: written (the reply was lost: {lost}; read back)");
+            return Ok((Written::ReadBack(said), Some(now)));
         }
         if holds(&now, undo) {
             return Err(Failure::new(
@@ -343,15 +362,15 @@ impl Writer {
                 format!("the reply was lost ({lost}); read back: nothing was written"),
             ));
         }
-        Err(Failure {
-            op: op.into(),
-            kind: FailureKind::Conflict,
-            message: format!(
+        Err(Failure::new(
+            op.into(),
+            FailureKind::Unknown,
+            format!(
                 "the reply was lost ({lost}); read back, {key} holds neither your change nor \
-                 what you decided on: someone else changed it"
+                 what you decided on: someone else wrote after, and whether yours landed first \
+                 is not known; look before repeating it (ststui explain)"
             ),
-            write: None,
-        })
+        ))
     }
 
     /// The set's ControllerRevisions (by its selector), for undo.
@@ -410,6 +429,47 @@ impl Writes {
     pub fn write(&self, w: Write, read_back: Duration) -> Result<Written, Box<Failure>> {
         let writer = Writer { read_back, ..self.writer.clone() };
         self.runtime.block_on(writer.write(w)).map_err(Box::new)
+    }
+
+    /// [`Writes::write`], with the set as the write left it when known.
+    pub fn write_returning(
+        &self,
+        w: Write,
+        read_back: Duration,
+    ) -> Result<(Written, Option<StatefulSet>), Box<Failure>> {
+        let writer = Writer { read_back, ..self.writer.clone() };
+        self.runtime.block_on(writer.write_returning(w)).map_err(Box::new)
+    }
+
+    /// A quorum read of `key` and its pods (those its selector matches, in the set's
+    /// namespace), for a verdict that must rest on what the server holds now: the pods first,
+    /// then the set, so any pod change a spec change caused is read with that spec change.
+    /// Bounded by `within`.
+    pub fn read(
+        &self,
+        key: &ObjRef,
+        selector: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        within: Duration,
+    ) -> Result<(StatefulSet, Vec<Pod>), Box<Failure>> {
+        let client = self.writer.client.clone();
+        let read = async move {
+            let pods: Api<Pod> = Api::namespaced(client.clone(), &key.namespace);
+            let lp = ListParams::default().labels(&super::selector_string(selector));
+            let pods = pods.list(&lp).await.map_err(|e| failure("read pods", &e))?.items;
+            let sets: Api<StatefulSet> = Api::namespaced(client, &key.namespace);
+            let set = sets.get(&key.name).await.map_err(|e| failure("read the set", &e))?;
+            Ok((set, pods))
+        };
+        self.runtime.block_on(async move {
+            match tokio::time::timeout(within, read).await {
+                Ok(r) => r.map_err(Box::new),
+                Err(_) => Err(Box::new(Failure::new(
+                    "read".into(),
+                    FailureKind::Unavailable,
+                    format!("no answer within {}s", within.as_secs()),
+                ))),
+            }
+        })
     }
 }
 

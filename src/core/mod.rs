@@ -30,6 +30,7 @@ pub mod spec;
 pub mod status;
 pub mod types;
 pub mod update;
+pub mod why;
 
 pub use options::{Options, Semantics, Version};
 pub use reconcile::reconcile;

@@ -42,12 +42,15 @@ pub fn run(target: &crate::cluster::Target, node: &str) -> Result<(), String> {
         let session = crate::cluster::session(target).await?;
         let client = session.client;
         register(&client, node).await?;
-        eprintln!("fake kubelet: node {node} registered at {}; serving pods", session.server);
+        crate::text::err_line(&format!(
+            "fake kubelet: node {node} registered at {}; serving pods",
+            session.server
+        ));
         let mut k = Kubelet::new(client, node);
         tokio::select! {
             () = k.serve() => Ok(()),
             () = stopped() => {
-                eprintln!("fake kubelet: stopped");
+                crate::text::err_line("fake kubelet: stopped");
                 Ok(())
             }
         }
@@ -182,7 +185,7 @@ impl Kubelet {
                 }
                 let (s, problems) = plan::from_config_map(&cm);
                 for p in problems {
-                    eprintln!("fake kubelet: {ns}: {p}");
+                    crate::text::err_line(&format!("fake kubelet: {ns}: {p}"));
                 }
                 tracing::info!("settings for {ns}: {s:?}");
                 self.settings.insert(ns.to_string(), (rv, s.clone()));
@@ -250,7 +253,10 @@ impl Kubelet {
                     }
                 }
                 Err(why) => {
-                    eprintln!("fake kubelet: {}/{}: {why}", t.namespace, t.name);
+                    crate::text::err_line(&format!(
+                        "fake kubelet: {}/{}: {why}",
+                        t.namespace, t.name
+                    ));
                     if let Some(t) = self.pods.get_mut(&uid) {
                         t.fault = Some(value);
                     }
@@ -398,10 +404,10 @@ impl Kubelet {
                 false
             }
             Err(e) => {
-                eprintln!(
+                crate::text::err_line(&format!(
                     "fake kubelet: {}/{}: {action:?} failed: {e}; retrying",
                     t.namespace, t.name
-                );
+                ));
                 if let Some(t) = self.pods.get_mut(uid) {
                     t.retry_at = Some(now + 1000);
                 }

@@ -41,6 +41,9 @@ pub struct Facts<'a> {
     /// What the set's pods were when the bake began (the runner keeps it: the pods' own times
     /// come from the nodes' clocks, which need not agree with the runner's).
     pub baseline: Option<&'a Baseline>,
+    /// The operator's freeze holding the set, in its words (`steer::holding`, read by the
+    /// runner: a freeze halts the plan, naming it).
+    pub frozen: Option<&'a str>,
 }
 
 /// What a pod was when a bake began: the same pod (uid), its restarts, its readiness since.
@@ -120,11 +123,11 @@ pub fn halted(record: &Record, now: Timestamp, why: String) -> Record {
 /// The next thing to do for the plan `record` on what `facts` show.
 pub fn decide(record: &Record, facts: &Facts<'_>) -> Next {
     match record.phase {
-        Phase::Done => return Next::Done,
+        Phase::Done | Phase::Aborted => return Next::Done,
         Phase::Halted => return Next::Halt(record.clone()),
         _ => {}
     }
-    if let Err(why) = still_ours(record, facts.set) {
+    if let Err(why) = still_ours(record, facts.set, facts.frozen) {
         return Next::Halt(halted(record, facts.now, why));
     }
     let since = record.since().unwrap_or(facts.now);
@@ -138,12 +141,12 @@ pub fn decide(record: &Record, facts: &Facts<'_>) -> Next {
             facts.set.metadata.name.as_deref().unwrap_or_default()
         )),
         Phase::Approved => advance(record, facts),
-        Phase::Halted | Phase::Done => Next::Done,
+        Phase::Halted | Phase::Done | Phase::Aborted => Next::Done,
     }
 }
 
 /// Rule 1: what the plan drives is as the plan left it.
-fn still_ours(record: &Record, set: &StatefulSet) -> Result<(), String> {
+fn still_ours(record: &Record, set: &StatefulSet, frozen: Option<&str>) -> Result<(), String> {
     if !record.template.is_empty() && super::record::template_hash(set) != record.template {
         return Err(format!(
             "the template changed under the plan: it no longer is the one of {} (another writer)",
@@ -173,8 +176,8 @@ fn still_ours(record: &Record, set: &StatefulSet) -> Result<(), String> {
     }
     match partition_now(set) {
         Some(p) if p != record.partition => {
-            if let Some(f) = crate::steer::holding(set) {
-                return Err(format!("{}: a freeze halts the plan", f.words()));
+            if let Some(f) = frozen {
+                return Err(format!("{f}: a freeze halts the plan"));
             }
             Err(format!(
                 "the partition moved from {} to {p} under the plan (another writer)",
@@ -239,27 +242,32 @@ fn opened(set: &StatefulSet, partition: i32) -> std::ops::Range<i32> {
     start.saturating_add(partition.max(0))..start.saturating_add(spec::replicas(set))
 }
 
-/// What keeps an opened ordinal from counting as done, if anything.
-fn not_done(pod: Option<&Pod>, update: &str, facts: &Facts<'_>) -> Option<&'static str> {
-    let Some(p) = pod else { return Some("not created") };
+/// What keeps an opened ordinal from counting as done, if anything: a few words, with why a
+/// pod is not Ready as `kubectl describe` would say (`not Ready (CrashLoopBackOff: exit 1, 3
+/// restarts)`).
+fn not_done(pod: Option<&Pod>, update: &str, facts: &Facts<'_>) -> Option<String> {
+    let Some(p) = pod else { return Some(NOT_CREATED.into()) };
     if podf::is_terminating(p) {
-        return Some("terminating");
+        return Some("terminating".into());
     }
     if podf::revision(p) != update {
-        return Some("not updated");
+        return Some(NOT_UPDATED.into());
     }
     if !podf::is_running_and_ready(p) {
-        return Some(if podf::phase(p) == "Running" {
-            "Running, not Ready"
-        } else {
-            "not running"
+        let what = if podf::phase(p) == "Running" { "Running, not Ready" } else { "not running" };
+        return Some(match crate::core::why::reason(p) {
+            Some(why) => format!("{what} ({why})"),
+            None => what.into(),
         });
     }
     if !podf::is_running_and_available(p, facts.min_ready, facts.now) {
-        return Some("Ready, not available yet (minReadySeconds)");
+        return Some("Ready, not available yet (minReadySeconds)".into());
     }
     None
 }
+
+const NOT_CREATED: &str = "not created";
+const NOT_UPDATED: &str = "not updated";
 
 fn pod_at<'a>(facts: &Facts<'a>, ordinal: i32) -> Option<&'a Pod> {
     let at = facts.pods.binary_search_by_key(&ordinal, |(o, _)| *o).ok()?;
@@ -300,7 +308,7 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
     let set = facts.set;
     let name = set.metadata.name.as_deref().unwrap_or_default();
     let range = opened(set, record.partition);
-    let pending: Vec<(i32, &'static str)> = range
+    let pending: Vec<(i32, String)> = range
         .clone()
         .filter_map(|o| not_done(pod_at(facts, o), &record.revision, facts).map(|w| (o, w)))
         .collect();
@@ -313,9 +321,9 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
     }
     if spec::strategy(set).on_delete {
         // One at a time: only while every opened pod that is not on an older revision is done.
-        let moving = pending.iter().any(|(_, w)| *w != "not updated");
+        let moving = pending.iter().any(|(_, w)| w != NOT_UPDATED);
         if !moving
-            && let Some((o, _)) = pending.iter().rev().find(|(_, w)| *w == "not updated")
+            && let Some((o, _)) = pending.iter().rev().find(|(_, w)| w == NOT_UPDATED)
             && let Some(p) = pod_at(facts, *o)
         {
             return Next::Delete {
@@ -325,6 +333,7 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
             };
         }
     }
+    let pending: Vec<(i32, &str)> = pending.iter().map(|(o, w)| (*o, w.as_str())).collect();
     let words = pending_words(name, &pending);
     if stuck_deadline(record, facts).is_some_and(|t| facts.now > t) {
         let after = super::duration_words(facts.stuck_after_ms);
@@ -378,7 +387,10 @@ fn unsteady(p: &Pod, was: Option<&Steady>) -> Option<String> {
         return Some("terminating".into());
     }
     if !podf::is_ready(p) {
-        return Some("not Ready".into());
+        return Some(match crate::core::why::reason(p) {
+            Some(why) => format!("not Ready ({why})"),
+            None => "not Ready".into(),
+        });
     }
     let Some(was) = was else { return Some("appeared during the bake".into()) };
     if podf::uid(p) != was.uid {
@@ -484,12 +496,16 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, String> {
     let first = match now_partition {
         None => 1,
         Some(p) => {
-            let below = targets.iter().position(
-                |t| matches!(t, Target::Update { partition, .. } if *partition < p.min(replicas)),
-            );
+            // The first step not wholly behind the partition: one whose partition is the
+            // partition now is entered (its pods checked, baked), never counted as done.
+            let at = p.min(replicas);
+            let below = targets
+                .iter()
+                .position(|t| matches!(t, Target::Update { partition, .. } if *partition <= at));
+            let last = last_partition(&targets).unwrap_or(0);
             match below {
-                Some(i) => i + 1,
-                None => {
+                Some(i) if at >= last => i + 1,
+                _ => {
                     return Err(format!(
                         "the partition is {p}: every step of the plan is open already (its last \
                          leaves partition {})",
@@ -517,6 +533,7 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, String> {
         by: start.by.clone(),
         started: stamp(facts.now),
         reason: None,
+        began_at: Some(now_partition.unwrap_or(replicas)),
     };
     Ok(enter(&record, first, &targets, facts))
 }

@@ -5,13 +5,18 @@
 //! anything wrong.
 //!
 //! Owns: the plan's vocabulary ([`Steps`] and their rounding), its record on the set
-//! ([`record`]: the plan's state and the runner's lease, in annotations), and the pure decision
-//! ([`decide`]: given what the set and its pods show, what the runner does next). The runner
-//! that carries decisions out lives with the verbs (`verbs::rollout`), through the cluster
-//! write path. Must not: do IO, read a clock (time is an input), or use `app`, `ui`, `sim`.
+//! ([`record`]: the plan's state and the runner's lease, in annotations, and the one reader of
+//! them), what an invocation asks against what the record says ([`ask`]), the pure decision
+//! ([`decide`]: given what the set and its pods show, what the runner does next), the words
+//! for each move ([`said`]), and the ONE plan loop ([`engine`]) that `ststui rollout`, the
+//! console and the simulator adapt. Must not: do IO, read a clock (time is an input), or use
+//! `app`, `ui`, `sim`, `steer`, `cluster`.
 
+pub mod ask;
 pub mod decide;
+pub mod engine;
 pub mod record;
+pub mod said;
 
 use std::fmt;
 

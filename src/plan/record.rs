@@ -8,7 +8,12 @@
 //!   process, until when. Written with the set's resourceVersion as precondition and renewed
 //!   while the runner lives; a second runner refuses while it holds.
 //!
-//! Owns: the two formats and what they say in words. Pure.
+//! [`read`] is the one reader of the record: every surface (the console's header and set list,
+//! `explain`, `wait`, the runners) reads it through it, so a record is read one way everywhere —
+//! a plan, none, or invalid (naming what is wrong). The record says what happened; it never
+//! decides what a runner executes (`plan::ask`).
+//!
+//! Owns: the two formats, their validity and what they say in words. Pure.
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::Timestamp;
@@ -39,6 +44,9 @@ pub enum Phase {
     Halted,
     /// Every step done.
     Done,
+    /// Rolled back by `ststui abort` (the template reverted, the partition back where the plan
+    /// began).
+    Aborted,
 }
 
 impl Phase {
@@ -52,7 +60,13 @@ impl Phase {
             Phase::Approved => "approved",
             Phase::Halted => "halted",
             Phase::Done => "done",
+            Phase::Aborted => "aborted",
         }
+    }
+
+    /// Whether the plan is over (nothing drives the partition any more): done, halted, aborted.
+    pub fn over(self) -> bool {
+        matches!(self, Phase::Done | Phase::Halted | Phase::Aborted)
     }
 
     pub fn word(self) -> &'static str {
@@ -64,6 +78,7 @@ impl Phase {
             Phase::Approved => "approved",
             Phase::Halted => "halted",
             Phase::Done => "done",
+            Phase::Aborted => "aborted",
         }
     }
 }
@@ -95,9 +110,13 @@ pub struct Record {
     pub partition: i32,
     pub by: String,
     pub started: String,
-    /// Why it halted.
+    /// Why it halted (or who aborted it).
     #[serde(default)]
     pub reason: Option<String>,
+    /// The partition before the plan's first step (what `ststui abort` puts back); absent in
+    /// records older than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub began_at: Option<i32>,
 }
 
 impl Record {
@@ -133,6 +152,43 @@ impl Record {
         }
     }
 
+    /// Whether the record holds together: its steps parse and count `of`, its step is one of
+    /// them, its bake is at most [`MAX_BAKE_SECONDS`], its failure policy and times are words
+    /// this version knows. `Err` names the field and what is expected.
+    pub fn check(&self) -> Result<(), String> {
+        let steps = self
+            .parsed_steps()
+            .map_err(|e| format!("its steps {:?} do not parse: {e}", self.steps))?;
+        if self.of != steps.0.len() {
+            return Err(format!(
+                "it counts {} steps, but its steps {:?} are {}",
+                self.of,
+                self.steps,
+                steps.0.len()
+            ));
+        }
+        if self.step < 1 || self.step > self.of {
+            return Err(format!("it is at step {} of {}", self.step, self.of));
+        }
+        if self.bake_seconds > MAX_BAKE_SECONDS {
+            return Err(format!(
+                "its bake of {} is longer than {} (the longest a plan bakes)",
+                duration_words(self.bake_seconds.saturating_mul(1000)),
+                duration_words(MAX_BAKE_SECONDS * 1000)
+            ));
+        }
+        if !matches!(self.on_failure.as_str(), "hold" | "undo") {
+            return Err(format!("its onFailure {:?} is neither hold nor undo", self.on_failure));
+        }
+        if self.partition < 0 {
+            return Err(format!("its partition {} is negative", self.partition));
+        }
+        if self.since().is_none() {
+            return Err(format!("its since {:?} is not a time (RFC 3339)", self.since));
+        }
+        Ok(())
+    }
+
     /// The timeline's `plan` line for a move of this record on `set`, said as `text`.
     pub fn event(&self, set: &str, text: String) -> crate::backend::EventKind {
         crate::backend::EventKind::Plan {
@@ -158,15 +214,19 @@ impl Record {
                 format!("plan halted at {at}: {why}")
             }
             Phase::Done => format!("plan done: {} ({})", steps_words(self.of), self.steps),
+            Phase::Aborted => {
+                let who = self.reason.as_deref().unwrap_or("aborted");
+                format!("plan aborted at {at}: {who}")
+            }
             Phase::Baking => {
                 let left = (self.bake_seconds * 1000).saturating_sub(since_ms);
                 format!("plan {at}: baking, {} left", duration_words(left))
             }
             Phase::Gate => format!(
-                "plan {at}: waiting for approval for {} (A in a console, or ststui approve)",
+                "plan {at}: waiting for approval, {} so far (A in a console, or ststui approve)",
                 duration_words(since_ms)
             ),
-            p => format!("plan {at}: {} for {}", p.word(), duration_words(since_ms)),
+            p => format!("plan {at}: {}, {} so far", p.word(), duration_words(since_ms)),
         }
     }
 }
@@ -176,16 +236,65 @@ pub fn steps_words(n: usize) -> String {
     if n == 1 { "1 step".into() } else { format!("{n} steps") }
 }
 
-/// The set's plan record: `None` without one, `Some(Err)` naming what is wrong with one that
-/// cannot be read.
-pub fn plan(set: &StatefulSet) -> Option<Result<Record, String>> {
-    let raw = set.metadata.annotations.as_ref()?.get(PLAN)?;
-    Some(serde_json::from_str(raw).map_err(|e| format!("{PLAN} cannot be read ({e}): {raw:?}")))
+/// The longest bake a plan takes (a record asking for more is invalid; `--bake` refuses more).
+pub const MAX_BAKE_SECONDS: u64 = 24 * 3600;
+
+/// What the set's plan record says: the one reading every surface uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    /// No plan is recorded.
+    None,
+    /// A record that cannot be read or does not hold together: why, in words (the record's
+    /// own text escaped and cut short: it is written by whoever may patch the set).
+    Invalid(String),
+    /// A plan.
+    Plan(Box<Record>),
 }
 
-/// The set's plan while it is under way (not done, not halted): it drives the partition.
+impl Reading {
+    /// The plan, when the record is one.
+    pub fn plan(&self) -> Option<&Record> {
+        match self {
+            Reading::Plan(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The plan while it is under way (not done, halted nor aborted): it drives the partition.
+    pub fn under_way(&self) -> Option<&Record> {
+        self.plan().filter(|r| !r.phase.over())
+    }
+
+    /// What to do about an invalid record, for a message.
+    pub fn invalid_words(why: &str, set: &str) -> String {
+        format!(
+            "the plan record ({PLAN}) is invalid: {why}; `ststui abort {set}` clears it, or              `ststui rollout {set} --steps … --force` starts a plan over it"
+        )
+    }
+}
+
+/// Reads the set's plan record (the one reader).
+pub fn read(set: &StatefulSet) -> Reading {
+    let Some(raw) = set.metadata.annotations.as_ref().and_then(|a| a.get(PLAN)) else {
+        return Reading::None;
+    };
+    let shown = || {
+        let cut: String = raw.chars().take(120).collect();
+        let more = if raw.chars().count() > 120 { "…" } else { "" };
+        format!("{}{more}", crate::text::escape_controls(&cut))
+    };
+    match serde_json::from_str::<Record>(raw) {
+        Err(e) => Reading::Invalid(format!("it cannot be read ({e}): {}", shown())),
+        Ok(r) => match r.check() {
+            Ok(()) => Reading::Plan(Box::new(r)),
+            Err(why) => Reading::Invalid(why),
+        },
+    }
+}
+
+/// The set's plan while it is under way (not over): it drives the partition.
 pub fn under_way(set: &StatefulSet) -> Option<Record> {
-    plan(set)?.ok().filter(|r| !matches!(r.phase, Phase::Done | Phase::Halted))
+    read(set).under_way().cloned()
 }
 
 /// A runner's lease on a plan.
@@ -217,6 +326,58 @@ impl Lease {
 pub fn lease(set: &StatefulSet) -> Option<Lease> {
     let raw = set.metadata.annotations.as_ref()?.get(LEASE)?;
     serde_json::from_str(raw).ok()
+}
+
+/// The lease's text as the set holds it (the precondition of the next lease write).
+pub fn lease_text(set: &StatefulSet) -> Option<String> {
+    set.metadata.annotations.as_ref()?.get(LEASE).cloned()
+}
+
+/// Who runs the set's plan, as its lease says at a time: every surface says it the same way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Runner {
+    /// No lease.
+    None,
+    /// A lease that cannot be read: held as live (never taken over).
+    Unreadable,
+    /// A lease that holds: the runner is alive as far as anyone can tell.
+    Live(Lease),
+    /// A lease that ran out: its runner stopped (killed, its machine gone) or cannot reach the
+    /// server.
+    Lapsed(Lease),
+}
+
+impl Runner {
+    /// The set's runner at `now`.
+    pub fn of(set: &StatefulSet, now: Timestamp) -> Runner {
+        if set.metadata.annotations.as_ref().and_then(|a| a.get(LEASE)).is_none() {
+            return Runner::None;
+        }
+        match lease(set) {
+            None => Runner::Unreadable,
+            Some(l) if l.holds(now) => Runner::Live(l),
+            Some(l) => Runner::Lapsed(l),
+        }
+    }
+
+    /// Whether a runner drives the plan now.
+    pub fn alive(&self) -> bool {
+        matches!(self, Runner::Live(_) | Runner::Unreadable)
+    }
+
+    /// "runner ana on build-7 (pid 4242), lease until 10:02:11Z", "no runner (its lease ran out
+    /// at 10:02:11Z: ana on build-7, pid 4242)", "no runner".
+    pub fn words(&self) -> String {
+        match self {
+            Runner::None => "no runner".into(),
+            Runner::Unreadable => format!("a runner whose lease ({LEASE}) cannot be read"),
+            Runner::Live(l) => format!("runner {}", l.words()),
+            Runner::Lapsed(l) => format!(
+                "no runner (its lease ran out at {}: {} on {}, pid {})",
+                l.expires, l.holder, l.host, l.pid
+            ),
+        }
+    }
 }
 
 /// A hash of the set's pod template (FNV-1 of its JSON), for [`Record::template`].

@@ -104,7 +104,15 @@ fn pod(o: i32, rev: &str, ready_since: Option<i64>) -> Pod {
 
 fn facts<'a>(set: &'a StatefulSet, pods: &'a [(i32, &'a Pod)], now: i64) -> Facts<'a> {
     let min_ready = MinReady::default();
-    Facts { set, pods, now: at(now), min_ready, stuck_after_ms: 600_000, baseline: None }
+    Facts {
+        set,
+        pods,
+        now: at(now),
+        min_ready,
+        stuck_after_ms: 600_000,
+        baseline: None,
+        frozen: None,
+    }
 }
 
 fn baked<'a>(f: Facts<'a>, base: &'a Baseline) -> Facts<'a> {
@@ -190,6 +198,7 @@ fn a_plan_halts_on_another_writer_a_freeze_a_stuck_step_and_an_unsteady_bake() {
         by: "ana".into(),
         started: stamp(at(0)),
         reason: None,
+        began_at: None,
     };
     let reason = |n: Next| match n {
         Next::Halt(r) => {
@@ -223,7 +232,9 @@ fn a_plan_halts_on_another_writer_a_freeze_a_stuck_step_and_an_unsteady_bake() {
         ]
         .into(),
     );
-    assert!(reason(decide(&record, &facts(&frozen, &pods, 1))).contains("frozen by bo"));
+    let words = crate::steer::holding(&frozen).map(|f| f.words());
+    let held = Facts { frozen: words.as_deref(), ..facts(&frozen, &pods, 1) };
+    assert!(reason(decide(&record, &held)).contains("frozen by bo"));
     // web-3 never comes up: halted after stuck_after, naming it.
     let s = set(4, 3, "a", "b");
     let broken = pod(3, "b", None);
@@ -291,16 +302,29 @@ fn a_plan_halts_on_another_writer_a_freeze_a_stuck_step_and_an_unsteady_bake() {
 fn a_plan_starts_where_the_partition_is_and_refuses_when_there_is_nothing_to_do() {
     let old: Vec<Pod> = (0..4).map(|o| pod(o, "a", Some(0))).collect();
     let pods: Vec<(i32, &Pod)> = old.iter().enumerate().map(|(o, p)| (o as i32, p)).collect();
-    // Partition 3 already: the 1-pod step is behind it, the plan starts at 50%.
+    // Partition 3 already (a halted plan left it there): the 1-pod step is entered, its pod
+    // checked and baked — never counted as done, never skipped to 50%.
     let s = set(4, 3, "a", "b");
+    let Ok(Next::Record(record)) = begin(&start("1,50%,100%", 0), &facts(&s, &pods, 0)) else {
+        panic!()
+    };
+    assert_eq!((record.step, record.partition, record.phase), (1, 3, Phase::Waiting));
+    assert_eq!(record.began_at, Some(3));
+    // Between two steps: the next one opens.
     let Ok(Next::Open { from: 3, to: 2, record }) =
-        begin(&start("1,50%,100%", 0), &facts(&s, &pods, 0))
+        begin(&start("2,100%", 0), &facts(&s, &pods, 0))
     else {
         panic!()
     };
-    assert_eq!(record.step, 2);
+    assert_eq!((record.step, record.partition), (1, 2));
+    // Partition 0 with pods not updated: the last step is entered (checked, baked).
     let s = set(4, 0, "a", "b");
-    let e = begin(&start("1,50%,100%", 0), &facts(&s, &pods, 0)).unwrap_err();
+    let Ok(Next::Record(last)) = begin(&start("1,50%,100%", 0), &facts(&s, &pods, 0)) else {
+        panic!()
+    };
+    assert_eq!((last.step, last.partition), (3, 0));
+    // Past the plan's last step: nothing it could open.
+    let e = begin(&start("1,50%", 0), &facts(&s, &pods, 0)).unwrap_err();
     assert!(e.contains("every step of the plan is open already"), "{e}");
     let s = set(4, 4, "b", "b");
     let new: Vec<Pod> = (0..4).map(|o| pod(o, "b", Some(0))).collect();
@@ -369,6 +393,7 @@ fn the_record_reads_as_the_console_says_it() {
         by: "ana".into(),
         started: stamp(at(0)),
         reason: None,
+        began_at: None,
     };
     assert_eq!(r.words(at(48)), "plan 2/3 (50%): baking, 1m12s left");
     let h =

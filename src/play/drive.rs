@@ -70,11 +70,11 @@ impl ClusterPlayer {
             Output::Driving => d.started = true,
             Output::Stepped(n) => d.stepped = Some(n),
             Output::OtherController(words) => {
-                eprintln!("ststui: {words}");
+                crate::text::err_line(&format!("ststui: {words}"));
                 d.other = Some(words.clone());
                 self.emit(EventKind::Error { line: None, message: words });
             }
-            Output::WatchError(e) => eprintln!("ststui: {e} (retrying)"),
+            Output::WatchError(e) => crate::text::err_line(&format!("ststui: {e} (retrying)")),
         }
     }
 

@@ -149,7 +149,7 @@ pub fn run(
     let mut script = match scenario::parse_file(script_path) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("ststui: bad script: {e}");
+            crate::text::err_line(&format!("ststui: bad script: {e}"));
             return EXIT_BAD_INPUT;
         }
     };
@@ -157,7 +157,7 @@ pub fn run(
     if let Some((line, why)) =
         script.lines.iter().find_map(|l| cluster_refusal(&l.command, drive).map(|w| (l, w)))
     {
-        eprintln!("ststui: {}", bad(&file, line, why));
+        crate::text::err_line(&format!("ststui: {}", bad(&file, line, why)));
         return EXIT_BAD_INPUT;
     }
     let mut manifests = BTreeMap::new();
@@ -166,12 +166,15 @@ pub fn run(
             match crate::sim::manifest::load(path) {
                 Ok(m) => {
                     for w in &m.warnings {
-                        eprintln!("ststui: warning: {w}");
+                        crate::text::err_line(&format!("ststui: warning: {w}"));
                     }
                     manifests.insert(line.number, m.sets);
                 }
                 Err(e) => {
-                    eprintln!("ststui: bad script: {file}:{}: apply: {e}", line.number);
+                    crate::text::err_line(&format!(
+                        "ststui: bad script: {file}:{}: apply: {e}",
+                        line.number
+                    ));
                     return EXIT_BAD_INPUT;
                 }
             }
@@ -181,7 +184,7 @@ pub fn run(
         match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("ststui: cannot start the client runtime: {e}");
+                crate::text::err_line(&format!("ststui: cannot start the client runtime: {e}"));
                 return EXIT_CLUSTER;
             }
         };
@@ -189,7 +192,7 @@ pub fn run(
         let session = match crate::cluster::session(target).await {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("ststui: {e}");
+                crate::text::err_line(&format!("ststui: {e}"));
                 return EXIT_CLUSTER;
             }
         };
@@ -197,7 +200,7 @@ pub fn run(
         let version = match reachable(&session, deadline).await {
             Ok(v) => v,
             Err(why) => {
-                eprintln!("ststui: {why}");
+                crate::text::err_line(&format!("ststui: {why}"));
                 return EXIT_CLUSTER;
             }
         };
@@ -223,7 +226,7 @@ pub fn run(
                     }
                     _ => format!("(no node labelled {}=true)", crate::fakelet::plan::NODE_LABEL),
                 };
-                eprintln!(
+                crate::text::err_line(&format!(
                     "ststui: {}",
                     bad(
                         &file,
@@ -233,7 +236,7 @@ pub fn run(
                              fake-kubelet` against it {why}"
                         ),
                     )
-                );
+                ));
                 return EXIT_BAD_INPUT;
             }
         }
@@ -262,7 +265,7 @@ pub fn run(
         let (tx, rx) = mpsc::channel(1024);
         if drive {
             if ns.len() > 1 {
-                eprintln!(
+                crate::text::err_line(&format!(
                     "ststui: --drive drives one namespace ({}); the script also names {}",
                     session.namespace,
                     ns.iter()
@@ -270,17 +273,17 @@ pub fn run(
                         .cloned()
                         .collect::<Vec<_>>()
                         .join(", ")
-                );
+                ));
                 return EXIT_BAD_INPUT;
             }
             if let Err(e) = crate::drive::access::may_drive(&session).await {
-                eprintln!("ststui: {e}");
+                crate::text::err_line(&format!("ststui: {e}"));
                 return EXIT_CLUSTER;
             }
             match start_driver(&session, &player, tx.clone()) {
                 Ok(d) => player.drive = Some(d),
                 Err(e) => {
-                    eprintln!("ststui: {e}");
+                    crate::text::err_line(&format!("ststui: {e}"));
                     return EXIT_CLUSTER;
                 }
             }
@@ -337,7 +340,7 @@ impl ClusterPlayer {
             Err(e) => {
                 // Said once while it repeats (the watchers retry every few seconds).
                 if self.last_error.as_ref() != Some(&e) {
-                    eprintln!("ststui: {e} (retrying)");
+                    crate::text::err_line(&format!("ststui: {e} (retrying)"));
                     self.last_error = Some(e);
                 }
             }
@@ -385,7 +388,9 @@ impl ClusterPlayer {
         let listed = self.pump(&mut rx, deadline, |p| p.world.unlisted == 0).await;
         if !listed || self.world.unlisted > 0 {
             let why = self.last_error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
-            eprintln!("ststui: the cluster's objects could not be listed before the timeout{why}");
+            crate::text::err_line(&format!(
+                "ststui: the cluster's objects could not be listed before the timeout{why}"
+            ));
             return EXIT_CLUSTER;
         }
         if self.drive.is_some() {
@@ -466,13 +471,16 @@ impl ClusterPlayer {
             return code;
         }
         for (number, text, detail) in &failures {
-            eprintln!("{}:{number}: expect failed: {text}", self.file);
-            eprintln!("    {detail}");
+            crate::text::err_line(&format!("{}:{number}: expect failed: {text}", self.file));
+            crate::text::err_line(&format!("    {detail}"));
         }
         if failures.is_empty() {
             EXIT_OK
         } else {
-            eprintln!("ststui: {} of {expects} expectations failed", failures.len());
+            crate::text::err_line(&format!(
+                "ststui: {} of {expects} expectations failed",
+                failures.len()
+            ));
             EXIT_FAILED
         }
     }

@@ -535,6 +535,22 @@ impl Runner {
                 self.send_log();
                 return;
             }
+            Op::View(ViewOp::Read(key)) => {
+                // The store is the truth: a read of it is fresh.
+                let read = match self.sim.set(&key) {
+                    Some(set) => {
+                        let pods = self.sim.pods_of(&key).into_iter().cloned().map(Arc::new);
+                        Ok((Arc::new(set.clone()), pods.collect()))
+                    }
+                    None => Err(Failure::new(
+                        format!("read {key}"),
+                        FailureKind::NotFound,
+                        format!("{key} does not exist"),
+                    )),
+                };
+                (self.sink)(BackendEvent::Read { set: key, read });
+                return;
+            }
             Op::Sim(SimOp::Pause | SimOp::Resume | SimOp::Step { .. }) | Op::View(_) => {}
             _ => self.detach(),
         }

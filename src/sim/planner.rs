@@ -1,21 +1,22 @@
 //! Rollout plans run inside the simulator: a scenario's `rollout NAME steps=…` line starts one,
-//! and it runs as virtual time passes, as `ststui rollout` runs beside a cluster — the same pure
-//! decision (`plan::decide`), its writes through the simulated API (`ops`), its record and lease
-//! the verb's annotations, so `explain`, every console and a served `ststui rollout` see it. A
-//! plan rehearsed headless or at ×100 is the plan run later on production.
+//! and it runs as virtual time passes — the plan engine (`plan::engine`, the one `ststui
+//! rollout` and the console run) adapted to the simulated world: its writes through the
+//! simulated API (`ops`), answered at once with the set as stored; its record and lease the
+//! verb's annotations, so `explain`, every console and a served `ststui rollout` see it. A plan
+//! rehearsed headless or at ×100 is the plan run later on production.
 //!
-//! Differences from the verb: no checks (a deterministic simulation runs no processes); a halt
-//! needs no grace (the simulator sees every write at once); the lease is held until the plan
-//! ends, not renewed (no timer keeps `settle` busy while a plan waits at its gate). A plan is
+//! Differences from the verb, all in the engine's [`Config`]: no checks (a deterministic
+//! simulation runs no processes); no fresh reads (the store is the truth); the lease is held
+//! until the plan ends, not renewed (no timer keeps `settle` busy while a plan waits at its
+//! gate); a plan waits for the controller to observe its spec as long as that takes. A plan is
 //! evaluated when the set or one of its pods changed, or when its bake or its `stuck-after`
 //! comes due (the agenda wakes it); each move is a `plan` line on the timeline.
 //!
-//! Owns: [`Planner`] (the plans under way) and their moves. Must not: read a wall clock, or
+//! Owns: [`Planner`] (the plans under way) and the adapter. Must not: read a wall clock, or
 //! write to the store except through `ops`.
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
@@ -23,11 +24,12 @@ use super::clock::{Due, Ticket};
 use super::engine::World;
 use super::ops::{self, OpError};
 use super::store::Change;
-use crate::backend::{ClusterOp, EventKind, ObjKind, ObjRef, Op, Write};
+use crate::backend::{ClusterOp, EventKind, Failure, ObjKind, ObjRef, Op, Write};
 use crate::core::labels;
 use crate::core::pod::MinReady;
-use crate::plan::decide::{self, Baseline, Facts, Next, Start};
-use crate::plan::record::{self, Lease, Phase, Record, stamp};
+use crate::plan::ask::Ask;
+use crate::plan::engine::{Act, Config, End, Engine, View};
+use crate::plan::record::{self, Phase, Reading, Record, stamp};
 use crate::plan::{OnFailure, Steps};
 
 /// The host a simulator's lease names.
@@ -37,6 +39,8 @@ const HOLD: SignedDuration = SignedDuration::from_hours(24 * 365);
 /// Evaluations at one virtual instant beyond which a plan is stopped (a plan writing in
 /// circles would otherwise hold time still).
 const MAX_RUNS_PER_INSTANT: u32 = 1_000;
+/// Engine turns in one evaluation (each write is answered at once, so a turn follows a turn).
+const TURNS: usize = 64;
 
 /// A `rollout` line: what plan to run on which set.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,11 +65,9 @@ pub struct Planner {
 
 #[derive(Debug, Clone)]
 struct Run {
-    rollout: Rollout,
-    /// Not begun: waits for the controller to observe the spec the plan rolls out.
-    begun: bool,
-    /// The set's pods when the bake under way began.
-    baseline: Option<Baseline>,
+    /// The script line that started it.
+    line: usize,
+    engine: Engine,
     /// The agenda's wake-up for this plan (one at a time).
     wake: Option<Ticket>,
 }
@@ -98,29 +100,52 @@ impl Planner {
     }
 }
 
-/// Starts `r` (it begins once the controller has observed the set's spec).
+/// The engine for `r`.
+fn engine(r: &Rollout) -> Engine {
+    let cfg = Config {
+        set: r.set.clone(),
+        host: HOST.into(),
+        pid: 0,
+        hold: HOLD,
+        renew: HOLD,
+        retry: SignedDuration::from_secs(1),
+        fresh_reads: false,
+        observe: SignedDuration::from_secs(10),
+        runs_checks: false,
+        stuck_after_ms: r.stuck_after_ms,
+        dead: None,
+        wait_lease: false,
+        observe_spec: None,
+    };
+    let ask = Ask {
+        steps: Some(r.steps.clone()),
+        bake_seconds: r.bake_seconds,
+        checks: Vec::new(),
+        on_failure: r.on_failure,
+        // The scenario says what plan to run: it replaces what the set records.
+        force: true,
+        continue_halted: false,
+        by: String::new(),
+    };
+    Engine::new(cfg, ask)
+}
+
+/// Starts `r`; refused at once (the line's error) when it cannot begin.
 pub fn start(w: &mut World, r: Rollout) -> Result<(), OpError> {
-    let set = w.store.sets().get(&r.set).ok_or_else(|| OpError::SetNotFound(r.set.clone()))?;
+    if w.store.sets().get(&r.set).is_none() {
+        return Err(OpError::SetNotFound(r.set.clone()));
+    }
     if w.planner.runs_on(&r.set) {
         return Err(OpError::Invalid(format!(
             "a plan already runs on {}: expected it to end (or `approve`) before another starts",
             r.set
         )));
     }
-    let now = w.store.clock().timestamp();
-    if let Some(held) = record::lease(set).filter(|l| l.holds(now)) {
-        return Err(OpError::Invalid(format!(
-            "a plan runner holds {}: {}; nothing started",
-            r.set,
-            held.words()
-        )));
-    }
-    let observed = decide::observed_update_revision(set).is_some();
     let key = r.set.clone();
-    let run = Run { rollout: r, begun: false, baseline: None, wake: None };
+    let run = Run { line: r.line, engine: engine(&r), wake: None };
     w.planner.runs.insert(key.clone(), run);
     w.planner.dirty = true;
-    if observed && let Err(why) = evaluate(w, &key) {
+    if let Some(why) = evaluate(w, &key) {
         // It cannot begin: the line itself is refused.
         cancel_wake(w, &key);
         w.planner.runs.remove(&key);
@@ -132,10 +157,14 @@ pub fn start(w: &mut World, r: Rollout) -> Result<(), OpError> {
 /// `approve NAME`: the plan waiting at its gate goes on (whoever runs it).
 pub fn approve(w: &mut World, key: &ObjRef) -> Result<(), OpError> {
     let set = w.store.sets().get(key).ok_or_else(|| OpError::SetNotFound(key.clone()))?;
-    let r = match record::plan(set) {
-        None => return Err(OpError::Invalid(format!("{key} has no rollout plan to approve"))),
-        Some(Err(why)) => return Err(OpError::Invalid(why)),
-        Some(Ok(r)) => r,
+    let r = match record::read(set) {
+        Reading::None => {
+            return Err(OpError::Invalid(format!("{key} has no rollout plan to approve")));
+        }
+        Reading::Invalid(why) => {
+            return Err(OpError::Invalid(Reading::invalid_words(&why, &key.name)));
+        }
+        Reading::Plan(r) => r,
     };
     let now = w.store.clock().timestamp();
     if r.phase != Phase::Gate {
@@ -144,9 +173,14 @@ pub fn approve(w: &mut World, key: &ObjRef) -> Result<(), OpError> {
             r.words(now)
         )));
     }
-    let approved = Record { phase: Phase::Approved, since: stamp(now), ..r };
-    let set = set.clone();
-    write_record(w, key, None, &approved, &set)
+    let approved = Record { phase: Phase::Approved, since: stamp(now), ..*r };
+    let op = ClusterOp::Plan {
+        set: key.clone(),
+        partition: None,
+        record: serde_json::to_string(&approved).unwrap_or_default(),
+    };
+    let basis = Some(Box::new(set.clone()));
+    ops::apply(w, Op::Cluster(Write { op, basis }))
 }
 
 /// Evaluates every plan under way once (the engine calls it while [`Planner::wants_run`]).
@@ -165,15 +199,93 @@ pub fn run(w: &mut World) {
             end(w, &key, Some(why));
             continue;
         }
-        if let Err(why) = evaluate(w, &key) {
-            let line = w.planner.runs.get(&key).map_or(0, |r| r.rollout.line);
+        if let Some(why) = evaluate(w, &key) {
+            let line = w.planner.runs.get(&key).map_or(0, |r| r.line);
             refuse(w, &key, line, why);
         }
     }
 }
 
+/// The engine's turns on `key` until it waits or ends; `Some(why)` when the plan could not
+/// begin (nothing was written).
+fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
+    for _ in 0..TURNS {
+        let mut run = w.planner.runs.remove(key)?;
+        let now = w.store.clock().timestamp();
+        let act = match w.store.sets().get(key).cloned() {
+            None => {
+                run.engine.stop(format!("{key} no longer exists"));
+                let pods: Vec<(i32, &Pod)> = Vec::new();
+                let set = k8s_openapi::api::apps::v1::StatefulSet::default();
+                turn(w, &mut run, &set, &pods, now)
+            }
+            Some(set) => {
+                let pods = pods_of(w, key, &set);
+                turn(w, &mut run, &set, &pods, now)
+            }
+        };
+        for said in run.engine.said() {
+            match &said.record {
+                Some(r) => w.store.note_in(&key.namespace, r.event(&key.name, said.text)),
+                None => {
+                    let text = format!("plan {}: {}", key.name, said.text);
+                    w.store.note_in(&key.namespace, EventKind::Command { line: 0, text });
+                }
+            }
+        }
+        w.planner.runs.insert(key.clone(), run);
+        match act {
+            Act::Write(write) => {
+                let result = ops::apply(w, Op::Cluster(write.clone()));
+                let result = match result {
+                    Ok(()) => Ok(w.store.sets().get(key).cloned()),
+                    Err(e) => {
+                        Err(Box::new(Failure::new(write.op.describe(), e.kind(), e.to_string())))
+                    }
+                };
+                if let Some(run) = w.planner.runs.get_mut(key) {
+                    run.engine.wrote(now, result);
+                }
+            }
+            Act::Revert { revision, stuck, .. } => {
+                let outcome = revert(w, key, &revision, &stuck);
+                if let Some(run) = w.planner.runs.get_mut(key) {
+                    run.engine.reverted(outcome);
+                }
+            }
+            Act::Wait { until, .. } => {
+                schedule(w, key, until);
+                return None;
+            }
+            Act::End(end) => return ended(w, key, end),
+            // Never asked of the simulator (no fresh reads, no checks).
+            Act::Read | Act::Check { .. } => return None,
+        }
+    }
+    end(w, key, Some(format!("plan stopped: more than {TURNS} moves in one evaluation")));
+    None
+}
+
+fn turn(
+    w: &World,
+    run: &mut Run,
+    set: &k8s_openapi::api::apps::v1::StatefulSet,
+    pods: &[(i32, &Pod)],
+    now: Timestamp,
+) -> Act {
+    let seconds = set.spec.min_ready_seconds.unwrap_or(0);
+    let min_ready = MinReady::new(seconds, &w.controller.options().semantics);
+    let frozen = crate::steer::holding(set).map(|f| f.words());
+    let view = View { set, pods, now, min_ready, frozen: frozen.as_deref(), fresh: true };
+    run.engine.next(&view)
+}
+
 /// The set's pods with their ordinals, as the controller claims them, in ordinal order.
-fn pods_of<'w>(w: &'w World, key: &ObjRef, set: &StatefulSet) -> Vec<(i32, &'w Pod)> {
+fn pods_of<'w>(
+    w: &'w World,
+    key: &ObjRef,
+    set: &k8s_openapi::api::apps::v1::StatefulSet,
+) -> Vec<(i32, &'w Pod)> {
     let uid = set.metadata.uid.as_deref();
     labels::members(&key.name, uid, w.store.pods().in_namespace(&key.namespace))
         .into_iter()
@@ -181,178 +293,18 @@ fn pods_of<'w>(w: &'w World, key: &ObjRef, set: &StatefulSet) -> Vec<(i32, &'w P
         .collect()
 }
 
-/// What a look at the plan on `key` decided, owned (so the world can be written to after).
-enum Move {
-    /// Nothing to do yet: the controller has not observed the spec.
-    NotYet,
-    /// The plan ends: the set or its record is gone (why).
-    Stop(String),
-    /// The plan cannot begin (why).
-    Refuse(String),
-    /// Take the lease, then the first move.
-    Begin(Next),
-    /// The move, when a wait ends by itself, and what the move needs of the pods.
-    Go { next: Next, wake: Option<Timestamp>, seen: Seen },
-}
-
-/// What a move needs of the pods as they were decided on.
-#[derive(Default)]
-struct Seen {
-    /// A bake begins: the pods as they are.
-    baseline: Option<Baseline>,
-    /// A halt: the pods stuck on the plan's revision (for `undo`), name and uid.
-    stuck: Vec<(String, String)>,
-}
-
-/// Reads the plan on `key` and decides its next move (the world only read).
-fn look(w: &World, key: &ObjRef) -> Move {
-    let Some(run) = w.planner.runs.get(key) else { return Move::NotYet };
-    let Some(set) = w.store.sets().get(key) else {
-        return Move::Stop(format!("plan stopped: {key} no longer exists"));
-    };
-    let pods = pods_of(w, key, set);
-    let min_ready =
-        MinReady::new(set.spec.min_ready_seconds.unwrap_or(0), &w.controller.options().semantics);
-    let facts = Facts {
-        set,
-        pods: &pods,
-        now: w.store.clock().timestamp(),
-        min_ready,
-        stuck_after_ms: run.rollout.stuck_after_ms,
-        baseline: run.baseline.as_ref(),
-    };
-    if !run.begun {
-        if decide::observed_update_revision(set).is_none() {
-            return Move::NotYet; // its status wakes us once the controller has observed it
+/// The run ended: a refusal is returned (the line's error), anything else ends it.
+fn ended(w: &mut World, key: &ObjRef, end: End) -> Option<String> {
+    match end {
+        End::Refused { why, .. } => Some(format!("rollout {key}: {why}")),
+        End::Stopped { why, .. } => {
+            self::end(w, key, Some(format!("plan stopped: {why}")));
+            None
         }
-        let r = &run.rollout;
-        let start = Start {
-            steps: r.steps.clone(),
-            bake_seconds: r.bake_seconds,
-            checks: Vec::new(),
-            on_failure: r.on_failure,
-            by: String::new(),
-        };
-        return match decide::begin(&start, &facts) {
-            Ok(first) => Move::Begin(first),
-            Err(why) => Move::Refuse(format!("rollout {key}: {why}")),
-        };
-    }
-    let current = match record::plan(set) {
-        Some(Ok(r)) => r,
-        Some(Err(why)) => return Move::Stop(format!("plan stopped: {why}")),
-        None => return Move::Stop(format!("plan stopped: {key}'s plan record is gone (aborted?)")),
-    };
-    let mut next = decide::decide(&current, &facts);
-    if next == Next::Check {
-        next = decide::advance(&current, &facts); // the simulator runs no checks
-    }
-    // When a wait ends by itself: the bake is over, or the step is stuck.
-    let wake = match current.phase {
-        Phase::Baking => current.since().and_then(|t| {
-            let bake = i64::try_from(current.bake_seconds).unwrap_or(i64::MAX / 2);
-            t.checked_add(SignedDuration::from_secs(bake)).ok()
-        }),
-        Phase::Waiting => decide::stuck_deadline(&current, &facts)
-            .and_then(|t| t.checked_add(SignedDuration::from_secs(1)).ok()),
-        _ => None,
-    };
-    let seen = match &next {
-        Next::Record(r) if r.phase == Phase::Baking => {
-            Seen { baseline: Some(decide::baseline(&pods)), ..Seen::default() }
+        End::Done(_) | End::Halted(_) => {
+            self::end(w, key, None);
+            None
         }
-        Next::Halt(r) => Seen { stuck: decide::stuck_on(&r.revision, &pods), ..Seen::default() },
-        _ => Seen::default(),
-    };
-    Move::Go { next, wake, seen }
-}
-
-/// One move of the plan on `key`; `Err` says why a plan that has not begun cannot.
-fn evaluate(w: &mut World, key: &ObjRef) -> Result<(), String> {
-    match look(w, key) {
-        Move::NotYet => Ok(()),
-        Move::Stop(why) => {
-            end(w, key, Some(why));
-            Ok(())
-        }
-        Move::Refuse(why) => Err(why),
-        Move::Begin(first) => {
-            let set = w.store.sets().get(key).cloned().ok_or(format!("{key} is gone"))?;
-            let now = w.store.clock().timestamp();
-            let lease = ClusterOp::PlanLease {
-                set: key.clone(),
-                lease: Some(lease_text(now)),
-                seen: set.metadata.annotations.as_ref().and_then(|a| a.get(record::LEASE)).cloned(),
-            };
-            ops::apply(w, Op::Cluster(Write { op: lease, basis: None }))
-                .map_err(|e| format!("rollout {key}: the lease: {e}"))?;
-            if let Some(run) = w.planner.runs.get_mut(key) {
-                run.begun = true;
-            }
-            // The lease changed the set: the first move is written on the new one.
-            let set = w.store.sets().get(key).cloned().unwrap_or(set);
-            carry_out(w, key, first, &set, Seen::default(), None);
-            Ok(())
-        }
-        Move::Go { next, wake, seen } => {
-            let Some(set) = w.store.sets().get(key).cloned() else { return Ok(()) };
-            carry_out(w, key, next, &set, seen, wake);
-            Ok(())
-        }
-    }
-}
-
-fn lease_text(now: Timestamp) -> String {
-    let expires = now.checked_add(HOLD).unwrap_or(Timestamp::MAX);
-    let l = Lease { holder: String::new(), host: HOST.into(), pid: 0, expires: stamp(expires) };
-    serde_json::to_string(&l).unwrap_or_default()
-}
-
-fn carry_out(
-    w: &mut World,
-    key: &ObjRef,
-    next: Next,
-    set: &StatefulSet,
-    seen: Seen,
-    wake: Option<Timestamp>,
-) {
-    match next {
-        Next::Open { from, to, record } => {
-            let text = format!(
-                "step {}/{}: partition {from} → {to}{}",
-                record.step,
-                record.of,
-                decide::opens(set, to, from)
-            );
-            if write_record(w, key, Some((from, to)), &record, set).is_ok() {
-                tell(w, key, &record, text);
-            }
-        }
-        Next::Record(record) => {
-            if let Some(run) = w.planner.runs.get_mut(key) {
-                run.baseline = seen.baseline;
-            }
-            if write_record(w, key, None, &record, set).is_ok() {
-                tell(w, key, &record, record.phase_words());
-            }
-        }
-        Next::Delete { pod, uid, record } => {
-            let at = ObjRef::new(key.namespace.clone(), pod.clone());
-            let op = ClusterOp::DeletePod { pod: at, force: false, uid: Some(uid) };
-            match ops::apply(w, Op::Cluster(Write { op, basis: None })) {
-                Ok(()) => {
-                    let text = format!(
-                        "step {}/{}: deleted {pod} (OnDelete: it comes back on the update revision)",
-                        record.step, record.of
-                    );
-                    tell(w, key, &record, text);
-                }
-                Err(e) => fail(w, key, &record, set, format!("deleting {pod}: {e}")),
-            }
-        }
-        Next::Halt(record) => halt(w, key, record, set, &seen.stuck),
-        Next::Done => end(w, key, None),
-        Next::Wait(_) | Next::Check => schedule(w, key, wake),
     }
 }
 
@@ -381,103 +333,46 @@ fn cancel_wake(w: &mut World, key: &ObjRef) {
     }
 }
 
-/// Writes the plan's record (and, with `partition`, moves the partition in the same patch).
-fn write_record(
-    w: &mut World,
-    key: &ObjRef,
-    partition: Option<(i32, i32)>,
-    r: &Record,
-    basis: &StatefulSet,
-) -> Result<(), OpError> {
-    let op = ClusterOp::Plan {
-        set: key.clone(),
-        partition,
-        record: serde_json::to_string(r).unwrap_or_default(),
-    };
-    let result = ops::apply(w, Op::Cluster(Write { op, basis: Some(Box::new(basis.clone())) }));
-    if let Err(e) = &result
-        && w.planner.runs_on(key)
-    {
-        let why = format!("plan stopped: writing {key}'s plan: {e}");
-        w.store.note(EventKind::Error { line: None, message: why });
-        end(w, key, None);
-    }
-    result
-}
-
-/// A write the plan needed failed: it halts.
-fn fail(w: &mut World, key: &ObjRef, r: &Record, set: &StatefulSet, why: String) {
-    let now = w.store.clock().timestamp();
-    halt(w, key, decide::halted(r, now, why), set, &[]);
-}
-
-fn halt(
-    w: &mut World,
-    key: &ObjRef,
-    record: Record,
-    set: &StatefulSet,
-    stuck: &[(String, String)],
-) {
-    // A freeze is the operator's hold, not a failure: it is never undone.
-    let frozen = crate::steer::holding(set).is_some();
-    let undo =
-        !frozen && w.planner.runs.get(key).is_some_and(|r| r.rollout.on_failure == OnFailure::Undo);
-    let recorded = record::plan(set).and_then(Result::ok).is_some_and(|r| r.phase == Phase::Halted);
-    if !recorded && write_record(w, key, None, &record, set).is_err() {
-        return;
-    }
-    let now = w.store.clock().timestamp();
-    let words = record.words(now);
-    let holds = match frozen {
-        true => "the set is frozen: nothing further opens".to_string(),
-        false => format!("the partition holds at {}", record.partition),
-    };
-    tell(w, key, &record, format!("{words}; {holds}"));
-    if undo {
-        revert(w, key, &record, stuck);
-    }
-    end(w, key, None);
-}
-
 /// `on-failure=undo`: the template back to the previous revision, the pods stuck on the plan's
 /// revision deleted (the forced rollback of kubernetes#67250), each told.
-fn revert(w: &mut World, key: &ObjRef, record: &Record, stuck: &[(String, String)]) {
+fn revert(
+    w: &mut World,
+    key: &ObjRef,
+    revision: &str,
+    stuck: &[(String, String)],
+) -> Result<(), String> {
     let undo = ClusterOp::Undo { set: key.clone(), revision: None };
-    if let Err(e) = ops::apply(w, Op::Cluster(Write { op: undo, basis: None })) {
-        let message = format!("plan {key}: undo: {e}");
-        w.store.note(EventKind::Error { line: None, message });
-        return;
-    }
-    tell(w, key, record, "undo: template reverted to the previous revision".into());
+    ops::apply(w, Op::Cluster(Write { op: undo, basis: None }))
+        .map_err(|e| format!("undo: {e}"))?;
+    tell(w, key, "undo: template reverted to the previous revision".into());
     for (name, uid) in stuck {
         let pod = ObjRef::new(key.namespace.clone(), name.clone());
         let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid.clone()) };
         match ops::apply(w, Op::Cluster(Write { op, basis: None })) {
-            Ok(()) => {
-                let text = format!("undo: deleted {name} (stuck on {})", record.revision);
-                tell(w, key, record, text);
-            }
+            Ok(()) => tell(w, key, format!("undo: deleted {name} (stuck on {revision})")),
             Err(e) => {
                 let message = format!("plan {key}: undo: deleting {name}: {e}");
                 w.store.note(EventKind::Error { line: None, message });
             }
         }
     }
+    Ok(())
 }
 
-/// The plan ends (done, halted, stopped: `why`): its lease is given back.
+/// A `plan` line about the set's recorded plan (the undo's moves).
+fn tell(w: &mut World, key: &ObjRef, text: String) {
+    let Some(r) = w.store.sets().get(key).and_then(|s| record::read(s).plan().cloned()) else {
+        return;
+    };
+    w.store.note_in(&key.namespace, r.event(&key.name, text));
+}
+
+/// The plan ends (done, halted, stopped: `why`); the engine gave its lease back.
 fn end(w: &mut World, key: &ObjRef, why: Option<String>) {
     cancel_wake(w, key);
     w.planner.runs.remove(key);
     if let Some(message) = why {
         w.store.note(EventKind::Error { line: None, message });
-    }
-    let Some(set) = w.store.sets().get(key) else { return };
-    let ours = record::lease(set).is_some_and(|l| l.host == HOST);
-    if ours {
-        let seen = set.metadata.annotations.as_ref().and_then(|a| a.get(record::LEASE)).cloned();
-        let op = ClusterOp::PlanLease { set: key.clone(), lease: None, seen };
-        let _ = ops::apply(w, Op::Cluster(Write { op, basis: None }));
     }
 }
 
@@ -487,9 +382,4 @@ fn refuse(w: &mut World, key: &ObjRef, line: usize, message: String) {
     w.planner.runs.remove(key);
     let line = (line > 0).then_some(line);
     w.store.note(EventKind::Error { line, message });
-}
-
-/// A `plan` line on the timeline.
-fn tell(w: &mut World, key: &ObjRef, r: &Record, text: String) {
-    w.store.note_in(&key.namespace, r.event(&key.name, text));
 }

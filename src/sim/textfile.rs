@@ -55,22 +55,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, String> {
     Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
-/// `s` with control characters (but tab) escaped, so text from a file cannot drive the terminal
-/// it is printed on (`\u{1b}` for ESC).
-pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(|c| c.is_control() && c != '\t') {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if c.is_control() && c != '\t' {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
+pub use crate::text::escape_controls;
 
 #[cfg(test)]
 mod tests {
@@ -94,11 +79,5 @@ mod tests {
         assert_eq!(read(&missing).err().unwrap_or_default(), "no such file");
         #[cfg(unix)]
         assert!(read(Path::new("/dev/zero")).err().unwrap_or_default().contains("not a regular"));
-    }
-
-    #[test]
-    fn escapes_control_characters() {
-        assert_eq!(escape_controls("web\x1b[2J"), "web\\u{1b}[2J");
-        assert_eq!(escape_controls("a\tb"), "a\tb");
     }
 }

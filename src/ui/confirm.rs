@@ -30,6 +30,7 @@ pub fn render_confirm(
     let widest = [c.title.width(), change.width() + 4, 30]
         .into_iter()
         .chain(warning.iter().map(|w| w.width()))
+        .chain(c.details.iter().map(|d| d.width()))
         .max()
         .unwrap_or(30);
     // Borders and a margin of one on each side; never wider than the terminal, and at most
@@ -43,8 +44,10 @@ pub fn render_confirm(
     let title_lines = wrap(&c.title);
     let change_lines = wrap(&change);
     let warning_lines = warning.as_deref().map(wrap).unwrap_or_default();
-    // Title, blank, change, warning, blank, answer, plus the borders.
-    let body = title_lines.len() + 1 + change_lines.len() + warning_lines.len() + 2;
+    let detail_lines: Vec<String> = c.details.iter().flat_map(|d| wrap(d)).collect();
+    // Title, blank, change, details, warning, blank, answer, plus the borders.
+    let body =
+        title_lines.len() + 1 + change_lines.len() + detail_lines.len() + warning_lines.len() + 2;
     let h = u16::try_from(body + 2).unwrap_or(u16::MAX);
     let popup = centered(area, w, h);
     Clear.render(popup, buf);
@@ -74,6 +77,9 @@ pub fn render_confirm(
         for t in &change_lines {
             line(&[Span::styled(t.as_str(), theme.text)], &mut y);
         }
+    }
+    for t in &detail_lines {
+        line(&[Span::styled(t.as_str(), theme.text)], &mut y);
     }
     for t in &warning_lines {
         line(&[Span::styled(t.as_str(), theme.warn)], &mut y);

@@ -52,7 +52,7 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
             Health::Healthy => theme.good,
             Health::Progressing | Health::Paused | Health::Unknown => theme.text,
             Health::Frozen | Health::Degraded => theme.warn,
-            Health::Blocked => theme.bad,
+            Health::Blocked | Health::Halted => theme.bad,
         };
         put_spans(
             buf,

@@ -18,9 +18,11 @@ use crate::backend::{ClusterOp, ObjRef, Write};
 use crate::cli::{AbortArgs, NameArgs};
 use crate::cluster::{Target, Writes};
 use crate::plan::decide::{halted, observed_update_revision, stuck_on};
-use crate::plan::record::{self, Phase, Record};
+use crate::plan::record::{self, Phase, Reading, Record};
 
-/// `ststui approve NAME`: the plan waiting at a gate goes on.
+/// `ststui approve NAME`: the plan waiting at a gate goes on. A reply lost on the way is judged
+/// by what the server holds: the approval, or a plan past that gate (its runner acted on it) —
+/// approved; the gate still waiting as it was — nothing written; anything else — not known.
 pub fn approve(target: Target, args: &NameArgs, start: Instant) -> Result<Exit, VerbError> {
     let deadline = start + Duration::from_millis(args.timeout);
     let mut s = Session::open(target.clone())?;
@@ -41,16 +43,77 @@ pub fn approve(target: Target, args: &NameArgs, start: Instant) -> Result<Exit, 
     };
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let op = plan_op(&key, &approved);
-    write(&writes, op, Some(&set), deadline)?;
-    super::say(&format!("{key}: step {}/{} approved: the plan's runner goes on", r.step, r.of));
-    Ok(Exit::Done)
+    let done = format!("{key}: step {}/{} approved: the plan's runner goes on", r.step, r.of);
+    let e = match write(&writes, op, Some(&set), deadline) {
+        Ok(()) => {
+            super::say(&done);
+            return Ok(Exit::Done);
+        }
+        Err(e) => e,
+    };
+    // Refused before anything was sent, or a permission: as it is.
+    if !matches!(e.exit, Exit::Api | Exit::Expectation) || e.message.contains("permission denied") {
+        return Err(e);
+    }
+    let within = super::left(deadline).max(Duration::from_secs(5));
+    let now = match writes.read(&key, &set.spec.selector, within) {
+        Ok((now, _)) => now,
+        Err(_) => return Err(e),
+    };
+    match past_gate(&r, &record::read(&now)) {
+        Some(true) => {
+            super::say(&format!("{done} (the reply was lost; the set shows it: {})", {
+                let t = s.state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
+                record::read(&now).plan().map(|p| p.words(t)).unwrap_or_default()
+            }));
+            Ok(Exit::Done)
+        }
+        Some(false) => Err(VerbError::new(
+            Exit::Expectation,
+            format!(
+                "{key}: not approved ({}): the plan still waits at its gate; nothing written",
+                e.message
+            ),
+        )),
+        None => Err(VerbError {
+            unknown_outcome: true,
+            ..VerbError::new(
+                Exit::Api,
+                format!(
+                    "{key}: whether the approval landed is not known ({}); the set shows another \
+                     plan state now (ststui explain)",
+                    e.message
+                ),
+            )
+        }),
+    }
+}
+
+/// Whether the set's record shows the gate of `was` passed (`Some(true)`: our approval or a
+/// state that follows from it), still waiting as it was (`Some(false)`), or neither (`None`).
+fn past_gate(was: &Record, now: &Reading) -> Option<bool> {
+    let r = now.plan()?;
+    if r.started != was.started || r.revision != was.revision {
+        return None;
+    }
+    if r.step > was.step || (r.step == was.step && r.phase == Phase::Approved) {
+        return Some(true);
+    }
+    if r.step == was.step && r.phase == Phase::Gate && r.since == was.since {
+        return Some(false);
+    }
+    None
 }
 
 fn current_plan(key: &ObjRef, set: &StatefulSet) -> Result<Record, VerbError> {
-    match record::plan(set) {
-        None => Err(VerbError::new(Exit::Expectation, format!("{key} has no rollout plan"))),
-        Some(Err(why)) => Err(VerbError::new(Exit::Expectation, why)),
-        Some(Ok(r)) => Ok(r),
+    match record::read(set) {
+        Reading::None => {
+            Err(VerbError::new(Exit::Expectation, format!("{key} has no rollout plan")))
+        }
+        Reading::Invalid(why) => {
+            Err(VerbError::new(Exit::Expectation, Reading::invalid_words(&why, &key.name)))
+        }
+        Reading::Plan(r) => Ok(*r),
     }
 }
 
@@ -81,30 +144,18 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
     let revision = observed_update_revision(&set).unwrap_or_default().to_string();
     let pods: Vec<(i32, Pod)> = s.state.mirror.pods_of(&key).map(|(o, p)| (o, p.clone())).collect();
     let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-    let plan = record::plan(&set)
-        .and_then(Result::ok)
-        .filter(|r| !matches!(r.phase, Phase::Done | Phase::Halted));
+    let now = s.state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
+    let plan = match record::read(&set) {
+        Reading::Plan(r) if r.phase != Phase::Aborted && r.phase != Phase::Done => Some(*r),
+        _ => None,
+    };
     let revisions = s.state.mirror.revisions_of(&key);
     let back = crate::steer::undo_target(&key, &set, &revisions, None).map_err(|r| {
         VerbError::new(Exit::Expectation, format!("{}: nothing written", r.message))
     })?;
     let stuck = stuck_on(&revision, &pods);
-    let mut lines = vec![format!(
-        "abort {key}: the template goes back to revision {}{}",
-        back.revision.unwrap_or(0),
-        image_of(back).map(|i| format!(" ({i})")).unwrap_or_default()
-    )];
-    if let Some(r) = &plan {
-        let now = s.state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
-        lines.push(format!("  the plan is halted first ({})", r.words(now)));
-    }
-    lines.push(match stuck.is_empty() {
-        true => "  no pod is stuck on the broken revision: none is deleted".to_string(),
-        false => format!(
-            "  deleted, stuck on {revision} (not Ready): {}",
-            stuck.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
-        ),
-    });
+    let restore = plan.as_ref().and_then(|r| partition_back(&set, r));
+    let lines = preview(&key, back, plan.as_ref(), restore, &revision, &stuck, now);
     for l in &lines {
         super::say(l);
     }
@@ -113,13 +164,63 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
     }
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     if let Some(r) = plan {
-        let now = s.state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
-        let why = format!("aborted by {}", writes.identity());
-        write(&writes, plan_op(&key, &halted(&r, now, why)), Some(&set), deadline)?;
+        let why = format!("aborted by {} at {}", writes.identity(), record::stamp(now));
+        let aborted = Record { phase: Phase::Aborted, ..halted(&r, now, why) };
+        let text = serde_json::to_string(&aborted).unwrap_or_default();
+        let op = ClusterOp::Plan { set: key.clone(), partition: restore, record: text };
+        write(&writes, op, Some(&set), deadline)?;
+        super::say(&match restore {
+            Some((from, to)) => {
+                format!("{key}: the plan is aborted; partition {from} → {to}, where the plan began")
+            }
+            None => format!("{key}: the plan is aborted"),
+        });
     }
     let limit = Some(deadline);
     revert(&writes, &key, &set, &revision, &pods, limit, &mut |t| super::say(t))?;
     Ok(Exit::Done)
+}
+
+/// The partition move an abort makes (from the partition now to where the plan began), when
+/// there is one: RollingUpdate, not frozen (the freeze holds already), the record says where.
+fn partition_back(set: &StatefulSet, r: &Record) -> Option<(i32, i32)> {
+    let st = crate::core::spec::strategy(set);
+    let began = r.began_at?;
+    let frozen = crate::steer::holding(set).is_some();
+    (!st.on_delete && !frozen && began > st.partition).then_some((st.partition, began))
+}
+
+/// What an abort will do, in the future tense: nothing has happened yet.
+fn preview(
+    key: &ObjRef,
+    back: &k8s_openapi::api::apps::v1::ControllerRevision,
+    plan: Option<&Record>,
+    restore: Option<(i32, i32)>,
+    revision: &str,
+    stuck: &[(String, String)],
+    now: k8s_openapi::jiff::Timestamp,
+) -> Vec<String> {
+    let mut lines = vec![format!(
+        "abort {key}: will revert the template to revision {}{}",
+        back.revision.unwrap_or(0),
+        image_of(back).map(|i| format!(" ({i})")).unwrap_or_default()
+    )];
+    if let Some(r) = plan {
+        lines.push(format!("  will end the plan, recorded as aborted ({})", r.words(now)));
+    }
+    if let Some((from, to)) = restore {
+        lines.push(format!(
+            "  will put the partition back from {from} to {to}, where the plan began"
+        ));
+    }
+    lines.push(match stuck.is_empty() {
+        true => "  no pod is stuck on the broken revision: none will be deleted".to_string(),
+        false => format!(
+            "  will delete, as stuck on {revision} (not Ready): {}",
+            stuck.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+    });
+    lines
 }
 
 /// Asks on a terminal; refuses without one (a pipeline passes `--yes`).

@@ -102,7 +102,7 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
     match result {
         Ok(exit) => exit as i32,
         Err(e) => {
-            eprintln!("ststui {name}: {}", e.message);
+            crate::text::err_line(&format!("ststui {name}: {}", e.message));
             e.exit as i32
         }
     }
@@ -129,17 +129,17 @@ fn explain(target: Target, output: ExplainOutput, deadline: Instant) -> Result<E
     }
     for (kind, why) in &s.state.unreadable {
         if *kind == crate::backend::ObjKind::Claim {
-            eprintln!("ststui explain: claims unknown: {why}");
+            crate::text::err_line(&format!("ststui explain: claims unknown: {why}"));
         }
     }
     Ok(Exit::Done)
 }
 
 /// Prints one line of a verb's output on stdout (the verbs' output is the only thing they
-/// print there; a closed pipe is not an error worth more than the exit code).
+/// print there), its control characters escaped (`crate::text`): values from the cluster reach
+/// these lines.
 pub(crate) fn say(text: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stdout().lock(), "{text}");
+    crate::text::out_line(text);
 }
 
 /// The time left until `deadline` (a lost reply is read back for at most that long).
@@ -151,7 +151,7 @@ pub fn left(deadline: Instant) -> Duration {
 /// pipeline is not asked; it is told).
 pub fn warn_gitops(verb: &str, set: Option<&k8s_openapi::api::apps::v1::StatefulSet>) {
     if let Some(m) = set.and_then(|s| crate::steer::gitops::manager(&s.metadata)) {
-        eprintln!("ststui {verb}: warning: {}", m.warning());
+        crate::text::err_line(&format!("ststui {verb}: warning: {}", m.warning()));
     }
 }
 

@@ -177,6 +177,19 @@ impl Progress {
         if let Some(rule) = state.mirror.set(key).and_then(|s| held_by_freeze(s, key)) {
             return Verdict::Stuck { pod: None, rule };
         }
+        // A halted plan holds the partition until someone acts: waiting cannot help.
+        if let Some(set) = state.mirror.set(key).filter(|s| crate::app::health::halted(s)) {
+            let now = state.now.unwrap_or_default();
+            let words = crate::plan::record::read(set).plan().map(|r| r.words(now));
+            let rule = format!(
+                "{} (the partition holds: `ststui rollout {} --continue` once fixed, or `ststui \
+                 abort {}`)",
+                words.unwrap_or_default(),
+                key.name,
+                key.name
+            );
+            return Verdict::Stuck { pod: None, rule };
+        }
         let outcome = match goal {
             Goal::Rollout => done(state, key),
             Goal::Opened { partition, until } => opened(state, key, *partition, *until),
@@ -318,6 +331,7 @@ impl Line {
     }
 
     pub fn show(&mut self, text: &str, elapsed: Duration) {
+        let text = &*crate::text::escape_controls(text);
         let mut out = std::io::stdout().lock();
         if self.tty {
             let _ = write!(out, "\r\x1b[2K{text} ({})", human(elapsed));
@@ -330,6 +344,7 @@ impl Line {
 
     /// The last line, kept.
     pub fn finish(&mut self, text: &str) {
+        let text = &*crate::text::escape_lines(text);
         let mut out = std::io::stdout().lock();
         if self.tty {
             let _ = write!(out, "\r\x1b[2K");

@@ -55,11 +55,13 @@ pub struct Report {
 pub struct PlanReport {
     /// "plan 2/4 (50%): baking, 1m12s left", as the console says it.
     pub words: String,
-    /// The record (`ststui.io/plan`), or why it cannot be read.
+    /// The record (`ststui.io/plan`), or why it is invalid.
     pub record: Option<crate::plan::record::Record>,
     pub error: Option<String>,
     /// The runner driving it, while its lease holds.
     pub runner: Option<crate::plan::record::Lease>,
+    /// Who runs it, in words: the live runner, or none (its lease ran out, or never taken).
+    pub runner_words: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -317,16 +319,11 @@ impl Report {
             }
         }
         if let Some(p) = &self.plan {
+            let under_way = p.record.as_ref().is_some_and(|r| !r.phase.over());
             let runner = match &p.runner {
-                Some(l) => format!(" (runner: {})", l.words()),
-                None if p.record.as_ref().is_some_and(|r| {
-                    !matches!(
-                        r.phase,
-                        crate::plan::record::Phase::Done | crate::plan::record::Phase::Halted
-                    )
-                }) =>
-                {
-                    " (no runner: `ststui rollout` resumes it)".to_string()
+                Some(_) => format!(" ({})", p.runner_words),
+                None if under_way => {
+                    format!(" ({}: `ststui rollout {}` resumes it)", p.runner_words, self.name)
                 }
                 None => String::new(),
             };
@@ -406,10 +403,22 @@ fn plan_report(
     set: &k8s_openapi::api::apps::v1::StatefulSet,
     now: Option<k8s_openapi::jiff::Timestamp>,
 ) -> Option<PlanReport> {
+    use crate::plan::record::{Reading, Runner};
     let now = now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
-    let runner = crate::plan::record::lease(set).filter(|l| l.holds(now));
-    Some(match crate::plan::record::plan(set)? {
-        Ok(r) => PlanReport { words: r.words(now), record: Some(r), error: None, runner },
-        Err(why) => PlanReport { words: why.clone(), record: None, error: Some(why), runner },
+    let who = Runner::of(set, now);
+    let runner_words = who.words();
+    let runner = match who {
+        Runner::Live(l) => Some(l),
+        _ => None,
+    };
+    Some(match crate::plan::record::read(set) {
+        Reading::None => return None,
+        Reading::Plan(r) => {
+            PlanReport { words: r.words(now), record: Some(*r), error: None, runner, runner_words }
+        }
+        Reading::Invalid(why) => {
+            let words = Reading::invalid_words(&why, set.metadata.name.as_deref().unwrap_or(""));
+            PlanReport { words, record: None, error: Some(why), runner, runner_words }
+        }
     })
 }

@@ -113,6 +113,17 @@ impl Session {
     /// ends the batch (the advisor runs). Refused credentials, a refusal the server will repeat
     /// (a 404 on a watch) or a needed kind found unreadable end the verb.
     pub fn next(&mut self, deadline: Option<Instant>) -> Result<(), VerbError> {
+        self.pump(deadline, false)
+    }
+
+    /// [`Session::next`], a watch error tolerated (the watch retries with backoff; the state's
+    /// connection says it): for a plan runner, whose verdicts rest on fresh reads and whose
+    /// lease says how long an outage may last.
+    pub fn next_lenient(&mut self, deadline: Option<Instant>) -> Result<(), VerbError> {
+        self.pump(deadline, true)
+    }
+
+    fn pump(&mut self, deadline: Option<Instant>, lenient: bool) -> Result<(), VerbError> {
         let wait = deadline
             .map_or(Duration::from_secs(1), |d| d.saturating_duration_since(Instant::now()));
         let mut next = match self.rx.recv_timeout(wait) {
@@ -136,7 +147,11 @@ impl Session {
         }
         self.needed()?;
         match error {
-            Some(e) => Err(VerbError::new(Exit::Api, e)),
+            Some(e) if !lenient => Err(VerbError::new(Exit::Api, e)),
+            Some(e) => {
+                tracing::info!("a watch failed (retrying): {e}");
+                Ok(())
+            }
             None => Ok(()),
         }
     }

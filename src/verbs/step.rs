@@ -207,7 +207,10 @@ fn settle(target: &Target, key: &ObjRef, by: Instant) {
     let write = Write { op: ClusterOp::StepSettled { set: key.clone() }, basis: None };
     if let Err(e) = crate::cluster::write_once(target, super::left(by), |_| write) {
         let e = write_failure(WriteKind::PatchSet, e);
-        eprintln!("ststui step: the step's record stays on the set: {}", e.message);
+        crate::text::err_line(&format!(
+            "ststui step: the step's record stays on the set: {}",
+            e.message
+        ));
     }
 }
 

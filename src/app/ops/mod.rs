@@ -233,6 +233,7 @@ fn send(state: &mut AppState, op: Op, log: String, said: String) -> Vec<Command>
             warning: Some(warning),
             ops: vec![op],
             log,
+            ..Default::default()
         };
         state.modal = Modal::Confirm(confirm);
         return Vec::new();

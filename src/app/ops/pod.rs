@@ -52,8 +52,15 @@ pub(super) fn delete_pod(state: &mut AppState, force: bool) -> Outcome {
     let uid = pod.metadata.uid.clone();
     let log = format!("{cmd} {}", pod_ref.name);
     let op = write(state, ClusterOp::DeletePod { pod: pod_ref.clone(), force, uid })?;
-    let confirm =
-        Confirm { title: format!("{verb} pod {pod_ref}?"), old, new, warning, log, ops: vec![op] };
+    let confirm = Confirm {
+        title: format!("{verb} pod {pod_ref}?"),
+        old,
+        new,
+        warning,
+        log,
+        ops: vec![op],
+        ..Default::default()
+    };
     Ok(ask(state, confirm))
 }
 

@@ -59,6 +59,7 @@ pub fn set_partition(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Out
             warning,
             ops: vec![op],
             log,
+            ..Default::default()
         };
         return Ok(ask(state, confirm));
     }
@@ -179,6 +180,7 @@ pub(super) fn toggle_strategy(state: &mut AppState) -> Outcome {
             warning,
             ops: vec![op],
             log,
+            ..Default::default()
         };
         return Ok(ask(state, confirm));
     }
@@ -210,6 +212,7 @@ pub fn scale_to(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Outcome 
             warning: Some("every pod is deleted; claims stay unless whenScaled=Delete".into()),
             ops: vec![op],
             log,
+            ..Default::default()
         };
         return Ok(ask(state, confirm));
     }
@@ -225,6 +228,7 @@ pub fn scale_to(state: &mut AppState, r: ObjRef, old: i32, new: i32) -> Outcome 
             )),
             ops: vec![op],
             log,
+            ..Default::default()
         };
         return Ok(ask(state, confirm));
     }
@@ -325,6 +329,7 @@ pub fn pick_revision(state: &mut AppState) -> Outcome {
             ClusterOp::Undo { set: r.clone(), revision: Some(choice.revision) },
         )?],
         log: format!("undo {} {}", r.name, choice.revision),
+        ..Default::default()
     };
     state.modal = Modal::Confirm(confirm);
     Ok(Vec::new())
@@ -388,6 +393,7 @@ pub(super) fn restart(state: &mut AppState) -> Outcome {
         ),
         ops: vec![op],
         log: format!("restart {}", r.name),
+        ..Default::default()
     };
     Ok(ask(state, confirm))
 }
@@ -430,6 +436,7 @@ pub(super) fn toggle_freeze(state: &mut AppState) -> Outcome {
                 )),
                 ops: vec![op],
                 log: format!("unfreeze {}", r.name),
+                ..Default::default()
             };
             Ok(ask(state, confirm))
         }
@@ -457,6 +464,7 @@ fn resume_broken(state: &mut AppState, r: ObjRef, now: i32, fz: &steer::Frozen) 
         warning: Some(warning),
         ops: vec![op],
         log: format!("unfreeze {} force", r.name),
+        ..Default::default()
     };
     Ok(ask(state, confirm))
 }

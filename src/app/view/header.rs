@@ -156,7 +156,11 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
         let tone = match health {
             Health::Healthy => Tone::Good,
             Health::Progressing | Health::Unknown => Tone::Text,
-            Health::Blocked | Health::Degraded | Health::Paused | Health::Frozen => Tone::Warn,
+            Health::Blocked
+            | Health::Degraded
+            | Health::Paused
+            | Health::Frozen
+            | Health::Halted => Tone::Warn,
         };
         second.push(seg(true, vec![p(health.word(), tone)]));
     }

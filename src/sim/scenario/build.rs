@@ -145,10 +145,10 @@ impl Observed {
             blocked,
             claims: claims.iter().filter_map(|c| names(&c.metadata)).collect(),
             partition: crate::core::spec::strategy(set).partition,
-            plan: match crate::plan::record::plan(set) {
-                None => "none".into(),
-                Some(Ok(r)) => r.phase.name().into(),
-                Some(Err(_)) => "unreadable".into(),
+            plan: match crate::plan::record::read(set) {
+                crate::plan::record::Reading::None => "none".into(),
+                crate::plan::record::Reading::Plan(r) => r.phase.name().into(),
+                crate::plan::record::Reading::Invalid(_) => "invalid".into(),
             },
         }
     }

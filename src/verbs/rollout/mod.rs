@@ -1,16 +1,15 @@
-//! `ststui rollout NAME --steps LIST [--bake DUR] [--check CMD]…`: a plan's runner. It watches
-//! the set with the console's own session, decides with `plan::decide` (pure) and writes
-//! through the console's write path (a partition with the plan's record in one patch, the
-//! resourceVersion decided on as precondition, a lost reply read back), so a lost reply never
-//! opens a step twice: the next decision reads the record the set holds.
+//! `ststui rollout NAME --steps LIST [--bake DUR] [--check CMD]…`: the plan engine
+//! (`plan::engine`) adapted to a process beside a cluster. It watches the set with the
+//! console's own session, reads the set and its pods fresh from the server when the engine asks
+//! (every verdict rests on such a read), writes through the console's write path (the set a
+//! write produced — its answer, or what was read back after a lost reply — is the next write's
+//! basis), runs this invocation's checks (never the record's), and says each move.
 //!
-//! The set's record is the truth: each decision reads it (an `approve` or an `abort` from
-//! elsewhere is seen as it lands), and after each write the runner waits until the watch shows
-//! what it wrote. A lease on the set (renewed every [`RENEW`], held for [`HOLD`]) keeps a second
-//! runner out; a runner killed on this host is taken over at once by the next one there.
+//! With `--image`, the set is first held (frozen, unless already held) and its first container's
+//! image set, so the update waits for the plan: one command instead of three.
 //!
-//! Owns: the runner's loop, the checks' processes, its output. Exit codes as `wait`'s: 0 done,
-//! 1 timeout or refused, 3 halted, 4 unreachable or forbidden.
+//! Owns: the adapter (IO for the engine), the checks' processes, the output. Exit codes as
+//! `wait`'s: 0 done, 1 timeout or refused, 2 bad usage, 3 halted, 4 unreachable or forbidden.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -21,29 +20,30 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
 mod checks;
 mod output;
+mod prepare;
 
 use checks::{CheckOutcome, spawn_check};
 use output::Output;
 
 use super::session::Session;
 use super::{Exit, SYNC_TIMEOUT, VerbError};
-use crate::backend::{ClusterOp, ObjRef, Write};
+use crate::backend::{Failure, FailureKind, ObjRef};
 use crate::cli::{OutputArg, RolloutArgs};
 use crate::cluster::{Target, Writes};
 use crate::core::pod::MinReady;
-use crate::core::spec;
-use crate::plan::decide::{self, Baseline, Facts, Next, Start};
-use crate::plan::record::{self, Lease, Phase, Record, stamp};
-use crate::plan::{OnFailure, Steps, duration_words};
+use crate::plan::ask::Ask;
+use crate::plan::engine::{Act, Config, End, Engine, Stop, View};
+use crate::plan::record::{self, MAX_BAKE_SECONDS};
+use crate::plan::{Steps, duration_words};
 
-/// How long a lease holds without renewal.
+/// How long a lease holds without renewal, and how often the runner renews it: 20 s of slack
+/// for a server that blips.
 pub const HOLD: Duration = Duration::from_secs(30);
-/// How often the runner renews it.
 pub const RENEW: Duration = Duration::from_secs(10);
-/// How long a written record is waited for on the watch before the set is read as it is.
-const OBSERVE: Duration = Duration::from_secs(10);
-/// How long a halt waits for a change that explains it to arrive on another watch.
-const GRACE: Duration = Duration::from_secs(2);
+/// How soon a failed write or read is tried again.
+const RETRY: Duration = Duration::from_secs(2);
+/// How long a fresh read may take.
+const READ: Duration = Duration::from_secs(10);
 
 /// Runs (or resumes) the plan.
 pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, VerbError> {
@@ -54,507 +54,338 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         .map(Steps::parse)
         .transpose()
         .map_err(|e| VerbError::new(Exit::Usage, format!("--steps: {e}")))?;
+    let bake_seconds = args.bake / 1000;
+    if bake_seconds > MAX_BAKE_SECONDS {
+        return Err(VerbError::new(
+            Exit::Usage,
+            format!("--bake: at most {}", duration_words(MAX_BAKE_SECONDS * 1000)),
+        ));
+    }
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let mut s = Session::open(target)?;
     s.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
     super::warn_gitops("rollout", s.set());
-    let mut r = Runner::new(s, writes, args, limit);
-    r.take_lease()?;
-    let result = r.drive(steps);
-    r.release();
-    result
+    let mut out = Output::new(args.output == OutputArg::Json);
+    if let Some(image) = &args.image {
+        prepare::image(&mut s, &writes, image, limit, &mut out)?;
+    }
+    let host = hostname();
+    let set = s.set().cloned().ok_or_else(|| gone(&s.key))?;
+    let dead = record::lease(&set)
+        .filter(|l| l.host == host && l.pid != std::process::id() && !alive(l.pid));
+    let cfg = Config {
+        set: s.key.clone(),
+        host,
+        pid: std::process::id(),
+        hold: signed(HOLD),
+        renew: signed(RENEW),
+        retry: signed(RETRY),
+        fresh_reads: true,
+        observe: SignedDuration::from_secs(10),
+        runs_checks: true,
+        stuck_after_ms: args.stuck_after,
+        dead,
+        wait_lease: args.wait_lease,
+        observe_spec: Some(SignedDuration::from_secs(30)),
+    };
+    let ask = Ask {
+        steps,
+        bake_seconds,
+        checks: args.checks.clone(),
+        on_failure: args.on_failure.into(),
+        force: args.force,
+        continue_halted: args.continue_halted,
+        by: writes.identity(),
+    };
+    if ask.steps.is_some()
+        && let Some(start) = preview_of(&ask)
+    {
+        out.preview(&s.key, &set, &start);
+    }
+    let mut r = Runner {
+        engine: Engine::new(cfg, ask),
+        s,
+        w: writes,
+        out,
+        limit,
+        check_timeout: Duration::from_millis(args.check_timeout),
+        checks: None,
+        fresh: None,
+    };
+    r.drive()
 }
 
-/// The runner's state between decisions.
-struct Runner<'a> {
+/// The plan a new run would start, for the preview printed before anything is written.
+fn preview_of(ask: &Ask) -> Option<crate::plan::decide::Start> {
+    Some(crate::plan::decide::Start {
+        steps: ask.steps.clone()?,
+        bake_seconds: ask.bake_seconds,
+        checks: ask.checks.clone(),
+        on_failure: ask.on_failure,
+        by: ask.by.clone(),
+    })
+}
+
+fn signed(d: Duration) -> SignedDuration {
+    SignedDuration::try_from(d).unwrap_or(SignedDuration::ZERO)
+}
+
+fn gone(key: &ObjRef) -> VerbError {
+    VerbError::new(Exit::Api, format!("{key} is gone"))
+}
+
+/// A check's end, or all checks passed.
+enum CheckNews {
+    One { cmd: String, outcome: CheckOutcome, took: Duration },
+    All(Result<(), String>),
+}
+
+/// The adapter's state.
+struct Runner {
+    engine: Engine,
     s: Session,
     w: Writes,
-    key: ObjRef,
-    args: &'a RolloutArgs,
-    limit: Option<Instant>,
-    host: String,
-    /// The lease as last written (the precondition of the next renewal).
-    lease: Option<String>,
-    renew_at: Instant,
     out: Output,
-    /// The set's pods when the bake under way began.
-    baseline: Option<Baseline>,
+    limit: Option<Instant>,
+    check_timeout: Duration,
+    /// The checks under way, reporting here.
+    checks: Option<mpsc::Receiver<CheckNews>>,
+    /// The set and its pods as just read from the server, for the next turn.
+    fresh: Option<(StatefulSet, Vec<Pod>)>,
 }
 
-impl<'a> Runner<'a> {
-    fn new(s: Session, w: Writes, args: &'a RolloutArgs, limit: Option<Instant>) -> Runner<'a> {
-        let key = s.key.clone();
-        let out = Output::new(args.output == OutputArg::Json);
-        let host = hostname();
-        Runner {
-            s,
-            w,
-            key,
-            args,
-            limit,
-            host,
-            lease: None,
-            renew_at: Instant::now(),
-            out,
-            baseline: None,
-        }
-    }
-
-    fn set(&self) -> Result<&StatefulSet, VerbError> {
-        self.s.set().ok_or_else(|| VerbError::new(Exit::Api, format!("{} is gone", self.key)))
-    }
-
+impl Runner {
     fn now(&self) -> Timestamp {
         self.s.state.now.unwrap_or_else(Timestamp::now)
     }
 
-    /// Takes the lease, refusing while another live runner holds it.
-    fn take_lease(&mut self) -> Result<(), VerbError> {
-        let set = self.set()?;
-        let raw = set.metadata.annotations.as_ref().and_then(|a| a.get(record::LEASE)).cloned();
-        if let Some(held) = record::lease(set)
-            && held.holds(self.now())
-            && !(held.host == self.host && !alive(held.pid) && held.pid != std::process::id())
-        {
-            return Err(VerbError::new(
-                Exit::Expectation,
-                format!(
-                    "{}: a plan runner holds it: {}; two runners never drive one plan (wait for \
-                     it to end, or stop it: its lease then runs out)",
-                    self.key,
-                    held.words()
-                ),
-            ));
-        }
-        self.lease = raw;
-        self.renew()
-    }
-
-    /// Writes the lease again (every [`RENEW`]); a conflict means another runner took it.
-    fn renew(&mut self) -> Result<(), VerbError> {
-        let expires = self.now().checked_add(SignedDuration::try_from(HOLD).unwrap_or_default());
-        let lease = Lease {
-            holder: self.w.identity().to_string(),
-            host: self.host.clone(),
-            pid: std::process::id(),
-            expires: stamp(expires.unwrap_or_else(|_| self.now())),
-        };
-        let text = serde_json::to_string(&lease).unwrap_or_default();
-        let op = ClusterOp::PlanLease {
-            set: self.key.clone(),
-            lease: Some(text.clone()),
-            seen: self.lease.clone(),
-        };
-        self.write(op, None, "the plan's lease")?;
-        self.lease = Some(text);
-        self.renew_at = Instant::now() + RENEW;
-        Ok(())
-    }
-
-    /// Gives the lease back (best effort: it runs out anyway).
-    fn release(&mut self) {
-        if self.lease.is_none() {
-            return;
-        }
-        let op =
-            ClusterOp::PlanLease { set: self.key.clone(), lease: None, seen: self.lease.clone() };
-        if self.write(op, None, "the plan's lease").is_ok() {
-            self.lease = None;
-        }
-    }
-
-    /// One write through the console's write path; its failure as the verb's error.
-    fn write(
-        &mut self,
-        op: ClusterOp,
-        basis: Option<&StatefulSet>,
-        what: &str,
-    ) -> Result<(), VerbError> {
-        let kind = op.kind();
-        let write = Write { op, basis: basis.cloned().map(Box::new) };
-        let by = self.limit.unwrap_or_else(|| Instant::now() + SYNC_TIMEOUT);
-        match self.w.write(write, super::left(by)) {
-            Ok(crate::cluster::Written::ReadBack(said)) => {
-                self.out.event(None, &format!("{what}: {said}"));
-                Ok(())
+    /// The engine's turns, carried out until the run ends.
+    fn drive(&mut self) -> Result<Exit, VerbError> {
+        let mut timed_out = false;
+        loop {
+            if !timed_out && self.limit.is_some_and(|l| Instant::now() >= l) {
+                timed_out = true;
+                self.engine.stop("the timeout passed".into());
             }
-            Ok(_) => Ok(()),
-            Err(f) => {
-                let mut e = super::write_failure(kind, crate::cluster::OnceError::Failed(f));
-                e.message = format!("{what}: {}", e.message);
-                Err(e)
+            self.take_check_news();
+            let act = self.turn()?;
+            for said in self.engine.said() {
+                self.out.event(said.record.as_ref(), &said.text);
+            }
+            match act {
+                Act::Write(w) => {
+                    let by = self.limit.map_or(crate::cluster::READ_BACK, super::left);
+                    let result = self.w.write_returning(w, by.max(RETRY));
+                    let now = self.now();
+                    match result {
+                        Ok((written, set)) => {
+                            if let crate::cluster::Written::ReadBack(said) = written {
+                                self.out.event(None, &said);
+                            }
+                            self.engine.wrote(now, Ok(set));
+                        }
+                        Err(f) => self.engine.wrote(now, Err(f)),
+                    }
+                }
+                Act::Read => self.read(),
+                Act::Check { checks, env } => self.start_checks(checks, env),
+                Act::Revert { basis, revision, stuck } => {
+                    let pods = self.pods();
+                    let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
+                    let _ = stuck;
+                    let key = self.s.key.clone();
+                    let out = &mut self.out;
+                    let result = super::abort::revert(
+                        &self.w,
+                        &key,
+                        &basis,
+                        &revision,
+                        &pods,
+                        self.limit,
+                        &mut |t| out.event(None, t),
+                    );
+                    self.engine.reverted(result.map_err(|e| e.message));
+                }
+                Act::Wait { until, words } => {
+                    if !words.is_empty()
+                        && let Some(r) = self.engine.plan().cloned()
+                    {
+                        self.out.waiting(&r, &words);
+                    }
+                    self.pause(until)?;
+                }
+                Act::End(end) => return Ok(self.finish(end, timed_out)),
             }
         }
     }
 
-    /// The plan to drive: the set's (resumed) or a new one of `steps`.
-    fn plan(&mut self, steps: Option<Steps>) -> Result<Option<Next>, VerbError> {
-        let set = self.set()?.clone();
-        let recorded = match record::plan(&set) {
-            Some(Err(why)) => {
-                return Err(VerbError::new(
-                    Exit::Expectation,
-                    format!("{why}: `ststui abort {}` clears it", self.key.name),
-                ));
-            }
-            Some(Ok(r)) => Some(r),
-            None => None,
-        };
-        let update = decide::observed_update_revision(&set).map(str::to_string);
-        if let Some(r) = recorded
-            .filter(|r| r.phase != Phase::Done && update.as_deref() == Some(r.revision.as_str()))
-        {
-            if let Some(steps) = &steps
-                && steps.to_string() != r.steps
-            {
-                return Err(VerbError::new(
-                    Exit::Expectation,
-                    format!(
-                        "{}: a plan of steps {} is at {}/{} ({}); rerun with --steps {} to resume it, \
-                         or `ststui abort {}` first",
-                        self.key,
-                        r.steps,
-                        r.step,
-                        r.of,
-                        r.phase.word(),
-                        r.steps,
-                        self.key.name
-                    ),
-                ));
-            }
-            if r.phase == Phase::Halted {
-                let why = r.reason.clone().unwrap_or_default();
-                self.out.event(
-                    Some(&r),
-                    &format!("resuming the plan halted at {}/{}: {why}", r.step, r.of),
-                );
-                let resumed =
-                    Record { phase: Phase::Waiting, since: stamp(self.now()), reason: None, ..r };
-                return Ok(Some(Next::Record(resumed)));
-            }
-            self.out.event(Some(&r), &format!("resuming: {}", r.words(self.now())));
-            return Ok(None);
+    /// One turn of the engine on the fresh read when there is one, else on the watch.
+    fn turn(&mut self) -> Result<Act, VerbError> {
+        let now = self.now();
+        let frozen = self.s.set().and_then(crate::steer::holding).map(|f| f.words());
+        if let Some((set, pods)) = self.fresh.take() {
+            let uid = set.metadata.uid.as_deref();
+            let members = crate::core::labels::members(&self.s.key.name, uid, pods.iter());
+            let mut own: Vec<(i32, &Pod)> = members
+                .into_iter()
+                .map(|p| {
+                    (crate::core::labels::ordinal_of(p.metadata.name.as_deref().unwrap_or("")), p)
+                })
+                .collect();
+            own.sort_by_key(|(o, _)| *o);
+            let frozen = crate::steer::holding(&set).map(|f| f.words());
+            let view = View {
+                set: &set,
+                pods: &own,
+                now,
+                min_ready: self.min_ready(&set),
+                frozen: frozen.as_deref(),
+                fresh: true,
+            };
+            return Ok(self.engine.next(&view));
         }
-        let Some(steps) = steps else {
-            return Err(VerbError::new(
-                Exit::Usage,
-                format!(
-                    "{} has no plan to resume: --steps is needed (e.g. --steps 1,50%,100%)",
-                    self.key
-                ),
-            ));
-        };
-        let start = Start {
-            steps,
-            bake_seconds: self.args.bake / 1000,
-            checks: self.args.checks.clone(),
-            on_failure: self.args.on_failure.into(),
-            by: self.w.identity().to_string(),
-        };
+        let set = self.s.set().cloned().ok_or_else(|| gone(&self.s.key))?;
         let pods = self.pods();
         let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-        let facts = self.facts(&set, &pods);
-        let first = decide::begin(&start, &facts)
-            .map_err(|e| VerbError::new(Exit::Expectation, format!("{}: {e}", self.key)))?;
-        self.out.preview(&self.key, &set, &start);
-        Ok(Some(first))
+        let view = View {
+            set: &set,
+            pods: &pods,
+            now,
+            min_ready: self.min_ready(&set),
+            frozen: frozen.as_deref(),
+            fresh: false,
+        };
+        Ok(self.engine.next(&view))
+    }
+
+    fn min_ready(&self, set: &StatefulSet) -> MinReady {
+        MinReady::new(set.spec.min_ready_seconds.unwrap_or(0), &self.s.state.options.semantics)
     }
 
     fn pods(&self) -> Vec<(i32, Pod)> {
-        self.s.state.mirror.pods_of(&self.key).map(|(o, p)| (o, p.clone())).collect()
+        self.s.state.mirror.pods_of(&self.s.key).map(|(o, p)| (o, p.clone())).collect()
     }
 
-    fn facts<'f>(&'f self, set: &'f StatefulSet, pods: &'f [(i32, &'f Pod)]) -> Facts<'f> {
-        let seconds = set.spec.min_ready_seconds.unwrap_or(0);
-        let min_ready = MinReady::new(seconds, &self.s.state.options.semantics);
-        let (now, stuck_after_ms) = (self.now(), self.args.stuck_after);
-        Facts { set, pods, now, min_ready, stuck_after_ms, baseline: self.baseline.as_ref() }
-    }
-
-    /// The loop: decide on what the set shows, carry it out, observe, again.
-    fn drive(&mut self, steps: Option<Steps>) -> Result<Exit, VerbError> {
-        let mut next = self.plan(steps)?;
-        loop {
-            let mut set = self.set()?.clone();
-            let Some(Ok(current)) = record::plan(&set) else {
-                if let Some(n) = next.take() {
-                    self.carry_out(n, &set)?;
-                    continue;
-                }
-                return Err(VerbError::new(
-                    Exit::Expectation,
-                    format!("{}: the plan's record is gone (aborted?)", self.key),
-                ));
-            };
-            let n = match next.take() {
-                Some(n) => n,
-                None => match self.decide(&current, &set) {
-                    // The watches of pods and of the set race: a pod's change can arrive before
-                    // the spec change that explains it. A halt is decided again after a grace,
-                    // with what arrived meanwhile — and that set is the basis of what
-                    // follows (a halt recorded on the older one would be refused as a
-                    // change since the decision).
-                    Next::Halt(_) if current.phase != Phase::Halted => {
-                        self.observe_for(GRACE)?;
-                        set = self.set()?.clone();
-                        self.decide(&current, &set)
-                    }
-                    n => n,
-                },
-            };
-            match n {
-                Next::Done => {
-                    self.out.event(
-                        Some(&current),
-                        &format!(
-                            "plan done: {} ({}), partition {}",
-                            record::steps_words(current.of),
-                            current.steps,
-                            current.partition
-                        ),
-                    );
-                    return Ok(Exit::Done);
-                }
-                Next::Halt(r) => return self.halt(r, &set),
-                Next::Wait(words) => {
-                    self.out.waiting(&current, &words);
-                    self.pause()?;
-                }
-                Next::Check => {
-                    let outcome = self.checks(&current, &set)?;
-                    let pods = self.pods();
-                    let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-                    let set = self.set()?.clone();
-                    next = Some(match outcome {
-                        Ok(()) => decide::advance(&current, &self.facts(&set, &pods)),
-                        Err(why) => Next::Halt(decide::halted(&current, self.now(), why)),
-                    });
-                }
-                other => self.carry_out(other, &set)?,
+    /// A quorum read of the set and its pods.
+    fn read(&mut self) {
+        let Some(selector) = self.s.set().map(|s| s.spec.selector.clone()) else {
+            let f = Failure::new("read".into(), FailureKind::NotFound, "the set is gone");
+            return self.engine.read_failed(self.now(), f);
+        };
+        match self.w.read(&self.s.key, &selector, READ) {
+            Ok(read) => self.fresh = Some(read),
+            Err(f) => {
+                tracing::info!("plan: fresh read failed: {}", f.message);
+                let now = self.now();
+                self.engine.read_failed(now, *f);
             }
         }
     }
 
-    /// The decision on what the set and its pods show now.
-    fn decide(&self, current: &Record, set: &StatefulSet) -> Next {
-        let pods = self.pods();
-        let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-        decide::decide(current, &self.facts(set, &pods))
-    }
-
-    /// Applies what arrives for `d`.
-    fn observe_for(&mut self, d: Duration) -> Result<(), VerbError> {
-        let until = Instant::now() + d;
-        while Instant::now() < until {
-            self.s.next(Some(until))?;
-        }
-        Ok(())
-    }
-
-    /// Writes what `n` asks and waits until the watch shows it.
-    fn carry_out(&mut self, n: Next, set: &StatefulSet) -> Result<(), VerbError> {
-        match n {
-            Next::Open { from, to, record } => {
-                let opens = decide::opens(set, to, from);
-                let text = json(&record);
-                let op = ClusterOp::Plan {
-                    set: self.key.clone(),
-                    partition: Some((from, to)),
-                    record: text.clone(),
-                };
-                self.write(op, Some(set), "opening the step")?;
-                self.out.event(
-                    Some(&record),
-                    &format!("step {}/{}: partition {from} → {to}{opens}", record.step, record.of),
-                );
-                self.observe(|s| annotation(s) == Some(&text))
+    /// Between turns: what arrives on the watch until `until` (at most a second), a watch
+    /// that fails meanwhile tolerated (the engine's fresh reads and its lease decide).
+    fn pause(&mut self, until: Option<Timestamp>) -> Result<(), VerbError> {
+        let mut wake = Instant::now() + Duration::from_secs(1);
+        if let Some(t) = until {
+            let left = t.duration_since(self.now());
+            if let Ok(d) = Duration::try_from(left) {
+                wake = wake.min(Instant::now() + d.max(Duration::from_millis(10)));
+            } else {
+                wake = Instant::now() + Duration::from_millis(10);
             }
-            Next::Record(record) => {
-                let text = json(&record);
-                let op = ClusterOp::Plan {
-                    set: self.key.clone(),
-                    partition: None,
-                    record: text.clone(),
-                };
-                self.write(op, Some(set), "recording the plan")?;
-                if record.phase != Phase::Done {
-                    self.out.event(Some(&record), &record.phase_words());
-                }
-                self.observe(|s| annotation(s) == Some(&text))?;
-                self.baseline = (record.phase == Phase::Baking).then(|| {
-                    let pods = self.pods();
-                    let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-                    decide::baseline(&pods)
+        }
+        if let Some(l) = self.limit {
+            wake = wake.min(l);
+        }
+        if self.checks.is_some() {
+            wake = wake.min(Instant::now() + Duration::from_millis(200));
+        }
+        self.s.next_lenient(Some(wake))
+    }
+
+    /// Starts the checks, one after the other, on a thread of their own.
+    fn start_checks(&mut self, checks: Vec<String>, env: Vec<(&'static str, String)>) {
+        let (tx, rx) = mpsc::channel();
+        let timeout = self.check_timeout;
+        std::thread::spawn(move || {
+            for cmd in checks {
+                let started = Instant::now();
+                let outcome = spawn_check(&cmd, &env, timeout).recv().unwrap_or(CheckOutcome {
+                    passed: Err("the check's runner stopped".into()),
+                    tail: Vec::new(),
                 });
-                Ok(())
-            }
-            Next::Delete { pod, uid, record } => {
-                let pod_ref = ObjRef::new(self.key.namespace.clone(), pod.clone());
-                let op =
-                    ClusterOp::DeletePod { pod: pod_ref, force: false, uid: Some(uid.clone()) };
-                self.write(op, None, "deleting a pod of the step")?;
-                self.out.event(Some(&record), &format!("step {}/{}: deleted {pod} (OnDelete: it comes back on the update revision)", record.step, record.of));
-                let key = self.key.clone();
-                let name = pod.clone();
-                self.observe_state(move |st| {
-                    let found = st
-                        .mirror
-                        .pods_of(&key)
-                        .find(|(_, p)| p.metadata.name.as_deref() == Some(name.as_str()));
-                    found.is_none_or(|(_, p)| {
-                        p.metadata.uid.as_deref() != Some(uid.as_str())
-                            || p.metadata.deletion_timestamp.is_some()
-                    })
-                })
-            }
-            Next::Halt(r) => self.halt(r, set).map(drop),
-            Next::Wait(_) | Next::Check | Next::Done => Ok(()),
-        }
-    }
-
-    /// Waits until the set satisfies `seen` (at most [`OBSERVE`]).
-    fn observe(&mut self, seen: impl Fn(&StatefulSet) -> bool) -> Result<(), VerbError> {
-        let key = self.key.clone();
-        self.observe_state(move |st| st.mirror.set(&key).is_some_and(&seen))
-    }
-
-    fn observe_state(
-        &mut self,
-        seen: impl Fn(&crate::app::AppState) -> bool,
-    ) -> Result<(), VerbError> {
-        let until = Instant::now() + OBSERVE;
-        while !seen(&self.s.state) && Instant::now() < until {
-            self.s.next(Some(until.min(Instant::now() + Duration::from_secs(1))))?;
-        }
-        Ok(())
-    }
-
-    /// Between decisions: new events (at most a second), the lease, the timeout.
-    fn pause(&mut self) -> Result<(), VerbError> {
-        if self.limit.is_some_and(|l| Instant::now() >= l) {
-            let set = self.set()?;
-            let words = record::plan(set)
-                .and_then(Result::ok)
-                .map(|r| r.words(self.now()))
-                .unwrap_or_default();
-            self.out.finish(&format!(
-                "timed out: {words}; the set stays where the plan left it (rerun to resume)"
-            ));
-            return Err(VerbError::new(Exit::Expectation, "the timeout passed".to_string()));
-        }
-        if Instant::now() >= self.renew_at {
-            self.renew()?;
-        }
-        let wake = Instant::now() + Duration::from_secs(1);
-        self.s.next(Some(self.limit.map_or(wake, |l| l.min(wake))))
-    }
-
-    /// Records the halt, carries out `--on-failure undo`, says why: exit 3.
-    fn halt(&mut self, r: Record, set: &StatefulSet) -> Result<Exit, VerbError> {
-        let recorded = record::plan(set).and_then(Result::ok);
-        if recorded.as_ref().is_none_or(|c| c.phase != Phase::Halted) {
-            let text = json(&r);
-            let op =
-                ClusterOp::Plan { set: self.key.clone(), partition: None, record: text.clone() };
-            self.write(op, Some(set), "recording the halt")?;
-            self.observe(|s| annotation(s) == Some(&text))?;
-        }
-        let why = r.reason.clone().unwrap_or_default();
-        self.out.finish(&format!("halted at step {}/{}: {why}", r.step, r.of));
-        // A freeze is the operator's hold, not a failure: it is never undone.
-        let frozen = crate::steer::holding(set).is_some();
-        if r.on_failure() == OnFailure::Undo && !frozen {
-            let set = self.set()?.clone();
-            let pods = self.pods();
-            let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-            super::abort::revert(
-                &self.w,
-                &self.key,
-                &set,
-                &r.revision,
-                &pods,
-                self.limit,
-                &mut |t| self.out.event(None, t),
-            )?;
-        } else {
-            let held = match frozen {
-                true => "the set is frozen: nothing reverted, nothing further opens".to_string(),
-                false => format!("the partition holds at {}: nothing further opens", r.partition),
-            };
-            self.out.event(None, &held);
-        }
-        Ok(Exit::Stuck)
-    }
-
-    /// Runs the step's checks one after the other, renewing the lease meanwhile.
-    fn checks(&mut self, r: &Record, set: &StatefulSet) -> Result<Result<(), String>, VerbError> {
-        let start = spec::start_ordinal(set);
-        let replicas = spec::replicas(set);
-        let before = previous_partition(r, replicas);
-        let pods: Vec<String> = (r.partition..before.min(replicas))
-            .map(|i| format!("{}-{}", self.key.name, start + i))
-            .collect();
-        let env = [
-            ("STSTUI_NAMESPACE", self.key.namespace.clone()),
-            ("STSTUI_SET", self.key.name.clone()),
-            ("STSTUI_STEP", r.step.to_string()),
-            ("STSTUI_STEPS", r.of.to_string()),
-            ("STSTUI_PARTITION", r.partition.to_string()),
-            ("STSTUI_PODS", pods.join(" ")),
-        ];
-        for cmd in &r.checks {
-            let started = Instant::now();
-            let rx = spawn_check(cmd, &env, Duration::from_millis(self.args.check_timeout));
-            let outcome = loop {
-                match rx.recv_timeout(Duration::from_secs(1)) {
-                    Ok(o) => break o,
-                    Err(mpsc::RecvTimeoutError::Timeout) => self.pause()?,
-                    Err(mpsc::RecvTimeoutError::Disconnected) => {
-                        break CheckOutcome {
-                            passed: Err("the check's runner stopped".into()),
-                            tail: Vec::new(),
-                        };
-                    }
-                }
-            };
-            let took =
-                duration_words(u64::try_from(started.elapsed().as_millis()).unwrap_or(0).max(1000));
-            match outcome.passed {
-                Ok(()) => {
-                    self.out.event(Some(r), &format!("check `{cmd}` passed ({took})"));
-                    self.out.output(&outcome.tail);
-                }
-                Err(how) => {
-                    self.out.output(&outcome.tail);
+                let failed = outcome.passed.as_ref().err().map(|how| {
                     let last = outcome.tail.last().map(|l| format!(": {l}")).unwrap_or_default();
-                    return Ok(Err(format!("check `{cmd}` {how}{last}")));
+                    format!("check `{cmd}` {how}{last}")
+                });
+                let took = started.elapsed();
+                let _ = tx.send(CheckNews::One { cmd, outcome, took });
+                if let Some(why) = failed {
+                    let _ = tx.send(CheckNews::All(Err(why)));
+                    return;
+                }
+            }
+            let _ = tx.send(CheckNews::All(Ok(())));
+        });
+        self.checks = Some(rx);
+    }
+
+    fn take_check_news(&mut self) {
+        let Some(rx) = &self.checks else { return };
+        let mut news = Vec::new();
+        while let Ok(n) = rx.try_recv() {
+            news.push(n);
+        }
+        for n in news {
+            match n {
+                CheckNews::One { cmd, outcome, took } => {
+                    let took =
+                        duration_words(u64::try_from(took.as_millis()).unwrap_or(0).max(1000));
+                    if outcome.passed.is_ok() {
+                        let r = self.engine.plan().cloned();
+                        self.out.event(r.as_ref(), &format!("check `{cmd}` passed ({took})"));
+                    }
+                    self.out.output(&outcome.tail);
+                }
+                CheckNews::All(result) => {
+                    self.checks = None;
+                    self.engine.checked(result);
                 }
             }
         }
-        Ok(Ok(()))
     }
-}
 
-/// The partition before step `r.step` (where the step's pods begin being new).
-fn previous_partition(r: &Record, replicas: i32) -> i32 {
-    let Ok(steps) = r.parsed_steps() else { return replicas };
-    let targets = steps.targets(replicas);
-    targets[..r.step.saturating_sub(1).min(targets.len())]
-        .iter()
-        .rev()
-        .find_map(|t| match t {
-            crate::plan::Target::Update { partition, .. } => Some(*partition),
-            crate::plan::Target::Gate => None,
-        })
-        .unwrap_or(replicas)
-}
-
-fn json(r: &Record) -> String {
-    serde_json::to_string(r).unwrap_or_default()
-}
-
-fn annotation(set: &StatefulSet) -> Option<&String> {
-    set.metadata.annotations.as_ref()?.get(record::PLAN)
+    /// The run's last words and exit code.
+    fn finish(&mut self, end: End, timed_out: bool) -> Exit {
+        match end {
+            End::Done(_) => Exit::Done,
+            // The engine said why, with what holds.
+            End::Halted(_) => Exit::Stuck,
+            End::Refused { why, usage } => {
+                crate::text::err_line(&format!("ststui rollout: {}: {why}", self.s.key));
+                if usage { Exit::Usage } else { Exit::Expectation }
+            }
+            End::Stopped { why, kind } => {
+                let words = self
+                    .s
+                    .set()
+                    .and_then(|s| record::read(s).plan().map(|r| r.words(self.now())))
+                    .unwrap_or_default();
+                let why = if timed_out && kind == Stop::Asked {
+                    format!(
+                        "timed out: {words}; the set stays where the plan left it (rerun to resume)"
+                    )
+                } else {
+                    why
+                };
+                self.out.finish(&why);
+                match kind {
+                    Stop::Unreachable => Exit::Api,
+                    Stop::Taken | Stop::Asked => Exit::Expectation,
+                }
+            }
+        }
+    }
 }
 
 /// This host's name (for the lease: a runner killed here is taken over at once).

@@ -1,14 +1,13 @@
 //! The runner's output: the plan before it starts, a line per change (a live line on a
-//! terminal, one line per phase's countdown in a log), the checks' output, or JSON lines.
+//! terminal, one line per phase's countdown in a log), the checks' output, or JSON lines, each
+//! with the time it was said.
 
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 
 use crate::backend::ObjRef;
-use crate::core::spec;
 use crate::plan::decide::Start;
-use crate::plan::duration_words;
 use crate::plan::record::Record;
 use crate::verbs::say;
 
@@ -36,21 +35,21 @@ impl Output {
         self.last.clear();
     }
 
+    /// What the plan waits for (`step 1/3: baking, 1m left`): a line each time the words change,
+    /// a countdown one line in a log (a live line on a terminal).
     pub fn waiting(&mut self, r: &Record, text: &str) {
-        let at = format!("step {}/{}: {text}", r.step, r.of);
-        // A countdown is one line in a log (a live line on a terminal).
         let counting = |t: &str| t.split(": ").nth(1).is_some_and(|w| w.starts_with("baking"));
-        if !self.line.is_live() && counting(&at) && counting(&self.last) {
+        if !self.line.is_live() && counting(text) && counting(&self.last) {
             return;
         }
         if self.json {
-            if at != self.last {
+            if text != self.last {
                 say(&json_line("waiting", Some(r), text));
             }
         } else {
-            self.line.show(&at, Duration::ZERO);
+            self.line.show(text, Duration::ZERO);
         }
-        self.last = at;
+        self.last = text.to_string();
     }
 
     pub fn finish(&mut self, text: &str) {
@@ -61,7 +60,8 @@ impl Output {
     pub fn output(&mut self, lines: &[String]) {
         for l in lines {
             if self.json {
-                say(&serde_json::json!({"kind": "check-output", "text": l}).to_string());
+                say(&serde_json::json!({"kind": "check-output", "text": l, "at": now()})
+                    .to_string());
             } else {
                 say(&format!("  | {l}"));
             }
@@ -69,27 +69,7 @@ impl Output {
     }
 
     pub fn preview(&mut self, key: &ObjRef, set: &StatefulSet, start: &Start) {
-        let replicas = spec::replicas(set);
-        let mut lines = vec![format!(
-            "plan for {key}: {} replicas, partition {} now",
-            replicas,
-            spec::strategy(set).partition
-        )];
-        for (i, (spec, t)) in start.steps.0.iter().zip(start.steps.targets(replicas)).enumerate() {
-            lines.push(match t {
-                crate::plan::Target::Update { updated, partition } => {
-                    format!("  step {}: {spec} → {updated} of {replicas} updated (partition {partition})", i + 1)
-                }
-                crate::plan::Target::Gate => format!("  step {}: pause until `ststui approve {}`", i + 1, key.name),
-            });
-        }
-        lines.push(format!(
-            "  then: wait for the step's pods to be updated, Ready and available; bake {}; {}; on failure: {}",
-            duration_words(start.bake_seconds * 1000),
-            if start.checks.is_empty() { "no checks".to_string() } else { format!("checks {}", start.checks.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")) },
-            start.on_failure.word()
-        ));
-        for l in lines {
+        for l in crate::plan::said::preview(key, set, start) {
             if self.json {
                 say(&json_line("plan", None, &l));
             } else {
@@ -99,8 +79,13 @@ impl Output {
     }
 }
 
+/// Now, as the JSON lines stamp it (RFC 3339, milliseconds, UTC).
+fn now() -> String {
+    k8s_openapi::jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
 fn json_line(kind: &str, r: Option<&Record>, text: &str) -> String {
-    let mut v = serde_json::json!({"kind": kind, "text": text});
+    let mut v = serde_json::json!({"kind": kind, "text": text, "at": now()});
     if let Some(r) = r {
         v["step"] = r.step.into();
         v["of"] = r.of.into();

@@ -1,0 +1,172 @@
+//! The engine's start: another runner refused (or waited out), the plan resolved against
+//! what this invocation asks, the lease taken, the first move on a fresh read.
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+
+use super::*;
+
+impl Engine {
+    /// Resolves the plan (refused: nothing written), then takes the lease.
+    pub(super) fn begin(&mut self, view: &View<'_>, since: Option<Timestamp>) -> Act {
+        let set = &self.current(view).clone();
+        let name = self.cfg.set.name.clone();
+        // Another runner first: two runners never drive one plan, whatever this one asks.
+        match Runner::of(set, view.now) {
+            Runner::Live(l) if !self.cfg.dead.as_ref().is_some_and(|d| *d == l) => {
+                if self.cfg.wait_lease {
+                    let until = l.expires.parse::<Timestamp>().ok();
+                    let words = format!("waiting for the lease of {} to run out", l.words());
+                    return Act::Wait { until, words };
+                }
+                return self.refuse(
+                    format!(
+                        "a plan runner holds it: {}; two runners never drive one plan (wait for \
+                         it to end, stop it — its lease then runs out — or pass --wait-lease)",
+                        l.words()
+                    ),
+                    false,
+                );
+            }
+            Runner::Unreadable => {
+                return self.refuse(
+                    format!("its lease ({}) cannot be read: nothing started", record::LEASE),
+                    false,
+                );
+            }
+            _ => {}
+        }
+        let Some(update) = decide::observed_update_revision(set).map(str::to_string) else {
+            let since = since.unwrap_or(view.now);
+            self.stage = Stage::Begin { since: Some(since) };
+            let words = format!("waiting for the controller to observe {name}'s spec");
+            let Some(limit) = self.cfg.observe_spec else {
+                return Act::Wait { until: None, words };
+            };
+            if view.now >= since + limit {
+                return self.refuse(
+                    format!(
+                        "the controller has not observed {name}'s spec (generation {}) within {}: \
+                         is it running?",
+                        set.metadata.generation.unwrap_or(0),
+                        crate::plan::duration_words(millis(limit))
+                    ),
+                    false,
+                );
+            }
+            return Act::Wait { until: Some(view.now + SignedDuration::from_secs(1)), words };
+        };
+        if let Err(r) = resolve(&record::read(set), Some(&update), &self.ask, &name) {
+            return self.refuse(r.message, r.usage);
+        }
+        let text = self.lease_text(view.now);
+        let seen = record::lease_text(set);
+        self.send(view.now, Sending::Lease(text.clone()), None);
+        lease_write(&self.cfg.set, Some(text), seen)
+    }
+
+    /// Whether the lease `set` holds is this run's (its holder is filled in on the way when
+    /// empty, so host, process and expiry tell).
+    pub(super) fn ours(&self, set: &StatefulSet) -> bool {
+        let Some(mine) = self.lease.as_deref() else { return false };
+        same_lease(record::lease_text(set).as_deref(), mine)
+    }
+
+    /// The precondition of our next lease write: the set's text when it is ours.
+    pub(super) fn seen(&self, set: &StatefulSet) -> Option<String> {
+        if self.ours(set) { record::lease_text(set) } else { self.lease.clone() }
+    }
+
+    pub(super) fn refuse(&mut self, why: String, usage: bool) -> Act {
+        self.stage = Stage::Over { end: End::Refused { why, usage }, released: true };
+        self.end_act()
+    }
+
+    pub(super) fn read(&mut self, now: Timestamp) -> Act {
+        self.reading = Some(now);
+        Act::Read
+    }
+
+    pub(super) fn lease_text(&self, now: Timestamp) -> String {
+        let l = Lease {
+            holder: self.ask.by.clone(),
+            host: self.cfg.host.clone(),
+            pid: self.cfg.pid,
+            expires: stamp(now + self.cfg.hold),
+        };
+        serde_json::to_string(&l).unwrap_or_default()
+    }
+
+    pub(super) fn send(&mut self, now: Timestamp, what: Sending, said: Option<Said>) {
+        self.sent = Some(Sent { what, at: now, said });
+    }
+
+    /// The first move, on fresh data: a new plan's first step, or the resumed plan.
+    pub(super) fn first(&mut self, view: &View<'_>, set: &StatefulSet, fresh: bool) -> Act {
+        if !fresh {
+            return self.read(view.now);
+        }
+        let name = self.cfg.set.name.clone();
+        let update = decide::observed_update_revision(set).map(str::to_string);
+        let begin = match resolve(&record::read(set), update.as_deref(), &self.ask, &name) {
+            Ok(b) => b,
+            Err(r) => {
+                self.stage = Stage::Over {
+                    end: End::Refused { why: r.message, usage: r.usage },
+                    released: false,
+                };
+                return self.over_now(set);
+            }
+        };
+        match begin {
+            Begin::New(steps) => {
+                let start = Start {
+                    steps,
+                    bake_seconds: self.ask.bake_seconds,
+                    checks: self.ask.checks.clone(),
+                    on_failure: self.ask.on_failure,
+                    by: self.ask.by.clone(),
+                };
+                match decide::begin(&start, &self.facts(view, set)) {
+                    Err(why) => {
+                        self.stage = Stage::Over {
+                            end: End::Refused { why, usage: false },
+                            released: false,
+                        };
+                        self.over_now(set)
+                    }
+                    Ok(next) => {
+                        let record = match &next {
+                            Next::Open { record, .. } | Next::Record(record) => record.clone(),
+                            _ => return self.act(view, set, &Record::default_for(&start), next),
+                        };
+                        self.mine = Some(record.clone());
+                        self.act(view, set, &record, next)
+                    }
+                }
+            }
+            Begin::Resume { record, rewrite } => {
+                let words = match record.phase {
+                    Phase::Halted => format!(
+                        "continuing the plan halted at {}/{}: {}",
+                        record.step,
+                        record.of,
+                        record.reason.as_deref().unwrap_or("no reason recorded")
+                    ),
+                    _ => format!("resuming: {}", record.words(view.now)),
+                };
+                self.say(Some(&record), words);
+                match rewrite {
+                    Some(w) => {
+                        self.mine = Some((*w).clone());
+                        let w = Record { since: stamp(view.now), ..*w };
+                        self.act(view, set, &record, Next::Record(w))
+                    }
+                    None => {
+                        self.mine = Some(*record);
+                        self.run(view, fresh)
+                    }
+                }
+            }
+        }
+    }
+}

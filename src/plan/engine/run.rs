@@ -1,0 +1,229 @@
+//! The engine's turns while it holds the lease: renewal, the record read and checked as
+//! this run's, the decision (confirmed on a fresh read), the act; a halt and the end.
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::jiff::Timestamp;
+
+use super::*;
+
+impl Engine {
+    /// The lease is ours: the plan runs.
+    pub(super) fn run(&mut self, view: &View<'_>, fresh: bool) -> Act {
+        let now = view.now;
+        let set = self.current(view).clone();
+        if let Some(stolen) = self.stolen(&set, now) {
+            return stolen;
+        }
+        if self.renewal_due(now) {
+            let text = self.lease_text(now);
+            let seen = self.seen(&set);
+            self.send(now, Sending::Lease(text.clone()), None);
+            return lease_write(&self.cfg.set, Some(text), seen);
+        }
+        if let Some(None) = self.checking {
+            let words = "running the step's checks".to_string();
+            return Act::Wait { until: self.renew_at, words };
+        }
+        let Some(mine) = self.mine.clone() else { return self.first(view, &set, fresh) };
+        let current = match record::read(&set) {
+            Reading::Plan(r) => r,
+            Reading::None => {
+                let why = format!("{}'s plan record is gone", self.cfg.set);
+                return self.taken(&set, why);
+            }
+            Reading::Invalid(why) => {
+                let why = Reading::invalid_words(&why, &self.cfg.set.name);
+                return self.taken(&set, why);
+            }
+        };
+        if current.phase == Phase::Aborted {
+            let who = current.reason.clone().unwrap_or_else(|| "ststui abort".into());
+            return self.taken(&set, format!("the plan was aborted ({who})"));
+        }
+        if current.started != mine.started {
+            return self.taken(&set, "another plan replaced this one on the set".into());
+        }
+        let changed = crate::plan::ask::differences(&current, &self.ask_of(&mine));
+        let next = if !changed.is_empty() && !current.phase.over() {
+            let why =
+                format!("the plan's record was changed by another writer: {}", changed.join("; "));
+            Next::Halt(decide::halted(&current, now, why))
+        } else if let Some(Some(outcome)) = self.checking.clone() {
+            match outcome {
+                Ok(()) => decide::advance(&current, &self.facts(view, &set)),
+                Err(why) => Next::Halt(decide::halted(&current, now, why)),
+            }
+        } else {
+            decide::decide(&current, &self.facts(view, &set))
+        };
+        let next = match next {
+            Next::Check if self.cfg.runs_checks && !self.ask.checks.is_empty() => {
+                if !fresh {
+                    return self.read(now);
+                }
+                self.checking = Some(None);
+                let env = said::check_env(&self.cfg.set, &current, &set);
+                let what =
+                    format!("{}: running {} check(s)", said::at(&current), self.ask.checks.len());
+                self.say(Some(&current), what);
+                return Act::Check { checks: self.ask.checks.clone(), env };
+            }
+            Next::Check => decide::advance(&current, &self.facts(view, &set)),
+            n => n,
+        };
+        if !matches!(next, Next::Wait(_)) && !fresh {
+            return self.read(now);
+        }
+        self.checking = None;
+        self.act(view, &set, &current, next)
+    }
+
+    pub(super) fn renewal_due(&self, now: Timestamp) -> bool {
+        matches!(self.stage, Stage::Run | Stage::Halt { .. })
+            && self.renew_at.is_some_and(|at| now >= at)
+    }
+
+    /// The lease on the set is another runner's: the run stops.
+    pub(super) fn stolen(&mut self, set: &StatefulSet, now: Timestamp) -> Option<Act> {
+        if self.ours(set) || self.sent.is_some() {
+            return None;
+        }
+        match Runner::of(set, now) {
+            Runner::Live(l) => {
+                self.lease = None;
+                let why = format!("another runner took the plan's lease: {}", l.words());
+                Some(self.taken(set, why))
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn taken(&mut self, set: &StatefulSet, why: String) -> Act {
+        self.stage = Stage::Over { end: End::Stopped { why, kind: Stop::Taken }, released: false };
+        self.over_now(set)
+    }
+
+    pub(super) fn over_now(&mut self, set: &StatefulSet) -> Act {
+        self.seen_at_end = self.seen(set);
+        match self.stage.clone() {
+            Stage::Over { end, released } => self.over_view(end, released),
+            _ => self.end_act(),
+        }
+    }
+
+    /// What this run would ask of `r`: this invocation's bake, checks and policy, `r`'s steps.
+    pub(super) fn ask_of(&self, r: &Record) -> Ask {
+        Ask { steps: r.parsed_steps().ok(), ..self.ask.clone() }
+    }
+
+    /// Carries out a decision.
+    pub(super) fn act(
+        &mut self,
+        view: &View<'_>,
+        set: &StatefulSet,
+        current: &Record,
+        next: Next,
+    ) -> Act {
+        let now = view.now;
+        let key = self.cfg.set.clone();
+        match next {
+            Next::Open { from, to, record } => {
+                let said = Said {
+                    record: Some(record.clone()),
+                    text: said::opened(set, &record, from, to),
+                };
+                self.send(now, Sending::Record(Box::new(record.clone())), Some(said));
+                let text = json(&record);
+                let op = ClusterOp::Plan { set: key, partition: Some((from, to)), record: text };
+                Act::Write(Write { op, basis: Some(Box::new(set.clone())) })
+            }
+            Next::Record(record) => {
+                self.baseline =
+                    (record.phase == Phase::Baking).then(|| decide::baseline(view.pods));
+                let text = said::entered(set, &record);
+                let said = Said { record: Some(record.clone()), text };
+                self.send(now, Sending::Record(Box::new(record.clone())), Some(said));
+                let op = ClusterOp::Plan { set: key, partition: None, record: json(&record) };
+                Act::Write(Write { op, basis: Some(Box::new(set.clone())) })
+            }
+            Next::Delete { pod, uid, record } => {
+                let text = format!(
+                    "{}: deleted {pod} (OnDelete: it comes back on the update revision)",
+                    said::at(&record)
+                );
+                let said = Said { record: Some(record), text };
+                self.send(now, Sending::Delete { pod: pod.clone(), uid: uid.clone() }, Some(said));
+                let pod = ObjRef::new(key.namespace, pod);
+                let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid) };
+                Act::Write(Write { op, basis: None })
+            }
+            Next::Halt(record) => {
+                let recorded = current.phase == Phase::Halted;
+                if recorded {
+                    let text = said::halted(&record, set, now, view.frozen.is_some());
+                    self.say(Some(&record), text);
+                }
+                self.stage = Stage::Halt { record: record.clone(), recorded, reverted: false };
+                self.halting(view, record, recorded, false)
+            }
+            Next::Done => {
+                self.stage = Stage::Over { end: End::Done(current.clone()), released: false };
+                self.over_now(set)
+            }
+            Next::Wait(words) => {
+                let until = wake(current, &self.facts(view, set)).map(|t| self.wake(t));
+                Act::Wait {
+                    until: until.or(self.renew_at),
+                    words: format!("{}: {words}", said::at(current)),
+                }
+            }
+            Next::Check => Act::Wait { until: self.renew_at, words: String::new() },
+        }
+    }
+
+    /// A halt: recorded, `--on-failure undo` carried out (never under a freeze), then over.
+    pub(super) fn halting(
+        &mut self,
+        view: &View<'_>,
+        record: Record,
+        recorded: bool,
+        reverted: bool,
+    ) -> Act {
+        let set = self.current(view).clone();
+        if !recorded {
+            let text = said::halted(&record, &set, view.now, view.frozen.is_some());
+            let said = Said { record: Some(record.clone()), text };
+            self.send(view.now, Sending::Record(Box::new(record.clone())), Some(said));
+            let op = ClusterOp::Plan {
+                set: self.cfg.set.clone(),
+                partition: None,
+                record: json(&record),
+            };
+            return Act::Write(Write { op, basis: Some(Box::new(set)) });
+        }
+        let undo = self.ask.on_failure == OnFailure::Undo && view.frozen.is_none();
+        if undo && !reverted {
+            self.stage = Stage::Halt { record: record.clone(), recorded, reverted: true };
+            let stuck = decide::stuck_on(&record.revision, view.pods);
+            return Act::Revert { basis: Box::new(set), revision: record.revision, stuck };
+        }
+        self.stage = Stage::Over { end: End::Halted(record), released: false };
+        self.over_now(&set)
+    }
+
+    pub(super) fn over(&mut self, view: &View<'_>, end: End, released: bool) -> Act {
+        self.seen_at_end = self.seen(self.current(view));
+        self.over_view(end, released)
+    }
+
+    /// Gives the lease back (not awaited: it runs out anyway), then ends.
+    pub(super) fn over_view(&mut self, end: End, released: bool) -> Act {
+        if !released && self.lease.take().is_some() {
+            self.stage = Stage::Over { end, released: true };
+            self.lease_until = None;
+            self.renew_at = None;
+            return lease_write(&self.cfg.set, None, self.seen_at_end.take());
+        }
+        self.stage = Stage::Over { end: end.clone(), released: true };
+        Act::End(end)
+    }
+}

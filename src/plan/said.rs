@@ -1,0 +1,171 @@
+//! What a plan's moves are called, the same in every runner's output and timeline: a step
+//! opened (`step 1/3: partition 4 → 3 (opens web-3)`; an OnDelete plan speaks of pods, not
+//! partition numbers), a phase entered, a halt (with the partition the server holds), and the
+//! checks' environment.
+//!
+//! Owns: these words. Pure.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+
+use super::decide::{self, Start};
+use super::record::{Phase, Record, steps_words};
+use super::{Target, duration_words};
+use crate::backend::ObjRef;
+use crate::core::spec;
+
+/// `step 2/3`.
+pub fn at(r: &Record) -> String {
+    format!("step {}/{}", r.step, r.of)
+}
+
+/// A step opened by moving the partition from `from` to `to`.
+pub fn opened(set: &StatefulSet, r: &Record, from: i32, to: i32) -> String {
+    format!("{}: partition {from} → {to}{}", at(r), decide::opens(set, to, from))
+}
+
+/// The pods a step of an OnDelete plan updates (`web-3`, `web-3, web-2`, `web-3 … web-1, 3
+/// pods`), from the partition it stands for to the one before.
+fn step_pods(set: &StatefulSet, r: &Record) -> String {
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    let start = spec::start_ordinal(set);
+    let before = previous_partition(r, spec::replicas(set)).min(spec::replicas(set));
+    let (hi, lo) = (start + before - 1, start + r.partition);
+    match before - r.partition {
+        n if n <= 0 => "no pod".into(),
+        1 => format!("{name}-{hi}"),
+        2 => format!("{name}-{hi}, {name}-{lo}"),
+        n => format!("{name}-{hi} … {name}-{lo}, {n} pods"),
+    }
+}
+
+/// A phase entered (the record written).
+pub fn entered(set: &StatefulSet, r: &Record) -> String {
+    match r.phase {
+        Phase::Waiting if spec::strategy(set).on_delete => format!(
+            "{}: updates {} (OnDelete: each deleted in turn, highest first, once the one before \
+             is back updated and Ready)",
+            at(r),
+            step_pods(set, r)
+        ),
+        Phase::Waiting => {
+            format!(
+                "{}: partition {} (its pods open already): waiting for them",
+                at(r),
+                r.partition
+            )
+        }
+        Phase::Done => {
+            let end = match spec::strategy(set).on_delete {
+                true => "every pod of its steps updated".to_string(),
+                false => format!("partition {}", r.partition),
+            };
+            format!("plan done: {} ({}), {end}", steps_words(r.of), r.steps)
+        }
+        _ => r.phase_words(),
+    }
+}
+
+/// A halt, with what holds now: the partition the server holds, or the freeze.
+pub fn halted(
+    r: &Record,
+    set: &StatefulSet,
+    now: k8s_openapi::jiff::Timestamp,
+    frozen: bool,
+) -> String {
+    let st = spec::strategy(set);
+    let holds = if frozen {
+        "the set is frozen: nothing further opens".to_string()
+    } else if st.on_delete {
+        "no further pod is deleted".to_string()
+    } else {
+        format!("the partition holds at {}: nothing further opens", st.partition)
+    };
+    format!("{}; {holds}", r.words(now))
+}
+
+/// The partition before step `r.step` (where the step's pods begin being new).
+pub fn previous_partition(r: &Record, replicas: i32) -> i32 {
+    let Ok(steps) = r.parsed_steps() else { return replicas };
+    let targets = steps.targets(replicas);
+    targets[..r.step.saturating_sub(1).min(targets.len())]
+        .iter()
+        .rev()
+        .find_map(|t| match t {
+            Target::Update { partition, .. } => Some(*partition),
+            Target::Gate => None,
+        })
+        .unwrap_or(replicas)
+}
+
+/// The checks' environment for step `r` of `key`.
+pub fn check_env(key: &ObjRef, r: &Record, set: &StatefulSet) -> Vec<(&'static str, String)> {
+    let start = spec::start_ordinal(set);
+    let replicas = spec::replicas(set);
+    let before = previous_partition(r, replicas);
+    let pods: Vec<String> = (r.partition..before.min(replicas))
+        .map(|i| format!("{}-{}", key.name, start + i))
+        .collect();
+    vec![
+        ("STSTUI_NAMESPACE", key.namespace.clone()),
+        ("STSTUI_SET", key.name.clone()),
+        ("STSTUI_STEP", r.step.to_string()),
+        ("STSTUI_STEPS", r.of.to_string()),
+        ("STSTUI_PARTITION", r.partition.to_string()),
+        ("STSTUI_PODS", pods.join(" ")),
+        ("STSTUI_BAKE", duration_words(r.bake_seconds.saturating_mul(1000))),
+    ]
+}
+
+/// The plan in words before it starts: each step with the partition it moves from and to (an
+/// OnDelete set: the pods it updates).
+pub fn preview(key: &ObjRef, set: &StatefulSet, start: &Start) -> Vec<String> {
+    let replicas = spec::replicas(set);
+    let st = spec::strategy(set);
+    let mut lines = vec![if st.on_delete {
+        format!("plan for {key}: {replicas} replicas, OnDelete (ststui deletes each pod in turn)")
+    } else {
+        format!("plan for {key}: {replicas} replicas, partition {} now", st.partition)
+    }];
+    let mut before = if st.on_delete { replicas } else { st.partition.min(replicas) };
+    let name = &key.name;
+    let first = spec::start_ordinal(set);
+    for (i, (spec, t)) in start.steps.0.iter().zip(start.steps.targets(replicas)).enumerate() {
+        lines.push(match t {
+            Target::Update { updated, partition } => {
+                let how = if st.on_delete {
+                    match before - partition {
+                        n if n <= 0 => "no further pod".to_string(),
+                        1 => format!("updates {name}-{}", first + partition),
+                        n => format!(
+                            "updates {name}-{} … {name}-{}, {n} pods",
+                            first + before - 1,
+                            first + partition
+                        ),
+                    }
+                } else if partition < before {
+                    format!("partition {before} → {partition}")
+                } else {
+                    format!("partition {partition} (open already: its pods are checked)")
+                };
+                before = before.min(partition);
+                format!("  step {}: {spec} → {updated} of {replicas} updated ({how})", i + 1)
+            }
+            Target::Gate => {
+                format!("  step {}: pause until `ststui approve {}`", i + 1, key.name)
+            }
+        });
+    }
+    let checks = if start.checks.is_empty() {
+        "no checks".to_string()
+    } else {
+        let list: Vec<String> = start.checks.iter().map(|c| format!("`{c}`")).collect();
+        format!("checks {}", list.join(", "))
+    };
+    lines.push(format!(
+        "  then: wait for the step's pods to be updated, Ready and available; bake {}; {checks}; \
+         on failure: {}",
+        duration_words(start.bake_seconds * 1000),
+        start.on_failure.word()
+    ));
+    lines
+}
