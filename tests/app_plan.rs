@@ -216,3 +216,54 @@ fn while_a_plan_drives_the_partition_the_keys_say_so_and_freeze_halts_it() {
     assert!(freeze < halt, "{sent:?}");
     assert!(matches!(&sent[halt], Op::Cluster(Write { basis: None, .. })), "{sent:?}");
 }
+
+/// Starts `1,pause,100%` from this console and shows the server holding its lease: the run
+/// is under way (what the quit tests need).
+fn running(st: &mut AppState) -> String {
+    observed(st);
+    run(st, [key('P'), ctrl('u')]);
+    run(st, typed("1,pause,100%").into_iter().chain([code(KeyCode::Enter)]));
+    let cmds = run(st, [key('y')]);
+    let Some(ClusterOp::PlanLease { lease: Some(l), .. }) = plan_ops(&cmds).pop() else {
+        panic!("{cmds:?}")
+    };
+    let mut set = st.mirror.set(&web()).unwrap().clone();
+    set.metadata.annotations.get_or_insert_with(Default::default).insert(LEASE.into(), l.clone());
+    run(st, [applied(Object::Set(Arc::new(set))), Msg::BatchEnd]);
+    assert!(st.plan_run.is_some());
+    l
+}
+
+#[test]
+fn quitting_while_this_console_runs_a_plan_asks_and_gives_the_lease_back() {
+    let mut st = demo(sim_caps());
+    let lease = running(&mut st);
+    // q asks; n keeps it running.
+    let cmds = run(&mut st, [key('q')]);
+    assert!(!st.quit && cmds.is_empty(), "{cmds:?}");
+    let Modal::Confirm(c) = &st.modal else { panic!("no question: {:?}", st.modal) };
+    assert!(c.title.contains("Quit while this console runs the plan on default/web"), "{c:?}");
+    run(&mut st, [key('n')]);
+    assert!(!st.quit && st.plan_run.is_some());
+    // q, y: the lease is given back (its precondition: the lease the server holds), then quit.
+    run(&mut st, [key('q')]);
+    let cmds = run(&mut st, [key('y')]);
+    assert!(st.quit);
+    let ops = plan_ops(&cmds);
+    assert!(
+        ops.iter().any(
+            |o| matches!(o, ClusterOp::PlanLease { lease: None, seen: Some(s), .. } if *s == lease)
+        ),
+        "{ops:?}"
+    );
+    assert!(matches!(cmds.last(), Some(ststui::app::Command::Quit)), "{cmds:?}");
+}
+
+#[test]
+fn a_signal_stops_the_plan_and_gives_the_lease_back_without_asking() {
+    let mut st = demo(sim_caps());
+    running(&mut st);
+    let cmds = run(&mut st, [Msg::Signal(15)]);
+    assert!(st.quit);
+    assert!(plan_ops(&cmds).iter().any(|o| matches!(o, ClusterOp::PlanLease { lease: None, .. })));
+}

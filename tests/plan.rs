@@ -234,10 +234,26 @@ fn a_failing_check_halts_after_step_1_and_nothing_further_opens() {
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(partition(&r), 3);
     assert_eq!(*r.partitions.lock().unwrap(), [4, 3]);
-    // explain says so.
+    // explain says so, with its own health word; wait says stuck (3), naming the halt.
     let (code, out, _) = ststui(&r, &["explain", "web"]);
     assert_eq!(code, 0);
     assert!(out.contains("plan halted at 1/2 (1): check"), "{out}");
+    assert!(out.starts_with("statefulset default/web: Halted"), "{out}");
+    let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "10s"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("stuck: plan halted at 1/2 (1): check"), "{out}");
+    // A plain rerun is refused (a halt is not resumed by accident); --continue goes on from the
+    // halted step with this command's check, once the operator fixed what it found.
+    let (code, _, err) = ststui(&r, &["rollout", "web"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--continue"), "{err}");
+    let (code, out, err) =
+        ststui(&r, &["rollout", "web", "--continue", "--check", "echo fixed", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("continuing the plan halted at 1/2"), "{out}");
+    assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0]);
+    let done = the_plan(&r).unwrap();
+    assert_eq!((done.phase, done.checks), (Phase::Done, vec!["echo fixed".to_string()]));
 }
 
 #[test]
@@ -368,6 +384,102 @@ fn abort_shows_what_it_will_do_and_needs_yes_without_a_terminal() {
         the_set(&r).spec.template.spec.unwrap().containers[0].image.as_deref(),
         Some("nginx:1.25")
     );
+}
+
+/// Abort of a set whose plan halted: the record says aborted (no longer halted), the partition
+/// goes back to where the plan began, the stuck pod comes back on the reverted template.
+#[test]
+fn abort_ends_a_halted_plan_as_aborted_and_puts_the_partition_back() {
+    let r = rig("abort-plan", "nginx:broken");
+    let (code, out, err) =
+        ststui(&r, &["rollout", "web", "--steps", "1,100%", "--stuck-after", "2s"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("web-3 Running, not Ready") || out.contains("web-3 not running"), "{out}");
+    assert_eq!(partition(&r), 3);
+    let (code, out, err) = ststui(&r, &["abort", "web", "--yes"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("will put the partition back from 3 to 4, where the plan began"), "{out}");
+    assert!(out.contains("partition 3 → 4"), "{out}");
+    let aborted = the_plan(&r).unwrap();
+    assert_eq!(aborted.phase, Phase::Aborted);
+    assert!(aborted.reason.unwrap_or_default().starts_with("aborted by"));
+    assert_eq!(partition(&r), 4);
+    let (_, out, _) = ststui(&r, &["explain", "web"]);
+    assert!(!out.contains(": Halted"), "{out}");
+}
+
+/// One reading of a bad record everywhere: explain names it invalid, rollout refuses to resume
+/// it and refuses a new plan over it without --force.
+#[test]
+fn an_invalid_record_is_named_invalid_everywhere_and_never_silently_replaced() {
+    let r = rig("invalid", "nginx:1.26");
+    let bad = serde_json::json!({"steps": "1,100%", "bakeSeconds": 5, "checks": [],
+        "onFailure": "hold", "revision": "web-x", "template": "", "step": 99, "of": 2,
+        "phase": "waiting", "since": "2026-01-01T00:00:00Z", "partition": 4, "by": "ana",
+        "started": "2026-01-01T00:00:00Z"});
+    op(&r, ClusterOp::Plan { set: web(), partition: None, record: bad.to_string() });
+    let (_, out, _) = ststui(&r, &["explain", "web"]);
+    assert!(out.contains("is invalid: it is at step 99 of 2"), "{out}");
+    let (code, _, err) = ststui(&r, &["rollout", "web"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("is invalid: it is at step 99 of 2"), "{err}");
+    let (code, _, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("is invalid"), "{err}");
+    assert_eq!(partition(&r), 4, "nothing written");
+    let (code, out, err) =
+        ststui(&r, &["rollout", "web", "--steps", "1,100%", "--force", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(the_plan(&r).unwrap().phase, Phase::Done);
+}
+
+/// `--image` holds the set and sets the image in one command: nothing rolls before the plan's
+/// first step, then the plan rolls it.
+#[test]
+fn rollout_image_freezes_sets_the_image_and_runs_the_plan() {
+    let r = rig("image", "nginx:1.25");
+    op(&r, ClusterOp::SetPartition { set: web(), partition: 0 });
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--image", "nginx=nginx:1.27", "--steps", "1,100%", "--timeout", "60s"],
+    );
+    assert_eq!(code, 2, "the first container is app: {out}{err}");
+    assert!(err.contains("first container is app"), "{err}");
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--image", "app=nginx:1.27", "--steps", "1,100%", "--timeout", "60s"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("frozen first (partition 0 → 4)"), "{out}");
+    // Held at 4 before the first step: no pod rolled before the plan opened web-3.
+    assert_eq!(*r.partitions.lock().unwrap(), [4, 0, 4, 3, 0], "{out}");
+    let image = the_set(&r).spec.template.spec.unwrap().containers[0].image.clone();
+    assert_eq!(image.as_deref(), Some("nginx:1.27"));
+}
+
+/// `--wait-lease` waits for another runner's lease instead of refusing.
+#[test]
+fn wait_lease_waits_out_another_runners_lease() {
+    let r = rig("wait-lease", "nginx:1.26");
+    let expires = k8s_openapi::jiff::Timestamp::now()
+        .checked_add(k8s_openapi::jiff::SignedDuration::from_secs(3))
+        .unwrap();
+    let lease = record::Lease {
+        holder: "bo".into(),
+        host: "elsewhere".into(),
+        pid: 1,
+        expires: record::stamp(expires),
+    };
+    let text = serde_json::to_string(&lease).unwrap();
+    op(&r, ClusterOp::PlanLease { set: web(), lease: Some(text), seen: None });
+    let (code, _, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bo on elsewhere (pid 1)") && err.contains("--wait-lease"), "{err}");
+    let (code, out, err) =
+        ststui(&r, &["rollout", "web", "--steps", "1,100%", "--wait-lease", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("waiting for the lease of bo on elsewhere"), "{out}");
+    assert_eq!(the_plan(&r).unwrap().phase, Phase::Done);
 }
 
 /// The record on the set is shared, writable state: a command stored in it is never run, a bake

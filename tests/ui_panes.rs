@@ -569,6 +569,39 @@ fn the_header_shows_a_plan_recorded_on_the_set() {
     with(&mut st, &record);
     let top = row(&screen_of(&st, 200, 60), 0);
     assert!(top.contains("▶ plan 2/3 (50%): baking, 1m12s left"), "{top}");
+    // Nobody holds its lease: the header says nothing drives it (no false "live" countdown).
+    assert!(top.contains("no runner"), "{top}");
+    // A runner whose lease ran out: named, and said to be gone.
+    let lease = ststui::plan::record::Lease {
+        holder: "ana".into(),
+        host: "build-7".into(),
+        pid: 4242,
+        expires: stamp(now.checked_sub(k8s_openapi::jiff::SignedDuration::from_secs(5)).unwrap()),
+    };
+    let mut set = st.mirror.set(&key).unwrap().clone();
+    set.metadata
+        .annotations
+        .as_mut()
+        .unwrap()
+        .insert(ststui::plan::record::LEASE.into(), serde_json::to_string(&lease).unwrap());
+    st.mirror.apply(Object::Set(std::sync::Arc::new(set.clone())));
+    let top = screen_of(&st, 240, 60);
+    let top = (0..3).map(|y| row(&top, y)).collect::<Vec<_>>().join(" ");
+    assert!(top.contains("no runner (its lease ran out at"), "{top}");
+    assert!(top.contains("ana on build-7, pid 4242"), "{top}");
+    // A live runner is named.
+    let live = ststui::plan::record::Lease {
+        expires: stamp(now.checked_add(k8s_openapi::jiff::SignedDuration::from_secs(25)).unwrap()),
+        ..lease
+    };
+    set.metadata
+        .annotations
+        .as_mut()
+        .unwrap()
+        .insert(ststui::plan::record::LEASE.into(), serde_json::to_string(&live).unwrap());
+    st.mirror.apply(Object::Set(std::sync::Arc::new(set)));
+    let top = row(&screen_of(&st, 240, 60), 0);
+    assert!(top.contains("· ana on build-7"), "{top}");
     let halted = Record {
         phase: Phase::Halted,
         reason: Some("check `./c` exited 1".into()),

@@ -128,10 +128,20 @@ fn write(
     basis: Option<&StatefulSet>,
     by: Instant,
 ) -> Result<(), VerbError> {
+    written(w, op, basis, by).map(drop)
+}
+
+/// [`write`], with the set as the write left it when the server said.
+fn written(
+    w: &Writes,
+    op: ClusterOp,
+    basis: Option<&StatefulSet>,
+    by: Instant,
+) -> Result<Option<StatefulSet>, VerbError> {
     let kind = op.kind();
     let write = Write { op, basis: basis.cloned().map(Box::new) };
-    w.write(write, super::left(by))
-        .map(drop)
+    w.write_returning(write, super::left(by))
+        .map(|(_, set)| set)
         .map_err(|f| super::write_failure(kind, crate::cluster::OnceError::Failed(f)))
 }
 
@@ -163,12 +173,16 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
         confirm()?;
     }
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
+    let mut set = set;
     if let Some(r) = plan {
         let why = format!("aborted by {} at {}", writes.identity(), record::stamp(now));
         let aborted = Record { phase: Phase::Aborted, ..halted(&r, now, why) };
         let text = serde_json::to_string(&aborted).unwrap_or_default();
         let op = ClusterOp::Plan { set: key.clone(), partition: restore, record: text };
-        write(&writes, op, Some(&set), deadline)?;
+        // The revert is decided on the set this write left (never refused by our own write).
+        if let Some(after) = written(&writes, op, Some(&set), deadline)? {
+            set = after;
+        }
         super::say(&match restore {
             Some((from, to)) => {
                 format!("{key}: the plan is aborted; partition {from} → {to}, where the plan began")
@@ -270,4 +284,50 @@ pub fn revert(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate() -> Record {
+        Record {
+            steps: "1,pause,100%".into(),
+            bake_seconds: 0,
+            checks: Vec::new(),
+            on_failure: "hold".into(),
+            revision: "web-b".into(),
+            template: String::new(),
+            step: 2,
+            of: 3,
+            phase: Phase::Gate,
+            since: "2026-01-01T00:00:00Z".into(),
+            partition: 3,
+            by: "ana".into(),
+            started: "2026-01-01T00:00:00Z".into(),
+            reason: None,
+            began_at: Some(4),
+        }
+    }
+
+    /// An approval whose reply was lost is judged by what the server holds: the approval, or
+    /// the runner already past the gate — approved; the gate as it was — nothing written;
+    /// another plan or a gate entered again — not known. Never "someone else changed it:
+    /// nothing written" for an approval that landed.
+    #[test]
+    fn a_lost_approval_is_judged_by_the_plan_past_its_gate() {
+        let was = gate();
+        let plan = |r: Record| Reading::Plan(Box::new(r));
+        let approved =
+            Record { phase: Phase::Approved, since: "2026-01-01T00:01:00Z".into(), ..gate() };
+        assert_eq!(past_gate(&was, &plan(approved)), Some(true));
+        let acted = Record { step: 3, phase: Phase::Waiting, partition: 0, ..gate() };
+        assert_eq!(past_gate(&was, &plan(acted)), Some(true), "the runner acted on it");
+        assert_eq!(past_gate(&was, &plan(gate())), Some(false), "still at the gate");
+        let again = Record { since: "2026-01-01T00:05:00Z".into(), ..gate() };
+        assert_eq!(past_gate(&was, &plan(again)), None);
+        let other = Record { started: "2026-02-01T00:00:00Z".into(), ..gate() };
+        assert_eq!(past_gate(&was, &plan(other)), None, "another plan");
+        assert_eq!(past_gate(&was, &Reading::None), None);
+    }
 }

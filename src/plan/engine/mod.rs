@@ -274,6 +274,14 @@ impl Engine {
         if self.known.as_ref().is_some_and(|k| !newer(k, view.set)) {
             self.known = None;
         }
+        // Stopped (a timeout, a quitting console): the lease goes back now, whatever is in
+        // flight.
+        if let Stage::Over { end, released: false } = self.stage.clone()
+            && matches!(end, End::Stopped { kind: Stop::Asked, .. })
+        {
+            self.sent = None;
+            return self.over(view, end, false);
+        }
         if let Some(sent) = &self.sent {
             if shows(&sent.what, self.current(view)) {
                 let sent = self.sent.take();

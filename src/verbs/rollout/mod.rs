@@ -207,10 +207,9 @@ impl Runner {
                     self.engine.reverted(result.map_err(|e| e.message));
                 }
                 Act::Wait { until, words } => {
-                    if !words.is_empty()
-                        && let Some(r) = self.engine.plan().cloned()
-                    {
-                        self.out.waiting(&r, &words);
+                    if !words.is_empty() {
+                        let r = self.engine.plan().cloned();
+                        self.out.waiting(r.as_ref(), &words);
                     }
                     self.pause(until)?;
                 }

@@ -37,14 +37,14 @@ impl Output {
 
     /// What the plan waits for (`step 1/3: baking, 1m left`): a line each time the words change,
     /// a countdown one line in a log (a live line on a terminal).
-    pub fn waiting(&mut self, r: &Record, text: &str) {
+    pub fn waiting(&mut self, r: Option<&Record>, text: &str) {
         let counting = |t: &str| t.split(": ").nth(1).is_some_and(|w| w.starts_with("baking"));
         if !self.line.is_live() && counting(text) && counting(&self.last) {
             return;
         }
         if self.json {
             if text != self.last {
-                say(&json_line("waiting", Some(r), text));
+                say(&json_line("waiting", r, text));
             }
         } else {
             self.line.show(text, Duration::ZERO);
