@@ -267,3 +267,32 @@ fn a_signal_stops_the_plan_and_gives_the_lease_back_without_asking() {
     assert!(st.quit);
     assert!(plan_ops(&cmds).iter().any(|o| matches!(o, ClusterOp::PlanLease { lease: None, .. })));
 }
+
+/// The abort key: the forced rollback of the whole set, shown as `ststui abort` shows it,
+/// asked, then the plan's end (the partition back where it began), the undo and the stuck pods'
+/// deletions, in that order.
+#[test]
+fn the_abort_key_shows_the_rollback_asks_and_sends_it_in_order() {
+    let mut st = demo(sim_caps());
+    let r = Record { began_at: Some(5), ..record(Phase::Waiting, 1, 4) };
+    annotate(&mut st, &[(PLAN, serde_json::to_string(&r).unwrap())]);
+    let mut set = st.mirror.set(&web()).unwrap().clone();
+    set.spec.update_strategy.as_mut().unwrap().rolling_update.as_mut().unwrap().partition = Some(4);
+    run(&mut st, [applied(Object::Set(Arc::new(set))), Msg::BatchEnd]);
+    let cmds = run(&mut st, [key('U')]);
+    assert!(plan_ops(&cmds).is_empty(), "nothing before the yes: {cmds:?}");
+    let Modal::Confirm(c) = &st.modal else {
+        panic!("no question: {:?} {}", st.modal, status_text(&st))
+    };
+    let shown = format!("{} {} {}", c.title, c.new, c.details.join(" | "));
+    assert!(shown.contains("will revert the template to revision"), "{shown}");
+    assert!(shown.contains("will end the plan, recorded as aborted"), "{shown}");
+    assert!(shown.contains("will put the partition back from 4 to 5"), "{shown}");
+    let ops = plan_ops(&run(&mut st, [key('y')]));
+    let Some(ClusterOp::Plan { partition: Some((4, 5)), record, .. }) = ops.first() else {
+        panic!("the plan's end first: {ops:?}")
+    };
+    let ended: Record = serde_json::from_str(record).unwrap();
+    assert_eq!(ended.phase, Phase::Aborted);
+    assert!(matches!(ops.get(1), Some(ClusterOp::Undo { .. })), "{ops:?}");
+}

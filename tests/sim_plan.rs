@@ -297,3 +297,96 @@ fn on_delete_a_plan_deletes_its_pods_one_at_a_time_from_the_highest() {
         assert!(pair[1].0 >= pair[0].0 + 3_000, "{deleted:?}");
     }
 }
+
+/// The Argo CD health script shipped in `assets/argocd` (Lua 5.1, as Argo CD runs it), on the
+/// sets the simulator leaves: it reads the plan ststui records and the freeze, and is Healthy
+/// only when the rollout is done.
+mod argocd {
+    use super::*;
+
+    const SCRIPT: &str = include_str!("../assets/argocd/statefulset-health.lua");
+
+    /// (status, message) of the script on the set `web` of `r`, as Argo CD hands it over:
+    /// the object as JSON, nulls absent.
+    fn health(r: &Run) -> (String, String) {
+        use mlua::LuaSerdeExt as _;
+        let set = r.sim.set(&ObjRef::new("default", "web")).unwrap();
+        let json = without_nulls(serde_json::to_value(set).unwrap());
+        let lua = mlua::Lua::new();
+        let obj = lua.to_value(&json).unwrap();
+        lua.globals().set("obj", obj).unwrap();
+        let hs: mlua::Table = lua.load(SCRIPT).eval().unwrap_or_else(|e| panic!("{e}"));
+        (hs.get("status").unwrap(), hs.get("message").unwrap())
+    }
+
+    #[test]
+    fn progressing_while_a_plan_runs_suspended_at_its_gate_healthy_only_when_done() {
+        let baking = play(&format!(
+            "{BASE}image web nginx:1.26\nrollout web steps=1,100% bake=10m\nwait 30s\n\
+             expect web plan=baking\n"
+        ));
+        assert!(baking.outcome.passed(), "{:?}", baking.outcome.failures);
+        let (status, message) = health(&baking);
+        assert_eq!((status.as_str(), message.as_str()), ("Progressing", "plan 1/2: baking"));
+        let gate = play(&format!(
+            "{BASE}image web nginx:1.26\nrollout web steps=1,pause,100%\nsettle\n\
+             expect web plan=gate\n"
+        ));
+        let (status, message) = health(&gate);
+        assert_eq!(status, "Suspended");
+        assert!(message.contains("waits for approval"), "{message}");
+        let done = play(&format!(
+            "{BASE}image web nginx:1.26\nrollout web steps=1,100%\nsettle\nexpect web plan=done\n"
+        ));
+        assert_eq!(health(&done).0, "Healthy");
+    }
+
+    #[test]
+    fn degraded_when_halted_suspended_when_frozen_or_held_never_healthy_before_ondelete_rolls() {
+        let halted = play(&format!(
+            "{BASE}image web nginx:broken\nkubelet broken=nginx:broken\n\
+             rollout web steps=1,100% stuck-after=1m\nsettle\nexpect web plan=halted\n"
+        ));
+        assert!(halted.outcome.passed(), "{:?}", halted.outcome.failures);
+        let (status, message) = health(&halted);
+        assert_eq!(status, "Degraded");
+        assert!(message.contains("plan 1/2 halted: step 1 made no progress"), "{message}");
+        let frozen = play(&format!("{BASE}freeze web\nimage web nginx:1.26\nsettle\n"));
+        assert_eq!(health(&frozen).0, "Suspended");
+        let held = play(&format!("{BASE}image web nginx:1.26\npartition web 3\nsettle\n"));
+        let (status, message) = health(&held);
+        assert_eq!(status, "Suspended");
+        assert!(message.contains("partition 3 holds 3 pods"), "{message}");
+        let on_delete = play(
+            "kubelet start=1s ready=1s stop=1s\ncreate web replicas=4 strategy=OnDelete\n\
+             settle\nimage web nginx:1.26\nsettle\n",
+        );
+        let (status, message) = health(&on_delete);
+        assert_eq!(status, "Suspended", "Argo CD's own check says Healthy here: {message}");
+        assert!(message.contains("OnDelete: 0 of 4"), "{message}");
+    }
+
+    /// `v` without its null members (Argo CD hands the script no nulls).
+    fn without_nulls(v: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match v {
+            Value::Object(m) => Value::Object(
+                m.into_iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .map(|(k, v)| (k, without_nulls(v)))
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.into_iter().map(without_nulls).collect()),
+            other => other,
+        }
+    }
+
+    /// The ConfigMap patch shipped beside it holds the same script.
+    #[test]
+    fn the_configmap_patch_holds_the_script() {
+        let cm = include_str!("../assets/argocd/argocd-cm.yaml");
+        let v: serde_json::Value = serde_yaml_ng::from_str(cm).unwrap();
+        let held = v["data"]["resource.customizations.health.apps_StatefulSet"].as_str().unwrap();
+        assert_eq!(held.trim_end(), SCRIPT.trim_end());
+    }
+}

@@ -39,6 +39,10 @@ pub enum Action {
     PlanPrompt,
     /// Pass a rollout plan's manual gate.
     ApprovePlan,
+    /// The forced rollback of the whole set (`ststui abort`): a plan ended as aborted, the
+    /// template back to the previous revision, the pods stuck on the broken one deleted —
+    /// shown first, asked.
+    AbortSet,
     /// The StatefulSet list: filter it by name.
     FilterSets,
 

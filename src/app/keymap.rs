@@ -228,6 +228,8 @@ pub const BINDINGS: &[Binding] = &[
       "run a rollout plan from this console (steps, bake)", None),
     b(C::Normal, &[Key::ch('A')], Action::ApprovePlan, G::Rollout,
       "approve: pass the plan's manual gate", None),
+    b(C::Normal, &[Key::ch('U')], Action::AbortSet, G::Rollout,
+      "abort: the forced rollback of the set (asked first)", None),
     // Normal: controller.
     on(When::Pausable, b(C::Normal, &[Key::ch(' ')], Action::TogglePause, G::Controller,
       "pause / resume reconciliation", Some("pause"))),

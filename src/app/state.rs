@@ -282,6 +282,8 @@ pub enum Then {
     Plan { set: ObjRef, steps: crate::plan::Steps, bake_seconds: u64 },
     /// Quit (while this console runs a plan: it stops and gives its lease back).
     Quit,
+    /// Stop the plan this console runs (its lease given back) before the ops: an abort.
+    StopPlan,
 }
 
 /// Undo's revision picker: the set's revisions, newest first, and the highlighted row.

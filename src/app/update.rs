@@ -416,10 +416,18 @@ fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {
     match action {
         Action::Accept => {
             if let Some(then) = c.then {
+                let mut cmds: Vec<Command> = Vec::new();
+                if then == super::state::Then::StopPlan {
+                    cmds.extend(super::plan_run::stop(state, "aborted from this console"));
+                }
+                if !c.ops.is_empty() {
+                    let said = ops::sent(state, &c.ops, &c.log, format!("{} → {}", c.old, c.new));
+                    info(state, said);
+                }
                 if !c.log.is_empty() {
                     log_operator(state, c.log);
                 }
-                let mut cmds: Vec<Command> = c.ops.into_iter().map(Command::Backend).collect();
+                cmds.extend(c.ops.into_iter().map(Command::Backend));
                 match then {
                     super::state::Then::Plan { set, steps, bake_seconds } => {
                         match super::plan_run::start(state, set, steps, bake_seconds) {
@@ -428,6 +436,7 @@ fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {
                         }
                     }
                     super::state::Then::Quit => cmds.extend(quit_now(state)),
+                    super::state::Then::StopPlan => {}
                 }
                 return cmds;
             }

@@ -9,6 +9,7 @@
 //! Owns: what each [`ClusterOp`] does to a set, and the words for what changed between two
 //! sets ([`describe_change`]). Must not: do IO, read a clock, or know which backend runs it.
 
+pub mod abort;
 mod diff;
 mod freeze;
 pub mod gitops;

@@ -17,7 +17,7 @@ use super::{Exit, SYNC_TIMEOUT, VerbError};
 use crate::backend::{ClusterOp, ObjRef, Write};
 use crate::cli::{AbortArgs, NameArgs};
 use crate::cluster::{Target, Writes};
-use crate::plan::decide::{halted, observed_update_revision, stuck_on};
+use crate::plan::decide::stuck_on;
 use crate::plan::record::{self, Phase, Reading, Record};
 
 /// `ststui approve NAME`: the plan waiting at a gate goes on. A reply lost on the way is judged
@@ -151,90 +151,51 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
     let mut s = Session::open(target.clone())?;
     let set = s.sync(deadline)?.clone();
     let key = s.key.clone();
-    let revision = observed_update_revision(&set).unwrap_or_default().to_string();
     let pods: Vec<(i32, Pod)> = s.state.mirror.pods_of(&key).map(|(o, p)| (o, p.clone())).collect();
     let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
     let now = s.state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
-    let plan = match record::read(&set) {
-        Reading::Plan(r) if r.phase != Phase::Aborted && r.phase != Phase::Done => Some(*r),
-        _ => None,
-    };
     let revisions = s.state.mirror.revisions_of(&key);
-    let back = crate::steer::undo_target(&key, &set, &revisions, None).map_err(|r| {
-        VerbError::new(Exit::Expectation, format!("{}: nothing written", r.message))
-    })?;
-    let stuck = stuck_on(&revision, &pods);
-    let restore = plan.as_ref().and_then(|r| partition_back(&set, r));
-    let lines = preview(&key, back, plan.as_ref(), restore, &revision, &stuck, now);
-    for l in &lines {
-        super::say(l);
+    let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
+    let a = crate::steer::abort::abort(&key, &set, &revisions, &pods, now, &writes.identity())
+        .map_err(|r| {
+            VerbError::new(Exit::Expectation, format!("{}: nothing written", r.message))
+        })?;
+    for l in a.preview() {
+        super::say(&l);
     }
     if !args.yes {
         confirm()?;
     }
-    let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
-    let mut set = set;
-    if let Some(r) = plan {
-        let why = format!("aborted by {} at {}", writes.identity(), record::stamp(now));
-        let aborted = Record { phase: Phase::Aborted, ..halted(&r, now, why) };
-        let text = serde_json::to_string(&aborted).unwrap_or_default();
-        let op = ClusterOp::Plan { set: key.clone(), partition: restore, record: text };
-        // The revert is decided on the set this write left (never refused by our own write).
-        if let Some(after) = written(&writes, op, Some(&set), deadline)? {
-            set = after;
-        }
-        super::say(&match restore {
+    let by = |w: &crate::backend::Write| w.op.kind();
+    let run = |w: crate::backend::Write| {
+        let kind = by(&w);
+        writes
+            .write_returning(w, super::left(deadline))
+            .map(|(_, set)| set)
+            .map_err(|f| super::write_failure(kind, crate::cluster::OnceError::Failed(f)))
+    };
+    // The plan's end first (with the partition back); the undo decided on the set it left.
+    let mut basis = Some(set.clone());
+    if let Some(end) = a.end_plan() {
+        basis = run(end)?;
+        super::say(&match a.restore {
             Some((from, to)) => {
                 format!("{key}: the plan is aborted; partition {from} → {to}, where the plan began")
             }
             None => format!("{key}: the plan is aborted"),
         });
     }
-    let limit = Some(deadline);
-    revert(&writes, &key, &set, &revision, &pods, limit, &mut |t| super::say(t))?;
-    Ok(Exit::Done)
-}
-
-/// The partition move an abort makes (from the partition now to where the plan began), when
-/// there is one: RollingUpdate, not frozen (the freeze holds already), the record says where.
-fn partition_back(set: &StatefulSet, r: &Record) -> Option<(i32, i32)> {
-    let st = crate::core::spec::strategy(set);
-    let began = r.began_at?;
-    let frozen = crate::steer::holding(set).is_some();
-    (!st.on_delete && !frozen && began > st.partition).then_some((st.partition, began))
-}
-
-/// What an abort will do, in the future tense: nothing has happened yet.
-fn preview(
-    key: &ObjRef,
-    back: &k8s_openapi::api::apps::v1::ControllerRevision,
-    plan: Option<&Record>,
-    restore: Option<(i32, i32)>,
-    revision: &str,
-    stuck: &[(String, String)],
-    now: k8s_openapi::jiff::Timestamp,
-) -> Vec<String> {
-    let mut lines = vec![format!(
-        "abort {key}: will revert the template to revision {}{}",
-        back.revision.unwrap_or(0),
-        image_of(back).map(|i| format!(" ({i})")).unwrap_or_default()
-    )];
-    if let Some(r) = plan {
-        lines.push(format!("  will end the plan, recorded as aborted ({})", r.words(now)));
-    }
-    if let Some((from, to)) = restore {
-        lines.push(format!(
-            "  will put the partition back from {from} to {to}, where the plan began"
+    run(a.undo(basis))?;
+    super::say(&format!("{key}: template reverted to revision {}", a.back));
+    for (w, (name, _)) in a.deletions().into_iter().zip(&a.stuck) {
+        run(w)?;
+        super::say(&format!(
+            "{key}: deleted {name} (stuck on {}): the controller recreates it on the reverted \
+             template",
+            a.revision
         ));
     }
-    lines.push(match stuck.is_empty() {
-        true => "  no pod is stuck on the broken revision: none will be deleted".to_string(),
-        false => format!(
-            "  will delete, as stuck on {revision} (not Ready): {}",
-            stuck.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
-        ),
-    });
-    lines
+    Ok(Exit::Done)
 }
 
 /// Asks on a terminal; refuses without one (a pipeline passes `--yes`).
@@ -255,11 +216,6 @@ fn confirm() -> Result<(), VerbError> {
     } else {
         Err(VerbError::new(Exit::Expectation, "not aborted: nothing written"))
     }
-}
-
-fn image_of(r: &k8s_openapi::api::apps::v1::ControllerRevision) -> Option<String> {
-    let t = crate::steer::revision_template(r)?;
-    t.spec?.containers.first()?.image.clone()
 }
 
 /// The forced rollback: the template to the previous revision (`kubectl rollout undo`), then

@@ -8,6 +8,7 @@
 //! of refusals and confirmations. Only called from `update.rs` (the one reducer). Must not
 //! touch the terminal or talk to a backend: it returns [`Command`]s.
 
+mod abort;
 mod pod;
 mod rollout;
 mod sim;
@@ -124,6 +125,11 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             writable(state, WriteKind::PatchSet)?;
             super::plan_run::approve(state)
         }
+        Action::AbortSet => {
+            writable(state, WriteKind::PatchSet)?;
+            writable(state, WriteKind::DeletePod)?;
+            abort::abort(state)
+        }
         Action::TogglePause => sim::toggle_pause(state),
         Action::Step => sim::step(state),
         Action::SpeedUp => sim::speed(state, true),
@@ -158,6 +164,7 @@ pub fn applies(action: Action, state: &AppState) -> bool {
         | Action::ToggleFreeze
         | Action::PlanPrompt
         | Action::ApprovePlan => write(WriteKind::PatchSet),
+        Action::AbortSet => write(WriteKind::PatchSet) && write(WriteKind::DeletePod),
         _ => true,
     }
 }
