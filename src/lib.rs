@@ -1,9 +1,14 @@
 //! ststui: a terminal rollout console for Kubernetes StatefulSets.
 //!
-//! Layers (see DESIGN.md): `core` (pure controller port), `sim` (simulated cluster),
-//! `backend` (the data contract between a backend and the console), `app` (state and the one
-//! reducer), `ui` (pure rendering), `plan` (rollout plans: their record and pure decision).
-//! `main.rs` composes them.
+//! Layers: `core` (pure controller port), `control` (the controller loop), `plan` (rollout
+//! plans: their record, the one reader of it, what an invocation asks, the pure decision and
+//! the one plan engine the verb, the console and the simulator adapt), `sim` (simulated
+//! cluster), `backend` (the data contract between a backend and the console), `cluster`
+//! (kube-rs), `drive` (ststui's controller on a real API server), `serve` (the simulator as an
+//! API server), `steer` (what the console's writes do to a set), `app` (state and the one
+//! reducer), `ui` (pure rendering), `verbs` (the pipeline verbs), `play` (scripts on a
+//! cluster), `fakelet` (a stand-in kubelet), `text` (making others' text safe to print),
+//! `cli`, `complete`. `main.rs` composes them.
 
 pub mod app;
 pub mod backend;

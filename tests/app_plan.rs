@@ -296,3 +296,62 @@ fn the_abort_key_shows_the_rollback_asks_and_sends_it_in_order() {
     assert_eq!(ended.phase, Phase::Aborted);
     assert!(matches!(ops.get(1), Some(ClusterOp::Undo { .. })), "{ops:?}");
 }
+
+/// `P` after a halt: the steps shown from the partition the halted plan left; the step already
+/// open is entered (its pod checked and baked), never counted as done: the first write records
+/// step 1 waiting, it opens nothing.
+#[test]
+fn p_after_a_halt_shows_its_steps_asks_and_never_skips_the_open_step() {
+    let mut st = demo(sim_caps());
+    observed(&mut st);
+    let halted = Record {
+        steps: "1,50%,100%".into(),
+        reason: Some("check exited 1".into()),
+        ..record(Phase::Halted, 1, 4)
+    };
+    let mut set = st.mirror.set(&web()).unwrap().clone();
+    set.spec.update_strategy.as_mut().unwrap().rolling_update.as_mut().unwrap().partition = Some(4);
+    set.metadata
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert(PLAN.into(), serde_json::to_string(&halted).unwrap());
+    run(&mut st, [applied(Object::Set(Arc::new(set))), Msg::BatchEnd]);
+    run(&mut st, [key('P')]);
+    let cmds = run(&mut st, [code(KeyCode::Enter)]);
+    assert!(plan_ops(&cmds).is_empty());
+    let Modal::Confirm(c) = &st.modal else { panic!("no question: {:?}", st.modal) };
+    assert!(c.warning.as_deref().unwrap_or("").contains("halted at 1/3"), "{c:?}");
+    let steps = c.details.join("\n");
+    assert!(steps.contains("step 1: 1 → 1 of 5 updated (partition 4 (open already"), "{steps}");
+    assert!(steps.contains("step 2: 50% → 3 of 5 updated (partition 4 → 2)"), "{steps}");
+    let Some(ClusterOp::PlanLease { lease: Some(l), .. }) =
+        plan_ops(&run(&mut st, [key('y')])).pop()
+    else {
+        panic!("no lease")
+    };
+    let mut set = st.mirror.set(&web()).unwrap().clone();
+    set.metadata.annotations.get_or_insert_with(Default::default).insert(LEASE.into(), l);
+    let ops = plan_ops(&run(&mut st, [applied(Object::Set(Arc::new(set))), Msg::BatchEnd]));
+    let Some(ClusterOp::Plan { partition, record, .. }) = ops.first() else { panic!("{ops:?}") };
+    assert_eq!(*partition, None, "nothing opens before step 1's pod is checked and baked");
+    let r: Record = serde_json::from_str(record).unwrap();
+    assert_eq!((r.step, r.phase, r.partition), (1, Phase::Waiting, 4));
+}
+
+/// `i` says before anything is typed when a new image would roll pods at once (a partition
+/// below the replicas, no plan): how many, and that F holds the set first and P runs a plan.
+#[test]
+fn a_new_image_that_rolls_at_once_says_so_before_it_is_typed() {
+    let mut st = demo(sim_caps());
+    run(&mut st, [key('i')]);
+    let Modal::Prompt(p) = &st.modal else { panic!("{:?}", st.modal) };
+    assert!(!p.kind.label().contains("at once"), "held at partition 5: {}", p.kind.label());
+    run(&mut st, [code(KeyCode::Esc)]);
+    let mut set = st.mirror.set(&web()).unwrap().clone();
+    set.spec.update_strategy.as_mut().unwrap().rolling_update.as_mut().unwrap().partition = Some(0);
+    run(&mut st, [applied(Object::Set(Arc::new(set))), Msg::BatchEnd, key('i')]);
+    let Modal::Prompt(p) = &st.modal else { panic!("{:?}", st.modal) };
+    let label = p.kind.label();
+    assert!(label.contains("partition 0: it rolls 5 pods of web at once"), "{label}");
+    assert!(label.contains("F holds the set first, then P runs a plan"), "{label}");
+}

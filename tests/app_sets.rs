@@ -128,7 +128,8 @@ fn a_plan_shows_on_its_row() {
     let st = list(vec![web, halted, a_set("apps", "cache", 3, false)]);
     let plans: Vec<(String, String)> =
         rows(&st).iter().map(|r| (r.key.name.clone(), r.plan.clone())).collect();
-    assert!(plans.contains(&("web".into(), "2/3 baking".into())), "{plans:?}");
+    // No lease on the set: nobody runs it, and the row says so.
+    assert!(plans.contains(&("web".into(), "2/3 baking (no runner)".into())), "{plans:?}");
     assert!(plans.contains(&("api".into(), "halted at 2/3".into())), "{plans:?}");
     assert!(plans.contains(&("cache".into(), String::new())), "{plans:?}");
 }

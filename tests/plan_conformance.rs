@@ -46,7 +46,7 @@ fn peer(image: &str) -> Sim {
 trait Runner {
     fn name(&self) -> &'static str;
     /// Starts a plan of `steps` with a bake of `bake_s` seconds; a step that makes no progress
-    /// for `stuck_s` seconds halts (the console's is its own ten minutes: virtual here).
+    /// for `stuck_s` seconds halts.
     fn start(&mut self, steps: &str, bake_s: u64, stuck_s: u64);
     fn approve(&mut self);
     /// A write by someone else (the template changed under the plan).
@@ -124,24 +124,71 @@ impl Runner for Simulated {
 // ---- the console's `P` ---------------------------------------------------------------------
 
 struct Console {
+    name: &'static str,
     state: AppState,
-    handle: SimHandle,
+    /// The simulator's real-time driver, or a cluster backend on the simulator served.
+    backend: Box<dyn Backend>,
+    /// Work on the simulation's thread (the driver's, or the served one's).
+    caller: ststui::sim::driver::Caller,
     rx: Receiver<BackendEvent>,
     seen: Vec<i32>,
+    _keep: Option<(SimHandle, ststui::serve::Server, TempDir)>,
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn sink() -> (ststui::backend::Sink, Receiver<BackendEvent>) {
+    let (tx, rx) = channel();
+    let tx = Mutex::new(tx);
+    (Arc::new(move |ev| drop(tx.lock().unwrap().send(ev))), rx)
 }
 
 impl Console {
+    /// The console over the simulator's driver (at ×100).
     fn new(sim: Sim) -> Console {
-        let (tx, rx) = channel();
-        let tx = Mutex::new(tx);
-        let sink = Arc::new(move |ev| {
-            let _ = tx.lock().unwrap().send(ev);
-        });
+        let (sink, rx) = sink();
         let handle = ststui::sim::driver::spawn(sim, 100.0, sink);
-        let caps = handle.capabilities();
+        let caller = handle.caller();
+        Console::with("console", Box::new(handle), caller, rx, None)
+    }
+
+    /// The console over a cluster backend on the simulator served as a cluster: its verdicts
+    /// rest on fresh reads (`ViewOp::Read`) through the API.
+    fn on_cluster(sim: Sim, test: &str) -> Console {
+        let (handle, server) = serve_common::serve_sim(sim, &[]);
+        let dir =
+            std::env::temp_dir().join(format!("ststui-planconf-c-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        ststui::serve::write_kubeconfig(&dir.join("kubeconfig"), server.addr).unwrap();
+        let target = ststui::cluster::Target {
+            kubeconfig: Some(dir.join("kubeconfig")),
+            name: Some("web".into()),
+            ..Default::default()
+        };
+        let (sink, rx) = sink();
+        let backend = Box::new(ststui::cluster::ClusterBackend::start(target, sink).unwrap());
+        let caller = handle.caller();
+        let keep = Some((handle, server, TempDir(dir)));
+        Console::with("console on a cluster", backend, caller, rx, keep)
+    }
+
+    fn with(
+        name: &'static str,
+        backend: Box<dyn Backend>,
+        caller: ststui::sim::driver::Caller,
+        rx: Receiver<BackendEvent>,
+        keep: Option<(SimHandle, ststui::serve::Server, TempDir)>,
+    ) -> Console {
+        let caps = backend.capabilities();
         let mut state = AppState::new(caps, ststui::core::Options::default());
         state.selected_set = Some(web());
-        let mut c = Console { state, handle, rx, seen: vec![4] };
+        let mut c = Console { name, state, backend, caller, rx, seen: vec![4], _keep: keep };
         let deadline = Instant::now() + Duration::from_secs(20);
         while !(c.state.synced && c.state.now.is_some() && c.state.mirror.set(&web()).is_some()) {
             assert!(Instant::now() < deadline, "console: no first view");
@@ -153,7 +200,7 @@ impl Console {
     fn run(&mut self, msg: Msg) {
         for cmd in ststui::app::update(&mut self.state, msg) {
             if let Command::Backend(op) = cmd {
-                self.handle.execute(op);
+                self.backend.execute(op);
             }
         }
     }
@@ -185,13 +232,13 @@ impl Console {
 
 impl Runner for Console {
     fn name(&self) -> &'static str {
-        "console"
+        self.name
     }
 
-    fn start(&mut self, steps: &str, bake_s: u64, _stuck_s: u64) {
+    fn start(&mut self, steps: &str, bake_s: u64, stuck_s: u64) {
         self.key(KeyCode::Char('P'), KeyModifiers::NONE);
         self.key(KeyCode::Char('u'), KeyModifiers::CONTROL);
-        self.typed(&format!("{steps} bake={bake_s}s"));
+        self.typed(&format!("{steps} bake={bake_s}s stuck-after={stuck_s}s"));
         self.key(KeyCode::Enter, KeyModifiers::NONE);
         self.key(KeyCode::Char('y'), KeyModifiers::NONE);
         assert!(self.state.plan_run.is_some(), "console: no plan started: {:?}", self.state.status);
@@ -203,7 +250,7 @@ impl Runner for Console {
 
     fn other_writer(&mut self, op: ClusterOp) {
         let (tx, rx) = channel();
-        self.handle.caller().call(Box::new(move |sim| {
+        self.caller.call(Box::new(move |sim| {
             let _ = tx.send(sim.apply_op(op.into()).map_err(|e| e.to_string()));
         }));
         rx.recv_timeout(Duration::from_secs(5)).unwrap().unwrap();
@@ -219,7 +266,14 @@ impl Runner for Console {
                     return set;
                 }
             }
-            assert!(Instant::now() < deadline, "console: {what}: not within 60 s");
+            assert!(
+                Instant::now() < deadline,
+                "{}: {what}: not within 60 s: {:?} {:?} {:?}",
+                self.name,
+                self.state.status,
+                self.state.mirror.set(&web()).map(record::read),
+                self.state.plan_run.as_ref().map(|r| r.engine.plan().cloned()),
+            );
         }
     }
 
@@ -328,6 +382,7 @@ fn runners(image: &str, test: &str) -> Vec<Box<dyn Runner>> {
     vec![
         Box::new(Simulated { sim: peer(image), seen: vec![4] }),
         Box::new(Console::new(peer(image))),
+        Box::new(Console::on_cluster(peer(image), test)),
         Box::new(Verb::new(peer(image), test)),
     ]
 }

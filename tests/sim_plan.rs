@@ -175,6 +175,27 @@ fn hold_leaves_the_broken_step_as_it_is() {
     assert!(r.deleted_by_plan().is_empty());
 }
 
+/// `abort NAME` (the console's abort key, replayed): the halted plan recorded aborted, the
+/// partition back where it began, the template reverted and the stuck pod recreated on it.
+#[test]
+fn abort_ends_the_halted_plan_puts_the_partition_back_and_rolls_back() {
+    let r = play(&format!(
+        "{BASE}break-image nginx:bad\n\
+         image web nginx:bad\n\
+         rollout web steps=1,100% stuck-after=1m\n\
+         settle\n\
+         expect web partition=3 plan=halted updated=1\n\
+         abort web\n\
+         settle\n\
+         expect web partition=4 plan=aborted ready=4 rolledOut=true\n"
+    ));
+    assert!(r.outcome.passed(), "{:?} {:?}", r.outcome.failures, r.errors());
+    assert_eq!(r.partitions(), vec![0, 4, 3, 4]);
+    let set = r.sim.set(&ObjRef::new("default", "web")).unwrap();
+    let image = set.spec.template.spec.as_ref().unwrap().containers[0].image.clone();
+    assert_eq!(image.as_deref(), Some("nginx:1.25"));
+}
+
 #[test]
 fn a_pod_unready_while_baking_halts_the_step() {
     let r = play(&format!(

@@ -13,8 +13,9 @@ pub enum PromptKind {
     Partition { set: ObjRef, current: i32 },
     /// `spec.replicas`.
     Scale { set: ObjRef, current: i32 },
-    /// The first container's image.
-    Image { set: ObjRef, current: String },
+    /// The first container's image; `rolls`: what a new one starts at once (a partition below
+    /// the replicas rolls its ordinals without a plan), said before it is typed.
+    Image { set: ObjRef, current: String, rolls: Option<String> },
     /// An ordinal to select, between `lo` and `hi` (what the grid shows).
     Jump { set: ObjRef, lo: i32, hi: i32 },
     /// `spec.updateStrategy.rollingUpdate.maxUnavailable`: a number or a percentage.
@@ -22,7 +23,7 @@ pub enum PromptKind {
     /// An image to break (or to fix, when it is broken): the simulator's `b`. `fixing`: the
     /// prefilled image is broken now.
     BrokenImage { fixing: bool },
-    /// A rollout plan for `set`: `STEPS [bake=DUR]`.
+    /// A rollout plan for `set`: `STEPS [bake=DUR] [stuck-after=DUR]`.
     Plan { set: ObjRef },
     /// The StatefulSet list's filter (empty: every set).
     SetFilter,
@@ -48,7 +49,12 @@ impl PromptKind {
                 format!("partition of {set} (now {current})")
             }
             PromptKind::Scale { set, current } => format!("replicas of {set} (now {current})"),
-            PromptKind::Image { set, current } => format!("image of {set} (now {current})"),
+            PromptKind::Image { set, current, rolls: None } => {
+                format!("image of {set} (now {current})")
+            }
+            PromptKind::Image { set, current, rolls: Some(rolls) } => {
+                format!("image of {set} (now {current}; {rolls})")
+            }
             PromptKind::Jump { set, lo, hi } => format!("go to ordinal of {set} ({lo}–{hi})"),
             PromptKind::MaxUnavailable { set, current } => {
                 format!("maxUnavailable of {set}, a number or N% (now {current})")

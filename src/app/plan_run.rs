@@ -50,8 +50,30 @@ impl PlanRun {
     }
 }
 
+/// What the plan dialog asks for: `STEPS [bake=DUR] [stuck-after=DUR]`, the scenario
+/// language's `rollout` words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Form {
+    pub steps: Steps,
+    pub bake_seconds: u64,
+    pub stuck_after_ms: u64,
+}
+
+impl Form {
+    /// As the scenario language's `rollout` line says it (the timeline's operator line).
+    pub fn line(&self, set: &str) -> String {
+        format!(
+            "rollout {set} steps={} bake={}s stuck-after={}",
+            self.steps,
+            self.bake_seconds,
+            crate::plan::duration_words(self.stuck_after_ms)
+        )
+    }
+}
+
 /// The engine for a console's plan on `set`.
-fn engine(state: &AppState, set: ObjRef, steps: Steps, bake_seconds: u64) -> Engine {
+fn engine(state: &AppState, set: ObjRef, form: &Form) -> Engine {
+    let (steps, bake_seconds) = (form.steps.clone(), form.bake_seconds);
     let secs = SignedDuration::from_secs;
     let cfg = Config {
         set,
@@ -64,7 +86,7 @@ fn engine(state: &AppState, set: ObjRef, steps: Steps, bake_seconds: u64) -> Eng
         fresh_reads: state.caps.writes_answered_later,
         observe: secs(10),
         runs_checks: false,
-        stuck_after_ms: STUCK_AFTER_MS,
+        stuck_after_ms: form.stuck_after_ms,
         dead: None,
         wait_lease: false,
         observe_spec: Some(secs(30)),
@@ -84,12 +106,8 @@ fn engine(state: &AppState, set: ObjRef, steps: Steps, bake_seconds: u64) -> Eng
 
 /// `P`, after the prompt: the steps it will take (from the partition the server holds) and
 /// what becomes of a plan recorded on the set, asked first.
-pub fn offer(
-    state: &mut AppState,
-    set: ObjRef,
-    steps: Steps,
-    bake_seconds: u64,
-) -> Result<Vec<Command>, String> {
+pub fn offer(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Command>, String> {
+    let (steps, bake_seconds) = (form.steps.clone(), form.bake_seconds);
     let s = state.mirror.set(&set).ok_or_else(|| format!("{set} no longer exists"))?.clone();
     let now = state.now.ok_or("the backend's clock is not known yet: try again in a moment")?;
     let runner = record::Runner::of(&s, now);
@@ -130,37 +148,30 @@ pub fn offer(
         _ => None,
     };
     let bake = crate::plan::duration_words(bake_seconds * 1000);
+    let stuck = crate::plan::duration_words(form.stuck_after_ms);
+    details.push(format!("  a step that makes no progress for {stuck} halts"));
     state.modal = Modal::Confirm(Confirm {
         title: format!("Run the plan {steps} (bake {bake}) on {set} from this console?"),
         old: format!("partition {}", crate::core::spec::strategy(&s).partition),
         new: format!("{} steps, each waited for, baked; a failure holds", steps.0.len()),
         warning,
         ops: Vec::new(),
-        log: format!("rollout {} steps={steps} bake={bake_seconds}s", set.name),
+        log: form.line(&set.name),
         details,
-        then: Some(Then::Plan { set, steps, bake_seconds }),
+        then: Some(Then::Plan { set, form }),
     });
     Ok(Vec::new())
 }
 
-/// Starts a plan of `steps` with `bake_seconds` on `set` (confirmed): refused while another
-/// runner holds the set.
-pub fn start(
-    state: &mut AppState,
-    set: ObjRef,
-    steps: Steps,
-    bake_seconds: u64,
-) -> Result<Vec<Command>, String> {
+/// Starts the plan `form` on `set` (confirmed): refused while this console runs one.
+pub fn start(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Command>, String> {
     if state.plan_run.is_some() {
         return Err("this console runs a plan already: one at a time".into());
     }
     state.now.ok_or("the backend's clock is not known yet: try again in a moment")?;
-    let engine = engine(state, set.clone(), steps.clone(), bake_seconds);
+    let engine = engine(state, set.clone(), &form);
     state.plan_run = Some(PlanRun { engine, sent: None });
-    note(
-        state,
-        format!("plan {} steps={steps} bake={bake_seconds}s: started by this console", set.name),
-    );
+    note(state, format!("{}: started by this console", form.line(&set.name)));
     Ok(turn(state, None))
 }
 
@@ -325,16 +336,24 @@ pub fn last_plan(set: &StatefulSet) -> String {
     }
 }
 
-/// Parses `STEPS [bake=DUR]`.
-pub fn parse(text: &str) -> Result<(Steps, u64), String> {
+/// Parses `STEPS [bake=DUR] [stuck-after=DUR]`.
+pub fn parse(text: &str) -> Result<Form, String> {
     let mut words = text.split_whitespace();
     let steps = words.next().ok_or("expected steps, e.g. 1,50%,100% bake=1m")?;
     let steps = Steps::parse(steps)?;
-    let mut bake = 0;
+    let (mut bake, mut stuck_after_ms) = (0, STUCK_AFTER_MS);
     for w in words {
         match w.split_once('=') {
             Some(("bake", d)) => bake = crate::plan::duration_secs(d)?,
-            _ => return Err(format!("{w:?}: expected bake=DUR after the steps (e.g. bake=1m)")),
+            Some(("stuck-after", d)) => match crate::plan::duration_secs(d)? {
+                0 => return Err("stuck-after=0s: expected a duration above zero".into()),
+                s => stuck_after_ms = s.saturating_mul(1000),
+            },
+            _ => {
+                return Err(format!(
+                    "{w:?}: expected bake=DUR or stuck-after=DUR after the steps (e.g. bake=1m)"
+                ));
+            }
         }
     }
     if bake > record::MAX_BAKE_SECONDS {
@@ -343,7 +362,7 @@ pub fn parse(text: &str) -> Result<(Steps, u64), String> {
             crate::plan::duration_words(record::MAX_BAKE_SECONDS * 1000)
         ));
     }
-    Ok((steps, bake))
+    Ok(Form { steps, bake_seconds: bake, stuck_after_ms })
 }
 
 /// A freeze of a set whose plan is under way halts the plan too (its record says so). Sent after

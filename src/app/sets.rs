@@ -74,7 +74,7 @@ pub fn rows(state: &AppState) -> Vec<SetRow<'_>> {
         .mirror
         .sets()
         .filter(|(key, _)| filter.is_empty() || key.to_string().to_lowercase().contains(&filter))
-        .map(|(key, set)| row(key, set))
+        .map(|(key, set)| row(key, set, state.now))
         .collect();
     // Stable: namespace and name order within a health.
     rows.sort_by_key(|r| rank(r.health));
@@ -120,7 +120,11 @@ pub fn follow(state: &mut AppState) {
     }
 }
 
-fn row<'a>(key: &'a ObjRef, set: &StatefulSet) -> SetRow<'a> {
+fn row<'a>(
+    key: &'a ObjRef,
+    set: &StatefulSet,
+    now: Option<k8s_openapi::jiff::Timestamp>,
+) -> SetRow<'a> {
     let st = set.status.as_ref();
     let strategy = if f::on_delete(set) {
         "OnDelete".to_string()
@@ -143,19 +147,24 @@ fn row<'a>(key: &'a ObjRef, set: &StatefulSet) -> SetRow<'a> {
         strategy,
         revisions,
         health: health::of(set, None, false, false),
-        plan: plan_words(set),
+        plan: plan_words(set, now),
     }
 }
 
-fn plan_words(set: &StatefulSet) -> String {
-    use crate::plan::record::{self, Phase, Reading};
+fn plan_words(set: &StatefulSet, now: Option<k8s_openapi::jiff::Timestamp>) -> String {
+    use crate::plan::record::{self, Phase, Reading, Runner};
+    // A plan under way that nobody runs (its runner's lease ran out) says so.
+    let orphan = |r: &record::Record| {
+        let now = now.or_else(|| r.since()).unwrap_or_default();
+        if Runner::of(set, now).alive() { "" } else { " (no runner)" }
+    };
     match record::read(set) {
         Reading::Plan(r) => match r.phase {
             Phase::Done => String::new(),
             Phase::Halted => format!("halted at {}/{}", r.step, r.of),
             Phase::Aborted => format!("aborted at {}/{}", r.step, r.of),
-            Phase::Gate => format!("{}/{} waits for approval", r.step, r.of),
-            p => format!("{}/{} {}", r.step, r.of, p.word()),
+            Phase::Gate => format!("{}/{} waits for approval{}", r.step, r.of, orphan(&r)),
+            p => format!("{}/{} {}{}", r.step, r.of, p.word(), orphan(&r)),
         },
         Reading::Invalid(_) => "invalid record".into(),
         Reading::None => String::new(),

@@ -279,7 +279,7 @@ pub struct Confirm {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Then {
     /// Run this plan (`P`).
-    Plan { set: ObjRef, steps: crate::plan::Steps, bake_seconds: u64 },
+    Plan { set: ObjRef, form: super::plan_run::Form },
     /// Quit (while this console runs a plan: it stops and gives its lease back).
     Quit,
     /// Stop the plan this console runs (its lease given back) before the ops: an abort.

@@ -385,8 +385,8 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
         (PromptKind::Image { set, .. }, Value::Text(image)) => ops::set_image(state, set, image),
         (PromptKind::BrokenImage { .. }, Value::Text(image)) => ops::toggle_broken(state, image),
         (PromptKind::Plan { set }, Value::Text(text)) => {
-            let (steps, bake) = super::plan_run::parse(&text)?;
-            super::plan_run::offer(state, set, steps, bake)
+            let form = super::plan_run::parse(&text)?;
+            super::plan_run::offer(state, set, form)
         }
         (PromptKind::MaxUnavailable { set, .. }, Value::IntOrPercent(v)) => {
             ops::set_max_unavailable(state, set, v)
@@ -429,8 +429,8 @@ fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {
                 }
                 cmds.extend(c.ops.into_iter().map(Command::Backend));
                 match then {
-                    super::state::Then::Plan { set, steps, bake_seconds } => {
-                        match super::plan_run::start(state, set, steps, bake_seconds) {
+                    super::state::Then::Plan { set, form } => {
+                        match super::plan_run::start(state, set, form) {
                             Ok(more) => cmds.extend(more),
                             Err(e) => refuse(state, e),
                         }

@@ -85,6 +85,7 @@ impl Exec {
             | Command::Resume
             | Command::Rollout(_)
             | Command::Approve { .. }
+            | Command::Abort { .. }
             | Command::Step(_) => Err("needs the simulator".into()),
             // The steering lines went through `cluster_op` above.
             _ => Ok(()),

@@ -107,6 +107,10 @@ pub fn cluster_refusal(command: &Command, drive: bool) -> Option<&'static str> {
             "needs the simulator: on a cluster a plan is run by `ststui rollout NAME --steps …` \
              (and passed with `ststui approve NAME`), which hold a lease and run your checks",
         ),
+        Command::Abort { .. } => Some(
+            "needs the simulator: on a cluster the forced rollback is `ststui abort NAME` (it \
+             shows what it will do and asks)",
+        ),
         Command::Api(_) => Some(
             "needs the simulator: API faults are injected into the simulated API server \
              (play it with `ststui sim --script`)",

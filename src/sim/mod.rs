@@ -194,6 +194,27 @@ impl Sim {
         planner::approve(&mut self.world, set)
     }
 
+    /// The forced rollback of `set` (a scenario's `abort` line): decided by `steer::abort` on
+    /// what the store holds, its writes applied in order; a plan the simulator runs on it ends.
+    pub fn abort(&mut self, set: &ObjRef) -> Result<(), String> {
+        let now = self.world.store.clock().timestamp();
+        let decided = {
+            let s = self.set(set).ok_or_else(|| format!("{set} does not exist"))?;
+            let pods: Vec<(i32, &Pod)> = self
+                .pods_of(set)
+                .into_iter()
+                .map(|p| (labels::ordinal_of(p.metadata.name.as_deref().unwrap_or("")), p))
+                .collect();
+            let revisions = self.revisions_of(set);
+            crate::steer::abort::abort(set, s, &revisions, &pods, now, "a script")
+                .map_err(|r| r.message)?
+        };
+        for w in decided.writes() {
+            self.apply_op(Op::Cluster(w)).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
     pub fn api_fault(&mut self, fault: ApiFault) {
         engine::dispatch(&mut self.world);
         self.world.out.push(SimEvent::Api(fault));

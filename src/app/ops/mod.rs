@@ -100,7 +100,8 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             let current = f::image(set)
                 .ok_or_else(|| format!("{} has no container image to change", r.name))?
                 .to_string();
-            let kind = PromptKind::Image { set: r, current: current.clone() };
+            let rolls = rolls_at_once(set, &r);
+            let kind = PromptKind::Image { set: r, current: current.clone(), rolls };
             state.modal = Modal::Prompt(Prompt::new(kind, bump_image(&current)));
             Ok(Vec::new())
         }
@@ -140,6 +141,23 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
         Action::BreakImage => pod::break_image(state),
         _ => Ok(Vec::new()),
     }
+}
+
+/// What a new image starts at once on `set`: with RollingUpdate, every ordinal at or above the
+/// partition rolls with no plan and no bake (the hint that `F` holds it first and `P` runs a
+/// plan). Nothing for a set held (partition at the replicas, frozen) or OnDelete.
+fn rolls_at_once(set: &StatefulSet, r: &ObjRef) -> Option<String> {
+    let st = crate::core::spec::strategy(set);
+    let replicas = f::replicas(set);
+    let n = replicas - st.partition.clamp(0, replicas);
+    if st.on_delete || n <= 0 || crate::plan::record::under_way(set).is_some() {
+        return None;
+    }
+    let pods = if n == 1 { "1 pod".to_string() } else { format!("{n} pods") };
+    Some(format!(
+        "partition {}: it rolls {pods} of {} at once — F holds the set first, then P runs a plan",
+        st.partition, r.name
+    ))
 }
 
 /// Whether `action` can apply now, as far as the backend goes (what it offers, the connection,

@@ -97,7 +97,7 @@ impl Engine {
     }
 
     pub(super) fn send(&mut self, now: Timestamp, what: Sending, said: Option<Said>) {
-        self.sent = Some(Sent { what, at: now, said });
+        self.sent = Some(Sent { what, at: now, said, answered: false });
     }
 
     /// The first move, on fresh data: a new plan's first step, or the resumed plan.

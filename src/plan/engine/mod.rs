@@ -140,6 +140,9 @@ struct Sent {
     what: Sending,
     at: Timestamp,
     said: Option<Said>,
+    /// The server said it was written (an adapter that learns no object): the view is waited
+    /// for, and on a lagging view it counts as written all the same.
+    answered: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -289,6 +292,9 @@ impl Engine {
             } else if now < sent.at + self.cfg.observe {
                 let words = "waiting for the server to show the plan's write".to_string();
                 return Act::Wait { until: Some(sent.at + self.cfg.observe), words };
+            } else if sent.answered {
+                let sent = self.sent.take();
+                self.settled(now, sent, None);
             } else {
                 // Not shown: what the set holds decides again.
                 self.sent = None;

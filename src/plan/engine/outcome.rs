@@ -11,6 +11,11 @@ impl Engine {
     pub fn wrote(&mut self, now: Timestamp, result: Result<Option<StatefulSet>, Box<Failure>>) {
         let Some(sent) = self.sent.take() else { return };
         match result {
+            // Written, but no object to decide on: the view is awaited (it shows the write
+            // within the observe time, or it lags and the write counts all the same).
+            Ok(None) if !matches!(sent.what, Sending::Delete { .. }) => {
+                self.sent = Some(Sent { answered: true, ..sent });
+            }
             Ok(set) => self.settled(now, Some(sent), set),
             Err(f) => self.failed(now, sent, *f),
         }

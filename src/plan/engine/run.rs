@@ -10,6 +10,11 @@ impl Engine {
     pub(super) fn run(&mut self, view: &View<'_>, fresh: bool) -> Act {
         let now = view.now;
         let set = self.current(view).clone();
+        // Every verdict that ends the run rests on a fresh read too: a watch behind our own
+        // write shows no record yet, or the lease before ours.
+        if !fresh && self.ending_verdict(&set, now) {
+            return self.read(now);
+        }
         if let Some(stolen) = self.stolen(&set, now) {
             return stolen;
         }
@@ -75,6 +80,18 @@ impl Engine {
         }
         self.checking = None;
         self.act(view, &set, &current, next)
+    }
+
+    /// Whether what `set` shows would end the run: another runner's live lease, or a record
+    /// that is gone, invalid, aborted or another plan's.
+    fn ending_verdict(&self, set: &StatefulSet, now: Timestamp) -> bool {
+        let stolen = !self.ours(set) && self.sent.is_none() && Runner::of(set, now).alive();
+        let Some(mine) = &self.mine else { return stolen };
+        stolen
+            || match record::read(set) {
+                Reading::Plan(r) => r.phase == Phase::Aborted || r.started != mine.started,
+                Reading::None | Reading::Invalid(_) => true,
+            }
     }
 
     pub(super) fn renewal_due(&self, now: Timestamp) -> bool {

@@ -339,3 +339,30 @@ fn a_pod_change_seen_before_the_template_change_halts_on_the_template_change() {
     let Act::End(End::Halted(r)) = settle(&mut e, &mut srv, 5) else { panic!() };
     assert!(r.reason.unwrap().contains("the template changed under the plan"));
 }
+
+/// An adapter that learns only that a write was answered (the console: `OpDone`), its watch
+/// behind: the plan waits for the view, then reads fresh — never "the record is gone".
+#[test]
+fn an_answer_without_an_object_and_a_lagging_watch_never_end_the_run() {
+    let mut srv = Server::new();
+    let mut e = Engine::new(config(true), ask("1,100%", 0));
+    let stale = srv.set.clone();
+    let Act::Write(lease) = turn(&mut e, &stale, &srv.pods, 0, false) else { panic!() };
+    srv.write(&lease, at(0)).unwrap();
+    e.wrote(at(0), Ok(None));
+    // The watch shows the lease: the first move, on a fresh read.
+    assert_eq!(turn(&mut e, &srv.set.clone(), &srv.pods, 1, false), Act::Read);
+    let Act::Write(open) = turn(&mut e, &srv.set.clone(), &srv.pods, 1, true) else { panic!() };
+    srv.write(&open, at(1)).unwrap();
+    e.wrote(at(1), Ok(None));
+    // The watch still shows the set before the step's write, for longer than the observe time.
+    let lagging = stale.clone();
+    for now in [2, 5, 12] {
+        let act = turn(&mut e, &lagging, &srv.pods, now, false);
+        assert!(matches!(act, Act::Wait { .. } | Act::Read), "{now}: {act:?}");
+    }
+    // A fresh read shows what the server holds: the plan goes on.
+    let act = turn(&mut e, &srv.set.clone(), &srv.pods, 12, true);
+    assert!(!matches!(act, Act::End(_)), "{act:?}");
+    assert_eq!(plan_of(&srv).step, 1);
+}

@@ -289,6 +289,12 @@ pub enum Command {
     Approve {
         set: Name,
     },
+    /// `abort NAME`: the forced rollback of the set (`steer::abort`, as `ststui abort` and the
+    /// console's abort key): its plan ended as aborted, the template back, its stuck pods
+    /// deleted.
+    Abort {
+        set: Name,
+    },
     /// A fault of the served API (`api-down`, `api-latency`, `drop-watches`, `compact`).
     Api(crate::sim::ApiFault),
     Pause,
@@ -357,6 +363,7 @@ impl Command {
             | Command::Delete { set, .. }
             | Command::Freeze { set, .. }
             | Command::Approve { set }
+            | Command::Abort { set }
             | Command::Expect { set, .. } => Some(set),
             Command::Rollout(a) => Some(&mut a.set),
             Command::DeletePod { pod, .. }

@@ -53,6 +53,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("unfreeze", "unfreeze NAME"),
     ("rollout", "rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]"),
     ("approve", "approve NAME"),
+    ("abort", "abort NAME"),
     ("api-down", "api-down DUR"),
     ("api-latency", "api-latency DUR"),
     ("api-unauthorized", "api-unauthorized DUR"),
@@ -272,6 +273,7 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
         "unfreeze" => Command::Freeze { set: a.name("NAME")?, on: false },
         "rollout" => return parse_rollout(a),
         "approve" => Command::Approve { set: a.name("NAME")? },
+        "abort" => Command::Abort { set: a.name("NAME")? },
         "api-down" => {
             let w = a.word("DUR")?;
             Command::Api(ApiFault::Down { ms: duration(w).map_err(|m| a.err(m))? })
@@ -449,8 +451,10 @@ fn parse_expect(a: Args<'_>) -> Result<Command, String> {
 }
 
 /// The phases `expect plan=` takes.
-pub const PLAN_PHASES: [&str; 8] =
-    ["none", "waiting", "baking", "checking", "gate", "approved", "halted", "done"];
+pub const PLAN_PHASES: [&str; 10] = [
+    "none", "waiting", "baking", "checking", "gate", "approved", "halted", "done", "aborted",
+    "invalid",
+];
 
 fn plan_phase(v: &str) -> Result<String, String> {
     match PLAN_PHASES.contains(&v) {

@@ -259,6 +259,7 @@ impl Player {
                 sim.start_rollout(rollout).map_err(|e| e.to_string())
             }
             Command::Approve { set } => sim.approve_plan(&set.as_ref()).map_err(|e| e.to_string()),
+            Command::Abort { set } => sim.abort(&set.as_ref()),
             // The steering lines went through `cluster_op` above.
             _ => Ok(()),
         }
