@@ -55,13 +55,34 @@ impl Engine {
             }
             return Act::Wait { until: Some(view.now + SignedDuration::from_secs(1)), words };
         };
-        if let Err(r) = resolve(&record::read(set), Some(&update), &self.ask, &name) {
-            return self.refuse(r.message, r.usage);
+        match resolve(&record::read(set), Some(&update), &self.ask, &name) {
+            Err(r) => return self.refuse(r.message, r.usage),
+            // A new plan that cannot begin is refused before anything is written; one that can
+            // is shown (the adapter prints it) before the lease.
+            Ok(Begin::New(steps)) => {
+                let start = self.start(steps);
+                if let Err(why) = decide::begin(&start, &self.facts(view, set)) {
+                    return self.refuse(why, false);
+                }
+                self.began = Some((Box::new(set.clone()), start));
+            }
+            Ok(Begin::Resume { .. }) => {}
         }
         let text = self.lease_text(view.now);
         let seen = record::lease_text(set);
         self.send(view.now, Sending::Lease(text.clone()), None);
         lease_write(&self.cfg.set, Some(text), seen)
+    }
+
+    /// A new plan of `steps` as this invocation asks it.
+    fn start(&self, steps: crate::plan::Steps) -> Start {
+        Start {
+            steps,
+            bake_seconds: self.ask.bake_seconds,
+            checks: self.ask.checks.clone(),
+            on_failure: self.ask.on_failure,
+            by: self.ask.by.clone(),
+        }
     }
 
     /// Whether the lease `set` holds is this run's (its holder is filled in on the way when
@@ -119,13 +140,7 @@ impl Engine {
         };
         match begin {
             Begin::New(steps) => {
-                let start = Start {
-                    steps,
-                    bake_seconds: self.ask.bake_seconds,
-                    checks: self.ask.checks.clone(),
-                    on_failure: self.ask.on_failure,
-                    by: self.ask.by.clone(),
-                };
+                let start = self.start(steps);
                 match decide::begin(&start, &self.facts(view, set)) {
                     Err(why) => {
                         self.stage = Stage::Over {

@@ -193,6 +193,8 @@ pub struct Engine {
     said: Vec<Said>,
     /// The precondition of the lease's release.
     seen_at_end: Option<String>,
+    /// A new plan begun: the set it began on and how (for a preview), until taken.
+    began: Option<(Box<StatefulSet>, Start)>,
 }
 
 impl Engine {
@@ -214,6 +216,7 @@ impl Engine {
             checking: None,
             said: Vec::new(),
             seen_at_end: None,
+            began: None,
         }
     }
 
@@ -225,6 +228,12 @@ impl Engine {
     /// The plan as this run drives it, once begun.
     pub fn plan(&self) -> Option<&Record> {
         self.mine.as_ref()
+    }
+
+    /// A new plan just begun: the set as it was and the plan, once (an adapter prints the plan
+    /// before its first move; nothing is printed for a plan that could not begin).
+    pub fn take_began(&mut self) -> Option<(StatefulSet, Start)> {
+        self.began.take().map(|(s, start)| (*s, start))
     }
 
     /// What was said since the last call, in order.

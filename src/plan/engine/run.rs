@@ -25,7 +25,8 @@ impl Engine {
             return lease_write(&self.cfg.set, Some(text), seen);
         }
         if let Some(None) = self.checking {
-            let words = "running the step's checks".to_string();
+            let at = self.mine.as_ref().map(|r| format!("{}: ", said::at(r))).unwrap_or_default();
+            let words = format!("{at}running the step's checks");
             return Act::Wait { until: self.renew_at, words };
         }
         let Some(mine) = self.mine.clone() else { return self.first(view, &set, fresh) };
@@ -65,11 +66,9 @@ impl Engine {
                 if !fresh {
                     return self.read(now);
                 }
+                // Entering the phase said "running N check(s)" already.
                 self.checking = Some(None);
                 let env = said::check_env(&self.cfg.set, &current, &set);
-                let what =
-                    format!("{}: running {} check(s)", said::at(&current), self.ask.checks.len());
-                self.say(Some(&current), what);
                 return Act::Check { checks: self.ask.checks.clone(), env };
             }
             Next::Check => decide::advance(&current, &self.facts(view, &set)),

@@ -97,11 +97,6 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         continue_halted: args.continue_halted,
         by: writes.identity(),
     };
-    if ask.steps.is_some()
-        && let Some(start) = preview_of(&ask)
-    {
-        out.preview(&s.key, &set, &start);
-    }
     let mut r = Runner {
         engine: Engine::new(cfg, ask),
         s,
@@ -113,17 +108,6 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         fresh: None,
     };
     r.drive()
-}
-
-/// The plan a new run would start, for the preview printed before anything is written.
-fn preview_of(ask: &Ask) -> Option<crate::plan::decide::Start> {
-    Some(crate::plan::decide::Start {
-        steps: ask.steps.clone()?,
-        bake_seconds: ask.bake_seconds,
-        checks: ask.checks.clone(),
-        on_failure: ask.on_failure,
-        by: ask.by.clone(),
-    })
 }
 
 fn signed(d: Duration) -> SignedDuration {
@@ -169,6 +153,10 @@ impl Runner {
             }
             self.take_check_news();
             let act = self.turn()?;
+            // A new plan is printed before its first move is said.
+            if let Some((set, start)) = self.engine.take_began() {
+                self.out.preview(&self.s.key, &set, &start);
+            }
             for said in self.engine.said() {
                 self.out.event(said.record.as_ref(), &said.text);
             }
