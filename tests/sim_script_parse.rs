@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use ststui::backend::ImageFailure;
+use ststui::sim::ApiFault;
 use ststui::sim::scenario::parse::{DEFAULT_SETTLE_MAX_MS, duration};
 use ststui::sim::scenario::{
     Cascade, Check, Command, CreateArgs, KubeletArgs, Name, Policy, Retention, ScriptError, parse,
@@ -172,6 +173,9 @@ fn every_other_command_parses() {
                 checks: vec![Check::Claims(vec!["data-web-0".into()])],
             },
         ),
+        ("api-stall-watches 30s", Command::Api(ApiFault::StallWatches { ms: 30_000 })),
+        ("api-errors 2", Command::Api(ApiFault::Errors { n: 2 })),
+        ("api-lose-replies 1", Command::Api(ApiFault::LoseReplies { n: 1 })),
         (
             "scale prod/web 2",
             Command::Scale {
@@ -269,6 +273,9 @@ fn bad_values() {
         ("expect web rolledOut=yes", "expected true or false"),
         ("kubelet start=fast", "expected e.g. 250ms"),
         ("scale /web 2", "expected NAME or NAMESPACE/NAME"),
+        ("api-errors 0", "expected the number of requests, from 1"),
+        ("api-lose-replies x", "expected the number of writes, from 1"),
+        ("api-stall-watches long", "expected e.g. 250ms"),
     ];
     for (text, what) in cases {
         let e = err(&format!("# header\n{text}"));

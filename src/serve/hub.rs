@@ -66,6 +66,10 @@ struct State {
     latency: Duration,
     /// Successful writes whose replies are still to be lost (`api-lose-replies`).
     lose_replies: u32,
+    /// Watches send nothing until then (`api-stall-watches`).
+    stalled_until: Option<Instant>,
+    /// API requests still to be answered 500 (`api-errors`).
+    errors: u32,
     /// The simulation's time at the last event, the wall instant then, and the speed.
     clock: Option<(k8s_openapi::jiff::Timestamp, Instant, f64)>,
 }
@@ -141,6 +145,8 @@ impl Hub {
                 s.bytes = 0;
             }
             ApiFault::LoseReplies { n } => s.lose_replies = n,
+            ApiFault::StallWatches { ms } => s.stalled_until = Some(Instant::now() + wall(ms)),
+            ApiFault::Errors { n } => s.errors = n,
         }
         drop(s);
         self.wake();
@@ -178,6 +184,19 @@ impl Hub {
         let lose = s.lose_replies > 0;
         s.lose_replies = s.lose_replies.saturating_sub(1);
         lose
+    }
+
+    /// Whether this API request is to be answered 500 (counts it down).
+    pub fn error(&self) -> bool {
+        let mut s = self.lock();
+        let error = s.errors > 0;
+        s.errors = s.errors.saturating_sub(1);
+        error
+    }
+
+    /// When watches are stalled, until when.
+    pub fn stalled_until(&self) -> Option<Instant> {
+        self.lock().stalled_until.filter(|t| *t > Instant::now())
     }
 
     /// When the API is down, until when.

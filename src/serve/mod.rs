@@ -281,6 +281,13 @@ async fn respond(
     if ctx.hub.unauthorized_until().is_some() && path.starts_with("/api") {
         return Err(Status::new(401, "Unauthorized", "Unauthorized"));
     }
+    if path.starts_with("/api") && ctx.hub.error() {
+        return Err(Status::new(
+            500,
+            "InternalError",
+            "Internal error occurred: the simulated API server failed this request (api-errors)",
+        ));
+    }
     let latency = ctx.hub.latency();
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;

@@ -149,6 +149,11 @@ pub async fn watch(
     }
     let stream = futures::stream::unfold(s, |mut s| async move {
         loop {
+            // A stalled watch holds what it has (`api-stall-watches`); the connection stays.
+            if let Some(until) = s.ctx.hub.stalled_until() {
+                tokio::time::sleep_until(until.into()).await;
+                continue;
+            }
             if let Some(b) = s.out.pop_front() {
                 return Some((Ok::<Bytes, std::convert::Infallible>(b), s));
             }

@@ -89,6 +89,11 @@ pub enum ApiFault {
     /// what one may do) that succeed are carried out, but their replies are lost: the
     /// connection breaks before the answer is complete.
     LoseReplies { n: u32 },
+    /// Every watch, open or opened meanwhile, sends nothing (no change, no bookmark) for `ms`
+    /// virtual ms, then what it held: the connection stays up, as behind a stalled proxy.
+    StallWatches { ms: u64 },
+    /// The next `n` API requests (reads, writes and watches) answer 500 Internal Server Error.
+    Errors { n: u32 },
 }
 
 /// What the simulation reports, in the order it happened.

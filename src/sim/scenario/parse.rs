@@ -60,6 +60,8 @@ pub const USAGE: &[(&str, &str)] = &[
     ("drop-watches", "drop-watches"),
     ("compact", "compact"),
     ("api-lose-replies", "api-lose-replies N"),
+    ("api-stall-watches", "api-stall-watches DUR"),
+    ("api-errors", "api-errors N"),
     ("pause", "pause"),
     ("resume", "resume"),
     ("step", "step [N]"),
@@ -289,12 +291,13 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
         "drop-watches" => Command::Api(ApiFault::DropWatches),
         "compact" => Command::Api(ApiFault::Compact),
         "api-lose-replies" => {
-            let w = a.word("N")?;
-            let n = w.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
-                a.err(format!("{w:?} is not a count: expected the number of writes, from 1"))
-            })?;
-            Command::Api(ApiFault::LoseReplies { n })
+            Command::Api(ApiFault::LoseReplies { n: how_many(&mut a, "writes")? })
         }
+        "api-stall-watches" => {
+            let w = a.word("DUR")?;
+            Command::Api(ApiFault::StallWatches { ms: duration(w).map_err(|m| a.err(m))? })
+        }
+        "api-errors" => Command::Api(ApiFault::Errors { n: how_many(&mut a, "requests")? }),
         "pause" => Command::Pause,
         "resume" => Command::Resume,
         "step" => {
@@ -492,6 +495,14 @@ fn parse_rollout(a: Args<'_>) -> Result<Command, String> {
         stuck_after_ms,
         on_failure: on_failure.unwrap_or_default(),
     })))
+}
+
+/// `N`, from 1: how many `what` a fault touches.
+fn how_many(a: &mut Args<'_>, what: &str) -> Result<u32, String> {
+    let w = a.word("N")?;
+    w.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+        a.err(format!("{w:?} is not a count: expected the number of {what}, from 1"))
+    })
 }
 
 fn int_arg(a: &mut Args<'_>, what: &str) -> Result<i32, String> {
