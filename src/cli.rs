@@ -162,7 +162,7 @@ pub enum Command {
     /// Undo a freeze: the recorded partition comes back (refused when another writer moved it
     /// since, unless --force).
     Resume(ResumeArgs),
-    /// Wait for a rollout, partition-aware: 0 done, 1 timeout, 3 stuck (naming pod and rule).
+    /// Wait for a rollout, partition-aware (and plan-aware: a plan under way is waited for): 0 done, 1 timeout, 3 stuck (naming pod and rule).
     Wait(WaitArgs),
     /// Run a rollout plan: open the update step by step (counts or percentages of replicas),
     /// each gated on its pods being updated, Ready and available, a bake and your checks;

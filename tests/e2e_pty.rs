@@ -291,9 +291,12 @@ fn a_plan_run_from_the_console_stops_at_its_gate_until_approved() {
     c.press("\x15"); // ctrl-u clears the prefilled plan
     c.press("1,pause,100% bake=2s\r");
     // The steps it will take, asked first: nothing is written before the yes.
-    c.wait_for("the confirmation", |s| s.contains("Run the plan 1,pause,100% (bake 2s)"));
+    // (Waited for whole: a frame may be read half drawn.)
+    c.wait_for("the confirmation with its steps", |s| {
+        s.contains("Run the plan 1,pause,100% (bake 2s)")
+            && s.contains("step 1: 1 → 1 of 5 updated (partition 5 → 4)")
+    });
     let s = c.screen();
-    assert!(s.contains("step 1: 1 → 1 of 5 updated (partition 5 → 4)"), "{s}");
     assert!(top(&s).contains("partition=5"), "nothing written before the yes:\n{s}");
     c.press("y");
     c.wait_for("at the gate", |s| top(s).contains("waiting for approval"));

@@ -350,6 +350,27 @@ fn a_gate_waits_for_approve() {
     until_plan(&r, "at the gate", |p| p.phase == Phase::Gate);
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(partition(&r), 3, "nothing opens past the gate");
+    // The partition's pods are done, the plan is not: Progressing, and wait waits for the plan.
+    let (_, out, _) = ststui(&r, &["explain", "web"]);
+    assert!(out.starts_with("statefulset default/web: Progressing"), "{out}");
+    let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "2s"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("plan 2/3 (pause): waiting for approval"), "{out}");
+    // Its runner gone (killed, its lease removed): wait says stuck and how to go on.
+    runner.kill().unwrap();
+    let _ = runner.wait();
+    call(&r, |sim| {
+        let mut set = sim.set(&web()).cloned().unwrap();
+        set.metadata.annotations.as_mut().unwrap().remove(record::LEASE);
+        sim.apply_set(set).map(|_| ()).map_err(|e| e.to_string())
+    })
+    .unwrap();
+    let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "10s"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("no runner (`ststui rollout web` resumes it"), "{out}");
+    // A rerun resumes at the gate; the approval takes it to the end.
+    let mut runner = spawn(&r, &["rollout", "web", "--timeout", "60s"]);
+    std::thread::sleep(Duration::from_millis(500));
     let (code, out, err) = ststui(&r, &["approve", "web"]);
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(runner.wait().unwrap().code(), Some(0));

@@ -73,7 +73,7 @@ pub struct NotReady {
 /// | Halted | a rollout plan halted on the set's update revision (its record, `ststui.io/plan`) |
 /// | Paused | the simulator's controller is paused |
 /// | Blocked | the advisor sees the forced-rollback case or a sync error, or a pod of the update revision has not been Ready for [`STUCK_AFTER_SECS`] |
-/// | Progressing | the spec is not observed yet, pods are being created, replaced or removed, or a pod not Ready is younger than [`STUCK_AFTER_SECS`] (starting) |
+/// | Progressing | a rollout plan is under way on the update revision (waiting, baking, checking or at its gate), the spec is not observed yet, pods are being created, replaced or removed, or a pod not Ready is younger than [`STUCK_AFTER_SECS`] (starting) |
 /// | Degraded | fewer pods Ready than replicas, none of them starting |
 /// | Healthy | everything else: every wanted pod updated and Ready |
 pub fn of(set: &StatefulSet, pods: Option<&[NotReady]>, blocked: bool, paused: bool) -> Health {
@@ -89,6 +89,9 @@ pub fn of(set: &StatefulSet, pods: Option<&[NotReady]>, blocked: bool, paused: b
     let stuck = |p: &&NotReady| p.update && p.for_secs >= STUCK_AFTER_SECS;
     if blocked || pods.is_some_and(|ps| ps.iter().any(|p| stuck(&p))) {
         return Health::Blocked;
+    }
+    if plan_under_way(set).is_some() {
+        return Health::Progressing;
     }
     let replicas = spec::replicas(set);
     let Some(st) = set.status.as_ref() else {
@@ -118,18 +121,27 @@ pub fn of(set: &StatefulSet, pods: Option<&[NotReady]>, blocked: bool, paused: b
     Health::Healthy
 }
 
-/// Whether a rollout plan halted on the update revision the set rolls out now (a plan of an
+/// The set's plan when it is about the update revision the set rolls out now (a plan of an
 /// older template is history).
-pub fn halted(set: &StatefulSet) -> bool {
-    let reading = crate::plan::record::read(set);
-    let Some(r) = reading.plan().filter(|r| r.phase == crate::plan::record::Phase::Halted) else {
-        return false;
-    };
-    match crate::plan::decide::observed_update_revision(set) {
+pub fn current_plan(set: &StatefulSet) -> Option<crate::plan::record::Record> {
+    let r = crate::plan::record::read(set).plan().cloned()?;
+    let current = match crate::plan::decide::observed_update_revision(set) {
         Some(update) => update == r.revision,
         // Not observed yet: the record's template hash says whether it is the same spec.
         None => r.template.is_empty() || r.template == crate::plan::record::template_hash(set),
-    }
+    };
+    current.then_some(r)
+}
+
+/// Whether a rollout plan halted on the update revision the set rolls out now.
+pub fn halted(set: &StatefulSet) -> bool {
+    current_plan(set).is_some_and(|r| r.phase == crate::plan::record::Phase::Halted)
+}
+
+/// The plan under way (not done, halted nor aborted) on the update revision the set rolls out
+/// now: the rollout is the plan's, and it is not over before the plan is.
+pub fn plan_under_way(set: &StatefulSet) -> Option<crate::plan::record::Record> {
+    current_plan(set).filter(|r| !r.phase.over())
 }
 
 /// The pods of the set's replica range that are not Ready, as [`of`] reads them, at `now`; a pod
@@ -226,5 +238,50 @@ mod tests {
         rolling.status.as_mut().unwrap().current_revision = Some("a".into());
         rolling.status.as_mut().unwrap().update_revision = Some("b".into());
         assert_eq!(of(&rolling, None, false, false), Health::Progressing);
+    }
+
+    #[test]
+    fn a_plan_under_way_is_progress_until_it_is_done_and_a_halted_one_is_halted() {
+        use crate::plan::record::{PLAN, Phase, Record};
+        let with = |phase: Phase, revision: &str| {
+            // Partition 3 of 5 with two pods updated: done as far as the partition goes.
+            let mut s = set(5, 3, (5, 2, 5));
+            let st = s.status.as_mut().unwrap();
+            st.update_revision = Some("web-b".into());
+            st.current_revision = Some("web-a".into());
+            let r = Record {
+                steps: "1,100%".into(),
+                bake_seconds: 0,
+                checks: vec![],
+                on_failure: "hold".into(),
+                revision: revision.into(),
+                template: String::new(),
+                step: 1,
+                of: 2,
+                phase,
+                since: "2026-01-01T00:00:00Z".into(),
+                partition: 3,
+                by: "ana".into(),
+                started: "2026-01-01T00:00:00Z".into(),
+                reason: None,
+                began_at: Some(5),
+            };
+            s.metadata.annotations =
+                Some([(PLAN.to_string(), serde_json::to_string(&r).unwrap())].into());
+            s
+        };
+        for phase in [Phase::Waiting, Phase::Baking, Phase::Checking, Phase::Gate, Phase::Approved]
+        {
+            assert_eq!(
+                of(&with(phase, "web-b"), NONE, false, false),
+                Health::Progressing,
+                "{phase:?}"
+            );
+        }
+        assert_eq!(of(&with(Phase::Halted, "web-b"), NONE, false, false), Health::Halted);
+        assert_eq!(of(&with(Phase::Done, "web-b"), NONE, false, false), Health::Healthy);
+        // A plan of an older revision is history.
+        assert_eq!(of(&with(Phase::Baking, "web-a"), NONE, false, false), Health::Healthy);
+        assert_eq!(of(&with(Phase::Halted, "web-a"), NONE, false, false), Health::Healthy);
     }
 }

@@ -195,7 +195,7 @@ impl Progress {
             Goal::Opened { partition, until } => opened(state, key, *partition, *until),
         };
         let waiting = match outcome {
-            Ok(text) => return Verdict::Done(text),
+            Ok(text) => return self.plan_or_done(state, key, text),
             Err(w) => w,
         };
         let Some(set) = state.mirror.set(key) else {
@@ -263,6 +263,30 @@ impl Progress {
             .map(|t| t.strip_prefix("waiting: ").map(str::to_string).unwrap_or(t))
             .unwrap_or(waiting);
         Verdict::Waiting(format!("{}: {now_waiting}", summary(state, key)))
+    }
+
+    /// The pods are where the partition asks; a plan under way on the update revision is not
+    /// over, though: the rollout is done when the plan is. A plan nobody runs (its lease gone or
+    /// run out) will not move: stuck, naming how to go on.
+    fn plan_or_done(&self, state: &AppState, key: &ObjRef, text: String) -> Verdict {
+        use crate::plan::record::Runner;
+        let Some(set) = state.mirror.set(key) else { return Verdict::Done(text) };
+        let Some(plan) = crate::app::health::plan_under_way(set) else {
+            return Verdict::Done(text);
+        };
+        let now = state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
+        let runner = Runner::of(set, now);
+        if !runner.alive() {
+            let rule = format!(
+                "{}; {} (`ststui rollout {}` resumes it, `ststui abort {}` rolls back)",
+                plan.words(now),
+                runner.words(),
+                key.name,
+                key.name
+            );
+            return Verdict::Stuck { pod: None, rule };
+        }
+        Verdict::Waiting(format!("{}: {}", summary(state, key), plan.words(now)))
     }
 
     /// Everything whose change counts as progress: the set's status and each pod's uid, phase,
