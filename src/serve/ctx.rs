@@ -84,6 +84,27 @@ pub struct Ctx {
     pub watches: AtomicUsize,
     /// Namespaces created through the API: name → creation time (RFC 3339).
     pub namespaces: Mutex<BTreeMap<String, String>>,
+    /// The requests served, for a client's benchmark (`GET /ststui/requests`).
+    pub requests: Mutex<Requests>,
+}
+
+/// How many requests were served, and the first [`Requests::KEPT`] of them as
+/// `METHOD path?query` (bounded: a long run keeps counting, not remembering).
+#[derive(Debug, Default)]
+pub struct Requests {
+    pub count: u64,
+    pub first: Vec<String>,
+}
+
+impl Requests {
+    pub const KEPT: usize = 1000;
+
+    pub fn record(&mut self, line: String) {
+        self.count += 1;
+        if self.first.len() < Self::KEPT {
+            self.first.push(line);
+        }
+    }
 }
 
 impl Ctx {

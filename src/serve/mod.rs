@@ -132,6 +132,7 @@ pub fn start(config: ServeConfig, caller: Caller, hub: Arc<Hub>) -> std::io::Res
         git_version: config.git_version,
         watches: Default::default(),
         namespaces: Default::default(),
+        requests: Default::default(),
     });
     let (stop, stopped) = oneshot::channel();
     let thread = std::thread::Builder::new().name("ststui-serve".into()).spawn(move || {
@@ -236,6 +237,18 @@ impl From<Status> for Reply {
     }
 }
 
+/// Where a benchmark reads how many requests a client made (not an API path: not counted).
+pub const REQUESTS_PATH: &str = "/ststui/requests";
+
+/// `GET /ststui/requests`: `{"count": N, "first": ["GET /api/v1/…", …]}`.
+fn requests(ctx: &ctx::Ctx, method: &Method) -> Response<Body> {
+    if method != Method::GET {
+        return Reply::from(Status::method_not_allowed(REQUESTS_PATH)).into_response();
+    }
+    let r = ctx.requests.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    reply(StatusCode::OK, serde_json::json!({"count": r.count, "first": r.first})).into_response()
+}
+
 /// One request, start to end.
 async fn handle(ctx: Arc<ctx::Ctx>, req: Request<Incoming>) -> Response<Body> {
     let method = req.method().clone();
@@ -243,6 +256,16 @@ async fn handle(ctx: Arc<ctx::Ctx>, req: Request<Incoming>) -> Response<Body> {
     let query = Query::parse(req.uri().query());
     let headers = req.headers().clone();
     tracing::debug!(%method, %path, "request");
+    if path == REQUESTS_PATH {
+        return requests(&ctx, &method);
+    }
+    {
+        let line = match req.uri().query() {
+            Some(q) => format!("{method} {path}?{q}"),
+            None => format!("{method} {path}"),
+        };
+        ctx.requests.lock().unwrap_or_else(std::sync::PoisonError::into_inner).record(line);
+    }
     let reply = match respond(&ctx, req, &method, &path, &query, &headers).await {
         Ok(r) => r,
         Err(st) => Reply::from(st),

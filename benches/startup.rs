@@ -1,0 +1,410 @@
+//! The console's start-up, end to end, as an operator meets it: `ststui sim --serve` with a
+//! Parallel set of N Ready pods, the release binary opened on it in a pseudo-terminal
+//! (180×50), its screen parsed by a terminal emulator. For each N, the medians of `--runs`
+//! fresh consoles:
+//!
+//! - first useful frame: from the spawn to the first screen showing the set's header and a pod
+//!   row of the grid;
+//! - first complete grid: to the header saying all N pods Ready;
+//! - requests in the first 10 s, counted by the served simulator (`GET /ststui/requests`);
+//! - RSS at +10 s (VmRSS);
+//! - idle CPU: user + system time over `--idle` seconds after that, nothing changing.
+//!
+//! The served simulator's own share: how long it takes to answer one list of the N pods,
+//! measured apart. Printed as one table, beside the figures saved with `--save` (the baseline
+//! in `benches/tools/startup-baseline.tsv`). Run through `benches/tools/startup.sh`.
+//!
+//! Written by hand: no benchmark crate drives a TUI in a pseudo-terminal; criterion measures
+//! functions in process (see `benches/render.rs` for those).
+
+#![allow(clippy::panic, clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+const ROWS: u16 = 50;
+const COLS: u16 = 180;
+const FIGURES: [&str; 6] = [
+    "first useful frame (s)",
+    "first complete grid (s)",
+    "requests in the first 10 s",
+    "RSS at +10 s (MiB)",
+    "idle CPU (ms over the idle window)",
+    "served simulator: one list of the pods (s)",
+];
+
+struct Args {
+    bin: PathBuf,
+    pods: Vec<usize>,
+    runs: usize,
+    idle: u64,
+    baseline: PathBuf,
+    save: bool,
+    verbose: bool,
+}
+
+fn args() -> Result<Args, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut a = Args {
+        bin: root.join("target/release/ststui"),
+        pods: vec![1000, 10_000],
+        runs: 3,
+        idle: 30,
+        baseline: root.join("benches/tools/startup-baseline.tsv"),
+        save: false,
+        verbose: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--bin" => a.bin = PathBuf::from(value()?),
+            "--pods" => {
+                a.pods = value()?
+                    .split(',')
+                    .map(|n| n.parse().map_err(|_| format!("--pods: {n:?} is not a count")))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--runs" => a.runs = value()?.parse().map_err(|_| "--runs: a count".to_string())?,
+            "--idle" => a.idle = value()?.parse().map_err(|_| "--idle: seconds".to_string())?,
+            "--baseline" => a.baseline = PathBuf::from(value()?),
+            "--save" => a.save = true,
+            "--verbose" => a.verbose = true,
+            // What cargo bench passes along.
+            "--bench" => {}
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; expected --bin PATH, --pods N[,N…], --runs N, \
+                     --idle SECS, --baseline FILE, --save, --verbose"
+                ));
+            }
+        }
+    }
+    Ok(a)
+}
+
+fn main() {
+    let a = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("startup: {e}");
+            std::process::exit(2);
+        }
+    };
+    if !a.bin.exists() {
+        eprintln!("startup: {} does not exist: cargo build --release first", a.bin.display());
+        std::process::exit(2);
+    }
+    let mut table: BTreeMap<(usize, usize), f64> = BTreeMap::new();
+    for &n in &a.pods {
+        let served = Served::start(&a.bin, n);
+        table.insert((5, n), served.list_seconds());
+        let mut runs: Vec<Run> = Vec::new();
+        for i in 0..a.runs {
+            let run = console_run(&a, &served, n);
+            eprintln!(
+                "  {n} pods, run {}: first frame {:.3} s, complete {:.3} s, {} requests, \
+                 RSS {:.1} MiB, idle CPU {} ms",
+                i + 1,
+                run.first,
+                run.complete,
+                run.requests,
+                run.rss_mib,
+                run.idle_cpu_ms
+            );
+            runs.push(run);
+        }
+        let med = |f: fn(&Run) -> f64| median(runs.iter().map(f).collect());
+        table.insert((0, n), med(|r| r.first));
+        table.insert((1, n), med(|r| r.complete));
+        table.insert((2, n), med(|r| r.requests as f64));
+        table.insert((3, n), med(|r| r.rss_mib));
+        table.insert((4, n), med(|r| r.idle_cpu_ms as f64));
+    }
+    let baseline = read_baseline(&a.baseline);
+    print_table(&a.pods, &table, &baseline);
+    if a.save {
+        save_baseline(&a.baseline, &table);
+        println!("saved as the baseline: {}", a.baseline.display());
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// `ststui sim --serve` with a Parallel set of `n` Ready pods.
+struct Served {
+    child: Child,
+    dir: PathBuf,
+    addr: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Served {
+    fn start(bin: &Path, n: usize) -> Served {
+        let dir = std::env::temp_dir().join(format!("ststui-startup-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let set = format!(
+            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: web}}\nspec:\n  \
+             replicas: {n}\n  podManagementPolicy: Parallel\n  serviceName: web\n  \
+             selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: \
+             {{app: web}}}}\n    spec: {{containers: [{{name: app, image: nginx:1.25}}]}}\n"
+        );
+        std::fs::write(dir.join("set.yaml"), set).unwrap_or_else(|e| panic!("set.yaml: {e}"));
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("a free port: {e}"));
+        let addr = format!("127.0.0.1:{port}");
+        let child = Command::new(bin)
+            .args(["sim", "--serve", &addr, "--headless", "--speed", "1000", "-f"])
+            .arg(dir.join("set.yaml"))
+            .arg("--write-kubeconfig")
+            .arg(dir.join("kc"))
+            .arg("--log-file")
+            .arg(dir.join("serve.log"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
+        let served = Served { child, dir, addr };
+        let deadline = Instant::now() + Duration::from_secs(300);
+        loop {
+            let ready = served
+                .get("/apis/apps/v1/namespaces/default/statefulsets/web")
+                .ok()
+                .and_then(|v| v["status"]["readyReplicas"].as_u64());
+            if ready == Some(n as u64) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the served set did not get {n} Ready pods");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        served
+    }
+
+    /// `GET path` as JSON (HTTP/1.0: the answer is not chunked).
+    fn get(&self, path: &str) -> Result<serde_json::Value, String> {
+        let mut s = TcpStream::connect(&self.addr).map_err(|e| e.to_string())?;
+        write!(s, "GET {path} HTTP/1.0\r\nHost: {}\r\nAccept: application/json\r\n\r\n", self.addr)
+            .map_err(|e| e.to_string())?;
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).map_err(|e| e.to_string())?;
+        let at = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or("no header end")?;
+        serde_json::from_slice(&raw[at + 4..]).map_err(|e| e.to_string())
+    }
+
+    fn requests(&self) -> (u64, Vec<String>) {
+        let v = self.get("/ststui/requests").unwrap_or_default();
+        let first = v["first"].as_array().cloned().unwrap_or_default();
+        let first = first.iter().filter_map(|l| l.as_str().map(str::to_string)).collect();
+        (v["count"].as_u64().unwrap_or(0), first)
+    }
+
+    /// The simulator's share: the median of three lists of the pods, answer read whole.
+    fn list_seconds(&self) -> f64 {
+        let times = (0..3)
+            .map(|_| {
+                let t = Instant::now();
+                let _ = self.get("/api/v1/namespaces/default/pods?labelSelector=app%3Dweb");
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        median(times)
+    }
+}
+
+struct Run {
+    first: f64,
+    complete: f64,
+    requests: u64,
+    rss_mib: f64,
+    idle_cpu_ms: u64,
+}
+
+fn console_run(a: &Args, served: &Served, n: usize) -> Run {
+    let pty = native_pty_system();
+    let pair = pty
+        .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
+        .unwrap_or_else(|e| panic!("openpty: {e}"));
+    let mut cmd = CommandBuilder::new(&a.bin);
+    cmd.arg("--kubeconfig");
+    cmd.arg(served.dir.join("kc"));
+    cmd.args(["web", "--log-file"]);
+    cmd.arg(served.dir.join("console.log"));
+    cmd.env("TERM", "xterm-256color");
+    let (before, _) = served.requests();
+    let start = Instant::now();
+    let mut child = pair.slave.spawn_command(cmd).unwrap_or_else(|e| panic!("spawn: {e}"));
+    drop(pair.slave);
+    let pid = child.process_id().unwrap_or(0);
+    let mut reader = pair.master.try_clone_reader().unwrap_or_else(|e| panic!("reader: {e}"));
+    let mut writer = pair.master.take_writer().unwrap_or_else(|e| panic!("writer: {e}"));
+    let (tx, rx) = channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 65536];
+        while let Ok(k) = reader.read(&mut buf) {
+            if k == 0 || tx.send(buf[..k].to_vec()).is_err() {
+                return;
+            }
+        }
+    });
+    let nz = |v: u16| std::num::NonZeroU16::new(v).unwrap_or(std::num::NonZeroU16::MIN);
+    let mut parser = vt100::Parser::new(nz(ROWS), nz(COLS), 0);
+    let useful = |s: &str| s.contains("default/web") && s.contains("web-0 ");
+    let ready = format!("ready {n} ");
+    let first = until(&rx, &mut parser, &mut writer, start, useful);
+    let complete = until(&rx, &mut parser, &mut writer, start, |s| s.contains(&ready));
+    pump(&rx, &mut parser, &mut writer, start + Duration::from_secs(10));
+    let (after, lines) = served.requests();
+    let rss_mib = status_kib(pid, "VmRSS") as f64 / 1024.0;
+    let cpu0 = cpu_ticks(pid);
+    pump(&rx, &mut parser, &mut writer, Instant::now() + Duration::from_secs(a.idle));
+    let idle_cpu_ms = (cpu_ticks(pid).saturating_sub(cpu0)) * 10;
+    if a.verbose {
+        for l in lines.iter().skip(usize::try_from(before).unwrap_or(0)) {
+            eprintln!("    {l}");
+        }
+    }
+    let _ = writer.write_all(b"q");
+    let _ = writer.flush();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    Run { first, complete, requests: after.saturating_sub(before), rss_mib, idle_cpu_ms }
+}
+
+/// Feeds the screen until `done` holds; the seconds since `start` (NaN after 120 s).
+fn until(
+    rx: &Receiver<Vec<u8>>,
+    parser: &mut vt100::Parser,
+    w: &mut Box<dyn Write + Send>,
+    start: Instant,
+    done: impl Fn(&str) -> bool,
+) -> f64 {
+    let deadline = start + Duration::from_secs(120);
+    loop {
+        if done(&parser.screen().contents()) {
+            return start.elapsed().as_secs_f64();
+        }
+        let Some(left) = deadline.checked_duration_since(Instant::now()) else { return f64::NAN };
+        match rx.recv_timeout(left) {
+            Ok(bytes) => feed(parser, w, &bytes),
+            Err(_) => return f64::NAN,
+        }
+    }
+}
+
+/// Feeds the screen until `end`.
+fn pump(
+    rx: &Receiver<Vec<u8>>,
+    parser: &mut vt100::Parser,
+    w: &mut Box<dyn Write + Send>,
+    end: Instant,
+) {
+    while let Some(left) = end.checked_duration_since(Instant::now()) {
+        if let Ok(bytes) = rx.recv_timeout(left) {
+            feed(parser, w, &bytes);
+        }
+    }
+}
+
+fn feed(parser: &mut vt100::Parser, w: &mut Box<dyn Write + Send>, bytes: &[u8]) {
+    // A cursor position query is answered, as a terminal does.
+    if bytes.windows(4).any(|b| b == b"\x1b[6n") {
+        let _ = w.write_all(b"\x1b[1;1R");
+        let _ = w.flush();
+    }
+    parser.process(bytes);
+}
+
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    text.lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// utime + stime, in clock ticks (USER_HZ, 100 per second on Linux).
+fn cpu_ticks(pid: u32) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command's closing parenthesis: state is the 3rd, utime the 14th.
+    let rest = text.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let n = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    n(11) + n(12)
+}
+
+fn read_baseline(path: &Path) -> BTreeMap<(usize, usize), f64> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            let figure = FIGURES.iter().position(|x| Some(*x) == f.next())?;
+            let pods = f.next()?.parse().ok()?;
+            let value = f.next()?.parse().ok()?;
+            Some(((figure, pods), value))
+        })
+        .collect()
+}
+
+fn save_baseline(path: &Path, table: &BTreeMap<(usize, usize), f64>) {
+    let mut out = String::from("# figure\tpods\tvalue (benches/startup.rs --save)\n");
+    for ((figure, pods), value) in table {
+        out.push_str(&format!("{}\t{pods}\t{value}\n", FIGURES[*figure]));
+    }
+    std::fs::write(path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+fn print_table(
+    pods: &[usize],
+    table: &BTreeMap<(usize, usize), f64>,
+    baseline: &BTreeMap<(usize, usize), f64>,
+) {
+    let mut head = format!("| {:<44} |", "figure");
+    let mut rule = format!("| {:-<44} |", "");
+    for n in pods {
+        head.push_str(&format!(" {n} pods | baseline |"));
+        rule.push_str(&format!(" {:->w$}: | -------: |", "", w = format!("{n} pods").len() - 1));
+    }
+    println!("{head}\n{rule}");
+    for (i, name) in FIGURES.iter().enumerate() {
+        let mut row = format!("| {name:<44} |");
+        for n in pods {
+            let w = format!("{n} pods").len();
+            let v = table.get(&(i, *n)).map_or("—".into(), |v| fmt(i, *v));
+            let b = baseline.get(&(i, *n)).map_or("—".into(), |v| fmt(i, *v));
+            row.push_str(&format!(" {v:>w$} | {b:>8} |"));
+        }
+        println!("{row}");
+    }
+}
+
+fn fmt(figure: usize, v: f64) -> String {
+    match figure {
+        0 | 1 | 5 => format!("{v:.3}"),
+        3 => format!("{v:.1}"),
+        _ => format!("{v:.0}"),
+    }
+}
