@@ -301,11 +301,13 @@ async fn a_write_whose_reply_was_lost_is_read_back() {
 
 /// Requests until the first complete view of a 1,000-pod set (pages of 500): the server's
 /// version, who we are and one rules review (not three access reviews), the set, two pages of
-/// pods and their watch, revisions, Events — no claims for a set without claim templates. With
-/// `--read-only` neither who we are nor what we may write is asked.
+/// pods and their watch, revisions — no claims for a set without claim templates, and no Events
+/// before the pods and revisions have listed: then the set's Events (by the involved object)
+/// and the namespace's Warnings, never its whole Event history. With `--read-only` neither who
+/// we are nor what we may write is asked.
 #[tokio::test(start_paused = true)]
-async fn the_first_view_of_a_thousand_pods_takes_at_most_twelve_requests() {
-    for (read_only, most) in [(false, 12), (true, 10)] {
+async fn the_first_view_of_a_thousand_pods_takes_at_most_ten_requests_and_events_come_after() {
+    for (read_only, most) in [(false, 10), (true, 8)] {
         let (fake, mock) = kube_mock::start_with(3, 1000);
         let target = Target { name: Some("web".into()), read_only, ..Target::default() };
         let (_tx, seen) = engine_with(mock, target);
@@ -329,11 +331,27 @@ async fn the_first_view_of_a_thousand_pods_takes_at_most_twelve_requests() {
                 format!("{} {}{}", s.method, s.resource, if s.watch { " (watch)" } else { "" })
             })
             .collect();
+        let first_event = requests.iter().position(|r| r.contains("events"));
+        let before = &requests[..first_event.unwrap_or(requests.len())];
         assert!(
-            requests.len() <= most,
-            "{} requests (read-only {read_only}): {requests:?}",
-            requests.len()
+            before.len() <= most,
+            "{} requests before the Events (read-only {read_only}): {requests:?}",
+            before.len()
         );
+        let last_list = |what: &str| requests.iter().rposition(|r| r == what);
+        assert!(
+            first_event > last_list("GET pods")
+                && first_event > last_list("GET controllerrevisions"),
+            "Events only after the first view's lists: {requests:?}"
+        );
+        let events: Vec<&String> = requests.iter().filter(|r| r.contains("events")).collect();
+        assert_eq!(events.len(), 4, "the set's Events and the Warnings, listed and watched");
+        for q in fake.lock().seen.iter().filter(|s| s.resource == "events").map(|s| &s.query) {
+            let by_set = q.contains("involvedObject.kind%3DStatefulSet")
+                && q.contains("involvedObject.name%3Dweb");
+            assert!(by_set || q.contains("type%3DWarning"), "never every Event: {q}");
+        }
+        assert!(requests.len() <= most + 4, "{requests:?}");
         assert_eq!(fake.count("pods", false), 2, "two pages of 500");
         assert!(!requests.iter().any(|r| r.contains("selfsubjectaccessreviews")), "{requests:?}");
         assert!(!requests.iter().any(|r| r.contains("persistentvolumeclaims")), "{requests:?}");

@@ -184,16 +184,22 @@ impl Wanted {
 
 /// The `listed` callback of a watcher the first sync waits on: its first complete listing (or
 /// the kind found unreadable: it never will list) counts `pending` down, and the last of them
-/// sends `Synced` (once per backend).
+/// sends `Synced` (once per backend) and sets `ready` (what waits for the first frame's data).
 fn first_listing<K>(
     pending: &Arc<AtomicUsize>,
     synced: &Arc<AtomicBool>,
+    ready: &Arc<tokio::sync::watch::Sender<bool>>,
 ) -> impl FnMut(Option<Option<&K>>) -> Option<BackendEvent> + Send + 'static {
-    let (pending, synced) = (Arc::clone(pending), Arc::clone(synced));
+    let (pending, synced, ready) = (Arc::clone(pending), Arc::clone(synced), Arc::clone(ready));
     let mut first = true;
     move |_| {
         let last = std::mem::take(&mut first) && pending.fetch_sub(1, Ordering::SeqCst) == 1;
-        if last { synced_now(&synced) } else { None }
+        if last {
+            ready.send_replace(true);
+            synced_now(&synced)
+        } else {
+            None
+        }
     }
 }
 
@@ -231,7 +237,8 @@ impl Watching<'_> {
     }
 
     /// Pods, revisions, claims (by the selector; only with claim templates) and Events. Synced
-    /// once pods and revisions have listed, or are known unreadable.
+    /// once pods and revisions have listed, or are known unreadable; the Events start only
+    /// then, so nothing optional is on the first frame's path.
     fn start(
         &self,
         tracker: &Arc<Mutex<Tracker>>,
@@ -239,10 +246,11 @@ impl Watching<'_> {
         claims: bool,
     ) -> Vec<JoinHandle<()>> {
         let pending = Arc::new(AtomicUsize::new(2));
+        let ready = Arc::new(tokio::sync::watch::channel(false).0);
         let mut tasks = Vec::new();
         let (t, cl, cn) = (Arc::clone(tracker), self.clients.clone(), Arc::clone(self.conn));
         let spec = self.spec::<Pod>(ObjKind::Pod, "pods", |p| Object::Pod(Arc::new(p)));
-        let listed = first_listing::<Pod>(&pending, synced);
+        let listed = first_listing::<Pod>(&pending, synced, &ready);
         tasks.push(tokio::spawn(async move {
             let derive = move |seen: Seen<'_, Pod>| {
                 let mut tr = t.lock().unwrap_or_else(PoisonError::into_inner);
@@ -258,7 +266,7 @@ impl Watching<'_> {
         let spec = self.spec::<ControllerRevision>(ObjKind::Revision, "controllerrevisions", |r| {
             Object::Revision(Arc::new(r))
         });
-        let listed = first_listing::<ControllerRevision>(&pending, synced);
+        let listed = first_listing::<ControllerRevision>(&pending, synced, &ready);
         tasks.push(tokio::spawn(async move {
             let derive = move |seen: Seen<'_, ControllerRevision>| {
                 let mut tr = t.lock().unwrap_or_else(PoisonError::into_inner);
@@ -280,52 +288,78 @@ impl Watching<'_> {
                 watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
             }));
         }
-        tasks.push(self.events(tracker));
+        tasks.extend(self.events(tracker, &ready));
         tasks
     }
 
-    /// The Events of the namespace about the set and its pods: Warnings as timeline lines,
-    /// and those about the set itself to the console (its FailedCreate in the controller
-    /// pane). One watch for both: the first view costs no extra request.
-    fn events(&self, tracker: &Arc<Mutex<Tracker>>) -> JoinHandle<()> {
+    /// The Events about the set (all of them, by a field selector on the involved object: the
+    /// controller pane reads its FailedCreate and the successes after it) and the namespace's
+    /// Warnings (`type=Warning`) about its pods, as timeline lines; never the namespace's whole
+    /// history. Both start once the first frame's data has listed (`ready`).
+    fn events(
+        &self,
+        tracker: &Arc<Mutex<Tracker>>,
+        ready: &tokio::sync::watch::Sender<bool>,
+    ) -> [JoinHandle<()>; 2] {
         let ns = self.key.namespace.clone();
         let set = self.key.name.clone();
-        let spec = Spec {
-            api: watch::api::<KubeEvent>,
-            namespace: Some(ns.clone()),
-            config: watcher::Config::default(),
-            kind: ObjKind::Event,
-            scope: Scope {
+        let spec =
+            |fields: String, about: Option<String>, keep: Option<watch::Keep<KubeEvent>>| Spec {
+                api: watch::api::<KubeEvent>,
                 namespace: Some(ns.clone()),
-                about: Some(format!("StatefulSet/{}", self.key.name)),
-                ..Scope::default()
-            },
-            what: format!("events in {ns}"),
-            hint: None,
-            wrap: |e| Object::Event(Arc::new(e)),
-            keep: Some(Box::new(move |e: &KubeEvent| {
-                e.involved_object.kind.as_deref() == Some("StatefulSet")
-                    && e.involved_object.name.as_deref() == Some(set.as_str())
-            })),
+                config: watcher::Config::default().fields(&fields),
+                kind: ObjKind::Event,
+                scope: Scope { namespace: Some(ns.clone()), about, ..Scope::default() },
+                what: format!("events in {ns}"),
+                hint: None,
+                wrap: |e| Object::Event(Arc::new(e)),
+                keep,
+            };
+        let about_set = spec(
+            format!("involvedObject.kind=StatefulSet,involvedObject.name={set}"),
+            Some(format!("StatefulSet/{set}")),
+            None,
+        );
+        // Timeline lines only: nothing of this watch is held (no scope to list into).
+        let warnings = spec("type=Warning".into(), None, Some(Box::new(|_: &KubeEvent| false)));
+        let of_pods = move |e: &KubeEvent| {
+            e.involved_object.kind.as_deref() == Some("Pod")
+                && crate::core::labels::is_member_name(
+                    &set,
+                    e.involved_object.name.as_deref().unwrap_or_default(),
+                )
         };
-        let (t, set_name) = (Arc::clone(tracker), self.key.name.clone());
+        [
+            self.events_task(tracker, ready, about_set, |_: &KubeEvent| true),
+            self.events_task(tracker, ready, warnings, of_pods),
+        ]
+    }
+
+    /// One watch of Events, started once `ready`: those `about` it (recent ones at first) are
+    /// timeline lines.
+    fn events_task(
+        &self,
+        tracker: &Arc<Mutex<Tracker>>,
+        ready: &tokio::sync::watch::Sender<bool>,
+        spec: Spec<KubeEvent>,
+        about: impl Fn(&KubeEvent) -> bool + Send + 'static,
+    ) -> JoinHandle<()> {
+        let t = Arc::clone(tracker);
         let (cl, cn) = (self.clients.clone(), Arc::clone(self.conn));
+        let mut ready = ready.subscribe();
         tokio::spawn(async move {
+            if ready.wait_for(|r| *r).await.is_err() {
+                return;
+            }
             let derive = move |seen: Seen<'_, KubeEvent>| {
                 let mut tr = t.lock().unwrap_or_else(PoisonError::into_inner);
-                let about_us = |e: &KubeEvent| {
-                    let kind = e.involved_object.kind.as_deref().unwrap_or_default();
-                    let n = e.involved_object.name.as_deref().unwrap_or_default();
-                    (kind == "StatefulSet" && n == set_name)
-                        || (kind == "Pod" && crate::core::labels::is_member_name(&set_name, n))
-                };
                 match seen {
                     Seen::Listed(l) => l
                         .iter()
-                        .filter(|e| about_us(e) && recent(e))
+                        .filter(|e| about(e) && recent(e))
                         .flat_map(|e| tr.event(e))
                         .collect(),
-                    Seen::Applied(e) if about_us(e) => tr.event(e),
+                    Seen::Applied(e) if about(e) => tr.event(e),
                     _ => Vec::new(),
                 }
             };

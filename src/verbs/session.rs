@@ -18,6 +18,9 @@ use crate::cluster::{ClusterBackend, Target};
 use crate::core::Options;
 
 /// The backend, what it reported, and the state the console's reducer made of it.
+/// How long a verb waits for the set's Events after its first view.
+const SET_EVENTS: Duration = Duration::from_secs(2);
+
 pub struct Session {
     backend: ClusterBackend,
     rx: Receiver<BackendEvent>,
@@ -58,6 +61,7 @@ impl Session {
             self.next(Some(deadline))?;
         }
         self.needed()?;
+        self.set_events(deadline.min(Instant::now() + SET_EVENTS));
         self.state.set().ok_or_else(|| {
             let ns = &self.key.namespace;
             VerbError::new(
@@ -69,6 +73,25 @@ impl Session {
                 ),
             )
         })
+    }
+
+    /// The set's Events start once its pods have listed (off the console's first frame); a
+    /// verb waits for them a little (until `deadline`): the controller's FailedCreate is part
+    /// of what `explain` says. Optional: unreadable or late, the verb goes on without them.
+    fn set_events(&mut self, deadline: Instant) {
+        use crate::backend::ObjKind;
+        let about = format!("StatefulSet/{}", self.key.name);
+        let listed = |s: &Session| {
+            s.state.unreadable.contains_key(&ObjKind::Event)
+                || s.state.listed.iter().any(|(k, scope)| {
+                    *k == ObjKind::Event && scope.about.as_deref() == Some(about.as_str())
+                })
+        };
+        while !listed(self) && Instant::now() < deadline {
+            if self.next(Some(deadline)).is_err() {
+                return;
+            }
+        }
     }
 
     /// Why the first view did not come in time.

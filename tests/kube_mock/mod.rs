@@ -31,6 +31,8 @@ pub struct Seen {
     pub method: Method,
     pub resource: String,
     pub watch: bool,
+    /// The query string (selectors, paging).
+    pub query: String,
     pub at: tokio::time::Instant,
 }
 
@@ -227,6 +229,7 @@ async fn serve(mut handle: Handle, fake: Fake) {
                 method: method.clone(),
                 resource: resource.clone(),
                 watch,
+                query: query.clone(),
                 at: tokio::time::Instant::now(),
             });
             let i = st.rules.iter().position(|r| {
