@@ -361,7 +361,8 @@ fn read_baseline(path: &Path) -> BTreeMap<(usize, usize), f64> {
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| {
             let mut f = l.split('\t');
-            let figure = FIGURES.iter().position(|x| Some(*x) == f.next())?;
+            let name = f.next()?;
+            let figure = FIGURES.iter().position(|x| *x == name)?;
             let pods = f.next()?.parse().ok()?;
             let value = f.next()?.parse().ok()?;
             Some(((figure, pods), value))
