@@ -215,7 +215,7 @@ impl Command {
 pub struct ExplainArgs {
     /// The StatefulSet.
     pub name: String,
-    /// Output: text for people; json or yaml for programs (documented in the README,
+    /// Output: text for people; json or yaml for programs (documented in docs/verbs.md,
     /// versioned).
     #[arg(short = 'o', long, value_enum, default_value_t = ExplainOutput::Text)]
     pub output: ExplainOutput,
@@ -269,7 +269,7 @@ pub struct StepArgs {
 /// `ststui play`.
 #[derive(Debug, Clone, Args)]
 pub struct PlayArgs {
-    /// The scenario file (`spec/scenario.md`; the README's "Scenarios").
+    /// The scenario file (`spec/scenario.md`; docs/simulator.md).
     pub script: PathBuf,
     /// Timeline format on stdout.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]

@@ -8,7 +8,8 @@
 //! API server), `steer` (what the console's writes do to a set), `app` (state and the one
 //! reducer), `ui` (pure rendering), `verbs` (the pipeline verbs), `play` (scripts on a
 //! cluster), `fakelet` (a stand-in kubelet), `text` (making others' text safe to print),
-//! `cli`, `complete`. `main.rs` composes them.
+//! `cli`, `complete`. `main.rs` composes them. What may depend on what, and where a feature
+//! and its test go: ARCHITECTURE.md.
 
 pub mod app;
 pub mod backend;

@@ -354,14 +354,14 @@ fn a_conflict_between_read_and_write_is_re_decided_or_refused() {
     assert_eq!(partition(&r), 2);
 }
 
-/// The README's field table of `explain -o json`: (path, nullable).
+/// The field table of `explain -o json` in `docs/verbs.md`: (path, nullable).
 fn documented() -> Vec<(String, bool)> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .unwrap_or_else(|e| panic!("README: {e}"));
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verbs.md"))
+        .unwrap_or_else(|e| panic!("docs/verbs.md: {e}"));
     let section = readme
-        .split("### `explain -o json` (version 1)")
+        .split("## `explain -o json` (version 1)")
         .nth(1)
-        .unwrap_or_else(|| panic!("no explain JSON section in the README"));
+        .unwrap_or_else(|| panic!("no explain JSON section in docs/verbs.md"));
     let section = section.split("\n#").next().unwrap_or_default();
     section
         .lines()
@@ -415,19 +415,22 @@ fn explain_json_is_what_the_readme_documents() {
     let mut seen = std::collections::BTreeMap::new();
     paths(&v, "", &mut seen);
     let doc = documented();
-    assert!(doc.len() > 40, "the README's table: {doc:?}");
+    assert!(doc.len() > 40, "docs/verbs.md's table: {doc:?}");
     for (path, null) in &seen {
         let d = doc.iter().find(|(p, _)| p == path);
-        assert!(d.is_some(), "{path} is not documented in the README");
+        assert!(d.is_some(), "{path} is not documented in docs/verbs.md");
         if *null {
             assert!(
                 d.is_some_and(|(_, n)| *n),
-                "{path} was null; the README does not say it may be"
+                "{path} was null; docs/verbs.md does not say it may be"
             );
         }
     }
     for (path, _) in &doc {
-        assert!(seen.contains_key(path), "the README documents {path}; explain did not print it");
+        assert!(
+            seen.contains_key(path),
+            "docs/verbs.md documents {path}; explain did not print it"
+        );
     }
     // What the set shows: frozen over a forced rollback, and kubectl's verdict differing.
     assert_eq!(v["health"], "Frozen");

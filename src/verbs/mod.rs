@@ -7,7 +7,7 @@
 //! Writes go through the console's write path (`cluster::write_once`: the resourceVersion the
 //! decision was made on, a 409 re-read and re-decided, never retried blindly).
 //!
-//! Exit codes (one table in the README): 0 done, 1 timeout or an expectation not met (a step
+//! Exit codes (one table in docs/verbs.md): 0 done, 1 timeout or an expectation not met (a step
 //! refused, a conflict), 2 bad usage (clap's own, or a kubeconfig that cannot be used), 3
 //! stuck, 4 an API or permission failure.
 //!
