@@ -1,0 +1,135 @@
+//! The StatefulSet list through the reducer: what needs the operator first (Degraded before
+//! Progressing before Healthy), `/` filters by name (the heading says how many match, Enter
+//! opens the highlighted match, Esc clears), and a plan's progress on its row.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+
+use crate::app_fixtures;
+
+use std::sync::Arc;
+
+use app_fixtures::*;
+use crossterm::event::KeyCode;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use ststui::app::sets::{heading, rows};
+use ststui::app::state::Modal;
+use ststui::app::{AppState, Msg};
+use ststui::backend::{BackendEvent, Capabilities, ObjRef, Object, Op, ViewOp};
+
+/// A set in `ns` with `ready` of 3 Ready, observed, on one revision (or rolling to another).
+fn a_set(ns: &str, name: &str, ready: i32, rolling: bool) -> StatefulSet {
+    let mut s = set(name, 3, 0, "nginx:1.25", "a", if rolling { "b" } else { "a" });
+    s.metadata.namespace = Some(ns.into());
+    let st = s.status.as_mut().unwrap();
+    st.observed_generation = Some(1);
+    st.ready_replicas = Some(ready);
+    st.updated_replicas = Some(if rolling { 1 } else { 3 });
+    st.current_replicas = Some(3);
+    s
+}
+
+fn list(sets: Vec<StatefulSet>) -> AppState {
+    let mut st = AppState::new(Capabilities::cluster(), ststui::core::Options::default());
+    st.can_pick = true;
+    st.picking = Some(0);
+    let mut msgs: Vec<Msg> = sets.into_iter().map(|s| applied(Object::Set(Arc::new(s)))).collect();
+    msgs.push(Msg::Backend(BackendEvent::Synced));
+    msgs.push(Msg::BatchEnd);
+    run(&mut st, msgs);
+    st
+}
+
+fn names(st: &AppState) -> Vec<String> {
+    rows(st).iter().map(|r| r.key.to_string()).collect()
+}
+
+#[test]
+fn the_sets_that_need_the_operator_come_first() {
+    let st = list(vec![
+        a_set("apps", "cache", 3, false),
+        a_set("apps", "queue", 3, true),
+        a_set("db", "pg", 2, false),
+        a_set("apps", "api", 3, false),
+    ]);
+    assert_eq!(names(&st), ["db/pg", "apps/queue", "apps/api", "apps/cache"]);
+    let words: Vec<&str> = rows(&st).iter().map(|r| r.health.word()).collect();
+    assert_eq!(words, ["Degraded", "Progressing", "Healthy", "Healthy"]);
+    // The highlight stays on its set when the list re-sorts under it.
+    let mut st = st;
+    run(&mut st, [key('j'), key('j'), key('j')]);
+    assert_eq!(names(&st)[st.picking.unwrap()], "apps/cache");
+    run(&mut st, [applied(Object::Set(Arc::new(a_set("apps", "cache", 1, false)))), Msg::BatchEnd]);
+    assert_eq!(names(&st)[0..2], ["apps/cache", "db/pg"], "both Degraded now, by name");
+    assert_eq!(names(&st)[st.picking.unwrap()], "apps/cache", "the highlight followed it");
+    let cmds = run(&mut st, [code(KeyCode::Enter)]);
+    assert!(ops(&cmds).contains(&Op::View(ViewOp::Focus(Some(ObjRef::new("apps", "cache"))))));
+}
+
+#[test]
+fn slash_filters_by_name_and_enter_opens_the_match() {
+    let mut st = list(vec![
+        a_set("apps", "cache", 3, false),
+        a_set("apps", "web", 3, false),
+        a_set("db", "pg", 3, false),
+        a_set("db", "pg-replica", 3, false),
+    ]);
+    assert_eq!(heading(&st, rows(&st).len()), "StatefulSets (4) — Enter opens one, / filters");
+    run(&mut st, [key('/')]);
+    assert!(matches!(st.modal, Modal::Prompt(_)), "{:?}", st.modal);
+    run(&mut st, "PG".chars().map(key).chain([code(KeyCode::Enter)]));
+    assert_eq!(names(&st), ["db/pg", "db/pg-replica"], "any case, namespace and name");
+    assert!(heading(&st, 2).contains("(2 of 4 matching \"PG\")"), "{}", heading(&st, 2));
+    run(&mut st, [key('j')]);
+    let cmds = run(&mut st, [code(KeyCode::Enter)]);
+    assert_eq!(st.selected_set, Some(ObjRef::new("db", "pg-replica")), "the highlighted match");
+    assert!(ops(&cmds).contains(&Op::View(ViewOp::Focus(Some(ObjRef::new("db", "pg-replica"))))));
+    // Back in the list, the filter holds and the set just left is highlighted; Esc clears it.
+    run(&mut st, [code(KeyCode::Esc)]);
+    assert_eq!(st.picking, Some(1));
+    run(&mut st, [code(KeyCode::Esc)]);
+    assert_eq!(names(&st).len(), 4);
+    // A filter nothing matches: Enter says so.
+    run(&mut st, [key('/')]);
+    run(&mut st, "nope".chars().map(key).chain([code(KeyCode::Enter)]));
+    run(&mut st, [code(KeyCode::Enter)]);
+    assert!(
+        status_text(&st).contains("no StatefulSet matches \"nope\": Esc clears"),
+        "{}",
+        status_text(&st)
+    );
+}
+
+#[test]
+fn a_plan_shows_on_its_row() {
+    use ststui::plan::record::{PLAN, Phase, Record, stamp};
+    let mut web = a_set("apps", "web", 3, true);
+    let r = Record {
+        steps: "1,50%,100%".into(),
+        bake_seconds: 60,
+        checks: Vec::new(),
+        on_failure: "hold".into(),
+        revision: "b".into(),
+        template: String::new(),
+        step: 2,
+        of: 3,
+        phase: Phase::Baking,
+        since: stamp(t0()),
+        partition: 1,
+        by: "ana".into(),
+        started: stamp(t0()),
+        reason: None,
+        began_at: None,
+    };
+    web.metadata.annotations =
+        Some([(PLAN.to_string(), serde_json::to_string(&r).unwrap())].into());
+    let mut halted = a_set("apps", "api", 3, true);
+    let h = Record { phase: Phase::Halted, reason: Some("x".into()), ..r.clone() };
+    halted.metadata.annotations =
+        Some([(PLAN.to_string(), serde_json::to_string(&h).unwrap())].into());
+    let st = list(vec![web, halted, a_set("apps", "cache", 3, false)]);
+    let plans: Vec<(String, String)> =
+        rows(&st).iter().map(|r| (r.key.name.clone(), r.plan.clone())).collect();
+    // No lease on the set: nobody runs it, and the row says so.
+    assert!(plans.contains(&("web".into(), "2/3 baking (no runner)".into())), "{plans:?}");
+    assert!(plans.contains(&("api".into(), "halted at 2/3".into())), "{plans:?}");
+    assert!(plans.contains(&("cache".into(), String::new())), "{plans:?}");
+}

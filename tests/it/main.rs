@@ -1,0 +1,59 @@
+//! The in-process tests, one binary (a module per file; one link instead of one per file):
+//! the core, the simulator, the console's reducer and views, rendering, real-cluster mode on
+//! the mock API, the scenarios, the docs and the spec citations.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+
+mod app_fixtures;
+mod core_harness;
+mod kube_mock;
+mod sim_world_common;
+mod ui_support;
+
+mod app_console;
+mod app_contract;
+mod app_events;
+mod app_gitops;
+mod app_logs;
+mod app_mirror;
+mod app_plan;
+mod app_reducer;
+mod app_sets;
+mod app_time;
+mod app_timeline;
+mod app_words;
+mod cluster_backend;
+mod cluster_faults;
+mod core_claim;
+mod core_explain;
+mod core_invariants;
+mod core_props;
+mod core_pvc;
+mod core_revisions;
+mod core_rolling;
+mod core_scale;
+mod core_scan;
+mod core_status;
+mod core_sync;
+mod readme;
+mod scenarios;
+mod sim_api_strict;
+mod sim_failures;
+mod sim_plan;
+mod sim_script_manifest;
+mod sim_script_parse;
+mod sim_script_player;
+mod sim_script_validate;
+mod sim_world;
+mod sim_world_core;
+mod sim_world_driver;
+mod sim_world_props;
+mod spec_refs;
+mod ui_claims;
+mod ui_console;
+mod ui_context;
+mod ui_panes;
+mod ui_props;
+mod ui_screens;
+mod ui_screenshot;
+mod ui_sim;
+mod ui_why;
