@@ -47,7 +47,7 @@ fn generated_section(readme: &str, name: &str, want: &str) -> Result<String, Str
     }
     Err(format!(
         "the README's generated {name} section is stale; run `UPDATE_README=1 cargo test --test \
-         readme` and commit README.md. Expected:\n{want}"
+         it readme` and commit README.md. Expected:\n{want}"
     ))
 }
 

@@ -5,12 +5,12 @@
 //! restricted context read-only with the reason, and quit restoring the terminal. Needs the
 //! control plane, and fails (never skips) without it:
 //!
-//!   tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored
+//!   tests/control-plane/run -- cargo test --release --test control_plane -- --ignored e2e_control_plane::
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 #![cfg(unix)]
 
-mod cp_support;
-mod pty_support;
+use crate::cp_support;
+use crate::pty_support;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -20,8 +20,8 @@ use pty_support::*;
 
 /// A namespace of its own on the control plane.
 fn ns(test: &str) -> Ns {
-    let how = "`tests/control-plane/run -- cargo test --release --test e2e_control_plane -- \
-               --ignored`";
+    let how = "`tests/control-plane/run -- cargo test --release --test control_plane -- \
+               --ignored e2e_control_plane::`";
     Ns::create("e2e", test, how)
 }
 
@@ -77,7 +77,7 @@ impl Rehearsed for Ns {
 }
 
 #[test]
-#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored"]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test control_plane -- --ignored e2e_control_plane::"]
 fn the_console_steps_a_set_that_kube_controller_manager_rolls_out() {
     let ns = ns("steer");
     ns.rehearse();
@@ -105,7 +105,7 @@ fn the_console_steps_a_set_that_kube_controller_manager_rolls_out() {
 }
 
 #[test]
-#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored"]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test control_plane -- --ignored e2e_control_plane::"]
 fn the_restricted_context_is_read_only_with_the_reason() {
     let ns = ns("restricted");
     ns.rehearse();
@@ -128,7 +128,7 @@ fn the_restricted_context_is_read_only_with_the_reason() {
 }
 
 #[test]
-#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test e2e_control_plane -- --ignored"]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test control_plane -- --ignored e2e_control_plane::"]
 fn drive_mode_refuses_while_kube_controller_managers_statefulset_controller_runs() {
     let ns = ns("refuse");
     ns.rehearse();

@@ -6,7 +6,7 @@
 //! update revision and roll every pod again), and a denied write is refused before driving.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-mod serve_common;
+use crate::serve_common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

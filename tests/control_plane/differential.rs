@@ -4,7 +4,7 @@
 //! controller's actions and final status compared under `ststui::play::trace`'s equivalence
 //! (the README's "The differential check"). Needs the control plane:
 //!
-//!   tests/control-plane/run -- cargo test --release --test differential -- --ignored --nocapture
+//!   tests/control-plane/run -- cargo test --release --test control_plane -- --ignored --nocapture differential::
 //!
 //! Fails (never skips) without it. Under `tests/control-plane/run --without-statefulset-controller`
 //! the same scenarios are played with `ststui play --drive` (ststui's core is the controller
@@ -213,12 +213,12 @@ fn the_generated_scripts_leave_no_line_to_a_race() {
 }
 
 #[test]
-#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test differential -- --ignored"]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test control_plane -- --ignored differential::"]
 fn the_core_matches_kube_controller_manager() {
     let version = std::env::var("STSTUI_CONTROL_PLANE").unwrap_or_else(|_| {
         panic!(
             "STSTUI_CONTROL_PLANE is not set: run this under the control plane, \
-             `tests/control-plane/run -- cargo test --release --test differential -- --ignored`"
+             `tests/control-plane/run -- cargo test --release --test control_plane -- --ignored differential::`"
         )
     });
     let options = Options::for_version(Version::for_server(&version).0);

@@ -6,7 +6,7 @@
 //! (4, naming the permission), and a conflict between read and write.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-mod serve_common;
+use crate::serve_common;
 
 use std::path::PathBuf;
 use std::process::Command;

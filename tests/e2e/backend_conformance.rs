@@ -8,7 +8,7 @@
 //! embedded controller, refuse as unsupported).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-mod serve_common;
+use crate::serve_common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

@@ -5,7 +5,7 @@
 //! the script's own writes whose replies were lost say what the server holds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-mod serve_common;
+use crate::serve_common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -7,9 +7,8 @@
 //! two steps; a gate waits for approve.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-#[path = "plan/faults.rs"]
 mod faults;
-mod serve_common;
+use crate::serve_common;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

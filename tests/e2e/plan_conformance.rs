@@ -7,7 +7,7 @@
 //! Halted; halt when the template changes under it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-mod serve_common;
+use crate::serve_common;
 
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};

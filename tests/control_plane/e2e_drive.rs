@@ -12,12 +12,12 @@
 //! Needs that control plane, and fails (never skips) without it:
 //!
 //!   tests/control-plane/run --without-statefulset-controller -- \
-//!     cargo test --release --test e2e_drive -- --ignored
+//!     cargo test --release --test control_plane -- --ignored e2e_drive::
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 #![cfg(unix)]
 
-mod cp_support;
-mod pty_support;
+use crate::cp_support;
+use crate::pty_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -33,7 +33,7 @@ const DEADLINE: Duration = Duration::from_secs(90);
 /// A namespace of its own on the control plane without its StatefulSet controller.
 fn ns(test: &str) -> Ns {
     let how = "`tests/control-plane/run --without-statefulset-controller -- cargo test --release \
-               --test e2e_drive -- --ignored`";
+               --test control_plane -- --ignored e2e_drive::`";
     let ns = Ns::create("drive", test, how);
     let controllers = std::env::var("STSTUI_CONTROLLERS").unwrap_or_default();
     assert!(

@@ -5,7 +5,7 @@
 //! `explain -o yaml` is the JSON report as YAML. Needs kubectl: fails (never skips) without it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-mod serve_common;
+use crate::serve_common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,0 +1,13 @@
+//! The suites that need the upstream control plane (`--ignored`; `.ci/run` runs them inside
+//! `tests/control-plane/run`, filtered by module): the differential check of the core against
+//! kube-controller-manager, real-cluster mode end to end, and drive mode end to end.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+
+#[path = "../cp_support/mod.rs"]
+mod cp_support;
+#[path = "../pty_support/mod.rs"]
+mod pty_support;
+
+mod differential;
+mod e2e_control_plane;
+mod e2e_drive;

@@ -1,0 +1,25 @@
+//! The tests that drive the binary, one test binary: in a pseudo-terminal (the console), as a
+//! process against a served simulator (the verbs, plans, play, the kubectl plugin), kubectl
+//! against the served simulator, the backends' conformance, drive mode's faults and the soak.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+
+#[path = "../pty_support/mod.rs"]
+mod pty_support;
+#[path = "../serve_common/mod.rs"]
+mod serve_common;
+
+mod backend_conformance;
+mod cli_headless;
+mod drive_faults;
+mod e2e_cluster;
+mod e2e_context;
+mod e2e_pty;
+mod e2e_serve;
+mod plan;
+mod plan_conformance;
+mod play;
+mod plugin;
+mod serve_kube;
+mod serve_kubectl;
+mod soak;
+mod verbs;
