@@ -129,3 +129,36 @@ fn a_sets_failed_create_joins_the_controller_pane() {
     let screen = Screen::of(&st);
     assert!(!screen.controller.iter().any(|l| l.text.contains("FailedCreate")));
 }
+
+#[test]
+fn events_of_an_earlier_pod_of_the_same_name_are_not_the_pods() {
+    let mut st = demo(Capabilities::simulator());
+    let mut pod = st.mirror.pod(&ObjRef::new("default", "web-0")).cloned().expect("web-0");
+    let uid = "web-0-now".to_string();
+    pod.metadata.uid = Some(uid.clone());
+    run(&mut st, [applied(Object::Pod(Arc::new(pod)))]);
+    let of = |name: &str, reason: &str, uid: Option<&str>| {
+        let Msg::Backend(BackendEvent::Applied(Object::Event(e))) =
+            event(name, "Pod", "web-0", reason, false, 20)
+        else {
+            unreachable!()
+        };
+        let mut e = (*e).clone();
+        e.involved_object.uid = uid.map(str::to_string);
+        applied(Object::Event(Arc::new(e)))
+    };
+    run(
+        &mut st,
+        [
+            of("old", "Started", Some("an-earlier-web-0")),
+            of("now", "Scheduled", Some(&uid)),
+            of("unsaid", "Pulled", None),
+        ],
+    );
+    let rows = detail_rows(&st);
+    let words: Vec<&str> =
+        rows.iter().filter(|(l, _)| l == "event").map(|(_, w)| w.as_str()).collect();
+    assert!(words.iter().any(|w| w.starts_with("Scheduled")), "{rows:#?}");
+    assert!(words.iter().any(|w| w.starts_with("Pulled")), "no uid: kept, {rows:#?}");
+    assert!(!words.iter().any(|w| w.starts_with("Started")), "the earlier pod's: {rows:#?}");
+}

@@ -40,9 +40,15 @@ pub fn words(e: &KubeEvent, now: Option<Timestamp>) -> String {
 }
 
 /// The detail's rows for the Events about `pod`: `warning`/`event` and their words, newest
-/// Warnings first, at most [`SHOWN`], then how many more.
+/// Warnings first, at most [`SHOWN`], then how many more. Only the pod as it is now: a pod of
+/// the same name before it (an ordinal is recreated under its name) had Events of its own,
+/// told apart by the involved object's uid, as `kubectl describe` does.
 pub fn pod_rows(state: &AppState, pod: &ObjRef) -> Vec<(&'static str, String)> {
-    let all = state.mirror.events().about("Pod", pod);
+    let uid = state.mirror.pod(pod).and_then(|p| p.metadata.uid.as_deref());
+    let mut all = state.mirror.events().about("Pod", pod);
+    if let Some(uid) = uid {
+        all.retain(|e| e.involved_object.uid.as_deref().is_none_or(|u| u == uid));
+    }
     let mut rows: Vec<(&'static str, String)> = all
         .iter()
         .take(SHOWN)
