@@ -80,7 +80,9 @@ pub fn of(set: &StatefulSet, pods: Option<&[NotReady]>, blocked: bool, paused: b
     if crate::steer::holding(set).is_some() {
         return Health::Frozen;
     }
-    if halted(set) {
+    // The plan record is read once: halted, or under way.
+    let plan_phase = current_plan(set).map(|r| r.phase);
+    if plan_phase == Some(crate::plan::record::Phase::Halted) {
         return Health::Halted;
     }
     if paused {
@@ -90,7 +92,7 @@ pub fn of(set: &StatefulSet, pods: Option<&[NotReady]>, blocked: bool, paused: b
     if blocked || pods.is_some_and(|ps| ps.iter().any(|p| stuck(&p))) {
         return Health::Blocked;
     }
-    if plan_under_way(set).is_some() {
+    if plan_phase.is_some_and(|p| !p.over()) {
         return Health::Progressing;
     }
     let replicas = spec::replicas(set);

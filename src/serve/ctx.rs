@@ -99,10 +99,11 @@ pub struct Requests {
 impl Requests {
     pub const KEPT: usize = 1000;
 
-    pub fn record(&mut self, line: String) {
+    /// Counts a request; `line` is made only while there is room to keep it.
+    pub fn record(&mut self, line: impl FnOnce() -> String) {
         self.count += 1;
         if self.first.len() < Self::KEPT {
-            self.first.push(line);
+            self.first.push(line());
         }
     }
 }

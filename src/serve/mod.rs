@@ -259,13 +259,12 @@ async fn handle(ctx: Arc<ctx::Ctx>, req: Request<Incoming>) -> Response<Body> {
     if path == REQUESTS_PATH {
         return requests(&ctx, &method);
     }
-    {
-        let line = match req.uri().query() {
+    ctx.requests.lock().unwrap_or_else(std::sync::PoisonError::into_inner).record(|| {
+        match req.uri().query() {
             Some(q) => format!("{method} {path}?{q}"),
             None => format!("{method} {path}"),
-        };
-        ctx.requests.lock().unwrap_or_else(std::sync::PoisonError::into_inner).record(line);
-    }
+        }
+    });
     let reply = match respond(&ctx, req, &method, &path, &query, &headers).await {
         Ok(r) => r,
         Err(st) => Reply::from(st),
