@@ -12,7 +12,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ststui::app::derived::Derived;
+use ststui::app::state::Derived;
 use ststui::app::view::Screen;
 use ststui::ui::{self, Theme};
 

@@ -7,8 +7,8 @@
 
 use super::msg::Command;
 use super::notify::{self, info, push_now};
+use super::selection::{choose_set, select};
 use super::state::{AppState, Confirm, Modal, Origin, TimelineEntry};
-use super::update::{choose_set, select};
 use crate::backend::{BackendEvent, Connection, EventKind, Failure, FailureKind, Mode, Op};
 
 pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command> {

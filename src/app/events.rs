@@ -52,32 +52,10 @@ pub fn is_warning(e: &KubeEvent) -> bool {
     e.type_.as_deref() == Some("Warning")
 }
 
-/// After a batch: when the selected pod changed, forgets the Events of the one before and asks
-/// the backend for the new one's (one request per change of selection, not per key repeat: a
-/// batch folds the keys read together).
-pub fn follow(state: &mut super::state::AppState) -> Vec<super::msg::Command> {
-    let wanted = match (&state.selected_set, state.picking.is_some()) {
-        (Some(set), false) => Some(ObjRef::new(
-            set.namespace.clone(),
-            crate::core::labels::pod_name(&set.name, state.selected_ordinal),
-        )),
-        _ => None,
-    };
-    if wanted == state.events_pod {
-        return Vec::new();
-    }
-    if state.mirror.keep_pod_events(wanted.as_ref()) {
-        state.dirty = true;
-    }
-    state.events_pod = wanted.clone();
-    let op = crate::backend::Op::View(crate::backend::ViewOp::PodEvents(wanted));
-    vec![super::msg::Command::Backend(op)]
-}
-
 impl EventLog {
     /// Adds or replaces an Event. Returns whether anything changed.
     pub fn apply(&mut self, e: Arc<KubeEvent>) -> bool {
-        let key = super::mirror::obj_ref(&e.metadata);
+        let key = ObjRef::of(&e.metadata);
         if self.events.get(&key).is_some_and(|old| Arc::ptr_eq(old, &e) || **old == *e) {
             return false;
         }
@@ -96,7 +74,7 @@ impl EventLog {
 
     /// Removes an Event. Returns whether it was held.
     pub fn delete(&mut self, e: &KubeEvent) -> bool {
-        let gone = self.events.remove(&super::mirror::obj_ref(&e.metadata)).is_some();
+        let gone = self.events.remove(&ObjRef::of(&e.metadata)).is_some();
         self.generation += u64::from(gone);
         gone
     }

@@ -433,3 +433,14 @@ pub fn key_on(context: Context, caps: &Capabilities, action: Action) -> Option<S
         .and_then(|b| b.keys.first())
         .map(Key::label)
 }
+
+/// Whether the backend offers `action` at all (the simulator's pause, step, speed and faults
+/// exist there only; pressed elsewhere they say so).
+pub fn offered(action: Action, caps: &crate::backend::Capabilities) -> bool {
+    match action {
+        Action::TogglePause | Action::Step => caps.pause_reconcile,
+        Action::SpeedUp | Action::SpeedDown => caps.speed,
+        Action::FailPod | Action::ToggleReady | Action::BreakImage => caps.inject_faults,
+        _ => true,
+    }
+}

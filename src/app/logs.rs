@@ -1,55 +1,14 @@
 //! The log view: the selected pod's log, followed (the last lines, new ones as they come), or
 //! its previous container's; scrolled with the keys of its context; closed with Esc.
 //!
-//! Bounded: at most [`MAX_LINES`] lines are held (the oldest dropped, and counted), each
+//! Bounded: at most [`MAX_LOG_LINES`](super::state::MAX_LOG_LINES) lines are held (the oldest dropped, and counted), each
 //! already cut by the backend. Owns the view's state and its transitions; only the reducer
 //! calls it.
 
-use std::collections::VecDeque;
-
 use super::action::Action;
 use super::msg::Command;
-use super::state::{AppState, Modal};
+use super::state::{AppState, LogView, Modal};
 use crate::backend::{LogChunk, LogRequest, ObjRef, Op, ViewOp};
-
-/// Lines held at most.
-pub const MAX_LINES: usize = 5_000;
-
-/// An open log.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LogView {
-    pub request: LogRequest,
-    pub lines: VecDeque<String>,
-    /// Lines dropped from the top to stay within [`MAX_LINES`].
-    pub dropped: u64,
-    /// Lines scrolled up from the bottom (0: following the newest).
-    pub back: usize,
-    /// Why there is no log, or that it ended.
-    pub note: Option<String>,
-    /// No more lines will come (the stream ended or failed).
-    pub ended: bool,
-}
-
-impl LogView {
-    fn new(request: LogRequest) -> LogView {
-        LogView { request, lines: VecDeque::new(), dropped: 0, back: 0, note: None, ended: false }
-    }
-
-    fn push(&mut self, lines: Vec<String>) {
-        for l in lines {
-            if self.lines.len() == MAX_LINES {
-                self.lines.pop_front();
-                self.dropped += 1;
-            }
-            self.lines.push_back(l);
-        }
-    }
-
-    /// Whether it follows the newest line.
-    pub fn following(&self) -> bool {
-        self.back == 0
-    }
-}
 
 fn ask(req: Option<LogRequest>) -> Vec<Command> {
     vec![Command::Backend(Op::View(ViewOp::Logs(req)))]

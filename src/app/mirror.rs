@@ -24,14 +24,6 @@ use crate::core::labels::parent_and_ordinal;
 /// The namespace used when an object has none.
 pub const DEFAULT_NAMESPACE: &str = "default";
 
-/// The reference of any object from its metadata.
-pub fn obj_ref(meta: &ObjectMeta) -> ObjRef {
-    ObjRef::new(
-        meta.namespace.clone().unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
-        meta.name.clone().unwrap_or_default(),
-    )
-}
-
 /// The objects a backend reported, as of the last event applied.
 #[derive(Debug, Clone, Default)]
 pub struct Mirror {
@@ -76,12 +68,12 @@ impl Mirror {
     /// present.
     pub fn delete(&mut self, obj: &Object) -> bool {
         let removed = match obj {
-            Object::Set(s) => self.sets.remove(&obj_ref(s.metadata())).is_some(),
-            Object::Claim(c) => self.claims.remove(&obj_ref(c.metadata())).is_some(),
-            Object::Revision(r) => self.revisions.remove(&obj_ref(r.metadata())).is_some(),
+            Object::Set(s) => self.sets.remove(&ObjRef::of(s.metadata())).is_some(),
+            Object::Claim(c) => self.claims.remove(&ObjRef::of(c.metadata())).is_some(),
+            Object::Revision(r) => self.revisions.remove(&ObjRef::of(r.metadata())).is_some(),
             Object::Event(e) => return self.events.delete(e),
             Object::Pod(p) => {
-                let key = obj_ref(p.metadata());
+                let key = ObjRef::of(p.metadata());
                 let removed = self.pods.remove(&key).is_some();
                 if let Some((parent, ordinal)) = ordinal_key(&key)
                     && let Some(m) = self.ordinals.get_mut(&parent)
@@ -109,7 +101,7 @@ impl Mirror {
     /// it lacks is gone). Returns whether anything changed.
     pub fn replace(&mut self, kind: ObjKind, scope: &Scope, objects: Vec<Object>) -> bool {
         let keep: std::collections::BTreeSet<ObjRef> =
-            objects.iter().map(|o| obj_ref(o.metadata())).collect();
+            objects.iter().map(|o| ObjRef::of(o.metadata())).collect();
         let stale: Vec<Object> = match kind {
             ObjKind::Set => stale_in(&self.sets, scope, &keep, Object::Set),
             ObjKind::Pod => stale_in(&self.pods, scope, &keep, Object::Pod),
@@ -128,7 +120,7 @@ impl Mirror {
     }
 
     fn index_pod(&mut self, pod: Arc<Pod>) {
-        if let Some((parent, ordinal)) = ordinal_key(&obj_ref(pod.metadata())) {
+        if let Some((parent, ordinal)) = ordinal_key(&ObjRef::of(pod.metadata())) {
             self.ordinals.entry(parent).or_default().insert(ordinal, pod);
         }
     }
@@ -313,7 +305,7 @@ fn put<T: Metadata<Ty = ObjectMeta> + PartialEq>(
     map: &mut BTreeMap<ObjRef, Arc<T>>,
     obj: Arc<T>,
 ) -> bool {
-    let key = obj_ref(obj.metadata());
+    let key = ObjRef::of(obj.metadata());
     match map.get(&key) {
         Some(old) if Arc::ptr_eq(old, &obj) || **old == *obj => false,
         _ => {

@@ -24,9 +24,10 @@ mod notify;
 pub mod ops;
 pub mod plan_run;
 pub mod revdiff;
+mod selection;
 pub mod sets;
 pub mod state;
-pub mod timeline;
+pub use state::timeline;
 pub mod update;
 pub mod view;
 

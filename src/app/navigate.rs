@@ -1,13 +1,16 @@
 //! Navigation actions that read the advisor or the timeline: jump to the pod the controller
-//! waits on, filter the timeline to the selected set, export the timeline.
+//! waits on, filter the timeline to the selected set, export the timeline; and, after each
+//! batch, the selected pod's Events follow the selection.
 //!
 //! Owns those actions' rules and words. Must not write anything but the selection, the
-//! timeline's filter and the status line (through the reducer's helpers); the export's file is
+//! timeline's filter, the followed pod and the status line (through the reducer's helpers); the export's file is
 //! written by the event loop (`Command::Export`).
 
+use super::msg::Command;
 use super::notify::info;
+use super::selection::select;
 use super::state::AppState;
-use super::update::select;
+use crate::backend::ObjRef;
 use crate::core::explain::{Step, StepKind, waited_pod};
 use crate::core::labels::parent_and_ordinal;
 
@@ -105,4 +108,26 @@ pub fn exported(state: &mut AppState, path: &str, lines: usize, error: Option<St
         }
         Some(why) => super::notify::error(state, format!("cannot export the timeline: {why}")),
     }
+}
+
+/// After a batch: when the selected pod changed, forgets the Events of the one before and asks
+/// the backend for the new one's (one request per change of selection, not per key repeat: a
+/// batch folds the keys read together).
+pub fn follow_events(state: &mut AppState) -> Vec<Command> {
+    let wanted = match (&state.selected_set, state.picking.is_some()) {
+        (Some(set), false) => Some(ObjRef::new(
+            set.namespace.clone(),
+            crate::core::labels::pod_name(&set.name, state.selected_ordinal),
+        )),
+        _ => None,
+    };
+    if wanted == state.events_pod {
+        return Vec::new();
+    }
+    if state.mirror.keep_pod_events(wanted.as_ref()) {
+        state.dirty = true;
+    }
+    state.events_pod = wanted.clone();
+    let op = crate::backend::Op::View(crate::backend::ViewOp::PodEvents(wanted));
+    vec![Command::Backend(op)]
 }

@@ -23,7 +23,7 @@ use k8s_openapi::jiff::SignedDuration;
 
 use super::msg::Command;
 use super::notify::{error, info, push_now};
-use super::state::{AppState, Confirm, Modal, Origin, Then};
+use super::state::{AppState, Confirm, Form, Modal, Origin, PlanRun, Then};
 use crate::backend::{ClusterOp, EventKind, Failure, ObjRef, Op, ViewOp, Write};
 use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
@@ -35,41 +35,6 @@ use crate::plan::{OnFailure, Steps};
 pub const HOST: &str = "ststui-console";
 /// How long a step's pods may take before the plan halts.
 pub const STUCK_AFTER_MS: u64 = 600_000;
-
-/// A plan this console runs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlanRun {
-    pub engine: Engine,
-    /// The write sent last (its `Op::describe`): its answer is the engine's.
-    sent: Option<String>,
-}
-
-impl PlanRun {
-    pub fn set(&self) -> &ObjRef {
-        self.engine.set()
-    }
-}
-
-/// What the plan dialog asks for: `STEPS [bake=DUR] [stuck-after=DUR]`, the scenario
-/// language's `rollout` words.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Form {
-    pub steps: Steps,
-    pub bake_seconds: u64,
-    pub stuck_after_ms: u64,
-}
-
-impl Form {
-    /// As the scenario language's `rollout` line says it (the timeline's operator line).
-    pub fn line(&self, set: &str) -> String {
-        format!(
-            "rollout {set} steps={} bake={}s stuck-after={}",
-            self.steps,
-            self.bake_seconds,
-            crate::plan::duration_words(self.stuck_after_ms)
-        )
-    }
-}
 
 /// The engine for a console's plan on `set`.
 fn engine(state: &AppState, set: ObjRef, form: &Form) -> Engine {

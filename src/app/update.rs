@@ -18,6 +18,7 @@ use super::keymap::{self, Context};
 use super::msg::{Command, Msg};
 use super::notify::{info, log_operator, refuse};
 use super::ops;
+use super::selection::{next_set, select, select_by};
 use super::state::{AppState, Hit, Modal};
 use super::view;
 use crate::backend::Op;
@@ -46,7 +47,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             advisor::refresh(state);
             super::derived::refresh(state);
             super::differs::settle(state);
-            let mut cmds = super::events::follow(state);
+            let mut cmds = super::navigate::follow_events(state);
             cmds.extend(super::plan_run::drive(state));
             cmds
         }
@@ -73,19 +74,6 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             state.dirty = true;
             Vec::new()
         }
-    }
-}
-
-/// The context keys are read in, from the open overlay.
-pub fn context(state: &AppState) -> Context {
-    match state.modal {
-        Modal::None if state.picking.is_some() => Context::Sets,
-        Modal::None => Context::Normal,
-        Modal::Help { .. } => Context::Help,
-        Modal::Prompt(_) => Context::Prompt,
-        Modal::Confirm(_) => Context::Confirm,
-        Modal::Picker(_) => Context::Picker,
-        Modal::Log(_) => Context::Log,
     }
 }
 
@@ -140,9 +128,10 @@ fn on_key(state: &mut AppState, key: KeyEvent) -> Vec<Command> {
     if key.kind == KeyEventKind::Release {
         return Vec::new();
     }
-    let ctx = context(state);
-    let found = keymap::lookup(ctx, &state.caps, &key)
-        .or_else(|| keymap::lookup_elsewhere(ctx, &key).filter(|a| !ops::offered(*a, &state.caps)));
+    let ctx = state.context();
+    let found = keymap::lookup(ctx, &state.caps, &key).or_else(|| {
+        keymap::lookup_elsewhere(ctx, &key).filter(|a| !keymap::offered(*a, &state.caps))
+    });
     let Some(action) = found else {
         match ctx {
             Context::Prompt => edit_prompt(state, &key),
@@ -168,7 +157,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Vec<Command> {
     if action == Action::Suspend {
         return suspend(state);
     }
-    let outcome = match context(state) {
+    let outcome = match state.context() {
         Context::Normal => normal(state, action),
         Context::Help => {
             help_action(state, action);
@@ -259,59 +248,6 @@ fn reconnect(state: &mut AppState) -> Vec<Command> {
     }
     info(state, "reading the credentials again and reconnecting".into());
     vec![Command::Backend(Op::View(crate::backend::ViewOp::Reconnect))]
-}
-
-/// Moves the selection by `delta` ordinals, clamped to the set's span.
-fn select_by(state: &mut AppState, delta: i64) -> Vec<Command> {
-    if let Some((lo, hi)) = state.ordinal_span() {
-        let target = i64::from(state.selected_ordinal).saturating_add(delta);
-        let clamped = target.clamp(i64::from(lo), i64::from(hi));
-        select(state, i32::try_from(clamped).unwrap_or(lo));
-    }
-    Vec::new()
-}
-
-/// Selects `ordinal`, clamped to the span of the selected set.
-pub(super) fn select(state: &mut AppState, ordinal: i32) {
-    let clamped = match state.ordinal_span() {
-        Some((lo, hi)) => ordinal.clamp(lo, hi),
-        None => ordinal,
-    };
-    if clamped != state.selected_ordinal {
-        state.selected_ordinal = clamped;
-        state.dirty = true;
-        // The timeline filtered to the selected pod follows the selection.
-        if state.timeline.only_pod().is_some()
-            && let Some(set) = state.selected_set.as_ref()
-        {
-            let pod = crate::core::labels::pod_name(&set.name, clamped);
-            state.timeline.filter_pod(Some(pod));
-        }
-    }
-}
-
-fn next_set(state: &mut AppState) {
-    let sets: Vec<_> = state.mirror.sets().map(|(r, _)| r.clone()).collect();
-    if sets.is_empty() {
-        refuse(state, "there is no StatefulSet to select".into());
-        return;
-    }
-    let next = match &state.selected_set {
-        Some(cur) => sets.iter().position(|r| r == cur).map_or(0, |i| (i + 1) % sets.len()),
-        None => 0,
-    };
-    choose_set(state, sets.get(next).cloned());
-}
-
-/// Makes `set` the selected set and selects its first ordinal.
-pub(super) fn choose_set(state: &mut AppState, set: Option<crate::backend::ObjRef>) {
-    if state.selected_set == set {
-        return;
-    }
-    state.selected_set = set;
-    state.selected_seen = false;
-    state.selected_ordinal = state.ordinal_span().map_or(0, |(lo, _)| lo);
-    state.dirty = true;
 }
 
 fn edit_prompt(state: &mut AppState, key: &KeyEvent) {

@@ -25,9 +25,10 @@ use std::borrow::Cow;
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use crate::app::derived::{Derived, revisions_of};
+use crate::app::derived::revisions_of;
 use crate::app::health::Health;
 use crate::app::state::AppState;
+use crate::app::state::Derived;
 use crate::backend::{Mode, ObjRef};
 use crate::core::labels::REVISION_HASH_LABEL;
 
@@ -498,7 +499,7 @@ fn pod_rows(pod: &Pod, state: &AppState, rows: &mut Vec<(&'static str, String)>)
             rows.push((label, text));
         }
     }
-    let key = crate::app::mirror::obj_ref(&pod.metadata);
+    let key = ObjRef::of(&pod.metadata);
     rows.extend(events::pod_rows(state, &key));
     if let Some(t) = pod.metadata.deletion_timestamp.as_ref() {
         rows.push(("deleting", format!("since{}", ago(state, t.0).unwrap_or_default())));

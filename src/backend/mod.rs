@@ -36,6 +36,14 @@ impl ObjRef {
     pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
         ObjRef { namespace: namespace.into(), name: name.into() }
     }
+
+    /// The reference of any object from its metadata (no namespace: `default`).
+    pub fn of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Self {
+        ObjRef::new(
+            meta.namespace.clone().unwrap_or_else(|| "default".to_string()),
+            meta.name.clone().unwrap_or_default(),
+        )
+    }
 }
 
 impl std::fmt::Display for ObjRef {

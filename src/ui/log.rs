@@ -6,7 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Clear, Widget};
 
-use crate::app::logs::LogView;
+use crate::app::state::LogView;
 
 use super::theme::Theme;
 use super::util::{pane, put, title};

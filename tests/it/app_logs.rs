@@ -8,7 +8,7 @@ use crate::app_fixtures;
 
 use app_fixtures::*;
 use crossterm::event::KeyCode;
-use ststui::app::logs::MAX_LINES;
+use ststui::app::state::MAX_LOG_LINES as MAX_LINES;
 use ststui::app::state::Modal;
 use ststui::app::{AppState, Msg};
 use ststui::backend::{BackendEvent, Capabilities, LogChunk, LogRequest, ObjRef, Op, ViewOp};
@@ -31,7 +31,7 @@ fn chunk(r: &LogRequest, c: LogChunk) -> Msg {
     Msg::Backend(BackendEvent::Log { request: r.clone(), chunk: c })
 }
 
-fn view(st: &AppState) -> &ststui::app::logs::LogView {
+fn view(st: &AppState) -> &ststui::app::state::LogView {
     match &st.modal {
         Modal::Log(v) => v,
         other => panic!("no log open: {other:?}"),

@@ -6,8 +6,8 @@
 
 use crate::ui_support;
 
-use ststui::app::derived::Derived;
 use ststui::app::health::Health;
+use ststui::app::state::Derived;
 use ststui::app::view::Screen;
 use ststui::app::view::glyphs::Glyphs;
 use ststui::app::view::grid::{GridLayout, GridMode};

@@ -187,17 +187,6 @@ pub fn applies(action: Action, state: &AppState) -> bool {
     }
 }
 
-/// Whether the backend offers `action` at all (the simulator's pause, step, speed and faults
-/// exist there only; pressed elsewhere they say so).
-pub fn offered(action: Action, caps: &crate::backend::Capabilities) -> bool {
-    match action {
-        Action::TogglePause | Action::Step => caps.pause_reconcile,
-        Action::SpeedUp | Action::SpeedDown => caps.speed,
-        Action::FailPod | Action::ToggleReady | Action::BreakImage => caps.inject_faults,
-        _ => true,
-    }
-}
-
 /// Why writes of `kind` cannot be sent now: refused credentials, read-only or a missing
 /// permission (the backend's reason). An unreachable or failing server does not stop a write:
 /// it carries the resourceVersion it was decided on, so a server that moved meanwhile refuses

@@ -20,9 +20,9 @@ pub struct Hint {
 
 /// The hints of the active context, in table order.
 pub fn hints(state: &AppState) -> Vec<Hint> {
-    let ctx = crate::app::update::context(state);
+    let ctx = state.context();
     keymap::bindings(ctx, &state.caps)
-        .filter(|b| crate::app::ops::offered(b.action, &state.caps))
+        .filter(|b| keymap::offered(b.action, &state.caps))
         .filter_map(|b| {
             Some(Hint {
                 key: b.keys.first()?.label(),

@@ -7,9 +7,19 @@
 
 use std::collections::VecDeque;
 
-use super::state::Origin;
 use crate::backend::EventKind;
 use crate::core::labels::parent_and_ordinal;
+
+/// Where a timeline entry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Reported by the backend (controller, kubelet, gc, status, script commands).
+    Backend,
+    /// The operator, from this console (commands and failed Ops).
+    Operator,
+    /// ststui itself: the connection, the server's version, a notice (not a script line).
+    Notice,
+}
 
 /// How many timeline entries are kept (oldest dropped first).
 pub const TIMELINE_CAPACITY: usize = 2_000;

@@ -1,0 +1,44 @@
+//! The derived cache's shape: what the console computed from the mirror and the advisor for
+//! the selected set, and what it was computed from. Computed by `app::derived`.
+
+use crate::app::health::Health;
+use crate::app::view::explain::ExplainLine;
+use crate::app::view::grid::GridView;
+use crate::backend::{Mode, ObjRef};
+use crate::core::explain::Step;
+
+/// What the derived data was computed from: when any of it moves, it is computed again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    pub set: ObjRef,
+    pub mirror_generation: u64,
+    /// The Events held (a set's FailedCreate joins the controller pane).
+    pub events_generation: u64,
+    /// The advisor's identity (its mirror generation and backend time), if it has run.
+    pub advisor: Option<(u64, Option<i64>)>,
+    /// The backend clock, in whole seconds, when the words depend on it: while the controller
+    /// waits (a pod stuck for a minute becomes a hint) or with minReadySeconds. A steady set
+    /// is not derived again every second.
+    pub second: Option<i64>,
+    pub mode: Mode,
+    /// Why the pods cannot be shown ([`pods_unknown`]), and whether claims are unreadable.
+    pub unknown: (Option<String>, bool),
+    /// The keys the controller pane may name (writes allowed, credentials accepted).
+    pub writes: (bool, bool, bool),
+}
+
+/// The selected set's derived view data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Derived {
+    pub key: Key,
+    pub grid: GridView,
+    /// The controller pane's sentences, most important first.
+    pub controller: Vec<ExplainLine>,
+    /// What the next sync does, step by step (the pod detail's "next" row).
+    pub steps: Vec<Step>,
+    /// The set's health word (readiness beside the controller's completion).
+    pub health: Health,
+    /// Each revision's change from the one before it (revision name, summary), for the
+    /// revision history.
+    pub revision_changes: Vec<(String, String)>,
+}
