@@ -8,6 +8,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use crate::core::{Options, Version};
 use crate::serve::Deny;
 use crate::sim::headless::Headless;
+use crate::sim::scenario::BadValue;
 pub use crate::sim::timeline::Format;
 
 /// ststui: a terminal rollout console for Kubernetes StatefulSets.
@@ -118,7 +119,7 @@ impl Cli {
         if let Some(spec) = &sim.serve
             && let Err(why) = crate::serve::loopback(spec)
         {
-            return usage(clap::error::ErrorKind::InvalidValue, &why);
+            return usage(clap::error::ErrorKind::InvalidValue, &why.to_string());
         }
         if sim.headless && sim.serve.is_none() && sim.speed != 1.0 {
             return usage(
@@ -415,14 +416,14 @@ pub struct AbortArgs {
 }
 
 /// A duration in ms, zero allowed (`0s`).
-fn parse_duration_or_zero(s: &str) -> Result<u64, String> {
+fn parse_duration_or_zero(s: &str) -> Result<u64, BadValue> {
     crate::sim::scenario::parse::duration(s)
 }
 
 /// A duration in ms: `250ms`, `90s`, `10m`, `1h`, `1m30s`; never zero.
-fn parse_duration(s: &str) -> Result<u64, String> {
+fn parse_duration(s: &str) -> Result<u64, BadValue> {
     match crate::sim::scenario::parse::duration(s)? {
-        0 => Err(format!("{s:?} is zero; expected a duration above zero, e.g. 30s")),
+        0 => Err(BadValue::new(s, "is zero", "a duration above zero, e.g. 30s")),
         ms => Ok(ms),
     }
 }
@@ -512,20 +513,19 @@ impl SimArgs {
 }
 
 /// `--soak N`: a count of runs, at least one (0 would check nothing and report success).
-fn parse_soak_runs(s: &str) -> Result<u64, String> {
+fn parse_soak_runs(s: &str) -> Result<u64, BadValue> {
     match s.parse::<u64>() {
-        Ok(0) => Err("0 runs would check nothing; expected 1 or more runs".into()),
+        Ok(0) => Err(BadValue::new(s, "runs would check nothing", "1 or more runs")),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("{s:?} is not a count of runs; expected 1 or more, e.g. 50")),
+        Err(_) => Err(BadValue::new(s, "is not a count of runs", "1 or more, e.g. 50")),
     }
 }
 
-fn parse_speed(s: &str) -> Result<f64, String> {
-    let v: f64 =
-        s.parse().map_err(|_| format!("{s:?} is not a number; expected e.g. 0.5, 1, 10"))?;
+fn parse_speed(s: &str) -> Result<f64, BadValue> {
+    let v: f64 = s.parse().map_err(|_| BadValue::new(s, "is not a number", "e.g. 0.5, 1, 10"))?;
     let (lo, hi) = crate::backend::SPEED_RANGE;
     if !(lo..=hi).contains(&v) || !v.is_finite() {
-        return Err(format!("speed {v} is out of range; expected 0.01 to 1000"));
+        return Err(BadValue::new(s, "is out of range", "0.01 to 1000"));
     }
     Ok(v)
 }

@@ -5,18 +5,44 @@
 //!
 //! Owns: composition only. Must not: decide what the simulation or the server do.
 
-use std::path::Path;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 
 use ststui::backend::{Event, EventKind};
 use ststui::cli::SimArgs;
 use ststui::core::Options;
-use ststui::serve::{self, ServeConfig, Server};
+use ststui::serve::{self, AddressError, ServeConfig, Server};
+use ststui::sim::api::ApiError;
 use ststui::sim::driver::{self, SimHandle, Sink};
-use ststui::sim::scenario::{self, Player};
-use ststui::sim::{Sim, SimConfig, manifest};
+use ststui::sim::manifest::{self, ManifestError};
+use ststui::sim::scenario::{self, Player, ScriptError};
+use ststui::sim::{Sim, SimConfig};
 
 /// The demo scenario (also shipped as `assets/scenarios/demo.scenario`, runnable headless).
 const DEMO_SCRIPT: &str = include_str!("../assets/scenarios/demo.scenario");
+
+/// Why the simulation or its server cannot start (the process exits with a usage error).
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("bad script: {0}")]
+    Script(#[from] ScriptError),
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    #[error("{}: no StatefulSet in this manifest", .0.display())]
+    EmptyManifest(PathBuf),
+    /// The simulated API refused a manifest's set (`place` is its file and document).
+    #[error("{place}: {error}")]
+    Refused { place: String, error: ApiError },
+    /// The embedded demo did not play as written (a bug of ours, said as such).
+    #[error("demo: {0}")]
+    Demo(String),
+    #[error(transparent)]
+    Address(#[from] AddressError),
+    #[error("cannot serve on {addr}: {error}")]
+    Serve { addr: SocketAddr, error: std::io::Error },
+    #[error("cannot write the kubeconfig {}: {error}", .path.display())]
+    Kubeconfig { path: PathBuf, error: std::io::Error },
+}
 
 /// A simulation ready to run: the sim, the script to play in real time, and the timeline of
 /// what happened before (the demo's history).
@@ -29,7 +55,7 @@ pub struct Built {
 /// Builds the simulation `args` describe. Events are recorded (the console shows the selected
 /// pod's and the set's; served, kubectl reads them). Serving, timestamps map onto the wall clock
 /// (so clients compute sensible ages).
-pub fn build(args: &SimArgs, options: Options) -> Result<Built, String> {
+pub fn build(args: &SimArgs, options: Options) -> Result<Built, LaunchError> {
     let serving = args.serve.is_some();
     let plays_demo = args.script.is_none() && args.manifests.is_empty();
     let epoch = serving.then(|| {
@@ -51,9 +77,7 @@ pub fn build(args: &SimArgs, options: Options) -> Result<Built, String> {
     }
     let player = match &args.script {
         Some(path) => {
-            let player = scenario::parse_file(path)
-                .and_then(Player::new)
-                .map_err(|e| format!("bad script: {e}"))?;
+            let player = scenario::parse_file(path).and_then(Player::new)?;
             for w in player.warnings() {
                 ststui::text::err_line(&format!("ststui: warning: {w}"));
             }
@@ -65,16 +89,17 @@ pub fn build(args: &SimArgs, options: Options) -> Result<Built, String> {
     Ok(Built { sim, player, history })
 }
 
-fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), String> {
-    let m = manifest::load(path).map_err(|e| e.to_string())?;
+fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), LaunchError> {
+    let m = manifest::load(path)?;
     for w in &m.warnings {
         ststui::text::err_line(&format!("ststui: warning: {w}"));
     }
     if m.sets.is_empty() {
-        return Err(format!("{}: no StatefulSet in this manifest", path.display()));
+        return Err(LaunchError::EmptyManifest(path.to_path_buf()));
     }
     for (place, set) in m.located() {
-        sim.apply_set(set.clone()).map_err(|e| format!("{place}: {e}"))?;
+        let refused = |error| LaunchError::Refused { place: place.to_string(), error };
+        sim.apply_set(set.clone()).map_err(refused)?;
     }
     Ok(())
 }
@@ -83,10 +108,11 @@ fn create_from_manifest(sim: &mut Sim, path: &Path) -> Result<(), String> {
 /// (nginx:1.26) held by partition=5, so the operator steps the partition down. Returns the
 /// cluster's history with the demo script's commands (shown as `script` lines: how the set got
 /// here), without its checks.
-fn demo(sim: &mut Sim) -> Result<Vec<Event>, String> {
+fn demo(sim: &mut Sim) -> Result<Vec<Event>, LaunchError> {
     let path = Path::new("assets/scenarios/demo.scenario");
-    let script = scenario::parse(path, DEMO_SCRIPT).map_err(|e| format!("demo: {e}"))?;
-    let mut player = Player::new(script).map_err(|e| format!("demo: {e}"))?;
+    let demo = |e: ScriptError| LaunchError::Demo(e.to_string());
+    let script = scenario::parse(path, DEMO_SCRIPT).map_err(demo)?;
+    let mut player = Player::new(script).map_err(demo)?;
     let mut history = Vec::new();
     let outcome = player.run(sim, &mut |ev| {
         if let Some(t) = ev.timeline()
@@ -98,7 +124,7 @@ fn demo(sim: &mut Sim) -> Result<Vec<Event>, String> {
     });
     match outcome.failures.first() {
         None => Ok(history),
-        Some(f) => Err(format!("demo: line {}: {}: {}", f.line, f.text, f.detail)),
+        Some(f) => Err(LaunchError::Demo(format!("line {}: {}: {}", f.line, f.text, f.detail))),
     }
 }
 
@@ -121,7 +147,7 @@ pub fn run(
     built: Built,
     args: &SimArgs,
     sink: Sink,
-) -> Result<(SimHandle, Option<Server>, Option<String>), String> {
+) -> Result<(SimHandle, Option<Server>, Option<String>), LaunchError> {
     let Built { sim, player, .. } = built;
     let Some(spec) = &args.serve else {
         let handle = driver::spawn(sim, args.speed, sink);
@@ -134,14 +160,14 @@ pub fn run(
     let git_version = format!("v{}+ststui-sim", sim.options().version);
     let config = ServeConfig { addr, deny: args.deny.clone(), git_version };
     let (handle, server) = serve::serve_sim(sim, args.speed, sink, config)
-        .map_err(|e| format!("cannot serve on {addr}: {e}"))?;
+        .map_err(|error| LaunchError::Serve { addr, error })?;
     if let Some(player) = player {
         handle.attach_script(Box::new(player));
     }
     let mut said = format!("serving the simulated cluster at http://{}", server.addr);
     if let Some(path) = &args.write_kubeconfig {
         serve::write_kubeconfig(path, server.addr)
-            .map_err(|e| format!("cannot write the kubeconfig {}: {e}", path.display()))?;
+            .map_err(|error| LaunchError::Kubeconfig { path: path.clone(), error })?;
         said.push_str(&format!(" (kubectl --kubeconfig {})", path.display()));
     }
     Ok((handle, Some(server), Some(said)))

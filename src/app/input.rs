@@ -4,6 +4,7 @@
 //! Owns line editing and parsing of what was typed. Must not decide what a value means for the
 //! cluster (the reducer validates against the set and builds the Op).
 
+use crate::app::refusal::Refusal;
 use crate::backend::ObjRef;
 
 /// What the prompt asks for.
@@ -139,27 +140,29 @@ impl Prompt {
     }
 
     /// The typed number, or a message saying what is expected.
-    pub fn number(&self) -> Result<i32, String> {
+    pub fn number(&self) -> Result<i32, Refusal> {
         let t = self.input.trim();
         if t.is_empty() {
-            return Err("type a number, Enter to apply, Esc to cancel".to_string());
+            return Err("type a number, Enter to apply, Esc to cancel".into());
         }
-        t.parse::<i32>().map_err(|_| format!("{t} is not a whole number from 0 to {}", i32::MAX))
+        t.parse::<i32>()
+            .map_err(|_| format!("{t} is not a whole number from 0 to {}", i32::MAX).into())
     }
 
     /// The typed maxUnavailable: a positive number or a percentage (`2`, `25%`).
     pub fn int_or_percent(
         &self,
-    ) -> Result<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString, String> {
+    ) -> Result<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString, Refusal> {
         use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
         let t = self.input.trim();
         if t.is_empty() {
             return Err(
                 "type a number (e.g. 2) or a percentage (e.g. 25%), Enter to apply, Esc to cancel"
-                    .to_string(),
+                    .into(),
             );
         }
-        let bad = || format!("{t:?} is not a number or a percentage: expected e.g. 2 or 25%");
+        let bad =
+            || Refusal(format!("{t:?} is not a number or a percentage: expected e.g. 2 or 25%"));
         match t.strip_suffix('%') {
             Some(p) if p.parse::<u32>().is_ok_and(|n| (1..=100).contains(&n)) => {
                 Ok(IntOrString::String(t.to_string()))
@@ -174,10 +177,10 @@ impl Prompt {
     }
 
     /// The typed text, or a message when it is empty.
-    pub fn text(&self) -> Result<String, String> {
+    pub fn text(&self) -> Result<String, Refusal> {
         let t = self.input.trim();
         if t.is_empty() {
-            return Err("type an image, e.g. nginx:1.27; Esc to cancel".to_string());
+            return Err("type an image, e.g. nginx:1.27; Esc to cancel".into());
         }
         Ok(t.to_string())
     }
@@ -238,6 +241,6 @@ mod tests {
         for _ in 0..7 {
             p.push('9');
         }
-        assert!(p.number().is_err_and(|e| e.contains("not a whole number")));
+        assert!(p.number().is_err_and(|e| e.0.contains("not a whole number")));
     }
 }

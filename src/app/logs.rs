@@ -8,6 +8,7 @@
 use super::action::Action;
 use super::msg::Command;
 use super::state::{AppState, LogView, Modal};
+use crate::app::refusal::Refusal;
 use crate::backend::{LogChunk, LogRequest, ObjRef, Op, ViewOp};
 
 fn ask(req: Option<LogRequest>) -> Vec<Command> {
@@ -15,12 +16,12 @@ fn ask(req: Option<LogRequest>) -> Vec<Command> {
 }
 
 /// `L`: opens the selected pod's log.
-pub fn open(state: &mut AppState) -> Result<Vec<Command>, String> {
+pub fn open(state: &mut AppState) -> Result<Vec<Command>, Refusal> {
     let set = state.selected_set.clone().ok_or("no StatefulSet is shown: no pod to read")?;
     let name = crate::core::labels::pod_name(&set.name, state.selected_ordinal);
     let pod = ObjRef::new(set.namespace.clone(), name);
     if state.mirror.pod(&pod).is_none() {
-        return Err(format!("{} does not exist: it has no log", pod.name));
+        return Err(format!("{} does not exist: it has no log", pod.name).into());
     }
     let request = LogRequest { pod, previous: false };
     state.modal = Modal::Log(LogView::new(request.clone()));

@@ -23,6 +23,7 @@ mod navigate;
 mod notify;
 pub mod ops;
 pub mod plan_run;
+pub mod refusal;
 pub mod revdiff;
 mod selection;
 pub mod sets;
@@ -33,5 +34,6 @@ pub mod view;
 
 pub use action::Action;
 pub use msg::{Command, Msg, Start};
+pub use refusal::Refusal;
 pub use state::AppState;
 pub use update::update;

@@ -10,13 +10,14 @@ use super::msg::Command;
 use super::notify::info;
 use super::selection::select;
 use super::state::AppState;
+use crate::app::refusal::Refusal;
 use crate::backend::ObjRef;
 use crate::core::explain::{Step, StepKind, waited_pod};
 use crate::core::labels::parent_and_ordinal;
 
 /// `w`: selects the pod the controller's next sync waits on (the OrderedReady blocker, the
 /// terminating pod, the stale claim's pod …), else the pod the next action is about.
-pub fn jump_to_waited(state: &mut AppState) -> Result<(), String> {
+pub fn jump_to_waited(state: &mut AppState) -> Result<(), Refusal> {
     let set = state.selected_set.clone().ok_or("there is no StatefulSet on screen")?;
     let plan =
         state.plan_for(&set).ok_or("the advisor has not run yet: nothing is known to wait")?;
@@ -48,7 +49,7 @@ pub fn jump_to_waited(state: &mut AppState) -> Result<(), String> {
 
 /// `T`: the timeline shows only the selected set's lines (and lines about no set), or every
 /// line again.
-pub fn toggle_timeline_filter(state: &mut AppState) -> Result<(), String> {
+pub fn toggle_timeline_filter(state: &mut AppState) -> Result<(), Refusal> {
     // Every set → the selected set → the selected pod → every set.
     if state.timeline.only_pod().is_some() {
         state.timeline.filter_pod(None);

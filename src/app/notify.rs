@@ -4,6 +4,7 @@
 //!
 //! Owns: how a message lands in the state. Must not: decide what to say.
 
+use super::refusal::Refusal;
 use super::state::{AppState, Origin, STATUS_TICKS, Status, StatusKind, TimelineEntry};
 use crate::backend::EventKind;
 
@@ -13,8 +14,8 @@ pub(super) fn info(state: &mut AppState, text: String) {
 }
 
 /// Shows why a key cannot apply now.
-pub(super) fn refuse(state: &mut AppState, text: String) {
-    set_status(state, text, StatusKind::Refusal);
+pub(super) fn refuse(state: &mut AppState, why: impl Into<Refusal>) {
+    set_status(state, why.into().0, StatusKind::Refusal);
 }
 
 /// Shows an error in the status line and the timeline.

@@ -24,6 +24,7 @@ use k8s_openapi::jiff::SignedDuration;
 use super::msg::Command;
 use super::notify::{error, info, push_now};
 use super::state::{AppState, Confirm, Form, Modal, Origin, PlanRun, Then};
+use crate::app::refusal::Refusal;
 use crate::backend::{ClusterOp, EventKind, Failure, ObjRef, Op, ViewOp, Write};
 use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
@@ -71,16 +72,16 @@ fn engine(state: &AppState, set: ObjRef, form: &Form) -> Engine {
 
 /// `P`, after the prompt: the steps it will take (from the partition the server holds) and
 /// what becomes of a plan recorded on the set, asked first.
-pub fn offer(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Command>, String> {
+pub fn offer(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Command>, Refusal> {
     let (steps, bake_seconds) = (form.steps.clone(), form.bake_seconds);
     let s = state.mirror.set(&set).ok_or_else(|| format!("{set} no longer exists"))?.clone();
     let now = state.now.ok_or("the backend's clock is not known yet: try again in a moment")?;
     let runner = record::Runner::of(&s, now);
     match &runner {
         record::Runner::Live(l) => {
-            return Err(format!("a plan runner holds {set}: {}", l.words()));
+            return Err(format!("a plan runner holds {set}: {}", l.words()).into());
         }
-        record::Runner::Unreadable => return Err(format!("{set}: {}", runner.words())),
+        record::Runner::Unreadable => return Err(format!("{set}: {}", runner.words()).into()),
         _ => {}
     }
     let start = crate::plan::decide::Start {
@@ -129,7 +130,7 @@ pub fn offer(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Comman
 }
 
 /// Starts the plan `form` on `set` (confirmed): refused while this console runs one.
-pub fn start(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Command>, String> {
+pub fn start(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Command>, Refusal> {
     if state.plan_run.is_some() {
         return Err("this console runs a plan already: one at a time".into());
     }
@@ -272,17 +273,19 @@ pub fn stop(state: &mut AppState, why: &str) -> Vec<Command> {
 }
 
 /// `A`: the plan waiting at a gate goes on.
-pub fn approve(state: &mut AppState) -> Result<Vec<Command>, String> {
+pub fn approve(state: &mut AppState) -> Result<Vec<Command>, Refusal> {
     let key = state.selected_set.clone().ok_or("nothing selected")?;
     let set = state.mirror.set(&key).ok_or_else(|| format!("{key} no longer exists"))?.clone();
     let now = state.now.unwrap_or_default();
     let r = match record::read(&set) {
-        Reading::None => return Err(format!("{} has no rollout plan (P starts one)", key.name)),
-        Reading::Invalid(why) => return Err(Reading::invalid_words(&why, &key.name)),
+        Reading::None => {
+            return Err(format!("{} has no rollout plan (P starts one)", key.name).into());
+        }
+        Reading::Invalid(why) => return Err(Reading::invalid_words(&why, &key.name).into()),
         Reading::Plan(r) => r,
     };
     if r.phase != Phase::Gate {
-        return Err(format!("no plan waits for approval: {}", r.words(now)));
+        return Err(format!("no plan waits for approval: {}", r.words(now)).into());
     }
     let approved = Record { phase: Phase::Approved, since: stamp(now), ..(*r).clone() };
     let text = serde_json::to_string(&approved).unwrap_or_default();
@@ -302,22 +305,24 @@ pub fn last_plan(set: &StatefulSet) -> String {
 }
 
 /// Parses `STEPS [bake=DUR] [stuck-after=DUR]`.
-pub fn parse(text: &str) -> Result<Form, String> {
+pub fn parse(text: &str) -> Result<Form, Refusal> {
     let mut words = text.split_whitespace();
     let steps = words.next().ok_or("expected steps, e.g. 1,50%,100% bake=1m")?;
-    let steps = Steps::parse(steps)?;
+    let steps = Steps::parse(steps).map_err(Refusal::of)?;
+    let secs = |d| crate::plan::duration_secs(d).map_err(Refusal::of);
     let (mut bake, mut stuck_after_ms) = (0, STUCK_AFTER_MS);
     for w in words {
         match w.split_once('=') {
-            Some(("bake", d)) => bake = crate::plan::duration_secs(d)?,
-            Some(("stuck-after", d)) => match crate::plan::duration_secs(d)? {
+            Some(("bake", d)) => bake = secs(d)?,
+            Some(("stuck-after", d)) => match secs(d)? {
                 0 => return Err("stuck-after=0s: expected a duration above zero".into()),
                 s => stuck_after_ms = s.saturating_mul(1000),
             },
             _ => {
                 return Err(format!(
                     "{w:?}: expected bake=DUR or stuck-after=DUR after the steps (e.g. bake=1m)"
-                ));
+                )
+                .into());
             }
         }
     }
@@ -325,7 +330,8 @@ pub fn parse(text: &str) -> Result<Form, String> {
         return Err(format!(
             "bake={bake}s: at most {}",
             crate::plan::duration_words(record::MAX_BAKE_SECONDS * 1000)
-        ));
+        )
+        .into());
     }
     Ok(Form { steps, bake_seconds: bake, stuck_after_ms })
 }

@@ -40,7 +40,7 @@ pub(super) fn select(state: &mut AppState, ordinal: i32) {
 pub(super) fn next_set(state: &mut AppState) {
     let sets: Vec<_> = state.mirror.sets().map(|(r, _)| r.clone()).collect();
     if sets.is_empty() {
-        refuse(state, "there is no StatefulSet to select".into());
+        refuse(state, "there is no StatefulSet to select");
         return;
     }
     let next = match &state.selected_set {

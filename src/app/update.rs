@@ -21,6 +21,7 @@ use super::ops;
 use super::selection::{next_set, select, select_by};
 use super::state::{AppState, Hit, Modal};
 use super::view;
+use crate::app::refusal::Refusal;
 use crate::backend::Op;
 
 /// Applies one message to the state; returns the effects to run, in order.
@@ -243,7 +244,7 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
 /// Asks the backend to read the credentials again and reconnect.
 fn reconnect(state: &mut AppState) -> Vec<Command> {
     if !state.caps.reconnect {
-        refuse(state, "the simulator has no credentials to read again".into());
+        refuse(state, "the simulator has no credentials to read again");
         return Vec::new();
     }
     info(state, "reading the credentials again and reconnecting".into());
@@ -297,7 +298,7 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
             if (*lo..=*hi).contains(&n) {
                 Ok(Value::Number(n))
             } else {
-                Err(format!("ordinal {n} is not on the grid: expected {lo} to {hi}"))
+                Err(format!("ordinal {n} is not on the grid: expected {lo} to {hi}").into())
             }
         }),
     };
@@ -305,7 +306,7 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
         Ok(v) => v,
         Err(e) => {
             if let Modal::Prompt(p) = &mut state.modal {
-                p.error = Some(e);
+                p.error = Some(e.0);
             }
             return Ok(Vec::new());
         }
@@ -450,7 +451,7 @@ fn on_mouse(state: &mut AppState, m: MouseEvent) -> Vec<Command> {
 const WHEEL_LINES: isize = 3;
 
 /// `K` / `J`: half the timeline pane per press, towards older (`dir` 1) or newer (-1) entries.
-fn scroll_timeline(state: &mut AppState, dir: isize) -> Result<(), String> {
+fn scroll_timeline(state: &mut AppState, dir: isize) -> Result<(), Refusal> {
     let rows = usize::from(state.hits.timeline_rows);
     if rows == 0 {
         return Err("the timeline is not on screen at this terminal size".into());

@@ -398,14 +398,19 @@ pub enum ImageFailure {
 /// The words a scenario and the console accept for an [`ImageFailure`].
 pub const FAILURE_WORDS: &str = "probe, pull or crash";
 
+/// A word that names no [`ImageFailure`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown failure {0:?}: expected {FAILURE_WORDS}")]
+pub struct UnknownFailure(pub String);
+
 impl std::str::FromStr for ImageFailure {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownFailure;
+    fn from_str(s: &str) -> Result<Self, UnknownFailure> {
         match s {
             "probe" => Ok(ImageFailure::Probe),
             "pull" => Ok(ImageFailure::Pull),
             "crash" => Ok(ImageFailure::Crash),
-            _ => Err(format!("unknown failure {s:?}: expected {FAILURE_WORDS}")),
+            _ => Err(UnknownFailure(s.to_string())),
         }
     }
 }

@@ -36,12 +36,22 @@ use crate::core::Options;
 pub use effects::Calls;
 use mirror::{Mirror, Watched};
 
+/// A watch that failed, and why: said once while it repeats (the watchers retry with
+/// back-off).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what}: {why}")]
+pub struct WatchFailed {
+    /// Which watch (`watch pods in default`).
+    pub what: String,
+    pub why: String,
+}
+
 /// What the controller thread takes in.
 #[derive(Debug)]
 pub enum Input {
     Watched(Box<Watched>),
     /// A watch failed (it retries with back-off).
-    WatchError(String),
+    WatchError(WatchFailed),
     Pause,
     Resume,
     /// Runs up to `n` queued syncs (meant while paused).
@@ -62,7 +72,7 @@ pub enum Output {
     /// Another controller is at work: not started, or stopped (the words say which).
     OtherController(String),
     /// A watch failed (said once while it repeats).
-    WatchError(String),
+    WatchError(WatchFailed),
 }
 
 /// How to drive.
@@ -79,7 +89,7 @@ pub struct Config {
     /// Each watch event (or watch error) also goes here, in order, before the controller
     /// takes it: `play --drive` reads the namespace through the controller's four watches
     /// rather than four of its own.
-    pub tee: Option<tokio::sync::mpsc::Sender<Result<Watched, String>>>,
+    pub tee: Option<tokio::sync::mpsc::Sender<Result<Watched, WatchFailed>>>,
 }
 
 /// Wall-time delayed enqueues.
@@ -162,7 +172,7 @@ impl Drop for Driver {
 }
 
 /// Where watch events go besides the controller: in order, with back-pressure.
-pub type Tee = tokio::sync::mpsc::Sender<Result<Watched, String>>;
+pub type Tee = tokio::sync::mpsc::Sender<Result<Watched, WatchFailed>>;
 
 /// The four watchers of a namespace (with back-off), on `handle`: each event to the
 /// controller's channel `driver` and to `tee`, whichever are given (`ststui play` without
@@ -189,9 +199,10 @@ pub fn watch_namespace(
                 .backoff(crate::cluster::QuickBackoff::default())
                 .boxed();
             while let Some(ev) = s.next().await {
-                let ev = ev
-                    .map(wrap)
-                    .map_err(|e| format!("{what}: {}", crate::cluster::trouble::watcher_brief(&e)));
+                let ev = ev.map(wrap).map_err(|e| WatchFailed {
+                    what: what.clone(),
+                    why: crate::cluster::trouble::watcher_brief(&e),
+                });
                 // A tee's reader that went away (the play ended) stops nothing the
                 // controller needs.
                 let teed = match &tee {
@@ -260,7 +271,7 @@ struct Loop {
     /// Another controller was seen: never again.
     stopped: bool,
     since: k8s_openapi::jiff::Timestamp,
-    last_watch_error: Option<String>,
+    last_watch_error: Option<WatchFailed>,
     pausing: Arc<AtomicBool>,
 }
 

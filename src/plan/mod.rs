@@ -62,38 +62,51 @@ pub enum Target {
     Gate,
 }
 
+/// Why a plan's steps do not parse (steps are numbered from 1).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StepsError {
+    #[error("step {step} ({word:?}): expected a percentage from 1% to 100%")]
+    Percent { step: usize, word: String },
+    #[error("step {step} ({word:?}): expected a pod count from 1, a percentage like 25%, or pause")]
+    Entry { step: usize, word: String },
+    #[error("no step opens a pod: expected counts or percentages, e.g. 1,50%,100%")]
+    NoPods,
+    #[error(
+        "step {step} ({amount}) is less than step {before} ({earlier}): a plan only opens more pods"
+    )]
+    Down { step: usize, amount: StepSpec, before: usize, earlier: StepSpec },
+}
+
+/// A duration a console's plan prompt does not take.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a duration: expected e.g. 30s, 2m, 1h or 1m30s")]
+pub struct BadDuration(pub String);
+
 impl Steps {
     /// Parses `1,25%,pause,50%,100%`. Each entry is a count from 1 up, a percentage from 1% to
     /// 100%, or `pause`; at least one entry opens pods, and the amounts never go down.
-    pub fn parse(text: &str) -> Result<Steps, String> {
+    pub fn parse(text: &str) -> Result<Steps, StepsError> {
         let mut out = Vec::new();
         for (i, raw) in text.split(',').enumerate() {
             let word = raw.trim();
-            let at = || format!("step {} ({word:?})", i + 1);
+            let number = i + 1;
             let step = if word.eq_ignore_ascii_case("pause") {
                 StepSpec::Pause
             } else if let Some(p) = word.strip_suffix('%') {
                 match p.trim().parse::<u8>() {
                     Ok(p @ 1..=100) => StepSpec::Percent(p),
-                    _ => return Err(format!("{}: expected a percentage from 1% to 100%", at())),
+                    _ => return Err(StepsError::Percent { step: number, word: word.to_string() }),
                 }
             } else {
                 match word.parse::<i32>() {
                     Ok(n) if n >= 1 => StepSpec::Count(n),
-                    _ => {
-                        return Err(format!(
-                            "{}: expected a pod count from 1, a percentage like 25%, or pause",
-                            at()
-                        ));
-                    }
+                    _ => return Err(StepsError::Entry { step: number, word: word.to_string() }),
                 }
             };
             out.push(step);
         }
         if !out.iter().any(|s| !matches!(s, StepSpec::Pause)) {
-            return Err(
-                "no step opens a pod: expected counts or percentages, e.g. 1,50%,100%".into()
-            );
+            return Err(StepsError::NoPods);
         }
         let amounts: Vec<(usize, StepSpec)> = out
             .iter()
@@ -109,11 +122,8 @@ impl Steps {
                 _ => false,
             };
             if down {
-                return Err(format!(
-                    "step {} ({b}) is less than step {} ({a}): a plan only opens more pods",
-                    w[1].0 + 1,
-                    w[0].0 + 1
-                ));
+                let (step, before) = (w[1].0 + 1, w[0].0 + 1);
+                return Err(StepsError::Down { step, amount: b, before, earlier: a });
             }
         }
         Ok(Steps(out))
@@ -171,8 +181,8 @@ impl OnFailure {
 }
 
 /// Seconds in `90s`, `2m`, `1h`, `1m30s`, `0s`: what a console's plan prompt takes for bake.
-pub fn duration_secs(text: &str) -> Result<u64, String> {
-    let bad = || format!("{text:?} is not a duration: expected e.g. 30s, 2m, 1h or 1m30s");
+pub fn duration_secs(text: &str) -> Result<u64, BadDuration> {
+    let bad = || BadDuration(text.to_string());
     let (mut total, mut digits) = (0u64, String::new());
     for c in text.chars() {
         if c.is_ascii_digit() {

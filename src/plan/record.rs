@@ -121,7 +121,7 @@ pub struct Record {
 
 impl Record {
     /// The record's steps, parsed (a record another version wrote may not parse).
-    pub fn parsed_steps(&self) -> Result<Steps, String> {
+    pub fn parsed_steps(&self) -> Result<Steps, super::StepsError> {
         Steps::parse(&self.steps)
     }
 

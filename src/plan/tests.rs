@@ -25,7 +25,7 @@ fn steps_parse_and_refuse_with_what_is_expected() {
         ("50%,25%", "step 2 (25%) is less than step 1 (50%)"),
         ("1,,2", "step 2 (\"\")"),
     ] {
-        let e = Steps::parse(bad).unwrap_err();
+        let e = Steps::parse(bad).unwrap_err().to_string();
         assert!(e.starts_with(said), "{bad}: {e}");
     }
 }

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::{Change, ClusterPlayer, EXIT_CLUSTER};
 use crate::backend::{EventKind, Mode};
-use crate::drive::{Calls, Config, Driver, Input, Output};
+use crate::drive::{Calls, Config, Driver, Input, Output, WatchFailed};
 use crate::sim::scenario::Command;
 use crate::sim::timeline::render;
 
@@ -31,7 +31,7 @@ pub(super) struct Driving {
 pub(super) fn start_driver(
     session: &crate::cluster::Session,
     player: &ClusterPlayer,
-    tee: mpsc::Sender<Result<Change, String>>,
+    tee: mpsc::Sender<Result<Change, WatchFailed>>,
 ) -> Result<Driving, String> {
     let (tx, rx) = mpsc::unbounded_channel();
     let calls = Calls::new(session.client.clone(), tokio::runtime::Handle::current(), None);
@@ -93,7 +93,7 @@ impl ClusterPlayer {
     pub(super) async fn control(
         &mut self,
         command: &Command,
-        rx: &mut mpsc::Receiver<Result<Change, String>>,
+        rx: &mut mpsc::Receiver<Result<Change, WatchFailed>>,
     ) {
         let Some(d) = self.drive.as_mut() else { return };
         match command {

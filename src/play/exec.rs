@@ -18,7 +18,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, PropagationPolicy};
 use serde_json::json;
 
-use crate::backend::{ObjRef, Write};
+use crate::backend::{Failure, ObjRef, Write};
 use crate::cluster::write::{Writer, failure};
 use crate::fakelet::plan::{CONFIG_MAP, FAULT_ANNOTATION, to_data};
 use crate::sim::KubeletConfig;
@@ -27,6 +27,25 @@ use crate::sim::scenario::{Cascade, Command};
 
 /// How far the server's clock may be behind ours when a creation is read back.
 const SKEW_S: i64 = 5;
+
+/// Why a line did not take on the cluster: the message of its `error` event.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LineFailed {
+    /// The API refused the write, or its outcome is not known (the write path's words).
+    #[error("{}", .0.message)]
+    Write(Failure),
+    #[error("needs the simulator")]
+    NeedsSimulator,
+    #[error("apply: the manifest was not read")]
+    NoManifest,
+    /// Sets of an `apply` line the server refused (`name: why` each).
+    #[error("{}", .0.join("; "))]
+    Apply(Vec<String>),
+    #[error("kubelet: cannot write ConfigMap {namespace}/{CONFIG_MAP}: {why}")]
+    Kubelet { namespace: String, why: String },
+    #[error("pod {0} not found: expected the name of an existing pod (e.g. web-0)")]
+    NoPod(ObjRef),
+}
 
 /// What carrying out lines needs, and the kubelet settings asked for so far.
 pub struct Exec {
@@ -56,13 +75,13 @@ impl Exec {
         self.writer.client.clone()
     }
 
-    /// Carries out `command` (line `number`); `Err` is the message of the `error` event.
-    pub async fn perform(&mut self, number: usize, command: &Command) -> Result<(), String> {
+    /// Carries out `command` (line `number`).
+    pub async fn perform(&mut self, number: usize, command: &Command) -> Result<(), LineFailed> {
         if let Some(op) = command.cluster_op() {
             // "Nothing to change" is not an error on a cluster either (the simulator says
             // nothing).
             let write = Write { op, basis: None };
-            return self.writer.write(write).await.map(drop).map_err(|f| f.message);
+            return self.writer.write(write).await.map(drop).map_err(LineFailed::Write);
         }
         match command {
             Command::Create(args) => self.create(build_set(args)).await,
@@ -86,7 +105,7 @@ impl Exec {
             | Command::Rollout(_)
             | Command::Approve { .. }
             | Command::Abort { .. }
-            | Command::Step(_) => Err("needs the simulator".into()),
+            | Command::Step(_) => Err(LineFailed::NeedsSimulator),
             // The steering lines went through `cluster_op` above.
             _ => Ok(()),
         }
@@ -95,7 +114,7 @@ impl Exec {
     /// A creation whose reply was lost is read back: the set there, made since the line was
     /// sent (its creation second, with [`SKEW_S`] for the clocks, and never changed since), is
     /// the line's.
-    async fn create(&self, set: StatefulSet) -> Result<(), String> {
+    async fn create(&self, set: StatefulSet) -> Result<(), LineFailed> {
         let ns = set.metadata.namespace.clone().unwrap_or_else(|| "default".into());
         let name = set.metadata.name.clone().unwrap_or_default();
         let api: Api<StatefulSet> = Api::namespaced(self.client(), &ns);
@@ -112,13 +131,13 @@ impl Exec {
         let words = ("created", "is not one this line made");
         let read = || api.get_opt(&name);
         let said = self.writer.settle_lost(&op, &what, e, read, made_since, words).await;
-        said.map(drop).map_err(|f| f.message)
+        said.map(drop).map_err(LineFailed::Write)
     }
 
     /// Server-side apply of each set of the line's manifest (`kubectl apply --server-side`).
-    async fn apply(&self, number: usize) -> Result<(), String> {
+    async fn apply(&self, number: usize) -> Result<(), LineFailed> {
         let Some(sets) = self.manifests.get(&number) else {
-            return Err("apply: the manifest was not read".into());
+            return Err(LineFailed::NoManifest);
         };
         let mut errors = Vec::new();
         for set in sets {
@@ -132,10 +151,10 @@ impl Exec {
                 errors.push(format!("{name}: {}", api_error(&e)));
             }
         }
-        if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+        if errors.is_empty() { Ok(()) } else { Err(LineFailed::Apply(errors)) }
     }
 
-    async fn delete_set(&self, set: &ObjRef, cascade: Cascade) -> Result<(), String> {
+    async fn delete_set(&self, set: &ObjRef, cascade: Cascade) -> Result<(), LineFailed> {
         let api: Api<StatefulSet> = Api::namespaced(self.client(), &set.namespace);
         let dp = DeleteParams {
             propagation_policy: Some(match cascade {
@@ -151,11 +170,11 @@ impl Exec {
         let read = || api.get_opt(&set.name);
         let (op, words) = (format!("delete {set}"), ("deleted", "is not deleting"));
         let said = self.writer.settle_lost(&op, &set.to_string(), e, read, deleting, words).await;
-        said.map(drop).map_err(|f| f.message)
+        said.map(drop).map_err(LineFailed::Write)
     }
 
     /// The kubelet settings as the fake kubelet reads them, in every namespace the script uses.
-    async fn write_kubelet(&self) -> Result<(), String> {
+    async fn write_kubelet(&self) -> Result<(), LineFailed> {
         for ns in &self.namespaces {
             let api: Api<ConfigMap> = Api::namespaced(self.client(), ns);
             let cm = json!({
@@ -165,16 +184,17 @@ impl Exec {
             });
             let pp = PatchParams::apply("ststui").force();
             let patch = Patch::Apply(&cm);
-            self.writer.resend(|| api.patch(CONFIG_MAP, &pp, &patch)).await.map_err(|e| {
-                format!("kubelet: cannot write ConfigMap {ns}/{CONFIG_MAP}: {}", api_error(&e))
-            })?;
+            self.writer
+                .resend(|| api.patch(CONFIG_MAP, &pp, &patch))
+                .await
+                .map_err(|e| LineFailed::Kubelet { namespace: ns.clone(), why: api_error(&e) })?;
         }
         Ok(())
     }
 
     /// Asks the fake kubelet for a fault on `pod` (a numbered annotation, so the same fault can
     /// be asked for twice).
-    async fn fault(&mut self, pod: &ObjRef, verb: &str) -> Result<(), String> {
+    async fn fault(&mut self, pod: &ObjRef, verb: &str) -> Result<(), LineFailed> {
         self.faults += 1;
         let api: Api<Pod> = Api::namespaced(self.client(), &pod.namespace);
         let value = format!("{verb}/{}", self.faults);
@@ -183,10 +203,8 @@ impl Exec {
         let patch = Patch::Merge(&patch);
         match self.writer.resend(|| api.patch(&pod.name, &pp, &patch)).await {
             Ok(_) => Ok(()),
-            Err(kube::Error::Api(s)) if s.code == 404 => Err(format!(
-                "pod {pod} not found: expected the name of an existing pod (e.g. web-0)"
-            )),
-            Err(e) => Err(failure(verb, &e).message),
+            Err(kube::Error::Api(s)) if s.code == 404 => Err(LineFailed::NoPod(pod.clone())),
+            Err(e) => Err(LineFailed::Write(failure(verb, &e))),
         }
     }
 }

@@ -34,6 +34,7 @@ use tokio::time::Instant;
 use crate::backend::{Event, EventKind};
 use crate::cluster::Target;
 use crate::cluster::write::Writer;
+use crate::drive::WatchFailed;
 use crate::sim::scenario::{self, Command, Line, Script, build};
 use crate::sim::timeline::{Format, render};
 use drive::start_driver;
@@ -142,6 +143,28 @@ fn bad(file: &str, line: &Line, why: &str) -> String {
     format!("{file}:{}: `{}` {why}", line.number, line.text)
 }
 
+/// Why a play does not start: the caller's exit code follows from which.
+#[derive(Debug, thiserror::Error)]
+enum Refused {
+    /// The script cannot be read, or names what this cluster cannot play (exit 2).
+    #[error("bad script: {0}")]
+    Script(#[from] scenario::ScriptError),
+    #[error("{0}")]
+    Input(String),
+    /// The cluster cannot be used (exit 4).
+    #[error("{0}")]
+    Cluster(String),
+}
+
+impl Refused {
+    fn exit_code(&self) -> i32 {
+        match self {
+            Refused::Script(_) | Refused::Input(_) => EXIT_BAD_INPUT,
+            Refused::Cluster(_) => EXIT_CLUSTER,
+        }
+    }
+}
+
 /// Runs `ststui play`; returns the exit code.
 pub fn run(
     script_path: &std::path::Path,
@@ -150,158 +173,138 @@ pub fn run(
     timeout: Duration,
     drive: bool,
 ) -> i32 {
-    let mut script = match scenario::parse_file(script_path) {
-        Ok(s) => s,
-        Err(e) => {
-            crate::text::err_line(&format!("ststui: bad script: {e}"));
-            return EXIT_BAD_INPUT;
-        }
-    };
+    let played = load(script_path, drive).and_then(|(script, manifests)| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| Refused::Cluster(format!("cannot start the client runtime: {e}")))?;
+        let file = script_path.display().to_string();
+        runtime.block_on(play_on(script, manifests, file, (format, target, timeout, drive)))
+    });
+    played.unwrap_or_else(|e| {
+        crate::text::err_line(&format!("ststui: {e}"));
+        e.exit_code()
+    })
+}
+
+/// Sets of each `apply` line's manifest, by line number.
+type Manifests = BTreeMap<usize, Vec<k8s_openapi::api::apps::v1::StatefulSet>>;
+
+/// The script and its manifests, read before anything runs; a line the cluster cannot play is
+/// refused here, naming it.
+fn load(script_path: &std::path::Path, drive: bool) -> Result<(Script, Manifests), Refused> {
+    let script = scenario::parse_file(script_path)?;
     let file = script_path.display().to_string();
     if let Some((line, why)) =
         script.lines.iter().find_map(|l| cluster_refusal(&l.command, drive).map(|w| (l, w)))
     {
-        crate::text::err_line(&format!("ststui: {}", bad(&file, line, why)));
-        return EXIT_BAD_INPUT;
+        return Err(Refused::Input(bad(&file, line, why)));
     }
     let mut manifests = BTreeMap::new();
     for line in &script.lines {
         if let Command::Apply(path) = &line.command {
-            match crate::sim::manifest::load(path) {
-                Ok(m) => {
-                    for w in &m.warnings {
-                        crate::text::err_line(&format!("ststui: warning: {w}"));
-                    }
-                    manifests.insert(line.number, m.sets);
-                }
-                Err(e) => {
-                    crate::text::err_line(&format!(
-                        "ststui: bad script: {file}:{}: apply: {e}",
-                        line.number
-                    ));
-                    return EXIT_BAD_INPUT;
-                }
+            let m = crate::sim::manifest::load(path).map_err(|e| {
+                Refused::Input(format!("bad script: {file}:{}: apply: {e}", line.number))
+            })?;
+            for w in &m.warnings {
+                crate::text::err_line(&format!("ststui: warning: {w}"));
+            }
+            manifests.insert(line.number, m.sets);
+        }
+    }
+    Ok((script, manifests))
+}
+
+/// Connects, checks what the script needs of the cluster, starts the watches (or the
+/// controller, `--drive`) and plays.
+async fn play_on(
+    mut script: Script,
+    mut manifests: Manifests,
+    file: String,
+    (format, target, timeout, drive): (Format, &Target, Duration, bool),
+) -> Result<i32, Refused> {
+    let session =
+        crate::cluster::session(target).await.map_err(|e| Refused::Cluster(e.to_string()))?;
+    let deadline = Instant::now() + timeout;
+    let version = reachable(&session, deadline).await.map_err(Refused::Cluster)?;
+    let mut namespaces = remap(&mut script, &session.namespace);
+    namespaces.insert(session.namespace.clone());
+    for sets in manifests.values_mut() {
+        for s in sets {
+            let ns = s.metadata.namespace.get_or_insert_with(|| session.namespace.clone());
+            if ns == scenario::DEFAULT_NAMESPACE {
+                *ns = session.namespace.clone();
             }
         }
     }
-    let runtime =
-        match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
-            Ok(r) => r,
-            Err(e) => {
-                crate::text::err_line(&format!("ststui: cannot start the client runtime: {e}"));
-                return EXIT_CLUSTER;
-            }
-        };
-    runtime.block_on(async {
-        let session = match crate::cluster::session(target).await {
-            Ok(s) => s,
-            Err(e) => {
-                crate::text::err_line(&format!("ststui: {e}"));
-                return EXIT_CLUSTER;
-            }
-        };
-        let deadline = Instant::now() + timeout;
-        let version = match reachable(&session, deadline).await {
-            Ok(v) => v,
-            Err(why) => {
-                crate::text::err_line(&format!("ststui: {why}"));
-                return EXIT_CLUSTER;
-            }
-        };
-        let mut namespaces = remap(&mut script, &session.namespace);
-        namespaces.insert(session.namespace.clone());
-        for sets in manifests.values_mut() {
-            for s in sets {
-                let ns = s.metadata.namespace.get_or_insert_with(|| session.namespace.clone());
-                if ns == scenario::DEFAULT_NAMESPACE {
-                    *ns = session.namespace.clone();
-                }
-            }
+    if let Some(line) = script.lines.iter().find(|l| needs_fake_kubelet(&l.command)) {
+        fake_kubelet_present(&session, &file, line).await?;
+    }
+    for sets in manifests.values() {
+        namespaces.extend(sets.iter().filter_map(|s| s.metadata.namespace.clone()));
+    }
+    let identity = crate::cluster::connect_identity(&session).await;
+    let writer = Writer {
+        client: session.client.clone(),
+        identity: std::sync::Arc::new(std::sync::Mutex::new(identity)),
+        read_back: crate::cluster::READ_BACK,
+    };
+    let options = crate::core::Options::for_version(crate::core::Version::for_server(&version).0);
+    let ns: Vec<String> = namespaces.into_iter().collect();
+    let mut player = ClusterPlayer {
+        world: World::new(ns.len() * 4),
+        exec: exec::Exec::new(writer, ns.clone(), manifests),
+        start: Instant::now(),
+        format,
+        options,
+        file,
+        last_error: None,
+        drive: None,
+    };
+    let (tx, rx) = mpsc::channel(1024);
+    if drive {
+        if ns.len() > 1 {
+            let others: Vec<_> = ns.iter().filter(|n| **n != session.namespace).cloned().collect();
+            return Err(Refused::Input(format!(
+                "--drive drives one namespace ({}); the script also names {}",
+                session.namespace,
+                others.join(", ")
+            )));
         }
-        if let Some(line) = script.lines.iter().find(|l| needs_fake_kubelet(&l.command)) {
-            let nodes: Api<Node> = Api::all(session.client.clone());
-            let lp =
-                ListParams::default().labels(&format!("{}=true", crate::fakelet::plan::NODE_LABEL));
-            let found = nodes.list(&lp).await.map(|l| !l.items.is_empty());
-            if !matches!(found, Ok(true)) {
-                let why = match found {
-                    Err(e) => {
-                        format!("(cannot list nodes: {})", crate::cluster::trouble::brief(&e))
-                    }
-                    _ => format!("(no node labelled {}=true)", crate::fakelet::plan::NODE_LABEL),
-                };
-                crate::text::err_line(&format!(
-                    "ststui: {}",
-                    bad(
-                        &file,
-                        line,
-                        &format!(
-                            "needs a cluster whose kubelet obeys the scenario: run `ststui \
-                             fake-kubelet` against it {why}"
-                        ),
-                    )
-                ));
-                return EXIT_BAD_INPUT;
-            }
-        }
-        for sets in manifests.values() {
-            namespaces.extend(sets.iter().filter_map(|s| s.metadata.namespace.clone()));
-        }
-        let identity = crate::cluster::connect_identity(&session).await;
-        let writer = Writer {
-            client: session.client.clone(),
-            identity: std::sync::Arc::new(std::sync::Mutex::new(identity)),
-            read_back: crate::cluster::READ_BACK,
-        };
-        let options =
-            crate::core::Options::for_version(crate::core::Version::for_server(&version).0);
-        let ns: Vec<String> = namespaces.into_iter().collect();
-        let mut player = ClusterPlayer {
-            world: World::new(ns.len() * 4),
-            exec: exec::Exec::new(writer, ns.clone(), manifests),
-            start: Instant::now(),
-            format,
-            options,
-            file,
-            last_error: None,
-            drive: None,
-        };
-        let (tx, rx) = mpsc::channel(1024);
-        if drive {
-            if ns.len() > 1 {
-                crate::text::err_line(&format!(
-                    "ststui: --drive drives one namespace ({}); the script also names {}",
-                    session.namespace,
-                    ns.iter()
-                        .filter(|n| **n != session.namespace)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-                return EXIT_BAD_INPUT;
-            }
-            if let Err(e) = crate::drive::access::may_drive(&session).await {
-                crate::text::err_line(&format!("ststui: {e}"));
-                return EXIT_CLUSTER;
-            }
-            match start_driver(&session, &player, tx.clone()) {
-                Ok(d) => player.drive = Some(d),
-                Err(e) => {
-                    crate::text::err_line(&format!("ststui: {e}"));
-                    return EXIT_CLUSTER;
-                }
-            }
-        }
+        let cluster = |e: String| Refused::Cluster(e);
+        crate::drive::access::may_drive(&session).await.map_err(|e| cluster(e.to_string()))?;
+        player.drive = Some(start_driver(&session, &player, tx.clone()).map_err(cluster)?);
+    } else {
         // With --drive the namespace is read through the controller's own watches.
-        if !drive {
-            let handle = tokio::runtime::Handle::current();
-            for n in &ns {
-                crate::drive::watch_namespace(&handle, &session.client, n, None, Some(&tx));
-            }
+        let handle = tokio::runtime::Handle::current();
+        for n in &ns {
+            crate::drive::watch_namespace(&handle, &session.client, n, None, Some(&tx));
         }
-        drop(tx);
-        player.play(&script, rx, deadline).await
-    })
+    }
+    drop(tx);
+    Ok(player.play(&script, rx, deadline).await)
+}
+
+/// Refuses a script with a `kubelet`, `fail`, `unready` or `ready` line unless a fake kubelet
+/// serves the cluster (a node labelled as `ststui fake-kubelet` labels its node).
+async fn fake_kubelet_present(
+    session: &crate::cluster::Session,
+    file: &str,
+    line: &Line,
+) -> Result<(), Refused> {
+    let nodes: Api<Node> = Api::all(session.client.clone());
+    let lp = ListParams::default().labels(&format!("{}=true", crate::fakelet::plan::NODE_LABEL));
+    let why = match nodes.list(&lp).await {
+        Ok(l) if !l.items.is_empty() => return Ok(()),
+        Err(e) => format!("(cannot list nodes: {})", crate::cluster::trouble::brief(&e)),
+        Ok(_) => format!("(no node labelled {}=true)", crate::fakelet::plan::NODE_LABEL),
+    };
+    let needs = format!(
+        "needs a cluster whose kubelet obeys the scenario: run `ststui fake-kubelet` against it \
+         {why}"
+    );
+    Err(Refused::Input(bad(file, line, &needs)))
 }
 
 struct ClusterPlayer {
@@ -312,7 +315,7 @@ struct ClusterPlayer {
     options: crate::core::Options,
     file: String,
     /// The last watch error said (a repeat is not said again).
-    last_error: Option<String>,
+    last_error: Option<WatchFailed>,
     /// `--drive`: ststui's controller and what it reports.
     drive: Option<drive::Driving>,
 }
@@ -329,7 +332,7 @@ impl ClusterPlayer {
         let _ = out.flush();
     }
 
-    fn take(&mut self, msg: Result<Change, String>) {
+    fn take(&mut self, msg: Result<Change, WatchFailed>) {
         match msg {
             Ok(change) => {
                 let now = self.now();
@@ -355,7 +358,7 @@ impl ClusterPlayer {
     /// event and at least every 100 ms). `false` when the watches ended.
     async fn pump(
         &mut self,
-        rx: &mut mpsc::Receiver<Result<Change, String>>,
+        rx: &mut mpsc::Receiver<Result<Change, WatchFailed>>,
         deadline: Instant,
         done: impl Fn(&Self) -> bool,
     ) -> bool {
@@ -386,12 +389,12 @@ impl ClusterPlayer {
     async fn play(
         &mut self,
         script: &Script,
-        mut rx: mpsc::Receiver<Result<Change, String>>,
+        mut rx: mpsc::Receiver<Result<Change, WatchFailed>>,
         deadline: Instant,
     ) -> i32 {
         let listed = self.pump(&mut rx, deadline, |p| p.world.unlisted == 0).await;
         if !listed || self.world.unlisted > 0 {
-            let why = self.last_error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+            let why = self.last_error.as_ref().map(|e| format!(": {e}")).unwrap_or_default();
             crate::text::err_line(&format!(
                 "ststui: the cluster's objects could not be listed before the timeout{why}"
             ));
@@ -465,7 +468,8 @@ impl ClusterPlayer {
                     if let (Err(_), Some(pod)) = (&result, &deleting) {
                         self.world.deletion_refused(pod);
                     }
-                    if let Err(message) = result {
+                    if let Err(failed) = result {
+                        let message = failed.to_string();
                         self.emit(EventKind::Error { line: Some(line.number), message });
                     }
                 }

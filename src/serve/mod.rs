@@ -96,18 +96,29 @@ pub fn serve_sim(
     Ok((handle, server))
 }
 
+/// Why `--serve` refuses an address.
+#[derive(Debug, thiserror::Error)]
+pub enum AddressError {
+    #[error("--serve {spec:?}: {error}; expected HOST:PORT, e.g. 127.0.0.1:6443")]
+    Unresolved { spec: String, error: std::io::Error },
+    #[error("--serve {spec:?}: no address")]
+    Empty { spec: String },
+    #[error(
+        "--serve {spec:?}: the simulated API has no authentication, so it binds loopback only \
+         (127.0.0.1 or ::1, e.g. 127.0.0.1:6443), never an address other machines reach"
+    )]
+    NotLoopback { spec: String },
+}
+
 /// The one address `spec` names, if it is a loopback one; otherwise why it is refused.
-pub fn loopback(spec: &str) -> Result<SocketAddr, String> {
+pub fn loopback(spec: &str) -> Result<SocketAddr, AddressError> {
     let addrs: Vec<SocketAddr> = spec
         .to_socket_addrs()
-        .map_err(|e| format!("--serve {spec:?}: {e}; expected HOST:PORT, e.g. 127.0.0.1:6443"))?
+        .map_err(|error| AddressError::Unresolved { spec: spec.to_string(), error })?
         .collect();
-    let first = addrs.first().copied().ok_or_else(|| format!("--serve {spec:?}: no address"))?;
+    let first = addrs.first().copied().ok_or_else(|| AddressError::Empty { spec: spec.into() })?;
     if !addrs.iter().all(|a| a.ip().is_loopback()) {
-        return Err(format!(
-            "--serve {spec:?}: the simulated API has no authentication, so it binds loopback only \
-             (127.0.0.1 or ::1, e.g. 127.0.0.1:6443), never an address other machines reach"
-        ));
+        return Err(AddressError::NotLoopback { spec: spec.to_string() });
     }
     Ok(first)
 }

@@ -69,7 +69,7 @@ pub fn apply(kind: PatchType, current: &Value, patch: &[u8]) -> Result<Value, St
         PatchType::Strategic => {
             let p: Value = serde_json::from_slice(patch)
                 .map_err(|e| bad(format!("invalid strategic merge patch: {e}")))?;
-            smp::apply(current, &p).map_err(bad)
+            smp::apply(current, &p).map_err(|e| bad(e.to_string()))
         }
     }
 }

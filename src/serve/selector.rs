@@ -6,6 +6,36 @@
 
 use std::collections::BTreeMap;
 
+/// Why a selector is refused (a 400, in the API server's words).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    #[error("unable to parse requirement: {requirement:?}: {why}")]
+    Requirement { requirement: String, why: Requirement },
+    #[error("invalid selector: {0:?}; expected field=value or field!=value")]
+    Field(String),
+    #[error("field label not supported: {field} (supported: {supported})")]
+    Unsupported { field: String, supported: String },
+}
+
+/// What is wrong with one label requirement.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Requirement {
+    #[error("invalid label key {0:?}")]
+    Key(String),
+    #[error("invalid label value {0:?}")]
+    Value(String),
+    #[error("expected =, ==, !=, in or notin after the key")]
+    Operator,
+    #[error("expected a parenthesised list of values, e.g. (a,b)")]
+    List,
+}
+
+impl From<SelectorError> for super::status::Status {
+    fn from(e: SelectorError) -> Self {
+        super::status::Status::bad_request(e.to_string())
+    }
+}
+
 /// One label requirement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Label {
@@ -23,7 +53,7 @@ pub struct Labels(Vec<Label>);
 
 impl Labels {
     /// Parses `labelSelector`; the error says what was wrong.
-    pub fn parse(s: &str) -> Result<Labels, String> {
+    pub fn parse(s: &str) -> Result<Labels, SelectorError> {
         let mut out = Vec::new();
         for part in split_top(s) {
             let p = part.trim();
@@ -66,15 +96,14 @@ fn split_top(s: &str) -> Vec<&str> {
     out
 }
 
-fn requirement(p: &str) -> Result<Label, String> {
-    let bad = |why: &str| format!("unable to parse requirement: {p:?}: {why}");
+fn requirement(p: &str) -> Result<Label, SelectorError> {
+    let bad = |why: Requirement| SelectorError::Requirement { requirement: p.to_string(), why };
     if let Some(k) = p.strip_prefix('!') {
-        return Ok(Label::Absent(key(k.trim()).map_err(|e| bad(&e))?));
+        return Ok(Label::Absent(key(k.trim()).map_err(bad)?));
     }
     for (op, neg) in [("!=", true), ("==", false), ("=", false)] {
         if let Some((k, v)) = p.split_once(op) {
-            let (k, v) =
-                (key(k.trim()).map_err(|e| bad(&e))?, value(v.trim()).map_err(|e| bad(&e))?);
+            let (k, v) = (key(k.trim()).map_err(bad)?, value(v.trim()).map_err(bad)?);
             return Ok(if neg { Label::Ne(k, v) } else { Label::Eq(k, v) });
         }
     }
@@ -86,34 +115,34 @@ fn requirement(p: &str) -> Result<Label, String> {
         } else if let Some(l) = rest.strip_prefix("in") {
             (false, l)
         } else {
-            return Err(bad("expected =, ==, !=, in or notin after the key"));
+            return Err(bad(Requirement::Operator));
         };
         let list = list.trim();
         let inner = list
             .strip_prefix('(')
             .and_then(|l| l.strip_suffix(')'))
-            .ok_or_else(|| bad("expected a parenthesised list of values, e.g. (a,b)"))?;
+            .ok_or_else(|| bad(Requirement::List))?;
         let values = inner
             .split(',')
             .map(|v| value(v.trim()))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| bad(&e))?;
-        let k = key(k).map_err(|e| bad(&e))?;
+            .map_err(bad)?;
+        let k = key(k).map_err(bad)?;
         return Ok(if neg { Label::NotIn(k, values) } else { Label::In(k, values) });
     }
-    Ok(Label::Exists(key(p).map_err(|e| bad(&e))?))
+    Ok(Label::Exists(key(p).map_err(bad)?))
 }
 
-fn key(k: &str) -> Result<String, String> {
+fn key(k: &str) -> Result<String, Requirement> {
     let ok = !k.is_empty()
         && k.len() <= 317
         && k.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
-    if ok { Ok(k.to_string()) } else { Err(format!("invalid label key {k:?}")) }
+    if ok { Ok(k.to_string()) } else { Err(Requirement::Key(k.to_string())) }
 }
 
-fn value(v: &str) -> Result<String, String> {
+fn value(v: &str) -> Result<String, Requirement> {
     let ok = v.len() <= 63 && v.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-    if ok { Ok(v.to_string()) } else { Err(format!("invalid label value {v:?}")) }
+    if ok { Ok(v.to_string()) } else { Err(Requirement::Value(v.to_string())) }
 }
 
 /// A parsed field selector: (field, value, negated) requirements.
@@ -122,7 +151,7 @@ pub struct Fields(Vec<(String, String, bool)>);
 
 impl Fields {
     /// Parses `fieldSelector`, accepting only the fields in `supported`.
-    pub fn parse(s: &str, supported: &[&str]) -> Result<Fields, String> {
+    pub fn parse(s: &str, supported: &[&str]) -> Result<Fields, SelectorError> {
         let mut out = Vec::new();
         for p in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (k, v, neg) = if let Some((k, v)) = p.split_once("!=") {
@@ -132,16 +161,12 @@ impl Fields {
             } else if let Some((k, v)) = p.split_once('=') {
                 (k, v, false)
             } else {
-                return Err(format!(
-                    "invalid selector: {p:?}; expected field=value or field!=value"
-                ));
+                return Err(SelectorError::Field(p.to_string()));
             };
             let k = k.trim();
             if !supported.contains(&k) {
-                return Err(format!(
-                    "field label not supported: {k} (supported: {})",
-                    supported.join(", ")
-                ));
+                let (field, supported) = (k.to_string(), supported.join(", "));
+                return Err(SelectorError::Unsupported { field, supported });
             }
             out.push((k.to_string(), v.trim().to_string(), neg));
         }
@@ -183,7 +208,7 @@ mod tests {
         for s in no {
             assert!(!Labels::parse(s).unwrap().matches(Some(&l)), "{s}");
         }
-        assert!(Labels::parse("app in web").unwrap_err().contains("parenthesised"));
+        assert!(Labels::parse("app in web").unwrap_err().to_string().contains("parenthesised"));
         assert!(Labels::parse("a b c").is_err());
     }
 
@@ -192,7 +217,7 @@ mod tests {
         let f = Fields::parse("metadata.name=web-0", &["metadata.name"]).unwrap();
         assert!(f.matches(|k| if k == "metadata.name" { "web-0".into() } else { String::new() }));
         assert!(!f.matches(|_| "web-1".into()));
-        let err = Fields::parse("spec.foo=1", &["metadata.name"]).unwrap_err();
+        let err = Fields::parse("spec.foo=1", &["metadata.name"]).unwrap_err().to_string();
         assert!(err.contains("field label not supported: spec.foo"), "{err}");
     }
 }

@@ -47,14 +47,29 @@ fn strategy(field: &str) -> Strategy {
 const SET_ORDER: &str = "$setElementOrder/";
 const DELETE_SCALARS: &str = "$deleteFromPrimitiveList/";
 
+/// What in a strategic merge patch is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatchError {
+    #[error("a strategic merge patch must be a JSON object")]
+    NotAnObject,
+    #[error("unknown patch directive {0:?}: expected replace or delete")]
+    Directive(String),
+    #[error("{0} must be a list")]
+    NotAList(String),
+    #[error("{field}: expected objects with {key:?} in a merge list")]
+    NotObjects { field: String, key: &'static str },
+    #[error("{field}: every element needs its merge key {key:?}")]
+    NoMergeKey { field: String, key: &'static str },
+}
+
 /// Applies `patch` to `original`; the error says what in the patch is wrong.
-pub fn apply(original: &Value, patch: &Value) -> Result<Value, String> {
+pub fn apply(original: &Value, patch: &Value) -> Result<Value, PatchError> {
     match (original, patch) {
         (_, Value::Object(p)) => merge_map(original.as_object(), p).map(|m| match m {
             Some(m) => Value::Object(m),
             None => Value::Null,
         }),
-        _ => Err("a strategic merge patch must be a JSON object".into()),
+        _ => Err(PatchError::NotAnObject),
     }
 }
 
@@ -62,13 +77,13 @@ pub fn apply(original: &Value, patch: &Value) -> Result<Value, String> {
 fn merge_map(
     original: Option<&Map<String, Value>>,
     patch: &Map<String, Value>,
-) -> Result<Option<Map<String, Value>>, String> {
+) -> Result<Option<Map<String, Value>>, PatchError> {
     let directive = patch.get("$patch").and_then(Value::as_str);
     let mut out = match directive {
         Some("delete") => return Ok(None),
         Some("replace") => Map::new(),
         Some(other) => {
-            return Err(format!("unknown patch directive {other:?}: expected replace or delete"));
+            return Err(PatchError::Directive(other.to_string()));
         }
         None => original.cloned().unwrap_or_default(),
     };
@@ -78,12 +93,12 @@ fn merge_map(
             continue;
         }
         if let Some(field) = k.strip_prefix(SET_ORDER) {
-            let list = v.as_array().ok_or_else(|| format!("{k} must be a list"))?;
+            let list = v.as_array().ok_or_else(|| PatchError::NotAList(k.clone()))?;
             orders.push((field, list));
             continue;
         }
         if let Some(field) = k.strip_prefix(DELETE_SCALARS) {
-            let gone = v.as_array().ok_or_else(|| format!("{k} must be a list"))?;
+            let gone = v.as_array().ok_or_else(|| PatchError::NotAList(k.clone()))?;
             if let Some(Value::Array(list)) = out.get_mut(field) {
                 list.retain(|x| !gone.contains(x));
             }
@@ -125,7 +140,7 @@ fn merge_list(
     field: &str,
     original: Option<&Vec<Value>>,
     patch: &[Value],
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Value>, PatchError> {
     let replace_all =
         patch.iter().any(|e| e.get("$patch").and_then(Value::as_str) == Some("replace"));
     match strategy(field) {
@@ -146,11 +161,11 @@ fn merge_list(
             let mut out = original.cloned().unwrap_or_default();
             for pe in patch {
                 let Some(pm) = pe.as_object() else {
-                    return Err(format!("{field}: expected objects with {key:?} in a merge list"));
+                    return Err(PatchError::NotObjects { field: field.to_string(), key });
                 };
                 let id = pm
                     .get(key)
-                    .ok_or_else(|| format!("{field}: every element needs its merge key {key:?}"))?;
+                    .ok_or_else(|| PatchError::NoMergeKey { field: field.to_string(), key })?;
                 let at = out.iter().position(|e| e.get(key) == Some(id));
                 match (at, pm.get("$patch").and_then(Value::as_str)) {
                     (Some(i), Some("delete")) => {

@@ -20,15 +20,24 @@ pub enum Include {
     Object,
 }
 
+/// An `includeObject` the API server does not take (a 400).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("includeObject {0:?}: expected None, Metadata or Object")]
+pub struct BadInclude(pub String);
+
+impl From<BadInclude> for super::status::Status {
+    fn from(e: BadInclude) -> Self {
+        super::status::Status::bad_request(e.to_string())
+    }
+}
+
 impl Include {
-    pub fn parse(s: Option<&str>) -> Result<Include, String> {
+    pub fn parse(s: Option<&str>) -> Result<Include, BadInclude> {
         match s {
             None | Some("Metadata") => Ok(Include::Metadata),
             Some("None") => Ok(Include::None),
             Some("Object") => Ok(Include::Object),
-            Some(other) => {
-                Err(format!("includeObject {other:?}: expected None, Metadata or Object"))
-            }
+            Some(other) => Err(BadInclude(other.to_string())),
         }
     }
 }

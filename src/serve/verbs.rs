@@ -90,10 +90,8 @@ fn parse_body(body: &[u8]) -> Result<Value, Status> {
 pub async fn list(ctx: &Ctx, route: &Route, q: &Query, as_table: bool) -> Result<Reply, Status> {
     let def = route.def;
     let kind = kind_of(def)?;
-    let labels =
-        Labels::parse(q.get("labelSelector").unwrap_or_default()).map_err(Status::bad_request)?;
-    let fields = Fields::parse(q.get("fieldSelector").unwrap_or_default(), selectable(def.res))
-        .map_err(Status::bad_request)?;
+    let labels = Labels::parse(q.get("labelSelector").unwrap_or_default())?;
+    let fields = Fields::parse(q.get("fieldSelector").unwrap_or_default(), selectable(def.res))?;
     let limit = q.number("limit")?.filter(|n| *n > 0);
     let start = match q.get("continue") {
         Some(token) => Some(decode_continue(token, ctx.hub.oldest())?),
@@ -130,7 +128,7 @@ pub async fn list(ctx: &Ctx, route: &Route, q: &Query, as_table: bool) -> Result
     let values: Vec<Value> = matching.iter().map(to_json).collect();
     if as_table {
         let rows = matching.iter().map(|o| table::cells(o, now)).collect();
-        let include = Include::parse(q.get("includeObject")).map_err(Status::bad_request)?;
+        let include = Include::parse(q.get("includeObject"))?;
         let mut t = table::table(def.res, &values, rows, &rv.to_string(), include);
         if let (Some(c), Some(m)) = (&next, t.get_mut("metadata").and_then(Value::as_object_mut)) {
             m.insert("continue".into(), c.clone().into());
@@ -193,7 +191,7 @@ pub async fn get(ctx: &Ctx, route: &Route, q: &Query, as_table: bool) -> Result<
     let obj = obj.ok_or_else(|| Status::not_found(def, &key.name))?;
     let value = to_json(&obj);
     if as_table {
-        let include = Include::parse(q.get("includeObject")).map_err(Status::bad_request)?;
+        let include = Include::parse(q.get("includeObject"))?;
         let rows = vec![table::cells(&obj, now)];
         return Ok(reply(
             StatusCode::OK,
@@ -356,8 +354,7 @@ pub async fn delete_collection(
 ) -> Result<Reply, Status> {
     let def = route.def;
     let kind = kind_of(def)?;
-    let labels =
-        Labels::parse(q.get("labelSelector").unwrap_or_default()).map_err(Status::bad_request)?;
+    let labels = Labels::parse(q.get("labelSelector").unwrap_or_default())?;
     let opts = delete_options(q, body)?;
     let ns = route.namespace.clone();
     ctx.on_sim(move |sim| {

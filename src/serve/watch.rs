@@ -92,16 +92,10 @@ pub async fn watch(
     let filter = Filter {
         res: def.res,
         namespace: route.namespace.clone(),
-        labels: Labels::parse(q.get("labelSelector").unwrap_or_default())
-            .map_err(Status::bad_request)?,
-        fields: Fields::parse(q.get("fieldSelector").unwrap_or_default(), selectable(def.res))
-            .map_err(Status::bad_request)?,
+        labels: Labels::parse(q.get("labelSelector").unwrap_or_default())?,
+        fields: Fields::parse(q.get("fieldSelector").unwrap_or_default(), selectable(def.res))?,
     };
-    let table = if as_table {
-        Some(Include::parse(q.get("includeObject")).map_err(Status::bad_request)?)
-    } else {
-        None
-    };
+    let table = if as_table { Some(Include::parse(q.get("includeObject"))?) } else { None };
     if ctx.watches.fetch_add(1, Ordering::SeqCst) >= MAX_WATCHES {
         ctx.watches.fetch_sub(1, Ordering::SeqCst);
         return Err(Status::too_many(format!(

@@ -50,8 +50,10 @@ impl ManifestError {
 
 /// Reads and parses the manifest at `path`.
 pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
-    let text = crate::sim::textfile::read(path)
-        .map_err(|message| ManifestError::Read { file: path.display().to_string(), message })?;
+    let text = crate::sim::textfile::read(path).map_err(|e| ManifestError::Read {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    })?;
     parse(&path.display().to_string(), &text)
 }
 

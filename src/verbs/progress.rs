@@ -40,10 +40,15 @@ pub enum Verdict {
     Stuck { pod: Option<String>, rule: String },
 }
 
+/// What a rollout (or a step) still lacks: why it is not done yet.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Missing(pub String);
+
 /// Whether the rollout is done: `Ok(summary)` or `Err(what is missing)`.
-pub fn done(state: &AppState, key: &ObjRef) -> Result<String, String> {
-    let set = state.mirror.set(key).ok_or_else(|| format!("{key} is gone"))?;
-    let grid = grid(state, key).ok_or_else(|| format!("{key} is gone"))?;
+pub fn done(state: &AppState, key: &ObjRef) -> Result<String, Missing> {
+    let set = state.mirror.set(key).ok_or_else(|| Missing(format!("{key} is gone")))?;
+    let grid = grid(state, key).ok_or_else(|| Missing(format!("{key} is gone")))?;
     observed(set)?;
     let st = spec::strategy(set);
     let start = spec::start_ordinal(set);
@@ -88,7 +93,7 @@ pub fn done(state: &AppState, key: &ObjRef) -> Result<String, String> {
             1 => String::new(),
             n => format!(" (and {} more)", n - 1),
         };
-        return Err(format!("{first}{more}"));
+        return Err(Missing(format!("{first}{more}")));
     }
     let mut text = format!("{key}: {ready}/{replicas} Ready, {updated} on the update revision");
     if st.on_delete && old > 0 {
@@ -117,11 +122,13 @@ fn held_by_freeze(set: &k8s_openapi::api::apps::v1::StatefulSet, key: &ObjRef) -
     })
 }
 
-fn observed(set: &k8s_openapi::api::apps::v1::StatefulSet) -> Result<(), String> {
+fn observed(set: &k8s_openapi::api::apps::v1::StatefulSet) -> Result<(), Missing> {
     let seen = set.status.as_ref().and_then(|s| s.observed_generation).unwrap_or(0);
     let generation = set.metadata.generation.unwrap_or(0);
     if seen < generation {
-        return Err(format!("the controller has not observed generation {generation} yet"));
+        return Err(Missing(format!(
+            "the controller has not observed generation {generation} yet"
+        )));
     }
     Ok(())
 }
@@ -136,22 +143,22 @@ pub fn grid(state: &AppState, key: &ObjRef) -> Option<GridView> {
 }
 
 /// Whether a step's newly opened ordinals are updated and Ready.
-fn opened(state: &AppState, key: &ObjRef, partition: i32, until: i32) -> Result<String, String> {
-    let set = state.mirror.set(key).ok_or_else(|| format!("{key} is gone"))?;
+fn opened(state: &AppState, key: &ObjRef, partition: i32, until: i32) -> Result<String, Missing> {
+    let set = state.mirror.set(key).ok_or_else(|| Missing(format!("{key} is gone")))?;
     let seen = spec::strategy(set).partition;
     if seen != partition {
-        return Err(format!("the set still reads partition {seen}, not {partition}"));
+        return Err(Missing(format!("the set still reads partition {seen}, not {partition}")));
     }
     observed(set)?;
-    let grid = grid(state, key).ok_or_else(|| format!("{key} is gone"))?;
+    let grid = grid(state, key).ok_or_else(|| Missing(format!("{key} is gone")))?;
     let start = spec::start_ordinal(set);
     for c in grid.cells.iter().filter(|c| (start + partition..start + until).contains(&c.ordinal)) {
         let name = format!("{}-{}", key.name, c.ordinal);
         if c.rev != RevClass::Update {
-            return Err(format!("{name} is not on the update revision yet"));
+            return Err(Missing(format!("{name} is not on the update revision yet")));
         }
         if c.state != PodState::Ready {
-            return Err(format!("{name} is {}", c.state.word()));
+            return Err(Missing(format!("{name} is {}", c.state.word())));
         }
     }
     let names: Vec<String> =
@@ -196,7 +203,7 @@ impl Progress {
         };
         let waiting = match outcome {
             Ok(text) => return self.plan_or_done(state, key, text),
-            Err(w) => w,
+            Err(Missing(w)) => w,
         };
         let Some(set) = state.mirror.set(key) else {
             return Verdict::Stuck { pod: None, rule: format!("{key} was deleted") };

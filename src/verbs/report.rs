@@ -229,7 +229,7 @@ impl Report {
             .collect();
         let verdict = match super::progress::done(state, key) {
             Ok(message) => Verdict { done: true, message },
-            Err(missing) => Verdict { done: false, message: missing },
+            Err(missing) => Verdict { done: false, message: missing.0 },
         };
         let kubectl = rollout_status(set);
         Some(Report {

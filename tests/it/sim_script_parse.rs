@@ -362,7 +362,10 @@ fn rollout_mistakes_say_what_is_expected() {
         ("rollout web steps=0", "steps=0"),
         ("rollout web steps=1 bake=1500ms", "expected whole seconds"),
         ("rollout web steps=1 stuck-after=0s", "expected a duration above zero"),
-        ("rollout web steps=1 on-failure=revert", "on-failure=revert: expected hold or undo"),
+        (
+            "rollout web steps=1 on-failure=revert",
+            "on-failure=revert: \"revert\" is not an answer to a failure; expected hold or undo",
+        ),
         ("rollout web steps=1 checks=./x", "unknown key \"checks\""),
         ("approve", "missing argument NAME"),
         ("expect web plan=paused", "is not a plan phase; expected one of none, waiting"),

@@ -22,6 +22,7 @@ use super::keymap::{Context, key_for};
 use super::msg::Command;
 use super::notify::{info, log_operator};
 use super::state::{AppState, Confirm, Modal};
+use crate::app::refusal::Refusal;
 use crate::backend::{ClusterOp, Connection, Mode, ObjRef, Op, Write, WriteKind};
 
 pub use pod::toggle_broken;
@@ -31,7 +32,7 @@ pub use rollout::{
 };
 
 /// `Err` is a refusal: the text for the status line.
-pub type Outcome = Result<Vec<Command>, String>;
+pub type Outcome = Result<Vec<Command>, Refusal>;
 
 /// Runs a Normal-context action that changes the cluster or the controller.
 pub fn perform(state: &mut AppState, action: Action) -> Outcome {
@@ -83,7 +84,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             let (r, set) = selected(state)?;
             let old = f::replicas(set);
             if old <= 0 {
-                return Err(format!("{} already has 0 replicas", r.name));
+                return Err(format!("{} already has 0 replicas", r.name).into());
             }
             scale_to(state, r, old, old - 1)
         }
@@ -116,7 +117,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             let (r, set) = selected(state)?;
             writable(state, WriteKind::PatchSet)?;
             if state.plan_run.is_some() {
-                return Err(format!("this console runs a plan on {} already", r.name));
+                return Err(format!("this console runs a plan on {} already", r.name).into());
             }
             let initial = super::plan_run::last_plan(set);
             state.modal = Modal::Prompt(Prompt::new(PromptKind::Plan { set: r }, initial));
@@ -191,19 +192,19 @@ pub fn applies(action: Action, state: &AppState) -> bool {
 /// permission (the backend's reason). An unreachable or failing server does not stop a write:
 /// it carries the resourceVersion it was decided on, so a server that moved meanwhile refuses
 /// it (and it is decided again), and its outcome is told as the server holds it.
-pub fn writable(state: &AppState, kind: WriteKind) -> Result<(), String> {
+pub fn writable(state: &AppState, kind: WriteKind) -> Result<(), Refusal> {
     if let Connection::Unauthorized { error } = &state.connection {
-        return Err(format!("the server refuses our credentials: {error}"));
+        return Err(format!("the server refuses our credentials: {error}").into());
     }
     match state.caps.denied(kind) {
-        Some(why) => Err(format!("read-only: {why}")),
+        Some(why) => Err(format!("read-only: {why}").into()),
         None => Ok(()),
     }
 }
 
 /// The cluster write `op`, decided on the set as the mirror shows it now, or why it cannot be
 /// sent.
-fn write(state: &AppState, op: ClusterOp) -> Result<Op, String> {
+fn write(state: &AppState, op: ClusterOp) -> Result<Op, Refusal> {
     writable(state, op.kind())?;
     let basis = match &op {
         ClusterOp::DeletePod { .. } => None,
@@ -212,18 +213,19 @@ fn write(state: &AppState, op: ClusterOp) -> Result<Op, String> {
     Ok(Op::Cluster(Write { op, basis }))
 }
 
-fn require_rolling(set: &StatefulSet) -> Result<(), String> {
+fn require_rolling(set: &StatefulSet) -> Result<(), Refusal> {
     if f::on_delete(set) {
         return Err(format!(
             "the partition applies to RollingUpdate; this set is OnDelete ({} switches)",
             key(Action::ToggleStrategy)
-        ));
+        )
+        .into());
     }
     Ok(())
 }
 
 /// The selected set, or why there is none.
-fn selected(state: &AppState) -> Result<(ObjRef, &StatefulSet), String> {
+fn selected(state: &AppState) -> Result<(ObjRef, &StatefulSet), Refusal> {
     let r = state.selected_set.clone().ok_or_else(|| {
         if state.synced {
             "nothing selected: there is no StatefulSet (a script or -f MANIFEST creates one)"

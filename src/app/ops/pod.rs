@@ -3,17 +3,18 @@
 
 use super::{Outcome, ask, f, key, selected, send, write};
 use crate::app::action::Action;
+use crate::app::refusal::Refusal;
 use crate::app::state::{AppState, Confirm};
 use crate::backend::{ClusterOp, FAILURE_WORDS, Fault, ImageFailure, ObjRef};
 use crate::core::labels::pod_name;
 
 /// The selected pod, which must exist.
-fn selected_pod(state: &AppState) -> Result<(ObjRef, ObjRef, i32), String> {
+fn selected_pod(state: &AppState) -> Result<(ObjRef, ObjRef, i32), Refusal> {
     let (r, _) = selected(state)?;
     let ordinal = state.selected_ordinal;
     let name = pod_name(&r.name, ordinal);
     if state.mirror.pod_at(&r, ordinal).is_none() {
-        return Err(format!("{name} does not exist (a placeholder): no pod to act on"));
+        return Err(format!("{name} does not exist (a placeholder): no pod to act on").into());
     }
     let pod = ObjRef::new(r.namespace.clone(), name);
     Ok((r, pod, ordinal))
@@ -23,14 +24,15 @@ pub(super) fn delete_pod(state: &mut AppState, force: bool) -> Outcome {
     let (r, pod_ref, ordinal) = selected_pod(state)?;
     let (_, set) = selected(state)?;
     let Some(pod) = state.mirror.pod_at(&r, ordinal) else {
-        return Err(format!("{} does not exist", pod_ref.name));
+        return Err(format!("{} does not exist", pod_ref.name).into());
     };
     if f::pod_terminating(pod) && !force {
         return Err(format!(
             "{} is already terminating; {} force-deletes it",
             pod_ref.name,
             key(Action::ForceDeletePod)
-        ));
+        )
+        .into());
     }
     let rev = f::pod_revision(pod).map(f::short_revision).unwrap_or("?");
     let old = format!("{} {} at revision {rev}", pod_ref.name, f::pod_word(pod));
@@ -70,11 +72,11 @@ pub(super) fn fault(state: &mut AppState, action: Action) -> Outcome {
     }
     let (r, pod_ref, ordinal) = selected_pod(state)?;
     let Some(pod) = state.mirror.pod_at(&r, ordinal) else {
-        return Err(format!("{} does not exist", pod_ref.name));
+        return Err(format!("{} does not exist", pod_ref.name).into());
     };
     let name = pod_ref.name.clone();
     if f::pod_terminating(pod) {
-        return Err(format!("{name} is terminating: faults apply to live pods"));
+        return Err(format!("{name} is terminating: faults apply to live pods").into());
     }
     let (op, log, said) = match action {
         Action::FailPod => {
@@ -85,7 +87,8 @@ pub(super) fn fault(state: &mut AppState, action: Action) -> Outcome {
                 return Err(format!(
                     "{name} is {}: readiness flips only while it runs",
                     f::pod_phase(pod)
-                ));
+                )
+                .into());
             }
             let ready = !f::pod_ready(pod);
             let word = if ready { "ready" } else { "unready" };
@@ -95,7 +98,7 @@ pub(super) fn fault(state: &mut AppState, action: Action) -> Outcome {
                 format!("{name} {word}"),
             )
         }
-        _ => return Err(format!("{name}: not a pod fault")),
+        _ => return Err(format!("{name}: not a pod fault").into()),
     };
     Ok(send(state, op.into(), log, said))
 }
@@ -139,9 +142,13 @@ pub fn toggle_broken(state: &mut AppState, text: String) -> Outcome {
     let image = words.next().ok_or("give an image, then probe, pull or crash")?.to_string();
     let how = match (words.next(), words.next()) {
         (None, _) => ImageFailure::Probe,
-        (Some(w), None) => w.trim_start_matches("failure=").parse::<ImageFailure>()?,
+        (Some(w), None) => {
+            w.trim_start_matches("failure=").parse::<ImageFailure>().map_err(Refusal::of)?
+        }
         (Some(_), Some(extra)) => {
-            return Err(format!("{extra:?} is one word too many: expected IMG [{FAILURE_WORDS}]"));
+            return Err(
+                format!("{extra:?} is one word too many: expected IMG [{FAILURE_WORDS}]").into()
+            );
         }
     };
     let broken = !state.broken_images.contains(&image);

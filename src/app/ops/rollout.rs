@@ -5,6 +5,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 
 use super::{Outcome, ask, f, info, key, require_rolling, selected, send, write};
 use crate::app::action::Action;
+use crate::app::refusal::Refusal;
 use crate::app::state::{AppState, Confirm, Modal, RevisionChoice, RevisionPicker};
 use crate::backend::{ClusterOp, ObjRef};
 use crate::core::Observed;
@@ -29,7 +30,8 @@ pub(super) fn partition_step(state: &mut AppState, delta: i32) -> Outcome {
         if old >= replicas {
             return Err(format!(
                 "partition {old} already holds every ordinal (replicas {replicas})"
-            ));
+            )
+            .into());
         }
         old + 1
     };
@@ -252,7 +254,7 @@ pub fn is_big_scale_up(old: i32, new: i32) -> bool {
 pub fn set_image(state: &mut AppState, r: ObjRef, image: String) -> Outcome {
     let (_, set) = selected(state)?;
     if f::image(set) == Some(image.as_str()) {
-        return Err(format!("the image is already {image}: nothing would change"));
+        return Err(format!("the image is already {image}: nothing would change").into());
     }
     let log = format!("image {} {image}", r.name);
     let said = format!("image {} → {image}: a new revision", r.name);
@@ -285,7 +287,7 @@ pub fn open_picker(state: &mut AppState, revision: Option<i64>) -> Outcome {
         })
         .collect();
     if choices.iter().filter(|c| !c.update).count() == 0 {
-        return Err(format!("no earlier revision of {} to roll back to", r.name));
+        return Err(format!("no earlier revision of {} to roll back to", r.name).into());
     }
     let selected = revision
         .and_then(|n| choices.iter().position(|c| c.revision == n))
@@ -307,7 +309,8 @@ pub fn pick_revision(state: &mut AppState) -> Outcome {
         return Err(format!(
             "revision {} is already the update revision: pick an earlier one",
             choice.revision
-        ));
+        )
+        .into());
     }
     let from = picker.choices.iter().find(|c| c.update).cloned();
     let r = picker.set.clone();
@@ -341,14 +344,15 @@ pub(super) fn refuse_frozen(
     set: &StatefulSet,
     r: &ObjRef,
     caps: &crate::backend::Capabilities,
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     match steer::frozen(set) {
         Some(fz) => Err(format!(
             "{}: {} resumes it (the partition goes back to {})",
             fz.of_set(&r.name),
             freeze_key(caps),
             fz.recorded()
-        )),
+        )
+        .into()),
         None => Ok(()),
     }
 }
@@ -358,7 +362,7 @@ pub(super) fn refuse_planned(
     set: &StatefulSet,
     r: &ObjRef,
     state: &AppState,
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     let Some(plan) = crate::plan::record::under_way(set) else { return Ok(()) };
     let now = state.now.unwrap_or_default();
     Err(format!(
@@ -367,7 +371,8 @@ pub(super) fn refuse_planned(
         plan.words(now),
         key(Action::ApprovePlan),
         freeze_key(&state.caps)
-    ))
+    )
+    .into())
 }
 
 /// The key that freezes and resumes on this backend (space on a cluster; `F` where space

@@ -14,7 +14,8 @@ pub(super) fn toggle_pause(state: &mut AppState) -> Outcome {
             "pausing reconciliation exists in the simulator only: on a cluster, {} freezes the \
              rollout (the partition holds every ordinal)",
             key(Action::ToggleFreeze)
-        ));
+        )
+        .into());
     }
     Ok(match state.mode {
         Mode::Paused => {
@@ -37,7 +38,8 @@ pub(super) fn step(state: &mut AppState) -> Outcome {
         return Err(format!(
             "step runs one sync while paused: press {} to pause first",
             key(Action::TogglePause)
-        ));
+        )
+        .into());
     }
     Ok(send(state, SimOp::Step { n: 1 }.into(), "step".into(), "one controller sync".into()))
 }
@@ -66,7 +68,7 @@ pub(super) fn speed(state: &mut AppState, faster: bool) -> Outcome {
     let (lo, hi) = SPEED_RANGE;
     let Some(new) = next_speed(state.speed, faster).map(|s| s.clamp(lo, hi)) else {
         let which = if faster { "fastest" } else { "slowest" };
-        return Err(format!("already at the {which} speed (×{})", speed_text(state.speed)));
+        return Err(format!("already at the {which} speed (×{})", speed_text(state.speed)).into());
     };
     let old = state.speed;
     state.speed = new;

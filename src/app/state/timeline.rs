@@ -7,6 +7,7 @@
 
 use std::collections::VecDeque;
 
+use crate::app::refusal::Refusal;
 use crate::backend::EventKind;
 use crate::core::labels::parent_and_ordinal;
 
@@ -132,7 +133,7 @@ impl Timeline {
 
     /// Scrolls `by` entries towards older (positive) or newer (negative) ones, for a pane
     /// showing `rows` lines. Refuses, saying why, when it is already at that end.
-    pub fn scroll(&mut self, by: isize, rows: usize) -> Result<(), String> {
+    pub fn scroll(&mut self, by: isize, rows: usize) -> Result<(), Refusal> {
         let max = self.len().saturating_sub(rows);
         let now = self.back(rows);
         let to = now.saturating_add_signed(by).min(max);
@@ -146,6 +147,7 @@ impl Timeline {
                     "the timeline's oldest entry is on screen (it keeps the last \
                      {TIMELINE_CAPACITY}{dropped})"
                 )
+                .into()
             } else {
                 "the timeline already follows the newest entries".into()
             });
@@ -345,7 +347,7 @@ mod tests {
         assert_eq!(t.len(), TIMELINE_CAPACITY);
         assert_eq!(t.dropped(), 5);
         let _ = t.scroll(isize::MAX / 2, 10);
-        let why = t.scroll(1, 10).err().unwrap_or_default();
+        let why = t.scroll(1, 10).err().map(|r| r.0).unwrap_or_default();
         assert!(why.contains("5 older were dropped"), "{why}");
     }
 

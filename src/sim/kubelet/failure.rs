@@ -210,7 +210,7 @@ mod tests {
         for f in [Failure::Probe, Failure::Pull, Failure::Crash] {
             assert_eq!(f.to_string().parse::<Failure>(), Ok(f));
         }
-        let e = "oom".parse::<Failure>().unwrap_err();
+        let e = "oom".parse::<Failure>().unwrap_err().to_string();
         assert!(e.contains("\"oom\"") && e.contains(FAILURE_WORDS), "{e}");
     }
 }

@@ -384,6 +384,43 @@ impl Command {
     }
 }
 
+/// One value that does not parse: the value, what is wrong with it, what is expected
+/// (`"x" is not a count; expected a whole number ≥ 0`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{value:?} {problem}; expected {expected}")]
+pub struct BadValue {
+    pub value: String,
+    pub problem: &'static str,
+    pub expected: std::borrow::Cow<'static, str>,
+}
+
+impl BadValue {
+    pub fn new(
+        value: &str,
+        problem: &'static str,
+        expected: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> BadValue {
+        BadValue { value: value.to_string(), problem, expected: expected.into() }
+    }
+}
+
+/// Why one script line cannot be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("empty line")]
+    Empty,
+    /// The first word names no command; `near` is the command it is closest to, if any.
+    #[error(
+        "unknown command {cmd:?}{}; expected one of {}",
+        near.map(|n| format!(" (did you mean {n:?}?)")).unwrap_or_default(),
+        parse::USAGE.iter().map(|(c, _)| *c).collect::<Vec<_>>().join(", ")
+    )]
+    UnknownCommand { cmd: String, near: Option<&'static str> },
+    /// The command's arguments are wrong: what is wrong, and the command's usage.
+    #[error("{cmd}: {problem}; usage: {usage}")]
+    Usage { cmd: String, usage: &'static str, problem: String },
+}
+
 /// A script that cannot be run: where, what was wrong, what is expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", self.render())]

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::{
-    Cascade, Check, Command, CreateArgs, DEFAULT_NAMESPACE, KubeletArgs, Line, Name, Policy,
-    Retention, Script, ScriptError,
+    BadValue, Cascade, Check, Command, CreateArgs, DEFAULT_NAMESPACE, KubeletArgs, Line, LineError,
+    Name, Policy, Retention, Script, ScriptError,
 };
 use crate::backend::ImageFailure;
 use crate::sim::ApiFault;
@@ -105,7 +105,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Script, ScriptError> {
         let number = i + 1;
         match parse_line(path, code) {
             Ok(command) => lines.push(Line { number, text: code.to_string(), command }),
-            Err(message) if bad.len() < ERRORS_NAMED => bad.push((number, message)),
+            Err(e) if bad.len() < ERRORS_NAMED => bad.push((number, e.to_string())),
             Err(_) => uncounted += 1,
         }
     }
@@ -123,19 +123,19 @@ pub fn parse(path: &Path, text: &str) -> Result<Script, ScriptError> {
 /// A tokenized command line: positional words and `key=value` pairs.
 struct Args<'a> {
     cmd: &'a str,
-    usage: &'a str,
+    usage: &'static str,
     positional: Vec<&'a str>,
     pairs: Vec<(&'a str, &'a str)>,
     next: usize,
 }
 
 impl<'a> Args<'a> {
-    fn err(&self, what: impl std::fmt::Display) -> String {
-        format!("{}: {what}; usage: {}", self.cmd, self.usage)
+    fn err(&self, what: impl std::fmt::Display) -> LineError {
+        LineError::Usage { cmd: self.cmd.to_string(), usage: self.usage, problem: what.to_string() }
     }
 
     /// The next positional argument, named `what` in the error when missing.
-    fn word(&mut self, what: &str) -> Result<&'a str, String> {
+    fn word(&mut self, what: &str) -> Result<&'a str, LineError> {
         let w = self.positional.get(self.next).copied();
         self.next += 1;
         w.ok_or_else(|| self.err(format_args!("missing argument {what}")))
@@ -147,13 +147,13 @@ impl<'a> Args<'a> {
         w
     }
 
-    fn name(&mut self, what: &str) -> Result<Name, String> {
+    fn name(&mut self, what: &str) -> Result<Name, LineError> {
         let w = self.word(what)?;
         parse_name(w).map_err(|m| self.err(m))
     }
 
     /// Fails on leftover positional words and on keys outside `allowed`.
-    fn finish(&self, allowed: &[&str]) -> Result<(), String> {
+    fn finish(&self, allowed: &[&str]) -> Result<(), LineError> {
         if let Some(extra) = self.positional.get(self.next) {
             return Err(self.err(format_args!("unexpected argument {extra:?}")));
         }
@@ -178,11 +178,11 @@ impl<'a> Args<'a> {
         self.pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
     }
 
-    fn parsed<T>(
+    fn parsed<T, E: std::fmt::Display>(
         &self,
         key: &str,
-        f: impl Fn(&str) -> Result<T, String>,
-    ) -> Result<Option<T>, String> {
+        f: impl Fn(&str) -> Result<T, E>,
+    ) -> Result<Option<T>, LineError> {
         match self.value(key) {
             None => Ok(None),
             Some(v) => f(v).map(Some).map_err(|m| self.err(format_args!("{key}={v}: {m}"))),
@@ -190,7 +190,11 @@ impl<'a> Args<'a> {
     }
 }
 
-fn tokenize<'a>(cmd: &'a str, usage: &'a str, words: &[&'a str]) -> Result<Args<'a>, String> {
+fn tokenize<'a>(
+    cmd: &'a str,
+    usage: &'static str,
+    words: &[&'a str],
+) -> Result<Args<'a>, LineError> {
     let mut args = Args { cmd, usage, positional: Vec::new(), pairs: Vec::new(), next: 0 };
     for w in words {
         match w.split_once('=') {
@@ -202,9 +206,11 @@ fn tokenize<'a>(cmd: &'a str, usage: &'a str, words: &[&'a str]) -> Result<Args<
     Ok(args)
 }
 
-fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
+fn parse_line(script: &Path, code: &str) -> Result<Command, LineError> {
     let words: Vec<&str> = code.split_whitespace().collect();
-    let (&cmd, rest) = words.split_first().ok_or_else(|| "empty line".to_string())?;
+    let Some((&cmd, rest)) = words.split_first() else {
+        return Err(LineError::Empty);
+    };
     let Some(&(_, usage)) = USAGE.iter().find(|(c, _)| *c == cmd) else {
         return Err(unknown_command(cmd));
     };
@@ -244,7 +250,7 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
             let cascade = a.parsed("cascade", |v| match v {
                 "background" => Ok(Cascade::Background),
                 "orphan" => Ok(Cascade::Orphan),
-                _ => Err("expected background or orphan".into()),
+                _ => Err(BadValue::new(v, "is not a cascade", "background or orphan")),
             })?;
             a.finish(&["cascade"])?;
             return Ok(Command::Delete { set, cascade: cascade.unwrap_or(Cascade::Background) });
@@ -324,16 +330,14 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, String> {
     Ok(command)
 }
 
-fn unknown_command(cmd: &str) -> String {
-    let names: Vec<&str> = USAGE.iter().map(|(c, _)| *c).collect();
-    let close = names
+fn unknown_command(cmd: &str) -> LineError {
+    let near = USAGE
         .iter()
-        .map(|n| (edit_distance(n, &cmd.to_ascii_lowercase()), *n))
+        .map(|(n, _)| (edit_distance(n, &cmd.to_ascii_lowercase()), *n))
         .min()
         .filter(|(d, _)| *d <= 2)
-        .map(|(_, n)| format!(" (did you mean {n:?}?)"))
-        .unwrap_or_default();
-    format!("unknown command {cmd:?}{close}; expected one of {}", names.join(", "))
+        .map(|(_, n)| n);
+    LineError::UnknownCommand { cmd: cmd.to_string(), near }
 }
 
 /// Levenshtein distance, for "did you mean" suggestions.
@@ -352,7 +356,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-fn parse_create(a: Args<'_>) -> Result<Command, String> {
+fn parse_create(a: Args<'_>) -> Result<Command, LineError> {
     let mut a = a;
     let set = a.name("NAME")?;
     a.finish(&[
@@ -372,11 +376,11 @@ fn parse_create(a: Args<'_>) -> Result<Command, String> {
     let policy = a.parsed("policy", |v| match v {
         "OrderedReady" => Ok(Policy::OrderedReady),
         "Parallel" => Ok(Policy::Parallel),
-        _ => Err("expected OrderedReady or Parallel".into()),
+        _ => Err(BadValue::new(v, "is not a pod management policy", "OrderedReady or Parallel")),
     })?;
     let image = a.parsed("image", |v| {
         if v.is_empty() {
-            Err("expected an image such as nginx:1.25".into())
+            Err(BadValue::new(v, "is not an image", "an image such as nginx:1.25"))
         } else {
             Ok(v.to_string())
         }
@@ -398,7 +402,7 @@ fn parse_create(a: Args<'_>) -> Result<Command, String> {
     })))
 }
 
-fn parse_kubelet(a: Args<'_>) -> Result<Command, String> {
+fn parse_kubelet(a: Args<'_>) -> Result<Command, LineError> {
     a.finish(&["start", "ready", "stop", "broken", "failure"])?;
     if a.pairs.is_empty() {
         return Err(a.err("give at least one of start=, ready=, stop=, broken=, failure="));
@@ -412,7 +416,7 @@ fn parse_kubelet(a: Args<'_>) -> Result<Command, String> {
     }))
 }
 
-fn parse_expect(a: Args<'_>) -> Result<Command, String> {
+fn parse_expect(a: Args<'_>) -> Result<Command, LineError> {
     let mut a = a;
     let set = a.name("NAME")?;
     let keys = [
@@ -434,7 +438,7 @@ fn parse_expect(a: Args<'_>) -> Result<Command, String> {
     }
     let mut checks = Vec::new();
     for (k, v) in &a.pairs {
-        let bad = |m: String| a.err(format_args!("{k}={v}: {m}"));
+        let bad = |m: BadValue| a.err(format_args!("{k}={v}: {m}"));
         let check = match *k {
             "replicas" => Check::Replicas(count(v).map_err(bad)?),
             "ready" => Check::Ready(count(v).map_err(bad)?),
@@ -459,16 +463,18 @@ pub const PLAN_PHASES: [&str; 10] = [
     "invalid",
 ];
 
-fn plan_phase(v: &str) -> Result<String, String> {
+fn plan_phase(v: &str) -> Result<String, BadValue> {
     match PLAN_PHASES.contains(&v) {
         true => Ok(v.to_string()),
-        false => {
-            Err(format!("{v:?} is not a plan phase; expected one of {}", PLAN_PHASES.join(", ")))
-        }
+        false => Err(BadValue::new(
+            v,
+            "is not a plan phase",
+            format!("one of {}", PLAN_PHASES.join(", ")),
+        )),
     }
 }
 
-fn parse_rollout(a: Args<'_>) -> Result<Command, String> {
+fn parse_rollout(a: Args<'_>) -> Result<Command, LineError> {
     let mut a = a;
     let set = a.name("NAME")?;
     a.finish(&["steps", "bake", "stuck-after", "on-failure"])?;
@@ -486,7 +492,7 @@ fn parse_rollout(a: Args<'_>) -> Result<Command, String> {
     let on_failure = a.parsed("on-failure", |v| match v {
         "hold" => Ok(crate::plan::OnFailure::Hold),
         "undo" => Ok(crate::plan::OnFailure::Undo),
-        _ => Err("expected hold or undo".into()),
+        _ => Err(BadValue::new(v, "is not an answer to a failure", "hold or undo")),
     })?;
     Ok(Command::Rollout(Box::new(super::RolloutArgs {
         set,
@@ -498,74 +504,74 @@ fn parse_rollout(a: Args<'_>) -> Result<Command, String> {
 }
 
 /// `N`, from 1: how many `what` a fault touches.
-fn how_many(a: &mut Args<'_>, what: &str) -> Result<u32, String> {
+fn how_many(a: &mut Args<'_>, what: &str) -> Result<u32, LineError> {
     let w = a.word("N")?;
     w.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
         a.err(format!("{w:?} is not a count: expected the number of {what}, from 1"))
     })
 }
 
-fn int_arg(a: &mut Args<'_>, what: &str) -> Result<i32, String> {
+fn int_arg(a: &mut Args<'_>, what: &str) -> Result<i32, LineError> {
     let w = a.word(what)?;
     int(w).map_err(|m| a.err(format_args!("{what} {m}")))
 }
 
 /// `NAME` or `NAMESPACE/NAME`.
-fn parse_name(w: &str) -> Result<Name, String> {
+fn parse_name(w: &str) -> Result<Name, BadValue> {
     let (ns, name) = match w.split_once('/') {
         Some((ns, name)) => (ns, name),
         None => (DEFAULT_NAMESPACE, w),
     };
     if ns.is_empty() || name.is_empty() || name.contains('/') {
-        return Err(format!("{w:?} is not a name; expected NAME or NAMESPACE/NAME"));
+        return Err(BadValue::new(w, "is not a name", "NAME or NAMESPACE/NAME"));
     }
     Ok(Name { namespace: ns.to_string(), name: name.to_string() })
 }
 
-fn int(v: &str) -> Result<i32, String> {
-    v.parse::<i32>().map_err(|_| format!("{v:?} is not a whole number; expected e.g. 3"))
+fn int(v: &str) -> Result<i32, BadValue> {
+    v.parse::<i32>().map_err(|_| BadValue::new(v, "is not a whole number", "e.g. 3"))
 }
 
-fn count(v: &str) -> Result<i32, String> {
+fn count(v: &str) -> Result<i32, BadValue> {
     match v.parse::<i32>() {
         Ok(n) if n >= 0 => Ok(n),
-        _ => Err(format!("{v:?} is not a count; expected a whole number ≥ 0")),
+        _ => Err(BadValue::new(v, "is not a count", "a whole number ≥ 0")),
     }
 }
 
-fn positive(v: &str) -> Result<i64, String> {
+fn positive(v: &str) -> Result<i64, BadValue> {
     match v.parse::<i64>() {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!("{v:?} is not valid; expected a whole number ≥ 1")),
+        _ => Err(BadValue::new(v, "is not valid", "a whole number ≥ 1")),
     }
 }
 
-fn boolean(v: &str) -> Result<bool, String> {
+fn boolean(v: &str) -> Result<bool, BadValue> {
     match v {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(format!("{v:?} is not a boolean; expected true or false")),
+        _ => Err(BadValue::new(v, "is not a boolean", "true or false")),
     }
 }
 
-fn strategy(v: &str) -> Result<bool, String> {
+fn strategy(v: &str) -> Result<bool, BadValue> {
     match v {
         "RollingUpdate" => Ok(false),
         "OnDelete" => Ok(true),
-        _ => Err(format!("{v:?} is not a strategy; expected RollingUpdate or OnDelete")),
+        _ => Err(BadValue::new(v, "is not a strategy", "RollingUpdate or OnDelete")),
     }
 }
 
-fn retention(v: &str) -> Result<Retention, String> {
+fn retention(v: &str) -> Result<Retention, BadValue> {
     match v {
         "Retain" => Ok(Retention::Retain),
         "Delete" => Ok(Retention::Delete),
-        _ => Err(format!("{v:?} is not a retention policy; expected Retain or Delete")),
+        _ => Err(BadValue::new(v, "is not a retention policy", "Retain or Delete")),
     }
 }
 
 /// `N` or `P%` (the API server checks the range).
-fn int_or_percent(v: &str) -> Result<IntOrString, String> {
+fn int_or_percent(v: &str) -> Result<IntOrString, BadValue> {
     if let Some(p) = v.strip_suffix('%') {
         if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
             return Ok(IntOrString::String(v.to_string()));
@@ -573,24 +579,24 @@ fn int_or_percent(v: &str) -> Result<IntOrString, String> {
     } else if let Ok(n) = v.parse::<i32>() {
         return Ok(IntOrString::Int(n));
     }
-    Err(format!("{v:?} is not a number or a percentage; expected e.g. 2 or 25%"))
+    Err(BadValue::new(v, "is not a number or a percentage", "e.g. 2 or 25%"))
 }
 
 /// `a,b,c`; empty for none.
-fn list(v: &str) -> Result<Vec<String>, String> {
+fn list(v: &str) -> Result<Vec<String>, BadValue> {
     if v.is_empty() {
         return Ok(Vec::new());
     }
     let items: Vec<String> = v.split(',').map(str::to_string).collect();
     if items.iter().any(String::is_empty) {
-        return Err(format!("{v:?} has an empty item; expected names separated by commas"));
+        return Err(BadValue::new(v, "has an empty item", "names separated by commas"));
     }
     Ok(items)
 }
 
 /// `250ms`, `2s`, `1m`, `1h`, or sums of them such as `1m30s`.
-pub fn duration(v: &str) -> Result<u64, String> {
-    let bad = || format!("{v:?} is not a duration; expected e.g. 250ms, 2s, 1m");
+pub fn duration(v: &str) -> Result<u64, BadValue> {
+    let bad = || BadValue::new(v, "is not a duration", "e.g. 250ms, 2s, 1m");
     let mut total: u64 = 0;
     let mut rest = v;
     if rest.is_empty() {
