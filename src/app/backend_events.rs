@@ -24,16 +24,7 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
             }
         }
         BackendEvent::Listed { kind, scope, objects } => {
-            state.listing.remove(&kind);
-            let changed = state.mirror.replace(kind, &scope, objects);
-            // A scope listed before is listed again: a re-list (a 410 or a reconnect).
-            if state.listed.iter().any(|(k, s)| *k == kind && *s == scope) {
-                state.relists += 1;
-                state.dirty = true;
-            } else if state.listed.len() < 64 {
-                state.listed.push((kind, scope));
-            }
-            if changed {
+            if on_listed(state, kind, scope, objects) {
                 return after_mirror_change(state);
             }
         }
@@ -43,30 +34,8 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
             state.dirty = true;
             return after_mirror_change(state);
         }
-        BackendEvent::Timeline(ev) => {
-            if !state.caps.pause_reconcile {
-                super::differs::check(state, &ev.kind);
-            }
-            state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
-            if let EventKind::Command { text, .. } = &ev.kind {
-                note_broken_image(state, text);
-            }
-            let sets = state.mirror.set_names();
-            let mut entry = TimelineEntry::new(ev.t_ms, ev.kind, Origin::Backend, &sets);
-            entry.late = state.catch_up_until_ms.is_some_and(|until| ev.t_ms <= until);
-            state.timeline.push(entry);
-            state.dirty = true;
-        }
-        BackendEvent::Clock { now, speed } => {
-            let shown = |t: Option<k8s_openapi::jiff::Timestamp>| t.map(|t| t.as_second());
-            if shown(state.now) != shown(Some(now)) || state.speed != speed {
-                state.dirty = true;
-            }
-            state.now = Some(now);
-            state.clock_wall = state.wall;
-            state.speed = speed;
-            align_origin(state);
-        }
+        BackendEvent::Timeline(ev) => on_timeline(state, ev),
+        BackendEvent::Clock { now, speed } => on_clock(state, now, speed),
         BackendEvent::Mode(m) => {
             if state.mode != m {
                 state.mode = m;
@@ -77,18 +46,7 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
                 info(state, word.into());
             }
         }
-        BackendEvent::Pace { asked, achieved } => {
-            state.pace = achieved;
-            state.dirty = true;
-            if let Some(a) = achieved {
-                let said = format!(
-                    "the simulator cannot keep up: ×{} asked, ×{} achieved",
-                    crate::app::view::header::speed_text(asked),
-                    crate::app::view::header::speed_text(a)
-                );
-                info(state, said);
-            }
-        }
+        BackendEvent::Pace { asked, achieved } => on_pace(state, asked, achieved),
         BackendEvent::Capabilities(caps) => {
             if state.caps != caps {
                 state.caps = caps;
@@ -131,6 +89,67 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
         }
     }
     Vec::new()
+}
+
+/// A complete listing of `kind` in `scope`: whether the mirror changed. A scope listed before
+/// is listed again: a re-list (a 410 or a reconnect), counted for the badge.
+fn on_listed(
+    state: &mut AppState,
+    kind: crate::backend::ObjKind,
+    scope: crate::backend::Scope,
+    objects: Vec<crate::backend::Object>,
+) -> bool {
+    state.listing.remove(&kind);
+    let changed = state.mirror.replace(kind, &scope, objects);
+    if state.listed.iter().any(|(k, s)| *k == kind && *s == scope) {
+        state.relists += 1;
+        state.dirty = true;
+    } else if state.listed.len() < 64 {
+        state.listed.push((kind, scope));
+    }
+    changed
+}
+
+/// A backend timeline entry: compared with the advisor (on a cluster), then kept.
+fn on_timeline(state: &mut AppState, ev: crate::backend::Event) {
+    if !state.caps.pause_reconcile {
+        super::differs::check(state, &ev.kind);
+    }
+    state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
+    if let EventKind::Command { text, .. } = &ev.kind {
+        note_broken_image(state, text);
+    }
+    let sets = state.mirror.set_names();
+    let mut entry = TimelineEntry::new(ev.t_ms, ev.kind, Origin::Backend, &sets);
+    entry.late = state.catch_up_until_ms.is_some_and(|until| ev.t_ms <= until);
+    state.timeline.push(entry);
+    state.dirty = true;
+}
+
+/// The backend's clock report: redrawn only when the shown second or the speed moved.
+fn on_clock(state: &mut AppState, now: k8s_openapi::jiff::Timestamp, speed: f64) {
+    let shown = |t: Option<k8s_openapi::jiff::Timestamp>| t.map(|t| t.as_second());
+    if shown(state.now) != shown(Some(now)) || state.speed != speed {
+        state.dirty = true;
+    }
+    state.now = Some(now);
+    state.clock_wall = state.wall;
+    state.speed = speed;
+    align_origin(state);
+}
+
+/// The simulator's achieved speed while it cannot keep up (`None`: it keeps up again).
+fn on_pace(state: &mut AppState, asked: f64, achieved: Option<f64>) {
+    state.pace = achieved;
+    state.dirty = true;
+    if let Some(a) = achieved {
+        let said = format!(
+            "the simulator cannot keep up: ×{} asked, ×{} achieved",
+            crate::app::view::header::speed_text(asked),
+            crate::app::view::header::speed_text(a)
+        );
+        info(state, said);
+    }
 }
 
 /// A write was answered: it is no longer pending; what to say now that it is done.

@@ -454,31 +454,39 @@ impl ClusterPlayer {
                     }
                     self.emit(EventKind::Expect { line: line.number, ok, detail });
                 }
-                other => {
-                    let deleting = match other {
-                        Command::DeletePod { pod, .. } => Some(pod.as_ref()),
-                        _ => None,
-                    };
-                    if let Some(pod) = &deleting {
-                        self.world.deleted_by_script(pod.clone());
-                    }
-                    let result = self.exec.perform(line.number, other).await;
-                    let now = self.now();
-                    self.world.touched(now);
-                    if let (Err(_), Some(pod)) = (&result, &deleting) {
-                        self.world.deletion_refused(pod);
-                    }
-                    if let Err(failed) = result {
-                        let message = failed.to_string();
-                        self.emit(EventKind::Error { line: Some(line.number), message });
-                    }
-                }
+                other => self.perform(line, other).await,
             }
         }
         if let Some(code) = self.drive_refused() {
             return code;
         }
-        for (number, text, detail) in &failures {
+        self.verdict(&failures, expects)
+    }
+
+    /// Carries out a line that changes the cluster; a failure is the line's `error` event.
+    async fn perform(&mut self, line: &Line, command: &Command) {
+        let deleting = match command {
+            Command::DeletePod { pod, .. } => Some(pod.as_ref()),
+            _ => None,
+        };
+        if let Some(pod) = &deleting {
+            self.world.deleted_by_script(pod.clone());
+        }
+        let result = self.exec.perform(line.number, command).await;
+        let now = self.now();
+        self.world.touched(now);
+        if let (Err(_), Some(pod)) = (&result, &deleting) {
+            self.world.deletion_refused(pod);
+        }
+        if let Err(failed) = result {
+            let message = failed.to_string();
+            self.emit(EventKind::Error { line: Some(line.number), message });
+        }
+    }
+
+    /// The failed expectations said on stderr; the exit code.
+    fn verdict(&self, failures: &[(usize, String, String)], expects: usize) -> i32 {
+        for (number, text, detail) in failures {
             crate::text::err_line(&format!("{}:{number}: expect failed: {text}", self.file));
             crate::text::err_line(&format!("    {detail}"));
         }

@@ -297,14 +297,9 @@ async fn handle(ctx: Arc<ctx::Ctx>, req: Request<Incoming>) -> Response<Body> {
     reply.into_response()
 }
 
-async fn respond(
-    ctx: &Arc<ctx::Ctx>,
-    req: Request<Incoming>,
-    method: &Method,
-    path: &str,
-    q: &Query,
-    headers: &axum::http::HeaderMap,
-) -> Result<Reply, Status> {
+/// The served API's faults (`api-down`, `api-unauthorized`, `api-errors`, `api-latency`), as
+/// they apply to this request.
+async fn api_faults(ctx: &ctx::Ctx, path: &str) -> Result<(), Status> {
     if let Some(until) = ctx.hub.down_until() {
         let left = until.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
         return Err(Status::unavailable(format!(
@@ -325,6 +320,18 @@ async fn respond(
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
+    Ok(())
+}
+
+async fn respond(
+    ctx: &Arc<ctx::Ctx>,
+    req: Request<Incoming>,
+    method: &Method,
+    path: &str,
+    q: &Query,
+    headers: &axum::http::HeaderMap,
+) -> Result<Reply, Status> {
+    api_faults(ctx, path).await?;
     let body = axum::body::to_bytes(Body::new(req.into_body()), MAX_BODY).await.map_err(|_| {
         Status::new(
             413,

@@ -6,12 +6,14 @@
 //! Owns: the report's shape and its text form. Built from the console's selectors (`Screen`),
 //! the advisor's plan and `core::explain`, so it says what the console says.
 
+use k8s_openapi::api::apps::v1::StatefulSet;
 use serde::Serialize;
 
 use super::kubectl::{KubectlVerdict, rollout_status};
 use crate::app::AppState;
 use crate::app::health;
-use crate::app::view::{RevClass, Screen, StrategyView, explain::explain};
+use crate::app::view::grid::GridView;
+use crate::app::view::{HeaderView, RevClass, Screen, StrategyView, explain::explain};
 use crate::backend::ObjRef;
 use crate::core::explain::{StuckReason, forced_rollback, next_actions};
 use crate::core::{Observed, spec};
@@ -178,43 +180,8 @@ impl Report {
         };
         // The console's word (the same rule, on the same state).
         let health = header.health.unwrap_or(health::Health::Unknown);
-        let st = spec::strategy(set);
-        let start = spec::start_ordinal(set);
-        let strategy = match &header.strategy {
-            StrategyView::OnDelete => Strategy {
-                type_: "OnDelete",
-                partition: 0,
-                max_unavailable: None,
-                rolling_update_unset: false,
-                pod_management_policy: header.policy.to_string(),
-            },
-            StrategyView::RollingUpdate { partition, max_unavailable, unset } => Strategy {
-                type_: "RollingUpdate",
-                partition: *partition,
-                max_unavailable: max_unavailable.clone(),
-                rolling_update_unset: *unset,
-                pod_management_policy: header.policy.to_string(),
-            },
-        };
-        let ordinals = screen
-            .grid
-            .cells
-            .iter()
-            .map(|c| Ordinal {
-                ordinal: c.ordinal,
-                pod: c.exists.then(|| crate::core::labels::pod_name(&key.name, c.ordinal)),
-                revision: screen.grid.revision_name(c).map(str::to_string),
-                revision_class: match c.rev {
-                    RevClass::Update => "update",
-                    RevClass::Current => "current",
-                    RevClass::Other => "old",
-                    RevClass::Unknown => "none",
-                },
-                state: c.state.word(),
-                held: !c.condemned && !st.on_delete && st.holds(start, i64::from(c.ordinal)),
-                condemned: c.condemned,
-            })
-            .collect();
+        let strategy = strategy_of(header);
+        let ordinals = ordinals_of(&screen.grid, set, key);
         let revisions = screen
             .revisions
             .iter()
@@ -279,6 +246,16 @@ impl Report {
     /// The text form.
     pub fn text(&self) -> String {
         let mut o = String::new();
+        self.summary_text(&mut o);
+        o.push('\n');
+        self.ordinals_text(&mut o);
+        o.push('\n');
+        self.controller_text(&mut o);
+        o
+    }
+
+    /// The set's lines: health, strategy, replicas, revisions, freeze, plan.
+    fn summary_text(&self, o: &mut String) {
         let mut line = |s: String| {
             o.push_str(&s);
             o.push('\n');
@@ -329,7 +306,14 @@ impl Report {
             };
             line(format!("plan:       {}{runner}", p.words));
         }
-        line(String::new());
+    }
+
+    /// The ordinal table.
+    fn ordinals_text(&self, o: &mut String) {
+        let mut line = |s: String| {
+            o.push_str(&s);
+            o.push('\n');
+        };
         let short = |r: &str| -> String {
             r.strip_prefix(&self.name).and_then(|x| x.strip_prefix('-')).unwrap_or(r).to_string()
         };
@@ -358,7 +342,14 @@ impl Report {
                 c.state
             ));
         }
-        line(String::new());
+    }
+
+    /// The revision history, the controller's sentences and the verdicts.
+    fn controller_text(&self, o: &mut String) {
+        let mut line = |s: String| {
+            o.push_str(&s);
+            o.push('\n');
+        };
         line("history:".into());
         for r in &self.revisions {
             let mark = match (r.current, r.update) {
@@ -394,7 +385,6 @@ impl Report {
             };
             line(format!("kubectl:    rollout status {theirs}: {}", self.kubectl.message));
         }
-        o
     }
 }
 
@@ -421,4 +411,47 @@ fn plan_report(
             PlanReport { words, record: None, error: Some(why), runner, runner_words }
         }
     })
+}
+
+/// The strategy as the header shows it.
+fn strategy_of(header: &HeaderView) -> Strategy {
+    match &header.strategy {
+        StrategyView::OnDelete => Strategy {
+            type_: "OnDelete",
+            partition: 0,
+            max_unavailable: None,
+            rolling_update_unset: false,
+            pod_management_policy: header.policy.to_string(),
+        },
+        StrategyView::RollingUpdate { partition, max_unavailable, unset } => Strategy {
+            type_: "RollingUpdate",
+            partition: *partition,
+            max_unavailable: max_unavailable.clone(),
+            rolling_update_unset: *unset,
+            pod_management_policy: header.policy.to_string(),
+        },
+    }
+}
+
+/// One row per ordinal of the grid: its pod, revision, state and role.
+fn ordinals_of(grid: &GridView, set: &StatefulSet, key: &ObjRef) -> Vec<Ordinal> {
+    let st = spec::strategy(set);
+    let start = spec::start_ordinal(set);
+    grid.cells
+        .iter()
+        .map(|c| Ordinal {
+            ordinal: c.ordinal,
+            pod: c.exists.then(|| crate::core::labels::pod_name(&key.name, c.ordinal)),
+            revision: grid.revision_name(c).map(str::to_string),
+            revision_class: match c.rev {
+                RevClass::Update => "update",
+                RevClass::Current => "current",
+                RevClass::Other => "old",
+                RevClass::Unknown => "none",
+            },
+            state: c.state.word(),
+            held: !c.condemned && !st.on_delete && st.holds(start, i64::from(c.ordinal)),
+            condemned: c.condemned,
+        })
+        .collect()
 }

@@ -10,6 +10,7 @@
 
 mod abort;
 mod pod;
+mod prompts;
 mod rollout;
 mod sim;
 
@@ -17,7 +18,6 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 
 use super::action::Action;
 use super::facts as f;
-use super::input::{Prompt, PromptKind, bump_image};
 use super::keymap::{Context, key_for};
 use super::msg::Command;
 use super::notify::{info, log_operator};
@@ -39,42 +39,9 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
     match action {
         Action::PartitionDown => rollout::partition_step(state, -1),
         Action::PartitionUp => rollout::partition_step(state, 1),
-        Action::PartitionPrompt => {
-            let (r, set) = selected(state)?;
-            require_rolling(set)?;
-            rollout::refuse_frozen(set, &r, &state.caps)?;
-            rollout::refuse_planned(set, &r, state)?;
-            writable(state, WriteKind::PatchSet)?;
-            let kind = PromptKind::Partition { set: r, current: f::partition(set) };
-            state.modal = Modal::Prompt(Prompt::new(kind, ""));
-            Ok(Vec::new())
-        }
+        Action::PartitionPrompt => prompts::partition(state),
         Action::ToggleStrategy => rollout::toggle_strategy(state),
-        Action::MaxUnavailablePrompt => {
-            let (r, set) = selected(state)?;
-            require_rolling(set)?;
-            writable(state, WriteKind::PatchSet)?;
-            let current = set
-                .spec
-                .update_strategy
-                .as_ref()
-                .and_then(|u| u.rolling_update.as_ref())
-                .and_then(|r| r.max_unavailable.as_ref())
-                .map_or_else(
-                    || "1".to_string(),
-                    |v| match v {
-                        k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(i) => {
-                            i.to_string()
-                        }
-                        k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(s) => {
-                            s.clone()
-                        }
-                    },
-                );
-            let kind = PromptKind::MaxUnavailable { set: r, current };
-            state.modal = Modal::Prompt(Prompt::new(kind, ""));
-            Ok(Vec::new())
-        }
+        Action::MaxUnavailablePrompt => prompts::max_unavailable(state),
         Action::ScaleUp => {
             let (r, set) = selected(state)?;
             let old = f::replicas(set);
@@ -88,24 +55,8 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             }
             scale_to(state, r, old, old - 1)
         }
-        Action::ScalePrompt => {
-            let (r, set) = selected(state)?;
-            writable(state, WriteKind::Scale)?;
-            let kind = PromptKind::Scale { set: r, current: f::replicas(set) };
-            state.modal = Modal::Prompt(Prompt::new(kind, ""));
-            Ok(Vec::new())
-        }
-        Action::NewImage => {
-            let (r, set) = selected(state)?;
-            writable(state, WriteKind::PatchSet)?;
-            let current = f::image(set)
-                .ok_or_else(|| format!("{} has no container image to change", r.name))?
-                .to_string();
-            let rolls = rolls_at_once(set, &r);
-            let kind = PromptKind::Image { set: r, current: current.clone(), rolls };
-            state.modal = Modal::Prompt(Prompt::new(kind, bump_image(&current)));
-            Ok(Vec::new())
-        }
+        Action::ScalePrompt => prompts::scale(state),
+        Action::NewImage => prompts::image(state),
         Action::Restart => rollout::restart(state),
         Action::Undo => {
             // Refused before the picker opens, not on Enter.
@@ -113,16 +64,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
             open_picker(state, None)
         }
         Action::ToggleFreeze => rollout::toggle_freeze(state),
-        Action::PlanPrompt => {
-            let (r, set) = selected(state)?;
-            writable(state, WriteKind::PatchSet)?;
-            if state.plan_run.is_some() {
-                return Err(format!("this console runs a plan on {} already", r.name).into());
-            }
-            let initial = super::plan_run::last_plan(set);
-            state.modal = Modal::Prompt(Prompt::new(PromptKind::Plan { set: r }, initial));
-            Ok(Vec::new())
-        }
+        Action::PlanPrompt => prompts::plan(state),
         Action::ApprovePlan => {
             writable(state, WriteKind::PatchSet)?;
             super::plan_run::approve(state)
@@ -142,23 +84,6 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
         Action::BreakImage => pod::break_image(state),
         _ => Ok(Vec::new()),
     }
-}
-
-/// What a new image starts at once on `set`: with RollingUpdate, every ordinal at or above the
-/// partition rolls with no plan and no bake (the hint that `F` holds it first and `P` runs a
-/// plan). Nothing for a set held (partition at the replicas, frozen) or OnDelete.
-fn rolls_at_once(set: &StatefulSet, r: &ObjRef) -> Option<String> {
-    let st = crate::core::spec::strategy(set);
-    let replicas = f::replicas(set);
-    let n = replicas - st.partition.clamp(0, replicas);
-    if st.on_delete || n <= 0 || crate::plan::record::under_way(set).is_some() {
-        return None;
-    }
-    let pods = if n == 1 { "1 pod".to_string() } else { format!("{n} pods") };
-    Some(format!(
-        "partition {}: it rolls {pods} of {} at once — F holds the set first, then P runs a plan",
-        st.partition, r.name
-    ))
 }
 
 /// Whether `action` can apply now, as far as the backend goes (what it offers, the connection,

@@ -96,7 +96,6 @@ pub fn explain(
         delete_pod: false,
         planned: false,
     });
-    let press = |ok: bool, how: String| if ok { format!(" — {how}") } else { String::new() };
     let (current, update) = (plan.current_revision.as_str(), plan.update_revision.as_str());
     let mut out = Vec::new();
     if let Some(err) = &plan.error {
@@ -133,26 +132,7 @@ pub fn explain(
         out.push(hint(s));
     }
     if let Some(hold) = &plan.held_by {
-        // `next_actions` already worded the hold (it is the only source of Hold steps).
-        let step = steps
-            .iter()
-            .find(|s| s.kind == StepKind::Hold)
-            .cloned()
-            .unwrap_or_else(|| core_explain::hold_step(observed, plan, hold));
-        let how = match hold {
-            Hold::Partition { .. } if offer.planned => {
-                " — the rollout plan lowers it step by step".to_string()
-            }
-            Hold::Partition { .. } => press(
-                offer.lower_partition,
-                format!("press {} to lower it", key(Action::PartitionDown)),
-            ),
-            Hold::OnDelete { .. } => press(
-                offer.delete_pod,
-                format!("select a pod on an older revision and press {}", key(Action::DeletePod)),
-            ),
-        };
-        out.push(ExplainLine::new(LineKind::Held, format!("{}{how}", step.text)));
+        out.push(held_line(observed, plan, steps, hold, &offer));
     }
     let suspect = |s: &&core_explain::ForcedRollback| {
         s.reason == StuckReason::BrokenUpdate
@@ -165,18 +145,7 @@ pub fn explain(
         out.push(w);
     }
     if current != update && crate::core::spec::strategy(observed.set).rolling_block_unset() {
-        out.push(ExplainLine::new(
-            LineKind::Warning,
-            format!(
-                "rollingUpdate is unset (the strategy type was set alone): a missing pod comes \
-                 back at the current revision, and with Parallel from 1.37 it is deleted again \
-                 at once, over and over{}",
-                press(
-                    offer.set_partition,
-                    format!("press {} to set a partition", key(Action::PartitionPrompt))
-                )
-            ),
-        ));
+        out.push(unset_warning(&offer));
     }
     if out.is_empty() {
         let text = if !update.is_empty() && current == update {
@@ -187,6 +156,57 @@ pub fn explain(
         out.push(ExplainLine::new(LineKind::Done, text));
     }
     out
+}
+
+/// ` — how` when the key would be carried out now; nothing otherwise.
+fn press(ok: bool, how: String) -> String {
+    if ok { format!(" — {how}") } else { String::new() }
+}
+
+/// What holds the update back (a partition, OnDelete) and the key that lets it go.
+fn held_line(
+    observed: &Observed<'_>,
+    plan: &Plan,
+    steps: &[Step],
+    hold: &Hold,
+    offer: &Offer,
+) -> ExplainLine {
+    // `next_actions` already worded the hold (it is the only source of Hold steps).
+    let step = steps
+        .iter()
+        .find(|s| s.kind == StepKind::Hold)
+        .cloned()
+        .unwrap_or_else(|| core_explain::hold_step(observed, plan, hold));
+    let how = match hold {
+        Hold::Partition { .. } if offer.planned => {
+            " — the rollout plan lowers it step by step".to_string()
+        }
+        Hold::Partition { .. } => press(
+            offer.lower_partition,
+            format!("press {} to lower it", key(Action::PartitionDown)),
+        ),
+        Hold::OnDelete { .. } => press(
+            offer.delete_pod,
+            format!("select a pod on an older revision and press {}", key(Action::DeletePod)),
+        ),
+    };
+    ExplainLine::new(LineKind::Held, format!("{}{how}", step.text))
+}
+
+/// The strategy type set alone (no rollingUpdate block) during an update.
+fn unset_warning(offer: &Offer) -> ExplainLine {
+    ExplainLine::new(
+        LineKind::Warning,
+        format!(
+            "rollingUpdate is unset (the strategy type was set alone): a missing pod comes back \
+             at the current revision, and with Parallel from 1.37 it is deleted again at once, \
+             over and over{}",
+            press(
+                offer.set_partition,
+                format!("press {} to set a partition", key(Action::PartitionPrompt))
+            )
+        ),
+    )
 }
 
 fn key(action: Action) -> String {

@@ -60,6 +60,25 @@ pub fn speed_text(speed: f64) -> String {
 
 /// The two groups of segments; each group starts a new line.
 fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
+    let (mode, strategy) = (mode_pieces(h), strategy_pieces(h));
+    let mut clock = vec![p(format!("t {}", duration_text(h.elapsed_ms / 1000 * 1000)), Tone::Dim)];
+    if h.set_count > 1 {
+        clock.push(p(format!("  ({} sets, Tab)", h.set_count), Tone::Dim));
+    }
+    // The mode comes right after the set: it is what changes under the operator's keys.
+    let first = vec![
+        seg(true, vec![p(h.set.to_string(), Tone::Title)]),
+        seg(true, mode),
+        seg(true, strategy),
+        seg(true, vec![p(h.policy, Tone::Text)]),
+        seg(false, clock),
+    ];
+    [first, second_group(h)]
+}
+
+/// The mode and what qualifies it: the connection, driving, read-only, a freeze, a plan, another
+/// manager, re-lists, the speed.
+fn mode_pieces(h: &HeaderView<'_>) -> Vec<Piece> {
     let mode = match (h.connection, h.mode) {
         (Connection::Unreachable { since, .. }, _) => p(
             format!("⚠ unreachable since {}, retrying (stale)", since.strftime("%H:%M:%S")),
@@ -107,7 +126,11 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
         (Some(speed), None) => mode.push(p(format!(" ×{}", speed_text(speed)), Tone::Text)),
         _ => {}
     }
-    let strategy = match &h.strategy {
+    mode
+}
+
+fn strategy_pieces(h: &HeaderView<'_>) -> Vec<Piece> {
+    match &h.strategy {
         StrategyView::RollingUpdate { unset: true, .. } => {
             vec![p("RollingUpdate ", Tone::Text), p("rollingUpdate unset", Tone::Warn)]
         }
@@ -121,19 +144,11 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
             v
         }
         StrategyView::OnDelete => vec![p("OnDelete", Tone::Warn)],
-    };
-    let mut clock = vec![p(format!("t {}", duration_text(h.elapsed_ms / 1000 * 1000)), Tone::Dim)];
-    if h.set_count > 1 {
-        clock.push(p(format!("  ({} sets, Tab)", h.set_count), Tone::Dim));
     }
-    // The mode comes right after the set: it is what changes under the operator's keys.
-    let first = vec![
-        seg(true, vec![p(h.set.to_string(), Tone::Title)]),
-        seg(true, mode),
-        seg(true, strategy),
-        seg(true, vec![p(h.policy, Tone::Text)]),
-        seg(false, clock),
-    ];
+}
+
+/// The second line: health, the counts, the revisions, the generation.
+fn second_group(h: &HeaderView<'_>) -> Vec<Segment> {
     let count = |label: &str, n: i32| {
         let tone = if n < h.desired { Tone::Warn } else { Tone::Text };
         [p(label, Tone::Dim), p(n.to_string(), tone)]
@@ -170,7 +185,7 @@ fn groups(h: &HeaderView<'_>) -> [Vec<Segment>; 2] {
         p(format!("{}/{}", show(h.observed_generation), show(h.generation)), gen_tone),
     ];
     second.extend([seg(true, counts), seg(true, revs), seg(true, generation)]);
-    [first, second]
+    second
 }
 
 fn rev(r: &RevLabel<'_>, tone: Tone) -> [Piece; 2] {

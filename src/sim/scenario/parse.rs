@@ -282,28 +282,8 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, LineError> {
         "rollout" => return parse_rollout(a),
         "approve" => Command::Approve { set: a.name("NAME")? },
         "abort" => Command::Abort { set: a.name("NAME")? },
-        "api-down" => {
-            let w = a.word("DUR")?;
-            Command::Api(ApiFault::Down { ms: duration(w).map_err(|m| a.err(m))? })
-        }
-        "api-latency" => {
-            let w = a.word("DUR")?;
-            Command::Api(ApiFault::Latency { ms: duration(w).map_err(|m| a.err(m))? })
-        }
-        "api-unauthorized" => {
-            let w = a.word("DUR")?;
-            Command::Api(ApiFault::Unauthorized { ms: duration(w).map_err(|m| a.err(m))? })
-        }
-        "drop-watches" => Command::Api(ApiFault::DropWatches),
-        "compact" => Command::Api(ApiFault::Compact),
-        "api-lose-replies" => {
-            Command::Api(ApiFault::LoseReplies { n: how_many(&mut a, "writes")? })
-        }
-        "api-stall-watches" => {
-            let w = a.word("DUR")?;
-            Command::Api(ApiFault::StallWatches { ms: duration(w).map_err(|m| a.err(m))? })
-        }
-        "api-errors" => Command::Api(ApiFault::Errors { n: how_many(&mut a, "requests")? }),
+        "drop-watches" | "compact" => Command::Api(api_fault(cmd, &mut a)?),
+        api if api.starts_with("api-") => Command::Api(api_fault(cmd, &mut a)?),
         "pause" => Command::Pause,
         "resume" => Command::Resume,
         "step" => {
@@ -314,10 +294,7 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, LineError> {
             };
             Command::Step(n)
         }
-        "wait" => {
-            let w = a.word("DUR")?;
-            Command::Wait(duration(w).map_err(|m| a.err(m))?)
-        }
+        "wait" => Command::Wait(duration_arg(&mut a)?),
         "settle" => {
             let max = a.parsed("max", duration)?;
             a.finish(&["max"])?;
@@ -328,6 +305,27 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, LineError> {
     };
     a.finish(&[])?;
     Ok(command)
+}
+
+/// The served API's faults: `api-*`, `drop-watches`, `compact`.
+fn api_fault(cmd: &str, a: &mut Args<'_>) -> Result<ApiFault, LineError> {
+    Ok(match cmd {
+        "api-down" => ApiFault::Down { ms: duration_arg(a)? },
+        "api-latency" => ApiFault::Latency { ms: duration_arg(a)? },
+        "api-unauthorized" => ApiFault::Unauthorized { ms: duration_arg(a)? },
+        "drop-watches" => ApiFault::DropWatches,
+        "compact" => ApiFault::Compact,
+        "api-lose-replies" => ApiFault::LoseReplies { n: how_many(a, "writes")? },
+        "api-stall-watches" => ApiFault::StallWatches { ms: duration_arg(a)? },
+        "api-errors" => ApiFault::Errors { n: how_many(a, "requests")? },
+        _ => return Err(unknown_command(cmd)),
+    })
+}
+
+/// A `DUR` positional argument.
+fn duration_arg(a: &mut Args<'_>) -> Result<u64, LineError> {
+    let w = a.word("DUR")?;
+    duration(w).map_err(|m| a.err(m))
 }
 
 fn unknown_command(cmd: &str) -> LineError {
