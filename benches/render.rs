@@ -4,7 +4,7 @@
 //! the controller's sentences, `app::derived`, cached until the next change).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-#[path = "../tests/it/ui_support/mod.rs"]
+#[path = "../tests/support/ui_support.rs"]
 mod ui_support;
 
 use std::hint::black_box;

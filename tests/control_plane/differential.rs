@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -122,7 +122,7 @@ fn on_simulator(s: &Scenario, options: Options) -> String {
 /// Plays on the cluster in namespace `ns`: (exit code, stdout, stderr).
 fn on_cluster(s: &Scenario, ns: &str) -> (Option<i32>, String, String) {
     let drive: &[&str] = if driven() { &["--drive"] } else { &[] };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ststui"))
+    let mut child = crate::support::runner::ststui()
         .args(["play", &s.path.to_string_lossy(), "--format", "jsonl", "-n", ns])
         .args(drive)
         .stdout(Stdio::piped())

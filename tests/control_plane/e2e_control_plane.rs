@@ -9,10 +9,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 #![cfg(unix)]
 
-use crate::cp_support;
-use crate::pty_support;
+use crate::support::cp_support;
+use crate::support::pty_support;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cp_support::Ns;
@@ -134,7 +133,7 @@ fn drive_mode_refuses_while_kube_controller_managers_statefulset_controller_runs
     ns.rehearse();
     let script = ns.dir.join("drive.scenario");
     std::fs::write(&script, "expect web ready=3\n").unwrap_or_else(|e| panic!("{e}"));
-    let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
+    let out = crate::support::runner::ststui()
         .arg("play")
         .arg(&script)
         .args(["--drive", "-n", &ns.name, "--log-file"])

@@ -16,8 +16,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 #![cfg(unix)]
 
-use crate::cp_support;
-use crate::pty_support;
+use crate::support::cp_support;
+use crate::support::pty_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -179,7 +179,7 @@ expect web ready=2
 ",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
+    let out = crate::support::runner::ststui()
         .arg("play")
         .arg(&script)
         .args(["--drive", "--context", "restricted", "--timeout", "20s", "-n", &ns.name])

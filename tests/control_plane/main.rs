@@ -3,10 +3,8 @@
 //! kube-controller-manager, real-cluster mode end to end, and drive mode end to end.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-#[path = "../cp_support/mod.rs"]
-mod cp_support;
-#[path = "../pty_support/mod.rs"]
-mod pty_support;
+#[path = "../support/mod.rs"]
+mod support;
 
 mod differential;
 mod e2e_control_plane;

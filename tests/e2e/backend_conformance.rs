@@ -8,14 +8,15 @@
 //! embedded controller, refuse as unsupported).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::serve_common;
+use crate::support::serve_common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::objects::web;
 use ststui::backend::{
-    Backend, BackendEvent, ClusterOp, FailureKind, Mode, ObjKind, ObjRef, Object, Op, SimOp, Write,
+    Backend, BackendEvent, ClusterOp, FailureKind, Mode, ObjKind, Object, Op, SimOp, Write,
 };
 use ststui::cluster::{ClusterBackend, Target};
 use ststui::drive::backend::DriveBackend;
@@ -40,10 +41,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn web() -> ObjRef {
-    ObjRef::new("default", "web")
 }
 
 /// `web` with 3 replicas; `paused`: the API server without a StatefulSet controller (drive mode

@@ -2,14 +2,12 @@
 //! JSONL), diagnostics on stderr, byte-identical output run to run, and the soak's summary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
+use crate::support::runner;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn ststui(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ststui"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run ststui: {e}"))
+    runner::ststui().args(args).output().unwrap_or_else(|e| panic!("cannot run ststui: {e}"))
 }
 
 fn text(bytes: &[u8]) -> String {

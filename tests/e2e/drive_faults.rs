@@ -6,12 +6,13 @@
 //! update revision and roll every pod again), and a denied write is refused before driving.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::serve_common;
+use crate::support::serve_common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ststui::backend::{BackendEvent, ClusterOp, EventKind, ObjRef};
+use crate::support::objects::web;
+use ststui::backend::{BackendEvent, ClusterOp, EventKind};
 use ststui::cluster::Target;
 use ststui::core::ControllerAction;
 use ststui::drive::backend::DriveBackend;
@@ -20,10 +21,6 @@ use ststui::sim::driver::SimHandle;
 use ststui::sim::{ApiFault, Sim};
 
 type Seen = Arc<Mutex<Vec<BackendEvent>>>;
-
-fn web() -> ObjRef {
-    ObjRef::new("default", "web")
-}
 
 struct Rig {
     handle: SimHandle,

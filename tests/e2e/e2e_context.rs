@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 #![cfg(unix)]
 
-use crate::pty_support;
+use crate::support::pty_support;
 
 use pty_support::cluster::Cluster;
 

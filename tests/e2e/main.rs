@@ -3,10 +3,8 @@
 //! against the served simulator, the backends' conformance, drive mode's faults and the soak.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-#[path = "../pty_support/mod.rs"]
-mod pty_support;
-#[path = "../serve_common/mod.rs"]
-mod serve_common;
+#[path = "../support/mod.rs"]
+mod support;
 
 mod backend_conformance;
 mod cli_headless;

@@ -8,57 +8,44 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod faults;
-use crate::serve_common;
+use crate::support::serve_common;
 
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::objects::kubelet_breaking;
+use crate::support::objects::web;
+use crate::support::rig::Served;
+use crate::support::runner;
+use crate::support::wait;
 use k8s_openapi::api::apps::v1::StatefulSet;
-use serve_common::{serve, set};
+use serve_common::set;
 use ststui::backend::{ClusterOp, ObjRef};
 use ststui::plan::record::{self, Phase, Record};
-use ststui::serve::Server;
-use ststui::sim::driver::SimHandle;
-use ststui::sim::{ApiFault, KubeletConfig, Sim};
+use ststui::sim::ApiFault;
 
+/// The served simulator and every partition the set was seen with, in order (repeats folded).
 struct Rig {
-    handle: SimHandle,
-    server: Server,
-    dir: PathBuf,
-    /// Every partition the set was seen with, in order (repeats folded).
+    served: Served,
     partitions: Arc<Mutex<Vec<i32>>>,
 }
 
-impl Drop for Rig {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+impl std::ops::Deref for Rig {
+    type Target = Served;
+    fn deref(&self) -> &Served {
+        &self.served
     }
-}
-
-fn web() -> ObjRef {
-    ObjRef::new("default", "web")
 }
 
 /// `web` (4 replicas, pods that start in 100 ms, `nginx:broken` never Ready) served, held at
 /// partition 4, its template changed to `image`: an update waiting for a plan.
 fn rig(test: &str, image: &str) -> Rig {
-    let kubelet = KubeletConfig {
-        start_ms: 100,
-        ready_ms: 100,
-        stop_ms: 100,
-        broken: Some("nginx:broken".into()),
-        failure: Default::default(),
-    };
-    let (handle, server) = serve(vec![set("web", 4)], &[], kubelet);
-    let dir = std::env::temp_dir().join(format!("ststui-plan-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    ststui::serve::write_kubeconfig(&dir.join("kubeconfig"), server.addr).unwrap();
-    let partitions = Arc::new(Mutex::new(Vec::new()));
-    let r = Rig { handle, server, dir, partitions };
-    op(&r, ClusterOp::SetPartition { set: web(), partition: 4 });
-    op(&r, ClusterOp::SetImage { set: web(), image: image.into() });
+    let kubelet = kubelet_breaking(100, "nginx:broken");
+    let served = Served::new("plan", test, vec![set("web", 4)], &[], kubelet);
+    let r = Rig { served, partitions: Arc::new(Mutex::new(Vec::new())) };
+    r.op(ClusterOp::SetPartition { set: web(), partition: 4 });
+    r.op(ClusterOp::SetImage { set: web(), image: image.into() });
     watch_partitions(&r);
     r
 }
@@ -101,50 +88,21 @@ fn watch_partitions(r: &Rig) {
     ready_rx.recv_timeout(Duration::from_secs(10)).unwrap();
 }
 
-fn call<T: Send + 'static>(r: &Rig, f: impl FnOnce(&mut Sim) -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    r.handle.caller().call(Box::new(move |sim| {
-        let _ = tx.send(f(sim));
-    }));
-    rx.recv_timeout(Duration::from_secs(5)).unwrap()
-}
-
-fn op(r: &Rig, op: ClusterOp) {
-    call(r, move |sim| sim.apply_op(op.into()).map_err(|e| e.to_string())).unwrap();
-}
-
-fn the_set(r: &Rig) -> StatefulSet {
-    call(r, |sim| sim.set(&web()).cloned()).unwrap()
-}
-
 fn the_plan(r: &Rig) -> Option<Record> {
-    match record::read(&the_set(r)) {
+    match record::read(&r.the_set()) {
         record::Reading::Plan(p) => Some(*p),
         record::Reading::None => None,
         record::Reading::Invalid(why) => panic!("invalid record: {why}"),
     }
 }
 
-fn partition(r: &Rig) -> i32 {
-    ststui::core::spec::strategy(&the_set(r)).partition
-}
-
 fn command(r: &Rig, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ststui"));
-    c.args(args)
-        .arg("--kubeconfig")
-        .arg(r.dir.join("kubeconfig"))
-        .arg("--log-file")
-        .arg(r.dir.join("log"))
-        .stdin(Stdio::null());
-    c
+    runner::against(&r.dir, args)
 }
 
 /// Runs `ststui ARGS`: (exit code, stdout, stderr).
 fn ststui(r: &Rig, args: &[&str]) -> (i32, String, String) {
-    let out = command(r, args).output().unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    runner::outcome(&mut command(r, args))
 }
 
 /// Starts `ststui ARGS` in the background.
@@ -166,7 +124,7 @@ fn until_plan(r: &Rig, what: &str, f: impl Fn(&Record) -> bool) -> Record {
 
 fn pod_uid(r: &Rig, name: &str) -> Option<String> {
     let pod = ObjRef::new("default", name);
-    call(r, move |sim| sim.pod(&pod).and_then(|p| p.metadata.uid.clone()))
+    r.call(move |sim| sim.pod(&pod).and_then(|p| p.metadata.uid.clone()))
 }
 
 #[test]
@@ -199,9 +157,9 @@ fn a_plan_opens_3_2_0_in_order_and_its_check_sees_each_steps_pods() {
     assert!(out.contains("  | fine"), "the check's output is shown:\n{out}");
     let done = the_plan(&r).unwrap();
     assert_eq!((done.phase, done.step, done.partition), (Phase::Done, 3, 0));
-    let st = the_set(&r).status.unwrap();
+    let st = r.the_set().status.unwrap();
     assert_eq!((st.updated_replicas, st.ready_replicas), (Some(4), Some(4)));
-    assert!(record::lease(&the_set(&r)).is_none(), "the lease is given back");
+    assert!(record::lease(&r.the_set()).is_none(), "the lease is given back");
 }
 
 #[test]
@@ -233,7 +191,7 @@ fn a_failing_check_halts_after_step_1_and_nothing_further_opens() {
         Some("check `echo replication lag 40s; exit 1` exited 1: replication lag 40s")
     );
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(partition(&r), 3);
+    assert_eq!(r.partition(), 3);
     assert_eq!(*r.partitions.lock().unwrap(), [4, 3]);
     // explain says so, with its own health word; wait says stuck (3), naming the halt.
     let (code, out, _) = ststui(&r, &["explain", "web"]);
@@ -268,13 +226,13 @@ fn a_broken_image_halts_at_stuck_after_and_undo_reverts_and_deletes_the_stuck_po
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("step 1 made no progress for 2s: web-3"), "{out}");
     assert!(out.contains("deleted web-3"), "{out}");
-    let template = the_set(&r).spec.template.spec.unwrap().containers[0].image.clone();
+    let template = r.the_set().spec.template.spec.unwrap().containers[0].image.clone();
     assert_eq!(template.as_deref(), Some("nginx:1.25"), "reverted");
     assert_eq!(pod_uid(&r, "web-2").unwrap(), web2, "only the stuck pod is deleted");
     assert_eq!(*r.partitions.lock().unwrap(), [4, 3]);
     // The controller brings web-3 back on the reverted template.
     let deadline = Instant::now() + Duration::from_secs(20);
-    while the_set(&r).status.unwrap().ready_replicas != Some(4) {
+    while r.the_set().status.unwrap().ready_replicas != Some(4) {
         assert!(Instant::now() < deadline, "web-3 did not come back Ready");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -292,7 +250,7 @@ fn a_killed_runner_leaves_the_set_held_a_second_runner_is_refused_and_a_rerun_re
     first.kill().unwrap();
     let _ = first.wait();
     std::thread::sleep(Duration::from_secs(4));
-    assert_eq!(partition(&r), 3, "held at the step it was at");
+    assert_eq!(r.partition(), 3, "held at the step it was at");
     assert_eq!(the_plan(&r).unwrap().phase, Phase::Baking, "its record stays");
     // A rerun that does not state the bake again is refused, naming it: a bake is never taken
     // from the set.
@@ -312,13 +270,13 @@ fn halted_on_a_template_change(test: &str) -> Record {
     let r = rig(test, "nginx:1.26");
     let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "30s"]);
     until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking);
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.27".into() });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:1.27".into() });
     let status = runner.wait().unwrap();
     let out = std::io::read_to_string(runner.stdout.take().unwrap()).unwrap();
     let err = std::io::read_to_string(runner.stderr.take().unwrap()).unwrap();
     assert_eq!(status.code(), Some(3), "{out}{err}");
     assert!(out.contains("the template changed under the plan"), "{out}");
-    assert_eq!(partition(&r), 3);
+    assert_eq!(r.partition(), 3);
     let plan = the_plan(&r).unwrap();
     assert_eq!(plan.phase, Phase::Halted);
     plan
@@ -334,7 +292,7 @@ fn a_template_change_under_the_plan_halts_it() {
 fn a_lost_reply_during_a_step_does_not_open_two_steps() {
     let r = rig("lost", "nginx:1.26");
     // The first write (the lease) and the second (step 1's partition) lose their replies.
-    call(&r, |sim| sim.api_fault(ApiFault::LoseReplies { n: 2 }));
+    r.call(|sim| sim.api_fault(ApiFault::LoseReplies { n: 2 }));
     let (code, out, err) =
         ststui(&r, &["rollout", "web", "--steps", "1,50%,100%", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
@@ -348,7 +306,7 @@ fn a_gate_waits_for_approve() {
     let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,pause,100%"]);
     until_plan(&r, "at the gate", |p| p.phase == Phase::Gate);
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(partition(&r), 3, "nothing opens past the gate");
+    assert_eq!(r.partition(), 3, "nothing opens past the gate");
     // The partition's pods are done, the plan is not: Progressing, and wait waits for the plan.
     let (_, out, _) = ststui(&r, &["explain", "web"]);
     assert!(out.starts_with("statefulset default/web: Progressing"), "{out}");
@@ -358,7 +316,7 @@ fn a_gate_waits_for_approve() {
     // Its runner gone (killed, its lease removed): wait says stuck and how to go on.
     runner.kill().unwrap();
     let _ = runner.wait();
-    call(&r, |sim| {
+    r.call(|sim| {
         let mut set = sim.set(&web()).cloned().unwrap();
         set.metadata.annotations.as_mut().unwrap().remove(record::LEASE);
         sim.apply_set(set).map(|_| ()).map_err(|e| e.to_string())
@@ -369,7 +327,14 @@ fn a_gate_waits_for_approve() {
     assert!(out.contains("no runner (`ststui rollout web` resumes it"), "{out}");
     // A rerun resumes at the gate; the approval takes it to the end.
     let mut runner = spawn(&r, &["rollout", "web", "--timeout", "60s"]);
-    std::thread::sleep(Duration::from_millis(500));
+    let pid = runner.id();
+    let leased = || {
+        let set = r.the_set();
+        let lease = set.metadata.annotations.as_ref().and_then(|a| a.get(record::LEASE).cloned());
+        let lease: Option<serde_json::Value> = lease.and_then(|l| serde_json::from_str(&l).ok());
+        lease.and_then(|l| l["pid"].as_u64()) == Some(u64::from(pid))
+    };
+    wait::until("the rerun holds the lease", Duration::from_secs(10), leased);
     let (code, out, err) = ststui(&r, &["approve", "web"]);
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(runner.wait().unwrap().code(), Some(0));
@@ -383,9 +348,9 @@ fn a_gate_waits_for_approve() {
 #[test]
 fn abort_shows_what_it_will_do_and_needs_yes_without_a_terminal() {
     let r = rig("abort", "nginx:broken");
-    op(&r, ClusterOp::SetPartition { set: web(), partition: 3 });
+    r.op(ClusterOp::SetPartition { set: web(), partition: 3 });
     let deadline = Instant::now() + Duration::from_secs(10);
-    while pod_uid(&r, "web-3").is_none() || the_set(&r).status.unwrap().updated_replicas != Some(1)
+    while pod_uid(&r, "web-3").is_none() || r.the_set().status.unwrap().updated_replicas != Some(1)
     {
         assert!(Instant::now() < deadline, "web-3 was not replaced");
         std::thread::sleep(Duration::from_millis(50));
@@ -396,14 +361,14 @@ fn abort_shows_what_it_will_do_and_needs_yes_without_a_terminal() {
     assert!(out.contains("will delete, as stuck on") && out.contains("web-3"), "{out}");
     assert!(err.contains("pass --yes"), "{err}");
     assert_eq!(
-        the_set(&r).spec.template.spec.unwrap().containers[0].image.as_deref(),
+        r.the_set().spec.template.spec.unwrap().containers[0].image.as_deref(),
         Some("nginx:broken"),
         "nothing written"
     );
     let (code, out, err) = ststui(&r, &["abort", "web", "--yes"]);
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(
-        the_set(&r).spec.template.spec.unwrap().containers[0].image.as_deref(),
+        r.the_set().spec.template.spec.unwrap().containers[0].image.as_deref(),
         Some("nginx:1.25")
     );
 }
@@ -417,7 +382,7 @@ fn abort_ends_a_halted_plan_as_aborted_and_puts_the_partition_back() {
         ststui(&r, &["rollout", "web", "--steps", "1,100%", "--stuck-after", "2s"]);
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("web-3 Running, not Ready") || out.contains("web-3 not running"), "{out}");
-    assert_eq!(partition(&r), 3);
+    assert_eq!(r.partition(), 3);
     let (code, out, err) = ststui(&r, &["abort", "web", "--yes"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("will put the partition back from 3 to 4, where the plan began"), "{out}");
@@ -425,7 +390,7 @@ fn abort_ends_a_halted_plan_as_aborted_and_puts_the_partition_back() {
     let aborted = the_plan(&r).unwrap();
     assert_eq!(aborted.phase, Phase::Aborted);
     assert!(aborted.reason.unwrap_or_default().starts_with("aborted by"));
-    assert_eq!(partition(&r), 4);
+    assert_eq!(r.partition(), 4);
     let (_, out, _) = ststui(&r, &["explain", "web"]);
     assert!(!out.contains(": Halted"), "{out}");
 }
@@ -439,7 +404,7 @@ fn an_invalid_record_is_named_invalid_everywhere_and_never_silently_replaced() {
         "onFailure": "hold", "revision": "web-x", "template": "", "step": 99, "of": 2,
         "phase": "waiting", "since": "2026-01-01T00:00:00Z", "partition": 4, "by": "ana",
         "started": "2026-01-01T00:00:00Z"});
-    op(&r, ClusterOp::Plan { set: web(), partition: None, record: bad.to_string() });
+    r.op(ClusterOp::Plan { set: web(), partition: None, record: bad.to_string() });
     let (_, out, _) = ststui(&r, &["explain", "web"]);
     assert!(out.contains("is invalid: it is at step 99 of 2"), "{out}");
     let (code, _, err) = ststui(&r, &["rollout", "web"]);
@@ -448,7 +413,7 @@ fn an_invalid_record_is_named_invalid_everywhere_and_never_silently_replaced() {
     let (code, _, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("is invalid"), "{err}");
-    assert_eq!(partition(&r), 4, "nothing written");
+    assert_eq!(r.partition(), 4, "nothing written");
     let (code, out, err) =
         ststui(&r, &["rollout", "web", "--steps", "1,100%", "--force", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
@@ -460,7 +425,7 @@ fn an_invalid_record_is_named_invalid_everywhere_and_never_silently_replaced() {
 #[test]
 fn rollout_image_freezes_sets_the_image_and_runs_the_plan() {
     let r = rig("image", "nginx:1.25");
-    op(&r, ClusterOp::SetPartition { set: web(), partition: 0 });
+    r.op(ClusterOp::SetPartition { set: web(), partition: 0 });
     let (code, out, err) = ststui(
         &r,
         &["rollout", "web", "--image", "nginx=nginx:1.27", "--steps", "1,100%", "--timeout", "60s"],
@@ -475,7 +440,7 @@ fn rollout_image_freezes_sets_the_image_and_runs_the_plan() {
     assert!(out.contains("frozen first (partition 0 → 4)"), "{out}");
     // Held at 4 before the first step: no pod rolled before the plan opened web-3.
     assert_eq!(*r.partitions.lock().unwrap(), [4, 0, 4, 3, 0], "{out}");
-    let image = the_set(&r).spec.template.spec.unwrap().containers[0].image.clone();
+    let image = r.the_set().spec.template.spec.unwrap().containers[0].image.clone();
     assert_eq!(image.as_deref(), Some("nginx:1.27"));
 }
 
@@ -493,7 +458,7 @@ fn wait_lease_waits_out_another_runners_lease() {
         expires: record::stamp(expires),
     };
     let text = serde_json::to_string(&lease).unwrap();
-    op(&r, ClusterOp::PlanLease { set: web(), lease: Some(text), seen: None });
+    r.op(ClusterOp::PlanLease { set: web(), lease: Some(text), seen: None });
     let (code, _, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("bo on elsewhere (pid 1)") && err.contains("--wait-lease"), "{err}");
@@ -524,14 +489,14 @@ fn a_command_stored_on_the_set_is_never_run_and_a_stored_bake_never_shortens_our
     evil.checks = vec![format!("{check}; touch {}", pwned.display())];
     evil.bake_seconds = 0;
     let text = serde_json::to_string(&evil).unwrap();
-    op(&r, ClusterOp::Plan { set: web(), partition: None, record: text });
+    r.op(ClusterOp::Plan { set: web(), partition: None, record: text });
     let args = ["rollout", "web", "--bake", "4s", "--check", check.as_str(), "--timeout", "60s"];
     let (code, out, err) = ststui(&r, &args);
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("bake: recorded 0s, asked 4s"), "{err}");
     assert!(err.contains("touch"), "the stored command is named: {err}");
     assert!(err.contains("--force"), "{err}");
-    assert_eq!(partition(&r), 3, "nothing written");
+    assert_eq!(r.partition(), 3, "nothing written");
     // A rerun that states no check does not inherit the stored one either.
     let (code, _, err) = ststui(&r, &["rollout", "web", "--bake", "4s", "--timeout", "60s"]);
     assert_eq!(code, 1, "{err}");
@@ -574,7 +539,7 @@ fn explain_and_abort_print_cluster_text_escaped() {
     };
     halted.by = "ana\u{1b}[31m".into();
     let text = serde_json::to_string(&halted).unwrap();
-    op(&r, ClusterOp::Plan { set: web(), partition: None, record: text });
+    r.op(ClusterOp::Plan { set: web(), partition: None, record: text });
     let (code, out, err) = ststui(&r, &["explain", "web"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "raw escapes: {out:?}");

@@ -7,23 +7,20 @@
 //! Halted; halt when the template changes under it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::serve_common;
+use crate::support::serve_common;
 
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::objects::web;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use ststui::app::{AppState, Command, Msg};
-use ststui::backend::{Backend, BackendEvent, ClusterOp, ObjRef};
+use ststui::backend::{Backend, BackendEvent, ClusterOp};
 use ststui::plan::record::{self, Phase, Record};
 use ststui::sim::driver::SimHandle;
 use ststui::sim::{KubeletConfig, Sim};
-
-fn web() -> ObjRef {
-    ObjRef::new("default", "web")
-}
 
 /// `web` (4 replicas, pods that start and turn Ready in 100 ms, `nginx:broken` never Ready),
 /// held at partition 4, its template changed to `image`: an update waiting for a plan.
@@ -313,7 +310,7 @@ impl Verb {
     }
 
     fn command(&self, args: &[&str]) -> std::process::Command {
-        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ststui"));
+        let mut c = crate::support::runner::ststui();
         c.args(args)
             .arg("--kubeconfig")
             .arg(self.dir.join("kubeconfig"))

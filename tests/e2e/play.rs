@@ -5,11 +5,11 @@
 //! the script's own writes whose replies were lost say what the server holds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::serve_common;
+use crate::support::serve_common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use crate::support::runner;
 use serve_common::{kubelet, serve, set};
 use ststui::sim::KubeletConfig;
 
@@ -31,16 +31,9 @@ fn dir(test: &str) -> Dir {
 fn play(d: &Path, script: &str, args: &[&str]) -> (i32, String, String) {
     let path = d.join("test.scenario");
     std::fs::write(&path, script).unwrap_or_else(|e| panic!("{e}"));
-    let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
-        .arg("play")
-        .arg(&path)
-        .args(args)
-        .arg("--log-file")
-        .arg(d.join("log"))
-        .output()
-        .unwrap_or_else(|e| panic!("ststui: {e}"));
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    runner::outcome(
+        runner::ststui().arg("play").arg(&path).args(args).arg("--log-file").arg(d.join("log")),
+    )
 }
 
 #[test]

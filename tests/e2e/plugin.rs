@@ -5,11 +5,12 @@
 //! `explain -o yaml` is the JSON report as YAML. Needs kubectl: fails (never skips) without it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::serve_common;
+use crate::support::serve_common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::runner;
 use serve_common::{serve, set};
 use ststui::sim::KubeletConfig;
 
@@ -47,9 +48,7 @@ fn kubectl(dir: &Path, args: &[&str]) -> (i32, String, String) {
 }
 
 fn ststui(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ststui")).args(args).output().unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    runner::outcome(runner::ststui().args(args))
 }
 
 #[test]

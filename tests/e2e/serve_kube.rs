@@ -3,7 +3,7 @@
 //! `/scale`, `/status` validation, access reviews and the API going down.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::serve_common;
+use crate::support::serve_common;
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::StatefulSet;

@@ -54,7 +54,7 @@ fn serve(test: &str, speed: &str, extra: &[&str]) -> Served {
     let (kc_s, m_s) = (kc.display().to_string(), manifest.display().to_string());
     args.extend(["--write-kubeconfig", &kc_s, "-f", &m_s]);
     args.extend_from_slice(extra);
-    let child = Command::new(env!("CARGO_BIN_EXE_ststui"))
+    let child = crate::support::runner::ststui()
         .args(&args)
         .arg("--log-file")
         .arg(dir.join("ststui.log"))

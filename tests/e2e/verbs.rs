@@ -6,104 +6,65 @@
 //! (4, naming the permission), and a conflict between read and write.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::serve_common;
+use crate::support::serve_common;
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::StatefulSet;
-use serve_common::{serve, set};
+use crate::support::objects::kubelet_breaking;
+use crate::support::objects::web;
+use crate::support::rig::Served;
+use crate::support::runner;
+use crate::support::wait;
+use serve_common::set;
 use ststui::backend::{ClusterOp, Fault, ObjRef, Write};
-use ststui::serve::Server;
-use ststui::sim::driver::SimHandle;
-use ststui::sim::{KubeletConfig, Sim};
 
-struct Rig {
-    handle: SimHandle,
-    _server: Server,
-    dir: PathBuf,
-}
-
-impl Drop for Rig {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn web() -> ObjRef {
-    ObjRef::new("default", "web")
-}
+type Rig = Served;
 
 /// `web` (3 replicas) served, with pods that start in 100 ms and never get Ready on
 /// `nginx:broken`; `partition` set once it has rolled out.
 fn rig(test: &str, partition: i32, deny: &[&str]) -> Rig {
-    let kubelet = KubeletConfig {
-        start_ms: 100,
-        ready_ms: 100,
-        stop_ms: 100,
-        broken: Some("nginx:broken".into()),
-        failure: Default::default(),
-    };
-    let (handle, server) = serve(vec![set("web", 3)], deny, kubelet);
-    let dir = std::env::temp_dir().join(format!("ststui-verbs-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    ststui::serve::write_kubeconfig(&dir.join("kubeconfig"), server.addr)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let r = Rig { handle, _server: server, dir };
-    op(&r, ClusterOp::SetPartition { set: web(), partition });
+    let r = Served::new(
+        "verbs",
+        test,
+        vec![set("web", 3)],
+        deny,
+        kubelet_breaking(100, "nginx:broken"),
+    );
+    r.op(ClusterOp::SetPartition { set: web(), partition });
     r
 }
 
-/// Runs something on the simulator and returns its answer.
-fn call<T: Send + 'static>(r: &Rig, f: impl FnOnce(&mut Sim) -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    r.handle.caller().call(Box::new(move |sim| {
-        let _ = tx.send(f(sim));
-    }));
-    rx.recv_timeout(Duration::from_secs(5)).unwrap_or_else(|e| panic!("the simulator: {e}"))
-}
-
-fn op(r: &Rig, op: ClusterOp) {
-    call(r, move |sim| sim.apply_op(op.into()).map_err(|e| e.to_string()))
-        .unwrap_or_else(|e| panic!("{e}"));
-}
-
-fn the_set(r: &Rig) -> StatefulSet {
-    call(r, |sim| sim.set(&web()).cloned()).unwrap_or_else(|| panic!("no web"))
-}
-
-fn partition(r: &Rig) -> i32 {
-    ststui::core::spec::strategy(&the_set(r)).partition
-}
-
 /// Runs `ststui ARGS --kubeconfig K`: (exit code, stdout, stderr).
+/// Until web-2 runs (started, not Ready) `nginx:broken`: the canary of a broken update.
+fn broken_canary(r: &Rig) {
+    let broken = || {
+        r.call(|sim| {
+            let p = sim.pod(&ObjRef::new("default", "web-2"))?;
+            let image = p.spec.as_ref()?.containers.first()?.image.clone()?;
+            let phase = p.status.as_ref()?.phase.clone()?;
+            Some((image, phase))
+        }) == Some(("nginx:broken".into(), "Running".into()))
+    };
+    wait::until("web-2 on nginx:broken", Duration::from_secs(10), broken);
+}
+
 fn ststui(r: &Rig, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(r.dir.join("kubeconfig"))
-        .arg("--log-file")
-        .arg(r.dir.join("log"))
-        .output()
-        .unwrap_or_else(|e| panic!("ststui: {e}"));
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    runner::outcome(&mut runner::against(&r.dir, args))
 }
 
 #[test]
 fn step_lowers_the_partition_by_one_or_to_n_and_waits_for_the_opened_ordinals() {
     let r = rig("step", 3, &[]);
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
     let (code, out, err) = ststui(&r, &["step", "web"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("partition 3 → 2 (opens web-2)"), "{out}");
-    assert_eq!(partition(&r), 2);
+    assert_eq!(r.partition(), 2);
     // web-2 is not updated and Ready yet: the next step is refused, naming it.
     let (code, out, err) = ststui(&r, &["step", "web"]);
     if code == 1 {
         assert!(err.contains("web-2"), "{err}");
-        assert_eq!(partition(&r), 2);
+        assert_eq!(r.partition(), 2);
     } else {
         // The 100 ms kubelet may have won the race; then the step went through.
         assert_eq!(code, 0, "{out}{err}");
@@ -111,8 +72,8 @@ fn step_lowers_the_partition_by_one_or_to_n_and_waits_for_the_opened_ordinals() 
     let (code, out, err) =
         ststui(&r, &["step", "web", "--to", "0", "--force", "--wait", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(partition(&r), 0);
-    let st = the_set(&r).status.unwrap_or_default();
+    assert_eq!(r.partition(), 0);
+    let st = r.the_set().status.unwrap_or_default();
     assert_eq!(st.updated_replicas, Some(3), "{out}");
     assert_eq!(st.ready_replicas, Some(3), "{out}");
     // Nothing left to step.
@@ -124,10 +85,10 @@ fn step_lowers_the_partition_by_one_or_to_n_and_waits_for_the_opened_ordinals() 
 #[test]
 fn step_refuses_while_an_open_ordinal_is_not_ready_unless_forced() {
     let r = rig("refuse", 2, &[]);
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
     let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
-    call(&r, |sim| {
+    r.call(|sim| {
         sim.apply_op(
             Fault::SetPodReady { pod: ObjRef::new("default", "web-2"), ready: false }.into(),
         )
@@ -137,10 +98,10 @@ fn step_refuses_while_an_open_ordinal_is_not_ready_unless_forced() {
     let (code, _, err) = ststui(&r, &["step", "web"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("web-2") && err.contains("--force"), "{err}");
-    assert_eq!(partition(&r), 2);
+    assert_eq!(r.partition(), 2);
     let (code, out, err) = ststui(&r, &["step", "web", "--force"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(partition(&r), 1);
+    assert_eq!(r.partition(), 1);
 }
 
 #[test]
@@ -148,21 +109,21 @@ fn freeze_twice_and_resume_are_idempotent_and_recorded_on_the_set() {
     let r = rig("freeze", 1, &[]);
     let (code, out, err) = ststui(&r, &["freeze", "web"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(partition(&r), 3);
-    let frozen = ststui::steer::frozen(&the_set(&r)).unwrap_or_else(|| panic!("not frozen"));
+    assert_eq!(r.partition(), 3);
+    let frozen = ststui::steer::frozen(&r.the_set()).unwrap_or_else(|| panic!("not frozen"));
     assert_eq!(frozen.partition, Ok(1));
     let (code, out, err) = ststui(&r, &["freeze", "web"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("already frozen"), "{out}");
-    assert_eq!(ststui::steer::frozen(&the_set(&r)).map(|f| f.partition), Some(Ok(1)));
+    assert_eq!(ststui::steer::frozen(&r.the_set()).map(|f| f.partition), Some(Ok(1)));
     // A frozen set is not stepped behind the freeze's back.
     let (code, _, err) = ststui(&r, &["step", "web"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("frozen") && err.contains("ststui resume web"), "{err}");
     let (code, out, err) = ststui(&r, &["resume", "web"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(partition(&r), 1);
-    assert!(ststui::steer::frozen(&the_set(&r)).is_none());
+    assert_eq!(r.partition(), 1);
+    assert!(ststui::steer::frozen(&r.the_set()).is_none());
     let (code, out, _) = ststui(&r, &["resume", "web"]);
     assert_eq!(code, 0);
     assert!(out.contains("not frozen"), "{out}");
@@ -171,17 +132,17 @@ fn freeze_twice_and_resume_are_idempotent_and_recorded_on_the_set() {
 #[test]
 fn wait_exits_0_on_a_healthy_rollout_and_1_on_its_timeout() {
     let r = rig("healthy", 0, &[]);
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
     let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.lines().last().is_some_and(|l| l.contains("3/3 Ready, 3 on the update revision")),
         "{out}"
     );
-    let st = the_set(&r).status.unwrap_or_default();
+    let st = r.the_set().status.unwrap_or_default();
     assert_eq!((st.updated_replicas, st.ready_replicas), (Some(3), Some(3)));
     // Never Ready, and stuck only after an hour: the timeout ends it with 1.
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
     let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "2s", "--stuck-after", "1h"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("timed out after"), "{out}");
@@ -190,7 +151,7 @@ fn wait_exits_0_on_a_healthy_rollout_and_1_on_its_timeout() {
 #[test]
 fn wait_on_a_broken_canary_is_stuck_naming_the_pod() {
     let r = rig("canary", 2, &[]);
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
     let (code, out, err) = ststui(&r, &["wait", "web", "--stuck-after", "2s", "--timeout", "60s"]);
     assert_eq!(code, 3, "{out}{err}");
     let last = out.lines().last().unwrap_or_default();
@@ -201,10 +162,10 @@ fn wait_on_a_broken_canary_is_stuck_naming_the_pod() {
 #[test]
 fn wait_on_the_forced_rollback_case_is_stuck_at_once() {
     let r = rig("forced", 0, &[]);
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
     // web-2 runs the broken image; the template goes back, OrderedReady still waits on web-2.
-    std::thread::sleep(Duration::from_millis(600));
-    op(&r, ClusterOp::Undo { set: web(), revision: None });
+    broken_canary(&r);
+    r.op(ClusterOp::Undo { set: web(), revision: None });
     let (code, out, err) = ststui(&r, &["wait", "web", "--stuck-after", "1h", "--timeout", "60s"]);
     assert_eq!(code, 3, "{out}{err}");
     let last = out.lines().last().unwrap_or_default();
@@ -236,7 +197,7 @@ fn wait_on_the_forced_rollback_case_is_stuck_at_once() {
 fn a_rerun_after_an_unknown_outcome_does_not_step_twice() {
     let r = rig("rerun", 2, &[]);
     // What the lost run wrote: partition 3 → 2 and its record, then no settle.
-    call(&r, |sim| {
+    r.call(|sim| {
         let mut s = sim.set(&web()).cloned().unwrap();
         let record = r#"{"from":3,"to":2,"by":"ci","at":"2026-11-25T10:00:00Z"}"#;
         s.metadata
@@ -251,13 +212,13 @@ fn a_rerun_after_an_unknown_outcome_does_not_step_twice() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("partition 3 → 2 was written at 2026-11-25T10:00:00Z by ci"), "{out}");
     assert!(out.contains("not stepping again"), "{out}");
-    assert_eq!(partition(&r), 2, "no second ordinal opened");
-    assert!(ststui::steer::pending(&the_set(&r)).is_none(), "the record is settled");
+    assert_eq!(r.partition(), 2, "no second ordinal opened");
+    assert!(ststui::steer::pending(&r.the_set()).is_none(), "the record is settled");
     // The next run is a new step.
     let (code, out, err) = ststui(&r, &["step", "web", "--force"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(partition(&r), 1);
-    assert!(ststui::steer::pending(&the_set(&r)).is_none(), "settled after a known outcome");
+    assert_eq!(r.partition(), 1);
+    assert!(ststui::steer::pending(&r.the_set()).is_none(), "settled after a known outcome");
 }
 
 #[test]
@@ -269,7 +230,7 @@ fn a_denied_write_names_the_permission() {
         err.contains("permission denied") && err.contains("patch statefulsets (apps)"),
         "{err}"
     );
-    assert_eq!(partition(&r), 2);
+    assert_eq!(r.partition(), 2);
     // Reading is allowed.
     let (code, out, err) = ststui(&r, &["explain", "web"]);
     assert_eq!(code, 0, "{out}{err}");
@@ -284,7 +245,7 @@ fn usage_and_unreachable_servers_have_their_codes() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no context \"nope\""), "{err}");
     // A kubeconfig that is not there is named once, with why.
-    let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
+    let out = runner::ststui()
         .args(["explain", "web", "--kubeconfig", "/nonexistent/kc"])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -335,23 +296,23 @@ fn a_conflict_between_read_and_write_is_re_decided_or_refused() {
         basis: Some(Box::new(read.clone())),
     };
     // Only the status moved since the read: the 409 is re-read, re-decided, and goes through.
-    call(&r, |sim| {
+    r.call(|sim| {
         sim.apply_op(
             Fault::SetPodReady { pod: ObjRef::new("default", "web-0"), ready: false }.into(),
         )
         .map_err(|e| e.to_string())
     })
     .unwrap_or_else(|e| panic!("{e}"));
-    std::thread::sleep(Duration::from_millis(300));
-    assert_ne!(the_set(&r).metadata.resource_version, read.metadata.resource_version);
+    let moved = || r.the_set().metadata.resource_version != read.metadata.resource_version;
+    wait::until("the status written after web-0 went unready", Duration::from_secs(10), moved);
     step::write_partition(&target, write(2), soon()).unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(partition(&r), 2);
+    assert_eq!(r.partition(), 2);
     // Now the spec moved under us (someone else stepped): refused, naming the change.
     let e =
         step::write_partition(&target, write(1), soon()).err().unwrap_or_else(|| panic!("written"));
     assert_eq!(e.exit, Exit::Expectation, "{e:?}");
     assert!(e.message.contains("partition"), "{}", e.message);
-    assert_eq!(partition(&r), 2);
+    assert_eq!(r.partition(), 2);
 }
 
 /// The field table of `explain -o json` in `docs/verbs.md`: (path, nullable).
@@ -395,19 +356,19 @@ fn paths(v: &serde_json::Value, at: &str, out: &mut std::collections::BTreeMap<S
 #[test]
 fn explain_json_is_what_the_readme_documents() {
     let r = rig("json", 2, &[]);
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
-    std::thread::sleep(Duration::from_millis(600));
-    op(&r, ClusterOp::Undo { set: web(), revision: None });
-    op(&r, ClusterOp::Freeze { set: web() });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    broken_canary(&r);
+    r.op(ClusterOp::Undo { set: web(), revision: None });
+    r.op(ClusterOp::Freeze { set: web() });
     // A halted plan and a runner's lease on the set (as `ststui rollout` records them).
     let record = serde_json::json!({"steps": "1,100%", "bakeSeconds": 60, "checks": ["./c"],
         "onFailure": "hold", "revision": "web-x", "template": "0", "step": 1, "of": 2,
         "phase": "halted", "since": "2026-01-01T00:00:00Z", "partition": 2, "by": "ana",
         "started": "2026-01-01T00:00:00Z", "reason": "check `./c` exited 1", "beganAt": 2});
-    op(&r, ClusterOp::Plan { set: web(), partition: None, record: record.to_string() });
+    r.op(ClusterOp::Plan { set: web(), partition: None, record: record.to_string() });
     let lease = serde_json::json!({"holder": "ana", "host": "h", "pid": 7,
         "expires": "2999-01-01T00:00:00Z"});
-    op(&r, ClusterOp::PlanLease { set: web(), lease: Some(lease.to_string()), seen: None });
+    r.op(ClusterOp::PlanLease { set: web(), lease: Some(lease.to_string()), seen: None });
     let (code, out, err) = ststui(&r, &["explain", "web", "-o", "json"]);
     assert_eq!(code, 0, "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
@@ -453,7 +414,7 @@ fn explain_json_is_what_the_readme_documents() {
 #[test]
 fn a_freeze_holding_an_update_is_stuck_for_wait_and_a_moved_one_is_not_resumed_over() {
     let r = rig("frozen-wait", 3, &[]);
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
     let (code, out, err) = ststui(&r, &["freeze", "web"]);
     assert_eq!(code, 0, "{out}{err}");
     // kubectl's verdict would be "partitioned roll out complete: 0 new pods"; the freeze holds
@@ -462,10 +423,10 @@ fn a_freeze_holding_an_update_is_stuck_for_wait_and_a_moved_one_is_not_resumed_o
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("held until `ststui resume web`"), "{out}");
     // Another writer lowers the partition under the freeze: resume refuses to write over it.
-    op(&r, ClusterOp::Unfreeze { set: web(), force: true });
-    op(&r, ClusterOp::Freeze { set: web() });
+    r.op(ClusterOp::Unfreeze { set: web(), force: true });
+    r.op(ClusterOp::Freeze { set: web() });
     // (kubectl patch would do the same: a plain write of the partition.)
-    call(&r, |sim| {
+    r.call(|sim| {
         let mut s = sim.set(&web()).cloned().unwrap();
         s.spec.update_strategy.as_mut().unwrap().rolling_update.as_mut().unwrap().partition =
             Some(0);
@@ -480,10 +441,10 @@ fn a_freeze_holding_an_update_is_stuck_for_wait_and_a_moved_one_is_not_resumed_o
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("freeze broken: partition moved to 0"), "{err}");
     assert!(err.contains("--force"), "{err}");
-    assert_eq!(partition(&r), 0, "nothing written over the other writer's partition");
+    assert_eq!(r.partition(), 0, "nothing written over the other writer's partition");
     let (code, out, err) = ststui(&r, &["resume", "web", "--force"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(partition(&r), 3);
+    assert_eq!(r.partition(), 3);
 }
 
 #[test]
@@ -493,10 +454,10 @@ fn step_to_above_the_partition_needs_force_and_a_negative_to_is_named() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("raises the partition from 0"), "{err}");
     assert!(err.contains("web-0, web-1, web-2"), "{err}");
-    assert_eq!(partition(&r), 0);
+    assert_eq!(r.partition(), 0);
     let (code, out, err) = ststui(&r, &["step", "web", "--to", "9", "--force"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(partition(&r), 9);
+    assert_eq!(r.partition(), 9);
     let (code, _, err) = ststui(&r, &["step", "web", "--to", "-1"]);
     assert_eq!(code, 2, "{err}");
     assert!(!err.contains("-- -1"), "no tip to pass it as a positional: {err}");
@@ -508,8 +469,8 @@ fn step_to_above_the_partition_needs_force_and_a_negative_to_is_named() {
 #[test]
 fn wait_through_a_short_outage_on_a_quiet_set_ends_as_a_timeout() {
     let r = rig("blip", 2, &[]);
-    op(&r, ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
-    let child = Command::new(env!("CARGO_BIN_EXE_ststui"))
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:broken".into() });
+    let child = runner::ststui()
         .args(["wait", "web", "--timeout", "9s", "--stuck-after", "1h", "--kubeconfig"])
         .arg(r.dir.join("kubeconfig"))
         .arg("--log-file")
@@ -519,7 +480,7 @@ fn wait_through_a_short_outage_on_a_quiet_set_ends_as_a_timeout() {
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
     std::thread::sleep(Duration::from_secs(2));
-    call(&r, |sim| sim.api_fault(ststui::sim::ApiFault::Down { ms: 2_000 }));
+    r.call(|sim| sim.api_fault(ststui::sim::ApiFault::Down { ms: 2_000 }));
     let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
     let (stdout, stderr) =
         (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

@@ -3,7 +3,7 @@
 //! with a filter, the timeline scrolling, `/`, and the help overlay and its pages.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
 use app_fixtures::*;
 use crossterm::event::{KeyCode, KeyModifiers, MouseEvent, MouseEventKind};

@@ -3,8 +3,9 @@
 //! connection stops writes, a conflict asks again, and freeze / resume on a cluster.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
+use crate::support::objects::web;
 use app_fixtures::*;
 use ststui::app::state::{Modal, StatusKind};
 use ststui::app::{AppState, Msg};
@@ -12,10 +13,6 @@ use ststui::backend::{
     BackendEvent, Capabilities, ClusterOp, Connection, Failure, FailureKind, ObjKind, ObjRef,
     Object, Op, Scope, Write, WriteKind,
 };
-
-fn web() -> ObjRef {
-    ObjRef::new(NS, "web")
-}
 
 fn backend(ev: BackendEvent) -> Msg {
     Msg::Backend(ev)

@@ -4,7 +4,7 @@
 //! controller succeeds since.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
 use std::sync::Arc;
 

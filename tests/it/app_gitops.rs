@@ -2,7 +2,7 @@
 //! spec asks first, warning that it may be reverted; a pod's deletion does not.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
 use std::sync::Arc;
 

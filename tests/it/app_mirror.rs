@@ -2,20 +2,17 @@
 //! table's consistency (no conflicts, help and footer derived from it).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
 use std::collections::HashSet;
 
+use crate::support::objects::web;
 use app_fixtures::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ststui::app::Action;
 use ststui::app::keymap::{self, BINDINGS, Context};
 use ststui::app::mirror::Mirror;
-use ststui::backend::{Capabilities, ObjRef, Object};
-
-fn web() -> ObjRef {
-    ObjRef::new(NS, "web")
-}
+use ststui::backend::{Capabilities, Object};
 
 #[test]
 fn applies_replaces_and_deletes_objects() {

@@ -5,20 +5,17 @@
 //! instead of `[`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
 use std::sync::Arc;
 
+use crate::support::objects::web;
 use app_fixtures::*;
 use crossterm::event::KeyCode;
 use ststui::app::state::Modal;
 use ststui::app::{AppState, Msg};
-use ststui::backend::{ClusterOp, ObjRef, Object, Op, Write};
+use ststui::backend::{ClusterOp, Object, Op, Write};
 use ststui::plan::record::{LEASE, Lease, PLAN, Phase, Record, stamp};
-
-fn web() -> ObjRef {
-    ObjRef::new(NS, "web")
-}
 
 fn typed(text: &str) -> Vec<Msg> {
     text.chars().map(key).collect()

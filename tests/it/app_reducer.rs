@@ -2,8 +2,9 @@
 //! backend events. Driven with hand-built objects (no simulator).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
+use crate::support::objects::web;
 use app_fixtures::*;
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy;
@@ -14,10 +15,6 @@ use ststui::backend::{
     BackendEvent, Capabilities, ClusterOp, EventKind, Failure, FailureKind, Fault, Mode, ObjRef,
     Object, Op, SimOp, Write,
 };
-
-fn web() -> ObjRef {
-    ObjRef::new(NS, "web")
-}
 
 /// What the last draw reported for a 3-column grid of 5 ordinals (cells 10×2 at (10, 5)).
 fn grid_3_columns() -> HitMap {

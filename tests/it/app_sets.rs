@@ -3,7 +3,7 @@
 //! opens the highlighted match, Esc clears), and a plan's progress on its row.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
 use std::sync::Arc;
 

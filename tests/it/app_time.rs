@@ -3,17 +3,14 @@
 //! hand-built objects (no simulator).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
+use crate::support::objects::web;
 use app_fixtures::*;
 use crossterm::event::KeyCode;
 use ststui::app::Msg;
 use ststui::app::state::{Modal, Origin, TIMELINE_CAPACITY};
-use ststui::backend::{BackendEvent, ClusterOp, Event, EventKind, ObjRef, Object, Op};
-
-fn web() -> ObjRef {
-    ObjRef::new(NS, "web")
-}
+use ststui::backend::{BackendEvent, ClusterOp, Event, EventKind, Object, Op};
 
 #[test]
 fn status_messages_expire_after_ticks() {

@@ -3,7 +3,7 @@
 //! selection.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
 use app_fixtures::*;
 use ststui::app::Msg;

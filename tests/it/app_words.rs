@@ -4,7 +4,7 @@
 //! held pods run.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::app_fixtures;
+use crate::support::app_fixtures;
 
 use app_fixtures::*;
 use ststui::app::state::Modal;

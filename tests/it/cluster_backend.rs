@@ -7,6 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::objects::web;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use ststui::backend::{
     Backend, BackendEvent, ClusterOp, FailureKind, Fault, ObjKind, ObjRef, Object, Op, SimOp, Write,
@@ -28,10 +29,6 @@ impl Drop for Rig {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-fn web() -> ObjRef {
-    ObjRef::new("default", "web")
 }
 
 fn rig(test: &str) -> Rig {

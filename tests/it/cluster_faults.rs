@@ -5,23 +5,18 @@
 //! a write whose reply was lost is read back, and an idempotent one is sent again.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::kube_mock;
+use crate::support::kube_mock;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::objects::web;
 use hyper::Method;
 use kube_mock::Fault;
-use ststui::backend::{
-    BackendEvent, ClusterOp, Connection, FailureKind, ObjKind, ObjRef, Op, Write,
-};
+use ststui::backend::{BackendEvent, ClusterOp, Connection, FailureKind, ObjKind, Op, Write};
 use ststui::cluster::{Clients, Session, Target, Written};
 
 type Seen = Arc<Mutex<Vec<BackendEvent>>>;
-
-fn web() -> ObjRef {
-    ObjRef::new("default", "web")
-}
 
 /// The engine on this (paused) runtime, against the fake, opened on `web`.
 fn engine(mock: kube_mock::Mock) -> (tokio::sync::mpsc::UnboundedSender<Op>, Seen) {

@@ -2,7 +2,7 @@
 //! detector (spec 7.1) and the partition warning (7.7 a).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::core_harness;
+use crate::support::core_harness;
 
 use core_harness::{World, mu};
 use k8s_openapi::api::core::v1::Pod;

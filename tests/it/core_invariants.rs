@@ -1,7 +1,7 @@
 //! The invariant checks catch what they claim to catch: each is fed a plan broken on purpose.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::core_harness;
+use crate::support::core_harness;
 
 use core_harness::World;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};

@@ -3,7 +3,7 @@
 //! rolled out, every replica Ready and available, nothing extra left.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::core_harness;
+use crate::support::core_harness;
 
 use core_harness::{World, mu};
 use proptest::prelude::*;

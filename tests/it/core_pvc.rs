@@ -3,7 +3,7 @@
 //! claims kept under Retain.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::core_harness;
+use crate::support::core_harness;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! (spec 3.5, 3.6 and the update cases of 3.8, plus 7.2, 7.3, 7.7), driven through the world.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::core_harness;
+use crate::support::core_harness;
 
 use core_harness::{World, mu, pod_actions};
 use ststui::core::{Blocker, Hold, Plan};

@@ -3,7 +3,7 @@
 //! invariants checked after every step.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::core_harness;
+use crate::support::core_harness;
 
 use core_harness::{World, actions, pod_actions};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;

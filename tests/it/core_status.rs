@@ -1,7 +1,7 @@
 //! Status computation and the status write (spec section 4 and 2.9).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::core_harness;
+use crate::support::core_harness;
 
 use core_harness::{World, writes_status};
 use k8s_openapi::api::apps::v1::{StatefulSetCondition, StatefulSetStatus};

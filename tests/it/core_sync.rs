@@ -2,7 +2,7 @@
 //! the requeue, determinism, rollback and history.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::core_harness;
+use crate::support::core_harness;
 
 use std::collections::BTreeMap;
 

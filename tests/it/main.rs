@@ -3,11 +3,8 @@
 //! the mock API, the scenarios, the docs and the spec citations.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-mod app_fixtures;
-mod core_harness;
-mod kube_mock;
-mod sim_world_common;
-mod ui_support;
+#[path = "../support/mod.rs"]
+mod support;
 
 mod app_console;
 mod app_contract;

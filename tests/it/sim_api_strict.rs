@@ -3,7 +3,7 @@
 //! status write the server refuses fails the sync.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::sim_world_common;
+use crate::support::sim_world_common;
 
 use sim_world_common::*;
 use ststui::backend::{ClusterOp, EventKind, Op};

@@ -4,7 +4,7 @@
 //! `crash`), and recovery once the image is fixed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::sim_world_common;
+use crate::support::sim_world_common;
 
 use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
 use sim_world_common::*;

@@ -3,7 +3,7 @@
 //! (enqueue → sync → effects, pause/step, minReadySeconds requeue, back-off) and determinism.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::sim_world_common;
+use crate::support::sim_world_common;
 
 use k8s_openapi::api::apps::v1::ControllerRevision;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};

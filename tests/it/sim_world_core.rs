@@ -3,7 +3,7 @@
 //! determinism.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::sim_world_common;
+use crate::support::sim_world_common;
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use sim_world_common::*;

@@ -3,7 +3,7 @@
 //! high speed with short virtual durations; waits are bounded but nothing asserts on wall time.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::sim_world_common;
+use crate::support::sim_world_common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

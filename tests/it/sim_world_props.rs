@@ -3,7 +3,7 @@
 //! every Modified/Deleted object was Added before, and a run replays identically.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::sim_world_common;
+use crate::support::sim_world_common;
 
 use proptest::prelude::*;
 use sim_world_common::*;

@@ -3,7 +3,7 @@
 //! not Bound; the controller pane names the claim a Pending pod waits on.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::ui_support;
+use crate::support::ui_support;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

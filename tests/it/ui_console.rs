@@ -4,7 +4,7 @@
 //! grid and the controller's sentences.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::ui_support;
+use crate::support::ui_support;
 
 use ststui::app::health::Health;
 use ststui::app::state::Derived;

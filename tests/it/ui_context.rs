@@ -2,7 +2,7 @@
 //! cannot be read) and the pod detail with its Events and claim at 200×50.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::ui_support;
+use crate::support::ui_support;
 
 use std::sync::Arc;
 

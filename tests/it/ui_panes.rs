@@ -3,7 +3,7 @@
 //! help derived from the keymap, dialogs, and graceful degradation on small terminals.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::ui_support;
+use crate::support::ui_support;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -3,7 +3,7 @@
 //! highlighted exactly once, and nothing is drawn or clickable outside the terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::ui_support;
+use crate::support::ui_support;
 
 use proptest::prelude::*;
 use ratatui::style::Modifier;

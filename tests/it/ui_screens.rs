@@ -3,7 +3,7 @@
 //! change of the screen.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::ui_support;
+use crate::support::ui_support;
 
 use ststui::app::state::{Confirm, Modal};
 use ststui::backend::ObjRef;

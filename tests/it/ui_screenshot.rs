@@ -2,7 +2,7 @@
 //! `docs/screenshot.txt` on every run, so it always shows the console as it is.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::ui_support;
+use crate::support::ui_support;
 
 use ui_support::*;
 

@@ -4,7 +4,7 @@
 //! exact text: that is pinned by the fixture-built snapshots in `ui_screens.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::ui_support;
+use crate::support::ui_support;
 
 use ststui::app::{AppState, Msg, update};
 use ststui::backend::{BackendEvent, Capabilities};

@@ -4,7 +4,7 @@
 //! rollout"). A pod whose status says nothing more keeps the words it had.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use crate::ui_support;
+use crate::support::ui_support;
 
 use std::sync::Arc;
 

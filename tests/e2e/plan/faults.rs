@@ -13,7 +13,7 @@ use super::*;
 fn unready(r: &Rig, pod: &str) {
     let pod = ObjRef::new("default", pod);
     let op = Op::Sim(SimOp::Fault(Fault::SetPodReady { pod, ready: false }));
-    call(r, move |sim| sim.apply_op(op).map_err(|e| e.to_string())).unwrap();
+    r.call(move |sim| sim.apply_op(op).map_err(|e| e.to_string())).unwrap();
 }
 
 /// Every watch stalls for 60 s while step 1 bakes for 20 s, and web-3 goes unready on the
@@ -25,7 +25,7 @@ fn a_bake_never_passes_on_a_stalled_watch() {
     let mut runner =
         spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "20s", "--timeout", "90s"]);
     until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking && p.step == 1);
-    call(&r, |sim| sim.api_fault(ApiFault::StallWatches { ms: 60_000 }));
+    r.call(|sim| sim.api_fault(ApiFault::StallWatches { ms: 60_000 }));
     std::thread::sleep(Duration::from_millis(300));
     unready(&r, "web-3");
     let status = runner.wait().unwrap();
@@ -44,7 +44,7 @@ fn a_bake_never_passes_on_a_stalled_watch() {
 #[test]
 fn a_stalled_watch_never_makes_a_step_stuck() {
     let r = rig("stall-stuck", "nginx:1.26");
-    call(&r, |sim| sim.api_fault(ApiFault::StallWatches { ms: 15_000 }));
+    r.call(|sim| sim.api_fault(ApiFault::StallWatches { ms: 15_000 }));
     let (code, out, err) = ststui(
         &r,
         &["rollout", "web", "--steps", "1,100%", "--stuck-after", "5s", "--timeout", "60s"],
@@ -70,9 +70,9 @@ fn a_server_away_within_the_leases_slack_does_not_end_the_run() {
     let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,pause,100%", "--timeout", "90s"]);
     until_plan(&r, "at the gate", |p| p.phase == Phase::Gate);
     // Six requests answered 500 (the lease's renewal among them), then the server away 12 s.
-    call(&r, |sim| sim.api_fault(ApiFault::Errors { n: 6 }));
+    r.call(|sim| sim.api_fault(ApiFault::Errors { n: 6 }));
     std::thread::sleep(Duration::from_secs(11));
-    call(&r, |sim| sim.api_fault(ApiFault::Down { ms: 12_000 }));
+    r.call(|sim| sim.api_fault(ApiFault::Down { ms: 12_000 }));
     std::thread::sleep(Duration::from_secs(13));
     let (code, out, err) = ststui(&r, &["approve", "web"]);
     assert_eq!(code, 0, "{out}{err}");
@@ -81,7 +81,7 @@ fn a_server_away_within_the_leases_slack_does_not_end_the_run() {
     let err = std::io::read_to_string(runner.stderr.take().unwrap()).unwrap();
     assert_eq!(status.code(), Some(0), "{out}{err}");
     assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0]);
-    assert!(record::lease(&the_set(&r)).is_none(), "the lease is given back");
+    assert!(record::lease(&r.the_set()).is_none(), "the lease is given back");
     let log = std::fs::read_to_string(r.dir.join("log")).unwrap_or_default();
     assert!(log.contains("500 Internal Server Error"), "the runner met the 500s:\n{log}");
 }

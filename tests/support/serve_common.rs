@@ -10,18 +10,12 @@ use ststui::serve::{self, Deny, ServeConfig, Server};
 use ststui::sim::driver::SimHandle;
 use ststui::sim::{KubeletConfig, Sim, SimConfig};
 
+pub use super::objects::{kubelet, set};
+
 pub struct Served {
     pub handle: SimHandle,
     pub server: Server,
     pub client: kube::Client,
-}
-
-/// A set named `name` with `replicas` (one container `app`, nginx:1.25, label app=NAME).
-pub fn set(name: &str, replicas: i32) -> StatefulSet {
-    let manifest = format!(
-        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: {name}\nspec:\n  replicas: {replicas}\n  serviceName: {name}\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n    spec:\n      containers:\n      - name: app\n        image: nginx:1.25\n"
-    );
-    serde_yaml_ng::from_str(&manifest).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Serves a simulation holding `sets`, settled, with 100 ms pod steps, denying `deny`.
@@ -29,17 +23,6 @@ pub async fn served(sets: Vec<StatefulSet>, deny: &[&str]) -> Served {
     let (handle, server) = serve(sets, deny, kubelet(100));
     let client = client(server.addr).await;
     Served { handle, server, client }
-}
-
-/// A kubelet whose pods start, turn Ready and stop after `ms` each.
-pub fn kubelet(ms: u64) -> KubeletConfig {
-    KubeletConfig {
-        start_ms: ms,
-        ready_ms: ms,
-        stop_ms: ms,
-        broken: None,
-        failure: Default::default(),
-    }
 }
 
 /// A simulation at wall time, recording Events, holding `sets`: settled, or (`paused`) with its

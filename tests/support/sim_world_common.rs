@@ -21,35 +21,7 @@ use ststui::core::labels::{is_member_name, ordinal_of};
 use ststui::core::{Blocker, DeleteReason, Effect, Observed, Options, Plan, PodWait};
 use ststui::sim::{Sim, SimConfig, SimEvent};
 
-pub fn key(name: &str) -> ObjRef {
-    ObjRef::new("default", name)
-}
-
-/// A set `name` with `replicas`, image nginx:1.25, selector app=name.
-pub fn set(name: &str, replicas: i32) -> StatefulSet {
-    let labels: BTreeMap<String, String> = [("app".to_string(), name.to_string())].into();
-    StatefulSet {
-        metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
-        spec: StatefulSetSpec {
-            replicas: Some(replicas),
-            selector: LabelSelector { match_labels: Some(labels.clone()), ..Default::default() },
-            service_name: Some(name.into()),
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta { labels: Some(labels), ..Default::default() }),
-                spec: Some(PodSpec {
-                    containers: vec![Container {
-                        name: "app".into(),
-                        image: Some("nginx:1.25".into()),
-                        ..Default::default()
-                    }],
-                    ..Default::default()
-                }),
-            },
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
+pub use super::objects::{key, set};
 
 /// Adds a claim template `data` and a retention policy.
 pub fn with_claims(mut s: StatefulSet, when_deleted: &str, when_scaled: &str) -> StatefulSet {

@@ -59,7 +59,7 @@ impl Ns {
 
     /// `ststui play SCRIPT -n NS --log-file DIR/play.log EXTRA…`: (exit code, stdout, stderr).
     pub fn play(&self, script: &Path, extra: &[&str]) -> (Option<i32>, String, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_ststui"))
+        let out = crate::support::runner::ststui()
             .arg("play")
             .arg(script)
             .args(["-n", &self.name])

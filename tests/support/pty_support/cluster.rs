@@ -27,7 +27,7 @@ impl Cluster {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
         let kc = dir.join("kubeconfig");
-        let child = Command::new(env!("CARGO_BIN_EXE_ststui"))
+        let child = crate::support::runner::ststui()
             .args(["sim", "--headless", "--serve", "127.0.0.1:0", "--write-kubeconfig"])
             .arg(&kc)
             .arg("--log-file")
