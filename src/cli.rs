@@ -8,8 +8,8 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use crate::core::{Options, Version};
 use crate::serve::Deny;
 use crate::sim::headless::Headless;
-use crate::sim::scenario::BadValue;
 pub use crate::sim::timeline::Format;
+use crate::value::BadValue;
 
 /// ststui: a terminal rollout console for Kubernetes StatefulSets.
 #[derive(Debug, Parser)]
@@ -417,12 +417,12 @@ pub struct AbortArgs {
 
 /// A duration in ms, zero allowed (`0s`).
 fn parse_duration_or_zero(s: &str) -> Result<u64, BadValue> {
-    crate::sim::scenario::parse::duration(s)
+    crate::value::duration(s)
 }
 
 /// A duration in ms: `250ms`, `90s`, `10m`, `1h`, `1m30s`; never zero.
 fn parse_duration(s: &str) -> Result<u64, BadValue> {
-    match crate::sim::scenario::parse::duration(s)? {
+    match crate::value::duration(s)? {
         0 => Err(BadValue::new(s, "is zero", "a duration above zero, e.g. 30s")),
         ms => Ok(ms),
     }

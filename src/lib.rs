@@ -7,8 +7,9 @@
 //! (kube-rs), `drive` (ststui's controller on a real API server), `serve` (the simulator as an
 //! API server), `steer` (what the console's writes do to a set), `app` (state and the one
 //! reducer), `ui` (pure rendering), `verbs` (the pipeline verbs), `play` (scripts on a
-//! cluster), `fakelet` (a stand-in kubelet), `text` (making others' text safe to print),
-//! `cli`, `complete`. `main.rs` composes them. What may depend on what, and where a feature
+//! cluster), `fakelet` (a stand-in kubelet), `kubelet` (the kubelet's model the simulator, the
+//! fake kubelet and drive mode share), `text` (making others' text safe to print), `value`
+//! (durations and bad values, as every input takes them), `cli`, `complete`. `main.rs` composes them. What may depend on what, and where a feature
 //! and its test go: ARCHITECTURE.md.
 
 pub mod app;
@@ -20,6 +21,7 @@ pub mod control;
 pub mod core;
 pub mod drive;
 pub mod fakelet;
+pub mod kubelet;
 pub mod plan;
 pub mod play;
 pub mod serve;
@@ -27,4 +29,5 @@ pub mod sim;
 pub mod steer;
 pub mod text;
 pub mod ui;
+pub mod value;
 pub mod verbs;

@@ -25,7 +25,7 @@ use super::mirror::Mirror;
 use crate::backend::{EventKind, FailureKind, ObjKind, ObjRef, Object};
 use crate::control::{Read, Write, WriteError};
 use crate::core::{Effect, Now};
-use crate::sim::kubelet::failure::Said;
+use crate::kubelet::failure::Said;
 use crate::steer::FIELD_MANAGER;
 
 /// The longest one API call may take before the sync counts it failed.
@@ -366,7 +366,7 @@ impl Live<'_> {
             ..Default::default()
         };
         let said = Said { reason, message, warning };
-        let event = crate::sim::recorder::event_object(meta, about, &said, COMPONENT, None, now);
+        let event = crate::kubelet::event::event_object(meta, about, &said, COMPONENT, None, now);
         self.calls.post_event(&set.to_string(), event);
     }
 }

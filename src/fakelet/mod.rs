@@ -28,8 +28,8 @@ use tokio::time::Instant;
 
 use plan::{Action, Tracked};
 
-use crate::sim::KubeletConfig;
-use crate::sim::recorder::event_object;
+use crate::kubelet::KubeletConfig;
+use crate::kubelet::event::event_object;
 
 /// Runs until SIGINT or SIGTERM. Returns a message when it cannot start.
 pub fn run(target: &crate::cluster::Target, node: &str) -> Result<(), String> {
@@ -283,17 +283,15 @@ impl Kubelet {
         if words.is_empty() {
             return;
         }
-        let who = crate::sim::kubelet::failure::Container {
+        let who = crate::kubelet::failure::Container {
             pod: &t.name,
             ns: &t.namespace,
             name: t.containers.first().map_or("app", String::as_str),
             image: &t.image,
             uid: &t.uid,
         };
-        let said: Vec<_> = words
-            .iter()
-            .flat_map(|w| crate::sim::kubelet::failure::kubelet_events(w, &who))
-            .collect();
+        let said: Vec<_> =
+            words.iter().flat_map(|w| crate::kubelet::failure::kubelet_events(w, &who)).collect();
         let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
             k8s_openapi::jiff::Timestamp::now(),
         );

@@ -15,8 +15,8 @@ use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use serde_json::{Value, json};
 
 use crate::backend::ImageFailure;
-use crate::sim::KubeletConfig;
-use crate::sim::kubelet::failure;
+use crate::kubelet::KubeletConfig;
+use crate::kubelet::failure;
 
 /// The ConfigMap (per namespace) the fake kubelet takes its settings from.
 pub const CONFIG_MAP: &str = "ststui-kubelet";
@@ -38,7 +38,7 @@ pub fn from_config_map(cm: &ConfigMap) -> (KubeletConfig, Vec<String>) {
         [("start", &mut s.start_ms), ("ready", &mut s.ready_ms), ("stop", &mut s.stop_ms)]
     {
         if let Some(v) = data.get(key) {
-            match crate::sim::scenario::parse::duration(v) {
+            match crate::value::duration(v) {
                 Ok(ms) => *slot = ms,
                 Err(e) => problems.push(format!("{CONFIG_MAP} {key}={v:?}: {e}")),
             }

@@ -267,8 +267,7 @@ pub async fn pod_log(ctx: &Ctx, route: &Route, q: &Query) -> Result<String, Stat
     let tail = q.number("tailLines")?;
     ctx.on_sim(move |sim| -> Result<String, Status> {
         let Some(pod) = sim.pod(&key) else { return Err(Status::not_found(def, &key.name)) };
-        let mut lines =
-            crate::sim::kubelet::log::render(pod, previous).map_err(Status::bad_request)?;
+        let mut lines = crate::kubelet::log::render(pod, previous).map_err(Status::bad_request)?;
         if let Some(n) = tail.and_then(|n| usize::try_from(n).ok()) {
             let skip = lines.len().saturating_sub(n);
             lines.drain(..skip);

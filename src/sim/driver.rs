@@ -488,7 +488,7 @@ impl Runner {
     fn send_log(&mut self) {
         let Some((req, last)) = self.log.as_mut() else { return };
         let now = match self.sim.pod(&req.pod) {
-            Some(p) => super::kubelet::log::render(p, req.previous),
+            Some(p) => crate::kubelet::log::render(p, req.previous),
             None => Err(format!("pods \"{}\" not found", req.pod.name)),
         };
         if last.as_ref() == Some(&now) {

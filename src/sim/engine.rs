@@ -34,6 +34,8 @@ pub struct World {
     pub recorder: Recorder,
     /// Rollout plans under way (a scenario's `rollout` lines).
     pub planner: Planner,
+    /// The garbage collector's settings (its delay).
+    pub gc: gc::Gc,
     /// Syncs run at `instant_ms` (the livelock guard).
     instant_syncs: u64,
     instant_ms: u64,
@@ -63,6 +65,7 @@ impl World {
             out: Vec::new(),
             recorder: Recorder::default(),
             planner: Planner::default(),
+            gc: gc::Gc::default(),
             instant_syncs: 0,
             instant_ms: 0,
             livelocks: Vec::new(),
@@ -85,7 +88,7 @@ pub fn dispatch(w: &mut World) {
         match entry {
             Entry::Change(change) => {
                 w.kubelet.observe(&change, &mut w.store, &mut w.agenda);
-                gc::observe(&change, &mut w.store, &mut w.agenda);
+                gc::observe(w.gc, &change, &mut w.store, &mut w.agenda);
                 let seen =
                     Seen { kind: change.kind, object: &change.object, old: change.old.as_ref() };
                 w.controller.observe(seen, &w.store, &mut w.agenda);

@@ -42,8 +42,8 @@ pub struct Gc {
 }
 
 /// Reacts to a journal change: a removed object's dependents are collected (now, or after the
-/// store's collector delay).
-pub fn observe(change: &Change, store: &mut Store, agenda: &mut Agenda) {
+/// collector's delay).
+pub fn observe(gc: Gc, change: &Change, store: &mut Store, agenda: &mut Agenda) {
     if change.kind != ChangeKind::Deleted {
         return;
     }
@@ -53,7 +53,7 @@ pub fn observe(change: &Change, store: &mut Store, agenda: &mut Agenda) {
         api::release_claims(store, &ns);
     }
     if let Some(uid) = meta.uid.as_deref() {
-        match store.gc.delay_ms {
+        match gc.delay_ms {
             0 => collect(store, &ns, uid),
             delay => {
                 let at = store.clock().now_ms().saturating_add(delay);

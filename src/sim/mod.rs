@@ -233,7 +233,7 @@ impl Sim {
     /// How long after an owner leaves the garbage collector collects its dependents (script
     /// `gc delay=DUR`; 0, the default, collects at once).
     pub fn set_gc_delay(&mut self, delay_ms: u64) {
-        self.world.store.gc.delay_ms = delay_ms;
+        self.world.gc.delay_ms = delay_ms;
     }
 
     /// Pod timing for pods created from now on (script `kubelet`).

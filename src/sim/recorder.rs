@@ -12,14 +12,14 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use k8s_openapi::api::core::v1::{Event as KubeEvent, EventSource, ObjectReference};
+use k8s_openapi::api::core::v1::{Event as KubeEvent, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::kubelet::failure::{self, Said};
 use super::store::Store;
 use crate::backend::{Event, EventKind, ObjRef};
 use crate::core::{ControllerAction, DeleteReason};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::kubelet::event::event_object;
+use crate::kubelet::failure::{self, Said};
 
 /// Events kept at most.
 pub const MAX_EVENTS: usize = 1_000;
@@ -115,33 +115,6 @@ impl Recorder {
             self.repeats.retain(|_, k| *k != gone);
             self.written.pop_front();
         }
-    }
-}
-
-/// A core/v1 Event about `about` as a recorder writes it: first and last seen `now`, counted
-/// once, reported by `component` (on node `host`, for a kubelet). The fake kubelet writes its
-/// Events with it too.
-pub fn event_object(
-    meta: ObjectMeta,
-    about: ObjectReference,
-    said: &Said,
-    component: &str,
-    host: Option<&str>,
-    now: Time,
-) -> KubeEvent {
-    KubeEvent {
-        metadata: meta,
-        involved_object: about,
-        reason: Some(said.reason.into()),
-        message: Some(said.message.clone()),
-        type_: Some(if said.warning { "Warning" } else { "Normal" }.into()),
-        source: Some(EventSource { component: Some(component.into()), host: host.map(Into::into) }),
-        first_timestamp: Some(now.clone()),
-        last_timestamp: Some(now),
-        count: Some(1),
-        reporting_component: Some(component.into()),
-        reporting_instance: Some(String::new()),
-        ..Default::default()
     }
 }
 

@@ -154,8 +154,6 @@ pub type Dependent = (&'static str, ObjRef);
 #[derive(Debug, Default)]
 pub struct Store {
     pub(crate) clock: Clock,
-    /// The garbage collector's settings (its delay).
-    pub(crate) gc: super::gc::Gc,
     /// No volume can be provisioned (`break-storage`): new claims stay Pending.
     pub(crate) storage_full: bool,
     sets: Table<StatefulSet>,

@@ -19,50 +19,13 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{ContainerStatus, Pod, PodCondition, PodStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-pub mod failure;
 mod faults;
-pub mod log;
 
-pub use failure::Failure;
+pub use crate::kubelet::{Failure, KubeletConfig, failure};
 
 use super::clock::{Agenda, Due, PodStep, Ticket};
 use super::store::{Change, ChangeKind, Store, key_of};
 use crate::backend::{EventKind, ObjRef, Object};
-
-/// Pod timing for pods created from now on (the script's `kubelet` command).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KubeletConfig {
-    /// Creation → Running.
-    pub start_ms: u64,
-    /// Running → Ready.
-    pub ready_ms: u64,
-    /// Graceful deletion → gone.
-    pub stop_ms: u64,
-    /// Pods whose first container runs this image never become Ready.
-    pub broken: Option<String>,
-    /// How they fail.
-    pub failure: Failure,
-}
-
-impl Default for KubeletConfig {
-    /// The scenario defaults: 1 s, 1 s, 1 s, nothing broken.
-    fn default() -> Self {
-        KubeletConfig {
-            start_ms: 1000,
-            ready_ms: 1000,
-            stop_ms: 1000,
-            broken: None,
-            failure: Failure::Probe,
-        }
-    }
-}
-
-impl KubeletConfig {
-    /// Zero delays: pods start, become Ready and go in the same virtual instant.
-    pub fn instant() -> Self {
-        KubeletConfig { start_ms: 0, ready_ms: 0, stop_ms: 0, ..KubeletConfig::default() }
-    }
-}
 
 /// Why a fault could not be applied.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -384,25 +384,7 @@ impl Command {
     }
 }
 
-/// One value that does not parse: the value, what is wrong with it, what is expected
-/// (`"x" is not a count; expected a whole number ≥ 0`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{value:?} {problem}; expected {expected}")]
-pub struct BadValue {
-    pub value: String,
-    pub problem: &'static str,
-    pub expected: std::borrow::Cow<'static, str>,
-}
-
-impl BadValue {
-    pub fn new(
-        value: &str,
-        problem: &'static str,
-        expected: impl Into<std::borrow::Cow<'static, str>>,
-    ) -> BadValue {
-        BadValue { value: value.to_string(), problem, expected: expected.into() }
-    }
-}
+pub use crate::value::BadValue;
 
 /// Why one script line cannot be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -98,7 +98,7 @@ fn readiness_lines(pod: &Pod, c: &ContainerStatus) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::kubelet::failure;
+    use crate::kubelet::failure;
     use k8s_openapi::api::core::v1::{Container, PodSpec, PodStatus};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 
