@@ -47,6 +47,10 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
             }
         }
         BackendEvent::Pace { asked, achieved } => on_pace(state, asked, achieved),
+        BackendEvent::BrokenImages(images) => {
+            state.broken_images = images.into_iter().collect();
+            state.dirty = true;
+        }
         BackendEvent::Capabilities(caps) => {
             if state.caps != caps {
                 state.caps = caps;
@@ -116,9 +120,6 @@ fn on_timeline(state: &mut AppState, ev: crate::backend::Event) {
         super::differs::check(state, &ev.kind);
     }
     state.backend_t_ms = state.backend_t_ms.max(ev.t_ms);
-    if let EventKind::Command { text, .. } = &ev.kind {
-        note_broken_image(state, text);
-    }
     let sets = state.mirror.set_names();
     let mut entry = TimelineEntry::new(ev.t_ms, ev.kind, Origin::Backend, &sets);
     entry.late = state.catch_up_until_ms.is_some_and(|until| ev.t_ms <= until);
@@ -296,18 +297,4 @@ fn after_mirror_change(state: &mut AppState) -> Vec<Command> {
     let ordinal = state.selected_ordinal;
     select(state, ordinal);
     cmds
-}
-
-/// A script's `break-image IMG` / `fix-image IMG` line: the console marks the image.
-fn note_broken_image(state: &mut AppState, line: &str) {
-    let mut words = line.split_whitespace();
-    match (words.next(), words.next()) {
-        (Some("break-image"), Some(image)) => {
-            state.broken_images.insert(image.to_string());
-        }
-        (Some("fix-image"), Some(image)) => {
-            state.broken_images.remove(image);
-        }
-        _ => {}
-    }
 }

@@ -278,6 +278,9 @@ pub enum BackendEvent {
     /// The simulator's pace: `achieved` virtual seconds per wall second while it cannot keep up
     /// with the `asked` speed (`None`: it keeps up again).
     Pace { asked: f64, achieved: Option<f64> },
+    /// The simulator's kubelet fails these images now (its pods never become Ready): shown on
+    /// the revisions and the pod detail.
+    BrokenImages(Vec<String>),
     /// What the backend can do changed.
     Capabilities(Capabilities),
     /// The API server's version (`gitVersion`, e.g. `v1.34.2+k3s1`): the advisor reproduces that

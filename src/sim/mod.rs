@@ -107,6 +107,8 @@ pub enum SimEvent {
     Mode(Mode),
     /// A script asked for a fault of the served API.
     Api(ApiFault),
+    /// The images the kubelet now fails (after a `break-image` or `fix-image`).
+    BrokenImages(Vec<String>),
 }
 
 impl SimEvent {
@@ -118,6 +120,7 @@ impl SimEvent {
             SimEvent::Timeline(ev) => BackendEvent::Timeline(ev),
             SimEvent::Mode(m) => BackendEvent::Mode(m),
             SimEvent::Api(f) => BackendEvent::Notice(format!("served API fault: {f:?}")),
+            SimEvent::BrokenImages(images) => BackendEvent::BrokenImages(images),
         }
     }
 

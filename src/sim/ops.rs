@@ -104,6 +104,8 @@ fn apply_fault(w: &mut World, f: Fault) -> Result<(), OpError> {
         }
         Fault::BrokenImage { image, broken } => {
             w.kubelet.set_image_broken(&image, broken, &mut w.store, &mut w.agenda);
+            let images = w.kubelet.broken_images().map(|(i, _)| i.to_string()).collect();
+            w.out.push(super::SimEvent::BrokenImages(images));
             Ok(())
         }
         Fault::Storage { full } => {

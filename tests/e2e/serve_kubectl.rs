@@ -257,7 +257,9 @@ fn scale_restart_and_delete_pod() {
     assert!(ann.contains("kubectl.kubernetes.io/restartedAt"), "{ann}");
     s.ok(&["rollout", "status", "sts/web", "--timeout=30s"]);
     let before = s.jsonpath("pod/web-0", "{.metadata.uid}");
-    assert!(s.ok(&["delete", "pod", "web-0"]).contains("deleted"));
+    // kubectl waits for the deletion by watching the pod; bounded, so a watch that misses it
+    // fails here, naming it, rather than hanging the suite (seen once: docs/known-issues.md).
+    assert!(s.ok(&["delete", "pod", "web-0", "--timeout=60s"]).contains("deleted"));
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let out = s.kubectl(&["get", "pod", "web-0", "-o", "jsonpath={.metadata.uid}"]);

@@ -120,6 +120,9 @@ fn b_breaks_and_fixes_the_image() {
     let broken =
         Fault::BrokenImage { image: "nginx:1.26".into(), broken: Some(Default::default()) };
     assert_eq!(ops(&run(&mut st, [code(KeyCode::Enter)])), vec![Op::from(broken)]);
+    // Broken when the simulator says so, not before.
+    assert!(st.broken_images.is_empty());
+    run(&mut st, [echo(&["nginx:1.26"])]);
     assert!(st.broken_images.contains("nginx:1.26"));
     assert!(status_text(&st).contains("nginx:1.26 is broken"), "{}", status_text(&st));
     let logged = st.timeline.iter().last().map(|e| e.kind.clone());
@@ -130,11 +133,45 @@ fn b_breaks_and_fixes_the_image() {
     assert_eq!(p.kind, PromptKind::BrokenImage { fixing: true });
     let fixed = Fault::BrokenImage { image: "nginx:1.26".into(), broken: None };
     assert_eq!(ops(&run(&mut st, [code(KeyCode::Enter)])), vec![Op::from(fixed)]);
+    run(&mut st, [echo(&[])]);
     assert!(st.broken_images.is_empty());
-    // A script's `break-image` marks the image too.
+    // A timeline line is words, never state: a `break-image` line alone marks nothing; the
+    // simulator's report of what it fails does (a script's `break-image` included).
     let line = EventKind::Command { line: 3, text: "break-image nginx:1.27".into() };
     run(&mut st, [timeline(line)]);
+    assert!(st.broken_images.is_empty());
+    run(&mut st, [echo(&["nginx:1.27"])]);
     assert!(st.broken_images.contains("nginx:1.27"));
+}
+
+fn echo(images: &[&str]) -> Msg {
+    let images = images.iter().map(|i| i.to_string()).collect();
+    Msg::Backend(ststui::backend::BackendEvent::BrokenImages(images))
+}
+
+/// The simulator reports the images it fails whenever a `break-image` or `fix-image` changes
+/// them, sorted by name.
+#[test]
+fn the_simulator_reports_the_images_it_fails() {
+    use ststui::backend::Fault;
+    use ststui::sim::{Sim, SimEvent};
+    let mut sim = Sim::new(Default::default());
+    let _ = sim.drain_events();
+    let broken =
+        |image: &str| Fault::BrokenImage { image: image.into(), broken: Some(Default::default()) };
+    sim.apply_op(broken("b:1").into()).unwrap();
+    sim.apply_op(broken("a:1").into()).unwrap();
+    sim.apply_op(Fault::BrokenImage { image: "b:1".into(), broken: None }.into()).unwrap();
+    let said: Vec<Vec<String>> = sim
+        .drain_events()
+        .into_iter()
+        .filter_map(|e| match e {
+            SimEvent::BrokenImages(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+    let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(said, vec![v(&["b:1"]), v(&["a:1", "b:1"]), v(&["a:1"])]);
 }
 
 #[test]

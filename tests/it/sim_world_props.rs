@@ -158,7 +158,7 @@ proptest! {
                     prop_assert!(ev.t_ms >= last_t);
                     last_t = ev.t_ms;
                 }
-                SimEvent::Mode(_) | SimEvent::Api(_) => {}
+                SimEvent::Mode(_) | SimEvent::Api(_) | SimEvent::BrokenImages(_) => {}
             }
         }
         prop_assert_eq!(events, run(&steps));

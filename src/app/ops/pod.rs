@@ -152,8 +152,8 @@ pub fn toggle_broken(state: &mut AppState, text: String) -> Outcome {
         }
     };
     let broken = !state.broken_images.contains(&image);
+    // The set of broken images changes when the simulator says so (`BackendEvent::BrokenImages`).
     let (log, said) = if broken {
-        state.broken_images.insert(image.clone());
         let how_words = match how {
             ImageFailure::Probe => "its pods run but never become Ready",
             ImageFailure::Pull => "its new pods cannot pull it (ErrImagePull, ImagePullBackOff)",
@@ -171,7 +171,6 @@ pub fn toggle_broken(state: &mut AppState, text: String) -> Outcome {
             ),
         )
     } else {
-        state.broken_images.remove(&image);
         (format!("fix-image {image}"), format!("{image} is fixed: its pods become Ready"))
     };
     state.dirty = true;

@@ -221,7 +221,7 @@ impl Kubelet {
         }
     }
 
-    /// The images broken by [`Kubelet::set_image_broken`], in order.
+    /// The images broken by [`Kubelet::set_image_broken`], sorted by name.
     pub fn broken_images(&self) -> impl Iterator<Item = (&str, Failure)> {
         self.broken_images.iter().map(|(i, f)| (i.as_str(), *f))
     }
