@@ -88,7 +88,7 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
         }
         BackendEvent::Error(message) => notify::error(state, message),
         BackendEvent::Notice(text) => {
-            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Notice);
+            push_now(state, EventKind::Notice { text: text.clone() }, Origin::Notice);
             info(state, text);
         }
     }
@@ -168,7 +168,7 @@ fn on_server(state: &mut AppState, version: String) {
     state.advisor = None;
     state.dirty = true;
     if let Some(note) = note {
-        push_now(state, EventKind::Command { line: 0, text: note.clone() }, Origin::Notice);
+        push_now(state, EventKind::Notice { text: note.clone() }, Origin::Notice);
         info(state, note);
     }
 }
@@ -203,7 +203,7 @@ fn on_connection(state: &mut AppState, c: Connection) {
                 _ => String::new(),
             };
             let text = format!("reconnected{outage}: watching again; the data is live");
-            push_now(state, EventKind::Command { line: 0, text: text.clone() }, Origin::Notice);
+            push_now(state, EventKind::Notice { text: text.clone() }, Origin::Notice);
             state.catch_up_until_ms = Some(state.elapsed_ms().saturating_add(CATCH_UP_MS));
             info(state, text);
         }

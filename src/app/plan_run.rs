@@ -142,7 +142,7 @@ pub fn start(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Comman
 }
 
 fn note(state: &mut AppState, text: String) {
-    push_now(state, EventKind::Command { line: 0, text }, Origin::Notice);
+    push_now(state, EventKind::Notice { text }, Origin::Notice);
 }
 
 /// At the end of a batch: the plan's next move, if this console runs one.

@@ -30,6 +30,11 @@ pub enum EventKind {
         line: usize,
         text: String,
     },
+    /// ststui's own word in a console's timeline: the connection, the server's version, a plan
+    /// it runs (never a script line; the simulator's timeline has none).
+    Notice {
+        text: String,
+    },
     Controller {
         set: String,
         action: crate::core::ControllerAction,

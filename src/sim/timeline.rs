@@ -39,6 +39,7 @@ pub fn seconds(t_ms: u64) -> String {
 pub fn type_word(kind: &EventKind) -> &'static str {
     match kind {
         EventKind::Command { .. } => "command",
+        EventKind::Notice { .. } => "notice",
         EventKind::Controller { .. } => "controller",
         EventKind::Kubelet { .. } => "kubelet",
         EventKind::Gc { .. } => "gc",
@@ -68,6 +69,7 @@ pub fn text(event: &Event) -> String {
 fn body(kind: &EventKind) -> String {
     match kind {
         EventKind::Command { line, text } => format!("[{line}] {text}"),
+        EventKind::Notice { text } => text.clone(),
         EventKind::Controller { set, action, pod, pvc, revision, reason } => {
             let object = [pod, pvc, revision]
                 .into_iter()

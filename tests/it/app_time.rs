@@ -164,5 +164,10 @@ fn a_backend_notice_goes_to_the_status_line_and_the_timeline() {
     assert_eq!(status_text(&st), text);
     assert_eq!(st.timeline.len(), before + 1);
     let last = st.timeline.iter().last().map(|e| e.kind.clone());
-    assert_eq!(last, Some(EventKind::Command { line: 0, text: text.into() }));
+    assert_eq!(last, Some(EventKind::Notice { text: text.into() }));
+    // Exported as its own type: a notice is no script line.
+    let ev = ststui::backend::Event { t_ms: 0, kind: EventKind::Notice { text: text.into() } };
+    let json = serde_json::to_value(&ev).unwrap();
+    assert_eq!(json["type"], "notice", "{json}");
+    assert!(json.get("line").is_none(), "{json}");
 }

@@ -220,7 +220,7 @@ pub fn set_of(kind: &EventKind, sets: &[&str]) -> Option<String> {
         EventKind::Kubelet { pod, .. } => pod_set(pod),
         EventKind::Gc { pod: Some(pod), .. } => pod_set(pod),
         EventKind::Gc { pvc: Some(pvc), .. } => claim_set(pvc, sets),
-        EventKind::Gc { .. } => None,
+        EventKind::Gc { .. } | EventKind::Notice { .. } => None,
         EventKind::Event { object, .. } => match object.split_once('/') {
             Some(("pod", pod)) => pod_set(pod),
             Some((_, other)) => Some(other.to_string()),
@@ -266,7 +266,9 @@ pub fn names_pod(kind: &EventKind, pod: &str) -> bool {
         | EventKind::Gc { pod: Some(p), .. }
         | EventKind::Blocked { pod: Some(p), .. } => p == pod,
         EventKind::Event { object, .. } => object.strip_prefix("pod/") == Some(pod),
-        EventKind::Command { text, .. } | EventKind::Plan { text, .. } => word(text),
+        EventKind::Command { text, .. }
+        | EventKind::Plan { text, .. }
+        | EventKind::Notice { text } => word(text),
         EventKind::Error { message, .. } => word(message),
         EventKind::Blocked { reason, .. } => word(reason),
         EventKind::Expect { detail, .. } => word(detail),

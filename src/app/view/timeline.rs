@@ -142,6 +142,7 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
             };
             (source, text.clone())
         }
+        EventKind::Notice { text } => (Source::Notice, text.clone()),
         EventKind::Controller { action, pod, pvc, revision, reason, .. } => {
             let object = pod.as_deref().or(pvc.as_deref()).or(revision.as_deref()).unwrap_or("");
             let why = reason.map(|r| format!(" ({r})")).unwrap_or_default();
