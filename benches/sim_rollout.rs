@@ -9,38 +9,22 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetSpec};
-use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use ststui::backend::{ClusterOp, ObjRef, Op};
 use ststui::sim::{KubeletConfig, Sim, SimConfig};
 
+#[path = "../tests/support/objects.rs"]
+#[allow(dead_code)]
+mod objects;
+
 const REPLICAS: i32 = 1000;
 
+/// `web` (the tests' set) with REPLICAS pods, Parallel.
 fn web() -> StatefulSet {
-    let labels = Some([("app".to_string(), "web".to_string())].into());
-    StatefulSet {
-        metadata: ObjectMeta { name: Some("web".into()), ..Default::default() },
-        spec: StatefulSetSpec {
-            replicas: Some(REPLICAS),
-            pod_management_policy: Some("Parallel".into()),
-            selector: LabelSelector { match_labels: labels.clone(), ..Default::default() },
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta { labels, ..Default::default() }),
-                spec: Some(PodSpec {
-                    containers: vec![Container {
-                        name: "app".into(),
-                        image: Some("nginx:1.25".into()),
-                        ..Default::default()
-                    }],
-                    ..Default::default()
-                }),
-            },
-            ..Default::default()
-        },
-        ..Default::default()
-    }
+    let mut s = objects::set("web", REPLICAS);
+    s.spec.pod_management_policy = Some("Parallel".into());
+    s
 }
 
 fn ready_world(max_unavailable: Option<&str>) -> Sim {
