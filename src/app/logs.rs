@@ -1,7 +1,8 @@
 //! The log view: the selected pod's log, followed (the last lines, new ones as they come), or
 //! its previous container's; scrolled with the keys of its context; closed with Esc.
 //!
-//! Bounded: at most [`MAX_LOG_LINES`](super::state::MAX_LOG_LINES) lines are held (the oldest dropped, and counted), each
+//! Bounded: at most [`MAX_LOG_LINES`](super::state::MAX_LOG_LINES) lines are held (the oldest
+//! dropped, and counted), each
 //! already cut by the backend. Owns the view's state and its transitions; only the reducer
 //! calls it.
 

@@ -22,7 +22,7 @@ use crate::backend::{ObjKind, ObjRef, Object, Scope};
 use crate::core::labels::parent_and_ordinal;
 
 /// The namespace used when an object has none.
-pub const DEFAULT_NAMESPACE: &str = "default";
+pub use crate::backend::DEFAULT_NAMESPACE;
 
 /// The objects a backend reported, as of the last event applied.
 #[derive(Debug, Clone, Default)]

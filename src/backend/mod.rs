@@ -25,6 +25,9 @@ pub use op::{
 };
 pub use timeline::{Event, EventKind};
 
+/// The namespace of an object that names none.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
 /// A namespaced object name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct ObjRef {
@@ -37,10 +40,10 @@ impl ObjRef {
         ObjRef { namespace: namespace.into(), name: name.into() }
     }
 
-    /// The reference of any object from its metadata (no namespace: `default`).
+    /// The reference of any object from its metadata (no namespace: [`DEFAULT_NAMESPACE`]).
     pub fn of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Self {
         ObjRef::new(
-            meta.namespace.clone().unwrap_or_else(|| "default".to_string()),
+            meta.namespace.clone().unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
             meta.name.clone().unwrap_or_default(),
         )
     }

@@ -240,10 +240,7 @@ pub enum ClusterOp {
 impl ClusterOp {
     /// A short description in scenario words (`partition default/web 2`).
     pub fn describe(&self) -> String {
-        let ios = |v: &IntOrString| match v {
-            IntOrString::Int(i) => i.to_string(),
-            IntOrString::String(s) => s.clone(),
-        };
+        let ios = crate::core::spec::int_or_string_text;
         match self {
             ClusterOp::SetPartition { set, partition } => format!("partition {set} {partition}"),
             ClusterOp::SetStrategy { set, on_delete: true, .. } => {

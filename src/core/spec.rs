@@ -140,6 +140,14 @@ pub fn strategy(set: &StatefulSet) -> Strategy<'_> {
 /// Resolves maxUnavailable against `spec.replicas` (upstream `getStatefulSetMaxUnavailable`):
 /// nil means 1, a percentage is rounded down, and the result is at least 1.
 #[doc(alias = "getStatefulSetMaxUnavailable")]
+/// An int-or-string as written (`2`, `25%`).
+pub fn int_or_string_text(v: &IntOrString) -> String {
+    match v {
+        IntOrString::Int(i) => i.to_string(),
+        IntOrString::String(s) => s.clone(),
+    }
+}
+
 pub fn max_unavailable(set: &StatefulSet) -> Result<i32, SyncError> {
     let st = strategy(set);
     if !st.has_rolling_block {

@@ -173,13 +173,13 @@ pub fn run(
     timeout: Duration,
     drive: bool,
 ) -> i32 {
-    let played = load(script_path, drive).and_then(|(script, manifests)| {
+    let file = script_path.display().to_string();
+    let played = load(script_path, &file, drive).and_then(|(script, manifests)| {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .map_err(|e| Refused::Cluster(format!("cannot start the client runtime: {e}")))?;
-        let file = script_path.display().to_string();
         runtime.block_on(play_on(script, manifests, file, (format, target, timeout, drive)))
     });
     played.unwrap_or_else(|e| {
@@ -193,13 +193,16 @@ type Manifests = BTreeMap<usize, Vec<k8s_openapi::api::apps::v1::StatefulSet>>;
 
 /// The script and its manifests, read before anything runs; a line the cluster cannot play is
 /// refused here, naming it.
-fn load(script_path: &std::path::Path, drive: bool) -> Result<(Script, Manifests), Refused> {
+fn load(
+    script_path: &std::path::Path,
+    file: &str,
+    drive: bool,
+) -> Result<(Script, Manifests), Refused> {
     let script = scenario::parse_file(script_path)?;
-    let file = script_path.display().to_string();
     if let Some((line, why)) =
         script.lines.iter().find_map(|l| cluster_refusal(&l.command, drive).map(|w| (l, w)))
     {
-        return Err(Refused::Input(bad(&file, line, why)));
+        return Err(Refused::Input(bad(file, line, why)));
     }
     let mut manifests = BTreeMap::new();
     for line in &script.lines {
@@ -272,9 +275,9 @@ async fn play_on(
                 others.join(", ")
             )));
         }
-        let cluster = |e: String| Refused::Cluster(e);
-        crate::drive::access::may_drive(&session).await.map_err(|e| cluster(e.to_string()))?;
-        player.drive = Some(start_driver(&session, &player, tx.clone()).map_err(cluster)?);
+        let refused = |e: String| Refused::Cluster(e);
+        crate::drive::access::may_drive(&session).await.map_err(|e| refused(e.to_string()))?;
+        player.drive = Some(start_driver(&session, &player, tx.clone()).map_err(refused)?);
     } else {
         // With --drive the namespace is read through the controller's own watches.
         let handle = tokio::runtime::Handle::current();

@@ -105,13 +105,9 @@ pub fn describe_change(old: &StatefulSet, new: &StatefulSet) -> String {
 }
 
 fn max_unavailable(s: &StatefulSet) -> String {
-    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     let value = s.spec.update_strategy.as_ref().and_then(|u| u.rolling_update.as_ref());
-    match value.and_then(|r| r.max_unavailable.as_ref()) {
-        None => "unset".into(),
-        Some(IntOrString::Int(i)) => i.to_string(),
-        Some(IntOrString::String(s)) => s.clone(),
-    }
+    let value = value.and_then(|r| r.max_unavailable.as_ref());
+    value.map_or_else(|| "unset".into(), crate::core::spec::int_or_string_text)
 }
 
 fn image(s: &StatefulSet) -> String {

@@ -30,13 +30,7 @@ pub(super) fn max_unavailable(state: &mut AppState) -> Outcome {
         .as_ref()
         .and_then(|u| u.rolling_update.as_ref())
         .and_then(|r| r.max_unavailable.as_ref())
-        .map_or_else(
-            || "1".to_string(),
-            |v| match v {
-                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(i) => i.to_string(),
-                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(s) => s.clone(),
-            },
-        );
+        .map_or_else(|| "1".to_string(), crate::core::spec::int_or_string_text);
     let kind = PromptKind::MaxUnavailable { set: r, current };
     state.modal = Modal::Prompt(Prompt::new(kind, ""));
     Ok(Vec::new())

@@ -480,11 +480,7 @@ pub fn set_max_unavailable(
     r: ObjRef,
     value: k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
 ) -> Outcome {
-    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-    let text = match &value {
-        IntOrString::Int(i) => i.to_string(),
-        IntOrString::String(s) => s.clone(),
-    };
+    let text = crate::core::spec::int_or_string_text(&value);
     let op = write(state, ClusterOp::SetMaxUnavailable { set: r.clone(), value })?;
     let said = format!("maxUnavailable of {} → {text}", r.name);
     Ok(send(state, op, format!("maxunavailable {} {text}", r.name), said))
