@@ -74,15 +74,15 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
         }
         BackendEvent::Connection(c) => on_connection(state, c),
         BackendEvent::OpFailed(failure) => {
-            answered(state, &failure.op);
-            super::plan_run::answered(state, &failure.op, Some(&failure));
+            answered(state, failure.id);
+            super::plan_run::answered(state, failure.id, Some(&failure));
             on_failure(state, failure);
         }
         BackendEvent::Read { set, read } => return super::plan_run::fresh(state, &set, read),
-        BackendEvent::OpDone { op, said } => {
-            super::plan_run::answered(state, &op, None);
+        BackendEvent::OpDone { id, said, .. } => {
+            super::plan_run::answered(state, Some(id), None);
             // With words of its own the server's answer was told as a notice already.
-            if let Some(done) = answered(state, &op).filter(|_| said.is_none()) {
+            if let Some(done) = answered(state, Some(id)).filter(|_| said.is_none()) {
                 info(state, done);
             }
         }
@@ -154,8 +154,9 @@ fn on_pace(state: &mut AppState, asked: f64, achieved: Option<f64>) {
 }
 
 /// A write was answered: it is no longer pending; what to say now that it is done.
-fn answered(state: &mut AppState, op: &str) -> Option<String> {
-    let i = state.writes_pending.iter().position(|(o, _)| o == op)?;
+fn answered(state: &mut AppState, id: Option<crate::backend::WriteId>) -> Option<String> {
+    let id = id?;
+    let i = state.writes_pending.iter().position(|(w, _)| *w == id)?;
     state.writes_pending.remove(i).map(|(_, said)| said)
 }
 

@@ -25,7 +25,7 @@ use super::msg::Command;
 use super::notify::{error, info, push_now};
 use super::state::{AppState, Confirm, Form, Modal, Origin, PlanRun, Then};
 use crate::app::refusal::Refusal;
-use crate::backend::{ClusterOp, EventKind, Failure, ObjRef, Op, ViewOp, Write};
+use crate::backend::{ClusterOp, EventKind, Failure, ObjRef, Op, ViewOp, Write, WriteId};
 use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
 use crate::plan::engine::{Act, Config, End, Engine, Stop, View};
@@ -171,10 +171,10 @@ pub fn fresh(
 }
 
 /// The backend's answer to a write: the plan's, when it is the one it sent last.
-pub fn answered(state: &mut AppState, op: &str, failure: Option<&Failure>) {
+pub fn answered(state: &mut AppState, id: Option<WriteId>, failure: Option<&Failure>) {
     let now = state.now.unwrap_or_default();
     let Some(run) = state.plan_run.as_mut() else { return };
-    if run.sent.as_deref() != Some(op) {
+    if id.is_none() || run.sent != id {
         return;
     }
     run.sent = None;
@@ -221,7 +221,7 @@ fn turn(state: &mut AppState, read: Option<(Arc<StatefulSet>, Vec<Arc<Pod>>)>) -
     }
     let cmds = match act {
         Act::Write(w) => {
-            run.sent = Some(w.op.describe());
+            run.sent = Some(w.id);
             vec![Command::Backend(Op::Cluster(w))]
         }
         Act::Read => vec![Command::Backend(Op::View(ViewOp::Read(key.clone())))],
@@ -292,7 +292,7 @@ pub fn approve(state: &mut AppState) -> Result<Vec<Command>, Refusal> {
     note(state, format!("approve {}", key.name));
     info(state, format!("step {}/{} approved: sent, waiting for the server …", r.step, r.of));
     let op = ClusterOp::Plan { set: key, partition: None, record: text };
-    Ok(vec![Command::Backend(Op::Cluster(Write { op, basis: Some(Box::new(set)) }))])
+    Ok(vec![Command::Backend(Op::Cluster(Write::on(op, Some(Box::new(set)))))])
 }
 
 /// What `P` prefills: the set's last plan (`1,50%,100% bake=2m`), or a first suggestion.
@@ -345,5 +345,5 @@ pub fn halt_for_freeze(state: &AppState, key: &ObjRef, set: &StatefulSet) -> Opt
     let halted = crate::plan::decide::halted(&r, now, "halted by a freeze from the console".into());
     let text = serde_json::to_string(&halted).unwrap_or_default();
     let op = ClusterOp::Plan { set: key.clone(), partition: None, record: text };
-    Some(Command::Backend(Op::Cluster(Write { op, basis: None })))
+    Some(Command::Backend(Op::Cluster(Write::new(op))))
 }

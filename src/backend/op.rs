@@ -115,7 +115,7 @@ impl From<ClusterOp> for Op {
     /// A write decided on whatever the backend holds when it runs (a script line, `kubectl
     /// patch` without a resourceVersion).
     fn from(op: ClusterOp) -> Op {
-        Op::Cluster(Write { op, basis: None })
+        Op::Cluster(Write::new(op))
     }
 }
 
@@ -140,10 +140,52 @@ impl From<Fault> for Op {
 /// is applied to the fresh object; otherwise the write fails with [`FailureKind::Conflict`]
 /// saying what changed (`steer::describe_change`), and the console asks again. Never a blind
 /// retry.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// `id` tells one write from every other this process makes (two writes with the same op are
+/// two sends): a backend echoes it with the answer ([`BackendEvent::OpDone`],
+/// [`Failure::id`]), so the console finds the write it answers without comparing words. A
+/// write re-decided on a fresh set after a conflict is a new write, with an id of its own.
+/// Equality compares the decision (`op` and `basis`), not the id: "the same write" to a test or
+/// a confirmation is the same change on the same set; an answer is matched by `id` alone.
+///
+/// [`BackendEvent::OpDone`]: crate::backend::BackendEvent::OpDone
+#[derive(Debug, Clone)]
 pub struct Write {
     pub op: ClusterOp,
     pub basis: Option<Box<k8s_openapi::api::apps::v1::StatefulSet>>,
+    pub id: WriteId,
+}
+
+impl PartialEq for Write {
+    fn eq(&self, other: &Write) -> bool {
+        self.op == other.op && self.basis == other.basis
+    }
+}
+
+impl Write {
+    /// A write decided on whatever the backend holds when it runs (a script line, a verb that
+    /// reads the set first, `kubectl patch` without a resourceVersion).
+    pub fn new(op: ClusterOp) -> Write {
+        Write { op, basis: None, id: WriteId::next() }
+    }
+
+    /// A write decided on `basis`, the set as it was seen (`None`: as [`Write::new`]).
+    pub fn on(op: ClusterOp, basis: Option<Box<k8s_openapi::api::apps::v1::StatefulSet>>) -> Write {
+        Write { op, basis, id: WriteId::next() }
+    }
+}
+
+/// The identity of one [`Write`]: unique in this process, never reused, never shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WriteId(u64);
+
+impl WriteId {
+    /// The next id (a process-wide counter: every backend, verb and plan draws from it, so an
+    /// answer never matches a write it was not for).
+    pub fn next() -> WriteId {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        WriteId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// The writes a cluster backend carries out: StatefulSet spec patches (with the client-side
@@ -461,17 +503,25 @@ impl FailureKind {
 
 /// A failed op: what was asked (in scenario words, e.g. `partition default/web 2`), the kind,
 /// and a message saying what was wrong and what is expected. For a conflict, `write` is the
-/// write that failed, so the console can show what changed and ask again.
+/// write that failed, so the console can show what changed and ask again. `id`: the failed
+/// [`Write`]'s, when the op was one (what the console matches the answer with).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
     pub op: String,
     pub kind: FailureKind,
     pub message: String,
     pub write: Option<Write>,
+    pub id: Option<WriteId>,
 }
 
 impl Failure {
     pub fn new(op: String, kind: FailureKind, message: impl Into<String>) -> Failure {
-        Failure { op, kind, message: message.into(), write: None }
+        Failure { op, kind, message: message.into(), write: None, id: None }
+    }
+
+    /// The same failure, as the answer to the write `id`.
+    pub fn of(mut self, id: WriteId) -> Failure {
+        self.id = Some(id);
+        self
     }
 }

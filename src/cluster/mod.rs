@@ -331,7 +331,7 @@ impl Engine {
                 FailureKind::Forbidden,
                 "--read-only: ststui makes no writes",
             );
-            conn.sink(BackendEvent::OpFailed(f));
+            conn.sink(BackendEvent::OpFailed(f.of(w.id)));
             return;
         }
         if let (crate::backend::ClusterOp::DeletePod { pod, .. }, Some((_, _, tracker))) =
@@ -349,14 +349,14 @@ impl Engine {
         };
         self.writes.retain(|t| !t.is_finished());
         self.writes.push(tokio::spawn(async move {
-            let op = w.op.describe();
+            let (op, id) = (w.op.describe(), w.id);
             match writer.write(w).await {
                 Ok(Written::Unchanged(said) | Written::ReadBack(said)) => {
                     conn.sink(BackendEvent::Notice(said.clone()));
-                    conn.sink(BackendEvent::OpDone { op, said: Some(said) });
+                    conn.sink(BackendEvent::OpDone { op, id, said: Some(said) });
                 }
-                Ok(Written::Done) => conn.sink(BackendEvent::OpDone { op, said: None }),
-                Err(f) => conn.sink(BackendEvent::OpFailed(f)),
+                Ok(Written::Done) => conn.sink(BackendEvent::OpDone { op, id, said: None }),
+                Err(f) => conn.sink(BackendEvent::OpFailed(f.of(id))),
             }
         }));
     }

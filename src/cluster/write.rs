@@ -281,8 +281,9 @@ impl Writer {
             let decided =
                 steer::decide(&w.op, &key, w.basis.as_deref(), &fresh, inputs).map_err(|r| {
                     let write = (r.kind == FailureKind::Conflict)
-                        .then(|| Write { op: w.op.clone(), basis: Some(Box::new(fresh.clone())) });
-                    Failure { op: op.into(), kind: r.kind, message: r.message, write }
+                        .then(|| Write::on(w.op.clone(), Some(Box::new(fresh.clone()))));
+                    let id = Some(w.id);
+                    Failure { op: op.into(), kind: r.kind, message: r.message, write, id }
                 })?;
             let new = match decided {
                 Change::Unchanged(why) => return Ok((Written::Unchanged(why), Some(fresh))),
@@ -331,7 +332,8 @@ impl Writer {
             message: format!(
                 "{key} kept changing while it was written ({ATTEMPTS} attempts): try again"
             ),
-            write: Some(Write { op: w.op, basis: Some(Box::new(fresh)) }),
+            id: Some(w.id),
+            write: Some(Write::on(w.op, Some(Box::new(fresh)))),
         })
     }
 

@@ -80,7 +80,7 @@ impl Exec {
         if let Some(op) = command.cluster_op() {
             // "Nothing to change" is not an error on a cluster either (the simulator says
             // nothing).
-            let write = Write { op, basis: None };
+            let write = Write::new(op);
             return self.writer.write(write).await.map(drop).map_err(LineFailed::Write);
         }
         match command {

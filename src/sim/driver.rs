@@ -559,15 +559,16 @@ impl Runner {
             Op::Cluster(w) => Some(w.clone()),
             Op::Sim(_) | Op::View(_) => None,
         };
+        let id = write.as_ref().map(|w| w.id);
         if let Err(e) = self.sim.apply_op(op) {
             let kind = e.kind();
             // A conflict comes back with the write re-based on the set as it is now, so the
             // console can ask again and send it decided on what it shows.
-            let write = write.filter(|_| kind == FailureKind::Conflict).map(|mut w| {
-                w.basis = self.sim.set(w.op.target()).cloned().map(Box::new);
-                w
+            let write = write.filter(|_| kind == FailureKind::Conflict).map(|w| {
+                let basis = self.sim.set(w.op.target()).cloned().map(Box::new);
+                crate::backend::Write::on(w.op, basis)
             });
-            let failure = Failure { op: name, kind, message: e.to_string(), write };
+            let failure = Failure { op: name, kind, message: e.to_string(), write, id };
             (self.sink)(BackendEvent::OpFailed(failure));
         }
         self.clock_dirty = true;

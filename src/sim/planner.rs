@@ -180,7 +180,7 @@ pub fn approve(w: &mut World, key: &ObjRef) -> Result<(), OpError> {
         record: serde_json::to_string(&approved).unwrap_or_default(),
     };
     let basis = Some(Box::new(set.clone()));
-    ops::apply(w, Op::Cluster(Write { op, basis }))
+    ops::apply(w, Op::Cluster(Write::on(op, basis)))
 }
 
 /// Evaluates every plan under way once (the engine calls it while [`Planner::wants_run`]).
@@ -342,13 +342,12 @@ fn revert(
     stuck: &[(String, String)],
 ) -> Result<(), String> {
     let undo = ClusterOp::Undo { set: key.clone(), revision: None };
-    ops::apply(w, Op::Cluster(Write { op: undo, basis: None }))
-        .map_err(|e| format!("undo: {e}"))?;
+    ops::apply(w, Op::Cluster(Write::new(undo))).map_err(|e| format!("undo: {e}"))?;
     tell(w, key, "undo: template reverted to the previous revision".into());
     for (name, uid) in stuck {
         let pod = ObjRef::new(key.namespace.clone(), name.clone());
         let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid.clone()) };
-        match ops::apply(w, Op::Cluster(Write { op, basis: None })) {
+        match ops::apply(w, Op::Cluster(Write::new(op))) {
             Ok(()) => tell(w, key, format!("undo: deleted {name} (stuck on {revision})")),
             Err(e) => {
                 let message = format!("plan {key}: undo: deleting {name}: {e}");

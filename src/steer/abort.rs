@@ -115,14 +115,14 @@ impl Abort {
             partition: self.restore,
             record: serde_json::to_string(record).unwrap_or_default(),
         };
-        Some(Write { op, basis: Some(Box::new(self.basis.clone())) })
+        Some(Write::on(op, Some(Box::new(self.basis.clone()))))
     }
 
     /// The template back, decided on `basis` (the set after the plan's end, when known; else
     /// read fresh by the write path).
     pub fn undo(&self, basis: Option<StatefulSet>) -> Write {
         let op = ClusterOp::Undo { set: self.set.clone(), revision: None };
-        Write { op, basis: basis.map(Box::new) }
+        Write::on(op, basis.map(Box::new))
     }
 
     /// The stuck pods' deletions, each with its uid as precondition.
@@ -132,7 +132,7 @@ impl Abort {
             .map(|(name, uid)| {
                 let pod = ObjRef::new(self.set.namespace.clone(), name.clone());
                 let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid.clone()) };
-                Write { op, basis: None }
+                Write::new(op)
             })
             .collect()
     }

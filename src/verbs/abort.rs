@@ -139,7 +139,7 @@ fn written(
     by: Instant,
 ) -> Result<Option<StatefulSet>, VerbError> {
     let kind = op.kind();
-    let write = Write { op, basis: basis.cloned().map(Box::new) };
+    let write = Write::on(op, basis.cloned().map(Box::new));
     w.write_returning(write, super::left(by))
         .map(|(_, set)| set)
         .map_err(|f| super::write_failure(kind, crate::cluster::OnceError::Failed(f)))

@@ -167,7 +167,7 @@ fn freeze(target: Target, resume: Option<bool>, deadline: Instant) -> Result<Exi
             None => ClusterOp::Freeze { set },
             Some(force) => ClusterOp::Unfreeze { set, force },
         };
-        Write { op, basis: None }
+        Write::new(op)
     };
     let result = crate::cluster::write_once(&target, left(deadline), made);
     let done = |read_back: bool| {

@@ -162,7 +162,7 @@ pub fn run(target: Target, args: &StepArgs, start: Instant) -> Result<Exit, Verb
     };
     super::warn_gitops("step", s.set());
     let basis = s.set().cloned().map(Box::new);
-    let write = Write { op: ClusterOp::Step { set: key.clone(), from, to }, basis };
+    let write = Write::on(ClusterOp::Step { set: key.clone(), from, to }, basis);
     let read_back = match write_partition(&s.target, write, write_by) {
         Ok(Written::Unchanged(said)) => {
             super::say(&said);
@@ -204,7 +204,7 @@ fn after(
 /// Removes the step's record now that its outcome is known (best effort: a record left behind
 /// only makes the next step check the partition).
 fn settle(target: &Target, key: &ObjRef, by: Instant) {
-    let write = Write { op: ClusterOp::StepSettled { set: key.clone() }, basis: None };
+    let write = Write::new(ClusterOp::StepSettled { set: key.clone() });
     if let Err(e) = crate::cluster::write_once(target, super::left(by), |_| write) {
         let e = write_failure(WriteKind::PatchSet, e);
         crate::text::err_line(&format!(

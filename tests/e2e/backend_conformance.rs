@@ -162,7 +162,7 @@ impl Subject {
     }
 
     fn write(&mut self, op: ClusterOp) {
-        self.backend.execute(Op::Cluster(Write { op, basis: None }));
+        self.backend.execute(Op::Cluster(Write::new(op)));
     }
 
     fn settled(&self, n: usize) {

@@ -291,9 +291,11 @@ fn a_conflict_between_read_and_write_is_re_decided_or_refused() {
     let mut s = Session::open(target.clone()).unwrap_or_else(|e| panic!("{e:?}"));
     let soon = || std::time::Instant::now() + Duration::from_secs(30);
     let read = s.sync(soon()).unwrap_or_else(|e| panic!("{e:?}")).clone();
-    let write = |p| Write {
-        op: ClusterOp::SetPartition { set: web(), partition: p },
-        basis: Some(Box::new(read.clone())),
+    let write = |p| {
+        Write::on(
+            ClusterOp::SetPartition { set: web(), partition: p },
+            Some(Box::new(read.clone())),
+        )
     };
     // Only the status moved since the read: the 409 is re-read, re-decided, and goes through.
     r.call(|sim| {

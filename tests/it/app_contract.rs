@@ -167,15 +167,16 @@ fn a_lost_connection_keeps_the_data_still_sends_writes_and_recovers() {
 fn a_conflict_shows_what_changed_and_asks_again_on_the_fresh_set() {
     let mut st = demo(Capabilities::cluster());
     let fresh = set("web", 5, 3, "nginx:1.26", "web-a", "web-b");
-    let write = Write {
-        op: ClusterOp::SetPartition { set: web(), partition: 4 },
-        basis: Some(Box::new(fresh.clone())),
-    };
+    let write = Write::on(
+        ClusterOp::SetPartition { set: web(), partition: 4 },
+        Some(Box::new(fresh.clone())),
+    );
     let failure = Failure {
         op: "partition default/web 4".into(),
         kind: FailureKind::Conflict,
         message: "default/web changed since you decided: partition 5 → 3".into(),
         write: Some(write.clone()),
+        id: Some(ststui::backend::WriteId::next()),
     };
     run(&mut st, [backend(BackendEvent::OpFailed(failure))]);
     let Modal::Confirm(c) = &st.modal else { panic!("no confirmation: {:?}", st.modal) };
@@ -193,11 +194,13 @@ fn a_conflict_shows_what_changed_and_asks_again_on_the_fresh_set() {
 #[test]
 fn space_freezes_on_a_cluster_and_resume_asks_first() {
     let mut st = demo(Capabilities::cluster());
-    assert_eq!(ops(&run(&mut st, [key(' ')])), vec![Op::from(ClusterOp::Freeze { set: web() })]);
+    let sent = decided_ops(&run(&mut st, [key(' ')]));
+    let [Op::Cluster(w)] = &sent[..] else { panic!("not one write: {sent:?}") };
+    assert_eq!(w.op, ClusterOp::Freeze { set: web() });
     // Sent is not written: the server has not answered yet.
     assert_eq!(status_text(&st), "freeze web: sent, waiting for the server …");
     assert_eq!(st.writes_pending.len(), 1);
-    let done = BackendEvent::OpDone { op: "freeze default/web".into(), said: None };
+    let done = BackendEvent::OpDone { op: "freeze default/web".into(), id: w.id, said: None };
     run(&mut st, [backend(done)]);
     assert!(status_text(&st).contains("froze web"), "{}", status_text(&st));
     assert!(st.writes_pending.is_empty());
@@ -242,12 +245,12 @@ fn space_freezes_on_a_cluster_and_resume_asks_first() {
 /// simulator it is done at once.
 #[test]
 fn a_cluster_write_is_sent_until_the_server_answers() {
+    const LOST: &str = "the reply was lost; it may or may not be written";
     let mut st = demo(Capabilities::cluster());
     run(&mut st, [key('[')]);
     assert!(status_text(&st).ends_with(": sent, waiting for the server …"), "{}", status_text(&st));
-    let op = st.writes_pending.front().map(|(o, _)| o.clone()).unwrap_or_default();
-    let failure =
-        Failure::new(op, FailureKind::Unknown, "the reply was lost; it may or may not be written");
+    let id = st.writes_pending.front().map(|(id, _)| *id).expect("a pending write");
+    let failure = Failure::new("partition default/web 4".into(), FailureKind::Unknown, LOST).of(id);
     run(&mut st, [backend(BackendEvent::OpFailed(failure))]);
     assert!(st.writes_pending.is_empty(), "a failure answers the write");
     assert!(status_text(&st).contains("may or may not be written"), "{}", status_text(&st));
@@ -255,8 +258,9 @@ fn a_cluster_write_is_sent_until_the_server_answers() {
     run(&mut st, [key(' ')]);
     let said = "freeze default/web: written (the reply was lost: reset; read back)".to_string();
     let op = "freeze default/web".to_string();
+    let id = st.writes_pending.front().map(|(id, _)| *id).expect("a pending write");
     run(&mut st, [backend(BackendEvent::Notice(said.clone()))]);
-    run(&mut st, [backend(BackendEvent::OpDone { op, said: Some(said.clone()) })]);
+    run(&mut st, [backend(BackendEvent::OpDone { op, id, said: Some(said.clone()) })]);
     assert_eq!(status_text(&st), said);
     assert!(st.writes_pending.is_empty());
     // The simulator applies a write at once.
@@ -264,6 +268,35 @@ fn a_cluster_write_is_sent_until_the_server_answers() {
     run(&mut sim, [key('[')]);
     assert!(!status_text(&sim).contains("sent"), "{}", status_text(&sim));
     assert!(sim.writes_pending.is_empty());
+}
+
+/// Two writes with the same words are two writes: each answer finds its own by id, and an
+/// answer to no write the console sent (a stale id, or none) leaves the pending ones alone.
+#[test]
+fn an_answer_finds_its_write_by_id_not_by_its_words() {
+    let mut st = demo(Capabilities::cluster());
+    let first = decided_ops(&run(&mut st, [key('[')]));
+    let second = decided_ops(&run(&mut st, [key('[')]));
+    let (Some(Op::Cluster(a)), Some(Op::Cluster(b))) = (first.first(), second.first()) else {
+        panic!("two writes expected: {first:?} {second:?}")
+    };
+    assert_eq!(a.op.describe(), b.op.describe(), "the same words, as the test needs");
+    assert_ne!(a.id, b.id);
+    let pending = |st: &AppState| st.writes_pending.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+    assert_eq!(pending(&st), vec![a.id, b.id]);
+    // The second is answered first: the first stays pending.
+    let op = b.op.describe();
+    run(&mut st, [backend(BackendEvent::OpDone { op: op.clone(), id: b.id, said: None })]);
+    assert_eq!(pending(&st), vec![a.id]);
+    // A failure in the same words but for no write of ours, or for no write at all, answers none.
+    let stranger =
+        Failure::new(op.clone(), FailureKind::Invalid, "no").of(ststui::backend::WriteId::next());
+    run(&mut st, [backend(BackendEvent::OpFailed(stranger))]);
+    run(&mut st, [backend(BackendEvent::OpFailed(Failure::new(op, FailureKind::Invalid, "no")))]);
+    assert_eq!(pending(&st), vec![a.id]);
+    let failed = Failure::new(a.op.describe(), FailureKind::Invalid, "refused").of(a.id);
+    run(&mut st, [backend(BackendEvent::OpFailed(failed))]);
+    assert!(st.writes_pending.is_empty());
 }
 
 fn frozen_ann() -> Option<std::collections::BTreeMap<String, String>> {

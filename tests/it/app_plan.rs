@@ -352,3 +352,26 @@ fn a_new_image_that_rolls_at_once_says_so_before_it_is_typed() {
     assert!(label.contains("partition 0: it rolls 5 pods of web at once"), "{label}");
     assert!(label.contains("F holds the set first, then P runs a plan"), "{label}");
 }
+
+/// On a cluster the plan waits for its write's answer, matched by id: a failure in the same
+/// words for another write (a second console's, a stale one) is not its answer.
+#[test]
+fn a_plan_takes_only_its_own_writes_answer() {
+    use ststui::backend::{BackendEvent, Capabilities, Failure, FailureKind};
+    let mut st = demo(Capabilities::cluster());
+    observed(&mut st);
+    run(&mut st, [key('P'), ctrl('u')]);
+    run(&mut st, typed("1,100%").into_iter().chain([code(KeyCode::Enter)]));
+    let sent = decided_ops(&run(&mut st, [key('y')]));
+    let [Op::Cluster(lease)] = sent.as_slice() else { panic!("the lease alone: {sent:?}") };
+    let words = lease.op.describe();
+    let ending = |st: &AppState| st.plan_run.as_ref().is_none_or(|r| r.engine.ending());
+    // A conflict on the lease at the start would refuse the plan: another write's is ignored.
+    let other = Failure::new(words.clone(), FailureKind::Conflict, "someone else's")
+        .of(ststui::backend::WriteId::next());
+    run(&mut st, [Msg::Backend(BackendEvent::OpFailed(other))]);
+    assert!(!ending(&st), "another write's failure ended the plan: {:?}", st.status);
+    let own = Failure::new(words, FailureKind::Conflict, "taken").of(lease.id);
+    run(&mut st, [Msg::Backend(BackendEvent::OpFailed(own))]);
+    assert!(ending(&st), "its own write's failure did not end the plan: {:?}", st.status);
+}

@@ -148,10 +148,10 @@ fn a_write_decided_on_an_older_set_is_re_decided_or_refused_as_a_conflict() {
         last_set(v).filter(|s| s.metadata.resource_version != basis.metadata.resource_version)
     });
     let write = |partition, basis: &StatefulSet| {
-        Op::Cluster(Write {
-            op: ClusterOp::SetPartition { set: web(), partition },
-            basis: Some(Box::new(basis.clone())),
-        })
+        Op::Cluster(Write::on(
+            ClusterOp::SetPartition { set: web(), partition },
+            Some(Box::new(basis.clone())),
+        ))
     };
     b.execute(write(1, &basis));
     let start = Instant::now();

@@ -228,7 +228,7 @@ async fn lost_write(
     let basis = kube_mock::the_set(&fake);
     let op = ClusterOp::SetPartition { set: web(), partition: 2 };
     let out = writer(mock, Duration::from_secs(read_back))
-        .write(Write { op, basis: Some(Box::new(basis)) })
+        .write(Write::on(op, Some(Box::new(basis))))
         .await;
     (fake, out)
 }

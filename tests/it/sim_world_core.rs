@@ -454,7 +454,7 @@ fn writes_carry_what_they_were_decided_on() {
     let basis = sim.set(&key("web")).cloned().map(Box::new);
     sim.apply_op(Op::from(ClusterOp::Scale { set: key("web"), replicas: 3 })).unwrap();
     settle(&mut sim); // status writes move the resourceVersion
-    let write = |op| Op::Cluster(ststui::backend::Write { op, basis: basis.clone() });
+    let write = |op| Op::Cluster(ststui::backend::Write::on(op, basis.clone()));
     sim.apply_op(write(ClusterOp::SetPartition { set: key("web"), partition: 1 })).unwrap();
     let err = sim.apply_op(write(ClusterOp::Scale { set: key("web"), replicas: 5 })).unwrap_err();
     assert_eq!(err.kind(), ststui::backend::FailureKind::Conflict);

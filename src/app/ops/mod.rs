@@ -135,7 +135,7 @@ fn write(state: &AppState, op: ClusterOp) -> Result<Op, Refusal> {
         ClusterOp::DeletePod { .. } => None,
         other => state.mirror.set(other.target()).cloned().map(Box::new),
     };
-    Ok(Op::Cluster(Write { op, basis }))
+    Ok(Op::Cluster(Write::on(op, basis)))
 }
 
 fn require_rolling(set: &StatefulSet) -> Result<(), Refusal> {
@@ -191,10 +191,10 @@ fn send(state: &mut AppState, op: Op, log: String, said: String) -> Vec<Command>
 ///
 /// [`BackendEvent::OpDone`]: crate::backend::BackendEvent::OpDone
 pub(super) fn sent(state: &mut AppState, ops: &[Op], log: &str, said: String) -> String {
-    let writes: Vec<String> = ops
+    let writes: Vec<crate::backend::WriteId> = ops
         .iter()
         .filter_map(|op| match op {
-            Op::Cluster(w) => Some(w.op.describe()),
+            Op::Cluster(w) => Some(w.id),
             _ => None,
         })
         .collect();

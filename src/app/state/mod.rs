@@ -109,7 +109,7 @@ pub struct AppState {
     pub broken_images: std::collections::BTreeSet<String>,
     /// Cluster writes sent and not answered yet: the op (`Op::describe`) and what the status
     /// line says once it is done. Bounded ([`WRITES_PENDING`]).
-    pub writes_pending: std::collections::VecDeque<(String, String)>,
+    pub writes_pending: std::collections::VecDeque<(crate::backend::WriteId, String)>,
     /// A rollout plan this console runs (`P`), if any.
     pub plan_run: Option<PlanRun>,
     /// The StatefulSet list's filter: rows whose `namespace/name` holds it (any case).

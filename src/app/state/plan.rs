@@ -9,8 +9,8 @@ use crate::plan::engine::Engine;
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanRun {
     pub engine: Engine,
-    /// The write sent last (its `Op::describe`): its answer is the engine's.
-    pub(crate) sent: Option<String>,
+    /// The write sent last: its answer is the engine's.
+    pub(crate) sent: Option<crate::backend::WriteId>,
 }
 
 impl PlanRun {

@@ -383,7 +383,7 @@ mod tests;
 
 /// The lease write: `lease` (or its removal) where the set's lease reads `seen`.
 fn lease_write(set: &ObjRef, lease: Option<String>, seen: Option<String>) -> Act {
-    Act::Write(Write { op: ClusterOp::PlanLease { set: set.clone(), lease, seen }, basis: None })
+    Act::Write(Write::new(ClusterOp::PlanLease { set: set.clone(), lease, seen }))
 }
 
 fn json(r: &Record) -> String {

@@ -150,7 +150,7 @@ impl Engine {
                 self.send(now, Sending::Record(Box::new(record.clone())), Some(said));
                 let text = json(&record);
                 let op = ClusterOp::Plan { set: key, partition: Some((from, to)), record: text };
-                Act::Write(Write { op, basis: Some(Box::new(set.clone())) })
+                Act::Write(Write::on(op, Some(Box::new(set.clone()))))
             }
             Next::Record(record) => {
                 self.baseline =
@@ -159,7 +159,7 @@ impl Engine {
                 let said = Said { record: Some(record.clone()), text };
                 self.send(now, Sending::Record(Box::new(record.clone())), Some(said));
                 let op = ClusterOp::Plan { set: key, partition: None, record: json(&record) };
-                Act::Write(Write { op, basis: Some(Box::new(set.clone())) })
+                Act::Write(Write::on(op, Some(Box::new(set.clone()))))
             }
             Next::Delete { pod, uid, record } => {
                 let text = format!(
@@ -170,7 +170,7 @@ impl Engine {
                 self.send(now, Sending::Delete { pod: pod.clone(), uid: uid.clone() }, Some(said));
                 let pod = ObjRef::new(key.namespace, pod);
                 let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid) };
-                Act::Write(Write { op, basis: None })
+                Act::Write(Write::new(op))
             }
             Next::Halt(record) => {
                 let recorded = current.phase == Phase::Halted;
@@ -214,7 +214,7 @@ impl Engine {
                 partition: None,
                 record: json(&record),
             };
-            return Act::Write(Write { op, basis: Some(Box::new(set)) });
+            return Act::Write(Write::on(op, Some(Box::new(set))));
         }
         let undo = self.ask.on_failure == OnFailure::Undo && view.frozen.is_none();
         if undo && !reverted {

@@ -68,7 +68,7 @@ pub fn image(
     let held = st.on_delete || st.partition >= spec::replicas(&set);
     let write = |op: ClusterOp| {
         let kind = op.kind();
-        w.write(Write { op, basis: None }, crate::verbs::left(by))
+        w.write(Write::new(op), crate::verbs::left(by))
             .map_err(|f| crate::verbs::write_failure(kind, crate::cluster::OnceError::Failed(f)))
     };
     if !held && crate::steer::frozen(&set).is_none() {
