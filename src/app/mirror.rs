@@ -18,6 +18,7 @@ use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use super::facts;
 use crate::backend::{ObjKind, ObjRef, Object, Scope};
 use crate::core::labels::parent_and_ordinal;
 
@@ -176,6 +177,24 @@ impl Mirror {
 
     pub fn pod(&self, r: &ObjRef) -> Option<&Pod> {
         self.pods.get(r).map(|p| &**p)
+    }
+
+    /// The pod's first container image: its spec's where the pod holds one (the simulator);
+    /// else its revision's template (the revision its `controller-revision-hash` label names,
+    /// what the controller built it from: a cluster's pods arrive without container specs,
+    /// `cluster::lean`); else what its first container runs (`status.containerStatuses`).
+    pub fn pod_image<'a>(&'a self, pod: &'a Pod) -> Option<&'a str> {
+        let spec = pod.spec.as_ref().and_then(|s| s.containers.first()?.image.as_deref());
+        spec.or_else(|| {
+            let ns = pod.metadata.namespace.as_deref().unwrap_or(crate::backend::DEFAULT_NAMESPACE);
+            let rev = self.revisions.get(&ObjRef::new(ns, facts::pod_revision(pod)?))?;
+            facts::revision_image(rev)
+        })
+        .or_else(|| {
+            let statuses = pod.status.as_ref()?.container_statuses.as_ref()?;
+            statuses.first()?.image.as_str().into()
+        })
+        .filter(|i| !i.is_empty())
     }
 
     /// The pod named `<set>-<ordinal>` in the set's namespace, if it exists and no other

@@ -478,7 +478,7 @@ fn pod_rows(pod: &Pod, state: &AppState, rows: &mut Vec<(&'static str, String)>)
         let since = c.last_transition_time.as_ref().and_then(|t| ago(state, t.0));
         rows.push(("ready", format!("{}{}", c.status, since.unwrap_or_default())));
     }
-    let image = pod.spec.as_ref().and_then(|s| s.containers.first()).and_then(|c| c.image.clone());
+    let image = state.mirror.pod_image(pod).map(str::to_string);
     if let Some(image) = image {
         let broken = state.broken_images.contains(&image);
         rows.push(("image", if broken { format!("{image} (broken: never Ready)") } else { image }));

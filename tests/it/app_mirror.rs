@@ -178,3 +178,29 @@ fn lookup_ignores_shift_on_characters_but_not_control() {
     assert_eq!(keymap::lookup(Context::Help, &caps, &q), Some(Action::Cancel));
     assert_eq!(keymap::lookup(Context::Prompt, &caps, &q), None, "q is text in a prompt");
 }
+
+/// A cluster's pods arrive without container specs (`cluster::lean`): the image a pod shows is
+/// its own spec's where it has one, else its revision's template, else what its container runs.
+#[test]
+fn a_pods_image_comes_from_its_spec_its_revision_or_what_runs() {
+    use k8s_openapi::api::core::v1::{Container, ContainerStatus, PodSpec};
+    use std::sync::Arc;
+    let mut m = Mirror::default();
+    m.apply(Object::Revision(Arc::new(revision("web", "web-a", 1, "nginx:1.25"))));
+    m.apply(Object::Revision(Arc::new(revision("web", "web-b", 2, "nginx:1.26"))));
+    let lean = pod("web", 0, "web-b", true);
+    assert_eq!(m.pod_image(&lean), Some("nginx:1.26"), "the revision its label names");
+    let mut own = pod("web", 0, "web-b", true);
+    let c =
+        Container { name: "app".into(), image: Some("nginx:hotfix".into()), ..Default::default() };
+    own.spec = Some(PodSpec { containers: vec![c], ..Default::default() });
+    assert_eq!(m.pod_image(&own), Some("nginx:hotfix"), "a spec the pod holds comes first");
+    let mut orphan = pod("web", 1, "web-gone", true);
+    assert_eq!(m.pod_image(&orphan), None, "no revision, no status: unknown, never a guess");
+    orphan.status.as_mut().unwrap().container_statuses = Some(vec![ContainerStatus {
+        name: "app".into(),
+        image: "docker.io/library/nginx:1.24".into(),
+        ..Default::default()
+    }]);
+    assert_eq!(m.pod_image(&orphan), Some("docker.io/library/nginx:1.24"));
+}

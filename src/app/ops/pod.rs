@@ -124,7 +124,7 @@ pub(super) fn break_image(state: &mut AppState) -> Outcome {
         .and_then(f::revision_image);
     let pod = state.mirror.pod_at(&r, state.selected_ordinal);
     let image = target
-        .or_else(|| pod.and_then(|p| p.spec.as_ref()?.containers.first()?.image.as_deref()))
+        .or_else(|| pod.and_then(|p| state.mirror.pod_image(p)))
         .or_else(|| f::image(set))
         .ok_or_else(|| format!("{} has no container image", r.name))?
         .to_string();
