@@ -39,7 +39,8 @@ pub struct Cli {
     /// once, when another controller is seen at work.
     #[arg(long, conflicts_with_all = ["read_only", "all_namespaces"])]
     pub drive: bool,
-    /// Write logs to this file (default: ststui.log in the system temp directory).
+    /// Write logs to this file (default: $XDG_STATE_HOME/ststui/ststui.log, or
+    /// ~/.local/state/ststui/ststui.log).
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
     /// StatefulSet to open (real-cluster mode).

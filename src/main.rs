@@ -15,7 +15,6 @@ use std::process::ExitCode;
 
 use std::io::Write as _;
 
-use anyhow::Context as _;
 use clap::{CommandFactory as _, FromArgMatches as _};
 use ststui::app::{AppState, Msg, Start};
 use ststui::backend::{Backend, BackendEvent};
@@ -317,7 +316,14 @@ fn logged(file: Option<&Path>, run: impl FnOnce() -> ExitCode) -> ExitCode {
             ststui::text::err_line(&format!("ststui: {e:#}"));
             return ExitCode::from(EXIT_USAGE);
         }
-        Err(_) => None,
+        // Without a log the verb still runs; a log place someone may have tampered with is
+        // said (once, on stderr), an unwritable one is not.
+        Err(e) => {
+            if e.downcast_ref::<ststui::logfile::LogFileError>().is_some_and(|e| e.tampered()) {
+                ststui::text::err_line(&format!("ststui: no log: {e:#}"));
+            }
+            None
+        }
     };
     run()
 }
@@ -325,11 +331,8 @@ fn logged(file: Option<&Path>, run: impl FnOnce() -> ExitCode) -> ExitCode {
 fn init_tracing(
     file: Option<&Path>,
 ) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
-    let path = file.map_or_else(|| std::env::temp_dir().join("ststui.log"), Path::to_path_buf);
-    let f =
-        std::fs::OpenOptions::new().create(true).append(true).open(&path).with_context(|| {
-            format!("cannot open the log file {}: pass --log-file FILE", path.display())
-        })?;
+    let default = ststui::logfile::default_path(|k| std::env::var_os(k), ststui::logfile::uid());
+    let f = ststui::logfile::open(file, &default)?;
     let level = std::env::var("STSTUI_LOG")
         .ok()
         .and_then(|v| v.parse::<tracing::Level>().ok())

@@ -213,6 +213,41 @@ fn headless_writes_the_log_file_it_is_given() {
     assert!(text(&out.stderr).contains("cannot open the log file"), "{}", text(&out.stderr));
 }
 
+/// The default log is per user and private; a symlink planted in its place is refused, said
+/// on stderr, and the file it points at is left as it was (the verb still runs, without a log).
+#[test]
+fn the_default_log_is_private_and_a_planted_symlink_is_refused() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let script = temp("deflog.scenario", "create web\nsettle\n");
+    let home = script.with_extension("home");
+    let _ = std::fs::remove_dir_all(&home);
+    let run = || {
+        runner::ststui()
+            .args(["sim", "--headless", "--script", &script.to_string_lossy()])
+            .env("HOME", &home)
+            .env_remove("XDG_STATE_HOME")
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let dir = home.join(".local/state/ststui");
+    let log = dir.join("ststui.log");
+    assert!(std::fs::read_to_string(&log).unwrap().contains("started"));
+    assert_eq!(std::fs::metadata(&log).unwrap().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+    let victim = script.with_extension("victim");
+    std::fs::write(&victim, "theirs\n").unwrap();
+    std::fs::remove_file(&log).unwrap();
+    std::os::unix::fs::symlink(&victim, &log).unwrap();
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("is a symlink: refusing to follow it"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "theirs\n");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
 /// What the simulator cannot hold is refused with a message, never an abort: a scale to
 /// 2147483647 (script) or a manifest asking for it.
 #[test]
