@@ -10,6 +10,7 @@
 //! is reached through the driver's [`Caller`]. Owns: HTTP. Must not: touch the console.
 
 mod ctx;
+mod guard;
 mod hub;
 mod openapi;
 mod patch;
@@ -331,6 +332,7 @@ async fn respond(
     q: &Query,
     headers: &axum::http::HeaderMap,
 ) -> Result<Reply, Status> {
+    guard::browser(method, headers)?;
     api_faults(ctx, path).await?;
     let body = axum::body::to_bytes(Body::new(req.into_body()), MAX_BODY).await.map_err(|_| {
         Status::new(
@@ -343,8 +345,16 @@ async fn respond(
     let content_type =
         headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
     let protobuf = content_type.starts_with("application/vnd.kubernetes.protobuf");
-    let body = match proto::access_review(&body) {
-        Some(v) if protobuf => bytes::Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
+    // What kubectl sends in protobuf, by where it goes: an access review, a namespace;
+    // anything else in protobuf is 415.
+    let decoded = match path {
+        _ if !protobuf => None,
+        p if p.ends_with("/selfsubjectaccessreviews") => proto::access_review(&body),
+        "/api/v1/namespaces" => proto::namespace(&body),
+        _ => None,
+    };
+    let body = match decoded {
+        Some(v) => bytes::Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
         None if protobuf => {
             return Err(Status::new(
                 415,

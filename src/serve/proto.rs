@@ -1,5 +1,6 @@
-//! The one protobuf body kubectl sends: `kubectl auth can-i` posts its SelfSubjectAccessReview
-//! as `application/vnd.kubernetes.protobuf` (a `k8s\0`-prefixed `runtime.Unknown` envelope).
+//! The protobuf bodies kubectl sends (a `k8s\0`-prefixed `runtime.Unknown` envelope, as
+//! `application/vnd.kubernetes.protobuf`): `kubectl auth can-i`'s SelfSubjectAccessReview and
+//! `kubectl create namespace`'s Namespace (its name, generateName, labels and annotations).
 //! Decoded here into the JSON the handlers read; every other protobuf body is refused with 415.
 //!
 //! Written by hand: a dozen lines of the wire format (varints and length-delimited fields) for
@@ -71,6 +72,36 @@ pub fn access_review(body: &[u8]) -> Option<Value> {
     }))
 }
 
+/// The Namespace in a protobuf body, as JSON; `None` when it is not one.
+pub fn namespace(body: &[u8]) -> Option<Value> {
+    let unknown = fields(body.strip_prefix(b"k8s\0")?)?;
+    let type_meta = fields(field(&unknown, 1)?)?;
+    if field(&type_meta, 2)? != b"Namespace" {
+        return None;
+    }
+    let ns = fields(field(&unknown, 2)?)?;
+    let meta = fields(field(&ns, 1).unwrap_or_default())?;
+    let text = |b: &[u8]| Value::from(String::from_utf8_lossy(b).into_owned());
+    let mut m = Map::new();
+    for (n, name) in [(1, "name"), (2, "generateName")] {
+        if let Some(v) = field(&meta, n) {
+            m.insert(name.into(), text(v));
+        }
+    }
+    for (n, name) in [(11, "labels"), (12, "annotations")] {
+        let mut map = Map::new();
+        for (_, entry) in meta.iter().filter(|(k, _)| *k == n) {
+            let kv = fields(entry)?;
+            let key = String::from_utf8_lossy(field(&kv, 1).unwrap_or_default()).into_owned();
+            map.insert(key, text(field(&kv, 2).unwrap_or_default()));
+        }
+        if !map.is_empty() {
+            m.insert(name.into(), Value::Object(map));
+        }
+    }
+    Some(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": m}))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +126,18 @@ mod tests {
             json!({"namespace": "default", "verb": "patch", "group": "apps", "resource": "statefulsets"})
         );
         assert!(access_review(b"{}").is_none());
+    }
+
+    #[test]
+    fn decodes_kubectl_create_namespace() {
+        let label = [ld(1, b"team"), ld(2, b"db")].concat();
+        let meta = [ld(1, b"ops"), ld(11, &label)].concat();
+        let type_meta = [ld(1, b"v1"), ld(2, b"Namespace")].concat();
+        let body = [b"k8s\0".to_vec(), ld(1, &type_meta), ld(2, &ld(1, &meta))].concat();
+        let v = namespace(&body).unwrap();
+        assert_eq!(v["metadata"], json!({"name": "ops", "labels": {"team": "db"}}));
+        let other = [ld(1, b"v1"), ld(2, b"Pod")].concat();
+        let body = [b"k8s\0".to_vec(), ld(1, &other), ld(2, &ld(1, &meta))].concat();
+        assert!(namespace(&body).is_none(), "only a Namespace");
     }
 }

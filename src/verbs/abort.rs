@@ -207,7 +207,8 @@ fn confirm() -> Result<(), VerbError> {
              nothing written",
         ));
     }
-    eprint!("abort? [y/N] ");
+    // A closed stderr is no answer either: never a panic.
+    let _ = write!(std::io::stderr(), "abort? [y/N] ");
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
     let _ = std::io::stdin().lock().read_line(&mut answer);

@@ -295,6 +295,19 @@ fn apply_creates_then_configures_and_refuses_unknown_fields() {
     assert!(err.contains("unknown field \"spec.replica\""), "{err}");
 }
 
+/// `kubectl create namespace` sends protobuf: the namespace is made as on a real API server,
+/// and a bad name is refused, naming it.
+#[test]
+fn create_namespace_works_as_on_a_real_api_server() {
+    let s = serve("namespace", "20", &[]);
+    assert!(s.ok(&["create", "namespace", "ops"]).contains("namespace/ops created"));
+    assert_eq!(s.ok(&["get", "ns", "ops", "-o", "jsonpath={.metadata.name}"]), "ops");
+    let bad = s.kubectl(&["create", "namespace", "bad_name"]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("bad_name"), "{err}");
+}
+
 #[test]
 fn denied_permissions_answer_403_and_auth_can_i_agrees() {
     let s = serve("deny", "20", &["--deny", "patch:statefulsets"]);
