@@ -79,7 +79,7 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
             on_failure(state, failure);
         }
         BackendEvent::Read { set, read } => return super::plan_run::fresh(state, &set, read),
-        BackendEvent::OpDone { id, said, .. } => {
+        BackendEvent::OpDone { id, said } => {
             super::plan_run::answered(state, Some(id), None);
             // With words of its own the server's answer was told as a notice already.
             if let Some(done) = answered(state, Some(id)).filter(|_| said.is_none()) {

@@ -2,9 +2,8 @@
 //! its previous container's; scrolled with the keys of its context; closed with Esc.
 //!
 //! Bounded: at most [`MAX_LOG_LINES`](super::state::MAX_LOG_LINES) lines are held (the oldest
-//! dropped, and counted), each
-//! already cut by the backend. Owns the view's state and its transitions; only the reducer
-//! calls it.
+//! dropped, and counted), each already cut by the backend. Owns the view's state and its
+//! transitions; only the reducer calls it.
 
 use super::action::Action;
 use super::msg::Command;

@@ -186,7 +186,7 @@ impl Mirror {
     pub fn pod_image<'a>(&'a self, pod: &'a Pod) -> Option<&'a str> {
         let spec = pod.spec.as_ref().and_then(|s| s.containers.first()?.image.as_deref());
         spec.or_else(|| {
-            let ns = pod.metadata.namespace.as_deref().unwrap_or(crate::backend::DEFAULT_NAMESPACE);
+            let ns = pod.metadata.namespace.as_deref().unwrap_or(DEFAULT_NAMESPACE);
             let rev = self.revisions.get(&ObjRef::new(ns, facts::pod_revision(pod)?))?;
             facts::revision_image(rev)
         })

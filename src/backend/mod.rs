@@ -303,10 +303,10 @@ pub enum BackendEvent {
     /// The answer to [`ViewOp::Read`]: the set and its pods (those its selector matches) as the
     /// server holds them now, or why they could not be read.
     Read { set: ObjRef, read: Result<(Arc<StatefulSet>, Vec<Arc<Pod>>), Failure> },
-    /// A cluster write was carried out (`op`: its [`Op::describe`], `id`: the write's, what the
-    /// console matches the answer with); `said` when the server's answer needs words of its own
-    /// (nothing to change; written, read back after a lost reply).
-    OpDone { op: String, id: WriteId, said: Option<String> },
+    /// A cluster write was carried out (`id`: the write's, what the console matches the answer
+    /// with); `said` when the server's answer needs words of its own (nothing to change;
+    /// written, read back after a lost reply).
+    OpDone { id: WriteId, said: Option<String> },
     /// A backend-level problem (watch error) the user should see.
     Error(String),
     /// Something the user should know that is not a problem (a script played to its end).

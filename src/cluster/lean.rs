@@ -5,18 +5,18 @@
 //! container status takes 3 KB that way). At 10,000 pods that is most of the console's
 //! memory, so each object is trimmed once, as it arrives, and its vectors fitted.
 //!
-//! Kept of a pod: the metadata (less managed fields and the last-applied annotation); of its
-//! spec the node, hostname and subdomain, and the volumes backed by a PersistentVolumeClaim
-//! (the core's `storageMatches` reads them; a non-claim volume named like a claim template fails
-//! that check just as an absent one does); of its status the phase, reason, message, start time, the Ready condition
-//! and every condition that does not hold (a healthy pod's PodScheduled, Initialized and
-//! ContainersReady say nothing), and the container statuses' name, image, readiness, restarts
-//! and states. Everything else of the pod is dropped, the container specs too: a k8s-openapi
+//! Kept of a pod: the metadata (less managed fields and the last-applied annotation); of its spec
+//! the node, hostname and subdomain, and the volumes backed by a PersistentVolumeClaim (the core's
+//! `storageMatches` reads them; a non-claim volume named like a claim template fails that check
+//! just as an absent one does); of its status the phase, reason, message, start time, the Ready
+//! condition and every condition that does not hold (a healthy pod's PodScheduled, Initialized and
+//! ContainersReady say nothing), and the container statuses' name, image, readiness, restarts and
+//! states. Everything else of the pod is dropped, the container specs too: a k8s-openapi
 //! `Container` is 2.3 KB even with only a name and an image (its probes, lifecycle and security
-//! context are inline), a third of a lean pod. The one thing read from them, the image the
-//! detail pane shows, is the pod's revision's (the template the controller built it from,
-//! `Mirror::pod_image`), or what its container runs. Other kinds lose only managed fields and
-//! the last-applied annotation.
+//! context are inline), a third of a lean pod. The one thing read from them, the image the detail
+//! pane shows, is the pod's revision's (the template the controller built it from,
+//! `Mirror::pod_image`), or what its container runs. Other kinds lose only managed fields and the
+//! last-applied annotation.
 //!
 //! A claim volume is 3.3 KB for the same reason; it stays, since the advisor's storage check
 //! needs it.

@@ -349,13 +349,13 @@ impl Engine {
         };
         self.writes.retain(|t| !t.is_finished());
         self.writes.push(tokio::spawn(async move {
-            let (op, id) = (w.op.describe(), w.id);
+            let id = w.id;
             match writer.write(w).await {
                 Ok(Written::Unchanged(said) | Written::ReadBack(said)) => {
                     conn.sink(BackendEvent::Notice(said.clone()));
-                    conn.sink(BackendEvent::OpDone { op, id, said: Some(said) });
+                    conn.sink(BackendEvent::OpDone { id, said: Some(said) });
                 }
-                Ok(Written::Done) => conn.sink(BackendEvent::OpDone { op, id, said: None }),
+                Ok(Written::Done) => conn.sink(BackendEvent::OpDone { id, said: None }),
                 Err(f) => conn.sink(BackendEvent::OpFailed(f.of(id))),
             }
         }));

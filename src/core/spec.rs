@@ -137,9 +137,6 @@ pub fn strategy(set: &StatefulSet) -> Strategy<'_> {
     }
 }
 
-/// Resolves maxUnavailable against `spec.replicas` (upstream `getStatefulSetMaxUnavailable`):
-/// nil means 1, a percentage is rounded down, and the result is at least 1.
-#[doc(alias = "getStatefulSetMaxUnavailable")]
 /// An int-or-string as written (`2`, `25%`).
 pub fn int_or_string_text(v: &IntOrString) -> String {
     match v {
@@ -148,6 +145,9 @@ pub fn int_or_string_text(v: &IntOrString) -> String {
     }
 }
 
+/// Resolves maxUnavailable against `spec.replicas` (upstream `getStatefulSetMaxUnavailable`):
+/// nil means 1, a percentage is rounded down, and the result is at least 1.
+#[doc(alias = "getStatefulSetMaxUnavailable")]
 pub fn max_unavailable(set: &StatefulSet) -> Result<i32, SyncError> {
     let st = strategy(set);
     if !st.has_rolling_block {

@@ -200,7 +200,7 @@ fn space_freezes_on_a_cluster_and_resume_asks_first() {
     // Sent is not written: the server has not answered yet.
     assert_eq!(status_text(&st), "freeze web: sent, waiting for the server …");
     assert_eq!(st.writes_pending.len(), 1);
-    let done = BackendEvent::OpDone { op: "freeze default/web".into(), id: w.id, said: None };
+    let done = BackendEvent::OpDone { id: w.id, said: None };
     run(&mut st, [backend(done)]);
     assert!(status_text(&st).contains("froze web"), "{}", status_text(&st));
     assert!(st.writes_pending.is_empty());
@@ -257,10 +257,9 @@ fn a_cluster_write_is_sent_until_the_server_answers() {
     // The server's own words (a lost reply read back) stand for the answer.
     run(&mut st, [key(' ')]);
     let said = "freeze default/web: written (the reply was lost: reset; read back)".to_string();
-    let op = "freeze default/web".to_string();
     let id = st.writes_pending.front().map(|(id, _)| *id).expect("a pending write");
     run(&mut st, [backend(BackendEvent::Notice(said.clone()))]);
-    run(&mut st, [backend(BackendEvent::OpDone { op, id, said: Some(said.clone()) })]);
+    run(&mut st, [backend(BackendEvent::OpDone { id, said: Some(said.clone()) })]);
     assert_eq!(status_text(&st), said);
     assert!(st.writes_pending.is_empty());
     // The simulator applies a write at once.
@@ -286,7 +285,7 @@ fn an_answer_finds_its_write_by_id_not_by_its_words() {
     assert_eq!(pending(&st), vec![a.id, b.id]);
     // The second is answered first: the first stays pending.
     let op = b.op.describe();
-    run(&mut st, [backend(BackendEvent::OpDone { op: op.clone(), id: b.id, said: None })]);
+    run(&mut st, [backend(BackendEvent::OpDone { id: b.id, said: None })]);
     assert_eq!(pending(&st), vec![a.id]);
     // A failure in the same words but for no write of ours, or for no write at all, answers none.
     let stranger =

@@ -107,8 +107,8 @@ pub struct AppState {
     /// Images the simulator was told are broken (`b`, a script's `break-image`): their pods
     /// never become Ready. Shown on the revisions and the pod detail.
     pub broken_images: std::collections::BTreeSet<String>,
-    /// Cluster writes sent and not answered yet: the op (`Op::describe`) and what the status
-    /// line says once it is done. Bounded ([`WRITES_PENDING`]).
+    /// Cluster writes sent and not answered yet: the write's id and what the status line says
+    /// once it is done. Bounded ([`WRITES_PENDING`]).
     pub writes_pending: std::collections::VecDeque<(crate::backend::WriteId, String)>,
     /// A rollout plan this console runs (`P`), if any.
     pub plan_run: Option<PlanRun>,
