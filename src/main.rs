@@ -46,9 +46,18 @@ fn main() -> ExitCode {
     if let Err(e) = cli.check() {
         e.exit();
     }
+    let code = dispatch(invoked, &cli);
+    // A credential plugin still running (a verb that timed out waiting for it, a console quit
+    // while it was pending) ends with us.
+    ststui::cluster::credential::kill_all();
+    code
+}
+
+/// Runs the command line's command.
+fn dispatch(invoked: Invoked, cli: &Cli) -> ExitCode {
     let log = cli.log_file.as_deref();
     match cli.command {
-        None => cluster_console(&cli),
+        None => cluster_console(cli),
         Some(CliCommand::Completion(ref a)) => {
             let script = ststui::complete::script(a.shell, invoked.bin_name());
             let mut out = std::io::stdout().lock();
@@ -64,6 +73,9 @@ fn main() -> ExitCode {
         Some(CliCommand::Sim(ref args)) if args.headless => logged(log, || headless(args)),
         Some(CliCommand::Sim(ref args)) => interactive(log, args),
         Some(ref verb) => logged(log, || {
+            if !matches!(verb, CliCommand::FakeKubelet(_)) {
+                ststui::cluster::credential::reap_on_signals();
+            }
             let target = ststui::cluster::Target {
                 kubeconfig: cli.kubeconfig.clone(),
                 context: cli.context.clone(),
@@ -140,6 +152,7 @@ fn cluster_console(cli: &Cli) -> ExitCode {
         read_only: cli.read_only,
     };
     let inbox = console::Inbox::new();
+    ststui::cluster::credential::console_holds_terminal();
     let started: Result<(Box<dyn Backend>, String), String> = if cli.drive {
         ststui::drive::backend::DriveBackend::start(target, inbox.sink())
             .map(|b| (b.namespace().to_string(), b))

@@ -17,6 +17,9 @@ use super::trouble::{self, Trouble};
 use crate::backend::Sink;
 use crate::backend::{BackendEvent, Connection, EventKind, ObjKind};
 
+/// The console's advice ending a credentials message (a verb leaves it out).
+pub const RECONNECT: &str = ", then press R to reconnect";
+
 /// How one watcher's (or the preflight's) requests last went.
 #[derive(Debug, Clone, PartialEq)]
 enum Reach {
@@ -198,10 +201,14 @@ impl Slot {
             }
             Trouble::Stalled => Outcome::Retry,
             Trouble::Unauthorized => {
-                let error = format!(
-                    "the server refused our credentials ({brief}): renew them (e.g. log in \
-                     again), then press R to reconnect"
-                );
+                let error = if trouble::no_credential(e) {
+                    format!("no credentials: {brief}; mend the plugin or sign in{RECONNECT}")
+                } else {
+                    format!(
+                        "the server refused our credentials ({brief}): renew them (e.g. log in \
+                         again){RECONNECT}"
+                    )
+                };
                 self.conn.set(self.id, Some(Reach::Unauthorized { error }));
                 Outcome::Unauthorized
             }

@@ -51,6 +51,13 @@ impl Clients {
         Ok(Clients { client, router })
     }
 
+    /// The client of a configuration whose exec credential plugin ststui runs itself
+    /// ([`super::credential`]): the requests wait for it, the client is built once it answers.
+    pub fn with_plugin(config: kube::Config, plugin: super::credential::Plugin) -> Clients {
+        let namespace = config.default_namespace.clone();
+        Clients::from_service(super::credential::Lazy::new(config, plugin), &namespace)
+    }
+
     /// The client over any HTTP service: in tests, tower-test's mock.
     pub fn from_service<S, B>(service: S, namespace: &str) -> Clients
     where
@@ -97,7 +104,8 @@ pub struct Session {
     pub server: String,
 }
 
-/// Reads the kubeconfig and builds a client. No network yet; errors say what to fix.
+/// Reads the kubeconfig and builds a client. No network yet, and no credential plugin run
+/// yet; errors say what to fix.
 pub async fn session(t: &Target) -> Result<Session, String> {
     let options = KubeConfigOptions { context: t.context.clone(), ..Default::default() };
     let kubeconfig = match &t.kubeconfig {
@@ -128,13 +136,18 @@ pub async fn session(t: &Target) -> Result<Session, String> {
         let known: Vec<&str> = kubeconfig.contexts.iter().map(|x| x.name.as_str()).collect();
         return Err(format!("no context {c:?} in the kubeconfig; it has: {}", known.join(", ")));
     }
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|e| format!("the kubeconfig cannot be used: {e}"))?;
     let namespace = t.namespace.clone().unwrap_or_else(|| config.default_namespace.clone());
     let server = config.cluster_url.to_string();
-    let clients = Clients::from_config(config)
-        .map_err(|e| format!("cannot make a client for {server}: {e}"))?;
+    // An exec plugin runs on the first request, bounded and ended with ststui: never here,
+    // where kube-rs would run it unbounded (see `credential`).
+    let clients = match super::credential::Plugin::take(&mut config, &user) {
+        Some(plugin) => Clients::with_plugin(config, plugin),
+        None => Clients::from_config(config)
+            .map_err(|e| format!("cannot make a client for {server}: {e}"))?,
+    };
     let client = clients.client();
     Ok(Session { client, clients, namespace, user, server })
 }

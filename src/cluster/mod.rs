@@ -17,6 +17,7 @@
 
 mod conn;
 mod connect;
+pub mod credential;
 pub(crate) mod derive;
 mod focus;
 pub mod lean;
@@ -36,6 +37,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+pub use conn::RECONNECT;
 pub use connect::{
     Clients, Permission, Session, Target, denied_of, identity as connect_identity, session,
 };
@@ -213,7 +215,7 @@ impl Engine {
                         focus::Tasks(vec![tokio::spawn(logs::follow(client, conn, r))])
                     });
                 }
-                Op::View(ViewOp::Reconnect) => match connect::session(&self.target).await {
+                Op::View(ViewOp::Reconnect) => match reread(&self.target).await {
                     Ok(s) => {
                         self.session = s;
                         preflight.abort();
@@ -423,10 +425,30 @@ impl Engine {
 }
 
 /// The backend's clock: wall time, once a second.
+/// The session made again from the kubeconfig, a credential plugin run again (`R`).
+async fn reread(target: &Target) -> Result<Session, String> {
+    credential::forget();
+    connect::session(target).await
+}
+
 async fn clock(conn: Arc<Conn>) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
+    // A credential plugin slow to answer is said once per wait (the console is drawn meanwhile).
+    let mut said = false;
     loop {
         tick.tick().await;
         conn.sink(BackendEvent::Clock { now: k8s_openapi::jiff::Timestamp::now(), speed: 1.0 });
+        match credential::pending() {
+            Some((plugin, waited)) if !said && waited >= Duration::from_secs(2) => {
+                said = true;
+                conn.sink(BackendEvent::Notice(format!(
+                    "waiting for credentials: the exec credential plugin {plugin:?} has not \
+                     answered yet (stopped after {} s; q quits)",
+                    credential::WAIT.as_secs()
+                )));
+            }
+            Some(_) => {}
+            None => said = false,
+        }
     }
 }

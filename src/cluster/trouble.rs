@@ -52,8 +52,22 @@ pub fn of(e: &kube::Error) -> Trouble {
         | kube::Error::FromUtf8(_)
         | kube::Error::LinesCodecMaxLineLengthExceeded => Trouble::Failing,
         kube::Error::Auth(_) => Trouble::Unauthorized,
+        // No credential to send: as refused credentials, what waiting does not mend.
+        other if no_credential(other) => Trouble::Unauthorized,
         other => transport(other),
     }
+}
+
+/// Whether `e` is a credential plugin's failure (no request reached the server).
+pub fn no_credential(e: &kube::Error) -> bool {
+    let mut cur: Option<&(dyn StdError + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if err.is::<super::credential::CredentialError>() {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }
 
 /// A transport error: stalled (our own probe), never connected, or broken after sending.

@@ -97,6 +97,16 @@ impl Session {
     /// Why the first view did not come in time.
     fn gave_up(&self) -> VerbError {
         let at = self.backend.server();
+        if let Some((plugin, waited)) = crate::cluster::credential::pending() {
+            return VerbError::new(
+                Exit::Api,
+                format!(
+                    "no credentials for {at} before the timeout: the exec credential plugin \
+                     {plugin:?} had not answered in {:.0} s (ststui stopped it)",
+                    waited.as_secs_f64()
+                ),
+            );
+        }
         if let Some(why) = self.disconnected() {
             return VerbError::new(
                 Exit::Api,
@@ -166,7 +176,8 @@ impl Session {
         }
         app::update(&mut self.state, Msg::BatchEnd);
         if let Connection::Unauthorized { error } = &self.state.connection {
-            return Err(VerbError::new(Exit::Api, error.clone()));
+            let error = error.strip_suffix(crate::cluster::RECONNECT).unwrap_or(error);
+            return Err(VerbError::new(Exit::Api, error.to_string()));
         }
         self.needed()?;
         match error {

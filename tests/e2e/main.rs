@@ -18,6 +18,7 @@ mod support {
 
 mod backend_conformance;
 mod cli_headless;
+mod credentials;
 mod drive_faults;
 mod e2e_cluster;
 mod e2e_context;
