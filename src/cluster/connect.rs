@@ -112,7 +112,7 @@ pub async fn session(t: &Target) -> Result<Session, String> {
         Some(path) => Kubeconfig::read_from(path).map_err(|e| {
             format!("cannot read the kubeconfig {}: {}", path.display(), innermost(&e))
         })?,
-        None => Kubeconfig::read().map_err(|e| {
+        None => from_env_or_home().map_err(|e| {
             let which = match std::env::var_os("KUBECONFIG") {
                 Some(v) => format!("KUBECONFIG={}", v.to_string_lossy()),
                 None => "~/.kube/config".to_string(),
@@ -150,6 +150,39 @@ pub async fn session(t: &Target) -> Result<Session, String> {
     };
     let client = clients.client();
     Ok(Session { client, clients, namespace, user, server })
+}
+
+/// The kubeconfig of `KUBECONFIG` (its files merged, the first naming a value winning, as
+/// kubectl does), else of `~/.kube/config`. A file of the list that does not exist is skipped,
+/// as kubectl skips it (kube-rs fails on it); none existing is an error naming them.
+fn from_env_or_home() -> Result<Kubeconfig, kube::config::KubeconfigError> {
+    use kube::config::KubeconfigError;
+    let Some(value) = std::env::var_os("KUBECONFIG") else { return Kubeconfig::read() };
+    let paths: Vec<PathBuf> =
+        std::env::split_paths(&value).filter(|p| !p.as_os_str().is_empty()).collect();
+    if paths.is_empty() {
+        return Kubeconfig::read();
+    }
+    let mut merged: Option<Kubeconfig> = None;
+    for path in &paths {
+        let next = match Kubeconfig::read_from(path) {
+            Ok(k) => k,
+            Err(KubeconfigError::ReadConfig(e, _)) if e.kind() == std::io::ErrorKind::NotFound => {
+                tracing::info!("KUBECONFIG: {} does not exist: skipped", path.display());
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        merged = Some(match merged {
+            Some(m) => m.merge(next)?,
+            None => next,
+        });
+    }
+    merged.ok_or_else(|| {
+        let err =
+            std::io::Error::new(std::io::ErrorKind::NotFound, "none of the files it names exists");
+        KubeconfigError::ReadConfig(err, paths.first().cloned().unwrap_or_default())
+    })
 }
 
 /// The innermost cause of an error (kube-rs's outer errors repeat the path the message names).

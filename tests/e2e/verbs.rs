@@ -266,6 +266,29 @@ fn usage_and_unreachable_servers_have_their_codes() {
     assert!(err.contains("the server cannot be reached"), "{err}");
 }
 
+#[test]
+fn a_kubeconfig_list_skips_missing_files_as_kubectl_does() {
+    let r = rig("kubeconfig-list", 0, &[]);
+    let run = |list: String| {
+        let out = runner::ststui()
+            .args(["explain", "web", "--log-file"])
+            .arg(r.dir.join("log"))
+            .env("KUBECONFIG", list)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        runner::said(&out)
+    };
+    let kc = r.dir.join("kubeconfig").display().to_string();
+    let (code, out, err) = run(format!("/nonexistent/first:{kc}:/nonexistent/last"));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("web"), "{out}");
+    let (code, _, err) = run("/nonexistent/a:/nonexistent/b".into());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("KUBECONFIG=/nonexistent/a:/nonexistent/b"), "{err}");
+    assert!(err.contains("none of the files it names exists"), "{err}");
+}
+
 /// The kubeconfig with its server on a port nothing listens on.
 fn regex_lite_replace_server(kc: &str) -> String {
     kc.lines()
