@@ -54,9 +54,6 @@ const VALUED: [&str; 6] = ["--context", "-n", "--namespace", "--kubeconfig", "--
 /// word, is a mistyped verb (clap would take it for the console's NAME and then refuse `web`
 /// without saying why). The message names the verb meant.
 pub fn mistyped_verb(args: &[String]) -> Option<String> {
-    use clap::CommandFactory;
-    let verbs: Vec<String> =
-        Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
     let mut positionals = Vec::new();
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
@@ -67,17 +64,35 @@ pub fn mistyped_verb(args: &[String]) -> Option<String> {
         }
     }
     let (first, _second) = (positionals.first()?, positionals.get(1)?);
-    if verbs.iter().any(|v| v == first) {
+    let verb = near_verb(first)?;
+    Some(format!("{first:?} is not a verb: did you mean `ststui {verb}`? ({})", verbs_said()))
+}
+
+/// The verb `word` is close to but not (within two edits, or the start of one: `rol` is
+/// `rollout`'s); `None` for a verb itself or a word near none.
+pub fn near_verb(word: &str) -> Option<String> {
+    use clap::CommandFactory;
+    let verbs: Vec<String> =
+        Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
+    if verbs.iter().any(|v| v == word) {
         return None;
     }
+    if word.len() >= 2
+        && let Some(v) = verbs.iter().find(|v| v.starts_with(word))
+    {
+        return Some(v.clone());
+    }
     let (d, verb) =
-        verbs.iter().map(|v| (crate::sim::scenario::parse::edit_distance(v, first), v)).min()?;
-    (d <= 2).then(|| {
-        format!(
-            "{first:?} is not a verb: did you mean `ststui {verb}`? (the verbs: {})",
-            verbs.join(", ")
-        )
-    })
+        verbs.iter().map(|v| (crate::sim::scenario::parse::edit_distance(v, word), v)).min()?;
+    (d <= 2).then(|| verb.clone())
+}
+
+/// `the verbs: explain, step, …`.
+pub fn verbs_said() -> String {
+    use clap::CommandFactory;
+    let verbs: Vec<String> =
+        Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
+    format!("the verbs: {}", verbs.join(", "))
 }
 
 impl Cli {

@@ -12,7 +12,8 @@
 //! - Invoked as `kubectl-ststui` (a link: kubectl runs it for `kubectl ststui …`), usage and
 //!   help name it `kubectl ststui`.
 //!
-//! Owns: these conventions. Must not: reach a cluster (completing set names would need one).
+//! Owns: these conventions. Must not: reach a cluster (set names come from the caller, asked
+//! with the [`NameQuery`] the words make).
 
 use clap::{Arg, Command, CommandFactory, ValueHint};
 
@@ -62,9 +63,19 @@ pub fn script(shell: clap_complete::Shell, bin: &str) -> Vec<u8> {
     out
 }
 
+/// A set name being completed: the cluster the words name, and what is typed of the name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NameQuery {
+    pub kubeconfig: Option<String>,
+    pub context: Option<String>,
+    pub namespace: Option<String>,
+    pub prefix: String,
+}
+
 /// The answer to cobra's `__complete` for `words` (the last is the word being completed; empty
-/// for a new word): candidates, then the directive line.
-pub fn cobra(words: &[String]) -> Vec<String> {
+/// for a new word): candidates, then the directive line. Where a set's NAME goes, `names`
+/// is asked for the cluster's (the caller reaches the cluster; this module does not).
+pub fn cobra(words: &[String], names: impl FnOnce(&NameQuery) -> Vec<String>) -> Vec<String> {
     let mut root = Cli::command();
     root.build();
     let (last, done) = match words.split_last() {
@@ -73,18 +84,28 @@ pub fn cobra(words: &[String]) -> Vec<String> {
     };
     let mut cur: &Command = &root;
     let mut value_of: Option<&Arg> = None;
+    let mut query = NameQuery { prefix: last.to_string(), ..NameQuery::default() };
+    // Positionals given to the current command (its NAME is the first).
+    let mut given = 0;
     for w in done {
-        if value_of.take().is_some() {
+        if let Some(flag) = value_of.take() {
+            query.note(flag, w);
             continue;
         }
         if let Some(flag) = flag_of(cur, w) {
-            if flag.get_action().takes_values() && !w.contains('=') {
-                value_of = Some(flag);
+            if flag.get_action().takes_values() {
+                match w.split_once('=') {
+                    Some((_, v)) => query.note(flag, v),
+                    None => value_of = Some(flag),
+                }
             }
             continue;
         }
         if let Some(sub) = cur.find_subcommand(w) {
             cur = sub;
+            given = 0;
+        } else {
+            given += 1;
         }
     }
     let mut out = Vec::new();
@@ -114,11 +135,30 @@ pub fn cobra(words: &[String]) -> Vec<String> {
         {
             values(p, last, &mut out);
         }
+        let name = cur.get_positionals().next().filter(|a| a.get_id() == "name");
+        if given == 0 && name.is_some() {
+            for n in names(&query) {
+                out.push(candidate(&n, "StatefulSet"));
+            }
+        }
         let file = cur.get_positionals().any(path_like);
         if out.is_empty() && file { DEFAULT } else { NO_FILES }
     };
     out.push(format!(":{directive}"));
     out
+}
+
+impl NameQuery {
+    /// Keeps the value of a flag that names the cluster.
+    fn note(&mut self, flag: &Arg, value: &str) {
+        let slot = match flag.get_id().as_str() {
+            "kubeconfig" => &mut self.kubeconfig,
+            "context" => &mut self.context,
+            "namespace" => &mut self.namespace,
+            _ => return,
+        };
+        *slot = Some(value.to_string());
+    }
 }
 
 /// The flag `word` names among `cmd`'s (`--output`, `--output=json`, `-o`).
@@ -165,7 +205,44 @@ mod tests {
     use super::*;
 
     fn ask(words: &[&str]) -> Vec<String> {
-        cobra(&words.iter().map(|w| (*w).to_string()).collect::<Vec<_>>())
+        cobra(&words.iter().map(|w| (*w).to_string()).collect::<Vec<_>>(), |_| Vec::new())
+    }
+
+    /// The candidates, and the query the names were asked with (if they were).
+    fn ask_names(words: &[&str]) -> (Vec<String>, Option<NameQuery>) {
+        let mut asked = None;
+        let words: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+        let out = cobra(&words, |q| {
+            asked = Some(q.clone());
+            ["wal", "web"]
+                .iter()
+                .filter(|n| n.starts_with(&q.prefix))
+                .map(|n| n.to_string())
+                .collect()
+        });
+        (out, asked)
+    }
+
+    #[test]
+    fn set_names_are_asked_where_a_name_goes_with_the_cluster_the_words_name() {
+        let (out, asked) = ask_names(&["-n", "prod", "--context=stage", "explain", "we"]);
+        assert_eq!(out, ["web\tStatefulSet", ":4"]);
+        let want = NameQuery {
+            kubeconfig: None,
+            context: Some("stage".into()),
+            namespace: Some("prod".into()),
+            prefix: "we".into(),
+        };
+        assert_eq!(asked, Some(want));
+        // The console's NAME: verbs and sets together.
+        let (out, asked) = ask_names(&["--kubeconfig", "/k", "w"]);
+        assert!(out.iter().any(|c| c.starts_with("wait\t")), "{out:?}");
+        assert!(out.contains(&"web\tStatefulSet".to_string()), "{out:?}");
+        assert_eq!(asked.and_then(|q| q.kubeconfig), Some("/k".into()));
+        // A name already given, a flag's value, a verb without a set: not asked.
+        for words in [&["explain", "web", ""][..], &["-n", ""], &["completion", ""]] {
+            assert_eq!(ask_names(words).1, None, "{words:?}");
+        }
     }
 
     #[test]

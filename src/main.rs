@@ -30,12 +30,12 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let invoked = Invoked::from_argv0(args.first().map_or("", String::as_str));
     if invoked == Invoked::KubectlComplete {
-        return print_lines(&ststui::complete::cobra(args.get(1..).unwrap_or_default()));
+        return print_lines(&complete(args.get(1..).unwrap_or_default()));
     }
     // `ststui __complete WORD…` (kubectl's protocol), before clap: the words may hold flags
     // (`--kubeconfig`) that are not this call's.
     if args.get(1).is_some_and(|a| a == "__complete") {
-        return print_lines(&ststui::complete::cobra(args.get(2..).unwrap_or_default()));
+        return print_lines(&complete(args.get(2..).unwrap_or_default()));
     }
     if let Some(why) = ststui::cli::mistyped_verb(&args) {
         ststui::text::err_line(&format!("ststui: {why}"));
@@ -106,6 +106,25 @@ fn dispatch(invoked: Invoked, cli: &Cli) -> ExitCode {
     }
 }
 
+/// Completions for `words` (cobra's protocol), set names from the cluster the words name.
+fn complete(words: &[String]) -> Vec<String> {
+    // Nothing a credential plugin says may reach the shell's line.
+    ststui::cluster::credential::console_holds_terminal();
+    ststui::complete::cobra(words, |q| {
+        let target = ststui::cluster::Target {
+            kubeconfig: q.kubeconfig.as_ref().map(Into::into),
+            context: q.context.clone(),
+            namespace: q.namespace.clone(),
+            ..Default::default()
+        };
+        ststui::cluster::lookup::set_names(
+            &target,
+            &q.prefix,
+            ststui::cluster::lookup::NAMES_WITHIN,
+        )
+    })
+}
+
 /// Prints `lines` on stdout (a closed pipe is a failure exit, nothing more).
 fn print_lines(lines: &[String]) -> ExitCode {
     let mut out = std::io::stdout().lock();
@@ -133,9 +152,6 @@ fn exit_code(code: i32) -> ExitCode {
 
 /// The console on a real cluster (`ststui [--context C] [-n NS | -A] [NAME]`).
 fn cluster_console(cli: &Cli) -> ExitCode {
-    if let Some(code) = need_terminal() {
-        return code;
-    }
     let _log = match init_tracing(cli.log_file.as_deref()) {
         Ok(guard) => guard,
         Err(e) => {
@@ -151,6 +167,13 @@ fn cluster_console(cli: &Cli) -> ExitCode {
         name: cli.name.clone(),
         read_only: cli.read_only,
     };
+    if let Some(why) = mistyped_name(&target) {
+        ststui::text::err_line(&format!("ststui: {why}"));
+        return ExitCode::from(EXIT_USAGE);
+    }
+    if let Some(code) = need_terminal() {
+        return code;
+    }
     let inbox = console::Inbox::new();
     ststui::cluster::credential::console_holds_terminal();
     let started: Result<(Box<dyn Backend>, String), String> = if cli.drive {
@@ -173,6 +196,25 @@ fn cluster_console(cli: &Cli) -> ExitCode {
     let open = cli.name.clone().map(|name| ststui::backend::ObjRef::new(namespace, name));
     ststui::app::update(&mut state, Msg::Start(Start { can_pick: true, open, speed: None }));
     finish(console::run(&mut state, backend, &Theme::new(ColorMode::from_env()), inbox))
+}
+
+/// `ststui rol`: a NAME close to a verb that names no set (the server says 404) is a mistyped
+/// verb, said with the verb meant. A set of that name, or a server that cannot say in time,
+/// opens the console as asked.
+fn mistyped_name(target: &ststui::cluster::Target) -> Option<String> {
+    let name = target.name.as_deref()?;
+    let verb = ststui::cli::near_verb(name)?;
+    let within = ststui::cluster::lookup::EXISTS_WITHIN;
+    if ststui::cluster::lookup::set_exists(target, name, within)? {
+        return None;
+    }
+    let argv0 = std::env::args().next().unwrap_or_default();
+    let bin = Invoked::from_argv0(&argv0).bin_name();
+    Some(format!(
+        "{name:?} is not a verb and no StatefulSet of that name exists: did you mean `{bin} \
+         {verb}`? ({})",
+        ststui::cli::verbs_said()
+    ))
 }
 
 /// The exit status of a console run.

@@ -22,6 +22,7 @@ pub(crate) mod derive;
 mod focus;
 pub mod lean;
 mod logs;
+pub mod lookup;
 pub mod probe;
 pub mod trouble;
 mod watch;

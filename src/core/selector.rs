@@ -203,7 +203,7 @@ fn is_label_name(s: &str) -> bool {
 }
 
 /// A DNS-1123 subdomain: lower-case alphanumeric labels with inner dashes, joined by dots.
-fn is_dns_subdomain(s: &str) -> bool {
+pub fn is_dns_subdomain(s: &str) -> bool {
     s.len() <= 253
         && s.split('.').all(|label| {
             let b = label.as_bytes();

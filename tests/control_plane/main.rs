@@ -17,3 +17,4 @@ mod support {
 mod differential;
 mod e2e_control_plane;
 mod e2e_drive;
+mod harness;

@@ -71,6 +71,38 @@ fn kubectl_runs_it_as_a_plugin_and_completes_it() {
 }
 
 #[test]
+fn set_names_complete_from_the_cluster_and_a_near_verb_naming_no_set_is_a_typo() {
+    let (_handle, server) =
+        serve(vec![set("web", 1), set("ste", 1)], &[], KubeletConfig::default());
+    let d = plugin_dir("names");
+    let kc = d.0.join("kubeconfig");
+    ststui::serve::write_kubeconfig(&kc, server.addr).unwrap();
+    let kc = kc.to_string_lossy().into_owned();
+    let log = d.0.join("log").to_string_lossy().into_owned();
+    // `kubectl ststui --kubeconfig KC w<TAB>`: the verb and the set.
+    let (code, out, err) = kubectl(&d.0, &["__complete", "ststui", "--kubeconfig", &kc, "w"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().any(|l| l == "web\tStatefulSet"), "{out}\n{err}");
+    assert!(out.lines().any(|l| l.starts_with("wait\t")), "{out}\n{err}");
+    let (_, out, _) = ststui(&["__complete", "--kubeconfig", &kc, "step", ""]);
+    let names: Vec<&str> = out.lines().filter(|l| l.ends_with("\tStatefulSet")).collect();
+    assert_eq!(names, ["ste\tStatefulSet", "web\tStatefulSet"], "{out}");
+    // An unreachable cluster offers no names, and still answers.
+    let (code, out, _) = ststui(&["__complete", "--kubeconfig", "/nonexistent/kc", "step", ""]);
+    assert_eq!((code, out.as_str()), (0, ":4\n"));
+    // `kubectl ststui rol`: close to rollout, and no set is called so.
+    let (code, _, err) = kubectl(&d.0, &["ststui", "rol", "--kubeconfig", &kc, "--log-file", &log]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("\"rol\" is not a verb and no StatefulSet of that name exists"), "{err}");
+    assert!(err.contains("did you mean `kubectl ststui rollout`?"), "{err}");
+    // A set that is called so is opened (here: no terminal to open it in).
+    let (code, _, err) = ststui(&["ste", "--kubeconfig", &kc, "--log-file", &log]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the console needs a terminal"), "{err}");
+    assert!(!err.contains("did you mean"), "{err}");
+}
+
+#[test]
 fn a_plugin_call_answers_as_ststui_does() {
     let (_handle, server) = serve(vec![set("web", 3)], &[], KubeletConfig::default());
     let d = plugin_dir("explain");
