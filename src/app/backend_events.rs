@@ -14,11 +14,17 @@ use crate::backend::{BackendEvent, Connection, EventKind, Failure, FailureKind, 
 pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command> {
     match ev {
         BackendEvent::Applied(obj) => {
+            if let crate::backend::Object::Set(set) = &obj {
+                super::sets::note_progress(state, set);
+            }
             if state.mirror.apply(obj) {
                 return after_mirror_change(state);
             }
         }
         BackendEvent::Deleted(obj) => {
+            if let crate::backend::Object::Set(set) = &obj {
+                state.set_progress.remove(&crate::backend::ObjRef::of(&set.metadata));
+            }
             if state.mirror.delete(&obj) {
                 return after_mirror_change(state);
             }

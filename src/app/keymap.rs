@@ -321,7 +321,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Picker, &[Key::plain(KeyCode::Down), Key::ch('j')], Action::Down, G::Navigate,
       "next revision", None),
     b(C::Picker, &[Key::plain(KeyCode::Enter)], Action::Accept, G::General,
-      "roll back to this revision", Some("undo to")),
+      "roll back to this revision", Some("roll back")),
     b(C::Picker, &[Key::plain(KeyCode::Esc), Key::ch('q')], Action::Cancel, G::General,
       "cancel", Some("cancel")),
     b(C::Picker, &[Key::ctrl('c')], Action::Quit, G::General, "quit", None),

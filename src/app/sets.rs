@@ -33,6 +33,43 @@ pub struct SetRow<'a> {
     pub plan: String,
 }
 
+/// A set's way to its replicas, as its status says: the counts last seen and when they last
+/// moved toward the spec (the spec asked for more, a pod was created, one became Ready).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    wanted: i32,
+    created: i32,
+    ready: i32,
+    at: Option<k8s_openapi::jiff::Timestamp>,
+}
+
+/// Notes what `set`'s status says of its progress (the reducer, as a set arrives). The list
+/// reads only the status (no pods), where a scale-up's newest pods, created and not Ready yet,
+/// look like pods that failed: progress within [`health::STUCK_AFTER_SECS`] says they start.
+pub fn note_progress(state: &mut AppState, set: &StatefulSet) {
+    let st = set.status.as_ref();
+    let (wanted, created, ready) = (
+        f::replicas(set),
+        st.map_or(0, |s| s.replicas),
+        st.and_then(|s| s.ready_replicas).unwrap_or(0),
+    );
+    let key = ObjRef::of(&set.metadata);
+    let now = state.now;
+    let at = match state.set_progress.get(&key) {
+        Some(p) if wanted > p.wanted || created > p.created || ready > p.ready => now,
+        Some(p) => p.at,
+        // First seen: nothing known of its way so far.
+        None => None,
+    };
+    state.set_progress.insert(key, Progress { wanted, created, ready, at });
+}
+
+/// Whether `key`'s set made progress within [`health::STUCK_AFTER_SECS`].
+fn progressing(state: &AppState, key: &ObjRef) -> bool {
+    let (Some(now), Some(p)) = (state.now, state.set_progress.get(key)) else { return false };
+    p.at.is_some_and(|at| now.duration_since(at).as_secs() < health::STUCK_AFTER_SECS)
+}
+
 /// Where a health sorts: what needs the operator first.
 fn rank(h: Health) -> u8 {
     match h {
@@ -74,7 +111,13 @@ pub fn rows(state: &AppState) -> Vec<SetRow<'_>> {
         .mirror
         .sets()
         .filter(|(key, _)| filter.is_empty() || key.to_string().to_lowercase().contains(&filter))
-        .map(|(key, set)| row(key, set, state.now))
+        .map(|(key, set)| {
+            let mut r = row(key, set, state.now);
+            if r.health == Health::Degraded && progressing(state, key) {
+                r.health = Health::Progressing;
+            }
+            r
+        })
         .collect();
     // Stable: namespace and name order within a health.
     rows.sort_by_key(|r| rank(r.health));

@@ -133,3 +133,39 @@ fn a_plan_shows_on_its_row() {
     assert!(plans.contains(&("api".into(), "halted at 2/3".into())), "{plans:?}");
     assert!(plans.contains(&("cache".into(), String::new())), "{plans:?}");
 }
+
+#[test]
+fn a_scale_up_starting_its_pods_is_progressing_not_degraded() {
+    use k8s_openapi::jiff::{SignedDuration, Timestamp};
+    let t0: Timestamp = "2026-11-27T10:00:00Z".parse().unwrap();
+    let clock = |t: Timestamp| Msg::Backend(BackendEvent::Clock { now: t, speed: 1.0 });
+    let web = |wanted: i32, created: i32, ready: i32| {
+        let mut s = a_set("apps", "web", ready, false);
+        s.spec.replicas = Some(wanted);
+        let st = s.status.as_mut().unwrap();
+        st.replicas = created;
+        st.updated_replicas = Some(created);
+        st.current_replicas = Some(created);
+        applied(Object::Set(Arc::new(s)))
+    };
+    let word = |st: &AppState| rows(st)[0].health.word();
+    let mut st = list(vec![]);
+    run(&mut st, [clock(t0), web(3, 3, 3), Msg::BatchEnd]);
+    assert_eq!(word(&st), "Healthy");
+    // Scaled to 5: both pods created, neither Ready yet (Parallel), then one of them.
+    run(&mut st, [web(5, 3, 3), web(5, 5, 3), Msg::BatchEnd]);
+    assert_eq!(word(&st), "Progressing");
+    run(&mut st, [clock(t0 + SignedDuration::from_secs(20)), web(5, 5, 4), Msg::BatchEnd]);
+    assert_eq!(word(&st), "Progressing");
+    // No progress for five minutes: the pod that does not get Ready is a fault.
+    run(&mut st, [clock(t0 + SignedDuration::from_secs(20 + 300)), Msg::BatchEnd]);
+    assert_eq!(word(&st), "Degraded");
+    // A pod that stops being Ready is no progress: Degraded at once.
+    let mut st = list(vec![]);
+    run(&mut st, [clock(t0), web(3, 3, 3), web(3, 3, 2), Msg::BatchEnd]);
+    assert_eq!(word(&st), "Degraded");
+    // First seen short of Ready pods: nothing known of its way, Degraded as the status says.
+    let mut st = list(vec![]);
+    run(&mut st, [clock(t0), web(5, 5, 4), Msg::BatchEnd]);
+    assert_eq!(word(&st), "Degraded");
+}

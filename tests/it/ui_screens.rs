@@ -106,6 +106,28 @@ fn confirmation() {
 }
 
 #[test]
+fn the_undo_picker_says_what_its_keys_do() {
+    use ststui::app::state::{RevisionChoice, RevisionPicker};
+    let mut st = rolling().state();
+    let choice = |revision: i64, image: &str| RevisionChoice {
+        revision,
+        name: format!("web-{revision}"),
+        image: Some(image.into()),
+        current: revision == 1,
+        update: revision == 2,
+        change: None,
+    };
+    st.modal = Modal::Picker(RevisionPicker {
+        set: ObjRef::new(NS, SET),
+        choices: vec![choice(2, "nginx:1.26"), choice(1, "nginx:1.25")],
+        selected: 1,
+    });
+    let text = screen_text(render(&st, 100, 30).backend().buffer());
+    assert!(text.contains("Enter roll back   Esc cancel"), "{text}");
+    assert!(!text.contains("undo to"), "{text}");
+}
+
+#[test]
 fn no_color_is_readable_and_colourless() {
     let st = blocked().state();
     let (mono, _) = render_with(&st, 120, 40, &Theme::monochrome());

@@ -116,6 +116,9 @@ pub struct AppState {
     pub set_filter: String,
     /// The set highlighted in the list, so the highlight stays on it when the list re-sorts.
     pub picked: Option<ObjRef>,
+    /// Each set's way to its replicas as its status says it (`sets::note_progress`): a set
+    /// short of Ready pods that made progress lately is starting them, not Degraded.
+    pub set_progress: std::collections::HashMap<ObjRef, super::sets::Progress>,
     /// Clickable regions from the last draw (filled by the ui, passed in by the loop).
     pub hits: HitMap,
     /// The terminal's size, from the last resize (the help overlay's pages depend on it).
@@ -188,6 +191,7 @@ impl AppState {
             writes_pending: std::collections::VecDeque::new(),
             plan_run: None,
             set_filter: String::new(),
+            set_progress: std::collections::HashMap::new(),
             picked: None,
             hits: HitMap::default(),
             screen: Rect::default(),
