@@ -70,7 +70,9 @@ impl PromptKind {
             PromptKind::Plan { set } => {
                 format!("plan for {set}: steps (counts, N%, pause) and bake=DUR")
             }
-            PromptKind::SetFilter => "filter StatefulSets by name (empty: all)".into(),
+            PromptKind::SetFilter => {
+                "filter StatefulSets by name as you type (Enter keeps it, Esc clears)".into()
+            }
         }
     }
 }

@@ -265,12 +265,21 @@ fn edit_prompt(state: &mut AppState, key: &KeyEvent) {
         }
         _ => return,
     }
+    // The set list filters as the name is typed (as k9s does).
+    if p.kind == PromptKind::SetFilter {
+        let text = p.input.trim().to_string();
+        super::sets::filter(state, text);
+    }
     state.dirty = true;
 }
 
 fn prompt_action(state: &mut AppState, action: Action) -> ops::Outcome {
     match action {
         Action::Cancel => {
+            // Esc in the set list's filter clears it (typing applied it already).
+            if matches!(&state.modal, Modal::Prompt(p) if p.kind == PromptKind::SetFilter) {
+                super::sets::filter(state, String::new());
+            }
             state.modal = Modal::None;
             Ok(Vec::new())
         }

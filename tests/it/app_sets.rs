@@ -169,3 +169,31 @@ fn a_scale_up_starting_its_pods_is_progressing_not_degraded() {
     run(&mut st, [clock(t0), web(5, 5, 4), Msg::BatchEnd]);
     assert_eq!(word(&st), "Degraded");
 }
+
+#[test]
+fn the_filter_applies_as_it_is_typed_and_esc_in_it_clears() {
+    let mut st = list(vec![
+        a_set("apps", "cache", 3, false),
+        a_set("db", "pg", 3, false),
+        a_set("db", "pg-replica", 3, false),
+    ]);
+    run(&mut st, [key('/'), key('p')]);
+    assert_eq!(names(&st).len(), 3, "apps/cache holds a p too");
+    run(&mut st, [key('g')]);
+    assert!(matches!(st.modal, Modal::Prompt(_)), "still typing");
+    assert_eq!(names(&st), ["db/pg", "db/pg-replica"], "filtered before Enter");
+    assert!(heading(&st, 2).contains("(2 of 3 matching \"pg\")"), "{}", heading(&st, 2));
+    run(&mut st, "-r".chars().map(key));
+    assert_eq!(names(&st), ["db/pg-replica"]);
+    run(&mut st, [code(KeyCode::Backspace), code(KeyCode::Backspace)]);
+    assert_eq!(names(&st), ["db/pg", "db/pg-replica"], "backspace widens it again");
+    // Enter keeps the filter and closes the prompt; Enter then opens the highlighted match.
+    run(&mut st, [code(KeyCode::Enter)]);
+    assert!(matches!(st.modal, Modal::None), "{:?}", st.modal);
+    assert_eq!(names(&st).len(), 2);
+    // Esc while typing clears the filter and closes the prompt.
+    run(&mut st, [key('/'), key('x'), code(KeyCode::Esc)]);
+    assert!(matches!(st.modal, Modal::None), "{:?}", st.modal);
+    assert_eq!(names(&st).len(), 3);
+    assert!(st.set_filter.is_empty());
+}
