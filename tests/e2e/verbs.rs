@@ -289,6 +289,33 @@ fn a_kubeconfig_list_skips_missing_files_as_kubectl_does() {
     assert!(err.contains("none of the files it names exists"), "{err}");
 }
 
+#[test]
+fn a_closed_stdout_and_stderr_end_a_verb_quietly_with_its_own_code() {
+    let r = rig("closed", 0, &[]);
+    let closed = |args: &[&str]| {
+        // A pipe whose reader is gone: every write fails with EPIPE (`… | head -0`).
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = runner::against(&r.dir, args)
+            .stdout(writer.try_clone().unwrap())
+            .stderr(writer)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        out.status.code()
+    };
+    // 101 is Rust's exit code for a panic.
+    assert_eq!(closed(&["explain", "web"]), Some(0));
+    assert_eq!(closed(&["explain", "web", "-o", "json"]), Some(0));
+    assert_eq!(closed(&["explain", "db"]), Some(4), "its error line went nowhere");
+    assert_eq!(closed(&["wait", "web", "--timeout", "5s"]), Some(0));
+    assert_eq!(closed(&["step", "web", "--to", "-1"]), Some(2));
+    // A rollout plan (nothing to roll out: it says so) ends as it does on a terminal.
+    let plan = ["rollout", "web", "--steps", "1,100%", "--timeout", "20s"];
+    let (code, out, err) = ststui(&r, &plan);
+    assert_ne!(code, 101, "{out}{err}");
+    assert_eq!(closed(&plan), Some(code), "{out}{err}");
+}
+
 /// The kubeconfig with its server on a port nothing listens on.
 fn regex_lite_replace_server(kc: &str) -> String {
     kc.lines()
