@@ -202,3 +202,42 @@ fn only_a_plugin_kube_would_use_is_taken() {
     assert_eq!(p.name, "aws");
     assert!(!p.called().contains('\u{1b}'));
 }
+
+#[test]
+fn a_credential_is_kept_until_shortly_before_it_expires() {
+    let dir = scratch("renew");
+    let runs = dir.join("runs");
+    let soon =
+        k8s_openapi::jiff::Timestamp::now() + k8s_openapi::jiff::SignedDuration::from_secs(10);
+    let script = |expires: String| {
+        format!(
+            "echo run >> {}\nprintf '{{\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"t\",\
+             \"expirationTimestamp\":\"{expires}\"}}}}'",
+            runs.display()
+        )
+    };
+    let config = || kube::Config::new("https://127.0.0.1:1".parse().unwrap());
+    let count = || std::fs::read_to_string(&runs).map_or(0, |s| s.lines().count());
+    // Expiring within RENEW_BEFORE: every request runs the plugin again.
+    let mut p = plugin(&dir, &script(soon.to_string()), &[]);
+    p.name = "plugin-renew".into();
+    p.exec.args = Some(vec!["soon".into()]);
+    let lazy = Lazy::new(config(), p);
+    rt().block_on(async {
+        lazy.shared.client().await.unwrap();
+        lazy.shared.client().await.unwrap();
+    });
+    assert_eq!(count(), 2);
+    // Good for an hour: run once, then kept (also by a second client of the same plugin).
+    let later =
+        k8s_openapi::jiff::Timestamp::now() + k8s_openapi::jiff::SignedDuration::from_secs(3600);
+    let mut p = plugin(&dir, &script(later.to_string()), &[]);
+    p.exec.args = Some(vec!["later".into()]);
+    let (a, b) = (Lazy::new(config(), p.clone()), Lazy::new(config(), p));
+    rt().block_on(async {
+        a.shared.client().await.unwrap();
+        a.shared.client().await.unwrap();
+        b.shared.client().await.unwrap();
+    });
+    assert_eq!(count(), 3);
+}
