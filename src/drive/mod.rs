@@ -16,6 +16,7 @@ pub mod access;
 pub mod backend;
 pub mod effects;
 pub mod guard;
+pub mod lease;
 pub mod mirror;
 
 use std::collections::BTreeMap;

@@ -15,6 +15,7 @@ mod support {
 }
 
 mod differential;
+mod drive_lease;
 mod e2e_control_plane;
 mod e2e_drive;
 mod harness;

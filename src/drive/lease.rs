@@ -1,0 +1,330 @@
+//! One driver at a time: leader election on a `coordination.k8s.io/v1` Lease
+//! ([`LEASE_NAME`] in the namespace driven), with client-go's timings ([`Timings`]: lease 15 s,
+//! renew deadline 10 s, retry 2 s). A candidate reads the Lease every retry period and
+//!
+//! - creates it when there is none, or takes it (a replace guarded by the resourceVersion it
+//!   read, so of two candidates exactly one wins) when its holder is empty or has not renewed
+//!   for a whole lease as this candidate saw it;
+//! - renews it while it holds it, and may write only while its last renewal was sent less than
+//!   the renew deadline ago ([`Gate::may_write`], asked before every write: a leader stopped by
+//!   SIGSTOP, or cut off from the server, stops writing at the deadline — before any standby may
+//!   take over — and a woken one finds it may not, instead of writing on an expired lease);
+//! - otherwise is a standby, and says who holds the lease, how long ago it last saw a renewal,
+//!   and when it takes over ([`Role::Standby`]); it never takes a lease renewed within its
+//!   duration.
+//!
+//! As in client-go, a standby times a holder's lease from when *it* saw the record change (its
+//! own monotonic clock), never from the holder's `renewTime`: two machines' clocks may disagree.
+//!
+//! Written here rather than with kube-lease-manager (0.13, on kube 5): that crate judges a lease
+//! by its holder's `renewTime` against the local wall clock (a skewed clock takes a live lease, or
+//! waits too long), renews on a grace period instead of fencing at a renew deadline, and keeps
+//! the holder and the freshness of its renewal to itself, which a standby's header shows.
+//! kube-rs has no leader election of its own (kube-rs/kube#485).
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, PostParams};
+
+/// The Lease's name in the namespace driven.
+pub const LEASE_NAME: &str = "ststui-statefulset-controller";
+
+/// client-go's leader-election timings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timings {
+    /// How long a lease holds after its last renewal (`leaseDurationSeconds`).
+    pub lease: Duration,
+    /// A leader that has not renewed for this long stops writing (< `lease`).
+    pub renew_deadline: Duration,
+    /// How often a candidate reads (and a leader renews) the Lease.
+    pub retry: Duration,
+}
+
+impl Default for Timings {
+    fn default() -> Timings {
+        Timings {
+            lease: Duration::from_secs(15),
+            renew_deadline: Duration::from_secs(10),
+            retry: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Who this candidate is, as the Lease records it: host, process and context.
+pub fn identity(context: &str) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into());
+    format!("{host}/ststui-{}/{context}", std::process::id())
+}
+
+/// A candidate's role, as the console shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// Not decided yet (the Lease not read).
+    Starting,
+    /// Holds the lease; writes while its renewals are in time.
+    Leader,
+    /// Held the lease and missed its renew deadline: writes nothing, says so, and goes on
+    /// trying (as a candidate like any other).
+    Fenced { why: String },
+    /// Another holds it: `holder`, its renewal last seen `seen_ago`, and when this candidate
+    /// takes over if nothing changes.
+    Standby { holder: String, seen_ago: Duration, takes_over_in: Duration },
+}
+
+/// What the writes ask before each write.
+#[derive(Clone)]
+pub struct Gate {
+    inner: Arc<Mutex<Shared>>,
+    timings: Timings,
+}
+
+struct Shared {
+    /// When the last successful renewal (or the acquire) was sent.
+    renewed: Option<Instant>,
+    role: Role,
+}
+
+impl Gate {
+    pub fn new(timings: Timings) -> Gate {
+        let shared = Shared { renewed: None, role: Role::Starting };
+        Gate { inner: Arc::new(Mutex::new(shared)), timings }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether this candidate may write now: it holds the lease and sent its last renewal less
+    /// than the renew deadline ago.
+    pub fn may_write(&self) -> bool {
+        self.lock().renewed.is_some_and(|r| r.elapsed() < self.timings.renew_deadline)
+    }
+
+    /// The role now (a leader past its deadline reads as fenced at once).
+    pub fn role(&self) -> Role {
+        let s = self.lock();
+        match (&s.role, s.renewed) {
+            (Role::Leader, Some(r)) if r.elapsed() >= self.timings.renew_deadline => {
+                Role::Fenced { why: deadline_words(r.elapsed(), self.timings) }
+            }
+            (role, _) => role.clone(),
+        }
+    }
+}
+
+fn deadline_words(since: Duration, t: Timings) -> String {
+    format!(
+        "the lease was last renewed {} s ago, past the {} s renew deadline: writing nothing \
+         until it is held again",
+        since.as_secs(),
+        t.renew_deadline.as_secs()
+    )
+}
+
+/// What a candidate knows of the Lease between two reads: the record last seen and when (on
+/// its own clock) it last changed.
+#[derive(Debug, Clone, Default)]
+pub struct Observed {
+    record: Option<(String, Option<Timestamp>, i32)>,
+    at: Option<Instant>,
+}
+
+/// What to do after a read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// There is no Lease: create it.
+    Create,
+    /// Its holder is empty or lapsed: take it (guarded by the resourceVersion read).
+    Take,
+    /// It is this candidate's: renew it.
+    Renew,
+    /// Another holds it: wait (a standby).
+    Wait { holder: String, seen_ago: Duration, takes_over_in: Duration },
+}
+
+/// Decides from a read of the Lease (`None`: there is none) at `now`; notes in `observed` when
+/// the record changed.
+pub fn decide(me: &str, lease: Option<&Lease>, observed: &mut Observed, now: Instant) -> Step {
+    let Some(spec) = lease.map(|l| l.spec.clone().unwrap_or_default()) else {
+        *observed = Observed::default();
+        return Step::Create;
+    };
+    let holder = spec.holder_identity.clone().unwrap_or_default();
+    let record =
+        (holder.clone(), spec.renew_time.map(|t| t.0), spec.lease_transitions.unwrap_or(0));
+    if observed.record.as_ref() != Some(&record) {
+        observed.record = Some(record);
+        observed.at = Some(now);
+    }
+    if holder == me {
+        return Step::Renew;
+    }
+    if holder.is_empty() {
+        return Step::Take;
+    }
+    let lease =
+        Duration::from_secs(u64::try_from(spec.lease_duration_seconds.unwrap_or(15)).unwrap_or(15));
+    let seen_ago = now.saturating_duration_since(observed.at.unwrap_or(now));
+    if seen_ago >= lease {
+        return Step::Take;
+    }
+    Step::Wait { holder, seen_ago, takes_over_in: lease - seen_ago }
+}
+
+/// A candidate for the Lease in `namespace`.
+pub struct Elector {
+    api: Api<Lease>,
+    me: String,
+    gate: Gate,
+    observed: Observed,
+}
+
+impl Elector {
+    pub fn new(client: kube::Client, namespace: &str, me: String, gate: Gate) -> Elector {
+        Elector { api: Api::namespaced(client, namespace), me, gate, observed: Observed::default() }
+    }
+
+    /// Reads the Lease once and acts on it; the role after.
+    pub async fn round(&mut self) -> Role {
+        let sent = Instant::now();
+        let read = match self.api.get_opt(LEASE_NAME).await {
+            Ok(l) => l,
+            Err(e) => return self.missed(&crate::cluster::trouble::brief(&e)),
+        };
+        let step = decide(&self.me, read.as_ref(), &mut self.observed, sent);
+        let t = self.gate.timings;
+        let result = match step {
+            Step::Wait { holder, seen_ago, takes_over_in } => {
+                let role = Role::Standby { holder, seen_ago, takes_over_in };
+                let mut s = self.gate.lock();
+                s.renewed = None;
+                s.role = role.clone();
+                return role;
+            }
+            Step::Create => {
+                let lease = self.record(None, 0);
+                self.api.create(&PostParams::default(), &lease).await.map(|_| ())
+            }
+            Step::Take | Step::Renew => {
+                let old = read.unwrap_or_default();
+                let spec = old.spec.clone().unwrap_or_default();
+                let transitions = spec.lease_transitions.unwrap_or(0);
+                let mut lease = if step == Step::Renew {
+                    self.record(spec.acquire_time, transitions)
+                } else {
+                    self.record(None, transitions + 1)
+                };
+                lease.metadata.resource_version = old.metadata.resource_version;
+                self.api.replace(LEASE_NAME, &PostParams::default(), &lease).await.map(|_| ())
+            }
+        };
+        match result {
+            Ok(()) => {
+                let mut s = self.gate.lock();
+                s.renewed = Some(sent);
+                s.role = Role::Leader;
+                Role::Leader
+            }
+            // Another candidate wrote first: read again next round.
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                let mut g = self.gate.lock();
+                if g.renewed.is_some_and(|r| r.elapsed() >= t.renew_deadline) {
+                    g.renewed = None;
+                }
+                g.role.clone()
+            }
+            Err(e) => self.missed(&crate::cluster::trouble::brief(&e)),
+        }
+    }
+
+    /// A read or write failed: a leader stays one until its renew deadline.
+    fn missed(&self, why: &str) -> Role {
+        let t = self.gate.timings;
+        let mut s = self.gate.lock();
+        match s.renewed {
+            Some(r) if r.elapsed() < t.renew_deadline => Role::Leader,
+            Some(r) => {
+                let role =
+                    Role::Fenced { why: format!("{} ({why})", deadline_words(r.elapsed(), t)) };
+                s.renewed = None;
+                s.role = role.clone();
+                role
+            }
+            None => s.role.clone(),
+        }
+    }
+
+    /// The Lease as this candidate holds it, renewed now (its wall clock: for people reading
+    /// it; candidates time it on their own clocks).
+    fn record(&self, acquired: Option<MicroTime>, transitions: i32) -> Lease {
+        let now = MicroTime(Timestamp::now());
+        let secs = i32::try_from(self.gate.timings.lease.as_secs()).unwrap_or(15);
+        Lease {
+            metadata: ObjectMeta { name: Some(LEASE_NAME.into()), ..Default::default() },
+            spec: Some(LeaseSpec {
+                holder_identity: Some(self.me.clone()),
+                lease_duration_seconds: Some(secs),
+                acquire_time: acquired.or_else(|| Some(now.clone())),
+                renew_time: Some(now),
+                lease_transitions: Some(transitions),
+                ..Default::default()
+            }),
+        }
+    }
+
+    /// Gives the lease up (quitting): an empty holder, which a standby takes at once.
+    pub async fn release(&mut self) {
+        if !self.gate.may_write() {
+            return;
+        }
+        self.gate.lock().renewed = None;
+        let Ok(Some(mut lease)) = self.api.get_opt(LEASE_NAME).await else { return };
+        let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
+        if spec.holder_identity.as_deref() != Some(self.me.as_str()) {
+            return;
+        }
+        spec.holder_identity = None;
+        spec.lease_duration_seconds = Some(1);
+        spec.renew_time = Some(MicroTime(Timestamp::now()));
+        let _ = self.api.replace(LEASE_NAME, &PostParams::default(), &lease).await;
+    }
+
+    /// Runs rounds every retry period, reporting each change of role, until `stop` fires (or is
+    /// dropped): then gives the lease up if it holds it.
+    pub async fn run(
+        mut self,
+        mut report: impl FnMut(&Role) + Send,
+        mut stop: tokio::sync::oneshot::Receiver<()>,
+    ) {
+        let mut last: Option<Role> = None;
+        loop {
+            let role = self.round().await;
+            let changed = match (&last, &role) {
+                (Some(Role::Standby { holder: a, .. }), Role::Standby { holder: b, .. }) => a != b,
+                (Some(a), b) => std::mem::discriminant(a) != std::mem::discriminant(b),
+                (None, _) => true,
+            };
+            if changed {
+                report(&role);
+            }
+            last = Some(role);
+            tokio::select! {
+                () = tokio::time::sleep(self.gate.timings.retry) => {}
+                _ = &mut stop => break,
+            }
+        }
+        self.release().await;
+    }
+}
+
+#[cfg(test)]
+#[path = "lease_tests.rs"]
+mod tests;
