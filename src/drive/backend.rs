@@ -8,8 +8,8 @@
 //! Quitting drops the driver: reconciliation stops and everything stays as it is (a paused
 //! set stays as it was). Owns: the composition. Must not: touch the app.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::{Calls, Config, Driver, Input, Output};
@@ -25,6 +25,10 @@ pub struct DriveBackend {
     cluster: ClusterBackend,
     driver: Option<Driver>,
     driving: Arc<AtomicBool>,
+    /// This ststui holds the drive lease.
+    leading: Arc<AtomicBool>,
+    /// The lease's candidate: stopping it gives the lease up (when held).
+    elector: Option<(tokio::sync::oneshot::Sender<()>, std::sync::mpsc::Receiver<()>)>,
     /// Shared with the controller's thread (see `Calls::runtime`).
     _runtime: Arc<tokio::runtime::Runtime>,
 }
@@ -67,13 +71,23 @@ impl DriveBackend {
         runtime.block_on(super::access::may_drive(&session))?;
         let options = Options::for_version(Version::for_server(&version.git_version).0);
         let driving = Arc::new(AtomicBool::new(true));
+        // Driving needs the lease too: a standby's header and keys are a cluster's.
+        let leading = Arc::new(AtomicBool::new(false));
+        let last_caps: Arc<Mutex<Option<Capabilities>>> = Arc::default();
+        let drives = {
+            let (driving, leading) = (Arc::clone(&driving), Arc::clone(&leading));
+            move || driving.load(Ordering::Relaxed) && leading.load(Ordering::Relaxed)
+        };
         let inner: Sink = {
-            let (sink, driving) = (Arc::clone(&sink), Arc::clone(&driving));
+            let (sink, drives, last_caps) =
+                (Arc::clone(&sink), drives.clone(), Arc::clone(&last_caps));
             Arc::new(move |ev| match ev {
-                BackendEvent::Timeline(e)
-                    if driving.load(Ordering::Relaxed) && super::controller_line(&e.kind) => {}
+                BackendEvent::Timeline(e) if drives() && super::controller_line(&e.kind) => {}
                 BackendEvent::Capabilities(c) => {
-                    sink(BackendEvent::Capabilities(patched(c, driving.load(Ordering::Relaxed))));
+                    if let Ok(mut last) = last_caps.lock() {
+                        *last = Some(c.clone());
+                    }
+                    sink(BackendEvent::Capabilities(patched(c, drives())));
                 }
                 other => sink(other),
             })
@@ -110,6 +124,37 @@ impl DriveBackend {
             runtime.handle().clone(),
             Some(Arc::clone(&runtime)),
         );
+        // One driver at a time: the namespace's Lease, held before the first write.
+        let gate = super::lease::Gate::new(super::lease::Timings::default());
+        let me = super::lease::identity(target.context.as_deref().unwrap_or("current-context"));
+        let elector = {
+            let candidate = super::lease::Elector::new(
+                session.client.clone(),
+                &session.namespace,
+                me.clone(),
+                gate.clone(),
+            );
+            let (stop, stopped) = tokio::sync::oneshot::channel();
+            let sink = Arc::clone(&sink);
+            let ns = session.namespace.clone();
+            let (leading, last_caps) = (Arc::clone(&leading), Arc::clone(&last_caps));
+            let drives = drives.clone();
+            let report = move |role: &super::lease::Role| {
+                let leader = *role == super::lease::Role::Leader;
+                leading.store(leader, Ordering::Relaxed);
+                sink(lease_said(role, &ns, &me));
+                let last = last_caps.lock().ok().and_then(|l| l.clone());
+                if let Some(c) = last {
+                    sink(BackendEvent::Capabilities(patched(c, drives())));
+                }
+            };
+            let (done_tx, done) = std::sync::mpsc::channel::<()>();
+            runtime.spawn(async move {
+                candidate.run(report, stopped).await;
+                drop(done_tx);
+            });
+            (stop, done)
+        };
         let config = Config {
             namespace: session.namespace.clone(),
             only: target.name.clone(),
@@ -117,13 +162,49 @@ impl DriveBackend {
             epoch,
             paused: false,
             tee: None,
+            gate: Some(gate),
         };
         let driver = Driver::start(calls, config, out)?;
-        Ok(DriveBackend { cluster, driver: Some(driver), driving, _runtime: runtime })
+        Ok(DriveBackend {
+            cluster,
+            driver: Some(driver),
+            driving,
+            leading,
+            elector: Some(elector),
+            _runtime: runtime,
+        })
     }
 
     pub fn namespace(&self) -> &str {
         self.cluster.namespace()
+    }
+
+    /// Driving: no other controller seen, and the lease held.
+    fn drives(&self) -> bool {
+        self.driving.load(Ordering::Relaxed) && self.leading.load(Ordering::Relaxed)
+    }
+}
+
+/// How long quitting waits for the lease to be given up.
+const RELEASE_WAIT: Duration = Duration::from_secs(2);
+
+/// What the console is told when the lease's role changes.
+fn lease_said(role: &super::lease::Role, ns: &str, me: &str) -> BackendEvent {
+    use super::lease::Role;
+    let lease = super::lease::LEASE_NAME;
+    match role {
+        Role::Starting => BackendEvent::Notice(format!("drive: reading the lease {ns}/{lease}")),
+        Role::Leader => BackendEvent::Notice(format!(
+            "drive: this ststui holds the lease {ns}/{lease} ({me}) and drives"
+        )),
+        Role::Fenced { why } => BackendEvent::Error(format!("drive: stopped writing: {why}")),
+        Role::Standby { holder, seen_ago, takes_over_in } => BackendEvent::Error(format!(
+            "drive: standby, writing nothing: {} holds the lease {ns}/{lease} (renewal seen {} s \
+             ago); takes over in {} s if it stops renewing",
+            crate::text::escape_controls(holder),
+            seen_ago.as_secs(),
+            takes_over_in.as_secs()
+        )),
     }
 }
 
@@ -131,16 +212,22 @@ impl Drop for DriveBackend {
     fn drop(&mut self) {
         // The controller stops first: nothing more is written once the console is gone.
         self.driver.take();
+        // Then the lease is given up, so another driver takes over at once.
+        // (A channel, not block_on: this may run on any thread, a runtime's too.)
+        if let Some((stop, done)) = self.elector.take() {
+            let _ = stop.send(());
+            let _ = done.recv_timeout(RELEASE_WAIT);
+        }
     }
 }
 
 impl Backend for DriveBackend {
     fn capabilities(&self) -> Capabilities {
-        patched(self.cluster.capabilities(), self.driving.load(Ordering::Relaxed))
+        patched(self.cluster.capabilities(), self.drives())
     }
 
     fn execute(&mut self, op: Op) {
-        let driving = self.driving.load(Ordering::Relaxed);
+        let driving = self.drives();
         match (op, &self.driver) {
             (Op::Sim(SimOp::Pause), Some(d)) if driving => d.send(Input::Pause),
             (Op::Sim(SimOp::Resume), Some(d)) if driving => d.send(Input::Resume),

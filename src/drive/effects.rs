@@ -193,10 +193,17 @@ pub struct Live<'a> {
     /// burst of a thousand pods is one sync), the rest waits for resume or a step. `None`
     /// for a step, which runs its sync whole.
     pub interrupt: Option<&'a std::sync::atomic::AtomicBool>,
+    /// The lease's write gate, asked before every write (a step's too): a driver past its
+    /// renew deadline writes nothing. `None`: no election.
+    pub gate: Option<&'a super::lease::Gate>,
 }
 
 /// The refusal of a write the operator's pause came before.
 pub const PAUSED: &str = "not sent: reconciliation was paused during the sync";
+
+/// The refusal of a write when this driver does not hold the lease (any more).
+pub const NOT_LEADING: &str =
+    "not sent: this ststui does not hold the drive lease (another drives, or its renewal is late)";
 
 impl Read for Live<'_> {
     fn set(&self, key: &ObjRef) -> Option<&StatefulSet> {
@@ -375,6 +382,9 @@ impl Write for Live<'_> {
     fn apply(&mut self, set: &ObjRef, effect: Effect) -> Result<(), WriteError> {
         if self.interrupt.is_some_and(|p| p.load(std::sync::atomic::Ordering::Relaxed)) {
             return Err(WriteError { kind: FailureKind::Unavailable, message: PAUSED.into() });
+        }
+        if self.gate.is_some_and(|g| !g.may_write()) {
+            return Err(WriteError { kind: FailureKind::Unavailable, message: NOT_LEADING.into() });
         }
         let words = event_words(&effect);
         let done = self.write(set, effect);

@@ -92,6 +92,12 @@ struct Shared {
     role: Role,
 }
 
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Gate({:?})", self.role())
+    }
+}
+
 impl Gate {
     pub fn new(timings: Timings) -> Gate {
         let shared = Shared { renewed: None, role: Role::Starting };

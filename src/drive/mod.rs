@@ -91,6 +91,9 @@ pub struct Config {
     /// takes it: `play --drive` reads the namespace through the controller's four watches
     /// rather than four of its own.
     pub tee: Option<tokio::sync::mpsc::Sender<Result<Watched, WatchFailed>>>,
+    /// The Lease this driver must hold to write (`lease`): no sync runs, and no write goes
+    /// out, while it does not. `None`: no election (one driver by construction: tests).
+    pub gate: Option<lease::Gate>,
 }
 
 /// Wall-time delayed enqueues.
@@ -257,6 +260,9 @@ pub fn watch_namespace(
     ]
 }
 
+/// How often a driver without the lease looks whether it holds it now.
+const LEASE_POLL: Duration = Duration::from_millis(250);
+
 /// Inputs taken in one go before the controller runs a sync (a burst of watch events is
 /// folded in first, but a flood never starves the controller).
 const BATCH: usize = 512;
@@ -274,6 +280,7 @@ struct Loop {
     since: k8s_openapi::jiff::Timestamp,
     last_watch_error: Option<WatchFailed>,
     pausing: Arc<AtomicBool>,
+    gate: Option<lease::Gate>,
 }
 
 impl Loop {
@@ -296,7 +303,13 @@ impl Loop {
             since: guard::since(k8s_openapi::jiff::Timestamp::now()),
             last_watch_error: None,
             pausing,
+            gate: config.gate,
         }
+    }
+
+    /// Whether this driver holds the lease (always, without an election).
+    fn leading(&self) -> bool {
+        self.gate.as_ref().is_none_or(lease::Gate::may_write)
     }
 
     fn run(mut self, rx: &mpsc::Receiver<Input>) {
@@ -317,7 +330,7 @@ impl Loop {
                 self.driving = true;
                 (self.out)(Output::Driving);
             }
-            if self.driving && !self.stopped && self.controller.runnable() {
+            if self.driving && !self.stopped && self.leading() && self.controller.runnable() {
                 self.sync_one();
             }
         }
@@ -326,6 +339,10 @@ impl Loop {
     /// How long to wait for input: not at all while a sync is runnable, else until the next
     /// alarm.
     fn wait(&self) -> Duration {
+        if !self.leading() {
+            // A standby (or fenced): look again soon, the lease may come.
+            return LEASE_POLL;
+        }
         if self.driving && !self.stopped && self.controller.runnable() {
             return Duration::ZERO;
         }
@@ -390,7 +407,12 @@ impl Loop {
             }
             Input::Step(n) => {
                 let mut ran = 0;
-                while self.driving && !self.stopped && ran < n && self.controller.has_queued() {
+                while self.driving
+                    && !self.stopped
+                    && self.leading()
+                    && ran < n
+                    && self.controller.has_queued()
+                {
                     self.sync_next(false);
                     ran += 1;
                 }
@@ -424,6 +446,7 @@ impl Loop {
             calls: &self.calls,
             say: &mut say,
             interrupt,
+            gate: self.gate.as_ref(),
         };
         self.controller.sync_next(&mut live, &mut self.alarms);
     }

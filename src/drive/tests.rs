@@ -99,7 +99,13 @@ impl Rig {
     }
 
     fn live(&mut self) -> Live<'_> {
-        Live { mirror: &mut self.mirror, calls: &self.calls, say: &mut *self.say, interrupt: None }
+        Live {
+            mirror: &mut self.mirror,
+            calls: &self.calls,
+            say: &mut *self.say,
+            interrupt: None,
+            gate: None,
+        }
     }
 }
 

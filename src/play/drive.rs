@@ -42,6 +42,8 @@ pub(super) fn start_driver(
         epoch: player.start.into_std(),
         paused: false,
         tee: Some(tee),
+        // A play drives a namespace of its own for its length: no election (yet).
+        gate: None,
     };
     let driver = Driver::start(calls, config, Box::new(move |o| drop(tx.send(o))))?;
     Ok(Driving { driver, rx, started: false, other: None, stepped: None, paused: false })

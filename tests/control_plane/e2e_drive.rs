@@ -115,10 +115,8 @@ fn driven_scenarios_hold_their_expectations() {
     assert!(failed.is_empty(), "driven plays failed:\n{}", failed.join("\n"));
 }
 
-#[test]
-#[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
-fn the_console_pauses_and_steps_a_driven_set_and_quitting_stops_reconciling() {
-    let ns = ns("console");
+/// `web`, two Ready pods, created and settled by `play --drive` (which then stops driving).
+fn web_with_two_pods(ns: &Ns) {
     let setup = ns.dir.join("setup.scenario");
     std::fs::write(
         &setup,
@@ -126,8 +124,15 @@ fn the_console_pauses_and_steps_a_driven_set_and_quitting_stops_reconciling() {
          expect web ready=2 pods=web-0,web-1\n",
     )
     .unwrap();
-    let (code, _, err) = play(&ns, &setup);
+    let (code, _, err) = play(ns, &setup);
     assert_eq!(code, Some(0), "setup: {err}");
+}
+
+#[test]
+#[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
+fn the_console_pauses_and_steps_a_driven_set_and_quitting_stops_reconciling() {
+    let ns = ns("console");
+    web_with_two_pods(&ns);
     let log = ns.dir.join("console.log").display().to_string();
     let mut c = Console::start(&["--drive", "-n", &ns.name, "--log-file", &log, "web"]);
     c.wait_for("driving, live", |s| header(s).contains("driving, live") && s.contains("web-1"));
@@ -449,4 +454,61 @@ impl Faults {
         self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
         self.thread.join().unwrap()
     }
+}
+
+#[test]
+#[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
+fn two_drivers_on_one_namespace_one_drives_the_other_stands_by_and_takes_over_on_quit() {
+    let ns = ns("two");
+    web_with_two_pods(&ns);
+    let log = |n: &str| ns.dir.join(format!("{n}.log")).display().to_string();
+    let (log_a, log_b) = (log("a"), log("b"));
+    let mut a = Console::start(&["--drive", "-n", &ns.name, "--log-file", &log_a, "web"]);
+    a.wait_for("a drives", |s| header(s).contains("driving, live") && s.contains("web-1"));
+    let mut b = Console::start(&["--drive", "-n", &ns.name, "--log-file", &log_b, "web"]);
+    b.wait_for("b stands by", |s| s.contains("standby, writing nothing") && s.contains("web-1"));
+    assert!(!header(&b.screen()).contains("driving"), "{}", b.screen());
+    // An update: exactly one controller replaces the pods.
+    ns.kubectl(&["set", "image", "sts/web", "-n", &ns.name, "app=nginx:1.26"]);
+    let start = Instant::now();
+    loop {
+        let images = ns.kubectl(&[
+            "get",
+            "pods",
+            "-n",
+            &ns.name,
+            "-o",
+            "jsonpath={.items[*].spec.containers[0].image}",
+        ]);
+        if images.split_whitespace().filter(|i| *i == "nginx:1.26").count() == 2 {
+            break;
+        }
+        assert!(start.elapsed() < DEADLINE, "not rolled out: {images}\n{}", a.screen());
+        a.pump(Duration::from_millis(100));
+        b.pump(Duration::from_millis(100));
+        assert!(!header(&b.screen()).contains("driving"), "b drove:\n{}", b.screen());
+    }
+    let failed = ns.kubectl(&[
+        "get",
+        "events",
+        "-n",
+        &ns.name,
+        "--field-selector",
+        "reason=FailedCreate",
+        "-o",
+        "name",
+    ]);
+    assert!(failed.trim().is_empty(), "two controllers raced: {failed}");
+    // The leader quits (gives the lease up): the standby drives at once.
+    a.press("q");
+    assert!(a.wait_exit().success());
+    b.wait_for("b took over", |s| header(s).contains("driving, live"));
+    ns.kubectl(&["scale", "sts", "web", "--replicas=3", "-n", &ns.name]);
+    let start = Instant::now();
+    while ns.pods().len() < 3 {
+        assert!(start.elapsed() < DEADLINE, "the new leader did not scale:\n{}", b.screen());
+        b.pump(Duration::from_millis(200));
+    }
+    b.press("q");
+    assert!(b.wait_exit().success());
 }
