@@ -94,20 +94,35 @@ impl DriveBackend {
         };
         let epoch = Instant::now();
         let cluster = ClusterBackend::start(target.clone(), inner)?;
+        // The driver's first verdict (driving, standby, or another controller at work), waited
+        // for before the console takes the terminal: a refusal is said there, exit 2.
+        let (verdict_tx, verdict) = std::sync::mpsc::channel::<Result<(), String>>();
         let out = {
             let (sink, driving) = (Arc::clone(&sink), Arc::clone(&driving));
             let mut caps = Capabilities::drive();
+            let mut verdict_tx = Some(verdict_tx);
+            let mut decided = move |v: Result<(), String>| {
+                if let Some(tx) = verdict_tx.take() {
+                    let _ = tx.send(v);
+                }
+            };
             Box::new(move |o: Output| match o {
                 Output::Line(e) => sink(BackendEvent::Timeline(e)),
                 // Once another controller is seen, the mode is its (live), not the driver's.
                 Output::Mode(m) if driving.load(Ordering::Relaxed) => sink(BackendEvent::Mode(m)),
                 Output::Mode(_) => {}
-                Output::Driving => sink(BackendEvent::Notice(
-                    "driving: ststui's controller reconciles this namespace's StatefulSets".into(),
-                )),
+                Output::Driving => {
+                    decided(Ok(()));
+                    sink(BackendEvent::Notice(
+                        "driving: ststui's controller reconciles this namespace's StatefulSets"
+                            .into(),
+                    ));
+                }
+                Output::Standby => decided(Ok(())),
                 Output::Stepped(0) => sink(BackendEvent::Notice("step: nothing queued".into())),
                 Output::Stepped(_) => {}
                 Output::OtherController(words) => {
+                    decided(Err(words.clone()));
                     driving.store(false, Ordering::Relaxed);
                     sink(BackendEvent::Error(words));
                     sink(BackendEvent::Mode(Mode::Live));
@@ -128,19 +143,23 @@ impl DriveBackend {
         let gate = super::lease::Gate::new(super::lease::Timings::default());
         let me = super::lease::identity(target.context.as_deref().unwrap_or("current-context"));
         let elector = {
-            let candidate = super::lease::Elector::new(
+            let mut candidate = super::lease::Elector::new(
                 session.client.clone(),
                 &session.namespace,
                 me.clone(),
                 gate.clone(),
             );
+            // The first round before the driver lists: a leader does not pass for a standby.
+            let first = async { tokio::time::timeout(VERSION_WAIT, candidate.round()).await };
+            let _ = runtime.block_on(first);
             let (stop, stopped) = tokio::sync::oneshot::channel();
             let sink = Arc::clone(&sink);
             let ns = session.namespace.clone();
             let (leading, last_caps) = (Arc::clone(&leading), Arc::clone(&last_caps));
             let drives = drives.clone();
             let report = move |role: &super::lease::Role| {
-                let leader = *role == super::lease::Role::Leader;
+                let leader =
+                    matches!(role, super::lease::Role::Leader | super::lease::Role::Unelected);
                 leading.store(leader, Ordering::Relaxed);
                 sink(lease_said(role, &ns, &me));
                 let last = last_caps.lock().ok().and_then(|l| l.clone());
@@ -165,6 +184,15 @@ impl DriveBackend {
             gate: Some(gate),
         };
         let driver = Driver::start(calls, config, out)?;
+        // Driving or a standby, or no verdict yet (a slow listing: the console says it later),
+        // open the console; another controller at work refuses here.
+        if let Ok(Err(refused)) = verdict.recv_timeout(VERDICT_WAIT) {
+            drop(driver);
+            let (stop, done) = elector;
+            let _ = stop.send(());
+            let _ = done.recv_timeout(RELEASE_WAIT);
+            return Err(refused);
+        }
         Ok(DriveBackend {
             cluster,
             driver: Some(driver),
@@ -185,6 +213,10 @@ impl DriveBackend {
     }
 }
 
+/// How long the start waits for the driver's first verdict (the namespace listed and checked
+/// for another controller) before the console opens anyway.
+const VERDICT_WAIT: Duration = Duration::from_secs(30);
+
 /// How long quitting waits for the lease to be given up.
 const RELEASE_WAIT: Duration = Duration::from_secs(2);
 
@@ -198,6 +230,11 @@ fn lease_said(role: &super::lease::Role, ns: &str, me: &str) -> BackendEvent {
             "drive: this ststui holds the lease {ns}/{lease} ({me}) and drives"
         )),
         Role::Fenced { why } => BackendEvent::Error(format!("drive: stopped writing: {why}")),
+        Role::Unelected => BackendEvent::Notice(
+            "drive: this server serves no Leases (coordination.k8s.io/v1): driving without an \
+             election, so a second ststui --drive here would drive too"
+                .into(),
+        ),
         Role::Standby { holder, seen_ago, takes_over_in } => BackendEvent::Error(format!(
             "drive: standby, writing nothing: {} holds the lease {ns}/{lease} (renewal seen {} s \
              ago); takes over in {} s if it stops renewing",

@@ -77,6 +77,9 @@ pub enum Role {
     /// Another holds it: `holder`, its renewal last seen `seen_ago`, and when this candidate
     /// takes over if nothing changes.
     Standby { holder: String, seen_ago: Duration, takes_over_in: Duration },
+    /// The server serves no Leases (`coordination.k8s.io/v1`; the served simulator does not
+    /// yet): this candidate writes without an election, and says so.
+    Unelected,
 }
 
 /// What the writes ask before each write.
@@ -188,19 +191,44 @@ pub fn decide(me: &str, lease: Option<&Lease>, observed: &mut Observed, now: Ins
 /// A candidate for the Lease in `namespace`.
 pub struct Elector {
     api: Api<Lease>,
+    client: kube::Client,
     me: String,
     gate: Gate,
     observed: Observed,
+    /// The server serves no Leases: writing without an election.
+    unelected: bool,
 }
 
 impl Elector {
     pub fn new(client: kube::Client, namespace: &str, me: String, gate: Gate) -> Elector {
-        Elector { api: Api::namespaced(client, namespace), me, gate, observed: Observed::default() }
+        Elector {
+            api: Api::namespaced(client.clone(), namespace),
+            client,
+            me,
+            gate,
+            observed: Observed::default(),
+            unelected: false,
+        }
+    }
+
+    /// Whether the server serves Leases at all (a 404 from its discovery says it does not).
+    async fn serves_leases(&self) -> bool {
+        match self.client.list_api_group_resources("coordination.k8s.io/v1").await {
+            Err(kube::Error::Api(s)) if s.code == 404 => false,
+            Ok(list) => list.resources.iter().any(|r| r.name == "leases"),
+            Err(_) => true,
+        }
     }
 
     /// Reads the Lease once and acts on it; the role after.
     pub async fn round(&mut self) -> Role {
         let sent = Instant::now();
+        if self.unelected {
+            let mut s = self.gate.lock();
+            s.renewed = Some(sent);
+            s.role = Role::Unelected;
+            return Role::Unelected;
+        }
         let read = match self.api.get_opt(LEASE_NAME).await {
             Ok(l) => l,
             Err(e) => return self.missed(&crate::cluster::trouble::brief(&e)),
@@ -238,6 +266,15 @@ impl Elector {
                 s.renewed = Some(sent);
                 s.role = Role::Leader;
                 Role::Leader
+            }
+            // No such resource: a server without Leases.
+            Err(kube::Error::Api(s)) if s.code == 404 && !self.serves_leases().await => {
+                tracing::warn!("the server serves no Leases: driving without an election");
+                self.unelected = true;
+                let mut g = self.gate.lock();
+                g.renewed = Some(sent);
+                g.role = Role::Unelected;
+                Role::Unelected
             }
             // Another candidate wrote first: read again next round.
             Err(kube::Error::Api(s)) if s.code == 409 => {
@@ -288,7 +325,7 @@ impl Elector {
 
     /// Gives the lease up (quitting): an empty holder, which a standby takes at once.
     pub async fn release(&mut self) {
-        if !self.gate.may_write() {
+        if self.unelected || !self.gate.may_write() {
             return;
         }
         self.gate.lock().renewed = None;

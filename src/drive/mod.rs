@@ -68,6 +68,9 @@ pub enum Output {
     Mode(Mode),
     /// Every kind is listed and no other controller was seen: driving.
     Driving,
+    /// Every kind is listed and no other controller was seen, but another ststui holds the
+    /// lease: a standby (said once; [`Output::Driving`] follows if the lease comes).
+    Standby,
     /// A step ran this many syncs.
     Stepped(u32),
     /// Another controller is at work: not started, or stopped (the words say which).
@@ -277,6 +280,8 @@ struct Loop {
     driving: bool,
     /// Another controller was seen: never again.
     stopped: bool,
+    /// Listed and checked without the lease: said once.
+    standby: bool,
     since: k8s_openapi::jiff::Timestamp,
     last_watch_error: Option<WatchFailed>,
     pausing: Arc<AtomicBool>,
@@ -300,6 +305,7 @@ impl Loop {
             out,
             driving: false,
             stopped: false,
+            standby: false,
             since: guard::since(k8s_openapi::jiff::Timestamp::now()),
             last_watch_error: None,
             pausing,
@@ -327,8 +333,13 @@ impl Loop {
             }
             self.fire_alarms();
             if !self.driving && !self.stopped && self.mirror.listed() {
-                self.driving = true;
-                (self.out)(Output::Driving);
+                if self.leading() {
+                    self.driving = true;
+                    (self.out)(Output::Driving);
+                } else if !self.standby {
+                    self.standby = true;
+                    (self.out)(Output::Standby);
+                }
             }
             if self.driving && !self.stopped && self.leading() && self.controller.runnable() {
                 self.sync_one();

@@ -70,6 +70,8 @@ impl ClusterPlayer {
             }
             Output::Mode(m) => d.paused = m == Mode::Paused,
             Output::Driving => d.started = true,
+            // A play does not elect: never a standby.
+            Output::Standby => {}
             Output::Stepped(n) => d.stepped = Some(n),
             Output::OtherController(words) => {
                 crate::text::err_line(&format!("ststui: {words}"));
