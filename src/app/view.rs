@@ -262,6 +262,8 @@ pub struct HeaderView<'a> {
     pub mode: Mode,
     /// ststui's controller drives a real API server (`--drive`).
     pub drives: bool,
+    /// `--drive` as a standby: who holds the drive lease.
+    pub standby: Option<&'a str>,
     /// Simulator speed, when the backend has one.
     pub speed: Option<f64>,
     /// The speed the simulator achieves while it cannot keep up.
@@ -344,6 +346,7 @@ impl<'a> HeaderView<'a> {
             observed_generation: status.and_then(|s| s.observed_generation),
             mode: state.mode,
             drives: state.caps.drives,
+            standby: state.caps.standby.as_deref(),
             speed: state.caps.speed.then_some(state.speed),
             pace: state.pace,
             elapsed_ms: state.elapsed_ms(),

@@ -173,6 +173,9 @@ pub struct Capabilities {
     pub pause_reconcile: bool,
     /// That controller reconciles a real API server (`--drive`): the header says "driving".
     pub drives: bool,
+    /// `--drive` as a standby: another ststui holds the drive lease (its identity, as the Lease
+    /// names it); this one writes nothing and the header says who drives.
+    pub standby: Option<String>,
     /// There is a list of StatefulSets to pick from (a cluster's namespace).
     pub set_list: bool,
     /// The credentials can be read again and the connection made anew (`R`).
@@ -195,6 +198,7 @@ impl Default for Capabilities {
         Capabilities {
             pause_reconcile: false,
             drives: false,
+            standby: None,
             set_list: true,
             reconnect: true,
             inject_faults: false,

@@ -27,18 +27,21 @@ pub struct DriveBackend {
     driving: Arc<AtomicBool>,
     /// This ststui holds the drive lease.
     leading: Arc<AtomicBool>,
+    /// Who does, while this one stands by.
+    standby: Arc<Mutex<Option<String>>>,
     /// The lease's candidate: stopping it gives the lease up (when held).
     elector: Option<(tokio::sync::oneshot::Sender<()>, std::sync::mpsc::Receiver<()>)>,
     /// Shared with the controller's thread (see `Calls::runtime`).
     _runtime: Arc<tokio::runtime::Runtime>,
 }
 
-/// The capabilities the cluster reported, with the driver's on top while it drives.
-fn patched(caps: Capabilities, driving: bool) -> Capabilities {
+/// The capabilities the cluster reported, with the driver's on top while it drives (and who
+/// does while this one stands by).
+fn patched(caps: Capabilities, driving: bool, standby: Option<String>) -> Capabilities {
     if !driving {
-        return caps;
+        return Capabilities { standby, ..caps };
     }
-    Capabilities { pause_reconcile: true, drives: true, ..caps }
+    Capabilities { pause_reconcile: true, drives: true, standby: None, ..caps }
 }
 
 impl DriveBackend {
@@ -74,20 +77,29 @@ impl DriveBackend {
         // Driving needs the lease too: a standby's header and keys are a cluster's.
         let leading = Arc::new(AtomicBool::new(false));
         let last_caps: Arc<Mutex<Option<Capabilities>>> = Arc::default();
+        // Who holds the lease while this one stands by.
+        let standby: Arc<Mutex<Option<String>>> = Arc::default();
         let drives = {
             let (driving, leading) = (Arc::clone(&driving), Arc::clone(&leading));
             move || driving.load(Ordering::Relaxed) && leading.load(Ordering::Relaxed)
         };
+        let patch = {
+            let (drives, standby) = (drives.clone(), Arc::clone(&standby));
+            move |c: Capabilities| {
+                let holder = standby.lock().ok().and_then(|h| h.clone());
+                patched(c, drives(), holder)
+            }
+        };
         let inner: Sink = {
-            let (sink, drives, last_caps) =
-                (Arc::clone(&sink), drives.clone(), Arc::clone(&last_caps));
+            let (sink, drives, last_caps, patch) =
+                (Arc::clone(&sink), drives.clone(), Arc::clone(&last_caps), patch.clone());
             Arc::new(move |ev| match ev {
                 BackendEvent::Timeline(e) if drives() && super::controller_line(&e.kind) => {}
                 BackendEvent::Capabilities(c) => {
                     if let Ok(mut last) = last_caps.lock() {
                         *last = Some(c.clone());
                     }
-                    sink(BackendEvent::Capabilities(patched(c, drives())));
+                    sink(BackendEvent::Capabilities(patch(c)));
                 }
                 other => sink(other),
             })
@@ -156,15 +168,20 @@ impl DriveBackend {
             let sink = Arc::clone(&sink);
             let ns = session.namespace.clone();
             let (leading, last_caps) = (Arc::clone(&leading), Arc::clone(&last_caps));
-            let drives = drives.clone();
+            let (standby, patch) = (Arc::clone(&standby), patch.clone());
             let report = move |role: &super::lease::Role| {
-                let leader =
-                    matches!(role, super::lease::Role::Leader | super::lease::Role::Unelected);
-                leading.store(leader, Ordering::Relaxed);
+                use super::lease::Role;
+                leading.store(matches!(role, Role::Leader | Role::Unelected), Ordering::Relaxed);
+                if let Ok(mut s) = standby.lock() {
+                    *s = match role {
+                        Role::Standby { holder, .. } => Some(holder.clone()),
+                        _ => None,
+                    };
+                }
                 sink(lease_said(role, &ns, &me));
                 let last = last_caps.lock().ok().and_then(|l| l.clone());
                 if let Some(c) = last {
-                    sink(BackendEvent::Capabilities(patched(c, drives())));
+                    sink(BackendEvent::Capabilities(patch(c)));
                 }
             };
             let (done_tx, done) = std::sync::mpsc::channel::<()>();
@@ -198,6 +215,7 @@ impl DriveBackend {
             driver: Some(driver),
             driving,
             leading,
+            standby,
             elector: Some(elector),
             _runtime: runtime,
         })
@@ -260,7 +278,8 @@ impl Drop for DriveBackend {
 
 impl Backend for DriveBackend {
     fn capabilities(&self) -> Capabilities {
-        patched(self.cluster.capabilities(), self.drives())
+        let holder = self.standby.lock().ok().and_then(|h| h.clone());
+        patched(self.cluster.capabilities(), self.drives(), holder)
     }
 
     fn execute(&mut self, op: Op) {

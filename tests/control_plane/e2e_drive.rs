@@ -467,6 +467,10 @@ fn two_drivers_on_one_namespace_one_drives_the_other_stands_by_and_takes_over_on
     a.wait_for("a drives", |s| header(s).contains("driving, live") && s.contains("web-1"));
     let mut b = Console::start(&["--drive", "-n", &ns.name, "--log-file", &log_b, "web"]);
     b.wait_for("b stands by", |s| s.contains("standby, writing nothing") && s.contains("web-1"));
+    // Its header says who drives (the holder: host, ststui's pid, context).
+    b.wait_for("the standby's header", |s| {
+        header(s).contains("◌ standby: ") && header(s).contains("/ststui-")
+    });
     assert!(!header(&b.screen()).contains("driving"), "{}", b.screen());
     // An update: exactly one controller replaces the pods.
     ns.kubectl(&["set", "image", "sts/web", "-n", &ns.name, "app=nginx:1.26"]);
