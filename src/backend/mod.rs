@@ -173,8 +173,8 @@ pub struct Capabilities {
     pub pause_reconcile: bool,
     /// That controller reconciles a real API server (`--drive`): the header says "driving".
     pub drives: bool,
-    /// `--drive` as a standby: another ststui holds the drive lease (its identity, as the Lease
-    /// names it); this one writes nothing and the header says who drives.
+    /// `--drive` as a standby: another ststui holds the drive lease; this one writes nothing
+    /// and the header says who drives, in these words (`lease::standby_words`).
     pub standby: Option<String>,
     /// There is a list of StatefulSets to pick from (a cluster's namespace).
     pub set_list: bool,

@@ -169,16 +169,35 @@ impl DriveBackend {
             let ns = session.namespace.clone();
             let (leading, last_caps) = (Arc::clone(&leading), Arc::clone(&last_caps));
             let (standby, patch) = (Arc::clone(&standby), patch.clone());
+            // The status line hears of a change of role (or of holder); the header of a
+            // standby's every round.
+            let mut said: Option<String> = None;
             let report = move |role: &super::lease::Role| {
-                use super::lease::Role;
+                use super::lease::{Role, Timings, standby_words};
                 leading.store(matches!(role, Role::Leader | Role::Unelected), Ordering::Relaxed);
-                if let Ok(mut s) = standby.lock() {
-                    *s = match role {
-                        Role::Standby { holder, .. } => Some(holder.clone()),
-                        _ => None,
-                    };
+                let words = match role {
+                    Role::Standby { holder, seen_ago, takes_over_in } => {
+                        Some(standby_words(holder, *seen_ago, *takes_over_in, Timings::default()))
+                    }
+                    _ => None,
+                };
+                let header = match (&words, standby.lock()) {
+                    (w, Ok(mut s)) if *s != *w => {
+                        s.clone_from(w);
+                        true
+                    }
+                    _ => false,
+                };
+                let key = match role {
+                    Role::Standby { holder, .. } => format!("standby {holder}"),
+                    other => format!("{:?}", std::mem::discriminant(other)),
+                };
+                if said.as_ref() != Some(&key) {
+                    said = Some(key);
+                    sink(lease_said(role, &ns, &me));
+                } else if !header {
+                    return;
                 }
-                sink(lease_said(role, &ns, &me));
                 let last = last_caps.lock().ok().and_then(|l| l.clone());
                 if let Some(c) = last {
                     sink(BackendEvent::Capabilities(patch(c)));

@@ -138,6 +138,25 @@ fn deadline_words(since: Duration, t: Timings) -> String {
     )
 }
 
+/// A standby's words for its header: who drives and, once its renewals are late, when this
+/// one takes over.
+pub fn standby_words(
+    holder: &str,
+    seen_ago: Duration,
+    takes_over_in: Duration,
+    t: Timings,
+) -> String {
+    let holder = crate::text::escape_controls(holder);
+    if seen_ago <= 2 * t.retry {
+        return format!("{holder} drives");
+    }
+    format!(
+        "{holder} drives, no renewal seen for {} s: takes over in {} s",
+        seen_ago.as_secs(),
+        takes_over_in.as_secs()
+    )
+}
+
 /// What a candidate knows of the Lease between two reads: the record last seen and when (on
 /// its own clock) it last changed.
 #[derive(Debug, Clone, Default)]
@@ -340,8 +359,9 @@ impl Elector {
         let _ = self.api.replace(LEASE_NAME, &PostParams::default(), &lease).await;
     }
 
-    /// Runs rounds every retry period, reporting each change of role, until `stop` fires (or is
-    /// dropped): then gives the lease up if it holds it.
+    /// Runs rounds every retry period, reporting each change of role (and every round of a
+    /// standby: how fresh the holder's renewal is moves), until `stop` fires (or is dropped):
+    /// then gives the lease up if it holds it.
     pub async fn run(
         mut self,
         mut report: impl FnMut(&Role) + Send,
@@ -355,7 +375,7 @@ impl Elector {
                 (Some(a), b) => std::mem::discriminant(a) != std::mem::discriminant(b),
                 (None, _) => true,
             };
-            if changed {
+            if changed || matches!(role, Role::Standby { .. }) {
                 report(&role);
             }
             last = Some(role);

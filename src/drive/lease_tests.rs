@@ -85,3 +85,15 @@ fn the_identity_names_host_process_and_context() {
     let id = identity("prod");
     assert!(id.ends_with(&format!("/ststui-{}/prod", std::process::id())), "{id}");
 }
+
+#[test]
+fn a_standby_says_who_drives_and_when_it_takes_over_once_renewals_are_late() {
+    let t = Timings::default();
+    let secs = Duration::from_secs;
+    assert_eq!(standby_words("vm/ststui-7/prod", secs(1), secs(14), t), "vm/ststui-7/prod drives");
+    assert_eq!(
+        standby_words("vm/ststui-7/prod", secs(6), secs(9), t),
+        "vm/ststui-7/prod drives, no renewal seen for 6 s: takes over in 9 s"
+    );
+    assert!(!standby_words("evil\u{1b}[2J", secs(0), secs(15), t).contains('\u{1b}'));
+}

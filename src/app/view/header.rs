@@ -92,7 +92,7 @@ fn mode_pieces(h: &HeaderView<'_>) -> Vec<Piece> {
             p("⚠ credentials refused (stale): R reconnects", Tone::Warn)
         }
         (Connection::Up, _) if let Some(holder) = h.standby => {
-            p(format!("◌ standby: {} drives", crate::text::escape_controls(holder)), Tone::Warn)
+            p(format!("◌ standby: {}", crate::text::escape_controls(holder)), Tone::Warn)
         }
         (Connection::Up, Mode::Live) if h.drives => p("● driving, live", Tone::Good),
         (Connection::Up, Mode::Paused) if h.drives => p("❚❚ driving, PAUSED", Tone::Warn),
