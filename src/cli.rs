@@ -71,9 +71,7 @@ pub fn mistyped_verb(args: &[String]) -> Option<String> {
 /// The verb `word` is close to but not (within two edits, or the start of one: `rol` is
 /// `rollout`'s); `None` for a verb itself or a word near none.
 pub fn near_verb(word: &str) -> Option<String> {
-    use clap::CommandFactory;
-    let verbs: Vec<String> =
-        Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
+    let verbs = verbs();
     if verbs.iter().any(|v| v == word) {
         return None;
     }
@@ -89,10 +87,13 @@ pub fn near_verb(word: &str) -> Option<String> {
 
 /// `the verbs: explain, step, …`.
 pub fn verbs_said() -> String {
+    format!("the verbs: {}", verbs().join(", "))
+}
+
+/// The verbs' names, from the command tree.
+fn verbs() -> Vec<String> {
     use clap::CommandFactory;
-    let verbs: Vec<String> =
-        Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
-    format!("the verbs: {}", verbs.join(", "))
+    Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect()
 }
 
 impl Cli {

@@ -194,6 +194,19 @@ fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
     cur.to_string()
 }
 
+/// This host's name, as ststui writes it into the cluster (a plan runner's lease, the drive
+/// lease's holder): `HOSTNAME`, else the kernel's, else `localhost`.
+pub fn hostname() -> String {
+    std::env::var("HOSTNAME")
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| {
+            std::fs::read_to_string("/proc/sys/kernel/hostname").ok().map(|h| h.trim().to_string())
+        })
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
 /// Who the server says we are; the kubeconfig's user name when it cannot say.
 pub async fn identity(s: &Session) -> String {
     let api: Api<SelfSubjectReview> = Api::all(s.client.clone());

@@ -287,7 +287,7 @@ impl Plugin {
 
 /// ` (it said: …)` for a plugin's last stderr lines, or nothing.
 fn said(err: &str) -> String {
-    let lines: Vec<&str> = err.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>();
+    let lines: Vec<&str> = err.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let tail = lines[lines.len().saturating_sub(3)..].join(" / ");
     if tail.is_empty() {
         return String::new();

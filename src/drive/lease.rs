@@ -56,12 +56,7 @@ impl Default for Timings {
 
 /// Who this candidate is, as the Lease records it: host, process and context.
 pub fn identity(context: &str) -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .ok()
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "localhost".into());
-    format!("{host}/ststui-{}/{context}", std::process::id())
+    format!("{}/ststui-{}/{context}", crate::cluster::hostname(), std::process::id())
 }
 
 /// A candidate's role, as the console shows it.

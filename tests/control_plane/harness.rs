@@ -15,8 +15,8 @@ fn running_with(needle: &str) -> Option<String> {
         let dir = entry.path();
         let Ok(cmdline) = std::fs::read(dir.join("cmdline")) else { continue };
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
-        let zombie = stat.rsplit(')').next().and_then(|r| r.split_whitespace().next()) == Some("Z");
+        let pid = entry.file_name().to_str().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let zombie = crate::support::runner::process_state(pid) == Some('Z');
         if cmdline.contains(needle) && !zombie {
             return Some(format!("{}: {cmdline}", dir.display()));
         }
@@ -82,9 +82,8 @@ fn sigterm_mid_command_stops_the_command_and_the_control_plane_at_once() {
     // The command's sleep had ten minutes to go: ending within seconds means it was stopped.
     assert!(took < Duration::from_secs(20), "the harness took {took:?} to stop");
     let child_gone = || {
-        let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
-        stat.is_empty()
-            || stat.rsplit(')').next().and_then(|r| r.split_whitespace().next()) == Some("Z")
+        let state = crate::support::runner::process_state(u32::try_from(child).unwrap_or(0));
+        state.is_none_or(|s| s == 'Z')
     };
     until("the command's own child gone", Duration::from_secs(5), child_gone);
     until("the control plane gone", Duration::from_secs(5), || running_with(&work).is_none());

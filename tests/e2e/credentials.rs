@@ -55,9 +55,8 @@ fn pid(dir: &Path, name: &str) -> i32 {
 fn gone(pid: i32) -> bool {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let state = stat.rsplit(')').next().and_then(|r| r.split_whitespace().next());
-        if stat.is_empty() || state == Some("Z") {
+        let state = runner::process_state(u32::try_from(pid).unwrap_or(0));
+        if state.is_none_or(|s| s == 'Z') {
             return true;
         }
         if Instant::now() > deadline {

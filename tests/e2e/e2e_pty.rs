@@ -160,12 +160,8 @@ fn termination_signals_restore_the_terminal() {
     }
 }
 
-/// The state letter of a process (`T` stopped), from /proc.
 #[cfg(target_os = "linux")]
-fn process_state(pid: u32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit_once(')')?.1.trim_start().chars().next()
-}
+use crate::support::runner::process_state;
 
 /// ctrl-z (and SIGTSTP from outside) gives the terminal back before the process stops — main
 /// screen, cursor shown, mouse capture and raw mode off — and `fg` (SIGCONT) brings the console

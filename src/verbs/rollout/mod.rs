@@ -69,7 +69,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     if let Some(image) = &args.image {
         prepare::image(&mut s, &writes, image, limit, &mut out)?;
     }
-    let host = hostname();
+    let host = crate::cluster::hostname();
     let set = s.set().cloned().ok_or_else(|| gone(&s.key))?;
     let dead = record::lease(&set)
         .filter(|l| l.host == host && l.pid != std::process::id() && !alive(l.pid));
@@ -373,18 +373,6 @@ impl Runner {
             }
         }
     }
-}
-
-/// This host's name (for the lease: a runner killed here is taken over at once).
-fn hostname() -> String {
-    std::env::var("HOSTNAME")
-        .ok()
-        .filter(|h| !h.is_empty())
-        .or_else(|| {
-            std::fs::read_to_string("/proc/sys/kernel/hostname").ok().map(|h| h.trim().to_string())
-        })
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "localhost".into())
 }
 
 /// Whether process `pid` lives on this host (unknown: assumed alive).
