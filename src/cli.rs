@@ -193,6 +193,12 @@ pub enum Command {
     Abort(AbortArgs),
     /// Play a scenario script against a cluster in real time, printing the timeline.
     Play(PlayArgs),
+    /// Be the StatefulSet controller with no terminal (in the cluster, or beside it): the
+    /// namespace's sets (-n NS, several comma-separated, or -A every namespace) reconciled by
+    /// ststui's core, one driver at a time (a Lease per namespace), JSON lines on stdout,
+    /// /healthz and /readyz, SIGTERM gives the leases up. Only where kube-controller-manager
+    /// runs without its StatefulSet controller.
+    Drive(DriveArgs),
     /// A stand-in kubelet for test clusters without nodes (binds and runs every unscheduled
     /// pod; obeys the scenario's kubelet settings and faults). Never on a real cluster.
     FakeKubelet(FakeKubeletArgs),
@@ -222,6 +228,7 @@ impl Command {
             Command::Approve(_) => "approve",
             Command::Abort(_) => "abort",
             Command::Play(_) => "play",
+            Command::Drive(_) => "drive",
             Command::FakeKubelet(_) => "fake-kubelet",
             Command::Completion(_) => "completion",
         }
@@ -301,6 +308,18 @@ pub struct PlayArgs {
     /// `step` may then be played.
     #[arg(long)]
     pub drive: bool,
+}
+
+/// `ststui drive`.
+#[derive(Debug, Clone, Args)]
+pub struct DriveArgs {
+    /// Every namespace, found by a watch (a new one is driven once seen); not with -n.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Where /healthz (the election loops go round) and /readyz (every lease held) answer;
+    /// the default is a free loopback port, said in the `start` record.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    pub health_addr: std::net::SocketAddr,
 }
 
 /// `ststui fake-kubelet`.

@@ -73,7 +73,8 @@ fn dispatch(invoked: Invoked, cli: &Cli) -> ExitCode {
         Some(CliCommand::Sim(ref args)) if args.headless => logged(log, || headless(args)),
         Some(CliCommand::Sim(ref args)) => interactive(log, args),
         Some(ref verb) => logged(log, || {
-            if !matches!(verb, CliCommand::FakeKubelet(_)) {
+            // The headless controller handles its signals itself: it gives its leases up.
+            if !matches!(verb, CliCommand::FakeKubelet(_) | CliCommand::Drive(_)) {
                 ststui::cluster::credential::reap_on_signals();
             }
             let target = ststui::cluster::Target {
@@ -100,10 +101,31 @@ fn dispatch(invoked: Invoked, cli: &Cli) -> ExitCode {
                         exit_code(4)
                     }
                 },
+                CliCommand::Drive(d) => drive(cli, d, &target),
                 _ => exit_code(ststui::verbs::run(verb, target)),
             }
         }),
     }
+}
+
+/// `ststui drive`: the namespaces from -n (comma-separated) or -A.
+fn drive(cli: &Cli, d: &ststui::cli::DriveArgs, target: &ststui::cluster::Target) -> ExitCode {
+    if d.all_namespaces && cli.namespace.is_some() {
+        ststui::text::err_line(
+            "ststui drive: -A drives every namespace and -n names some: give one of them",
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
+    // None given: the context's namespace, as every verb takes it.
+    let namespaces: Vec<String> = match &cli.namespace {
+        Some(list) => {
+            list.split(',').map(str::trim).filter(|n| !n.is_empty()).map(Into::into).collect()
+        }
+        None => Vec::new(),
+    };
+    let args =
+        ststui::drive::headless::Args { namespaces, all: d.all_namespaces, health: d.health_addr };
+    ExitCode::from(ststui::drive::headless::run(target, &args))
 }
 
 /// Completions for `words` (cobra's protocol), set names from the cluster the words name.

@@ -107,6 +107,9 @@ pub struct Session {
 /// Reads the kubeconfig and builds a client. No network yet, and no credential plugin run
 /// yet; errors say what to fix.
 pub async fn session(t: &Target) -> Result<Session, String> {
+    if let Some(s) = in_cluster(t)? {
+        return Ok(s);
+    }
     let options = KubeConfigOptions { context: t.context.clone(), ..Default::default() };
     let kubeconfig = match &t.kubeconfig {
         Some(path) => Kubeconfig::read_from(path).map_err(|e| {
@@ -150,6 +153,37 @@ pub async fn session(t: &Target) -> Result<Session, String> {
     };
     let client = clients.client();
     Ok(Session { client, clients, namespace, user, server })
+}
+
+/// The user of a session on a pod's service account.
+pub const IN_CLUSTER_USER: &str = "serviceaccount";
+
+/// In a pod with no kubeconfig (none given, `KUBECONFIG` unset, no `~/.kube/config`) and a
+/// service account's token mounted, the pod's own identity, as kubectl and client-go take it
+/// (`ststui drive` in a Deployment, `assets/drive/`); `None` anywhere else.
+fn in_cluster(t: &Target) -> Result<Option<Session>, String> {
+    let no_kubeconfig = t.kubeconfig.is_none()
+        && std::env::var_os("KUBECONFIG").is_none_or(|v| v.is_empty())
+        && std::env::var_os("HOME")
+            .is_none_or(|h| !std::path::Path::new(&h).join(".kube/config").exists());
+    if !no_kubeconfig || std::env::var_os("KUBERNETES_SERVICE_HOST").is_none() {
+        return Ok(None);
+    }
+    if let Some(c) = &t.context {
+        return Err(format!(
+            "--context {c:?}: there is no kubeconfig here, only the pod's service account"
+        ));
+    }
+    let config = kube::Config::incluster().map_err(|e| {
+        format!("in a pod without a kubeconfig, and its service account cannot be used: {e}")
+    })?;
+    let namespace = t.namespace.clone().unwrap_or_else(|| config.default_namespace.clone());
+    let server = config.cluster_url.to_string();
+    let clients = Clients::from_config(config)
+        .map_err(|e| format!("cannot make a client for {server}: {e}"))?;
+    let client = clients.client();
+    let user = IN_CLUSTER_USER.to_string();
+    Ok(Some(Session { client, clients, namespace, user, server }))
 }
 
 /// The kubeconfig of `KUBECONFIG` (its files merged, the first naming a value winning, as

@@ -32,10 +32,9 @@ pub const NEEDS: [Need; 9] = [
     Need("update", "apps", "statefulsets", "status"),
 ];
 
-/// `Ok` when every write of [`NEEDS`] is allowed in the session's namespace; else the refusal,
-/// naming who we are and each write denied.
-pub async fn may_drive(session: &Session) -> Result<(), String> {
-    let ns = &session.namespace;
+/// `Ok` when every write of [`NEEDS`] is allowed in namespace `ns`; else the refusal, naming
+/// who we are and each write denied.
+pub async fn may_drive(session: &Session, ns: &str) -> Result<(), String> {
     let denied = crate::cluster::denied_of(session, ns, &NEEDS).await;
     if denied.is_empty() {
         return Ok(());

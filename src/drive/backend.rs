@@ -71,7 +71,7 @@ impl DriveBackend {
             .map_err(|e| {
                 format!("cannot drive {}: {}", session.server, crate::cluster::trouble::brief(&e))
             })?;
-        runtime.block_on(super::access::may_drive(&session))?;
+        runtime.block_on(super::access::may_drive(&session, &session.namespace))?;
         let options = Options::for_version(Version::for_server(&version.git_version).0);
         let driving = Arc::new(AtomicBool::new(true));
         // Driving needs the lease too: a standby's header and keys are a cluster's.

@@ -88,6 +88,8 @@ struct Shared {
     /// When the last successful renewal (or the acquire) was sent.
     renewed: Option<Instant>,
     role: Role,
+    /// When the last round began (the election's loop is alive).
+    round_at: Option<Instant>,
 }
 
 impl std::fmt::Debug for Gate {
@@ -98,7 +100,7 @@ impl std::fmt::Debug for Gate {
 
 impl Gate {
     pub fn new(timings: Timings) -> Gate {
-        let shared = Shared { renewed: None, role: Role::Starting };
+        let shared = Shared { renewed: None, role: Role::Starting, round_at: None };
         Gate { inner: Arc::new(Mutex::new(shared)), timings }
     }
 
@@ -110,6 +112,17 @@ impl Gate {
     /// than the renew deadline ago.
     pub fn may_write(&self) -> bool {
         self.lock().renewed.is_some_and(|r| r.elapsed() < self.timings.renew_deadline)
+    }
+
+    /// When the candidate's last round began (`None` before the first): a loop that stops
+    /// going round is a dead election (the headless controller's liveness).
+    pub fn last_round(&self) -> Option<Instant> {
+        self.lock().round_at
+    }
+
+    /// The timings the candidate runs on.
+    pub fn timings(&self) -> Timings {
+        self.timings
     }
 
     /// The role now (a leader past its deadline reads as fenced at once).
@@ -237,6 +250,7 @@ impl Elector {
     /// Reads the Lease once and acts on it; the role after.
     pub async fn round(&mut self) -> Role {
         let sent = Instant::now();
+        self.gate.lock().round_at = Some(sent);
         if self.unelected {
             let mut s = self.gate.lock();
             s.renewed = Some(sent);

@@ -16,6 +16,7 @@ pub mod access;
 pub mod backend;
 pub mod effects;
 pub mod guard;
+pub mod headless;
 pub mod lease;
 pub mod mirror;
 

@@ -276,7 +276,9 @@ async fn play_on(
             )));
         }
         let refused = |e: String| Refused::Cluster(e);
-        crate::drive::access::may_drive(&session).await.map_err(|e| refused(e.to_string()))?;
+        crate::drive::access::may_drive(&session, &session.namespace)
+            .await
+            .map_err(|e| refused(e.to_string()))?;
         player.drive = Some(start_driver(&session, &player, tx.clone()).map_err(refused)?);
     } else {
         // With --drive the namespace is read through the controller's own watches.

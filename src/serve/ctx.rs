@@ -84,6 +84,10 @@ pub struct Ctx {
     pub watches: AtomicUsize,
     /// Namespaces created through the API: name → creation time (RFC 3339).
     pub namespaces: Mutex<BTreeMap<String, String>>,
+    /// Counts the namespaces created through the API: a namespace watch wakes on it.
+    pub namespaces_added: tokio::sync::watch::Sender<u64>,
+    /// The Leases clients hold (drive mode's election).
+    pub leases: Mutex<super::leases::Leases>,
     /// The requests served, for a client's benchmark (`GET /ststui/requests`).
     pub requests: Mutex<Requests>,
 }

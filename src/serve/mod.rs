@@ -12,6 +12,8 @@
 mod ctx;
 mod guard;
 mod hub;
+mod leases;
+mod managed;
 mod openapi;
 mod patch;
 mod proto;
@@ -144,6 +146,8 @@ pub fn start(config: ServeConfig, caller: Caller, hub: Arc<Hub>) -> std::io::Res
         git_version: config.git_version,
         watches: Default::default(),
         namespaces: Default::default(),
+        namespaces_added: tokio::sync::watch::channel(0).0,
+        leases: Default::default(),
         requests: Default::default(),
     });
     let (stop, stopped) = oneshot::channel();
@@ -411,25 +415,39 @@ async fn respond(
             ) {
                 return Err(st);
             }
-            resource_request(ctx, &route, verb, method, q, content_type, &body, as_table).await
+            let manager = managed::manager(
+                q.get("fieldManager"),
+                headers.get("user-agent").and_then(|v| v.to_str().ok()),
+            );
+            let request =
+                ResourceRequest { verb, method, q, content_type, manager: &manager, as_table };
+            resource_request(ctx, &route, &request, &body).await
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a resource request says besides its path and body.
+struct ResourceRequest<'a> {
+    verb: &'a str,
+    method: &'a Method,
+    q: &'a Query,
+    content_type: &'a str,
+    /// Who writes (`managed::manager`).
+    manager: &'a str,
+    as_table: bool,
+}
+
 async fn resource_request(
     ctx: &Arc<ctx::Ctx>,
     route: &route::Route,
-    verb: &str,
-    method: &Method,
-    q: &Query,
-    content_type: &str,
+    r: &ResourceRequest<'_>,
     body: &[u8],
-    as_table: bool,
 ) -> Result<Reply, Status> {
+    let ResourceRequest { verb, method, q, content_type, manager, as_table } = *r;
     match route.def.res {
         Res::Namespaces if verb == "watch" => stream(watch::watch(ctx, route, q, as_table).await?),
         Res::Namespaces => special::namespaces(ctx, method.as_str(), route, body, as_table).await,
+        Res::Leases => leases::request(ctx, route, verb, body, as_table).await,
         Res::AccessReviews if verb == "create" => special::access_review(ctx, body),
         Res::RulesReviews if verb == "create" => special::rules_review(ctx, body),
         Res::SelfReviews if verb == "create" => Ok(special::self_review()),
@@ -437,7 +455,7 @@ async fn resource_request(
             Err(Status::method_not_allowed(route.def.plural))
         }
         _ if route.sub == Some(Sub::Scale) => {
-            special::scale(ctx, method.as_str(), route, q, content_type, body).await
+            special::scale(ctx, method.as_str(), route, q, content_type, body, manager).await
         }
         _ if route.sub == Some(Sub::Log) && verb == "get" => {
             let text = special::pod_log(ctx, route, q).await?;
@@ -453,9 +471,9 @@ async fn resource_request(
             "list" => verbs::list(ctx, route, q, as_table).await,
             "watch" => stream(watch::watch(ctx, route, q, as_table).await?),
             "get" => verbs::get(ctx, route, q, as_table).await,
-            "create" => verbs::create(ctx, route, q, body).await,
-            "update" => verbs::update(ctx, route, q, body).await,
-            "patch" => verbs::patch(ctx, route, q, content_type, body).await,
+            "create" => verbs::create(ctx, route, q, body, manager).await,
+            "update" => verbs::update(ctx, route, q, body, manager).await,
+            "patch" => verbs::patch(ctx, route, q, content_type, body, manager).await,
             "delete" => verbs::delete(ctx, route, q, body).await,
             "deletecollection" => verbs::delete_collection(ctx, route, q, body).await,
             _ => Err(Status::method_not_allowed(route.def.plural)),

@@ -13,6 +13,7 @@ pub enum Res {
     Events,
     Sets,
     Revisions,
+    Leases,
     AccessReviews,
     RulesReviews,
     SelfReviews,
@@ -130,6 +131,20 @@ pub const DEFS: &[Def] = &[
         categories: &[],
     },
     Def {
+        res: Res::Leases,
+        group: "coordination.k8s.io",
+        version: "v1",
+        plural: "leases",
+        singular: "lease",
+        kind: "Lease",
+        short: &[],
+        namespaced: true,
+        // Neither watched nor patched by anything ststui runs: not served (see `leases`).
+        verbs: &["create", "delete", "get", "list", "update"],
+        subs: &[],
+        categories: &[],
+    },
+    Def {
         res: Res::AccessReviews,
         group: "authorization.k8s.io",
         version: "v1",
@@ -171,7 +186,8 @@ pub const DEFS: &[Def] = &[
 ];
 
 /// The groups besides the core one, in discovery order.
-const GROUPS: &[&str] = &["apps", "authorization.k8s.io", "authentication.k8s.io"];
+const GROUPS: &[&str] =
+    &["apps", "coordination.k8s.io", "authorization.k8s.io", "authentication.k8s.io"];
 
 impl Def {
     /// The row for `res`.

@@ -26,11 +26,11 @@ pub async fn namespace_exists(ctx: &Ctx, ns: &str) -> Result<bool, Status> {
     ctx.on_sim(move |sim| sim.namespaces().contains(&ns)).await
 }
 
-fn created(ctx: &Ctx) -> std::collections::BTreeMap<String, String> {
+pub fn created(ctx: &Ctx) -> std::collections::BTreeMap<String, String> {
     ctx.namespaces.lock().map(|m| m.clone()).unwrap_or_default()
 }
 
-fn namespace_json(name: &str, created_at: &str) -> Value {
+pub fn namespace_json(name: &str, created_at: &str) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -84,6 +84,7 @@ pub async fn namespaces(
             if let Ok(mut m) = ctx.namespaces.lock() {
                 m.insert(name.clone(), at.clone());
             }
+            ctx.namespaces_added.send_modify(|n| *n = n.wrapping_add(1));
             Ok(reply(StatusCode::CREATED, namespace_json(&name, &at)))
         }
         ("GET", Some(name)) => {
@@ -141,8 +142,10 @@ pub async fn scale(
     q: &Query,
     content_type: &str,
     body: &[u8],
+    manager: &str,
 ) -> Result<Reply, Status> {
     let def: &'static Def = route.def;
+    let manager = manager.to_string();
     let key = object_key(route)?;
     let method = method.to_string();
     let body = body.to_vec();
@@ -173,7 +176,15 @@ pub async fn scale(
             new.metadata.resource_version =
                 wanted.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(str::to_string);
             new.spec.replicas = Some(replicas);
-            let stored = sim.rest_update(Object::Set(std::sync::Arc::new(new)), false, dry).map_err(|e| api_status(def, &key.name, &e))?;
+            let new = super::verbs::stamped(
+                def,
+                super::hub::to_json(&Object::Set(std::sync::Arc::new(new))),
+                Some(&Object::Set(set)),
+                &manager,
+                Some("scale"),
+                sim.now(),
+            )?;
+            let stored = sim.rest_update(new, false, dry).map_err(|e| api_status(def, &key.name, &e))?;
             match stored {
                 Object::Set(s) => Ok(scale_json(&s)),
                 _ => Ok(current),

@@ -93,6 +93,7 @@ fn columns(res: Res) -> &'static [(&'static str, &'static str, u8)] {
             ("Name", "string", 1),
         ],
         Res::Namespaces => &[("Name", "string", 0), ("Status", "string", 0), ("Age", "string", 0)],
+        Res::Leases => &[("Name", "string", 0), ("Holder", "string", 0), ("Age", "string", 0)],
         Res::AccessReviews | Res::RulesReviews | Res::SelfReviews => &[("Name", "string", 0)],
     }
 }

@@ -231,13 +231,20 @@ fn place(def: &Def, route: &Route, v: &mut Value) -> Result<(), Status> {
 }
 
 /// POST.
-pub async fn create(ctx: &Ctx, route: &Route, q: &Query, body: &[u8]) -> Result<Reply, Status> {
+pub async fn create(
+    ctx: &Ctx,
+    route: &Route,
+    q: &Query,
+    body: &[u8],
+    manager: &str,
+) -> Result<Reply, Status> {
     let def = route.def;
     let mut v = parse_body(body)?;
     place(def, route, &mut v)?;
     generate_name(ctx, &mut v);
-    let obj = decode(def, v.clone())?;
-    let warnings = field_validation(q, &v, &obj)?;
+    let checked = decode(def, v.clone())?;
+    let warnings = field_validation(q, &v, &checked)?;
+    let obj = stamped(def, v, None, manager, None, ctx.hub.now())?;
     let name = obj.metadata().name.clone().unwrap_or_default();
     let ns = route.namespace.clone().unwrap_or_default();
     if !super::special::namespace_exists(ctx, &ns).await? {
@@ -260,9 +267,32 @@ fn generate_name(ctx: &Ctx, v: &mut Value) {
     }
 }
 
+/// `v` (over `old`: `None` for a create) with the write recorded in its managedFields
+/// (`managed`), as the typed object of `def`.
+pub fn stamped(
+    def: &Def,
+    mut v: Value,
+    old: Option<&Object>,
+    manager: &str,
+    subresource: Option<&str>,
+    now: k8s_openapi::jiff::Timestamp,
+) -> Result<Object, Status> {
+    let old = old.map(to_json);
+    let time = now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    super::managed::record(&mut v, old.as_ref(), manager, subresource, &def.api_version(), &time);
+    decode(def, v)
+}
+
 /// PUT (main resource or status).
-pub async fn update(ctx: &Ctx, route: &Route, q: &Query, body: &[u8]) -> Result<Reply, Status> {
+pub async fn update(
+    ctx: &Ctx,
+    route: &Route,
+    q: &Query,
+    body: &[u8],
+    manager: &str,
+) -> Result<Reply, Status> {
     let def = route.def;
+    let kind = kind_of(def)?;
     let key = object_key(route)?;
     let mut v = parse_body(body)?;
     place(def, route, &mut v)?;
@@ -276,9 +306,19 @@ pub async fn update(ctx: &Ctx, route: &Route, q: &Query, body: &[u8]) -> Result<
     }
     let warnings = field_validation(q, &v, &obj)?;
     let (status_sub, dry) = (route.sub == Some(Sub::Status), q.dry_run());
-    let out = ctx.on_sim(move |sim| sim.rest_update(obj, status_sub, dry)).await?;
-    let obj = out.map_err(|e| api_status(def, &key.name, &e))?;
-    Ok(reply(StatusCode::OK, to_json(&obj)).warn(warnings))
+    let manager = manager.to_string();
+    let out = ctx
+        .on_sim(move |sim| -> Result<Object, Status> {
+            let old = sim.rest_get(kind, &key);
+            let sub = status_sub.then_some("status");
+            let obj = match &old {
+                Some(o) => stamped(def, v, Some(o), &manager, sub, sim.now())?,
+                None => obj,
+            };
+            sim.rest_update(obj, status_sub, dry).map_err(|e| api_status(def, &key.name, &e))
+        })
+        .await??;
+    Ok(reply(StatusCode::OK, to_json(&out)).warn(warnings))
 }
 
 /// PATCH (main resource or status), read, patched and written in one call.
@@ -288,11 +328,13 @@ pub async fn patch(
     q: &Query,
     content_type: &str,
     body: &[u8],
+    manager: &str,
 ) -> Result<Reply, Status> {
     let def = route.def;
     let kind = kind_of(def)?;
     let key = object_key(route)?;
     let ptype = PatchType::from_content_type(content_type)?;
+    let manager = manager.to_string();
     let body = body.to_vec();
     let (status_sub, dry) = (route.sub == Some(Sub::Status), q.dry_run());
     let strict = q.get("fieldValidation") == Some("Strict");
@@ -301,7 +343,8 @@ pub async fn patch(
             let current =
                 sim.rest_get(kind, &key).ok_or_else(|| Status::not_found(def, &key.name))?;
             let patched = patch::apply(ptype, &to_json(&current), &body)?;
-            let obj = decode(def, patched.clone())?;
+            let sub = status_sub.then_some("status");
+            let obj = stamped(def, patched.clone(), Some(&current), &manager, sub, sim.now())?;
             if strict {
                 let unknown = patch::unknown_fields(&patched, &to_json(&obj));
                 if let Some(f) = unknown.first() {

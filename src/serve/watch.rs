@@ -4,7 +4,7 @@
 //! `sendInitialEvents`, `timeoutSeconds`, and `410 Gone` as an `ERROR` event for a version the
 //! history no longer holds. Tables when `kubectl get -w` asks for them.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -77,7 +77,17 @@ struct Stream {
     table: Option<Include>,
     out: VecDeque<Bytes>,
     done: bool,
+    /// A watch of namespaces: those already said, and the wake-up of an API creation.
+    namespaces: Option<Namespaces>,
     _slot: Slot,
+}
+
+/// A namespace exists while an object is in it or once created through the API; the served
+/// simulator deletes none. Its watch says each new one `ADDED` (from a change in a namespace
+/// not yet said, or a creation).
+struct Namespaces {
+    known: BTreeSet<String>,
+    added: tokio::sync::watch::Receiver<u64>,
 }
 
 /// Starts a watch; the response streams until the timeout, a dropped watch or the client goes.
@@ -115,6 +125,7 @@ pub async fn watch(
         table,
         out: VecDeque::new(),
         done: false,
+        namespaces: None,
         _slot: slot,
     };
     let rv = q.get("resourceVersion");
@@ -140,6 +151,20 @@ pub async fn watch(
                 Status::bad_request(format!("resourceVersion: Invalid value: {rv:?}: expected a resourceVersion from a list or a watch"))
             })?;
         }
+    }
+    if def.res == Res::Namespaces {
+        let mut added = ctx.namespaces_added.subscribe();
+        added.borrow_and_update();
+        let names = ctx.on_sim(|sim| sim.namespaces()).await?;
+        let mut known: BTreeSet<String> = names.into_iter().collect();
+        known.extend(super::special::created(ctx).into_keys());
+        if initial {
+            let start = ctx.hub.now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+            for n in &known {
+                s.namespace_added(n, &start);
+            }
+        }
+        s.namespaces = Some(Namespaces { known, added });
     }
     let stream = futures::stream::unfold(s, |mut s| async move {
         loop {
@@ -193,6 +218,37 @@ impl Stream {
         self.done = true;
     }
 
+    /// `ADDED` of namespace `name`, created at `at`.
+    fn namespace_added(&mut self, name: &str, at: &str) {
+        let v = super::special::namespace_json(name, at);
+        let object = match self.table {
+            None => v,
+            Some(include) => {
+                let meta = serde_json::from_value(v["metadata"].clone()).unwrap_or_default();
+                let rows = vec![table::namespace_cells(&meta, self.ctx.hub.now())];
+                table::table(self.def.res, &[v], rows, &self.cursor.to_string(), include)
+            }
+        };
+        self.line(&json!({"type": "ADDED", "object": object}));
+    }
+
+    /// The namespaces not said yet among `seen` and those created through the API.
+    fn new_namespaces(&mut self, seen: Vec<String>) {
+        let Some(ns) = self.namespaces.as_mut() else { return };
+        let mut fresh: Vec<String> = Vec::new();
+        let created = super::special::created(&self.ctx);
+        for n in seen.into_iter().chain(created.keys().cloned()) {
+            if !n.is_empty() && ns.known.insert(n.clone()) {
+                fresh.push(n);
+            }
+        }
+        let now = self.ctx.hub.now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+        for n in fresh {
+            let at = created.get(&n).cloned().unwrap_or_else(|| now.clone());
+            self.namespace_added(&n, &at);
+        }
+    }
+
     /// Waits for the next changes (or a bookmark, the end, an error) and queues their lines.
     async fn fill(&mut self) {
         let now = tokio::time::Instant::now();
@@ -205,7 +261,24 @@ impl Stream {
             return;
         }
         let wait = (self.deadline - now).min(BOOKMARK_EVERY);
-        match self.ctx.hub.next(self.cursor, self.drops, wait).await {
+        let ctx = Arc::clone(&self.ctx);
+        let next = match self.namespaces.as_mut() {
+            None => ctx.hub.next(self.cursor, self.drops, wait).await,
+            Some(ns) => {
+                tokio::select! {
+                    next = ctx.hub.next(self.cursor, self.drops, wait) => next,
+                    _ = ns.added.changed() => Next::Changes(Vec::new()),
+                }
+            }
+        };
+        if self.namespaces.is_some() {
+            let seen = match &next {
+                Next::Changes(cs) => cs.iter().map(|c| c.namespace.clone()).collect(),
+                _ => Vec::new(),
+            };
+            self.new_namespaces(seen);
+        }
+        match next {
             Next::Changes(changes) => {
                 for c in changes {
                     self.cursor = self.cursor.max(c.rv);

@@ -63,9 +63,11 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
     let name = cmd.name();
     let start = Instant::now();
     let result = match cmd {
-        Command::Sim(_) | Command::Play(_) | Command::FakeKubelet(_) | Command::Completion(_) => {
-            Err(VerbError::new(Exit::Usage, "not a verb on one set"))
-        }
+        Command::Sim(_)
+        | Command::Play(_)
+        | Command::Drive(_)
+        | Command::FakeKubelet(_)
+        | Command::Completion(_) => Err(VerbError::new(Exit::Usage, "not a verb on one set")),
         Command::Explain(a) => {
             target.name = Some(a.name.clone());
             explain(target, a.output, start + Duration::from_millis(a.timeout))

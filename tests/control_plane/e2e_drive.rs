@@ -492,16 +492,7 @@ fn two_drivers_on_one_namespace_one_drives_the_other_stands_by_and_takes_over_on
         b.pump(Duration::from_millis(100));
         assert!(!header(&b.screen()).contains("driving"), "b drove:\n{}", b.screen());
     }
-    let failed = ns.kubectl(&[
-        "get",
-        "events",
-        "-n",
-        &ns.name,
-        "--field-selector",
-        "reason=FailedCreate",
-        "-o",
-        "name",
-    ]);
+    let failed = ns.events_with_reason("FailedCreate");
     assert!(failed.trim().is_empty(), "two controllers raced: {failed}");
     // The leader quits (gives the lease up): the standby drives at once.
     a.press("q");

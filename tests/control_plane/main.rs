@@ -9,12 +9,14 @@
 #[allow(dead_code, unused_imports)]
 mod support {
     pub mod cp_support;
+    pub mod drive_proc;
     pub mod objects;
     pub mod pty_support;
     pub mod runner;
 }
 
 mod differential;
+mod drive_headless;
 mod drive_lease;
 mod e2e_control_plane;
 mod e2e_drive;

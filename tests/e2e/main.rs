@@ -8,6 +8,7 @@
 #[path = "../support"]
 #[allow(dead_code, unused_imports)]
 mod support {
+    pub mod drive_proc;
     pub mod objects;
     pub mod pty_support;
     pub mod rig;
@@ -20,6 +21,7 @@ mod backend_conformance;
 mod cli_headless;
 mod credentials;
 mod drive_faults;
+mod drive_headless;
 mod e2e_cluster;
 mod e2e_context;
 mod e2e_pty;

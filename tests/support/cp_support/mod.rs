@@ -42,6 +42,21 @@ impl Ns {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The names of the namespace's Events with `reason` (`FailedCreate`: two controllers raced).
+    pub fn events_with_reason(&self, reason: &str) -> String {
+        let selector = format!("reason={reason}");
+        self.kubectl(&[
+            "get",
+            "events",
+            "-n",
+            &self.name,
+            "--field-selector",
+            &selector,
+            "-o",
+            "name",
+        ])
+    }
+
     /// The pods of the namespace, sorted.
     pub fn pods(&self) -> Vec<String> {
         let out = self.kubectl(&[
