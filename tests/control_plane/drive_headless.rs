@@ -46,7 +46,8 @@ fn service_account_kubeconfig(ns: &Ns) -> std::path::PathBuf {
 }
 
 fn pods(ns: &Ns) -> Value {
-    serde_json::from_str(&ns.kubectl(&["get", "pods", "-n", &ns.name, "-o", "json"])).unwrap()
+    let args = ["get", "pods", "-n", &ns.name, "-o", "json", "--show-managed-fields"];
+    serde_json::from_str(&ns.kubectl(&args)).unwrap()
 }
 
 /// (name, image, Ready) of the live pods.
