@@ -8,8 +8,9 @@
 //! that an object changed: a quiet set reconnects at once.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use k8s_openapi::jiff::Timestamp;
 
@@ -44,11 +45,23 @@ pub struct Conn {
     sink: Sink,
     /// When the backend started (timeline times count from it).
     pub start: Instant,
+    /// When the server last said anything (a slot told it is up), in ms since `ticks`.
+    heard: AtomicU64,
+    /// The runtime's clock at the start (paused in tests, as the watchers' timers are).
+    ticks: tokio::time::Instant,
 }
 
 impl Conn {
     pub fn new(sink: Sink) -> Arc<Conn> {
-        Arc::new(Conn { inner: Mutex::default(), sink, start: Instant::now() })
+        let (heard, ticks) = (AtomicU64::new(0), tokio::time::Instant::now());
+        Arc::new(Conn { inner: Mutex::default(), sink, start: Instant::now(), heard, ticks })
+    }
+
+    /// Whether the server said anything within `d` (`heartbeat`).
+    pub fn heard_within(&self, d: Duration) -> bool {
+        let now = u64::try_from(self.ticks.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let d = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        now.saturating_sub(self.heard.load(Ordering::Relaxed)) < d
     }
 
     pub fn sink(&self, ev: BackendEvent) {
@@ -76,6 +89,10 @@ impl Conn {
     }
 
     fn set(&self, id: u64, reach: Option<Reach>) {
+        if reach == Some(Reach::Up) {
+            let now = u64::try_from(self.ticks.elapsed().as_millis()).unwrap_or(u64::MAX);
+            self.heard.store(now, Ordering::Relaxed);
+        }
         let (changed, shown) = {
             let mut i = self.lock();
             let before = i.slots.get(&id).cloned();
@@ -175,6 +192,26 @@ impl Slot {
     /// A request succeeded: the server is reachable.
     pub fn ok(&self) {
         self.conn.set(self.id, Some(Reach::Up));
+    }
+
+    /// The server gave no answer: unreachable, with `error` (since the first time said).
+    pub fn down(&self, error: String) {
+        let since = self.since();
+        self.conn.set(self.id, Some(Reach::Unreachable { since, error }));
+    }
+
+    /// The server answered that it cannot serve: failing, with `error`.
+    pub fn failing(&self, error: String) {
+        let since = self.since();
+        self.conn.set(self.id, Some(Reach::Failing { since, error }));
+    }
+
+    /// When this slot's trouble began: now, unless it was already in trouble.
+    fn since(&self) -> Timestamp {
+        match self.conn.lock().slots.get(&self.id) {
+            Some(Reach::Unreachable { since, .. } | Reach::Failing { since, .. }) => *since,
+            _ => Timestamp::now(),
+        }
     }
 
     /// A request of `what` (`list pods in default`) failed with `e`.

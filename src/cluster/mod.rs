@@ -20,6 +20,7 @@ mod connect;
 pub mod credential;
 pub(crate) mod derive;
 mod focus;
+mod heartbeat;
 pub mod lean;
 mod logs;
 pub mod lookup;
@@ -192,6 +193,8 @@ impl Engine {
 
     async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Op>) {
         let clock = tokio::spawn(clock(Arc::clone(&self.conn)));
+        let mut pulse =
+            tokio::spawn(heartbeat::run(self.session.client.clone(), Arc::clone(&self.conn)));
         let mut preflight = self.preflight();
         match self.target.name.clone() {
             Some(name) => self.open(Some(ObjRef::new(self.session.namespace.clone(), name))),
@@ -222,6 +225,9 @@ impl Engine {
                         self.session = s;
                         preflight.abort();
                         preflight = self.preflight();
+                        pulse.abort();
+                        let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
+                        pulse = tokio::spawn(heartbeat::run(client, conn));
                         let shown = self.focus.as_ref().map(|(k, _, _)| k.clone());
                         let pod = self.pod_events.as_ref().map(|(p, _)| p.clone());
                         self.stop_watching();
@@ -236,6 +242,7 @@ impl Engine {
             }
         }
         clock.abort();
+        pulse.abort();
         preflight.abort();
         self.stop_watching();
         let pending = std::mem::take(&mut self.writes);

@@ -250,7 +250,10 @@ impl Live<'_> {
         let put = |m: &mut Mirror, o: Object| m.wrote(o);
         match effect {
             Effect::CreatePod(p) => match c.create(ns, &*p) {
-                Ok(made) => put(self.mirror, Object::Pod(Arc::new(made))),
+                Ok(made) => {
+                    self.mirror.answered_create(p.metadata.name.as_deref().unwrap_or_default());
+                    put(self.mirror, Object::Pod(Arc::new(made)));
+                }
                 Err(e) => {
                     if e.kind == FailureKind::Unavailable {
                         self.mirror

@@ -72,6 +72,45 @@ pub fn pod_creator(pod: &Pod, since: Timestamp, drives: &dyn Fn(&str) -> bool) -
     Some(format!("{} created pod {name} of StatefulSet {} at {}", e.0, owner.name, e.1))
 }
 
+/// Before driving: the newest status write of `set` is another manager's and came at or after
+/// the set's last change (its newest write of the main resource). That controller saw the set
+/// as it is now, however long ago: its StatefulSet controller is configured, even on a quiet
+/// set (kube-controller-manager writes every set's status once it has observed a change).
+pub fn configured(set: &StatefulSet) -> Option<String> {
+    let entries = set.metadata.managed_fields.as_ref()?;
+    let (at, newest) = entries
+        .iter()
+        .filter(|e| e.subresource.as_deref() == Some("status"))
+        .filter_map(|e| Some((e.time.as_ref()?.0, e)))
+        .max_by_key(|(t, _)| *t)?;
+    let manager = newest.manager.as_deref().filter(|m| *m != FIELD_MANAGER)?;
+    let changed = entries
+        .iter()
+        .filter(|e| e.subresource.is_none())
+        .filter_map(|e| e.time.as_ref().map(|t| t.0))
+        .max()?;
+    let ns = set.metadata.namespace.as_deref().unwrap_or("default");
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    (at >= changed).then(|| {
+        format!(
+            "{manager} wrote the status of StatefulSet {ns}/{name} at {at}, after its last change \
+             at {changed}: its StatefulSet controller saw the set as it is"
+        )
+    })
+}
+
+/// The words of a refusal on [`configured`]'s evidence, with the way out when that controller
+/// is off now.
+pub fn configured_words(evidence: &str, set: &str) -> String {
+    format!(
+        "will not drive: another StatefulSet controller is configured ({evidence}). Drive only \
+         where kube-controller-manager runs without its StatefulSet controller \
+         (--controllers=*,-statefulset-controller); if it does now, change the set once (e.g. \
+         `kubectl label statefulset {set} ststui.dev/driven-by=ststui --overwrite`) and start \
+         again"
+    )
+}
+
 /// What shows another controller at work in `o`, if anything does.
 pub fn other_controller(
     o: &Object,
@@ -165,6 +204,37 @@ mod tests {
         let spec = set_with(vec![entry("kubectl-edit", None, now, "{}")]);
         assert_eq!(other_controller(&spec, since(now), &all), None, "a spec edit is no controller");
         assert_eq!(other_controller(&kcm, since(now), &|n| n != "web"), None, "a set not driven");
+    }
+
+    #[test]
+    fn a_status_written_after_the_last_change_is_a_configured_controller_however_old() {
+        let set = |entries| match set_with(entries) {
+            Object::Set(s) => s,
+            _ => unreachable!(),
+        };
+        let long_ago = Timestamp::now().checked_sub(SignedDuration::from_secs(86_400)).unwrap();
+        let later = long_ago.checked_add(SignedDuration::from_secs(1)).unwrap();
+        let quiet = set(vec![
+            entry("kubectl-client-side-apply", None, long_ago, "{}"),
+            entry("kube-controller-manager", Some("status"), later, "{}"),
+        ]);
+        let said = configured(&quiet).unwrap_or_default();
+        assert!(said.starts_with("kube-controller-manager wrote the status"), "{said}");
+        assert!(said.contains("after its last change"), "{said}");
+        // Changed since (the way out): that write saw an older set.
+        let changed = set(vec![
+            entry("kube-controller-manager", Some("status"), long_ago, "{}"),
+            entry("kubectl-label", None, later, "{}"),
+        ]);
+        assert_eq!(configured(&changed), None);
+        // Our own status write is the newest: we drove it last.
+        let ours = set(vec![
+            entry("kubectl-client-side-apply", None, long_ago, "{}"),
+            entry("kube-controller-manager", Some("status"), long_ago, "{}"),
+            entry(FIELD_MANAGER, Some("status"), later, "{}"),
+        ]);
+        assert_eq!(configured(&ours), None);
+        assert!(configured_words(&said, "web").contains("kubectl label statefulset web"));
     }
 
     #[test]

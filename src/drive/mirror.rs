@@ -189,6 +189,8 @@ pub struct Mirror {
     /// Pods we asked to create and heard nothing back about (the connection broke, no answer
     /// in time): when one appears, it may be ours, never evidence of another controller.
     unanswered: BTreeSet<String>,
+    /// How each unanswered creation turned out, to be said once (`take_resolved`).
+    resolved: Vec<String>,
     epoch: Instant,
 }
 
@@ -202,6 +204,7 @@ impl Mirror {
             claims: Table::default(),
             revisions: Table::default(),
             unanswered: BTreeSet::new(),
+            resolved: Vec::new(),
             epoch,
         }
     }
@@ -212,6 +215,28 @@ impl Mirror {
             self.unanswered.pop_first();
         }
         self.unanswered.insert(name.to_string());
+    }
+
+    /// Our creation of pod `name` was answered: if an earlier one of it went unanswered, the
+    /// server had not made it then.
+    pub fn answered_create(&mut self, name: &str) {
+        if self.unanswered.remove(name) {
+            self.resolve(format!(
+                "create-pod {name}: the earlier attempt, whose answer was lost, had not made it; \
+                 made now"
+            ));
+        }
+    }
+
+    fn resolve(&mut self, words: String) {
+        if self.resolved.len() < ECHOES {
+            self.resolved.push(words);
+        }
+    }
+
+    /// How unanswered pod creations turned out since last asked, in order.
+    pub fn take_resolved(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.resolved)
     }
 
     /// Every kind has been listed once (upstream waits for its caches to sync).
@@ -225,7 +250,13 @@ impl Mirror {
             Watched::Set(e) => wrap(self.sets.take(e), Object::Set),
             Watched::Pod(e) => {
                 if let watcher::Event::Apply(p) | watcher::Event::InitApply(p) = &e {
-                    self.unanswered.remove(p.metadata.name.as_deref().unwrap_or_default());
+                    let name = p.metadata.name.as_deref().unwrap_or_default();
+                    if self.unanswered.remove(name) {
+                        self.resolve(format!(
+                            "create-pod {name}: the server made it after all (its answer was \
+                             lost; seen on the watch)"
+                        ));
+                    }
                 }
                 wrap(self.pods.take(e), Object::Pod)
             }
@@ -423,5 +454,16 @@ mod tests {
         m.take(Watched::Pod(watcher::Event::Delete(pod("web-3", "14"))));
         let again = Watched::Pod(watcher::Event::Apply(pod("web-3", "15")));
         assert!(m.new_pod(&again).is_some());
+        let said = m.take_resolved();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].starts_with("create-pod web-3: the server made it after all"), "{said:?}");
+        assert!(m.take_resolved().is_empty(), "said once");
+        // An unanswered creation that a later one makes: it had not been made.
+        m.unanswered_create("web-5");
+        m.answered_create("web-5");
+        m.answered_create("web-6");
+        let said = m.take_resolved();
+        assert_eq!(said.len(), 1, "only an unanswered one is resolved: {said:?}");
+        assert!(said[0].contains("had not made it; made now"), "{said:?}");
     }
 }

@@ -333,6 +333,7 @@ impl Loop {
                 self.take(i);
             }
             self.fire_alarms();
+            self.say_resolved();
             if !self.driving && !self.stopped && self.mirror.listed() {
                 if self.leading() {
                     self.driving = true;
@@ -345,6 +346,14 @@ impl Loop {
             if self.driving && !self.stopped && self.leading() && self.controller.runnable() {
                 self.sync_one();
             }
+        }
+    }
+
+    /// How each pod creation whose answer was lost turned out, on the timeline.
+    fn say_resolved(&mut self) {
+        for text in self.mirror.take_resolved() {
+            let t_ms = self.mirror.now_ms();
+            (self.out)(Output::Line(Event { t_ms, kind: EventKind::Notice { text } }));
         }
     }
 
@@ -399,6 +408,13 @@ impl Loop {
                         let drives = |n: &str| self.mirror.drives(n);
                         if let Some(e) = guard::other_controller(&object, self.since, &drives) {
                             self.stop(&e);
+                        } else if !self.driving
+                            && let crate::backend::Object::Set(set) = &object
+                            && drives(set.metadata.name.as_deref().unwrap_or_default())
+                            && let Some(e) = guard::configured(set)
+                        {
+                            let name = set.metadata.name.clone().unwrap_or_default();
+                            self.refuse(guard::configured_words(&e, &name));
                         }
                     }
                     let seen = Seen { kind, object: &object, old: old.as_ref() };
@@ -434,10 +450,15 @@ impl Loop {
     }
 
     fn stop(&mut self, evidence: &str) {
+        self.refuse(guard::words(evidence, self.driving));
+    }
+
+    /// Never reconciles again, saying `words`.
+    fn refuse(&mut self, words: String) {
         self.stopped = true;
         self.pausing.store(true, Ordering::Relaxed);
         self.controller.set_paused(true);
-        (self.out)(Output::OtherController(guard::words(evidence, self.driving)));
+        (self.out)(Output::OtherController(words));
         (self.out)(Output::Mode(Mode::Paused));
     }
 

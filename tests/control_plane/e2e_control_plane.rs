@@ -131,17 +131,22 @@ fn the_restricted_context_is_read_only_with_the_reason() {
 fn drive_mode_refuses_while_kube_controller_managers_statefulset_controller_runs() {
     let ns = ns("refuse");
     ns.rehearse();
+    let quiet_from = Instant::now();
     let script = ns.dir.join("drive.scenario");
     std::fs::write(&script, "expect web ready=3\n").unwrap_or_else(|e| panic!("{e}"));
-    let out = crate::support::runner::ststui()
-        .arg("play")
-        .arg(&script)
-        .args(["--drive", "-n", &ns.name, "--log-file"])
-        .arg(ns.dir.join("play.log"))
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "refused with exit 4: {err}");
+    // `ststui play --drive`: its exit code and stderr.
+    let drive = || {
+        let out = crate::support::runner::ststui()
+            .arg("play")
+            .arg(&script)
+            .args(["--drive", "-n", &ns.name, "--log-file"])
+            .arg(ns.dir.join("play.log"))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = drive();
+    assert_eq!(code, Some(4), "refused with exit 4: {err}");
     assert!(
         err.contains(
             "will not drive: another StatefulSet controller is at work (kube-controller-manager"
@@ -156,4 +161,17 @@ fn drive_mode_refuses_while_kube_controller_managers_statefulset_controller_runs
     assert!(!status.success(), "{status:?}");
     assert!(!c.parser.screen().alternate_screen(), "the terminal was never taken");
     assert!(c.screen().contains("kube-controller-manager"), "{}", c.screen());
+    // A quiet set (nothing written for over a minute): still refused, as its status was written
+    // by kube-controller-manager after its last change.
+    let quiet = Duration::from_secs(62);
+    std::thread::sleep(quiet.saturating_sub(quiet_from.elapsed()));
+    let (code, err) = drive();
+    assert_eq!(code, Some(4), "a quiet set refused too: {err}");
+    assert!(
+        err.contains(
+            "another StatefulSet controller is configured (kube-controller-manager wrote \
+                      the status of StatefulSet"
+        ) && err.contains("after its last change"),
+        "{err}"
+    );
 }

@@ -128,6 +128,20 @@ impl Rig {
         }
     }
 
+    /// The driver's notices on the timeline.
+    fn notices(&self) -> Vec<String> {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.iter()
+            .filter_map(|e| match e {
+                BackendEvent::Timeline(ev) => match &ev.kind {
+                    EventKind::Notice { text } => Some(text.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The driver's own timeline lines of `action`.
     fn actions(&self, action: ControllerAction) -> Vec<String> {
         let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
@@ -170,6 +184,11 @@ fn lost_replies_make_no_pod_twice_and_no_collision() {
     let h = r.until("6 Ready pods", |h| h.ready_on(6, &first.update));
     assert_eq!(h.revisions, 1, "{h:?}");
     assert!(r.actions(ControllerAction::DeletePod).is_empty(), "nothing deleted to mend a loss");
+    // Each creation whose answer was lost is resolved on the timeline when its pod appears.
+    let notes = r.notices();
+    let made: Vec<&String> = notes.iter().filter(|n| n.contains("made it after all")).collect();
+    assert!(!made.is_empty(), "{notes:?}");
+    assert!(made.iter().all(|n| n.starts_with("create-pod web-")), "{made:?}");
     // A new revision whose creation loses its reply: read again, it is the same revision, not a
     // hash collision.
     r.call(|sim| sim.api_fault(ApiFault::LoseReplies { n: 1 }));

@@ -110,6 +110,49 @@ async fn a_quiet_set_is_live_again_as_soon_as_its_watches_reopen() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_server_that_stops_answering_is_unreachable_within_seconds_and_up_when_it_speaks() {
+    let (fake, mock) = kube_mock::start(3);
+    let (_tx, seen) = engine(mock);
+    pass(Duration::from_secs(2)).await;
+    assert!(synced(&seen));
+    // A quiet set on a healthy server: asked once it has been quiet a while, and up.
+    pass(Duration::from_secs(15)).await;
+    assert!(fake.count("readyz", false) >= 1, "the quiet server was asked");
+    assert_eq!(connections(&seen).last(), Some(&Connection::Up));
+    // The server hangs (SIGSTOP): its watches fall silent and it answers nothing.
+    fake.fault(Method::GET, "readyz", Some(false), Fault::Silent, 100);
+    let hung = tokio::time::Instant::now();
+    let unreachable = loop {
+        pass(Duration::from_millis(500)).await;
+        if let Some(Connection::Unreachable { error, .. }) = connections(&seen).last() {
+            break error.clone();
+        }
+        assert!(hung.elapsed() < Duration::from_secs(30), "{:?}", connections(&seen));
+    };
+    assert!(hung.elapsed() <= Duration::from_secs(19), "said after {:?}", hung.elapsed());
+    assert!(unreachable.contains("no answer to GET /readyz within 5 s"), "{unreachable}");
+    // It speaks again (a bookmark on a watch): up at once, whatever the check said.
+    fake.bookmark("pods", "Pod", "v1");
+    pass(Duration::from_secs(3)).await;
+    assert_eq!(connections(&seen).last(), Some(&Connection::Up));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_shutting_down_is_said_failing_by_its_readyz() {
+    let (fake, mock) = kube_mock::start(3);
+    let (_tx, seen) = engine(mock);
+    pass(Duration::from_secs(2)).await;
+    fake.fault(Method::GET, "readyz", Some(false), Fault::Status(500), 100);
+    pass(Duration::from_secs(15)).await;
+    match connections(&seen).last() {
+        Some(Connection::Failing { error, .. }) => {
+            assert!(error.contains("GET /readyz: the server says it is not ready"), "{error}");
+        }
+        other => panic!("not failing: {other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_watch_silent_past_twice_the_bookmark_interval_is_restarted() {
     let (fake, mock) = kube_mock::start(3);
     let (_tx, _seen) = engine(mock);

@@ -47,6 +47,8 @@ pub enum Fault {
     Malformed,
     /// Carry the request out (a PATCH is applied), then lose the reply.
     ApplyThenReset,
+    /// No answer at all, ever (a hung server): the request waits.
+    Silent,
 }
 
 pub struct Rule {
@@ -68,6 +70,8 @@ pub struct State {
     pub seen: Vec<Seen>,
     /// Open watches: resource and the stream's sender.
     pub watches: Vec<(String, futures::channel::mpsc::UnboundedSender<Result<Bytes, BoxError>>)>,
+    /// Requests never answered (`Fault::Silent`), held so that they wait.
+    pub unanswered: Vec<tower_test::mock::SendResponse<Response<Body>>>,
 }
 
 #[derive(Clone)]
@@ -250,6 +254,7 @@ async fn serve(mut handle: Handle, fake: Fake) {
             Some(Fault::Malformed) => {
                 send.send_response(reply(200, &json!({"kind": "PodList", "items": 7})))
             }
+            Some(Fault::Silent) => fake.lock().unanswered.push(send),
             Some(Fault::ApplyThenReset) => {
                 let _ = answer(&fake, &method, &segments, &resource, (watch, &query), &bytes);
                 send.send_error(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
@@ -279,6 +284,7 @@ fn resource_of(segments: &[&str]) -> String {
         "selfsubjectaccessreviews",
         "selfsubjectrulesreviews",
         "version",
+        "readyz",
     ];
     let mut found = segments.iter().rev().find(|s| known.contains(s)).map(|s| s.to_string());
     if segments.last() == Some(&"scale") {
