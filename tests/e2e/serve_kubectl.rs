@@ -257,9 +257,11 @@ fn scale_restart_and_delete_pod() {
     assert!(ann.contains("kubectl.kubernetes.io/restartedAt"), "{ann}");
     s.ok(&["rollout", "status", "sts/web", "--timeout=30s"]);
     let before = s.jsonpath("pod/web-0", "{.metadata.uid}");
-    // kubectl waits for the deletion by watching the pod; bounded, so a watch that misses it
-    // fails here, naming it, rather than hanging the suite (seen once: docs/known-issues.md).
-    assert!(s.ok(&["delete", "pod", "web-0", "--timeout=60s"]).contains("deleted"));
+    // Not kubectl's own wait: it reads the pod, then lists and watches it for its DELETED, and
+    // at ×20 the pod can be gone and web-0 made again between the two, so the list already
+    // holds the new web-0 and no DELETED ever comes (kubectl's race, most likely: seen three
+    // times under load, docs/known-issues.md). The new uid below is the proof.
+    assert!(s.ok(&["delete", "pod", "web-0", "--wait=false"]).contains("deleted"));
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let out = s.kubectl(&["get", "pod", "web-0", "-o", "jsonpath={.metadata.uid}"]);
