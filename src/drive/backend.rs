@@ -169,6 +169,7 @@ impl DriveBackend {
             let ns = session.namespace.clone();
             let (leading, last_caps) = (Arc::clone(&leading), Arc::clone(&last_caps));
             let (standby, patch) = (Arc::clone(&standby), patch.clone());
+            let gate_seen = gate.clone();
             // The status line hears of a change of role (or of holder); the header of a
             // standby's every round.
             let mut said: Option<String> = None;
@@ -188,13 +189,14 @@ impl DriveBackend {
                     }
                     _ => false,
                 };
+                let trouble = gate_seen.trouble();
                 let key = match role {
                     Role::Standby { holder, .. } => format!("standby {holder}"),
-                    other => format!("{:?}", std::mem::discriminant(other)),
+                    other => format!("{:?} {trouble:?}", std::mem::discriminant(other)),
                 };
                 if said.as_ref() != Some(&key) {
                     said = Some(key);
-                    sink(lease_said(role, &ns, &me));
+                    sink(lease_said(role, &ns, &me, trouble.as_deref()));
                 } else if !header {
                     return;
                 }
@@ -258,11 +260,21 @@ const VERDICT_WAIT: Duration = Duration::from_secs(30);
 const RELEASE_WAIT: Duration = Duration::from_secs(2);
 
 /// What the console is told when the lease's role changes.
-fn lease_said(role: &super::lease::Role, ns: &str, me: &str) -> BackendEvent {
+fn lease_said(
+    role: &super::lease::Role,
+    ns: &str,
+    me: &str,
+    trouble: Option<&str>,
+) -> BackendEvent {
     use super::lease::Role;
     let lease = super::lease::LEASE_NAME;
     match role {
-        Role::Starting => BackendEvent::Notice(format!("drive: reading the lease {ns}/{lease}")),
+        Role::Starting => match trouble {
+            Some(why) => BackendEvent::Error(format!(
+                "drive: cannot take the lease {ns}/{lease}, so nothing is driven: {why}"
+            )),
+            None => BackendEvent::Notice(format!("drive: reading the lease {ns}/{lease}")),
+        },
         Role::Leader => BackendEvent::Notice(format!(
             "drive: this ststui holds the lease {ns}/{lease} ({me}) and drives"
         )),

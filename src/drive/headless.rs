@@ -150,7 +150,10 @@ fn ready(shared: &Shared) -> (bool, String) {
                 not.push(format!("{ns}: standby, {} drives", crate::text::escape_controls(&holder)))
             }
             Role::Fenced { .. } => not.push(format!("{ns}: fenced")),
-            _ => not.push(format!("{ns}: lease not held yet")),
+            _ => match g.trouble() {
+                Some(why) => not.push(format!("{ns}: lease not held ({why})")),
+                None => not.push(format!("{ns}: lease not held yet")),
+            },
         }
     }
     if gates.is_empty() {
@@ -382,7 +385,17 @@ impl UnitCtx {
         }
         let (stop, stopped) = tokio::sync::oneshot::channel();
         let name = ns.to_string();
+        let (watched, mut said_trouble) = (gate.clone(), None::<String>);
         let report = move |role: &Role| {
+            // Why the Lease cannot be read or written (a namespace that does not exist, a
+            // permission denied): said once per cause.
+            let trouble = watched.trouble();
+            if trouble != said_trouble {
+                if let Some(why) = &trouble {
+                    emit(record("lease-error", Some(&name), json!({"message": why})));
+                }
+                said_trouble = trouble;
+            }
             // A standby's every round moves only its counters: said when the role changes.
             let same = match (&last, role) {
                 (Some(Role::Standby { holder: a, .. }), Role::Standby { holder: b, .. }) => a == b,
@@ -409,12 +422,21 @@ impl UnitCtx {
         };
         let calls =
             Calls::new(self.session.client.clone(), tokio::runtime::Handle::current(), None);
-        let (name, other) = (ns.to_string(), self.other.clone());
+        let (name, other, held) = (ns.to_string(), self.other.clone(), gate.clone());
         let out = Box::new(move |o: Output| match o {
             Output::Line(ev) => emit(event_record(&name, &ev)),
             Output::Mode(_) | Output::Stepped(_) => {}
             Output::Driving => emit(record("driving", Some(&name), json!({}))),
-            Output::Standby => emit(record("standby", Some(&name), json!({}))),
+            // Listed without the lease: a standby while another holds it, else waiting for it.
+            Output::Standby => match held.role() {
+                Role::Standby { holder, .. } => {
+                    emit(record("standby", Some(&name), json!({"holder": holder})));
+                }
+                _ => {
+                    let why = held.trouble().unwrap_or_else(|| "the lease not held yet".into());
+                    emit(record("waiting", Some(&name), json!({"message": why})));
+                }
+            },
             Output::OtherController(words) => {
                 emit(record("other-controller", Some(&name), json!({"message": words})));
                 let _ = other.send(words);

@@ -90,6 +90,8 @@ struct Shared {
     role: Role,
     /// When the last round began (the election's loop is alive).
     round_at: Option<Instant>,
+    /// Why the last round could not read or write the Lease (cleared by one that could).
+    trouble: Option<String>,
 }
 
 impl std::fmt::Debug for Gate {
@@ -100,7 +102,7 @@ impl std::fmt::Debug for Gate {
 
 impl Gate {
     pub fn new(timings: Timings) -> Gate {
-        let shared = Shared { renewed: None, role: Role::Starting, round_at: None };
+        let shared = Shared { renewed: None, role: Role::Starting, round_at: None, trouble: None };
         Gate { inner: Arc::new(Mutex::new(shared)), timings }
     }
 
@@ -118,6 +120,12 @@ impl Gate {
     /// going round is a dead election (the headless controller's liveness).
     pub fn last_round(&self) -> Option<Instant> {
         self.lock().round_at
+    }
+
+    /// Why the last round could not read or write the Lease (a namespace that does not exist,
+    /// a permission denied, no connection); `None` once one could.
+    pub fn trouble(&self) -> Option<String> {
+        self.lock().trouble.clone()
     }
 
     /// The timings the candidate runs on.
@@ -267,6 +275,7 @@ impl Elector {
             Step::Wait { holder, seen_ago, takes_over_in } => {
                 let role = Role::Standby { holder, seen_ago, takes_over_in };
                 let mut s = self.gate.lock();
+                s.trouble = None;
                 s.renewed = None;
                 s.role = role.clone();
                 return role;
@@ -291,6 +300,7 @@ impl Elector {
         match result {
             Ok(()) => {
                 let mut s = self.gate.lock();
+                s.trouble = None;
                 s.renewed = Some(sent);
                 s.role = Role::Leader;
                 Role::Leader
@@ -320,6 +330,7 @@ impl Elector {
     fn missed(&self, why: &str) -> Role {
         let t = self.gate.timings;
         let mut s = self.gate.lock();
+        s.trouble = Some(why.to_string());
         match s.renewed {
             Some(r) if r.elapsed() < t.renew_deadline => Role::Leader,
             Some(r) => {
@@ -368,23 +379,27 @@ impl Elector {
         let _ = self.api.replace(LEASE_NAME, &PostParams::default(), &lease).await;
     }
 
-    /// Runs rounds every retry period, reporting each change of role (and every round of a
-    /// standby: how fresh the holder's renewal is moves), until `stop` fires (or is dropped):
-    /// then gives the lease up if it holds it.
+    /// Runs rounds every retry period, reporting each change of role or of trouble (and every
+    /// round of a standby: how fresh the holder's renewal is moves), until `stop` fires (or is
+    /// dropped): then gives the lease up if it holds it.
     pub async fn run(
         mut self,
         mut report: impl FnMut(&Role) + Send,
         mut stop: tokio::sync::oneshot::Receiver<()>,
     ) {
         let mut last: Option<Role> = None;
+        let mut last_trouble: Option<String> = None;
         loop {
             let role = self.round().await;
+            let trouble = self.gate.trouble();
+            let troubled = trouble != last_trouble;
+            last_trouble = trouble;
             let changed = match (&last, &role) {
                 (Some(Role::Standby { holder: a, .. }), Role::Standby { holder: b, .. }) => a != b,
                 (Some(a), b) => std::mem::discriminant(a) != std::mem::discriminant(b),
                 (None, _) => true,
             };
-            if changed || matches!(role, Role::Standby { .. }) {
+            if changed || troubled || matches!(role, Role::Standby { .. }) {
                 report(&role);
             }
             last = Some(role);

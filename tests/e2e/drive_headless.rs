@@ -203,3 +203,15 @@ fn all_namespaces_drives_a_namespace_created_later() {
         assert!(released.iter().any(|n| n == ns), "the lease of {ns} given up: {released:?}");
     }
 }
+
+#[test]
+fn a_namespace_that_does_not_exist_is_said_and_never_ready() {
+    let r = rig("nons");
+    let kc = r.kubeconfig();
+    let d = Drive::start(&["--kubeconfig", kc.to_str().unwrap(), "-n", "nope"]);
+    let said = d.until("lease-error", Duration::from_secs(20), |v| v["type"] == "lease-error");
+    let why = said["message"].as_str().unwrap_or_default();
+    assert!(why.contains("nope") && why.contains("not found"), "{said}");
+    assert_eq!(http_status(d.health(), "/readyz"), 503);
+    assert!(d.lines().iter().all(|v| v["type"] != "driving"), "{:#?}", d.lines());
+}
