@@ -318,8 +318,17 @@ pub struct DriveArgs {
     pub all_namespaces: bool,
     /// Where /healthz (the election loops go round) and /readyz (every lease held) answer;
     /// the default is a free loopback port, said in the `start` record.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0", value_parser = parse_addr)]
     pub health_addr: std::net::SocketAddr,
+}
+
+/// An address to listen on: `HOST:PORT` with an IP (`0.0.0.0:8080`, `[::]:8080`).
+fn parse_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    s.parse().map_err(|_| {
+        format!(
+            "expected an IP address and a port, e.g. 127.0.0.1:8080 or 0.0.0.0:8080 (got {s:?})"
+        )
+    })
 }
 
 /// `ststui fake-kubelet`.

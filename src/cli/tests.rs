@@ -140,3 +140,20 @@ fn rejects_bad_speed_and_version() {
         .unwrap_or_default();
     assert!(err.contains("31 to 37"), "{err}");
 }
+
+#[test]
+fn drive_takes_a_health_address_and_says_what_it_expects() {
+    let parsed = Cli::try_parse_from(["ststui", "drive", "-A", "--health-addr", "0.0.0.0:8080"]);
+    match parsed.map(|c| c.command) {
+        Ok(Some(Command::Drive(d))) => {
+            assert!(d.all_namespaces);
+            assert_eq!(d.health_addr.to_string(), "0.0.0.0:8080");
+        }
+        other => panic!("{other:?}"),
+    }
+    let err = Cli::try_parse_from(["ststui", "drive", "--health-addr", "localhost"])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("expected an IP address and a port, e.g. 127.0.0.1:8080"), "{err}");
+}
