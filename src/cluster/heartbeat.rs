@@ -28,31 +28,31 @@ pub const ANSWER_WITHIN: Duration = Duration::from_secs(5);
 const CHECK_EVERY: Duration = Duration::from_secs(2);
 
 /// What one check found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Pulse {
     Answered,
     NoAnswer,
     NotReady(String),
-    /// The request failed before an answer (refused, reset, TLS): the connection's words.
-    Failed(String),
+    /// The request failed before an answer (refused, reset, TLS).
+    Failed(kube::Error),
 }
 
 /// Asks the server once.
-pub async fn ask(client: &kube::Client) -> (Pulse, Option<kube::Error>) {
+pub async fn ask(client: &kube::Client) -> Pulse {
     let Ok(req) = hyper::Request::get("/readyz").body(Vec::new()) else {
-        return (Pulse::Answered, None);
+        return Pulse::Answered;
     };
     match tokio::time::timeout(ANSWER_WITHIN, client.request_text(req)).await {
-        Err(_) => (Pulse::NoAnswer, None),
-        Ok(Ok(_)) => (Pulse::Answered, None),
+        Err(_) => Pulse::NoAnswer,
+        Ok(Ok(_)) => Pulse::Answered,
         Ok(Err(kube::Error::Api(s))) if s.code >= 500 => {
             let first = s.message.lines().next().unwrap_or_default();
             let first: String = first.chars().take(200).collect();
             let said = crate::text::escape_controls(&first);
-            (Pulse::NotReady(format!("HTTP {}: {said}", s.code)), None)
+            Pulse::NotReady(format!("HTTP {}: {said}", s.code))
         }
-        Ok(Err(kube::Error::Api(_))) => (Pulse::Answered, None),
-        Ok(Err(e)) => (Pulse::Failed(super::trouble::brief(&e)), Some(e)),
+        Ok(Err(kube::Error::Api(_))) => Pulse::Answered,
+        Ok(Err(e)) => Pulse::Failed(e),
     }
 }
 
@@ -70,8 +70,8 @@ pub async fn run(client: kube::Client, conn: Arc<Conn>) {
             }
             continue;
         }
-        let (pulse, error) = ask(&client).await;
-        said = pulse != Pulse::Answered;
+        let pulse = ask(&client).await;
+        said = !matches!(pulse, Pulse::Answered);
         match pulse {
             Pulse::Answered => slot.ok(),
             Pulse::NoAnswer => slot.down(format!(
@@ -83,10 +83,8 @@ pub async fn run(client: kube::Client, conn: Arc<Conn>) {
             Pulse::NotReady(why) => slot.failing(format!(
                 "GET /readyz: the server says it is not ready ({why}): shutting down, or failing"
             )),
-            Pulse::Failed(_) => {
-                if let Some(e) = error {
-                    let _ = slot.failed("GET /readyz", &e);
-                }
+            Pulse::Failed(e) => {
+                let _ = slot.failed("GET /readyz", &e);
             }
         }
     }
