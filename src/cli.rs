@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
+use crate::core::options::FeatureGates;
 use crate::core::{Options, Version};
 use crate::serve::Deny;
 use crate::sim::headless::Headless;
@@ -43,6 +44,12 @@ pub struct Cli {
     /// ~/.local/state/ststui/ststui.log).
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+    /// Feature gates of the controller ststui plays when it drives (--drive, `ststui drive`,
+    /// `play --drive`), in kube-controller-manager's syntax: NAME=true|false, comma-separated,
+    /// NAME MaxUnavailableStatefulSet or StaleControllerConsistencyStatefulSet. The server's
+    /// release sets the defaults.
+    #[arg(long, global = true, value_name = "GATES", value_parser = parse_gates)]
+    pub feature_gates: Option<FeatureGates>,
     /// StatefulSet to open (real-cluster mode).
     pub name: Option<String>,
 }
@@ -102,6 +109,19 @@ impl Cli {
     pub fn check(&self) -> Result<(), clap::Error> {
         let usage =
             |kind, msg: &str| Err(<Cli as clap::CommandFactory>::command().error(kind, msg));
+        let drives = match &self.command {
+            None => self.drive,
+            Some(Command::Drive(_)) => true,
+            Some(Command::Play(p)) => p.drive,
+            Some(_) => false,
+        };
+        if self.feature_gates.is_some() && !drives {
+            return usage(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--feature-gates sets the gates of the controller ststui plays when it drives: \
+                 give it with --drive, `ststui drive` or `ststui play --drive`",
+            );
+        }
         let sim = match &self.command {
             None => return Ok(()),
             Some(Command::Sim(sim)) => sim,
@@ -466,6 +486,10 @@ fn parse_duration_or_zero(s: &str) -> Result<u64, BadValue> {
 }
 
 /// A duration in ms: `250ms`, `90s`, `10m`, `1h`, `1m30s`; never zero.
+fn parse_gates(s: &str) -> Result<FeatureGates, String> {
+    s.parse().map_err(|e: crate::core::options::GateError| e.to_string())
+}
+
 fn parse_duration(s: &str) -> Result<u64, BadValue> {
     match crate::value::duration(s)? {
         0 => Err(BadValue::new(s, "is zero", "a duration above zero, e.g. 30s")),

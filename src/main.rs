@@ -81,6 +81,7 @@ fn dispatch(invoked: Invoked, cli: &Cli) -> ExitCode {
                 kubeconfig: cli.kubeconfig.clone(),
                 context: cli.context.clone(),
                 namespace: cli.namespace.clone(),
+                feature_gates: cli.feature_gates.clone().unwrap_or_default(),
                 ..Default::default()
             };
             match verb {
@@ -188,6 +189,7 @@ fn cluster_console(cli: &Cli) -> ExitCode {
         all_namespaces: cli.all_namespaces,
         name: cli.name.clone(),
         read_only: cli.read_only,
+        feature_gates: cli.feature_gates.clone().unwrap_or_default(),
     };
     if let Some(why) = mistyped_name(&target) {
         ststui::text::err_line(&format!("ststui: {why}"));

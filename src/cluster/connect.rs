@@ -31,6 +31,8 @@ pub struct Target {
     pub name: Option<String>,
     /// `--read-only`: no writes at all.
     pub read_only: bool,
+    /// `--feature-gates`: the gates of the controller ststui plays when it drives.
+    pub feature_gates: crate::core::options::FeatureGates,
 }
 
 /// The backend's client, with its [`ProbeLayer`] reporting to a [`Router`]: every watcher

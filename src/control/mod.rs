@@ -34,6 +34,7 @@ use crate::backend::{EventKind, FailureKind, ObjRef, Object};
 use crate::core::{Effect, Now, Observed, Options, Plan};
 
 pub use handlers::selector_matches;
+pub use sync::HOLD_SAID_MS;
 
 /// The function a sync calls: `core::reconcile`, or a stand-in in tests.
 pub type Reconciler = fn(&Observed<'_>, &Options, Now) -> Plan;
@@ -70,6 +71,24 @@ pub trait Read {
     fn now_ms(&self) -> u64;
     /// The same instant as a timestamp (what the core compares conditions with).
     fn now(&self) -> Now;
+    /// A write of this controller's for the set that what is read has not shown yet (read
+    /// your own writes, KEP-5647). A backend that reads its store itself is always caught up.
+    fn unseen(&self, _set: &ObjRef) -> Option<Unseen> {
+        None
+    }
+}
+
+/// A write of the controller's own that its cache has not shown yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unseen {
+    /// The resource's plural (`pods`).
+    pub resource: &'static str,
+    /// The object written (the latest write of the resource for the set).
+    pub name: String,
+    /// Its resourceVersion as the server answered.
+    pub wrote: u64,
+    /// How far that resource's watch has read (`None`: nothing with a version yet).
+    pub read: Option<u64>,
 }
 
 /// A write the backend refused or could not make.
@@ -114,6 +133,9 @@ pub struct SetRecord {
     pub error: Option<String>,
     /// Backend time of that sync.
     pub at_ms: u64,
+    /// Since when (backend time) the set's syncs are held for the controller's own writes to
+    /// be read back, and whether that was said.
+    pub held: Option<(u64, bool)>,
 }
 
 /// The controller: queue, delayed enqueues, pause state and per-set records.
@@ -129,6 +151,8 @@ pub struct Controller {
     paused: bool,
     records: BTreeMap<ObjRef, SetRecord>,
     syncs: u64,
+    /// Syncs held for the controller's own writes (upstream's `statefulset_requeue_skips`).
+    holds: u64,
 }
 
 impl Controller {
@@ -143,6 +167,7 @@ impl Controller {
             paused: false,
             records: BTreeMap::new(),
             syncs: 0,
+            holds: 0,
         }
     }
 
@@ -180,6 +205,11 @@ impl Controller {
     /// Syncs run so far.
     pub fn sync_count(&self) -> u64 {
         self.syncs
+    }
+
+    /// Syncs held so far until the controller's own writes were read back.
+    pub fn hold_count(&self) -> u64 {
+        self.holds
     }
 
     pub fn record(&self, key: &ObjRef) -> Option<&SetRecord> {

@@ -3,10 +3,14 @@
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 
-use super::{BACKOFF_BASE_MS, BACKOFF_MAX_MS, Controller, Read, Timers, Write, WriteError};
+use super::{BACKOFF_BASE_MS, BACKOFF_MAX_MS, Controller, Read, Timers, Unseen, Write, WriteError};
 use crate::backend::{EventKind, FailureKind, ObjRef};
 use crate::core::explain::blocker_step;
 use crate::core::{ControllerAction, DeleteReason, Effect, Observed, Plan};
+
+/// How long a set's syncs are held for its own writes before the timeline says so (a hold
+/// usually lasts the few milliseconds a watch event takes).
+pub const HOLD_SAID_MS: u64 = 1000;
 
 fn claim_name(effect: &Effect) -> Option<String> {
     match effect {
@@ -110,7 +114,20 @@ impl Controller {
 
     /// Upstream `sync(key)` plus the worker's requeue handling.
     pub(super) fn sync<B: Read + Write>(&mut self, key: &ObjRef, b: &mut B, t: &mut dyn Timers) {
+        if self.options.semantics.read_your_writes
+            && let Some(unseen) = b.unseen(key)
+        {
+            self.hold(key, &unseen, b, t);
+            return;
+        }
         self.syncs += 1;
+        if let Some(r) = self.records.get_mut(key)
+            && let Some((since, true)) = r.held.take()
+        {
+            let secs = b.now_ms().saturating_sub(since) as f64 / 1000.0;
+            let text = format!("sync {key}: its own writes read back after {secs:.1} s; synced");
+            b.note(None, EventKind::Notice { text });
+        }
         let Some(set) = b.set(key) else {
             // "has been deleted": nothing to do; GC removes what it owned.
             self.failures.remove(key);
@@ -161,13 +178,7 @@ impl Controller {
         record.at_ms = now_ms;
         let retry = plan.error.as_ref().is_none_or(|e| e.retry);
         match retry_error {
-            Some(_) if retry => {
-                let n = self.failures.entry(key.clone()).or_insert(0);
-                let delay =
-                    BACKOFF_BASE_MS.saturating_mul(1u64 << (*n).min(40)).min(BACKOFF_MAX_MS);
-                *n += 1;
-                self.enqueue_after(key.clone(), delay, now_ms, t);
-            }
+            Some(_) if retry => self.back_off(key, now_ms, t),
             _ => {
                 self.failures.remove(key);
                 if let Some(delay) = plan.requeue_after_ms {
@@ -178,6 +189,42 @@ impl Controller {
         if let Some(r) = self.records.get_mut(key) {
             r.plan = plan;
         }
+    }
+
+    /// `AddRateLimited`: again after the key's next back-off.
+    fn back_off(&mut self, key: &ObjRef, now_ms: u64, t: &mut dyn Timers) {
+        let n = self.failures.entry(key.clone()).or_insert(0);
+        let delay = BACKOFF_BASE_MS.saturating_mul(1u64 << (*n).min(40)).min(BACKOFF_MAX_MS);
+        *n += 1;
+        self.enqueue_after(key.clone(), delay, now_ms, t);
+    }
+
+    /// Upstream's `EnsureReady` refusing: the sync is skipped and the key tried again with the
+    /// worker's back-off (the watch event of the awaited write enqueues it sooner). A hold that
+    /// lasts [`HOLD_SAID_MS`], or meets a step, is said once, and its end then too.
+    fn hold<B: Read + Write>(
+        &mut self,
+        key: &ObjRef,
+        unseen: &Unseen,
+        b: &mut B,
+        t: &mut dyn Timers,
+    ) {
+        self.holds += 1;
+        let now_ms = b.now_ms();
+        let record = self.records.entry(key.clone()).or_default();
+        let (since, said) = record.held.get_or_insert((now_ms, false));
+        // A step (while paused) that meets a hold says it at once: the operator asked for it.
+        if !*said && (self.paused || now_ms.saturating_sub(*since) >= HOLD_SAID_MS) {
+            *said = true;
+            let read = unseen.read.map_or_else(|| "nothing".to_string(), |r| format!("up to {r}"));
+            let text = format!(
+                "sync {key} held: the {} watch has not shown this controller's write of {} \
+                 (resourceVersion {}; read {read}); a sync on an older view could redo or undo it",
+                unseen.resource, unseen.name, unseen.wrote
+            );
+            b.note(None, EventKind::Notice { text });
+        }
+        self.back_off(key, now_ms, t);
     }
 
     /// Carries out the effects in order. After the first failure the sync stops as upstream's

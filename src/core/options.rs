@@ -45,6 +45,8 @@ impl Version {
             precise_availability_requeue: m >= 36,
             // #139307 was still open at last sight; off by default everywhere.
             completion_requires_available: false,
+            // KEP-5647 (kubernetes PR #137254): beta and on by default from 1.36.
+            read_your_writes: m >= 36,
         }
     }
 }
@@ -159,6 +161,73 @@ pub struct Semantics {
     /// when the first of them becomes available (not after `minReadySeconds` whenever
     /// `availableReplicas != replicas`).
     pub precise_availability_requeue: bool,
+    /// `StaleControllerConsistencyStatefulSet` (KEP-5647): a set's sync is held until the
+    /// controller's caches have seen its own latest pod, claim and status writes for that set.
+    /// Only drive mode reads through caches (watches); the simulator reads its store itself and
+    /// is always caught up.
+    pub read_your_writes: bool,
+}
+
+/// The upstream feature gates `--feature-gates` may set (kube-controller-manager's flag and
+/// syntax), and the switch each one is.
+pub const GATES: [&str; 2] = ["MaxUnavailableStatefulSet", "StaleControllerConsistencyStatefulSet"];
+
+/// Gates set on the command line, `NAME=true|false` comma-separated, applied over a release's
+/// defaults in the order given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FeatureGates(Vec<(&'static str, bool)>);
+
+/// Why `--feature-gates` was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{why} in --feature-gates {input:?}: expected NAME=true or NAME=false, comma-separated, NAME one of {}", GATES.join(", "))]
+pub struct GateError {
+    pub input: String,
+    pub why: String,
+}
+
+impl FromStr for FeatureGates {
+    type Err = GateError;
+
+    fn from_str(s: &str) -> Result<Self, GateError> {
+        let err = |why: String| GateError { input: s.to_string(), why };
+        let mut set = Vec::new();
+        for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let Some((name, value)) = item.split_once('=') else {
+                return Err(err(format!("{item:?} has no value")));
+            };
+            let name = name.trim();
+            let Some(gate) = GATES.iter().find(|g| **g == name) else {
+                return Err(err(format!("unknown gate {name:?}")));
+            };
+            let on = match value.trim().to_ascii_lowercase().as_str() {
+                "true" => true,
+                "false" => false,
+                other => return Err(err(format!("{name}={other:?} is no true or false"))),
+            };
+            set.push((*gate, on));
+        }
+        Ok(FeatureGates(set))
+    }
+}
+
+impl FeatureGates {
+    /// The gates as set, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, bool)> + '_ {
+        self.0.iter().copied()
+    }
+}
+
+impl Semantics {
+    /// These semantics with `gates` set over them.
+    pub fn with_gates(mut self, gates: &FeatureGates) -> Semantics {
+        for (gate, on) in gates.iter() {
+            match gate {
+                "MaxUnavailableStatefulSet" => self.max_unavailable_gate = on,
+                _ => self.read_your_writes = on,
+            }
+        }
+        self
+    }
 }
 
 /// Options for a sync: the semantics to reproduce.
@@ -171,6 +240,13 @@ pub struct Options {
 impl Options {
     pub fn for_version(version: Version) -> Self {
         Options { version, semantics: version.semantics() }
+    }
+
+    /// What a controller matching the API server that reports `git_version` reads, with the
+    /// operator's `gates` set over the release's defaults.
+    pub fn for_server(git_version: &str, gates: &FeatureGates) -> Self {
+        let version = Version::for_server(git_version).0;
+        Options { version, semantics: version.semantics().with_gates(gates) }
     }
 }
 
@@ -205,6 +281,8 @@ mod tests {
         assert!(!s("1.35.4").map(|x| x.max_unavailable_gate).unwrap_or(true));
         assert!(!s("1.36").map(|x| x.max_unavailable_gate).unwrap_or(true));
         assert!(s("1.37").map(|x| x.max_unavailable_gate && x.parallel_two_phase).unwrap_or(false));
+        assert!(!s("1.35.9").map(|x| x.read_your_writes).unwrap_or(true));
+        assert!(s("1.36").map(|x| x.read_your_writes).unwrap_or(false));
         assert!(!s("1.36").map(|x| x.on_delete_completes).unwrap_or(true));
         assert!(s("1.37").map(|x| x.on_delete_completes).unwrap_or(false));
         assert!(!s("1.33").map(|x| x.availability_in_updates).unwrap_or(true));
@@ -212,5 +290,28 @@ mod tests {
         assert!(s("1.34.0").map(|x| x.available_at_deadline).unwrap_or(false));
         assert!(!s("1.35.4").map(|x| x.precise_availability_requeue).unwrap_or(true));
         assert!(s("1.36").map(|x| x.precise_availability_requeue).unwrap_or(false));
+    }
+
+    #[test]
+    fn feature_gates_set_over_a_release_and_refuse_what_they_cannot_read() {
+        let g: FeatureGates =
+            "StaleControllerConsistencyStatefulSet=false, MaxUnavailableStatefulSet=TRUE"
+                .parse()
+                .unwrap_or_default();
+        let o = Options::for_server("v1.37.2", &g);
+        assert!(!o.semantics.read_your_writes);
+        assert!(
+            Options::for_server("v1.37.2", &FeatureGates::default()).semantics.read_your_writes
+        );
+        let o = Options::for_server("v1.34.1", &g);
+        assert!(o.semantics.max_unavailable_gate && o.version.minor == 34);
+        for (bad, says) in [
+            ("StaleControllerConsistencyStatefulSet", "has no value"),
+            ("Nope=true", "unknown gate \"Nope\""),
+            ("MaxUnavailableStatefulSet=yes", "is no true or false"),
+        ] {
+            let e = bad.parse::<FeatureGates>().err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(says) && e.contains("NAME=true or NAME=false"), "{bad}: {e}");
+        }
     }
 }

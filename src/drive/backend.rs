@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use super::{Calls, Config, Driver, Input, Output};
 use crate::backend::{Backend, BackendEvent, Capabilities, Mode, Op, SimOp, Sink};
 use crate::cluster::{ClusterBackend, Target};
-use crate::core::{Options, Version};
+use crate::core::Options;
 
 /// How long the server's version is waited for before refusing to drive.
 const VERSION_WAIT: Duration = Duration::from_secs(20);
@@ -72,7 +72,7 @@ impl DriveBackend {
                 format!("cannot drive {}: {}", session.server, crate::cluster::trouble::brief(&e))
             })?;
         runtime.block_on(super::access::may_drive(&session, &session.namespace))?;
-        let options = Options::for_version(Version::for_server(&version.git_version).0);
+        let options = Options::for_server(&version.git_version, &target.feature_gates);
         let driving = Arc::new(AtomicBool::new(true));
         // Driving needs the lease too: a standby's header and keys are a cluster's.
         let leading = Arc::new(AtomicBool::new(false));

@@ -227,6 +227,9 @@ impl Read for Live<'_> {
     fn now(&self) -> Now {
         self.mirror.now()
     }
+    fn unseen(&self, key: &ObjRef) -> Option<crate::control::Unseen> {
+        self.mirror.unseen(key)
+    }
 }
 
 /// What the Event of an effect says: verb, kind and name of the object.
@@ -248,11 +251,13 @@ impl Live<'_> {
         let ns = set.namespace.as_str();
         let c = self.calls;
         let put = |m: &mut Mirror, o: Object| m.wrote(o);
+        // Writes the set's next sync waits to read back (read your own writes).
+        let ours = |m: &mut Mirror, o: Object| m.wrote_for(&set.name, o);
         match effect {
             Effect::CreatePod(p) => match c.create(ns, &*p) {
                 Ok(made) => {
                     self.mirror.answered_create(p.metadata.name.as_deref().unwrap_or_default());
-                    put(self.mirror, Object::Pod(Arc::new(made)));
+                    ours(self.mirror, Object::Pod(Arc::new(made)));
                 }
                 Err(e) => {
                     if e.kind == FailureKind::Unavailable {
@@ -265,17 +270,17 @@ impl Live<'_> {
             Effect::UpdatePod(p)
             | Effect::AdoptPod { pod: p, .. }
             | Effect::ReleasePod { pod: p, .. } => {
-                put(self.mirror, Object::Pod(Arc::new(c.replace(ns, &*p)?)));
+                ours(self.mirror, Object::Pod(Arc::new(c.replace(ns, &*p)?)));
             }
             Effect::DeletePod { name, .. } => match c.delete::<Pod>(ns, &name)? {
                 Some(p) => put(self.mirror, Object::Pod(Arc::new(p))),
                 None => self.mirror.removed(ObjKind::Pod, &name),
             },
             Effect::CreateClaim(cl) => {
-                put(self.mirror, Object::Claim(Arc::new(c.create(ns, &*cl)?)));
+                ours(self.mirror, Object::Claim(Arc::new(c.create(ns, &*cl)?)));
             }
             Effect::UpdateClaim(cl) => {
-                put(self.mirror, Object::Claim(Arc::new(c.replace(ns, &*cl)?)));
+                ours(self.mirror, Object::Claim(Arc::new(c.replace(ns, &*cl)?)));
             }
             Effect::CreateRevision(r) => {
                 put(self.mirror, Object::Revision(Arc::new(c.create(ns, &*r)?)));
@@ -315,7 +320,7 @@ impl Live<'_> {
             next.status = Some(status.clone());
             match self.calls.run(api.replace_status(&key.name, &params(), &next)) {
                 Ok(written) => {
-                    self.mirror.wrote(Object::Set(Arc::new(written)));
+                    self.mirror.wrote_for(&key.name, Object::Set(Arc::new(written)));
                     return Ok(());
                 }
                 Err(e) if e.kind == FailureKind::Conflict && round == 0 => {

@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 use super::lease::{self, Elector, Gate, Role, Timings};
 use super::{Calls, Config, Driver, Output};
 use crate::cluster::{Session, Target};
-use crate::core::{Options, Version};
+use crate::core::Options;
 
 /// Exit statuses: stopped by a signal (0), refused or stopped by another controller (4), a
 /// usage or start-up failure (2 from the command line; 4 here).
@@ -230,7 +230,7 @@ async fn drive(target: &Target, args: &Args) -> u8 {
         }
         Ok(Ok(v)) => v,
     };
-    let options = Options::for_version(Version::for_server(&version.git_version).0);
+    let options = Options::for_server(&version.git_version, &target.feature_gates);
     let given = if args.namespaces.is_empty() {
         vec![session.namespace.clone()]
     } else {

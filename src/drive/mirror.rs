@@ -19,8 +19,9 @@ use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use kube::runtime::watcher;
 
+use super::consistency::{Consistency, Resource};
 use crate::backend::{ObjRef, Object};
-use crate::control::{ChangeKind, Read};
+use crate::control::{ChangeKind, Read, Unseen};
 use crate::core::Now;
 
 /// One change: kind, new (or last) state, previous state, and whether it is the watch's copy
@@ -191,7 +192,26 @@ pub struct Mirror {
     unanswered: BTreeSet<String>,
     /// How each unanswered creation turned out, to be said once (`take_resolved`).
     resolved: Vec<String>,
+    /// Our writes per set and how far each watch has read (read your own writes).
+    consistency: Consistency,
     epoch: Instant,
+}
+
+/// A watch event's part in [`Consistency`]: how far the watch has read.
+fn account<T: kube::Resource>(
+    c: &mut Consistency,
+    r: Resource,
+    e: &watcher::Event<T>,
+    emitted: Instant,
+) {
+    match e {
+        watcher::Event::Apply(o) | watcher::Event::Delete(o) => {
+            c.shown(r, o.meta().resource_version.as_deref());
+        }
+        watcher::Event::Init => c.relisting(r, emitted),
+        watcher::Event::InitApply(o) => c.listed(r, o.meta().resource_version.as_deref()),
+        watcher::Event::InitDone => c.relisted(r),
+    }
 }
 
 impl Mirror {
@@ -205,6 +225,7 @@ impl Mirror {
             revisions: Table::default(),
             unanswered: BTreeSet::new(),
             resolved: Vec::new(),
+            consistency: Consistency::default(),
             epoch,
         }
     }
@@ -244,8 +265,20 @@ impl Mirror {
         self.sets.listed && self.pods.listed && self.claims.listed && self.revisions.listed
     }
 
-    /// Takes in a watch event; the changes it made.
-    pub fn take(&mut self, w: Watched) -> Vec<Change> {
+    /// Takes in a watch event its watcher emitted at `emitted`; the changes it made.
+    pub fn take(&mut self, w: Watched, emitted: Instant) -> Vec<Change> {
+        let c = &mut self.consistency;
+        match &w {
+            Watched::Set(e) => {
+                account(c, Resource::Sets, e, emitted);
+                if let watcher::Event::Delete(s) = e {
+                    c.forget(s.metadata.name.as_deref().unwrap_or_default());
+                }
+            }
+            Watched::Pod(e) => account(c, Resource::Pods, e, emitted),
+            Watched::Claim(e) => account(c, Resource::Claims, e, emitted),
+            Watched::Revision(_) => {}
+        }
         match w {
             Watched::Set(e) => wrap(self.sets.take(e), Object::Set),
             Watched::Pod(e) => {
@@ -263,6 +296,29 @@ impl Mirror {
             Watched::Claim(e) => wrap(self.claims.take(e), Object::Claim),
             Watched::Revision(e) => wrap(self.revisions.take(e), Object::Revision),
         }
+    }
+
+    /// What the server answered to the controller's write for `set`: held at once, and
+    /// awaited on its watch before the set's next sync (pods, claims and the set's status, as
+    /// upstream records them).
+    pub fn wrote_for(&mut self, set: &str, o: Object) {
+        let resource = match &o {
+            Object::Pod(_) => Some(Resource::Pods),
+            Object::Claim(_) => Some(Resource::Claims),
+            Object::Set(_) => Some(Resource::Sets),
+            _ => None,
+        };
+        if let Some(r) = resource {
+            let meta = o.metadata();
+            let name = meta.name.as_deref().unwrap_or_default();
+            self.consistency.wrote(set, r, name, meta.resource_version.as_deref());
+        }
+        self.wrote(o);
+    }
+
+    /// Sets with writes their watches have not shown yet.
+    pub fn awaited(&self) -> usize {
+        self.consistency.awaited()
     }
 
     /// What the server answered to a write (ahead of the watch, never behind it).
@@ -364,6 +420,12 @@ impl Read for Mirror {
     fn now(&self) -> Now {
         k8s_openapi::jiff::Timestamp::now()
     }
+    fn unseen(&self, key: &ObjRef) -> Option<Unseen> {
+        if key.namespace != self.namespace {
+            return None;
+        }
+        self.consistency.unseen(&key.name)
+    }
 }
 
 #[cfg(test)]
@@ -388,14 +450,14 @@ mod tests {
         let mut m = Mirror::new("default".into(), None, Instant::now());
         m.wrote(Object::Pod(Arc::new(pod("web-0", "10"))));
         assert_eq!(m.pods_in("default").len(), 1);
-        let older = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "9"))));
+        let older = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "9"))), Instant::now());
         assert!(older.is_empty(), "an older resourceVersion changes nothing");
-        let echo = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "10"))));
+        let echo = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "10"))), Instant::now());
         assert_eq!(echo.len(), 1, "the watch's copy of our own write reaches the handlers");
         assert_eq!(echo[0].0, ChangeKind::Added, "as the creation it was");
-        let again = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "10"))));
+        let again = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "10"))), Instant::now());
         assert!(again.is_empty(), "once");
-        let newer = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "11"))));
+        let newer = m.take(Watched::Pod(watcher::Event::Apply(pod("web-0", "11"))), Instant::now());
         assert_eq!(newer.len(), 1);
         assert_eq!(newer[0].0, ChangeKind::Modified);
     }
@@ -404,12 +466,12 @@ mod tests {
     fn a_relist_replaces_what_is_held_and_reports_what_went() {
         let mut m = Mirror::new("default".into(), None, Instant::now());
         for n in ["web-0", "web-1"] {
-            m.take(Watched::Pod(watcher::Event::Apply(pod(n, "1"))));
+            m.take(Watched::Pod(watcher::Event::Apply(pod(n, "1"))), Instant::now());
         }
-        m.take(Watched::Pod(watcher::Event::Init));
-        m.take(Watched::Pod(watcher::Event::InitApply(pod("web-0", "1"))));
-        m.take(Watched::Pod(watcher::Event::InitApply(pod("web-2", "5"))));
-        let changes = m.take(Watched::Pod(watcher::Event::InitDone));
+        m.take(Watched::Pod(watcher::Event::Init), Instant::now());
+        m.take(Watched::Pod(watcher::Event::InitApply(pod("web-0", "1"))), Instant::now());
+        m.take(Watched::Pod(watcher::Event::InitApply(pod("web-2", "5"))), Instant::now());
+        let changes = m.take(Watched::Pod(watcher::Event::InitDone), Instant::now());
         let kinds: Vec<_> = changes
             .iter()
             .map(|(k, o, ..)| (*k, o.metadata().name.clone().unwrap_or_default()))
@@ -434,7 +496,7 @@ mod tests {
                 },
                 ..Default::default()
             };
-            m.take(Watched::Set(watcher::Event::Apply(s)));
+            m.take(Watched::Set(watcher::Event::Apply(s)), Instant::now());
         }
         assert!(m.set(&ObjRef::new("default", "web")).is_some());
         assert!(m.set(&ObjRef::new("default", "db")).is_none());
@@ -450,8 +512,8 @@ mod tests {
         let other = Watched::Pod(watcher::Event::Apply(pod("web-4", "13")));
         assert!(m.new_pod(&other).is_some(), "a pod we did not ask for is new");
         // Once seen, a later pod of the name (after this one went) is judged again.
-        m.take(w);
-        m.take(Watched::Pod(watcher::Event::Delete(pod("web-3", "14"))));
+        m.take(w, Instant::now());
+        m.take(Watched::Pod(watcher::Event::Delete(pod("web-3", "14"))), Instant::now());
         let again = Watched::Pod(watcher::Event::Apply(pod("web-3", "15")));
         assert!(m.new_pod(&again).is_some());
         let said = m.take_resolved();

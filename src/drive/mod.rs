@@ -14,6 +14,7 @@
 
 pub mod access;
 pub mod backend;
+pub mod consistency;
 pub mod effects;
 pub mod guard;
 pub mod headless;
@@ -51,7 +52,9 @@ pub struct WatchFailed {
 /// What the controller thread takes in.
 #[derive(Debug)]
 pub enum Input {
-    Watched(Box<Watched>),
+    /// A watch event, and when its watcher emitted it (a re-list's `Init` before its list
+    /// request: read your own writes counts by it).
+    Watched(Box<Watched>, Instant),
     /// A watch failed (it retries with back-off).
     WatchError(WatchFailed),
     Pause,
@@ -203,9 +206,12 @@ pub fn watch_namespace(
         K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
     {
         handle.spawn(async move {
-            let mut s = watcher(api, watcher::Config::default())
-                .backoff(crate::cluster::QuickBackoff::default())
-                .boxed();
+            // Consistent listings: a re-list holds every write answered before it began
+            // (`consistency`); from 1.31 the API server serves them from its watch cache.
+            let config =
+                watcher::Config::default().list_semantic(watcher::ListSemantic::MostRecent);
+            let mut s =
+                watcher(api, config).backoff(crate::cluster::QuickBackoff::default()).boxed();
             while let Some(ev) = s.next().await {
                 let ev = ev.map(wrap).map_err(|e| WatchFailed {
                     what: what.clone(),
@@ -219,7 +225,7 @@ pub fn watch_namespace(
                 };
                 let fed = driver.as_ref().is_some_and(|tx| {
                     let input = match ev {
-                        Ok(w) => Input::Watched(Box::new(w)),
+                        Ok(w) => Input::Watched(Box::new(w), Instant::now()),
                         Err(words) => Input::WatchError(words),
                     };
                     tx.send(input).is_ok()
@@ -387,7 +393,7 @@ impl Loop {
 
     fn take(&mut self, input: Input) {
         match input {
-            Input::Watched(w) => {
+            Input::Watched(w, emitted) => {
                 let mut w = *w;
                 // A pod when it first appears (its creator is what counts), before its managed
                 // fields are dropped: the mirror keeps none of a pod, claim or revision.
@@ -400,7 +406,7 @@ impl Loop {
                     }
                 }
                 mirror::lean(&mut w);
-                for (kind, object, old, ours) in self.mirror.take(w) {
+                for (kind, object, old, ours) in self.mirror.take(w, emitted) {
                     // A set's status at every change, never our own writes.
                     let look = matches!(object, crate::backend::Object::Set(_))
                         && kind != crate::control::ChangeKind::Deleted;

@@ -111,7 +111,7 @@ impl Rig {
 
 fn mirror_with_set() -> Mirror {
     let mut m = Mirror::new("default".into(), None, Instant::now());
-    m.take(Watched::Set(kube::runtime::watcher::Event::Apply(set("5"))));
+    m.take(Watched::Set(kube::runtime::watcher::Event::Apply(set("5"))), Instant::now());
     m
 }
 

@@ -253,7 +253,7 @@ async fn play_on(
         identity: std::sync::Arc::new(std::sync::Mutex::new(identity)),
         read_back: crate::cluster::READ_BACK,
     };
-    let options = crate::core::Options::for_version(crate::core::Version::for_server(&version).0);
+    let options = crate::core::Options::for_server(&version, &target.feature_gates);
     let ns: Vec<String> = namespaces.into_iter().collect();
     let mut player = ClusterPlayer {
         world: World::new(ns.len() * 4),

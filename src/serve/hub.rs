@@ -68,6 +68,8 @@ struct State {
     lose_replies: u32,
     /// Watches send nothing until then (`api-stall-watches`).
     stalled_until: Option<Instant>,
+    /// The watches of one resource send nothing until then (`api-stall-watches DUR pods`).
+    stalled: std::collections::BTreeMap<&'static str, Instant>,
     /// API requests still to be answered 500 (`api-errors`).
     errors: u32,
     /// The simulation's time at the last event, the wall instant then, and the speed.
@@ -145,7 +147,13 @@ impl Hub {
                 s.bytes = 0;
             }
             ApiFault::LoseReplies { n } => s.lose_replies = n,
-            ApiFault::StallWatches { ms } => s.stalled_until = Some(Instant::now() + wall(ms)),
+            ApiFault::StallWatches { ms, resource } => {
+                let until = Instant::now() + wall(ms);
+                match resource {
+                    None => s.stalled_until = Some(until),
+                    Some(r) => drop(s.stalled.insert(r, until)),
+                }
+            }
             ApiFault::Errors { n } => s.errors = n,
         }
         drop(s);
@@ -194,9 +202,11 @@ impl Hub {
         error
     }
 
-    /// When watches are stalled, until when.
-    pub fn stalled_until(&self) -> Option<Instant> {
-        self.lock().stalled_until.filter(|t| *t > Instant::now())
+    /// When the watches of `resource` (a plural) are stalled, until when.
+    pub fn stalled_until(&self, resource: &str) -> Option<Instant> {
+        let s = self.lock();
+        let one = s.stalled.get(resource).copied();
+        s.stalled_until.max(one).filter(|t| *t > Instant::now())
     }
 
     /// When the API is down, until when.

@@ -169,7 +169,7 @@ pub async fn watch(
     let stream = futures::stream::unfold(s, |mut s| async move {
         loop {
             // A stalled watch holds what it has (`api-stall-watches`); the connection stays.
-            if let Some(until) = s.ctx.hub.stalled_until() {
+            if let Some(until) = s.ctx.hub.stalled_until(s.def.plural) {
                 tokio::time::sleep_until(until.into()).await;
                 continue;
             }

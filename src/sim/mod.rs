@@ -91,10 +91,23 @@ pub enum ApiFault {
     LoseReplies { n: u32 },
     /// Every watch, open or opened meanwhile, sends nothing (no change, no bookmark) for `ms`
     /// virtual ms, then what it held: the connection stays up, as behind a stalled proxy.
-    StallWatches { ms: u64 },
+    /// With `resource` (one of [`WATCHABLE`]), only the watches of that resource: one cache
+    /// behind the others.
+    StallWatches { ms: u64, resource: Option<&'static str> },
     /// The next `n` API requests (reads, writes and watches) answer 500 Internal Server Error.
     Errors { n: u32 },
 }
+
+/// The resources the served API watches, by plural (`api-stall-watches DUR RESOURCE`).
+pub const WATCHABLE: [&str; 7] = [
+    "statefulsets",
+    "pods",
+    "persistentvolumeclaims",
+    "controllerrevisions",
+    "events",
+    "leases",
+    "namespaces",
+];
 
 /// What the simulation reports, in the order it happened.
 #[derive(Debug, Clone, PartialEq)]

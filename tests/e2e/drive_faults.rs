@@ -57,9 +57,15 @@ impl Rig {
     }
 
     fn drive(&self) -> Result<DriveBackend, String> {
+        self.drive_with("")
+    }
+
+    /// Drives with these `--feature-gates`.
+    fn drive_with(&self, gates: &str) -> Result<DriveBackend, String> {
         let seen = Arc::clone(&self.seen);
+        let target = Target { feature_gates: gates.parse().unwrap(), ..self.target() };
         DriveBackend::start(
-            self.target(),
+            target,
             Arc::new(move |ev| seen.lock().unwrap_or_else(|e| e.into_inner()).push(ev)),
         )
     }
@@ -135,6 +141,26 @@ impl Rig {
             .filter_map(|e| match e {
                 BackendEvent::Timeline(ev) => match &ev.kind {
                     EventKind::Notice { text } => Some(text.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The driver's timeline, in order: its notices as `notice …`, its actions as `ACTION
+    /// NAME`.
+    fn said(&self) -> Vec<String> {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.iter()
+            .filter_map(|e| match e {
+                BackendEvent::Timeline(ev) => match &ev.kind {
+                    EventKind::Notice { text } => Some(format!("notice {text}")),
+                    EventKind::Controller { action, pod, revision, .. } => Some(format!(
+                        "{} {}",
+                        action.as_str(),
+                        pod.clone().or_else(|| revision.clone()).unwrap_or_default()
+                    )),
                     _ => None,
                 },
                 _ => None,
@@ -220,4 +246,63 @@ fn a_denied_write_refuses_to_drive_and_names_it() {
     assert!(e.contains("create pods (core)"), "{e}");
     assert!(!e.contains("delete pods"), "only what is denied is named: {e}");
     assert!(r.held().pods.is_empty(), "nothing written");
+}
+
+/// Scales `web` to 4 while the pods watch is stalled for 3 s (the sets watch is not): the
+/// driver creates web-3 and writes the status; the status's watch event asks for another sync.
+fn scale_behind_a_stalled_pods_watch(r: &Rig) -> Held {
+    let first = r.until("3 Ready pods", |h| !h.update.is_empty() && h.ready_on(3, &h.update));
+    // The driver's view too (the server's is ahead of its watches): its status says 3 Ready.
+    let start = Instant::now();
+    while !r.seen.lock().unwrap().iter().any(|e| {
+        matches!(e, BackendEvent::Timeline(ev) if matches!(ev.kind,
+            EventKind::Status { replicas: 3, ready_replicas: 3, .. }))
+    }) {
+        assert!(start.elapsed() < Duration::from_secs(30), "the driver never saw 3 Ready");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stalled = Instant::now();
+    r.call(|sim| sim.api_fault(ApiFault::StallWatches { ms: 3000, resource: Some("pods") }));
+    r.op(ClusterOp::Scale { set: web(), replicas: 4 });
+    let h = r.until("4 Ready pods", |h| h.ready_on(4, &first.update));
+    // The server has them at once; the driver hears of them when the stall ends.
+    std::thread::sleep(Duration::from_secs(4).saturating_sub(stalled.elapsed()));
+    h
+}
+
+#[test]
+fn a_sync_is_held_until_the_pods_watch_shows_the_pod_it_created() {
+    let r = rig("read-own-writes", &[]);
+    let _d = r.drive().unwrap();
+    let h = scale_behind_a_stalled_pods_watch(&r);
+    assert_eq!(h.pods.len(), 4, "{h:?}");
+    let said = r.said();
+    let held = said
+        .iter()
+        .position(|l| l.starts_with("notice sync default/web held: the pods watch has not shown"))
+        .unwrap_or_else(|| panic!("no hold said: {said:#?}"));
+    assert!(said[held].contains("write of web-3 (resourceVersion "), "{}", said[held]);
+    let back = said
+        .iter()
+        .position(|l| l.starts_with("notice sync default/web: its own writes read back after"))
+        .unwrap_or_else(|| panic!("the hold's end not said: {said:#?}"));
+    assert!(back > held, "{said:#?}");
+    // Held means held: nothing written for the set between the two.
+    let between: Vec<&String> =
+        said[held + 1..back].iter().filter(|l| !l.starts_with("notice")).collect();
+    assert!(between.is_empty(), "written while held: {between:?}");
+    assert_eq!(said.iter().filter(|l| l.contains(" held: ")).count(), 1, "said once: {said:#?}");
+    let created = r.actions(ControllerAction::CreatePod);
+    assert_eq!(created.iter().filter(|p| *p == "web-3").count(), 1, "{created:?}");
+}
+
+#[test]
+fn with_the_gate_off_a_sync_reads_its_own_writes_from_the_mirror_at_once() {
+    let r = rig("read-own-writes-off", &[]);
+    let _d = r.drive_with("StaleControllerConsistencyStatefulSet=false").unwrap();
+    scale_behind_a_stalled_pods_watch(&r);
+    let said = r.said();
+    assert!(!said.iter().any(|l| l.contains(" held: ")), "held with the gate off: {said:#?}");
+    let created = r.actions(ControllerAction::CreatePod);
+    assert_eq!(created.iter().filter(|p| *p == "web-3").count(), 1, "{created:?}");
 }

@@ -173,7 +173,14 @@ fn every_other_command_parses() {
                 checks: vec![Check::Claims(vec!["data-web-0".into()])],
             },
         ),
-        ("api-stall-watches 30s", Command::Api(ApiFault::StallWatches { ms: 30_000 })),
+        (
+            "api-stall-watches 30s",
+            Command::Api(ApiFault::StallWatches { ms: 30_000, resource: None }),
+        ),
+        (
+            "api-stall-watches 2s pods",
+            Command::Api(ApiFault::StallWatches { ms: 2_000, resource: Some("pods") }),
+        ),
         ("api-errors 2", Command::Api(ApiFault::Errors { n: 2 })),
         ("api-lose-replies 1", Command::Api(ApiFault::LoseReplies { n: 1 })),
         (
@@ -276,6 +283,10 @@ fn bad_values() {
         ("api-errors 0", "expected the number of requests, from 1"),
         ("api-lose-replies x", "expected the number of writes, from 1"),
         ("api-stall-watches long", "expected e.g. 250ms"),
+        (
+            "api-stall-watches 2s pod",
+            "RESOURCE \"pod\" is not watched: expected one of statefulsets, pods,",
+        ),
     ];
     for (text, what) in cases {
         let e = err(&format!("# header\n{text}"));

@@ -316,7 +316,21 @@ fn api_fault(cmd: &str, a: &mut Args<'_>) -> Result<ApiFault, LineError> {
         "drop-watches" => ApiFault::DropWatches,
         "compact" => ApiFault::Compact,
         "api-lose-replies" => ApiFault::LoseReplies { n: how_many(a, "writes")? },
-        "api-stall-watches" => ApiFault::StallWatches { ms: duration_arg(a)? },
+        "api-stall-watches" => {
+            let ms = duration_arg(a)?;
+            let resource = match a.optional_word() {
+                None => None,
+                Some(w) => {
+                    Some(crate::sim::WATCHABLE.into_iter().find(|r| *r == w).ok_or_else(|| {
+                        a.err(format_args!(
+                            "RESOURCE {w:?} is not watched: expected one of {}",
+                            crate::sim::WATCHABLE.join(", ")
+                        ))
+                    })?)
+                }
+            };
+            ApiFault::StallWatches { ms, resource }
+        }
         "api-errors" => ApiFault::Errors { n: how_many(a, "requests")? },
         _ => return Err(unknown_command(cmd)),
     })

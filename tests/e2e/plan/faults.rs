@@ -25,7 +25,7 @@ fn a_bake_never_passes_on_a_stalled_watch() {
     let mut runner =
         spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "20s", "--timeout", "90s"]);
     until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking && p.step == 1);
-    r.call(|sim| sim.api_fault(ApiFault::StallWatches { ms: 60_000 }));
+    r.call(|sim| sim.api_fault(ApiFault::StallWatches { ms: 60_000, resource: None }));
     std::thread::sleep(Duration::from_millis(300));
     unready(&r, "web-3");
     let status = runner.wait().unwrap();
@@ -44,7 +44,7 @@ fn a_bake_never_passes_on_a_stalled_watch() {
 #[test]
 fn a_stalled_watch_never_makes_a_step_stuck() {
     let r = rig("stall-stuck", "nginx:1.26");
-    r.call(|sim| sim.api_fault(ApiFault::StallWatches { ms: 15_000 }));
+    r.call(|sim| sim.api_fault(ApiFault::StallWatches { ms: 15_000, resource: None }));
     let (code, out, err) = ststui(
         &r,
         &["rollout", "web", "--steps", "1,100%", "--stuck-after", "5s", "--timeout", "60s"],
