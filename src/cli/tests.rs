@@ -157,3 +157,41 @@ fn drive_takes_a_health_address_and_says_what_it_expects() {
         .unwrap_or_default();
     assert!(err.contains("expected an IP address and a port, e.g. 127.0.0.1:8080"), "{err}");
 }
+
+#[test]
+fn feature_gates_go_with_driving_and_say_what_they_expect() {
+    let gates = "StaleControllerConsistencyStatefulSet=false";
+    for args in [
+        vec!["ststui", "--drive", "--feature-gates", gates],
+        vec!["ststui", "drive", "--feature-gates", gates],
+        vec!["ststui", "play", "x.scenario", "--drive", "--feature-gates", gates],
+    ] {
+        let cli = Cli::try_parse_from(&args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        assert!(cli.check().is_ok(), "{args:?}");
+        let set: Vec<_> = cli.feature_gates.iter().flat_map(|g| g.iter()).collect();
+        assert_eq!(set, [("StaleControllerConsistencyStatefulSet", false)], "{args:?}");
+    }
+    for args in [
+        vec!["ststui", "--feature-gates", gates],
+        vec!["ststui", "play", "x.scenario", "--feature-gates", gates],
+        vec!["ststui", "explain", "web", "--feature-gates", gates],
+    ] {
+        let err = Cli::try_parse_from(&args)
+            .map_err(|e| e.to_string())
+            .and_then(|c| c.check().map_err(|e| e.to_string()))
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.contains(
+                "--feature-gates sets the gates of the controller ststui plays when it drives"
+            ),
+            "{args:?}: {err}"
+        );
+    }
+    let err = Cli::try_parse_from(["ststui", "--drive", "--feature-gates", "Nope=true"])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("unknown gate \"Nope\""), "{err}");
+    assert!(err.contains("StaleControllerConsistencyStatefulSet"), "names the gates: {err}");
+}

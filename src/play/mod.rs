@@ -279,7 +279,9 @@ async fn play_on(
         crate::drive::access::may_drive(&session, &session.namespace)
             .await
             .map_err(|e| refused(e.to_string()))?;
-        player.drive = Some(start_driver(&session, &player, tx.clone()).map_err(refused)?);
+        let context = target.context.as_deref();
+        let driving = start_driver(&session, &player, tx.clone(), context).await;
+        player.drive = Some(driving.map_err(refused)?);
     } else {
         // With --drive the namespace is read through the controller's own watches.
         let handle = tokio::runtime::Handle::current();
@@ -288,7 +290,11 @@ async fn play_on(
         }
     }
     drop(tx);
-    Ok(player.play(&script, rx, deadline).await)
+    let code = player.play(&script, rx, deadline).await;
+    if let Some(d) = player.drive.take() {
+        d.finish().await;
+    }
+    Ok(code)
 }
 
 /// Refuses a script with a `kubelet`, `fail`, `unready` or `ready` line unless a fake kubelet

@@ -3,7 +3,9 @@
 //! Leases: two replicas, exactly one drives and the other stands by (records, Lease, health
 //! endpoints agree); the leader killed with SIGKILL mid-rollout, the standby takes over within
 //! the lease's 15 s (+ a retry) and the rollout completes with no pod made twice; SIGTERM gives
-//! the lease up and exits 0. With `-A`, a namespace created later is driven once seen.
+//! the lease up and exits 0. With `-A`, a namespace created later is driven once seen. `play
+//! --drive` takes the same Lease: refused while the headless controller holds it, and given up
+//! when the play ends.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -214,4 +216,44 @@ fn a_namespace_that_does_not_exist_is_said_and_never_ready() {
     assert!(why.contains("nope") && why.contains("not found"), "{said}");
     assert_eq!(http_status(d.health(), "/readyz"), 503);
     assert!(d.lines().iter().all(|v| v["type"] != "driving"), "{:#?}", d.lines());
+}
+
+/// `ststui play --drive SCRIPT` on the rig's server: (exit code, stdout, stderr).
+fn play_drive(r: &Rig, script: &str) -> (Option<i32>, String, String) {
+    let path = r.dir.join("play.scenario");
+    std::fs::write(&path, script).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ststui"))
+        .args(["play", "--drive", "--timeout", "30s", "-n", "default", "--kubeconfig"])
+        .arg(r.kubeconfig())
+        .arg(&path)
+        .arg("--log-file")
+        .arg(r.dir.join("play.log"))
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn play_drive_takes_the_lease_refused_while_another_holds_it_and_gives_it_up() {
+    let r = rig("play");
+    let kc = r.kubeconfig();
+    let mut a = Drive::start(&["--kubeconfig", kc.to_str().unwrap(), "-n", "default"]);
+    a.role("leader", Duration::from_secs(20));
+    r.until_pods("default", "3 Ready", |p| all_ready_on(p, 3, None));
+    let script = "scale web 4\nsettle max=30s\nexpect web ready=4\n";
+    let (code, out, err) = play_drive(&r, script);
+    assert_eq!(code, Some(4), "refused: {out}\n{err}");
+    assert!(err.contains("will not drive default:"), "{err}");
+    assert!(err.contains(&a.identity()), "names the holder: {err}");
+    assert!(err.contains("holds the drive lease default/ststui-statefulset-controller"), "{err}");
+    assert_eq!(r.pods("default").len(), 3, "nothing written by the play");
+    assert_eq!(r.holder("default"), Some(a.identity()), "the lease untouched");
+    // The headless controller gone (its lease given up), the play drives and then gives it up.
+    a.signal("-TERM");
+    assert!(a.exit().success());
+    let (code, out, err) = play_drive(&r, script);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("create-pod") && out.contains("web-3"), "{out}");
+    assert_eq!(r.holder("default"), None, "given up when the play ended");
 }
