@@ -3,7 +3,8 @@
 //! of `assets/drive/` applied (its ServiceAccount and least ClusterRole), two replicas as
 //! processes with that ServiceAccount's token. Exactly one drives (the Lease, the pods'
 //! managed fields and the records agree); the leader killed mid-rollout, the standby takes over
-//! and the rollout completes; SIGTERM gives the Lease up, exit 0. Needs the control plane
+//! and the rollout completes; SIGTERM gives the Lease up, exit 0. A leader stopped (SIGSTOP)
+//! mid-rollout for longer than its lease is taken over, and on waking writes nothing (fenced). Needs the control plane
 //! without its StatefulSet controller and fails (never skips) without it:
 //!
 //!   tests/control-plane/run --without-statefulset-controller -- \
@@ -96,18 +97,18 @@ fn holder(ns: &Ns) -> String {
     ])
 }
 
-#[test]
-#[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
-fn two_replicas_with_the_shipped_rbac_one_drives_a_kill_hands_over_sigterm_releases() {
-    let ns = Ns::create("headless", "two", HOW);
+/// Two `ststui drive` on the ServiceAccount of `assets/drive/` in a new namespace: the first
+/// leads and drives, the second stands by; `web` (3 replicas, nginx:1.0) applied and Ready.
+fn two_drivers(test: &str) -> (Ns, Drive, Drive) {
+    let ns = Ns::create("headless", test, HOW);
     let controllers = std::env::var("STSTUI_CONTROLLERS").unwrap_or_default();
     assert!(!controllers.contains("statefulset"), "run this under {HOW} ({controllers})");
     let kc = service_account_kubeconfig(&ns);
     let args = ["--kubeconfig", kc.to_str().unwrap(), "--context", "sa", "-n", ns.name.as_str()];
-    let mut a = Drive::start(&args);
+    let a = Drive::start(&args);
     a.role("leader", Duration::from_secs(30));
     a.until("driving", Duration::from_secs(30), |v| v["type"] == "driving");
-    let mut b = Drive::start(&args);
+    let b = Drive::start(&args);
     let standby = b.role("standby", Duration::from_secs(30));
     assert_eq!(standby["holder"].as_str(), Some(a.identity().as_str()));
     assert_eq!(holder(&ns), a.identity(), "the Lease names the leader");
@@ -121,6 +122,13 @@ fn two_replicas_with_the_shipped_rbac_one_drives_a_kill_hands_over_sigterm_relea
     .unwrap();
     ns.kubectl(&["apply", "-n", &ns.name, "-f", set.to_str().unwrap()]);
     until_held(&ns, "3 Ready", |h| h.len() == 3 && h.iter().all(|p| p.2));
+    (ns, a, b)
+}
+
+#[test]
+#[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
+fn two_replicas_with_the_shipped_rbac_one_drives_a_kill_hands_over_sigterm_releases() {
+    let (ns, mut a, mut b) = two_drivers("two");
     // Who created the pods: the leader's field manager, and nobody else's.
     let list = pods(&ns);
     for p in list["items"].as_array().unwrap() {
@@ -158,4 +166,40 @@ fn two_replicas_with_the_shipped_rbac_one_drives_a_kill_hands_over_sigterm_relea
     assert!(b.exit().success(), "{:#?}", b.lines());
     b.role("released", Duration::from_secs(1));
     assert_eq!(holder(&ns), "", "released");
+}
+
+#[test]
+#[ignore = "needs the control plane without its StatefulSet controller: see the module doc"]
+fn a_leader_stopped_past_its_lease_is_taken_over_and_writes_nothing_on_waking() {
+    let (ns, a, b) = two_drivers("fence");
+    ns.kubectl(&["set", "image", "sts/web", "app=nginx:2.0", "-n", &ns.name]);
+    a.until("the rollout under way", Duration::from_secs(60), |v| {
+        v["type"] == "controller" && v["action"] == "delete-pod"
+    });
+    // Stopped in the middle of the rollout, past its 15 s lease.
+    a.signal("-STOP");
+    let stopped = Instant::now();
+    b.role("leader", Duration::from_secs(30));
+    let took = stopped.elapsed();
+    println!("drive_headless: the standby took over {:.1} s after the SIGSTOP", took.as_secs_f64());
+    assert!(took < Duration::from_secs(20), "took over after {took:?}");
+    until_held(&ns, "rolled out by the new leader", |h| {
+        h.len() == 3 && h.iter().all(|(_, image, ready)| *ready && image == "nginx:2.0")
+    });
+    let before = a.lines().len();
+    a.signal("-CONT");
+    // Awake, it learns it lost the lease (a standby naming the new leader) and writes nothing.
+    let bi = b.identity();
+    a.until("standing by after waking", Duration::from_secs(10), |v| {
+        v["type"] == "lease" && v["role"] == "standby" && v["holder"].as_str() == Some(&bi)
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    let after: Vec<Value> = a.lines().into_iter().skip(before).collect();
+    let wrote: Vec<&Value> = after.iter().filter(|v| v["type"] == "controller").collect();
+    assert!(wrote.is_empty(), "the stopped leader wrote on waking: {wrote:#?}");
+    assert_eq!(http_status(a.health(), "/readyz"), 503, "not ready: it holds no lease");
+    assert_eq!(holder(&ns), bi);
+    let failed = ns.events_with_reason("FailedCreate");
+    assert!(failed.trim().is_empty(), "two controllers raced: {failed}");
+    println!("drive_headless: after waking the old leader said {after:#?}");
 }
