@@ -222,11 +222,15 @@ pub struct Reply {
 
 /// A JSON answer.
 pub fn reply(code: StatusCode, v: Value) -> Reply {
-    let bytes = serde_json::to_vec(&v).unwrap_or_default();
-    Reply { code, body: Body::from(bytes), json: true, warnings: Vec::new() }
+    Reply::json(code, serde_json::to_vec(&v).unwrap_or_default())
 }
 
 impl Reply {
+    /// A JSON body already serialized.
+    pub fn json(code: StatusCode, bytes: Vec<u8>) -> Reply {
+        Reply { code, body: Body::from(bytes), json: true, warnings: Vec::new() }
+    }
+
     fn warn(mut self, warnings: Vec<String>) -> Reply {
         self.warnings = warnings;
         self

