@@ -14,6 +14,11 @@
 //! measured apart. Printed as one table, beside the figures saved with `--save` (the baseline
 //! in `benches/tools/startup-baseline.tsv`). Run through `benches/tools/startup.sh`.
 //!
+//! With `--control-plane` (inside `tests/control-plane/run`, which `startup.sh --control-plane`
+//! starts with an audit log), the same figures against the upstream control plane: the set is
+//! made there with the fake kubelet, requests are counted from kube-apiserver's audit log, and
+//! the last row is the API server's list through `kubectl get --raw` (control_plane.rs).
+//!
 //! Written by hand: no benchmark crate drives a TUI in a pseudo-terminal; criterion measures
 //! functions in process (see `benches/render.rs` for those).
 
@@ -28,6 +33,10 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+#[path = "startup/control_plane.rs"]
+mod control_plane;
+use control_plane::OnControlPlane;
 
 const ROWS: u16 = 50;
 const COLS: u16 = 180;
@@ -48,6 +57,9 @@ struct Args {
     baseline: PathBuf,
     save: bool,
     verbose: bool,
+    control_plane: bool,
+    /// Other consoles run the same way on the same set (`--other NAME=COMMAND`).
+    others: Vec<(String, String)>,
 }
 
 fn args() -> Result<Args, String> {
@@ -60,13 +72,17 @@ fn args() -> Result<Args, String> {
         baseline: root.join("benches/tools/startup-baseline.tsv"),
         save: false,
         verbose: false,
+        control_plane: false,
+        others: Vec::new(),
     };
+    let mut pods_given = false;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
             "--bin" => a.bin = PathBuf::from(value()?),
             "--pods" => {
+                pods_given = true;
                 a.pods = value()?
                     .split(',')
                     .map(|n| n.parse().map_err(|_| format!("--pods: {n:?} is not a count")))
@@ -77,12 +93,28 @@ fn args() -> Result<Args, String> {
             "--baseline" => a.baseline = PathBuf::from(value()?),
             "--save" => a.save = true,
             "--verbose" => a.verbose = true,
+            "--other" => {
+                let v = value()?;
+                let (name, cmd) = v.split_once('=').ok_or_else(|| {
+                    format!("--other {v:?}: expected NAME=COMMAND, e.g. 'k9s=k9s --context bench -n {{ns}} -c pods'")
+                })?;
+                a.others.push((name.to_string(), cmd.to_string()));
+            }
+            "--control-plane" => {
+                a.control_plane = true;
+                // 10,000 pods take minutes to make there: 1,000 unless --pods says otherwise.
+                if !pods_given {
+                    a.pods = vec![1000];
+                }
+                a.baseline = root.join("benches/tools/startup-control-plane-baseline.tsv");
+            }
             // What cargo bench passes along.
             "--bench" => {}
             other => {
                 return Err(format!(
                     "unknown argument {other:?}; expected --bin PATH, --pods N[,N…], --runs N, \
-                     --idle SECS, --baseline FILE, --save, --verbose"
+                     --idle SECS, --baseline FILE, --save, --verbose, --control-plane, \
+                     --other NAME=COMMAND"
                 ));
             }
         }
@@ -104,11 +136,18 @@ fn main() {
     }
     let mut table: BTreeMap<(usize, usize), f64> = BTreeMap::new();
     for &n in &a.pods {
-        let served = Served::start(&a.bin, n);
+        let served = if a.control_plane {
+            Server::ControlPlane(OnControlPlane::start(n).unwrap_or_else(|e| {
+                eprintln!("startup: {e}");
+                std::process::exit(2);
+            }))
+        } else {
+            Server::Sim(Served::start(&a.bin, n))
+        };
         table.insert((5, n), served.list_seconds());
         let mut runs: Vec<Run> = Vec::new();
         for i in 0..a.runs {
-            let run = console_run(&a, &served, n);
+            let run = console_run(&a, &served, n, &Tool::Ststui);
             eprintln!(
                 "  {n} pods, run {}: first frame {:.3} s, complete {:.3} s, {} requests, \
                  RSS {:.1} MiB, idle CPU {} ms",
@@ -127,12 +166,99 @@ fn main() {
         table.insert((2, n), med(|r| r.requests as f64));
         table.insert((3, n), med(|r| r.rss_mib));
         table.insert((4, n), med(|r| r.idle_cpu_ms as f64));
+        for (name, command) in &a.others {
+            let tool = Tool::Other(command.clone());
+            let runs: Vec<Run> = (0..a.runs).map(|_| console_run(&a, &served, n, &tool)).collect();
+            let med = |f: fn(&Run) -> f64| median(runs.iter().map(f).collect());
+            println!(
+                "{name}, {n} pods, medians of {}: first frame {:.3} s, {} requests, RSS {:.1} MiB, \
+                 idle CPU {} ms",
+                runs.len(),
+                med(|r| r.first),
+                med(|r| r.requests as f64),
+                med(|r| r.rss_mib),
+                med(|r| r.idle_cpu_ms as f64)
+            );
+        }
     }
     let baseline = read_baseline(&a.baseline);
     print_table(&a.pods, &table, &baseline);
     if a.save {
         save_baseline(&a.baseline, &table);
         println!("saved as the baseline: {}", a.baseline.display());
+    }
+}
+
+/// Where the console is opened: a served simulator or the control plane.
+enum Server {
+    Sim(Served),
+    ControlPlane(OnControlPlane),
+}
+
+/// Where the request count starts.
+enum Mark {
+    Count(u64),
+    Time(k8s_openapi::jiff::Timestamp),
+}
+
+impl Server {
+    fn console_args(&self) -> Vec<String> {
+        match self {
+            Server::Sim(s) => {
+                vec!["--kubeconfig".into(), s.dir.join("kc").to_string_lossy().into(), "web".into()]
+            }
+            Server::ControlPlane(c) => c.console_args(),
+        }
+    }
+
+    /// The header's `NAMESPACE/web`.
+    fn title(&self) -> String {
+        match self {
+            Server::Sim(_) => "default/web".into(),
+            Server::ControlPlane(c) => format!("{}/web", c.ns),
+        }
+    }
+
+    /// For another console's command line: the namespace and the kubeconfig.
+    fn namespace_and_kubeconfig(&self) -> (String, String) {
+        match self {
+            Server::Sim(s) => ("default".into(), s.dir.join("kc").to_string_lossy().into()),
+            Server::ControlPlane(c) => (c.ns.clone(), c.kubeconfig().to_string_lossy().into()),
+        }
+    }
+
+    fn dir(&self) -> &Path {
+        match self {
+            Server::Sim(s) => &s.dir,
+            Server::ControlPlane(c) => &c.dir,
+        }
+    }
+
+    fn mark(&self) -> Mark {
+        match self {
+            Server::Sim(s) => Mark::Count(s.requests().0),
+            Server::ControlPlane(_) => Mark::Time(k8s_openapi::jiff::Timestamp::now()),
+        }
+    }
+
+    /// The console's requests in its first `window` from `mark`, and each as `VERB PATH`.
+    fn requests(&self, mark: &Mark, window: Duration) -> (u64, Vec<String>) {
+        match (self, mark) {
+            (Server::Sim(s), Mark::Count(before)) => {
+                let (after, lines) = s.requests();
+                let skip = usize::try_from(*before).unwrap_or(0);
+                (after.saturating_sub(*before), lines.into_iter().skip(skip).collect())
+            }
+            (Server::ControlPlane(c), Mark::Time(at)) => c.requests(*at, window),
+            _ => (0, Vec::new()),
+        }
+    }
+
+    fn list_seconds(&self) -> f64 {
+        match self {
+            Server::Sim(s) => s.list_seconds(),
+            Server::ControlPlane(c) => c.list_seconds(),
+        }
     }
 }
 
@@ -238,18 +364,41 @@ struct Run {
     idle_cpu_ms: u64,
 }
 
-fn console_run(a: &Args, served: &Served, n: usize) -> Run {
+/// What is timed: ststui, or another console's command line (`{ns}` and `{kubeconfig}`
+/// replaced; `KUBECONFIG` set), whose first useful frame is the first showing a pod of the set (`web-`).
+enum Tool {
+    Ststui,
+    Other(String),
+}
+
+fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool) -> Run {
     let pty = native_pty_system();
     let pair = pty
         .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
         .unwrap_or_else(|e| panic!("openpty: {e}"));
-    let mut cmd = CommandBuilder::new(&a.bin);
-    cmd.arg("--kubeconfig");
-    cmd.arg(served.dir.join("kc"));
-    cmd.args(["web", "--log-file"]);
-    cmd.arg(served.dir.join("console.log"));
+    let mut cmd = match tool {
+        Tool::Ststui => {
+            let mut cmd = CommandBuilder::new(&a.bin);
+            cmd.args(served.console_args());
+            cmd.arg("--log-file");
+            cmd.arg(served.dir().join("console.log"));
+            cmd
+        }
+        Tool::Other(line) => {
+            let (ns, kc) = served.namespace_and_kubeconfig();
+            let words: Vec<String> = line
+                .split_whitespace()
+                .map(|w| w.replace("{ns}", &ns).replace("{kubeconfig}", &kc))
+                .collect();
+            let mut cmd = CommandBuilder::new(words.first().map_or("true", String::as_str));
+            cmd.args(words.iter().skip(1));
+            cmd.env("KUBECONFIG", kc);
+            cmd.cwd(served.dir());
+            cmd
+        }
+    };
     cmd.env("TERM", "xterm-256color");
-    let (before, _) = served.requests();
+    let mark = served.mark();
     let start = Instant::now();
     let mut child = pair.slave.spawn_command(cmd).unwrap_or_else(|e| panic!("spawn: {e}"));
     drop(pair.slave);
@@ -267,18 +416,26 @@ fn console_run(a: &Args, served: &Served, n: usize) -> Run {
     });
     let nz = |v: u16| std::num::NonZeroU16::new(v).unwrap_or(std::num::NonZeroU16::MIN);
     let mut parser = vt100::Parser::new(nz(ROWS), nz(COLS), 0);
-    let useful = |s: &str| s.contains("default/web") && s.contains("web-0 ");
+    let title = served.title();
+    let ours = matches!(tool, Tool::Ststui);
+    let useful = |s: &str| {
+        if ours { s.contains(&title) && s.contains("web-0 ") } else { s.contains("web-") }
+    };
     let ready = format!("ready {n} ");
     let first = until(&rx, &mut parser, &mut writer, start, useful);
-    let complete = until(&rx, &mut parser, &mut writer, start, |s| s.contains(&ready));
+    let complete = if ours {
+        until(&rx, &mut parser, &mut writer, start, |s| s.contains(&ready))
+    } else {
+        f64::NAN
+    };
     pump(&rx, &mut parser, &mut writer, start + Duration::from_secs(10));
-    let (after, lines) = served.requests();
+    let (requests, lines) = served.requests(&mark, Duration::from_secs(10));
     let rss_mib = status_kib(pid, "VmRSS") as f64 / 1024.0;
     let cpu0 = cpu_ticks(pid);
     pump(&rx, &mut parser, &mut writer, Instant::now() + Duration::from_secs(a.idle));
     let idle_cpu_ms = (cpu_ticks(pid).saturating_sub(cpu0)) * 10;
     if a.verbose {
-        for l in lines.iter().skip(usize::try_from(before).unwrap_or(0)) {
+        for l in &lines {
             eprintln!("    {l}");
         }
     }
@@ -289,7 +446,7 @@ fn console_run(a: &Args, served: &Served, n: usize) -> Run {
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = child.kill();
-    Run { first, complete, requests: after.saturating_sub(before), rss_mib, idle_cpu_ms }
+    Run { first, complete, requests, rss_mib, idle_cpu_ms }
 }
 
 /// Feeds the screen until `done` holds; the seconds since `start` (NaN after 120 s).

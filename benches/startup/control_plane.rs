@@ -1,0 +1,153 @@
+//! The start-up benchmark's other server: the upstream control plane of
+//! `tests/control-plane/run` (kube-apiserver over TLS, the fake kubelet), run with
+//! `STSTUI_AUDIT_LOG` so that kube-apiserver writes an audit log. A Parallel set `web` of N pods
+//! in a namespace of its own (`startup-N`, made once and kept for the runs); the console signs in
+//! as the harness's `bench` user, whose requests the audit log counts apart from everyone
+//! else's (the fake kubelet, kube-controller-manager, kubectl).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::jiff::Timestamp;
+
+/// A set of N Ready pods on the control plane.
+pub struct OnControlPlane {
+    pub ns: String,
+    kubeconfig: PathBuf,
+    audit: PathBuf,
+    pub dir: PathBuf,
+}
+
+fn kubectl(kubeconfig: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(["--context", "admin"])
+        .args(args)
+        .output()
+        .map_err(|e| format!("kubectl: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "kubectl {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+impl OnControlPlane {
+    /// From `KUBECONFIG` and `STSTUI_AUDIT_LOG` as `tests/control-plane/run` exports them.
+    pub fn start(n: usize) -> Result<OnControlPlane, String> {
+        let kubeconfig = std::env::var_os("KUBECONFIG")
+            .map(PathBuf::from)
+            .ok_or("--control-plane runs inside tests/control-plane/run (no KUBECONFIG)")?;
+        let audit = std::env::var_os("STSTUI_AUDIT_LOG").map(PathBuf::from).ok_or(
+            "--control-plane needs kube-apiserver's audit log: STSTUI_AUDIT_LOG=FILE \
+             tests/control-plane/run -- … (benches/tools/startup.sh --control-plane does it)",
+        )?;
+        let ns = format!("startup-{n}");
+        let dir =
+            std::env::temp_dir().join(format!("ststui-startup-cp-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let cp = OnControlPlane { ns, kubeconfig, audit, dir };
+        if kubectl(&cp.kubeconfig, &["get", "namespace", &cp.ns]).is_err() {
+            kubectl(&cp.kubeconfig, &["create", "namespace", &cp.ns])?;
+        }
+        let set = format!(
+            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: web, namespace: {}}}\n\
+             spec:\n  replicas: {n}\n  podManagementPolicy: Parallel\n  serviceName: web\n  \
+             selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: \
+             {{app: web}}}}\n    spec: {{containers: [{{name: app, image: nginx:1.25}}]}}\n",
+            cp.ns
+        );
+        let file = cp.dir.join("set.yaml");
+        std::fs::write(&file, set).map_err(|e| format!("set.yaml: {e}"))?;
+        kubectl(&cp.kubeconfig, &["apply", "-f", &file.to_string_lossy()])?;
+        let deadline = Instant::now() + Duration::from_secs(900);
+        loop {
+            let ready = kubectl(
+                &cp.kubeconfig,
+                &["get", "sts", "web", "-n", &cp.ns, "-o", "jsonpath={.status.readyReplicas}"],
+            )
+            .unwrap_or_default();
+            if ready.trim() == n.to_string() {
+                break;
+            }
+            if Instant::now() >= deadline {
+                return Err(format!("{}/web did not get {n} Ready pods in 15 min", cp.ns));
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        Ok(cp)
+    }
+
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The console's arguments: the `bench` user's context, the namespace and the set.
+    pub fn console_args(&self) -> Vec<String> {
+        let kc = self.kubeconfig.to_string_lossy().into_owned();
+        vec![
+            "--kubeconfig".into(),
+            kc,
+            "--context".into(),
+            "bench".into(),
+            "-n".into(),
+            self.ns.clone(),
+            "web".into(),
+        ]
+    }
+
+    /// The `bench` user's requests received from `from` on for `window`, each once (a watch
+    /// is logged when its response starts and again when it ends), as `VERB URI`.
+    pub fn requests(&self, from: Timestamp, window: Duration) -> (u64, Vec<String>) {
+        let text = std::fs::read_to_string(&self.audit).unwrap_or_default();
+        let until = from + k8s_openapi::jiff::SignedDuration::try_from(window).unwrap_or_default();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut lines = Vec::new();
+        for line in text.lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+            if v["user"]["username"] != "bench" {
+                continue;
+            }
+            let Some(at) =
+                v["requestReceivedTimestamp"].as_str().and_then(|t| t.parse::<Timestamp>().ok())
+            else {
+                continue;
+            };
+            if at < from || at >= until {
+                continue;
+            }
+            let id = v["auditID"].as_str().unwrap_or_default().to_string();
+            if seen.insert(id) {
+                let verb = v["verb"].as_str().unwrap_or_default();
+                let uri = v["requestURI"].as_str().unwrap_or_default();
+                lines.push(format!("{verb} {uri}"));
+            }
+        }
+        (lines.len() as u64, lines)
+    }
+
+    /// The API server's share, as a client meets it: the median of three lists of the pods
+    /// through `kubectl get --raw` (kubectl's own start included).
+    pub fn list_seconds(&self) -> f64 {
+        let path = format!("/api/v1/namespaces/{}/pods?labelSelector=app%3Dweb", self.ns);
+        let times = (0..3)
+            .map(|_| {
+                let t = Instant::now();
+                let _ = kubectl(&self.kubeconfig, &["get", "--raw", &path]);
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        super::median(times)
+    }
+}
+
+impl Drop for OnControlPlane {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
