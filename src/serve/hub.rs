@@ -279,6 +279,22 @@ pub fn to_json(object: &Object) -> serde_json::Value {
     v.unwrap_or(serde_json::Value::Null)
 }
 
+/// Appends `object`'s JSON to `out`, written straight from the object (no `Value` between:
+/// lists and initial watch events of thousands of pods are most of the served simulator's
+/// time otherwise); `null` if it cannot be written.
+pub fn write_json(out: &mut Vec<u8>, object: &Object) {
+    let written = match object {
+        Object::Set(o) => serde_json::to_writer(&mut *out, &**o),
+        Object::Pod(o) => serde_json::to_writer(&mut *out, &**o),
+        Object::Claim(o) => serde_json::to_writer(&mut *out, &**o),
+        Object::Revision(o) => serde_json::to_writer(&mut *out, &**o),
+        Object::Event(o) => serde_json::to_writer(&mut *out, &**o),
+    };
+    if written.is_err() {
+        out.extend_from_slice(b"null");
+    }
+}
+
 /// The fields a field selector of `res` may name.
 pub fn selectable(res: Res) -> &'static [&'static str] {
     match res {

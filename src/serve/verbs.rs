@@ -7,7 +7,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use super::ctx::Ctx;
-use super::hub::{fields_of, selectable, to_json};
+use super::hub::{fields_of, selectable, to_json, write_json};
 use super::patch::{self, PatchType};
 use super::resources::{Def, Res, Sub};
 use super::route::{Query, Route};
@@ -159,16 +159,7 @@ fn list_reply(head: &Value, items: &[Object]) -> Reply {
         if i > 0 {
             body.push(b',');
         }
-        let written = match o {
-            Object::Set(o) => serde_json::to_writer(&mut body, &**o),
-            Object::Pod(o) => serde_json::to_writer(&mut body, &**o),
-            Object::Claim(o) => serde_json::to_writer(&mut body, &**o),
-            Object::Revision(o) => serde_json::to_writer(&mut body, &**o),
-            Object::Event(o) => serde_json::to_writer(&mut body, &**o),
-        };
-        if written.is_err() {
-            body.extend_from_slice(b"null");
-        }
+        write_json(&mut body, o);
     }
     body.extend_from_slice(b"]}");
     Reply::json(StatusCode::OK, body)

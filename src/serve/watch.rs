@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::MAX_WATCHES;
 use super::ctx::Ctx;
-use super::hub::{Change, Next, fields_of, selectable, to_json};
+use super::hub::{Change, Next, fields_of, selectable, to_json, write_json};
 use super::resources::{Def, Res};
 use super::route::{Query, Route};
 use super::selector::{Fields, Labels};
@@ -137,7 +137,15 @@ pub async fn watch(
                 ctx.on_sim(move |sim| sim.rest_list(kind, ns.as_deref())).await?;
             let shown: Vec<&Object> = items.iter().filter(|o| s.filter.passes_object(o)).collect();
             for o in shown {
-                s.push_event("ADDED", to_json(o), o);
+                if s.table.is_some() {
+                    s.push_event("ADDED", to_json(o), o);
+                } else {
+                    // Written straight from the object, as the changes after it are.
+                    let mut bytes = b"{\"type\":\"ADDED\",\"object\":".to_vec();
+                    write_json(&mut bytes, o);
+                    bytes.extend_from_slice(b"}\n");
+                    s.out.push_back(Bytes::from(bytes));
+                }
             }
             s.cursor = list_rv;
             if q.flag("sendInitialEvents") {

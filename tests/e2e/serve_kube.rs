@@ -1,6 +1,7 @@
 //! kube-rs against the served simulator: list, get, watch (resume from a version, 410 after a
 //! compaction and the watcher's re-list), patch with a conflict, delete with preconditions,
-//! `/scale`, `/status` validation, access reviews and the API going down.
+//! `/scale`, `/status` validation, access reviews, the API going down, and a streaming list
+//! (`sendInitialEvents`: every object whole, then the initial-events-end bookmark).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use crate::support::serve_common;
@@ -268,4 +269,33 @@ async fn bookmarks_when_asked_and_bounded_requests() {
 /// The resourceVersion of a list of the sets.
 async fn list_version(sets: &Api<StatefulSet>) -> String {
     sets.list(&ListParams::default()).await.unwrap().metadata.resource_version.unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streaming_list_brings_every_object_whole_then_its_end() {
+    let s = served(vec![set("web", 3)], &[]).await;
+    let pods: Api<Pod> = Api::default_namespaced(s.client.clone());
+    let config = watcher::Config::default().streaming_lists();
+    let mut events = watcher(pods, config).boxed();
+    let mut names = Vec::new();
+    loop {
+        let ev = tokio::time::timeout(std::time::Duration::from_secs(10), events.next())
+            .await
+            .expect("the initial events' end within 10 s")
+            .expect("the stream goes on")
+            .expect("no error");
+        match ev {
+            watcher::Event::Init => {}
+            watcher::Event::InitApply(p) => {
+                // Whole objects, as a list brings them: spec and status decoded.
+                assert!(p.spec.is_some_and(|s| !s.containers.is_empty()), "{:?}", p.metadata.name);
+                assert!(p.status.and_then(|s| s.phase).is_some(), "{:?}", p.metadata.name);
+                names.push(p.metadata.name.unwrap_or_default());
+            }
+            watcher::Event::InitDone => break,
+            other => panic!("before the initial events ended: {other:?}"),
+        }
+    }
+    names.sort();
+    assert_eq!(names, ["web-0", "web-1", "web-2"]);
 }
