@@ -151,8 +151,6 @@ pub struct Controller {
     paused: bool,
     records: BTreeMap<ObjRef, SetRecord>,
     syncs: u64,
-    /// Syncs held for the controller's own writes (upstream's `statefulset_requeue_skips`).
-    holds: u64,
 }
 
 impl Controller {
@@ -167,7 +165,6 @@ impl Controller {
             paused: false,
             records: BTreeMap::new(),
             syncs: 0,
-            holds: 0,
         }
     }
 
@@ -205,11 +202,6 @@ impl Controller {
     /// Syncs run so far.
     pub fn sync_count(&self) -> u64 {
         self.syncs
-    }
-
-    /// Syncs held so far until the controller's own writes were read back.
-    pub fn hold_count(&self) -> u64 {
-        self.holds
     }
 
     pub fn record(&self, key: &ObjRef) -> Option<&SetRecord> {

@@ -209,7 +209,6 @@ impl Controller {
         b: &mut B,
         t: &mut dyn Timers,
     ) {
-        self.holds += 1;
         let now_ms = b.now_ms();
         let record = self.records.entry(key.clone()).or_default();
         let (since, said) = record.held.get_or_insert((now_ms, false));

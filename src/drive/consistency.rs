@@ -92,7 +92,13 @@ impl Consistency {
 
     /// A watch event of `resource` brought an object at `rv` (an Apply or a Delete).
     pub fn shown(&mut self, resource: Resource, rv: Option<&str>) {
-        let Some(rv) = number(rv) else { return };
+        if let Some(rv) = number(rv) {
+            self.read_to(resource, rv);
+        }
+    }
+
+    /// The watch of `resource` has read everything up to `rv`.
+    fn read_to(&mut self, resource: Resource, rv: u64) {
         let read = &mut self.read[resource.index()];
         if read.rv.is_some_and(|r| r >= rv) {
             return;
@@ -121,7 +127,7 @@ impl Consistency {
         let Some((began, max)) = self.read[resource.index()].relist.take() else { return };
         self.caught_up(resource, |w| w.at < began);
         if let Some(max) = max {
-            self.shown(resource, Some(&max.to_string()));
+            self.read_to(resource, max);
         }
     }
 
@@ -151,7 +157,8 @@ impl Consistency {
     }
 
     /// Sets with writes not shown yet.
-    pub fn awaited(&self) -> usize {
+    #[cfg(test)]
+    fn awaited(&self) -> usize {
         self.writes.len()
     }
 }

@@ -316,11 +316,6 @@ impl Mirror {
         self.wrote(o);
     }
 
-    /// Sets with writes their watches have not shown yet.
-    pub fn awaited(&self) -> usize {
-        self.consistency.awaited()
-    }
-
     /// What the server answered to a write (ahead of the watch, never behind it).
     pub fn wrote(&mut self, o: Object) {
         match o {
