@@ -102,10 +102,15 @@ impl OnControlPlane {
     }
 
     /// The `bench` user's requests received from `from` on for `window`, each once (a watch
-    /// is logged when its response starts and again when it ends), as `VERB URI`.
+    /// is logged when its response starts and again when it ends), as `+RECEIVED_MS TOOK_MS
+    /// VERB URI`: when kube-apiserver received it after `from`, and how long until its response
+    /// started (a watch) or completed (anything else), which tells what holds a first frame.
     pub fn requests(&self, from: Timestamp, window: Duration) -> (u64, Vec<String>) {
         let text = std::fs::read_to_string(&self.audit).unwrap_or_default();
         let until = from + k8s_openapi::jiff::SignedDuration::try_from(window).unwrap_or_default();
+        let stamp = |v: &serde_json::Value, field: &str| {
+            v[field].as_str().and_then(|t| t.parse::<Timestamp>().ok())
+        };
         let mut seen = std::collections::BTreeSet::new();
         let mut lines = Vec::new();
         for line in text.lines() {
@@ -113,21 +118,21 @@ impl OnControlPlane {
             if v["user"]["username"] != "bench" {
                 continue;
             }
-            let Some(at) =
-                v["requestReceivedTimestamp"].as_str().and_then(|t| t.parse::<Timestamp>().ok())
-            else {
-                continue;
-            };
+            let Some(at) = stamp(&v, "requestReceivedTimestamp") else { continue };
             if at < from || at >= until {
                 continue;
             }
             let id = v["auditID"].as_str().unwrap_or_default().to_string();
             if seen.insert(id) {
+                let ms = |d: k8s_openapi::jiff::SignedDuration| d.as_millis();
+                let took = stamp(&v, "stageTimestamp").map_or(-1, |t| ms(t.duration_since(at)));
                 let verb = v["verb"].as_str().unwrap_or_default();
                 let uri = v["requestURI"].as_str().unwrap_or_default();
-                lines.push(format!("{verb} {uri}"));
+                let after = ms(at.duration_since(from));
+                lines.push(format!("+{after:>5} ms {took:>5} ms {verb} {uri}"));
             }
         }
+        lines.sort();
         (lines.len() as u64, lines)
     }
 

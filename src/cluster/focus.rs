@@ -6,7 +6,7 @@
 //! or are known unreadable; claims and Events never hold it up. Owns: the watchers' specs and
 //! their timeline derivation. Must not: touch the app.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
@@ -21,24 +21,37 @@ use super::derive::Tracker;
 use super::watch::{self, Seen, Spec};
 use crate::backend::{BackendEvent, ObjKind, ObjRef, Object, Scope};
 
-/// `Synced`, the first time only.
-pub(super) fn synced_now(synced: &AtomicBool) -> Option<BackendEvent> {
-    (!synced.swap(true, Ordering::SeqCst)).then_some(BackendEvent::Synced)
-}
+/// Whether the console has had its first view's data (`Synced`, sent once per backend): what
+/// is optional (the selected pod's Events, who we are, what we may write) waits for it, so it
+/// is not on the first frame's path.
+#[derive(Clone)]
+pub(super) struct Synced(Arc<tokio::sync::watch::Sender<bool>>);
 
-fn mark_synced(conn: &Conn, synced: &AtomicBool) {
-    if let Some(ev) = synced_now(synced) {
-        conn.sink(ev);
+impl Synced {
+    pub(super) fn new() -> Synced {
+        Synced(Arc::new(tokio::sync::watch::channel(false).0))
+    }
+
+    /// `Synced`, the first time only.
+    pub(super) fn now(&self) -> Option<BackendEvent> {
+        self.0.send_if_modified(|s| !std::mem::replace(s, true)).then_some(BackendEvent::Synced)
+    }
+
+    fn mark(&self, conn: &Conn) {
+        if let Some(ev) = self.now() {
+            conn.sink(ev);
+        }
+    }
+
+    /// Returns once the first view has synced.
+    pub(super) async fn wait(&self) {
+        // The sender lives as long as `self`: the wait ends only when synced.
+        let _ = self.0.subscribe().wait_for(|s| *s).await;
     }
 }
 
 /// The picker: every set of the namespace (`None`: of every namespace).
-pub(super) async fn picker(
-    ns: Option<String>,
-    clients: Clients,
-    conn: Arc<Conn>,
-    synced: Arc<AtomicBool>,
-) {
+pub(super) async fn picker(ns: Option<String>, clients: Clients, conn: Arc<Conn>, synced: Synced) {
     let spec = Spec {
         api: watch::api::<StatefulSet>,
         namespace: ns.clone(),
@@ -51,7 +64,7 @@ pub(super) async fn picker(
         keep: None,
     };
     // A picker that may not list sets has nothing more to wait for: synced either way.
-    watch::run(spec, &clients, &conn, |_| Vec::new(), move |_| synced_now(&synced)).await;
+    watch::run(spec, &clients, &conn, |_| Vec::new(), move |_| synced.now()).await;
 }
 
 /// One set, shown: the set by name; once its selector is known, its pods, revisions and
@@ -60,7 +73,7 @@ pub(super) async fn focus(
     key: ObjRef,
     clients: Clients,
     conn: Arc<Conn>,
-    synced: Arc<AtomicBool>,
+    synced: Synced,
     tracker: Arc<Mutex<Tracker>>,
 ) {
     // What the children watch by: the set's selector and whether it has claim templates
@@ -120,7 +133,7 @@ pub(super) async fn focus(
         }
         current.clone_from(&wanted);
         match wanted {
-            None => mark_synced(&conn, &synced),
+            None => synced.mark(&conn),
             Some(wanted) => {
                 let w =
                     Watching { key: &key, sel: &wanted.selector, clients: &clients, conn: &conn };
@@ -142,8 +155,13 @@ impl Drop for Tasks {
 }
 
 /// The Events about one pod, sent to the console: a field selector on the involved object, so
-/// a 10,000-pod set costs one pod's Events.
-pub(super) fn pod_events(pod: &ObjRef, clients: &Clients, conn: &Arc<Conn>) -> JoinHandle<()> {
+/// a 10,000-pod set costs one pod's Events. Watched once the first view has synced.
+pub(super) fn pod_events(
+    pod: &ObjRef,
+    clients: &Clients,
+    conn: &Arc<Conn>,
+    synced: &Synced,
+) -> JoinHandle<()> {
     let fields = format!("involvedObject.kind=Pod,involvedObject.name={}", pod.name);
     let spec = Spec {
         api: watch::api::<KubeEvent>,
@@ -161,8 +179,9 @@ pub(super) fn pod_events(pod: &ObjRef, clients: &Clients, conn: &Arc<Conn>) -> J
         wrap: |e| Object::Event(Arc::new(e)),
         keep: None,
     };
-    let (cl, cn) = (clients.clone(), Arc::clone(conn));
+    let (cl, cn, synced) = (clients.clone(), Arc::clone(conn), synced.clone());
     tokio::spawn(async move {
+        synced.wait().await;
         watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
     })
 }
@@ -187,16 +206,16 @@ impl Wanted {
 /// sends `Synced` (once per backend) and sets `ready` (what waits for the first frame's data).
 fn first_listing<K>(
     pending: &Arc<AtomicUsize>,
-    synced: &Arc<AtomicBool>,
+    synced: &Synced,
     ready: &Arc<tokio::sync::watch::Sender<bool>>,
 ) -> impl FnMut(Option<Option<&K>>) -> Option<BackendEvent> + Send + 'static {
-    let (pending, synced, ready) = (Arc::clone(pending), Arc::clone(synced), Arc::clone(ready));
+    let (pending, synced, ready) = (Arc::clone(pending), synced.clone(), Arc::clone(ready));
     let mut first = true;
     move |_| {
         let last = std::mem::take(&mut first) && pending.fetch_sub(1, Ordering::SeqCst) == 1;
         if last {
             ready.send_replace(true);
-            synced_now(&synced)
+            synced.now()
         } else {
             None
         }
@@ -242,7 +261,7 @@ impl Watching<'_> {
     fn start(
         &self,
         tracker: &Arc<Mutex<Tracker>>,
-        synced: &Arc<AtomicBool>,
+        synced: &Synced,
         claims: bool,
     ) -> Vec<JoinHandle<()>> {
         let pending = Arc::new(AtomicUsize::new(2));

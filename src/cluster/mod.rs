@@ -29,7 +29,6 @@ pub mod trouble;
 mod watch;
 pub mod write;
 
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -168,7 +167,7 @@ struct Engine {
     pod_events: Option<(ObjRef, focus::Tasks)>,
     /// The log followed (`ViewOp::Logs`).
     log: Option<focus::Tasks>,
-    synced: Arc<AtomicBool>,
+    synced: focus::Synced,
     /// Writes under way: the last ones (a plan's lease given back as the console quits) are
     /// let finish, for a moment, before the engine stops.
     writes: Vec<JoinHandle<()>>,
@@ -186,7 +185,7 @@ impl Engine {
             focus: None,
             pod_events: None,
             log: None,
-            synced: Arc::new(AtomicBool::new(false)),
+            synced: focus::Synced::new(),
             writes: Vec::new(),
         }
     }
@@ -259,13 +258,15 @@ impl Engine {
         self.pod_events = None;
     }
 
-    /// The server's version (retried until it answers), who we are, what we may write.
+    /// The server's version (retried until it answers); once the first view has synced, who we
+    /// are and what we may write.
     fn preflight(&self) -> JoinHandle<()> {
-        let (s, conn, identity, target) = (
+        let (s, conn, identity, target, synced) = (
             self.session.clone(),
             Arc::clone(&self.conn),
             Arc::clone(&self.identity),
             self.target.clone(),
+            self.synced.clone(),
         );
         tokio::spawn(async move {
             let slot = conn.slot();
@@ -295,6 +296,8 @@ impl Engine {
                 conn.sink(BackendEvent::Notice(format!("connected to {} (read-only)", s.server)));
                 return;
             }
+            // Asked once the first view has synced: not on the first frame's path.
+            synced.wait().await;
             let (who, denied) =
                 tokio::join!(connect::identity(&s), connect::denied(&s, &s.namespace));
             if let Ok(mut i) = identity.lock() {
@@ -379,7 +382,7 @@ impl Engine {
             self.forget_events("Pod", &old);
         }
         if let Some(pod) = pod {
-            let task = focus::pod_events(&pod, &self.session.clients, &self.conn);
+            let task = focus::pod_events(&pod, &self.session.clients, &self.conn, &self.synced);
             self.pod_events = Some((pod, focus::Tasks(vec![task])));
         }
     }
@@ -414,7 +417,7 @@ impl Engine {
                     key.clone(),
                     self.session.clients.clone(),
                     Arc::clone(&self.conn),
-                    Arc::clone(&self.synced),
+                    self.synced.clone(),
                     Arc::clone(&tracker),
                 ));
                 self.focus = Some((key, task, tracker));
@@ -425,7 +428,7 @@ impl Engine {
                     ns,
                     self.session.clients.clone(),
                     Arc::clone(&self.conn),
-                    Arc::clone(&self.synced),
+                    self.synced.clone(),
                 )));
             }
             None => {}

@@ -1,7 +1,13 @@
 //! Running one kube-rs watcher (`runtime::watcher`, with a backoff that retries within seconds)
 //! and turning its events into [`BackendEvent`]s: a complete listing (`Init` … `InitDone`,
 //! buffered and sent whole, so objects deleted during a gap disappear; its progress said every
-//! page), then each change. What the console never reads is pruned first ([`lean`]).
+//! 500 objects), then each change. What the console never reads is pruned first ([`lean`]).
+//!
+//! The listing is streamed (a streaming list: one watch with `sendInitialEvents`, which the
+//! server answers from its cache while the client decodes; one request instead of a list per
+//! 500 objects and a watch) until a server shows it does not stream lists: it refuses the watch
+//! as invalid, or its watch never ends its initial events ([`STREAM_QUIET`]). Then this watcher
+//! and every later one of the backend list in pages; nothing of it reaches the screen.
 //!
 //! Each watcher has a client of its own with a [`probe`](super::probe) and a [`Slot`] in the
 //! connection's state: a listing, a watch opened or a frame of a watch (a bookmark too) says
@@ -120,18 +126,58 @@ pub async fn run<K>(
         spec.config.field_selector.as_deref(),
     );
     let _route = clients.route(key, report);
-    let mut stream = watcher(api, spec.config.clone()).backoff(QuickBackoff::default()).boxed();
+    let start = |streaming: bool| {
+        let config = spec.config.clone();
+        let config = if streaming { config.streaming_lists() } else { config };
+        watcher(api.clone(), config).backoff(QuickBackoff::default()).boxed()
+    };
+    let mut streaming = clients.streams_lists();
+    let mut stream = start(streaming);
     let mut buffer: Vec<K> = Vec::new();
     let mut first = true;
+    // Between a listing's `Init` and its `InitDone`.
+    let mut listing = false;
+    // No listing complete yet (or the last watch expired): a streamed listing's watch is the
+    // listing, and its failures are said as one.
+    let mut unlisted = true;
     let mut refused: Option<String> = None;
-    while let Some(ev) = stream.next().await {
+    loop {
+        let next = if streaming && listing {
+            tokio::time::timeout(STREAM_QUIET, stream.next()).await
+        } else {
+            Ok(stream.next().await)
+        };
+        let (ev, unstreamed) = match next {
+            Ok(Some(ev)) => {
+                let why = if streaming { not_streamed(&ev) } else { None };
+                (Some(ev), why)
+            }
+            Ok(None) => break,
+            Err(_) => (
+                None,
+                Some(format!("no end of its initial events in {} s", STREAM_QUIET.as_secs())),
+            ),
+        };
+        if let Some(why) = unstreamed {
+            tracing::info!(
+                "{}: the server does not stream lists ({why}); listing in pages",
+                spec.what
+            );
+            clients.list_in_pages();
+            (streaming, listing) = (false, false);
+            stream = start(false);
+            continue;
+        }
+        let Some(ev) = ev else { continue };
         let ev = match ev {
             Ok(ev) => {
                 slot.ok();
                 ev
             }
             Err(e) => {
-                let (said, forbidden) = failed(&spec, &slot, e, refused);
+                // An expired watch lists again.
+                unlisted |= matches!(&e, watcher::Error::WatchError(s) if s.code == 410);
+                let (said, forbidden) = failed(&spec, &slot, e, refused, streaming && unlisted);
                 refused = said;
                 if forbidden && let Some(ev) = listed(None) {
                     conn.sink(ev);
@@ -143,6 +189,7 @@ pub async fn run<K>(
             watcher::Event::Init => {
                 tracing::debug!("{}: listing", spec.what);
                 buffer.clear();
+                listing = true;
                 continue;
             }
             watcher::Event::InitApply(o) => {
@@ -154,6 +201,7 @@ pub async fn run<K>(
             }
             watcher::Event::InitDone => {
                 first = false;
+                (listing, unlisted) = (false, false);
                 refused = None;
                 conn.readable(spec.kind, None);
                 let objects = std::mem::take(&mut buffer);
@@ -190,17 +238,48 @@ pub async fn run<K>(
     }
 }
 
+/// A streamed listing whose watch has sent nothing for this long, before the bookmark that ends
+/// its initial events, is taken for a server that ignores `sendInitialEvents` (one that sends
+/// the objects and then nothing more would never end it): the watcher lists in pages instead.
+const STREAM_QUIET: Duration = Duration::from_secs(5);
+
+/// Why an event of a watcher streaming its listing says the server does not stream lists: the
+/// watch refused as invalid (a server before 1.27 refuses `resourceVersionMatch` on a watch; one
+/// with the `WatchList` gate off, by default 1.27–1.31 and 1.33, refuses `sendInitialEvents`).
+fn not_streamed<K>(ev: &Result<watcher::Event<K>, watcher::Error>) -> Option<String> {
+    match ev {
+        Err(watcher::Error::WatchStartFailed(kube::Error::Api(s)))
+            if s.code == 422 || s.code == 400 =>
+        {
+            Some(format!("{} {}", s.code, crate::text::escape_controls(&s.message)))
+        }
+        _ => None,
+    }
+}
+
 /// A watcher's error: the connection's state, an unreadable kind, or a refusal said once.
-/// Returns the last refusal said, and whether the kind is unreadable.
+/// Returns the last refusal said, and whether the kind is unreadable. `streamed`: the watch
+/// that failed was the listing (a streamed one), said as a list.
 fn failed<K>(
     spec: &Spec<K>,
     slot: &Slot,
     e: watcher::Error,
     refused: Option<String>,
+    streamed: bool,
 ) -> (Option<String>, bool) {
+    let watch = if streamed { "list" } else { "watch" };
     let (verb, err) = match e {
         watcher::Error::InitialListFailed(e) => ("list", e),
-        watcher::Error::WatchStartFailed(e) => ("watch", e),
+        watcher::Error::WatchStartFailed(e) => (watch, e),
+        // A line of the watch that is not an event: the server answered, with something wrong
+        // (kube-rs reads one that is not even JSON of an event as a status, of no code).
+        watcher::Error::WatchFailed(kube::Error::Api(s)) if s.code == 0 => {
+            let e = serde::de::Error::custom("a watch line that is not an event");
+            (watch, kube::Error::SerdeError(e))
+        }
+        watcher::Error::WatchFailed(e @ (kube::Error::SerdeError(_) | kube::Error::Api(_))) => {
+            (watch, e)
+        }
         watcher::Error::WatchFailed(e) => {
             // The stream broke (a reset, a stall): the watcher opens it again at once, and that
             // request says whether the server is there.

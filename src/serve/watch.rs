@@ -1,8 +1,9 @@
 //! Watches as the API server streams them: one JSON event per line (`ADDED`, `MODIFIED`,
 //! `DELETED`, `BOOKMARK`, `ERROR`), from a resourceVersion (or from a fresh list, with the
 //! current objects as `ADDED`), filtered by namespace and selectors, bookmarks when asked,
-//! `sendInitialEvents`, `timeoutSeconds`, and `410 Gone` as an `ERROR` event for a version the
-//! history no longer holds. Tables when `kubectl get -w` asks for them.
+//! `sendInitialEvents` (refused as the reproduced release refuses it: see [`streamed_refused`]),
+//! `timeoutSeconds`, and `410 Gone` as an `ERROR` event for a version the history no longer
+//! holds. Tables when `kubectl get -w` asks for them.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -97,6 +98,9 @@ pub async fn watch(
     q: &Query,
     as_table: bool,
 ) -> Result<Body, Status> {
+    if let Some(refused) = streamed_refused(&ctx.git_version, q) {
+        return Err(refused);
+    }
     let def = route.def;
     let kind = super::verbs::obj_kind(def.res);
     let filter = Filter {
@@ -325,4 +329,23 @@ impl Stream {
             }
         }
     }
+}
+
+/// A streamed list (a watch with `sendInitialEvents`) as the release the simulator reproduces
+/// (its `gitVersion`) answers it: with the `WatchList` feature gate off by default, as in 1.27–
+/// 1.31 and 1.33, it is refused as invalid (422), so that a client's fallback to lists can be
+/// tried against the simulator.
+fn streamed_refused(git_version: &str, q: &Query) -> Option<Status> {
+    let minor = git_version.trim_start_matches('v').split('.').nth(1)?.parse::<u32>().ok()?;
+    let off = (27..=31).contains(&minor) || minor == 33;
+    (off && q.flag("sendInitialEvents")).then(|| {
+        Status::new(
+            422,
+            "Invalid",
+            format!(
+                "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless \
+                 the WatchList feature gate is enabled (off by default in 1.{minor})"
+            ),
+        )
+    })
 }

@@ -1,7 +1,8 @@
 //! kube-rs against the served simulator: list, get, watch (resume from a version, 410 after a
 //! compaction and the watcher's re-list), patch with a conflict, delete with preconditions,
 //! `/scale`, `/status` validation, access reviews, the API going down, and a streaming list
-//! (`sendInitialEvents`: every object whole, then the initial-events-end bookmark).
+//! (`sendInitialEvents`: every object whole, then the initial-events-end bookmark; refused as
+//! invalid by a release with the `WatchList` gate off, and the console listing instead).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use crate::support::serve_common;
@@ -18,6 +19,9 @@ use kube::api::{
 use kube::runtime::watcher;
 use serde_json::json;
 use serve_common::*;
+use std::sync::{Arc, Mutex};
+use ststui::backend::{BackendEvent, ObjKind};
+use ststui::cluster::Target;
 use ststui::sim::ApiFault;
 
 fn api_code(e: &kube::Error) -> Option<(u16, String)> {
@@ -298,4 +302,78 @@ async fn a_streaming_list_brings_every_object_whole_then_its_end() {
     }
     names.sort();
     assert_eq!(names, ["web-0", "web-1", "web-2"]);
+}
+
+/// The console's backend against a release that streams lists (1.37) and one whose `WatchList`
+/// gate is off by default (1.33, which refuses a streamed list as invalid, as the served
+/// simulator reproduces): the same first view either way. Streamed, the pods come in one watch
+/// and are never listed; refused, the first watcher's refusal is the only one, the others list
+/// and watch, and nothing is said to the operator.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_streams_its_lists_and_lists_in_pages_where_refused() {
+    for (git_version, streams) in [("v1.37.0+ststui-sim", true), ("v1.33.0+ststui-sim", false)] {
+        let sim = sim(vec![set("web", 3)], kubelet(100), false);
+        let (_handle, server) = serve_sim_at(sim, &[], git_version);
+        let dir = std::env::temp_dir().join(format!(
+            "ststui-streams-{}-{}",
+            std::process::id(),
+            u8::from(streams)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let kubeconfig = dir.join("kubeconfig");
+        ststui::serve::write_kubeconfig(&kubeconfig, server.addr).unwrap();
+        let target = Target {
+            kubeconfig: Some(kubeconfig),
+            name: Some("web".into()),
+            read_only: true,
+            ..Target::default()
+        };
+        let seen: Arc<Mutex<Vec<BackendEvent>>> = Arc::default();
+        let s = Arc::clone(&seen);
+        let sink: ststui::backend::Sink =
+            Arc::new(move |ev| s.lock().unwrap_or_else(|e| e.into_inner()).push(ev));
+        let session = ststui::cluster::session(&target).await.unwrap();
+        let (tx, run) = ststui::cluster::engine(target, session, sink);
+        let task = tokio::spawn(run);
+        let pods = eventually("the first view", || {
+            let v = seen.lock().unwrap().clone();
+            async move {
+                let synced = v.iter().any(|e| matches!(e, BackendEvent::Synced));
+                let pods = v.iter().find_map(|e| match e {
+                    BackendEvent::Listed { kind: ObjKind::Pod, objects, .. } => Some(objects.len()),
+                    _ => None,
+                });
+                pods.filter(|_| synced)
+            }
+        })
+        .await;
+        assert_eq!(pods, 3, "{git_version}");
+        drop(tx);
+        task.abort();
+        let _ = std::fs::remove_dir_all(&dir);
+        let get = hyper::Request::get(ststui::serve::REQUESTS_PATH).body(Vec::new()).unwrap();
+        let answer = client(server.addr).await.request_text(get).await.unwrap();
+        let requests: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        let requests: Vec<String> = requests["first"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r.as_str().map(str::to_string))
+            .collect();
+        let of_pods: Vec<&String> = requests.iter().filter(|r| r.contains("/pods?")).collect();
+        let streamed = |r: &&String| r.contains("sendInitialEvents=true");
+        let watch = |r: &&String| r.contains("watch=true");
+        if streams {
+            assert!(of_pods.iter().any(streamed), "{of_pods:?}");
+            assert!(of_pods.iter().all(watch), "never listed: {of_pods:?}");
+        } else {
+            let refused = requests.iter().filter(streamed).count();
+            assert_eq!(refused, 1, "asked once, by the first watcher: {requests:?}");
+            assert!(of_pods.iter().any(|r| !watch(r)), "listed: {of_pods:?}");
+        }
+        let v = seen.lock().unwrap();
+        let errors: Vec<&BackendEvent> =
+            v.iter().filter(|e| matches!(e, BackendEvent::Error(_))).collect();
+        assert!(errors.is_empty(), "{git_version}: {errors:?}");
+    }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use crate::support::objects::web;
 use hyper::Method;
-use kube_mock::Fault;
+use kube_mock::{Fault, Streams};
 use ststui::backend::{BackendEvent, ClusterOp, Connection, FailureKind, ObjKind, Op, Write};
 use ststui::cluster::{Clients, Session, Target, Written};
 
@@ -171,34 +171,55 @@ async fn a_watch_silent_past_twice_the_bookmark_interval_is_restarted() {
     assert_eq!(fake.count("pods", true), 2, "the silent watch was opened again");
 }
 
+/// Streamed (the listing is a watch) or in pages (a server that refuses streamed lists: the
+/// watchers fall back to lists), one 500 on the pods' first listing is said as server errors,
+/// as a list, and retried.
 #[tokio::test(start_paused = true)]
 async fn one_500_on_the_first_pods_list_is_retried_and_said_as_server_errors() {
-    let (fake, mock) = kube_mock::start(3);
-    fake.fault(Method::GET, "pods", Some(false), Fault::Status(500), 1);
-    let (_tx, seen) = engine(mock);
-    pass(Duration::from_secs(5)).await;
-    let shown = connections(&seen);
-    let failing = shown.iter().find(|c| !matches!(c, Connection::Up));
-    assert!(
-        matches!(failing, Some(Connection::Failing { error, .. }) if error.contains("list pods in default: 500")),
-        "{shown:?}"
-    );
-    assert_eq!(shown.last(), Some(&Connection::Up));
-    assert!(synced(&seen));
-    assert_eq!(fake.count("pods", false), 2, "listed again after the 500");
+    for streams in [Streams::Yes, Streams::Refused] {
+        let (fake, mock) = kube_mock::start(3);
+        fake.lock().streams = streams;
+        let watch = streams == Streams::Yes;
+        fake.fault(Method::GET, "pods", Some(watch), Fault::Status(500), 1);
+        let (_tx, seen) = engine(mock);
+        pass(Duration::from_secs(5)).await;
+        let shown = connections(&seen);
+        let failing = shown.iter().find(|c| !matches!(c, Connection::Up));
+        assert!(
+            matches!(failing, Some(Connection::Failing { error, .. }) if error.contains("list pods in default: 500")),
+            "{streams:?}: {shown:?}"
+        );
+        assert_eq!(shown.last(), Some(&Connection::Up));
+        assert!(synced(&seen));
+        if watch {
+            assert_eq!(fake.count("pods", true), 2, "streamed again after the 500");
+            assert_eq!(fake.count("pods", false), 0, "never listed in pages");
+        } else {
+            assert_eq!(fake.count("pods", false), 2, "listed again after the 500");
+        }
+    }
 }
 
+/// A malformed answer, to a list or to a streamed listing, is said as the server's error (not
+/// unreachable) and passes.
 #[tokio::test(start_paused = true)]
 async fn a_malformed_body_is_an_answer_not_an_outage() {
-    let (fake, mock) = kube_mock::start(3);
-    fake.fault(Method::GET, "pods", Some(false), Fault::Malformed, 1);
-    let (_tx, seen) = engine(mock);
-    pass(Duration::from_secs(5)).await;
-    let shown = connections(&seen);
-    assert!(shown.iter().any(|c| matches!(c, Connection::Failing { .. })), "{shown:?}");
-    assert_eq!(shown.last(), Some(&Connection::Up), "{shown:?}");
-    assert!(!shown.iter().any(|c| matches!(c, Connection::Unreachable { .. })), "{shown:?}");
-    assert!(synced(&seen));
+    for streams in [Streams::Yes, Streams::Refused] {
+        let (fake, mock) = kube_mock::start(3);
+        fake.lock().streams = streams;
+        let watch = streams == Streams::Yes;
+        fake.fault(Method::GET, "pods", Some(watch), Fault::Malformed, 1);
+        let (_tx, seen) = engine(mock);
+        pass(Duration::from_secs(5)).await;
+        let shown = connections(&seen);
+        assert!(
+            shown.iter().any(|c| matches!(c, Connection::Failing { .. })),
+            "{streams:?}: {shown:?}"
+        );
+        assert_eq!(shown.last(), Some(&Connection::Up), "{shown:?}");
+        assert!(!shown.iter().any(|c| matches!(c, Connection::Unreachable { .. })), "{shown:?}");
+        assert!(synced(&seen));
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -337,66 +358,130 @@ async fn a_write_whose_reply_was_lost_is_read_back() {
     assert!(!f.message.contains("nothing was written"), "{}", f.message);
 }
 
-/// Requests until the first complete view of a 1,000-pod set (pages of 500): the server's
-/// version, who we are and one rules review (not three access reviews), the set, two pages of
-/// pods and their watch, revisions — no claims for a set without claim templates, and no Events
-/// before the pods and revisions have listed: then the set's Events (by the involved object)
-/// and the namespace's Warnings, never its whole Event history. With `--read-only` neither who
-/// we are nor what we may write is asked.
+/// Requests until the first complete view of a 1,000-pod set: the server's version, the set,
+/// its pods and revisions, each one streamed watch (a server that refuses streamed lists: the
+/// refusal, then lists — two pages of 500 pods — and watches); no claims for a set without claim
+/// templates. Nothing optional before the pods and revisions have listed: then the set's Events
+/// (by the involved object) and the namespace's Warnings, never its whole Event history, and who
+/// we are and one rules review (not three access reviews); with `--read-only` neither of these.
 #[tokio::test(start_paused = true)]
 async fn the_first_view_of_a_thousand_pods_takes_at_most_ten_requests_and_events_come_after() {
-    for (read_only, most) in [(false, 10), (true, 8)] {
-        let (fake, mock) = kube_mock::start_with(3, 1000);
-        let target = Target { name: Some("web".into()), read_only, ..Target::default() };
-        let (_tx, seen) = engine_with(mock, target);
-        pass(Duration::from_secs(3)).await;
-        assert!(synced(&seen));
-        let listed: usize = seen
-            .lock()
-            .unwrap()
-            .iter()
-            .filter_map(|e| match e {
-                BackendEvent::Listed { kind: ObjKind::Pod, objects, .. } => Some(objects.len()),
-                _ => None,
-            })
-            .sum();
-        assert_eq!(listed, 1000);
-        let requests: Vec<String> = fake
-            .lock()
-            .seen
-            .iter()
-            .map(|s| {
-                format!("{} {}{}", s.method, s.resource, if s.watch { " (watch)" } else { "" })
-            })
-            .collect();
-        let first_event = requests.iter().position(|r| r.contains("events"));
-        let before = &requests[..first_event.unwrap_or(requests.len())];
-        assert!(
-            before.len() <= most,
-            "{} requests before the Events (read-only {read_only}): {requests:?}",
-            before.len()
-        );
-        let last_list = |what: &str| requests.iter().rposition(|r| r == what);
-        assert!(
-            first_event > last_list("GET pods")
-                && first_event > last_list("GET controllerrevisions"),
-            "Events only after the first view's lists: {requests:?}"
-        );
-        let events: Vec<&String> = requests.iter().filter(|r| r.contains("events")).collect();
-        assert_eq!(events.len(), 4, "the set's Events and the Warnings, listed and watched");
-        for q in fake.lock().seen.iter().filter(|s| s.resource == "events").map(|s| &s.query) {
-            let by_set = q.contains("involvedObject.kind%3DStatefulSet")
-                && q.contains("involvedObject.name%3Dweb");
-            assert!(by_set || q.contains("type%3DWarning"), "never every Event: {q}");
-        }
-        assert!(requests.len() <= most + 4, "{requests:?}");
-        assert_eq!(fake.count("pods", false), 2, "two pages of 500");
-        assert!(!requests.iter().any(|r| r.contains("selfsubjectaccessreviews")), "{requests:?}");
-        assert!(!requests.iter().any(|r| r.contains("persistentvolumeclaims")), "{requests:?}");
-        if read_only {
-            assert!(!requests.iter().any(|r| r.contains("selfsubject")), "{requests:?}");
+    for streams in [Streams::Yes, Streams::Refused] {
+        for read_only in [false, true] {
+            first_view_of_a_thousand_pods(streams, read_only).await;
         }
     }
+}
+
+async fn first_view_of_a_thousand_pods(streams: Streams, read_only: bool) {
+    let (fake, mock) = kube_mock::start_with(3, 1000);
+    fake.lock().streams = streams;
+    let target = Target { name: Some("web".into()), read_only, ..Target::default() };
+    let (_tx, seen) = engine_with(mock, target);
+    pass(Duration::from_secs(3)).await;
+    assert!(synced(&seen));
+    let listed: usize = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            BackendEvent::Listed { kind: ObjKind::Pod, objects, .. } => Some(objects.len()),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(listed, 1000);
+    let requests: Vec<String> = fake
+        .lock()
+        .seen
+        .iter()
+        .map(|s| format!("{} {}{}", s.method, s.resource, if s.watch { " (watch)" } else { "" }))
+        .collect();
+    let case = format!("{streams:?}, read-only {read_only}: {requests:?}");
+    let optional = |r: &String| r.contains("events") || r.contains("selfsubject");
+    let first_optional = requests.iter().position(optional);
+    let before = &requests[..first_optional.unwrap_or(requests.len())];
+    let streamed = streams == Streams::Yes;
+    // Streamed: version, set, pods, revisions. In pages: version, the set's refused watch, its
+    // list and watch, two pages of pods and their watch, the revisions' list and watch.
+    let most = if streamed { 4 } else { 9 };
+    assert!(before.len() <= most, "{} requests before the optional ones: {case}", before.len());
+    let last = |what: &str| requests.iter().rposition(|r| r == what);
+    let (pods, revisions) = if streamed {
+        ("GET pods (watch)", "GET controllerrevisions (watch)")
+    } else {
+        ("GET pods", "GET controllerrevisions")
+    };
+    assert!(
+        first_optional > last(pods) && first_optional > last(revisions),
+        "nothing optional before the first view's listings: {case}"
+    );
+    let events: Vec<&String> = requests.iter().filter(|r| r.contains("events")).collect();
+    let per_watch = if streamed { 1 } else { 2 };
+    assert_eq!(events.len(), 2 * per_watch, "the set's Events and the Warnings: {case}");
+    for q in fake.lock().seen.iter().filter(|s| s.resource == "events").map(|s| &s.query) {
+        let by_set = q.contains("involvedObject.kind%3DStatefulSet")
+            && q.contains("involvedObject.name%3Dweb");
+        assert!(by_set || q.contains("type%3DWarning"), "never every Event: {q}");
+    }
+    let asked = if read_only { 0 } else { 2 };
+    assert_eq!(requests.iter().filter(|r| r.contains("selfsubject")).count(), asked, "{case}");
+    assert!(requests.len() <= most + events.len() + asked, "{case}");
+    if streamed {
+        assert_eq!((fake.count("pods", false), fake.count("pods", true)), (0, 1), "{case}");
+    } else {
+        assert_eq!(fake.count("pods", false), 2, "two pages of 500: {case}");
+    }
+    assert!(!requests.iter().any(|r| r.contains("selfsubjectaccessreviews")), "{case}");
+    assert!(!requests.iter().any(|r| r.contains("persistentvolumeclaims")), "{case}");
+}
+
+/// A server that ignores `sendInitialEvents` (its watch sends the objects and never the
+/// bookmark that ends them): after a quiet while the watchers list in pages, and the first view
+/// holds each pod once.
+#[tokio::test(start_paused = true)]
+async fn a_server_that_never_ends_a_streamed_list_is_listed_in_pages() {
+    let (fake, mock) = kube_mock::start_with(3, 1000);
+    fake.lock().streams = Streams::Ignored;
+    let (_tx, seen) = engine(mock);
+    pass(Duration::from_secs(3)).await;
+    assert!(!synced(&seen), "not yet: the streamed lists have not ended");
+    pass(Duration::from_secs(10)).await;
+    assert!(synced(&seen));
+    let v = seen.lock().unwrap().clone();
+    let pods: Vec<usize> = v
+        .iter()
+        .filter_map(|e| match e {
+            BackendEvent::Listed { kind: ObjKind::Pod, objects, .. } => Some(objects.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pods, vec![1000], "one listing, each pod once");
+    assert_eq!(fake.count("pods", false), 2, "listed in two pages");
+    let shown = connections(&seen);
+    assert!(shown.iter().all(|c| matches!(c, Connection::Up)), "nothing to say: {shown:?}");
+}
+
+/// A server that refuses streamed lists (422, the `WatchList` gate off) is told apart from a
+/// failing one: nothing is said, and after the first refusal no watcher asks for one again.
+#[tokio::test(start_paused = true)]
+async fn a_refused_streamed_list_is_not_an_error_and_is_asked_once() {
+    let (fake, mock) = kube_mock::start(3);
+    fake.lock().streams = Streams::Refused;
+    let (_tx, seen) = engine(mock);
+    pass(Duration::from_secs(3)).await;
+    assert!(synced(&seen));
+    let shown = connections(&seen);
+    assert!(shown.iter().all(|c| matches!(c, Connection::Up)), "{shown:?}");
+    assert!(!seen.lock().unwrap().iter().any(|e| matches!(e, BackendEvent::Error(_))));
+    let asked: Vec<String> = fake
+        .lock()
+        .seen
+        .iter()
+        .filter(|s| s.query.contains("sendInitialEvents=true"))
+        .map(|s| s.resource.clone())
+        .collect();
+    assert_eq!(asked, vec!["statefulsets".to_string()], "only the first watcher asked");
+    assert_eq!(fake.count("pods", false), 1, "the pods listed");
 }
 
 /// `-A` without permission to list every namespace's sets: the set list is unknown, says so with

@@ -60,8 +60,22 @@ pub struct Rule {
     pub times: usize,
 }
 
+/// How the fake answers a watch that asks for its initial events (`sendInitialEvents=true`, a
+/// streamed list).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Streams {
+    /// As kube-apiserver from 1.34: the objects as ADDED, then the bookmark that ends them.
+    #[default]
+    Yes,
+    /// As one with the `WatchList` gate off (1.27–1.31, 1.33): 422 Invalid.
+    Refused,
+    /// As a server that ignores the parameter: the objects as ADDED, and no bookmark ever.
+    Ignored,
+}
+
 #[derive(Default)]
 pub struct State {
+    pub streams: Streams,
     pub set: Value,
     pub pods: Vec<Value>,
     pub revisions: Vec<Value>,
@@ -320,13 +334,37 @@ fn answer(
     bytes: &[u8],
 ) -> Response<Body> {
     let mut st = fake.lock();
+    let rv = st.rv;
     if watch {
+        let initial = query.split('&').any(|kv| kv == "sendInitialEvents=true");
+        if initial && st.streams == Streams::Refused {
+            let mut s = status(422);
+            s["reason"] = json!("Invalid");
+            s["message"] = json!(
+                "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"
+            );
+            return reply(422, &s);
+        }
         let (tx, rx) = futures::channel::mpsc::unbounded::<Result<Bytes, BoxError>>();
+        if initial {
+            for o in objects(&st, resource) {
+                let _ = tx.unbounded_send(Ok(Bytes::from(format!(
+                    "{}\n",
+                    json!({"type": "ADDED", "object": o})
+                ))));
+            }
+            if st.streams == Streams::Yes {
+                let (kind, api_version) = kind_of(resource);
+                let end = json!({"type": "BOOKMARK", "object": {"kind": kind, "apiVersion": api_version,
+                    "metadata": {"resourceVersion": rv.to_string(),
+                        "annotations": {"k8s.io/initial-events-end": "true"}}}});
+                let _ = tx.unbounded_send(Ok(Bytes::from(format!("{end}\n"))));
+            }
+        }
         st.watches.push((resource.to_string(), tx));
         let frames = rx.map(|r| r.map(Frame::data)).boxed();
         return Response::new(StreamBody::new(frames));
     }
-    let rv = st.rv;
     match (method.as_str(), resource) {
         ("GET", "version") => reply(
             200,
@@ -378,6 +416,27 @@ fn answer(
             reply(200, &st.set)
         }
         _ => reply(404, &status(404)),
+    }
+}
+
+/// What a list of `resource` holds.
+fn objects(st: &State, resource: &str) -> Vec<Value> {
+    match resource {
+        "statefulsets" => vec![st.set.clone()],
+        "pods" => st.pods.clone(),
+        "controllerrevisions" => st.revisions.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// The kind and apiVersion of a resource's objects.
+fn kind_of(resource: &str) -> (&'static str, &'static str) {
+    match resource {
+        "statefulsets" => ("StatefulSet", "apps/v1"),
+        "pods" => ("Pod", "v1"),
+        "controllerrevisions" => ("ControllerRevision", "apps/v1"),
+        "persistentvolumeclaims" => ("PersistentVolumeClaim", "v1"),
+        _ => ("Event", "v1"),
     }
 }
 

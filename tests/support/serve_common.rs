@@ -53,11 +53,16 @@ pub fn serve(sets: Vec<StatefulSet>, deny: &[&str], kubelet: KubeletConfig) -> (
 
 /// Serves `sim` on a free loopback port, denying `deny`.
 pub fn serve_sim(sim: Sim, deny: &[&str]) -> (SimHandle, Server) {
+    serve_sim_at(sim, deny, "v1.37.0+ststui-sim")
+}
+
+/// [`serve_sim`] reporting `git_version` (and answering as that release: streamed lists).
+pub fn serve_sim_at(sim: Sim, deny: &[&str], git_version: &str) -> (SimHandle, Server) {
     let deny = deny.iter().map(|d| d.parse::<Deny>().unwrap_or_else(|e| panic!("{e}"))).collect();
     let config = ServeConfig {
         addr: "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
         deny,
-        git_version: "v1.37.0+ststui-sim".into(),
+        git_version: git_version.into(),
     };
     serve::serve_sim(sim, 1.0, std::sync::Arc::new(|_| {}), config)
         .unwrap_or_else(|e| panic!("{e}"))
