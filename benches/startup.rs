@@ -17,7 +17,10 @@
 //! With `--control-plane` (inside `tests/control-plane/run`, which `startup.sh --control-plane`
 //! starts with an audit log), the same figures against the upstream control plane: the set is
 //! made there with the fake kubelet, requests are counted from kube-apiserver's audit log, and
-//! the last row is the API server's list through `kubectl get --raw` (control_plane.rs).
+//! the API server's share is its list through `kubectl get --raw` (control_plane.rs); and, at
+//! the end of each run, event → screen: a pod deleted through the API (it stays Terminating for
+//! 20 s there) until the console's screen shows its row Terminating. `--other NAME=COMMAND` runs
+//! another console the same way (its first useful frame: the first screen showing a pod).
 //!
 //! Written by hand: no benchmark crate drives a TUI in a pseudo-terminal; criterion measures
 //! functions in process (see `benches/render.rs` for those).
@@ -40,13 +43,14 @@ use control_plane::OnControlPlane;
 
 const ROWS: u16 = 50;
 const COLS: u16 = 180;
-const FIGURES: [&str; 6] = [
+const FIGURES: [&str; 7] = [
     "first useful frame (s)",
     "first complete grid (s)",
     "requests in the first 10 s",
     "RSS at +10 s (MiB)",
     "idle CPU (ms over the idle window)",
     "served simulator: one list of the pods (s)",
+    "a pod DELETE sent → on screen (s)",
 ];
 
 struct Args {
@@ -147,16 +151,17 @@ fn main() {
         table.insert((5, n), served.list_seconds());
         let mut runs: Vec<Run> = Vec::new();
         for i in 0..a.runs {
-            let run = console_run(&a, &served, n, &Tool::Ststui);
+            let run = console_run(&a, &served, n, &Tool::Ststui, VICTIMS[i % VICTIMS.len()]);
             eprintln!(
                 "  {n} pods, run {}: first frame {:.3} s, complete {:.3} s, {} requests, \
-                 RSS {:.1} MiB, idle CPU {} ms",
+                 RSS {:.1} MiB, idle CPU {} ms, DELETE → screen {:.3} s",
                 i + 1,
                 run.first,
                 run.complete,
                 run.requests,
                 run.rss_mib,
-                run.idle_cpu_ms
+                run.idle_cpu_ms,
+                run.event
             );
             runs.push(run);
         }
@@ -166,19 +171,39 @@ fn main() {
         table.insert((2, n), med(|r| r.requests as f64));
         table.insert((3, n), med(|r| r.rss_mib));
         table.insert((4, n), med(|r| r.idle_cpu_ms as f64));
+        if runs.iter().any(|r| !r.event.is_nan()) {
+            table.insert((6, n), med(|r| r.event));
+        }
         for (name, command) in &a.others {
             let tool = Tool::Other(command.clone());
-            let runs: Vec<Run> = (0..a.runs).map(|_| console_run(&a, &served, n, &tool)).collect();
+            let runs: Vec<Run> = (0..a.runs)
+                .map(|i| console_run(&a, &served, n, &tool, VICTIMS[i % VICTIMS.len()]))
+                .collect();
             let med = |f: fn(&Run) -> f64| median(runs.iter().map(f).collect());
             println!(
                 "{name}, {n} pods, medians of {}: first frame {:.3} s, {} requests, RSS {:.1} MiB, \
-                 idle CPU {} ms",
+                 idle CPU {} ms, DELETE → screen {:.3} s",
                 runs.len(),
                 med(|r| r.first),
                 med(|r| r.requests as f64),
                 med(|r| r.rss_mib),
-                med(|r| r.idle_cpu_ms as f64)
+                med(|r| r.idle_cpu_ms as f64),
+                med(|r| r.event)
             );
+            if a.verbose {
+                for (i, r) in runs.iter().enumerate() {
+                    eprintln!(
+                        "    run {}: first frame {:.3} s, {} requests, RSS {:.1} MiB, idle CPU {} \
+                         ms, DELETE → screen {:.3} s",
+                        i + 1,
+                        r.first,
+                        r.requests,
+                        r.rss_mib,
+                        r.idle_cpu_ms,
+                        r.event
+                    );
+                }
+            }
         }
     }
     let baseline = read_baseline(&a.baseline);
@@ -251,6 +276,18 @@ impl Server {
             }
             (Server::ControlPlane(c), Mark::Time(at)) => c.requests(*at, window),
             _ => (0, Vec::new()),
+        }
+    }
+
+    /// Deletes `pod` (the control plane only: the served simulator at ×1000 ends a graceful
+    /// deletion before a frame could show it; `console-latency.py` times its changes) and
+    /// returns when the DELETE was sent.
+    fn delete_pod(&self, pod: &str) -> Option<Instant> {
+        match self {
+            Server::Sim(_) => None,
+            Server::ControlPlane(c) => {
+                c.delete_pod(pod).map_err(|e| eprintln!("  delete {pod}: {e}")).ok()
+            }
         }
     }
 
@@ -362,6 +399,8 @@ struct Run {
     requests: u64,
     rss_mib: f64,
     idle_cpu_ms: u64,
+    /// A pod's DELETE sent → the pod Terminating on screen (NaN: not measured).
+    event: f64,
 }
 
 /// What is timed: ststui, or another console's command line (`{ns}` and `{kubeconfig}`
@@ -371,7 +410,13 @@ enum Tool {
     Other(String),
 }
 
-fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool) -> Run {
+/// The pods deleted for the event → screen time, one per run in turn: the first rows of every
+/// console (by ordinal, or by name), each Ready again by its next turn.
+const VICTIMS: [&str; 3] = ["web-0", "web-1", "web-10"];
+
+/// One console's run: first frame, requests, RSS, idle CPU, then `victim` deleted and timed to
+/// the screen.
+fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -> Run {
     let pty = native_pty_system();
     let pair = pty
         .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
@@ -434,6 +479,25 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool) -> Run {
     let cpu0 = cpu_ticks(pid);
     pump(&rx, &mut parser, &mut writer, Instant::now() + Duration::from_secs(a.idle));
     let idle_cpu_ms = (cpu_ticks(pid).saturating_sub(cpu0)) * 10;
+    // A line naming the pod that says it is terminating or deleted: a pod list's row
+    // (Terminating), or ststui's timeline (`delete-pod web-0`: its grid of 1,000 is a map of
+    // cells, no names).
+    let named = format!("{victim} ");
+    let deleting = |s: &str| {
+        s.lines().any(|l| {
+            let l = l.to_lowercase();
+            l.contains(&named) && (l.contains("terminating") || l.contains("delete"))
+        })
+    };
+    let event = if deleting(&parser.screen().contents()) {
+        eprintln!("  {victim}: its deletion is on the screen before it was deleted: not timed");
+        f64::NAN
+    } else {
+        match served.delete_pod(victim) {
+            Some(sent) => until(&rx, &mut parser, &mut writer, sent, deleting),
+            None => f64::NAN,
+        }
+    };
     if a.verbose {
         for l in &lines {
             eprintln!("    {l}");
@@ -446,7 +510,7 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool) -> Run {
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = child.kill();
-    Run { first, complete, requests, rss_mib, idle_cpu_ms }
+    Run { first, complete, requests, rss_mib, idle_cpu_ms, event }
 }
 
 /// Feeds the screen until `done` holds; the seconds since `start` (NaN after 120 s).
@@ -561,7 +625,7 @@ fn print_table(
 
 fn fmt(figure: usize, v: f64) -> String {
     match figure {
-        0 | 1 | 5 => format!("{v:.3}"),
+        0 | 1 | 5 | 6 => format!("{v:.3}"),
         3 => format!("{v:.1}"),
         _ => format!("{v:.0}"),
     }

@@ -1,7 +1,8 @@
 //! The start-up benchmark's other server: the upstream control plane of
 //! `tests/control-plane/run` (kube-apiserver over TLS, the fake kubelet), run with
 //! `STSTUI_AUDIT_LOG` so that kube-apiserver writes an audit log. A Parallel set `web` of N pods
-//! in a namespace of its own (`startup-N`, made once and kept for the runs); the console signs in
+//! in a namespace of its own (`startup-N`, made once and kept for the runs; a deleted pod stays
+//! Terminating there for 20 s); the console signs in
 //! as the harness's `bench` user, whose requests the audit log counts apart from everyone
 //! else's (the fake kubelet, kube-controller-manager, kubectl).
 
@@ -62,6 +63,16 @@ impl OnControlPlane {
              {{app: web}}}}\n    spec: {{containers: [{{name: app, image: nginx:1.25}}]}}\n",
             cp.ns
         );
+        // A deleted pod stays Terminating for 20 s (the fake kubelet's stop delay, taken by the
+        // pods first seen after it): every console shows it, whatever its refresh.
+        let settings = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: ststui-kubelet, namespace: {}}}\n\
+             data: {{stop: 20s}}\n",
+            cp.ns
+        );
+        let file = cp.dir.join("kubelet.yaml");
+        std::fs::write(&file, settings).map_err(|e| format!("kubelet.yaml: {e}"))?;
+        kubectl(&cp.kubeconfig, &["apply", "-f", &file.to_string_lossy()])?;
         let file = cp.dir.join("set.yaml");
         std::fs::write(&file, set).map_err(|e| format!("set.yaml: {e}"))?;
         kubectl(&cp.kubeconfig, &["apply", "-f", &file.to_string_lossy()])?;
@@ -134,6 +145,48 @@ impl OnControlPlane {
         }
         lines.sort();
         (lines.len() as u64, lines)
+    }
+
+    /// Deletes `pod` (as `admin`) once it is Ready and not terminating (a replacement of an
+    /// earlier run's), and returns when the DELETE was sent: what an event → screen time counts
+    /// from. The connection is opened (by reading the pod) before.
+    pub fn delete_pod(&self, pod: &str) -> Result<Instant, String> {
+        use k8s_openapi::api::core::v1::Pod;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        rt.block_on(async {
+            let kc =
+                kube::config::Kubeconfig::read_from(&self.kubeconfig).map_err(|e| e.to_string())?;
+            let options = kube::config::KubeConfigOptions {
+                context: Some("admin".into()),
+                ..Default::default()
+            };
+            let config = kube::Config::from_custom_kubeconfig(kc, &options)
+                .await
+                .map_err(|e| e.to_string())?;
+            let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
+            let pods: kube::Api<Pod> = kube::Api::namespaced(client, &self.ns);
+            let deadline = Instant::now() + Duration::from_secs(90);
+            loop {
+                let p = pods.get(pod).await.map_err(|e| e.to_string())?;
+                let ready = p
+                    .status
+                    .and_then(|s| s.conditions)
+                    .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+                if ready && p.metadata.deletion_timestamp.is_none() {
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    return Err(format!("{pod} not Ready again within 90 s"));
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            let sent = Instant::now();
+            pods.delete(pod, &Default::default()).await.map_err(|e| e.to_string())?;
+            Ok(sent)
+        })
     }
 
     /// The API server's share, as a client meets it: the median of three lists of the pods

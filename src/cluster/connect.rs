@@ -50,7 +50,7 @@ impl Clients {
     /// The client of a kubeconfig's configuration (with the probe).
     pub fn from_config(config: kube::Config) -> Result<Clients, kube::Error> {
         let router = Arc::new(Router::default());
-        let client = kube::client::ClientBuilder::try_from(config)?
+        let client = super::http::builder(&config)?
             .with_layer(&ProbeLayer::new(Arc::clone(&router)))
             .build();
         Ok(Clients { client, router, pages: Arc::default() })

@@ -490,7 +490,7 @@ impl Shared {
             Ok(cred) => {
                 self.plugin.remember(&cred);
                 let config = cred.clone().into_config(self.config.clone());
-                let client = kube::client::ClientBuilder::try_from(config)
+                let client = super::http::builder(&config)
                     .map_err(|e| {
                         self.plugin.fail(format_args!("answered unusable credentials: {e}"))
                     })?

@@ -21,6 +21,7 @@ pub mod credential;
 pub(crate) mod derive;
 mod focus;
 mod heartbeat;
+mod http;
 pub mod lean;
 mod logs;
 pub mod lookup;
