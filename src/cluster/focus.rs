@@ -21,20 +21,42 @@ use super::derive::Tracker;
 use super::watch::{self, Seen, Spec};
 use crate::backend::{BackendEvent, ObjKind, ObjRef, Object, Scope};
 
+/// Something that happens once, awaited: a set's first frame's data listed (its Events wait for
+/// it), or the backend's first view synced ([`Synced`]).
+#[derive(Clone)]
+struct Latch(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Latch {
+    fn new() -> Latch {
+        Latch(Arc::new(tokio::sync::watch::channel(false).0))
+    }
+
+    /// Sets it: whether this was the first time.
+    fn set(&self) -> bool {
+        self.0.send_if_modified(|s| !std::mem::replace(s, true))
+    }
+
+    /// Returns once it is set.
+    async fn wait(&self) {
+        // The sender lives as long as `self`: the wait ends only when set.
+        let _ = self.0.subscribe().wait_for(|s| *s).await;
+    }
+}
+
 /// Whether the console has had its first view's data (`Synced`, sent once per backend): what
 /// is optional (the selected pod's Events, who we are, what we may write) waits for it, so it
 /// is not on the first frame's path.
 #[derive(Clone)]
-pub(super) struct Synced(Arc<tokio::sync::watch::Sender<bool>>);
+pub(super) struct Synced(Latch);
 
 impl Synced {
     pub(super) fn new() -> Synced {
-        Synced(Arc::new(tokio::sync::watch::channel(false).0))
+        Synced(Latch::new())
     }
 
     /// `Synced`, the first time only.
     pub(super) fn now(&self) -> Option<BackendEvent> {
-        self.0.send_if_modified(|s| !std::mem::replace(s, true)).then_some(BackendEvent::Synced)
+        self.0.set().then_some(BackendEvent::Synced)
     }
 
     fn mark(&self, conn: &Conn) {
@@ -45,8 +67,7 @@ impl Synced {
 
     /// Returns once the first view has synced.
     pub(super) async fn wait(&self) {
-        // The sender lives as long as `self`: the wait ends only when synced.
-        let _ = self.0.subscribe().wait_for(|s| *s).await;
+        self.0.wait().await;
     }
 }
 
@@ -207,14 +228,14 @@ impl Wanted {
 fn first_listing<K>(
     pending: &Arc<AtomicUsize>,
     synced: &Synced,
-    ready: &Arc<tokio::sync::watch::Sender<bool>>,
+    ready: &Latch,
 ) -> impl FnMut(Option<Option<&K>>) -> Option<BackendEvent> + Send + 'static {
-    let (pending, synced, ready) = (Arc::clone(pending), synced.clone(), Arc::clone(ready));
+    let (pending, synced, ready) = (Arc::clone(pending), synced.clone(), ready.clone());
     let mut first = true;
     move |_| {
         let last = std::mem::take(&mut first) && pending.fetch_sub(1, Ordering::SeqCst) == 1;
         if last {
-            ready.send_replace(true);
+            ready.set();
             synced.now()
         } else {
             None
@@ -265,7 +286,7 @@ impl Watching<'_> {
         claims: bool,
     ) -> Vec<JoinHandle<()>> {
         let pending = Arc::new(AtomicUsize::new(2));
-        let ready = Arc::new(tokio::sync::watch::channel(false).0);
+        let ready = Latch::new();
         let mut tasks = Vec::new();
         let (t, cl, cn) = (Arc::clone(tracker), self.clients.clone(), Arc::clone(self.conn));
         let spec = self.spec::<Pod>(ObjKind::Pod, "pods", |p| Object::Pod(Arc::new(p)));
@@ -315,11 +336,7 @@ impl Watching<'_> {
     /// controller pane reads its FailedCreate and the successes after it) and the namespace's
     /// Warnings (`type=Warning`) about its pods, as timeline lines; never the namespace's whole
     /// history. Both start once the first frame's data has listed (`ready`).
-    fn events(
-        &self,
-        tracker: &Arc<Mutex<Tracker>>,
-        ready: &tokio::sync::watch::Sender<bool>,
-    ) -> [JoinHandle<()>; 2] {
+    fn events(&self, tracker: &Arc<Mutex<Tracker>>, ready: &Latch) -> [JoinHandle<()>; 2] {
         let ns = self.key.namespace.clone();
         let set = self.key.name.clone();
         let spec =
@@ -359,17 +376,15 @@ impl Watching<'_> {
     fn events_task(
         &self,
         tracker: &Arc<Mutex<Tracker>>,
-        ready: &tokio::sync::watch::Sender<bool>,
+        ready: &Latch,
         spec: Spec<KubeEvent>,
         about: impl Fn(&KubeEvent) -> bool + Send + 'static,
     ) -> JoinHandle<()> {
         let t = Arc::clone(tracker);
         let (cl, cn) = (self.clients.clone(), Arc::clone(self.conn));
-        let mut ready = ready.subscribe();
+        let ready = ready.clone();
         tokio::spawn(async move {
-            if ready.wait_for(|r| *r).await.is_err() {
-                return;
-            }
+            ready.wait().await;
             let derive = move |seen: Seen<'_, KubeEvent>| {
                 let mut tr = t.lock().unwrap_or_else(PoisonError::into_inner);
                 match seen {

@@ -147,16 +147,10 @@ pub async fn run<K>(
         } else {
             Ok(stream.next().await)
         };
-        let (ev, unstreamed) = match next {
-            Ok(Some(ev)) => {
-                let why = if streaming { not_streamed(&ev) } else { None };
-                (Some(ev), why)
-            }
-            Ok(None) => break,
-            Err(_) => (
-                None,
-                Some(format!("no end of its initial events in {} s", STREAM_QUIET.as_secs())),
-            ),
+        let unstreamed = match &next {
+            Err(_) => Some(format!("no end of its initial events in {} s", STREAM_QUIET.as_secs())),
+            Ok(Some(ev)) if streaming => not_streamed(ev),
+            Ok(_) => None,
         };
         if let Some(why) = unstreamed {
             tracing::info!(
@@ -168,7 +162,7 @@ pub async fn run<K>(
             stream = start(false);
             continue;
         }
-        let Some(ev) = ev else { continue };
+        let Ok(Some(ev)) = next else { break };
         let ev = match ev {
             Ok(ev) => {
                 slot.ok();

@@ -80,6 +80,8 @@ pub struct Ctx {
     pub address: String,
     /// The `gitVersion` `/version` reports.
     pub git_version: String,
+    /// Whether that release streams lists (`sendInitialEvents`; see `watch::streams_lists`).
+    pub streams_lists: bool,
     /// Open watches (capped at [`super::MAX_WATCHES`]).
     pub watches: AtomicUsize,
     /// Namespaces created through the API: name → creation time (RFC 3339).

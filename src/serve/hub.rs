@@ -362,7 +362,8 @@ pub fn fields_of(object: &Object) -> Vec<(&'static str, String)> {
 fn change(kind: ChangeKind, object: &Object) -> Option<Change> {
     let m = object.metadata();
     let rv = m.resource_version.as_deref()?.parse().ok()?;
-    let json = serde_json::to_vec(&to_json(object)).ok()?;
+    let mut json = Vec::new();
+    write_json(&mut json, object);
     Some(Change {
         rv,
         res: res_of(object),

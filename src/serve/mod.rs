@@ -143,6 +143,7 @@ pub fn start(config: ServeConfig, caller: Caller, hub: Arc<Hub>) -> std::io::Res
         hub,
         deny: config.deny,
         address: addr.to_string(),
+        streams_lists: watch::streams_lists(major_minor(&config.git_version).1),
         git_version: config.git_version,
         watches: Default::default(),
         namespaces: Default::default(),
@@ -491,14 +492,19 @@ fn stream(body: Body) -> Result<Reply, Status> {
 
 /// `/version`.
 fn version(git_version: &str) -> Value {
-    let core = git_version.trim_start_matches('v');
-    let core = core.split(['+', '-']).next().unwrap_or_default();
-    let mut parts = core.split('.');
-    let (major, minor) = (parts.next().unwrap_or("1"), parts.next().unwrap_or("0"));
+    let (major, minor) = major_minor(git_version);
     json!({
         "major": major, "minor": minor, "gitVersion": git_version, "gitCommit": "", "gitTreeState": "clean",
         "buildDate": "", "goVersion": "", "compiler": "rustc", "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
     })
+}
+
+/// The major and minor release of a `gitVersion` (`v1.37.0+ststui-sim`: `1`, `37`).
+pub(crate) fn major_minor(git_version: &str) -> (&str, &str) {
+    let core = git_version.trim_start_matches('v');
+    let core = core.split(['+', '-']).next().unwrap_or_default();
+    let mut parts = core.split('.');
+    (parts.next().unwrap_or("1"), parts.next().unwrap_or("0"))
 }
 
 /// The kubeconfig for a served simulator at `addr` (context `ststui-sim`, namespace default).

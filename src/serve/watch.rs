@@ -1,7 +1,7 @@
 //! Watches as the API server streams them: one JSON event per line (`ADDED`, `MODIFIED`,
 //! `DELETED`, `BOOKMARK`, `ERROR`), from a resourceVersion (or from a fresh list, with the
 //! current objects as `ADDED`), filtered by namespace and selectors, bookmarks when asked,
-//! `sendInitialEvents` (refused as the reproduced release refuses it: see [`streamed_refused`]),
+//! `sendInitialEvents` (refused as the reproduced release refuses it: see [`streams_lists`]),
 //! `timeoutSeconds`, and `410 Gone` as an `ERROR` event for a version the history no longer
 //! holds. Tables when `kubectl get -w` asks for them.
 
@@ -98,8 +98,16 @@ pub async fn watch(
     q: &Query,
     as_table: bool,
 ) -> Result<Body, Status> {
-    if let Some(refused) = streamed_refused(&ctx.git_version, q) {
-        return Err(refused);
+    if !ctx.streams_lists && q.flag("sendInitialEvents") {
+        return Err(Status::new(
+            422,
+            "Invalid",
+            format!(
+                "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless \
+                 the WatchList feature gate is enabled (off by default in 1.{})",
+                super::major_minor(&ctx.git_version).1
+            ),
+        ));
     }
     let def = route.def;
     let kind = super::verbs::obj_kind(def.res);
@@ -145,10 +153,7 @@ pub async fn watch(
                     s.push_event("ADDED", to_json(o), o);
                 } else {
                     // Written straight from the object, as the changes after it are.
-                    let mut bytes = b"{\"type\":\"ADDED\",\"object\":".to_vec();
-                    write_json(&mut bytes, o);
-                    bytes.extend_from_slice(b"}\n");
-                    s.out.push_back(Bytes::from(bytes));
+                    s.out.push_back(event_line("ADDED", |b| write_json(b, o)));
                 }
             }
             s.cursor = list_rv;
@@ -299,11 +304,8 @@ impl Stream {
                     }
                     match self.table {
                         None => {
-                            let mut bytes =
-                                format!("{{\"type\":\"{}\",\"object\":", c.kind).into_bytes();
-                            bytes.extend_from_slice(&c.json);
-                            bytes.extend_from_slice(b"}\n");
-                            self.out.push_back(Bytes::from(bytes));
+                            let json = &c.json;
+                            self.out.push_back(event_line(c.kind, |b| b.extend_from_slice(json)));
                         }
                         Some(_) => {
                             let v: Value = serde_json::from_slice(&c.json).unwrap_or(Value::Null);
@@ -331,21 +333,18 @@ impl Stream {
     }
 }
 
-/// A streamed list (a watch with `sendInitialEvents`) as the release the simulator reproduces
-/// (its `gitVersion`) answers it: with the `WatchList` feature gate off by default, as in 1.27–
-/// 1.31 and 1.33, it is refused as invalid (422), so that a client's fallback to lists can be
-/// tried against the simulator.
-fn streamed_refused(git_version: &str, q: &Query) -> Option<Status> {
-    let minor = git_version.trim_start_matches('v').split('.').nth(1)?.parse::<u32>().ok()?;
-    let off = (27..=31).contains(&minor) || minor == 33;
-    (off && q.flag("sendInitialEvents")).then(|| {
-        Status::new(
-            422,
-            "Invalid",
-            format!(
-                "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless \
-                 the WatchList feature gate is enabled (off by default in 1.{minor})"
-            ),
-        )
-    })
+/// Whether the release the simulator reproduces (its minor) answers a streamed list (a watch
+/// with `sendInitialEvents`): its `WatchList` feature gate is off by default in 1.27–1.31 and
+/// 1.33, which refuse one as invalid (422), so that a client's fallback to lists can be tried
+/// against the simulator.
+pub fn streams_lists(minor: &str) -> bool {
+    minor.parse::<u32>().is_ok_and(|m| !((27..=31).contains(&m) || m == 33))
+}
+
+/// One watch event's line, `{"type":KIND,"object":…}`, the object written by `object`.
+fn event_line(kind: &str, object: impl FnOnce(&mut Vec<u8>)) -> Bytes {
+    let mut bytes = format!("{{\"type\":\"{kind}\",\"object\":").into_bytes();
+    object(&mut bytes);
+    bytes.extend_from_slice(b"}\n");
+    Bytes::from(bytes)
 }
