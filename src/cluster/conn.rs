@@ -121,16 +121,17 @@ impl Conn {
         }
     }
 
-    /// Whether `kind` may be listed: said on a change only.
+    /// Whether `kind` may be listed: said on a change only. The first denial stands until the
+    /// kind is readable again (two watches of one kind, one listing and one watching from now,
+    /// are refused in their own words: said once).
     pub fn readable(&self, kind: ObjKind, denied: Option<String>) {
         let changed = {
             let mut i = self.lock();
-            let before = i.unreadable.get(&kind).cloned();
             match &denied {
-                Some(why) => i.unreadable.insert(kind, why.clone()),
-                None => i.unreadable.remove(&kind),
-            };
-            before != denied
+                Some(_) if i.unreadable.contains_key(&kind) => false,
+                Some(why) => i.unreadable.insert(kind, why.clone()).is_none(),
+                None => i.unreadable.remove(&kind).is_some(),
+            }
         };
         if changed {
             self.sink(BackendEvent::Access { kind, denied });

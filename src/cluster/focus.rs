@@ -333,9 +333,9 @@ impl Watching<'_> {
     }
 
     /// The Events about the set (all of them, by a field selector on the involved object: the
-    /// controller pane reads its FailedCreate and the successes after it) and the namespace's
-    /// Warnings (`type=Warning`) about its pods, as timeline lines; never the namespace's whole
-    /// history. Both start once the first frame's data has listed (`ready`).
+    /// controller pane reads its FailedCreate and the successes after it) and, from now on, the
+    /// namespace's Warnings (`type=Warning`) about its pods, as timeline lines; never the
+    /// namespace's history. Both start once the first frame's data has listed (`ready`).
     fn events(&self, tracker: &Arc<Mutex<Tracker>>, ready: &Latch) -> [JoinHandle<()>; 2] {
         let ns = self.key.namespace.clone();
         let set = self.key.name.clone();
@@ -356,7 +356,8 @@ impl Watching<'_> {
             Some(format!("StatefulSet/{set}")),
             None,
         );
-        // Timeline lines only: nothing of this watch is held (no scope to list into).
+        // Timeline lines only: nothing of this watch is held (no scope to list into), and it
+        // lists nothing (a namespace's Warnings may be thousands, none of them news).
         let warnings = spec("type=Warning".into(), None, Some(Box::new(|_: &KubeEvent| false)));
         let of_pods = move |e: &KubeEvent| {
             e.involved_object.kind.as_deref() == Some("Pod")
@@ -366,19 +367,20 @@ impl Watching<'_> {
                 )
         };
         [
-            self.events_task(tracker, ready, about_set, |_: &KubeEvent| true),
-            self.events_task(tracker, ready, warnings, of_pods),
+            self.events_task(tracker, ready, about_set, |_: &KubeEvent| true, false),
+            self.events_task(tracker, ready, warnings, of_pods, true),
         ]
     }
 
     /// One watch of Events, started once `ready`: those `about` it (recent ones at first) are
-    /// timeline lines.
+    /// timeline lines. `from_now`: the changes only, never what exists ([`super::tail`]).
     fn events_task(
         &self,
         tracker: &Arc<Mutex<Tracker>>,
         ready: &Latch,
         spec: Spec<KubeEvent>,
         about: impl Fn(&KubeEvent) -> bool + Send + 'static,
+        from_now: bool,
     ) -> JoinHandle<()> {
         let t = Arc::clone(tracker);
         let (cl, cn) = (self.clients.clone(), Arc::clone(self.conn));
@@ -393,11 +395,17 @@ impl Watching<'_> {
                         .filter(|e| about(e) && recent(e))
                         .flat_map(|e| tr.event(e))
                         .collect(),
-                    Seen::Applied(e) if about(e) => tr.event(e),
+                    // From now: one older than ten minutes is history (a server that ignores
+                    // `sendInitialEvents=false` sends what exists).
+                    Seen::Applied(e) if about(e) && (!from_now || recent(e)) => tr.event(e),
                     _ => Vec::new(),
                 }
             };
-            watch::run(spec, &cl, &cn, derive, |_| None).await;
+            if from_now {
+                super::tail::run(spec, &cl, &cn, derive).await;
+            } else {
+                watch::run(spec, &cl, &cn, derive, |_| None).await;
+            }
         })
     }
 }

@@ -26,6 +26,7 @@ pub mod lean;
 mod logs;
 pub mod lookup;
 pub mod probe;
+mod tail;
 pub mod trouble;
 mod watch;
 pub mod write;

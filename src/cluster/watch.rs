@@ -26,7 +26,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use serde::de::DeserializeOwned;
 
 use super::conn::{Conn, Outcome, Slot};
-use super::probe::{Signal, route_key};
+use super::probe::{Route, Signal, route_key};
 use super::{Clients, lean};
 use crate::backend::{BackendEvent, EventKind, ObjKind, Object, Scope};
 
@@ -95,6 +95,29 @@ where
     }
 }
 
+/// A watcher's slot in the connection's state, and its route from the probe (the watch's
+/// opening and frames say the server is up), registered while the route lives.
+pub(super) fn register<K: Resource>(
+    spec: &Spec<K>,
+    clients: &Clients,
+    conn: &Arc<Conn>,
+) -> (Arc<Slot>, Route) {
+    let slot = Arc::new(conn.slot());
+    let s = Arc::clone(&slot);
+    let what = spec.what.clone();
+    let report = Arc::new(move |sig: Signal| match sig {
+        Signal::WatchOpened | Signal::Frame => s.ok(),
+        Signal::Stalled => tracing::info!("watch {what}: silent too long, restarting it"),
+    });
+    let api = (spec.api)(clients.client(), spec.namespace.as_deref());
+    let key = route_key(
+        api.resource_url(),
+        spec.config.label_selector.as_deref(),
+        spec.config.field_selector.as_deref(),
+    );
+    (slot, clients.route(key, report))
+}
+
 /// Objects of a first listing between two progress reports (kube-rs's page size).
 const PAGE: usize = 500;
 
@@ -112,20 +135,8 @@ pub async fn run<K>(
 ) where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
 {
-    let slot = Arc::new(conn.slot());
-    let s = Arc::clone(&slot);
-    let what = spec.what.clone();
-    let report = Arc::new(move |sig: Signal| match sig {
-        Signal::WatchOpened | Signal::Frame => s.ok(),
-        Signal::Stalled => tracing::info!("watch {what}: silent too long, restarting it"),
-    });
+    let (slot, _route) = register(&spec, clients, conn);
     let api = (spec.api)(clients.client(), spec.namespace.as_deref());
-    let key = route_key(
-        api.resource_url(),
-        spec.config.label_selector.as_deref(),
-        spec.config.field_selector.as_deref(),
-    );
-    let _route = clients.route(key, report);
     let start = |streaming: bool| {
         let config = spec.config.clone();
         let config = if streaming { config.streaming_lists() } else { config };
@@ -254,7 +265,7 @@ fn not_streamed<K>(ev: &Result<watcher::Event<K>, watcher::Error>) -> Option<Str
 /// A watcher's error: the connection's state, an unreadable kind, or a refusal said once.
 /// Returns the last refusal said, and whether the kind is unreadable. `streamed`: the watch
 /// that failed was the listing (a streamed one), said as a list.
-fn failed<K>(
+pub(super) fn failed<K>(
     spec: &Spec<K>,
     slot: &Slot,
     e: watcher::Error,

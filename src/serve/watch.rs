@@ -1,7 +1,9 @@
 //! Watches as the API server streams them: one JSON event per line (`ADDED`, `MODIFIED`,
 //! `DELETED`, `BOOKMARK`, `ERROR`), from a resourceVersion (or from a fresh list, with the
 //! current objects as `ADDED`), filtered by namespace and selectors, bookmarks when asked,
-//! `sendInitialEvents` (refused as the reproduced release refuses it: see [`streams_lists`]),
+//! `sendInitialEvents` (`true`: the current objects, then the bookmark that ends them; `false`
+//! without a resourceVersion: from the current revision; refused as the reproduced release
+//! refuses it: see [`streams_lists`]),
 //! `timeoutSeconds`, and `410 Gone` as an `ERROR` event for a version the history no longer
 //! holds. Tables when `kubectl get -w` asks for them.
 
@@ -98,17 +100,8 @@ pub async fn watch(
     q: &Query,
     as_table: bool,
 ) -> Result<Body, Status> {
-    if !ctx.streams_lists && q.flag("sendInitialEvents") {
-        return Err(Status::new(
-            422,
-            "Invalid",
-            format!(
-                "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless \
-                 the WatchList feature gate is enabled (off by default in 1.{})",
-                super::major_minor(&ctx.git_version).1
-            ),
-        ));
-    }
+    let minor = super::major_minor(&ctx.git_version).1;
+    let start = start(q, (!ctx.streams_lists).then_some(minor))?;
     let def = route.def;
     let kind = super::verbs::obj_kind(def.res);
     let filter = Filter {
@@ -140,10 +133,9 @@ pub async fn watch(
         namespaces: None,
         _slot: slot,
     };
-    let rv = q.get("resourceVersion");
-    let initial = q.flag("sendInitialEvents") || matches!(rv, None | Some("0"));
-    match (initial, kind) {
-        (true, Some(kind)) => {
+    let initial = matches!(start, Start::Listed { .. });
+    match (start, kind) {
+        (Start::Listed { bookmark }, Some(kind)) => {
             let ns = route.namespace.clone();
             let (items, list_rv) =
                 ctx.on_sim(move |sim| sim.rest_list(kind, ns.as_deref())).await?;
@@ -157,17 +149,12 @@ pub async fn watch(
                 }
             }
             s.cursor = list_rv;
-            if q.flag("sendInitialEvents") {
+            if bookmark {
                 s.bookmark(true);
             }
         }
-        (true, None) => s.cursor = ctx.hub.latest(),
-        (false, _) => {
-            let rv = rv.unwrap_or_default();
-            s.cursor = rv.parse().map_err(|_| {
-                Status::bad_request(format!("resourceVersion: Invalid value: {rv:?}: expected a resourceVersion from a list or a watch"))
-            })?;
-        }
+        (Start::Listed { .. } | Start::Now, _) => s.cursor = ctx.hub.latest(),
+        (Start::From(rv), _) => s.cursor = rv,
     }
     if def.res == Res::Namespaces {
         let mut added = ctx.namespaces_added.subscribe();
@@ -333,6 +320,62 @@ impl Stream {
     }
 }
 
+/// Where a watch starts, read from its parameters as kube-apiserver reads them.
+#[derive(Debug, PartialEq, Eq)]
+enum Start {
+    /// With the current objects as `ADDED` (no resourceVersion, or `0`; or `sendInitialEvents`,
+    /// ended by a `BOOKMARK` marked as the end of the initial events).
+    Listed { bookmark: bool },
+    /// From the current revision, nothing before it (`sendInitialEvents=false` and no
+    /// resourceVersion).
+    Now,
+    /// After that resourceVersion.
+    From(u64),
+}
+
+/// A watch's start; refused as kube-apiserver refuses it: `sendInitialEvents` where the release
+/// does not stream lists (`unstreamed`: its minor version), or without
+/// `resourceVersionMatch=NotOlderThan`; that match without it; a resourceVersion that is not one.
+fn start(q: &Query, unstreamed: Option<&str>) -> Result<Start, Status> {
+    let send = q.get("sendInitialEvents");
+    let invalid = |m: String| Err(Status::new(422, "Invalid", m));
+    if let (Some(_), Some(minor)) = (send, unstreamed) {
+        return invalid(format!(
+            "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the \
+             WatchList feature gate is enabled (off by default in 1.{minor})"
+        ));
+    }
+    match (send.is_some(), q.get("resourceVersionMatch")) {
+        (true, Some("NotOlderThan")) | (false, None) => {}
+        (true, _) => {
+            return invalid(
+                "resourceVersionMatch: Forbidden: sendInitialEvents requires setting \
+                 resourceVersionMatch to NotOlderThan"
+                    .into(),
+            );
+        }
+        (false, Some(_)) => {
+            return invalid(
+                "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch \
+                 unless sendInitialEvents is provided"
+                    .into(),
+            );
+        }
+    }
+    let rv = q.get("resourceVersion").filter(|rv| !rv.is_empty());
+    Ok(match (send, rv) {
+        (Some(_), _) if q.flag("sendInitialEvents") => Start::Listed { bookmark: true },
+        (Some(_), None | Some("0")) => Start::Now,
+        (None, None | Some("0")) => Start::Listed { bookmark: false },
+        (_, Some(rv)) => Start::From(rv.parse().map_err(|_| {
+            Status::bad_request(format!(
+                "resourceVersion: Invalid value: {rv:?}: expected a resourceVersion from a list \
+                 or a watch"
+            ))
+        })?),
+    })
+}
+
 /// Whether the release the simulator reproduces (its minor) answers a streamed list (a watch
 /// with `sendInitialEvents`): its `WatchList` feature gate is off by default in 1.27–1.31 and
 /// 1.33, which refuse one as invalid (422), so that a client's fallback to lists can be tried
@@ -347,4 +390,48 @@ fn event_line(kind: &str, object: impl FnOnce(&mut Vec<u8>)) -> Bytes {
     object(&mut bytes);
     bytes.extend_from_slice(b"}\n");
     Bytes::from(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start_of(q: &str, unstreamed: Option<&str>) -> Result<Start, u16> {
+        start(&Query::parse(Some(q)), unstreamed).map_err(|s| s.code)
+    }
+
+    #[test]
+    fn a_watch_starts_where_kube_apiserver_would_start_it() {
+        let streamed = "sendInitialEvents=true&resourceVersionMatch=NotOlderThan";
+        assert_eq!(start_of(streamed, None), Ok(Start::Listed { bookmark: true }));
+        assert_eq!(
+            start_of(&format!("{streamed}&resourceVersion=0"), None),
+            Ok(Start::Listed { bookmark: true })
+        );
+        let from_now = "sendInitialEvents=false&resourceVersionMatch=NotOlderThan";
+        assert_eq!(start_of(from_now, None), Ok(Start::Now));
+        assert_eq!(start_of(&format!("{from_now}&resourceVersion="), None), Ok(Start::Now));
+        assert_eq!(start_of(&format!("{from_now}&resourceVersion=7"), None), Ok(Start::From(7)));
+        assert_eq!(start_of("", None), Ok(Start::Listed { bookmark: false }));
+        assert_eq!(start_of("resourceVersion=0", None), Ok(Start::Listed { bookmark: false }));
+        assert_eq!(start_of("resourceVersion=12", None), Ok(Start::From(12)));
+    }
+
+    #[test]
+    fn a_watch_kube_apiserver_refuses_is_refused_as_it_refuses_it() {
+        // Either value of sendInitialEvents, where the release does not stream lists.
+        for send in ["true", "false"] {
+            let q = format!("sendInitialEvents={send}&resourceVersionMatch=NotOlderThan");
+            assert_eq!(start_of(&q, Some("33")), Err(422), "{q}");
+            assert!(start_of(&q, None).is_ok(), "{q}");
+        }
+        assert_eq!(start_of("sendInitialEvents=false", None), Err(422), "needs the match");
+        assert_eq!(
+            start_of("sendInitialEvents=true&resourceVersionMatch=Exact", None),
+            Err(422),
+            "only NotOlderThan"
+        );
+        assert_eq!(start_of("resourceVersionMatch=NotOlderThan", None), Err(422), "needs it");
+        assert_eq!(start_of("resourceVersion=abc", None), Err(400));
+    }
 }

@@ -348,18 +348,40 @@ async fn the_console_streams_its_lists_and_lists_in_pages_where_refused() {
         })
         .await;
         assert_eq!(pods, 3, "{git_version}");
+        let addr = server.addr;
+        let requests = || async move {
+            let get = hyper::Request::get(ststui::serve::REQUESTS_PATH).body(Vec::new()).unwrap();
+            let answer = client(addr).await.request_text(get).await.unwrap();
+            let requests: serde_json::Value = serde_json::from_str(&answer).unwrap();
+            requests["first"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|r| r.as_str().map(str::to_string))
+                .collect::<Vec<String>>()
+        };
+        // The namespace's Warnings: watched from now, never listed whole.
+        let warnings = eventually("the Warnings watched", || async move {
+            let asked: Vec<String> =
+                requests().await.into_iter().filter(|r| r.contains("type%3DWarning")).collect();
+            asked.iter().any(|r| r.contains("watch=true")).then_some(asked)
+        })
+        .await;
+        if streams {
+            assert_eq!(warnings.len(), 1, "{warnings:?}");
+            assert!(warnings[0].contains("sendInitialEvents=false"), "{warnings:?}");
+        } else {
+            assert_eq!(warnings.len(), 2, "{warnings:?}");
+            assert!(
+                warnings[0].contains("limit=1") && !warnings[0].contains("watch="),
+                "{warnings:?}"
+            );
+            assert!(warnings[1].contains("resourceVersion="), "{warnings:?}");
+        }
         drop(tx);
         task.abort();
         let _ = std::fs::remove_dir_all(&dir);
-        let get = hyper::Request::get(ststui::serve::REQUESTS_PATH).body(Vec::new()).unwrap();
-        let answer = client(server.addr).await.request_text(get).await.unwrap();
-        let requests: serde_json::Value = serde_json::from_str(&answer).unwrap();
-        let requests: Vec<String> = requests["first"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|r| r.as_str().map(str::to_string))
-            .collect();
+        let requests = requests().await;
         let of_pods: Vec<&String> = requests.iter().filter(|r| r.contains("/pods?")).collect();
         let streamed = |r: &&String| r.contains("sendInitialEvents=true");
         let watch = |r: &&String| r.contains("watch=true");

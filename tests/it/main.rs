@@ -29,6 +29,7 @@ mod app_time;
 mod app_timeline;
 mod app_words;
 mod cluster_backend;
+mod cluster_events;
 mod cluster_faults;
 mod core_claim;
 mod core_explain;

@@ -73,6 +73,9 @@ pub enum Streams {
     Ignored,
 }
 
+/// The sender of an open watch's stream.
+pub type WatchTx = futures::channel::mpsc::UnboundedSender<Result<Bytes, BoxError>>;
+
 #[derive(Default)]
 pub struct State {
     pub streams: Streams,
@@ -82,8 +85,10 @@ pub struct State {
     pub rv: u64,
     pub rules: VecDeque<Rule>,
     pub seen: Vec<Seen>,
-    /// Open watches: resource and the stream's sender.
-    pub watches: Vec<(String, futures::channel::mpsc::UnboundedSender<Result<Bytes, BoxError>>)>,
+    /// Events (lists and streamed lists pass them through the request's field selector).
+    pub events: Vec<Value>,
+    /// Open watches: resource, the request's query, and the stream's sender.
+    pub watches: Vec<(String, String, WatchTx)>,
     /// Requests never answered (`Fault::Silent`), held so that they wait.
     pub unanswered: Vec<tower_test::mock::SendResponse<Response<Body>>>,
 }
@@ -116,7 +121,7 @@ impl Fake {
     /// Breaks every open watch of `resource` (a connection reset).
     pub fn reset_watches(&self, resource: &str) {
         let mut st = self.lock();
-        for (r, tx) in st.watches.iter() {
+        for (r, _, tx) in st.watches.iter() {
             if r == resource {
                 let _ = tx.unbounded_send(Err(Box::new(std::io::Error::from(
                     std::io::ErrorKind::ConnectionReset,
@@ -124,7 +129,31 @@ impl Fake {
                 tx.close_channel();
             }
         }
-        st.watches.retain(|(r, _)| r != resource);
+        st.watches.retain(|(r, _, _)| r != resource);
+    }
+
+    /// Ends every open watch of `resource` as the server ends one at its timeout.
+    pub fn end_watches(&self, resource: &str) {
+        let mut st = self.lock();
+        for (_, _, tx) in st.watches.iter().filter(|(r, _, _)| r == resource) {
+            tx.close_channel();
+        }
+        st.watches.retain(|(r, _, _)| r != resource);
+    }
+
+    /// Sends `{"type": kind, "object": object}` on every open watch of `resource` whose field
+    /// selector passes the object, an `ERROR` on every one (the resourceVersion moves on
+    /// first; the object gets it).
+    pub fn emit(&self, resource: &str, kind: &str, mut object: Value) {
+        let mut st = self.lock();
+        st.rv += 1;
+        object["metadata"]["resourceVersion"] = json!(st.rv.to_string());
+        let line = format!("{}\n", json!({"type": kind, "object": object}));
+        for (_, q, tx) in st.watches.iter().filter(|(r, _, _)| r == resource) {
+            if kind == "ERROR" || passes(q, &object) {
+                let _ = tx.unbounded_send(Ok(Bytes::from(line.clone())));
+            }
+        }
     }
 
     /// Sends a bookmark on every open watch of `resource`.
@@ -132,8 +161,7 @@ impl Fake {
         let st = self.lock();
         let line = json!({"type": "BOOKMARK", "object": {"kind": kind, "apiVersion": api_version,
             "metadata": {"resourceVersion": st.rv.to_string()}}});
-        for (r, tx) in st.watches.iter().filter(|(r, _)| r == resource) {
-            let _ = r;
+        for (_, _, tx) in st.watches.iter().filter(|(r, _, _)| r == resource) {
             let _ = tx.unbounded_send(Ok(Bytes::from(format!("{line}\n"))));
         }
     }
@@ -337,7 +365,8 @@ fn answer(
     let rv = st.rv;
     if watch {
         let initial = query.split('&').any(|kv| kv == "sendInitialEvents=true");
-        if initial && st.streams == Streams::Refused {
+        let asks = query.split('&').any(|kv| kv.starts_with("sendInitialEvents="));
+        if asks && st.streams == Streams::Refused {
             let mut s = status(422);
             s["reason"] = json!("Invalid");
             s["message"] = json!(
@@ -346,14 +375,17 @@ fn answer(
             return reply(422, &s);
         }
         let (tx, rx) = futures::channel::mpsc::unbounded::<Result<Bytes, BoxError>>();
-        if initial {
-            for o in objects(&st, resource) {
+        // One that ignores the parameter answers a watch without a resourceVersion with what
+        // exists, as before streamed lists.
+        let from_now = asks && !initial && !query.contains("resourceVersion=");
+        if initial || (from_now && st.streams == Streams::Ignored) {
+            for o in objects(&st, resource).iter().filter(|o| passes(query, o)) {
                 let _ = tx.unbounded_send(Ok(Bytes::from(format!(
                     "{}\n",
                     json!({"type": "ADDED", "object": o})
                 ))));
             }
-            if st.streams == Streams::Yes {
+            if st.streams == Streams::Yes && initial {
                 let (kind, api_version) = kind_of(resource);
                 let end = json!({"type": "BOOKMARK", "object": {"kind": kind, "apiVersion": api_version,
                     "metadata": {"resourceVersion": rv.to_string(),
@@ -361,7 +393,7 @@ fn answer(
                 let _ = tx.unbounded_send(Ok(Bytes::from(format!("{end}\n"))));
             }
         }
-        st.watches.push((resource.to_string(), tx));
+        st.watches.push((resource.to_string(), query.to_string(), tx));
         let frames = rx.map(|r| r.map(Frame::data)).boxed();
         return Response::new(StreamBody::new(frames));
     }
@@ -397,7 +429,11 @@ fn answer(
             reply(200, &list("ControllerRevision", &st.revisions, rv))
         }
         ("GET", "persistentvolumeclaims") => reply(200, &list("PersistentVolumeClaim", &[], rv)),
-        ("GET", "events") => reply(200, &list("Event", &[], rv)),
+        ("GET", "events") => {
+            let passed: Vec<Value> =
+                st.events.iter().filter(|e| passes(query, e)).cloned().collect();
+            reply(200, &paged("Event", &passed, rv, page(query)))
+        }
         ("PATCH", "statefulsets") => {
             let patch: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
             let want_rv = patch["metadata"]["resourceVersion"].as_str().map(str::to_string);
@@ -425,8 +461,29 @@ fn objects(st: &State, resource: &str) -> Vec<Value> {
         "statefulsets" => vec![st.set.clone()],
         "pods" => st.pods.clone(),
         "controllerrevisions" => st.revisions.clone(),
+        "events" => st.events.clone(),
         _ => Vec::new(),
     }
+}
+
+/// Whether `o` passes the field selector of `query` (`type`, `involvedObject.kind` and
+/// `involvedObject.name`, the fields the console selects Events by; `a=b` terms only).
+fn passes(query: &str, o: &Value) -> bool {
+    let Some((_, fields)) =
+        form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "fieldSelector")
+    else {
+        return true;
+    };
+    fields.split(',').filter(|t| !t.is_empty()).all(|term| {
+        let (k, v) = term.split_once('=').unwrap_or((term, ""));
+        let have = match k {
+            "type" => &o["type"],
+            "involvedObject.kind" => &o["involvedObject"]["kind"],
+            "involvedObject.name" => &o["involvedObject"]["name"],
+            _ => return true,
+        };
+        have.as_str() == Some(v)
+    })
 }
 
 /// The kind and apiVersion of a resource's objects.
