@@ -22,6 +22,11 @@
 //! 20 s there) until the console's screen shows its row Terminating. `--other NAME=COMMAND` runs
 //! another console the same way (its first useful frame: the first screen showing a pod).
 //!
+//! `--sets` opens the StatefulSet list instead (ststui without a NAME; give the others their
+//! set views, `sofka … sts`, `k9s … -c sts`): the first useful frame is the first screen
+//! showing the set with `N/N` Ready; its figures are kept in a baseline of their own
+//! (`startup-sets-…`).
+//!
 //! Written by hand: no benchmark crate drives a TUI in a pseudo-terminal; criterion measures
 //! functions in process (see `benches/render.rs` for those).
 
@@ -29,9 +34,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -39,7 +42,10 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
 #[path = "startup/control_plane.rs"]
 mod control_plane;
+#[path = "startup/served.rs"]
+mod served;
 use control_plane::OnControlPlane;
+use served::Served;
 
 const ROWS: u16 = 50;
 const COLS: u16 = 180;
@@ -62,6 +68,10 @@ struct Args {
     save: bool,
     verbose: bool,
     control_plane: bool,
+    /// The StatefulSet list (ststui without a NAME) instead of one set's grid: its first useful
+    /// frame shows the set `N/N` Ready; no complete grid, no DELETE timed (a deleted pod stays
+    /// Ready while it terminates, so the list's row does not change).
+    sets: bool,
     /// Other consoles run the same way on the same set (`--other NAME=COMMAND`).
     others: Vec<(String, String)>,
 }
@@ -77,9 +87,10 @@ fn args() -> Result<Args, String> {
         save: false,
         verbose: false,
         control_plane: false,
+        sets: false,
         others: Vec::new(),
     };
-    let mut pods_given = false;
+    let (mut pods_given, mut baseline_given) = (false, false);
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -94,9 +105,13 @@ fn args() -> Result<Args, String> {
             }
             "--runs" => a.runs = value()?.parse().map_err(|_| "--runs: a count".to_string())?,
             "--idle" => a.idle = value()?.parse().map_err(|_| "--idle: seconds".to_string())?,
-            "--baseline" => a.baseline = PathBuf::from(value()?),
+            "--baseline" => {
+                baseline_given = true;
+                a.baseline = PathBuf::from(value()?);
+            }
             "--save" => a.save = true,
             "--verbose" => a.verbose = true,
+            "--sets" => a.sets = true,
             "--other" => {
                 let v = value()?;
                 let (name, cmd) = v.split_once('=').ok_or_else(|| {
@@ -117,11 +132,19 @@ fn args() -> Result<Args, String> {
             other => {
                 return Err(format!(
                     "unknown argument {other:?}; expected --bin PATH, --pods N[,N…], --runs N, \
-                     --idle SECS, --baseline FILE, --save, --verbose, --control-plane, \
+                     --idle SECS, --baseline FILE, --save, --verbose, --control-plane, --sets, \
                      --other NAME=COMMAND"
                 ));
             }
         }
+    }
+    if a.sets && !baseline_given {
+        // The set list's figures are not the grid's: a baseline of their own.
+        let name = a
+            .baseline
+            .file_name()
+            .map(|f| f.to_string_lossy().replace("startup-", "startup-sets-"));
+        a.baseline.set_file_name(name.unwrap_or_default());
     }
     Ok(a)
 }
@@ -304,95 +327,6 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// `ststui sim --serve` with a Parallel set of `n` Ready pods.
-struct Served {
-    child: Child,
-    dir: PathBuf,
-    addr: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-impl Served {
-    fn start(bin: &Path, n: usize) -> Served {
-        let dir = std::env::temp_dir().join(format!("ststui-startup-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        let set = format!(
-            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: web}}\nspec:\n  \
-             replicas: {n}\n  podManagementPolicy: Parallel\n  serviceName: web\n  \
-             selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: \
-             {{app: web}}}}\n    spec: {{containers: [{{name: app, image: nginx:1.25}}]}}\n"
-        );
-        std::fs::write(dir.join("set.yaml"), set).unwrap_or_else(|e| panic!("set.yaml: {e}"));
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .unwrap_or_else(|e| panic!("a free port: {e}"));
-        let addr = format!("127.0.0.1:{port}");
-        let child = Command::new(bin)
-            .args(["sim", "--serve", &addr, "--headless", "--speed", "1000", "-f"])
-            .arg(dir.join("set.yaml"))
-            .arg("--write-kubeconfig")
-            .arg(dir.join("kc"))
-            .arg("--log-file")
-            .arg(dir.join("serve.log"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
-        let served = Served { child, dir, addr };
-        let deadline = Instant::now() + Duration::from_secs(300);
-        loop {
-            let ready = served
-                .get("/apis/apps/v1/namespaces/default/statefulsets/web")
-                .ok()
-                .and_then(|v| v["status"]["readyReplicas"].as_u64());
-            if ready == Some(n as u64) {
-                break;
-            }
-            assert!(Instant::now() < deadline, "the served set did not get {n} Ready pods");
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        served
-    }
-
-    /// `GET path` as JSON (HTTP/1.0: the answer is not chunked).
-    fn get(&self, path: &str) -> Result<serde_json::Value, String> {
-        let mut s = TcpStream::connect(&self.addr).map_err(|e| e.to_string())?;
-        write!(s, "GET {path} HTTP/1.0\r\nHost: {}\r\nAccept: application/json\r\n\r\n", self.addr)
-            .map_err(|e| e.to_string())?;
-        let mut raw = Vec::new();
-        s.read_to_end(&mut raw).map_err(|e| e.to_string())?;
-        let at = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or("no header end")?;
-        serde_json::from_slice(&raw[at + 4..]).map_err(|e| e.to_string())
-    }
-
-    fn requests(&self) -> (u64, Vec<String>) {
-        let v = self.get("/ststui/requests").unwrap_or_default();
-        let first = v["first"].as_array().cloned().unwrap_or_default();
-        let first = first.iter().filter_map(|l| l.as_str().map(str::to_string)).collect();
-        (v["count"].as_u64().unwrap_or(0), first)
-    }
-
-    /// The simulator's share: the median of three lists of the pods, answer read whole.
-    fn list_seconds(&self) -> f64 {
-        let times = (0..3)
-            .map(|_| {
-                let t = Instant::now();
-                let _ = self.get("/api/v1/namespaces/default/pods?labelSelector=app%3Dweb");
-                t.elapsed().as_secs_f64()
-            })
-            .collect();
-        median(times)
-    }
-}
-
 struct Run {
     first: f64,
     complete: f64,
@@ -424,7 +358,12 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
     let mut cmd = match tool {
         Tool::Ststui => {
             let mut cmd = CommandBuilder::new(&a.bin);
-            cmd.args(served.console_args());
+            let mut args = served.console_args();
+            if a.sets {
+                // Without the set's NAME: the StatefulSet list.
+                args.retain(|w| w != "web");
+            }
+            cmd.args(args);
             cmd.arg("--log-file");
             cmd.arg(served.dir().join("console.log"));
             cmd
@@ -463,12 +402,19 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
     let mut parser = vt100::Parser::new(nz(ROWS), nz(COLS), 0);
     let title = served.title();
     let ours = matches!(tool, Tool::Ststui);
+    let all_ready = format!("{n}/{n}");
     let useful = |s: &str| {
-        if ours { s.contains(&title) && s.contains("web-0 ") } else { s.contains("web-") }
+        if a.sets {
+            s.contains("web") && s.contains(&all_ready)
+        } else if ours {
+            s.contains(&title) && s.contains("web-0 ")
+        } else {
+            s.contains("web-")
+        }
     };
     let ready = format!("ready {n} ");
     let first = until(&rx, &mut parser, &mut writer, start, useful);
-    let complete = if ours {
+    let complete = if ours && !a.sets {
         until(&rx, &mut parser, &mut writer, start, |s| s.contains(&ready))
     } else {
         f64::NAN
@@ -489,7 +435,9 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
             l.contains(&named) && (l.contains("terminating") || l.contains("delete"))
         })
     };
-    let event = if deleting(&parser.screen().contents()) {
+    let event = if a.sets {
+        f64::NAN
+    } else if deleting(&parser.screen().contents()) {
         eprintln!("  {victim}: its deletion is on the screen before it was deleted: not timed");
         f64::NAN
     } else {

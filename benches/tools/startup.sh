@@ -7,6 +7,7 @@
 #   benches/tools/startup.sh --save               # make these figures the baseline
 #   benches/tools/startup.sh --control-plane      # on the upstream control plane (1000 pods;
 #                                                 # builds it first when missing: see docs/control-plane.md)
+#   benches/tools/startup.sh --sets               # the StatefulSet list instead of one set's grid
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release --quiet
