@@ -24,8 +24,8 @@
 //!
 //! `--sets` opens the StatefulSet list instead (ststui without a NAME; give the others their
 //! set views, `sofka … sts`, `k9s … -c sts`): the first useful frame is the first screen
-//! showing the set with `N/N` Ready; its figures are kept in a baseline of their own
-//! (`startup-sets-…`).
+//! showing the set with `N/N` Ready, its event → screen a scale to N + 1 (on the control plane)
+//! until `/N+1` is shown; its figures are kept in a baseline of their own (`startup-sets-…`).
 //!
 //! Written by hand: no benchmark crate drives a TUI in a pseudo-terminal; criterion measures
 //! functions in process (see `benches/render.rs` for those).
@@ -56,7 +56,8 @@ const FIGURES: [&str; 7] = [
     "RSS at +10 s (MiB)",
     "idle CPU (ms over the idle window)",
     "served simulator: one list of the pods (s)",
-    "a pod DELETE sent → on screen (s)",
+    // A pod's DELETE; with --sets, a scale to N + 1.
+    "an event sent → on screen (s)",
 ];
 
 struct Args {
@@ -69,8 +70,8 @@ struct Args {
     verbose: bool,
     control_plane: bool,
     /// The StatefulSet list (ststui without a NAME) instead of one set's grid: its first useful
-    /// frame shows the set `N/N` Ready; no complete grid, no DELETE timed (a deleted pod stays
-    /// Ready while it terminates, so the list's row does not change).
+    /// frame shows the set `N/N` Ready; no complete grid; its event is a scale to N + 1 (a
+    /// deleted pod stays Ready while it terminates, so the list's row would not change).
     sets: bool,
     /// Other consoles run the same way on the same set (`--other NAME=COMMAND`).
     others: Vec<(String, String)>,
@@ -177,7 +178,7 @@ fn main() {
             let run = console_run(&a, &served, n, &Tool::Ststui, VICTIMS[i % VICTIMS.len()]);
             eprintln!(
                 "  {n} pods, run {}: first frame {:.3} s, complete {:.3} s, {} requests, \
-                 RSS {:.1} MiB, idle CPU {} ms, DELETE → screen {:.3} s",
+                 RSS {:.1} MiB, idle CPU {} ms, event → screen {:.3} s",
                 i + 1,
                 run.first,
                 run.complete,
@@ -205,7 +206,7 @@ fn main() {
             let med = |f: fn(&Run) -> f64| median(runs.iter().map(f).collect());
             println!(
                 "{name}, {n} pods, medians of {}: first frame {:.3} s, {} requests, RSS {:.1} MiB, \
-                 idle CPU {} ms, DELETE → screen {:.3} s",
+                 idle CPU {} ms, event → screen {:.3} s",
                 runs.len(),
                 med(|r| r.first),
                 med(|r| r.requests as f64),
@@ -217,7 +218,7 @@ fn main() {
                 for (i, r) in runs.iter().enumerate() {
                     eprintln!(
                         "    run {}: first frame {:.3} s, {} requests, RSS {:.1} MiB, idle CPU {} \
-                         ms, DELETE → screen {:.3} s",
+                         ms, event → screen {:.3} s",
                         i + 1,
                         r.first,
                         r.requests,
@@ -302,6 +303,38 @@ impl Server {
         }
     }
 
+    /// The set list's event (the control plane only): waits until the set has `n` pods, all
+    /// Ready, then scales it to `n + 1` and returns when the PATCH was sent.
+    fn scale_up(&self, n: usize) -> Option<Instant> {
+        match self {
+            Server::Sim(_) => None,
+            Server::ControlPlane(c) => c
+                .settle(n, Duration::from_secs(120))
+                .and_then(|()| c.scale(n + 1))
+                .map_err(|e| eprintln!("  scale to {}: {e}", n + 1))
+                .ok(),
+        }
+    }
+
+    /// Scales the set back to `n` after [`Server::scale_up`].
+    fn scale_back(&self, n: usize) {
+        if let Server::ControlPlane(c) = self
+            && let Err(e) = c.scale(n)
+        {
+            eprintln!("  scale back to {n}: {e}");
+        }
+    }
+
+    /// Waits until the set has `n` pods, all Ready (the control plane: an earlier run's scale
+    /// is undone).
+    fn settle(&self, n: usize) {
+        if let Server::ControlPlane(c) = self
+            && let Err(e) = c.settle(n, Duration::from_secs(120))
+        {
+            eprintln!("  {e}");
+        }
+    }
+
     /// Deletes `pod` (the control plane only: the served simulator at ×1000 ends a graceful
     /// deletion before a frame could show it; `console-latency.py` times its changes) and
     /// returns when the DELETE was sent.
@@ -382,6 +415,10 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
         }
     };
     cmd.env("TERM", "xterm-256color");
+    if a.sets {
+        // An earlier run's pod n (its scale) is gone: the list says `n/n` again.
+        served.settle(n);
+    }
     let mark = served.mark();
     let start = Instant::now();
     let mut child = pair.slave.spawn_command(cmd).unwrap_or_else(|e| panic!("spawn: {e}"));
@@ -436,7 +473,15 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
         })
     };
     let event = if a.sets {
-        f64::NAN
+        // The set list's row changes when the set's replicas do (a deleted pod stays Ready
+        // while it terminates): scaled to n + 1, timed until `/n+1` is on the screen.
+        let scaled = format!("/{}", n + 1);
+        let t = match served.scale_up(n) {
+            Some(sent) => until(&rx, &mut parser, &mut writer, sent, |s| s.contains(&scaled)),
+            None => f64::NAN,
+        };
+        served.scale_back(n);
+        t
     } else if deleting(&parser.screen().contents()) {
         eprintln!("  {victim}: its deletion is on the screen before it was deleted: not timed");
         f64::NAN
@@ -531,6 +576,9 @@ fn read_baseline(path: &Path) -> BTreeMap<(usize, usize), f64> {
         .filter_map(|l| {
             let mut f = l.split('\t');
             let name = f.next()?;
+            // Its name in baselines saved before the set list had its own event.
+            let name =
+                if name == "a pod DELETE sent → on screen (s)" { FIGURES[6] } else { name };
             let figure = FIGURES.iter().position(|x| *x == name)?;
             let pods = f.next()?.parse().ok()?;
             let value = f.next()?.parse().ok()?;

@@ -76,22 +76,72 @@ impl OnControlPlane {
         let file = cp.dir.join("set.yaml");
         std::fs::write(&file, set).map_err(|e| format!("set.yaml: {e}"))?;
         kubectl(&cp.kubeconfig, &["apply", "-f", &file.to_string_lossy()])?;
-        let deadline = Instant::now() + Duration::from_secs(900);
+        cp.settle(n, Duration::from_secs(900))?;
+        Ok(cp)
+    }
+
+    /// Waits until the set has `n` pods, all Ready, none more (a pod of a scale-down gone).
+    pub fn settle(&self, n: usize, within: Duration) -> Result<(), String> {
+        let deadline = Instant::now() + within;
+        let want = format!("{n} {n}");
         loop {
-            let ready = kubectl(
-                &cp.kubeconfig,
-                &["get", "sts", "web", "-n", &cp.ns, "-o", "jsonpath={.status.readyReplicas}"],
-            )
-            .unwrap_or_default();
-            if ready.trim() == n.to_string() {
-                break;
+            let path = "jsonpath={.status.readyReplicas} {.status.replicas}";
+            let got = kubectl(&self.kubeconfig, &["get", "sts", "web", "-n", &self.ns, "-o", path])
+                .unwrap_or_default();
+            if got.trim() == want {
+                return Ok(());
             }
             if Instant::now() >= deadline {
-                return Err(format!("{}/web did not get {n} Ready pods in 15 min", cp.ns));
+                return Err(format!(
+                    "{}/web did not settle at {n} Ready pods within {} s",
+                    self.ns,
+                    within.as_secs()
+                ));
             }
-            std::thread::sleep(Duration::from_secs(1));
+            std::thread::sleep(Duration::from_millis(500));
         }
-        Ok(cp)
+    }
+
+    /// The `admin` user's client, on a runtime of its own.
+    fn admin<T>(
+        &self,
+        f: impl AsyncFnOnce(kube::Client) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        rt.block_on(async {
+            let kc =
+                kube::config::Kubeconfig::read_from(&self.kubeconfig).map_err(|e| e.to_string())?;
+            let options = kube::config::KubeConfigOptions {
+                context: Some("admin".into()),
+                ..Default::default()
+            };
+            let config = kube::Config::from_custom_kubeconfig(kc, &options)
+                .await
+                .map_err(|e| e.to_string())?;
+            let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
+            f(client).await
+        })
+    }
+
+    /// Sets the set's replicas (as `admin`) and returns when the PATCH was sent: what the set
+    /// list's event → screen time counts from. The connection is opened (by reading the set)
+    /// before.
+    pub fn scale(&self, replicas: usize) -> Result<Instant, String> {
+        use k8s_openapi::api::apps::v1::StatefulSet;
+        self.admin(async |client| {
+            let sets: kube::Api<StatefulSet> = kube::Api::namespaced(client, &self.ns);
+            sets.get("web").await.map_err(|e| e.to_string())?;
+            let patch = serde_json::json!({"spec": {"replicas": replicas}});
+            let sent = Instant::now();
+            let params = kube::api::PatchParams::default();
+            sets.patch("web", &params, &kube::api::Patch::Merge(&patch))
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(sent)
+        })
     }
 
     pub fn kubeconfig(&self) -> &Path {
@@ -152,21 +202,7 @@ impl OnControlPlane {
     /// from. The connection is opened (by reading the pod) before.
     pub fn delete_pod(&self, pod: &str) -> Result<Instant, String> {
         use k8s_openapi::api::core::v1::Pod;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        rt.block_on(async {
-            let kc =
-                kube::config::Kubeconfig::read_from(&self.kubeconfig).map_err(|e| e.to_string())?;
-            let options = kube::config::KubeConfigOptions {
-                context: Some("admin".into()),
-                ..Default::default()
-            };
-            let config = kube::Config::from_custom_kubeconfig(kc, &options)
-                .await
-                .map_err(|e| e.to_string())?;
-            let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
+        self.admin(async |client| {
             let pods: kube::Api<Pod> = kube::Api::namespaced(client, &self.ns);
             let deadline = Instant::now() + Duration::from_secs(90);
             loop {
