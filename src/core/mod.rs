@@ -2,10 +2,13 @@
 //! and `pkg/controller/history` (spec: `spec/controller.md`, baseline v1.37).
 //!
 //! Owns: the sync algorithm, revision history, pod claiming, status computation, and the
-//! explanation helpers the console reads. Must not touch: IO, tokio, clocks (`now` is an input),
-//! randomness, logging to stdout, or any other ststui layer. Input is an [`Observed`] snapshot,
+//! explanation helpers the console reads; and the arithmetic of disruption budgets (`budget`:
+//! the status upstream's disruption controller computes, the eviction subresource's verdict).
+//! Must not touch: IO, tokio, clocks (`now` is an input), randomness, logging to stdout, or any
+//! other ststui layer. Input is an [`Observed`] snapshot,
 //! output a [`Plan`] of effects as data.
 
+pub mod budget;
 mod bytes;
 pub mod claim;
 mod ctx;

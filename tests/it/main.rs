@@ -31,6 +31,7 @@ mod app_words;
 mod cluster_backend;
 mod cluster_events;
 mod cluster_faults;
+mod core_budget;
 mod core_claim;
 mod core_explain;
 mod core_invariants;
