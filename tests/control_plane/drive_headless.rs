@@ -25,7 +25,16 @@ const HOW: &str = "`tests/control-plane/run --without-statefulset-controller -- 
 /// A kubeconfig beside `ns` whose current context is the ServiceAccount of `assets/drive/`.
 fn service_account_kubeconfig(ns: &Ns) -> std::path::PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/drive/ststui-drive.yaml");
-    ns.kubectl(&["apply", "-f", manifest.to_str().unwrap()]);
+    // Applied once per test binary: two tests applying it at the same moment both found an
+    // object missing and both created it, and the second failed with AlreadyExists.
+    static APPLIED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    {
+        let mut applied = APPLIED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !*applied {
+            ns.kubectl(&["apply", "-f", manifest.to_str().unwrap()]);
+            *applied = true;
+        }
+    }
     let token = ns.kubectl(&["create", "token", "ststui-drive", "-n", "ststui-system"]);
     let from = std::env::var("KUBECONFIG").expect("KUBECONFIG from tests/control-plane/run");
     let kc = ns.dir.join("sa-kubeconfig");
