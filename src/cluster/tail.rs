@@ -31,7 +31,7 @@ use serde::de::DeserializeOwned;
 use super::Clients;
 use super::conn::Conn;
 use super::watch::{QuickBackoff, Seen, Spec};
-use crate::backend::{BackendEvent, EventKind};
+use crate::backend::EventKind;
 
 /// How long the server may keep one watch open (kube-rs's watcher asks the same).
 const WATCH_TIMEOUT_SECS: u32 = 290;
@@ -121,19 +121,7 @@ pub async fn run<K>(
             if let Some(rv) = o.meta().resource_version.clone() {
                 from = Some(rv);
             }
-            let o = super::lean::prune(o);
-            let seen = if deleted { Seen::Deleted(&o) } else { Seen::Applied(&o) };
-            for t in derive(seen) {
-                conn.note(t);
-            }
-            if spec.keep.as_ref().is_none_or(|k| k(&o)) {
-                let o = (spec.wrap)(o);
-                conn.sink(if deleted {
-                    BackendEvent::Deleted(o)
-                } else {
-                    BackendEvent::Applied(o)
-                });
-            }
+            super::watch::deliver(&spec, conn, &mut derive, super::lean::prune(o), deleted);
         }
         if broke {
             tokio::time::sleep(backoff.next().unwrap_or_default()).await;
@@ -175,14 +163,10 @@ where
     req.extensions_mut().insert("watch");
     match client.request_events::<K>(req).await {
         Ok(s) => Ok(s.boxed()),
-        Err(kube::Error::Api(s)) if streamed && (s.code == 422 || s.code == 400) => {
-            Err(Failure::NotStreamed(format!(
-                "{} {}",
-                s.code,
-                crate::text::escape_controls(&s.message)
-            )))
-        }
-        Err(e) => Err(Failure::Error(watcher::Error::WatchStartFailed(e))),
+        Err(e) => match super::watch::refused_as_invalid(&e).filter(|_| streamed) {
+            Some(why) => Err(Failure::NotStreamed(why)),
+            None => Err(Failure::Error(watcher::Error::WatchStartFailed(e))),
+        },
     }
 }
 

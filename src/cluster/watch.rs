@@ -232,14 +232,26 @@ pub async fn run<K>(
             watcher::Event::Apply(o) => (lean::prune(o), false),
             watcher::Event::Delete(o) => (lean::prune(o), true),
         };
-        let seen = if deleted { Seen::Deleted(&o) } else { Seen::Applied(&o) };
-        for t in derive(seen) {
-            conn.note(t);
-        }
-        if spec.keep.as_ref().is_none_or(|k| k(&o)) {
-            let o = (spec.wrap)(o);
-            conn.sink(if deleted { BackendEvent::Deleted(o) } else { BackendEvent::Applied(o) });
-        }
+        deliver(&spec, conn, &mut derive, o, deleted);
+    }
+}
+
+/// One change seen (pruned already): its timeline entries first (`derive` compares with what
+/// the console held before), then the object itself when `spec` keeps it.
+pub(super) fn deliver<K>(
+    spec: &Spec<K>,
+    conn: &Conn,
+    derive: &mut impl FnMut(Seen<'_, K>) -> Vec<EventKind>,
+    o: K,
+    deleted: bool,
+) {
+    let seen = if deleted { Seen::Deleted(&o) } else { Seen::Applied(&o) };
+    for t in derive(seen) {
+        conn.note(t);
+    }
+    if spec.keep.as_ref().is_none_or(|k| k(&o)) {
+        let o = (spec.wrap)(o);
+        conn.sink(if deleted { BackendEvent::Deleted(o) } else { BackendEvent::Applied(o) });
     }
 }
 
@@ -253,9 +265,16 @@ const STREAM_QUIET: Duration = Duration::from_secs(5);
 /// with the `WatchList` gate off, by default 1.27–1.31 and 1.33, refuses `sendInitialEvents`).
 fn not_streamed<K>(ev: &Result<watcher::Event<K>, watcher::Error>) -> Option<String> {
     match ev {
-        Err(watcher::Error::WatchStartFailed(kube::Error::Api(s)))
-            if s.code == 422 || s.code == 400 =>
-        {
+        Err(watcher::Error::WatchStartFailed(e)) => refused_as_invalid(e),
+        _ => None,
+    }
+}
+
+/// A watch request refused as invalid (422, or 400 before 1.27), in words for the log: how a
+/// server says it does not stream lists, nor watch from now without a resourceVersion.
+pub(super) fn refused_as_invalid(e: &kube::Error) -> Option<String> {
+    match e {
+        kube::Error::Api(s) if s.code == 422 || s.code == 400 => {
             Some(format!("{} {}", s.code, crate::text::escape_controls(&s.message)))
         }
         _ => None,

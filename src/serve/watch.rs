@@ -100,8 +100,8 @@ pub async fn watch(
     q: &Query,
     as_table: bool,
 ) -> Result<Body, Status> {
-    let minor = super::major_minor(&ctx.git_version).1;
-    let start = start(q, (!ctx.streams_lists).then_some(minor))?;
+    let unstreamed = (!ctx.streams_lists).then(|| super::major_minor(&ctx.git_version).1);
+    let start = start(q, unstreamed)?;
     let def = route.def;
     let kind = super::verbs::obj_kind(def.res);
     let filter = Filter {
@@ -362,7 +362,8 @@ fn start(q: &Query, unstreamed: Option<&str>) -> Result<Start, Status> {
             );
         }
     }
-    let rv = q.get("resourceVersion").filter(|rv| !rv.is_empty());
+    // An empty resourceVersion is none (`Query::get`).
+    let rv = q.get("resourceVersion");
     Ok(match (send, rv) {
         (Some(_), _) if q.flag("sendInitialEvents") => Start::Listed { bookmark: true },
         (Some(_), None | Some("0")) => Start::Now,
