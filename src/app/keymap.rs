@@ -241,9 +241,9 @@ pub const BINDINGS: &[Binding] = &[
       "simulator half as fast", None)),
     // Normal: the selected pod.
     b(C::Normal, &[Key::ctrl('d')], Action::DeletePod, G::Pod,
-      "delete the pod (graceful)", Some("delete")),
+      "evict the pod (its budget may refuse)", Some("evict")),
     b(C::Normal, &[Key::ctrl('k')], Action::ForceDeletePod, G::Pod,
-      "force-delete the pod (at once)", None),
+      "force-delete the pod (now, no budget)", None),
     on(When::Faults, b(C::Normal, &[Key::ch('f')], Action::FailPod, G::Pod,
       "fault: the pod fails (Failed)", None)),
     on(When::Faults, b(C::Normal, &[Key::ch('t')], Action::ToggleReady, G::Pod,

@@ -1,5 +1,5 @@
 //! [`Mirror`]: the console's copy of the objects a backend reports (StatefulSets, Pods,
-//! PersistentVolumeClaims, ControllerRevisions), applied from [`BackendEvent::Applied`] and
+//! PersistentVolumeClaims, ControllerRevisions, PodDisruptionBudgets), applied from [`BackendEvent::Applied`] and
 //! [`BackendEvent::Deleted`], with pods indexed by set and ordinal.
 //!
 //! Owns the object maps and their indexes. Must not interpret objects beyond indexing (status
@@ -16,6 +16,7 @@ use std::sync::Arc;
 use k8s_openapi::Metadata;
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::facts;
@@ -35,6 +36,8 @@ pub struct Mirror {
     ordinals: BTreeMap<ObjRef, BTreeMap<i32, Arc<Pod>>>,
     claims: BTreeMap<ObjRef, Arc<PersistentVolumeClaim>>,
     revisions: BTreeMap<ObjRef, Arc<ControllerRevision>>,
+    /// The PodDisruptionBudgets of the open set's namespace (what a step may disrupt).
+    budgets: BTreeMap<ObjRef, Arc<PodDisruptionBudget>>,
     /// The Events about the open set and the selected pod (not counted in `generation`: the
     /// advisor does not read them).
     events: super::events::EventLog,
@@ -50,6 +53,7 @@ impl Mirror {
             Object::Set(s) => put(&mut self.sets, s),
             Object::Claim(c) => put(&mut self.claims, c),
             Object::Revision(r) => put(&mut self.revisions, r),
+            Object::Budget(b) => put(&mut self.budgets, b),
             Object::Event(e) => return self.events.apply(e),
             Object::Pod(p) => {
                 let changed = put(&mut self.pods, Arc::clone(&p));
@@ -72,6 +76,7 @@ impl Mirror {
             Object::Set(s) => self.sets.remove(&ObjRef::of(s.metadata())).is_some(),
             Object::Claim(c) => self.claims.remove(&ObjRef::of(c.metadata())).is_some(),
             Object::Revision(r) => self.revisions.remove(&ObjRef::of(r.metadata())).is_some(),
+            Object::Budget(b) => self.budgets.remove(&ObjRef::of(b.metadata())).is_some(),
             Object::Event(e) => return self.events.delete(e),
             Object::Pod(p) => {
                 let key = ObjRef::of(p.metadata());
@@ -108,6 +113,7 @@ impl Mirror {
             ObjKind::Pod => stale_in(&self.pods, scope, &keep, Object::Pod),
             ObjKind::Claim => stale_in(&self.claims, scope, &keep, Object::Claim),
             ObjKind::Revision => stale_in(&self.revisions, scope, &keep, Object::Revision),
+            ObjKind::Budget => stale_in(&self.budgets, scope, &keep, Object::Budget),
             ObjKind::Event => return self.replace_events(scope, objects),
         };
         let mut changed = false;
@@ -271,6 +277,14 @@ impl Mirror {
         namespace: &'a str,
     ) -> impl Iterator<Item = &'a PersistentVolumeClaim> + 'a {
         self.claims.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| &**v)
+    }
+
+    /// Every PodDisruptionBudget in `namespace`.
+    pub fn budgets_in<'a>(
+        &'a self,
+        namespace: &'a str,
+    ) -> impl Iterator<Item = &'a PodDisruptionBudget> + 'a {
+        self.budgets.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| &**v)
     }
 
     /// Every ControllerRevision in `namespace`.

@@ -66,6 +66,9 @@ pub enum Object {
     /// reach the console, which shows them in the pod detail and the controller pane; a
     /// cluster's Warnings also become timeline lines.
     Event(Arc<k8s_openapi::api::core::v1::Event>),
+    /// A `policy/v1` PodDisruptionBudget: what an eviction is judged against, and what a
+    /// rollout step waits on while it allows nothing.
+    Budget(Arc<k8s_openapi::api::policy::v1::PodDisruptionBudget>),
 }
 
 impl Object {
@@ -76,6 +79,7 @@ impl Object {
             Object::Claim(_) => ObjKind::Claim,
             Object::Revision(_) => ObjKind::Revision,
             Object::Event(_) => ObjKind::Event,
+            Object::Budget(_) => ObjKind::Budget,
         }
     }
 
@@ -86,6 +90,7 @@ impl Object {
             Object::Claim(o) => &o.metadata,
             Object::Revision(o) => &o.metadata,
             Object::Event(o) => &o.metadata,
+            Object::Budget(o) => &o.metadata,
         }
     }
 }
@@ -98,6 +103,7 @@ pub enum ObjKind {
     Claim,
     Revision,
     Event,
+    Budget,
 }
 
 impl ObjKind {
@@ -109,6 +115,7 @@ impl ObjKind {
             ObjKind::Claim => "persistentvolumeclaims",
             ObjKind::Revision => "controllerrevisions",
             ObjKind::Event => "events",
+            ObjKind::Budget => "poddisruptionbudgets",
         }
     }
 }

@@ -237,6 +237,13 @@ pub enum ClusterOp {
         force: bool,
         uid: Option<String>,
     },
+    /// Evict a pod (`pods/eviction`): the disruption budgets that select it judge it, and a
+    /// refusal ([`FailureKind::Disruption`]) names the budget; `uid` as for `DeletePod`. How
+    /// ststui removes a pod itself (the console's delete, an OnDelete step, abort).
+    EvictPod {
+        pod: ObjRef,
+        uid: Option<String>,
+    },
     /// `ststui step`: the partition from `from` (refused when it reads otherwise) to `to`, with
     /// a record of the step on the set (`steer::step`), so a rerun after an unknown outcome
     /// does not step twice.
@@ -306,6 +313,7 @@ impl ClusterOp {
             },
             ClusterOp::DeletePod { pod, force: false, .. } => format!("delete-pod {pod}"),
             ClusterOp::DeletePod { pod, force: true, .. } => format!("force-delete-pod {pod}"),
+            ClusterOp::EvictPod { pod, .. } => format!("evict {pod}"),
             ClusterOp::Step { set, to, .. } => format!("partition {set} {to}"),
             ClusterOp::StepSettled { set } => format!("step-settled {set}"),
             ClusterOp::Freeze { set } => format!("freeze {set}"),
@@ -336,7 +344,7 @@ impl ClusterOp {
             | ClusterOp::Unfreeze { set, .. }
             | ClusterOp::Plan { set, .. }
             | ClusterOp::PlanLease { set, .. } => set,
-            ClusterOp::DeletePod { pod, .. } => pod,
+            ClusterOp::DeletePod { pod, .. } | ClusterOp::EvictPod { pod, .. } => pod,
         }
     }
 
@@ -345,6 +353,7 @@ impl ClusterOp {
         match self {
             ClusterOp::Scale { .. } => WriteKind::Scale,
             ClusterOp::DeletePod { .. } => WriteKind::DeletePod,
+            ClusterOp::EvictPod { .. } => WriteKind::EvictPod,
             _ => WriteKind::PatchSet,
         }
     }
@@ -359,10 +368,13 @@ pub enum WriteKind {
     Scale,
     /// `delete pods`.
     DeletePod,
+    /// `create pods/eviction`.
+    EvictPod,
 }
 
 impl WriteKind {
-    pub const ALL: [WriteKind; 3] = [WriteKind::PatchSet, WriteKind::Scale, WriteKind::DeletePod];
+    pub const ALL: [WriteKind; 4] =
+        [WriteKind::PatchSet, WriteKind::Scale, WriteKind::DeletePod, WriteKind::EvictPod];
 
     /// The RBAC words: (verb, group, resource, subresource).
     pub fn rbac(self) -> (&'static str, &'static str, &'static str, &'static str) {
@@ -370,6 +382,7 @@ impl WriteKind {
             WriteKind::PatchSet => ("patch", "apps", "statefulsets", ""),
             WriteKind::Scale => ("patch", "apps", "statefulsets", "scale"),
             WriteKind::DeletePod => ("delete", "", "pods", ""),
+            WriteKind::EvictPod => ("create", "", "pods", "eviction"),
         }
     }
 
@@ -480,6 +493,9 @@ pub enum FailureKind {
     Invalid,
     /// The server could not be reached or answered 5xx / 429; the write may be repeated.
     Unavailable,
+    /// A disruption budget refused an eviction (429 from `pods/eviction`): nothing was
+    /// deleted; it may be asked again once the budget allows a disruption.
+    Disruption,
     /// This backend cannot do this at all (a simulator op on a cluster).
     Unsupported,
     /// The request was sent, its reply lost, and the object could not be read back: it may or

@@ -9,7 +9,8 @@
 //!
 //! Written by hand because kube-rs builds its connector inside and offers no way to set a
 //! socket option on it. Of kube-rs's request tracing, what the log needs is kept: an answer of
-//! the server's errors (5xx) and a request that failed, as kube-rs words them.
+//! the server's errors (5xx) and a request that failed, as kube-rs words them. Its retries are
+//! kept too, but for an eviction's 429 (see [`Retries`]).
 
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -36,9 +37,9 @@ pub fn builder(config: &kube::Config) -> Result<ClientBuilder<Stack>, kube::Erro
     connector.set_reset_reader_on_write(config.reset_reader_on_write);
     let client: hyper_util::client::legacy::Client<_, kube::client::Body> =
         hyper_util::client::legacy::Builder::new(TokioExecutor::new()).build(connector);
-    let retry = config
-        .default_retry
-        .then(|| tower::retry::RetryLayer::new(kube::client::retry::RetryPolicy::server_retry()));
+    let retry = config.default_retry.then(|| {
+        tower::retry::RetryLayer::new(Retries(kube::client::retry::RetryPolicy::server_retry()))
+    });
     let service = ServiceBuilder::new()
         .map_result(said)
         .layer(config.base_uri_layer())
@@ -66,4 +67,62 @@ fn said<B>(r: Result<hyper::Response<B>, BoxError>) -> Result<hyper::Response<B>
         Err(e) => tracing::error!("failed with error {e}"),
     }
     r
+}
+
+/// kube-rs's retries of the server's transient errors (429, 503, 504, with backoff), except an
+/// eviction's 429: that is a disruption budget's refusal, which the caller tells and asks again
+/// on its own schedule. Retried here, a refused eviction would hang for minutes (fifteen tries,
+/// the backoff doubling from 5 ms) and could land later, unannounced, once the budget allowed.
+#[derive(Clone)]
+struct Retries(kube::client::retry::RetryPolicy);
+
+impl<Res> tower::retry::Policy<hyper::Request<kube::client::Body>, hyper::Response<Res>, BoxError>
+    for Retries
+{
+    type Future = tokio::time::Sleep;
+
+    fn retry(
+        &mut self,
+        req: &mut hyper::Request<kube::client::Body>,
+        result: &mut Result<hyper::Response<Res>, BoxError>,
+    ) -> Option<Self::Future> {
+        let refused = matches!(result, Ok(r) if r.status() == hyper::StatusCode::TOO_MANY_REQUESTS);
+        if refused && req.uri().path().ends_with("/eviction") {
+            return None;
+        }
+        self.0.retry(req, result)
+    }
+
+    fn clone_request(
+        &mut self,
+        req: &hyper::Request<kube::client::Body>,
+    ) -> Option<hyper::Request<kube::client::Body>> {
+        <kube::client::retry::RetryPolicy as tower::retry::Policy<
+            hyper::Request<kube::client::Body>,
+            hyper::Response<Res>,
+            BoxError,
+        >>::clone_request(&mut self.0, req)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower::retry::Policy;
+
+    fn ask(policy: &mut Retries, path: &str, code: u16) -> bool {
+        let mut req = hyper::Request::post(path).body(kube::client::Body::empty()).unwrap();
+        let res = hyper::Response::builder().status(code).body(()).unwrap();
+        policy.retry(&mut req, &mut Ok(res)).is_some()
+    }
+
+    #[tokio::test]
+    async fn an_evictions_429_is_not_retried_and_the_rest_are() {
+        let mut p = Retries(kube::client::retry::RetryPolicy::server_retry());
+        let eviction = "/api/v1/namespaces/default/pods/web-2/eviction";
+        assert!(!ask(&mut p, eviction, 429), "a budget's refusal is the caller's to tell");
+        assert!(ask(&mut p, eviction, 503), "an unavailable server is retried");
+        assert!(ask(&mut p, "/api/v1/namespaces/default/pods", 429), "throttling is retried");
+        assert!(!ask(&mut p, "/api/v1/namespaces/default/pods", 404));
+    }
 }

@@ -19,6 +19,7 @@ mod conn;
 mod connect;
 pub mod credential;
 pub(crate) mod derive;
+mod evict;
 mod focus;
 mod heartbeat;
 mod http;
@@ -350,8 +351,11 @@ impl Engine {
             conn.sink(BackendEvent::OpFailed(f.of(w.id)));
             return;
         }
-        if let (crate::backend::ClusterOp::DeletePod { pod, .. }, Some((_, _, tracker))) =
-            (&w.op, &self.focus)
+        if let (
+            crate::backend::ClusterOp::DeletePod { pod, .. }
+            | crate::backend::ClusterOp::EvictPod { pod, .. },
+            Some((_, _, tracker)),
+        ) = (&w.op, &self.focus)
         {
             tracker
                 .lock()

@@ -116,6 +116,9 @@ impl Writer {
             ClusterOp::DeletePod { pod, force, uid } => {
                 self.delete_pod(&op, pod, *force, uid.clone()).await.map(|w| (w, None))
             }
+            ClusterOp::EvictPod { pod, uid } => {
+                self.evict_pod(&op, pod, uid.clone()).await.map(|w| (w, None))
+            }
             _ => self.set_write(&op, w).await,
         }
     }
@@ -142,26 +145,30 @@ impl Writer {
                 FailureKind::Conflict,
                 format!("{pod} was recreated since you decided (another uid): nothing deleted"),
             )),
-            Err(e) => {
-                let gone = |p: Option<&Pod>| match p {
-                    None => true,
-                    Some(p) => {
-                        p.metadata.deletion_timestamp.is_some()
-                            || uid.as_ref().is_some_and(|u| p.metadata.uid.as_ref() != Some(u))
-                    }
-                };
-                let read = || api.get_opt(&pod.name);
-                self.settle_lost(
-                    op,
-                    &pod.to_string(),
-                    e,
-                    read,
-                    gone,
-                    ("deleted", "is not deleting"),
-                )
-                .await
-            }
+            Err(e) => self.settle_pod_lost(op, pod, uid.as_deref(), e, "deleted").await,
         }
+    }
+
+    /// A pod's removal (`done`: deleted, evicted) whose reply was lost: the pod gone, deleting
+    /// or recreated (another uid than `uid`) shows it was carried out.
+    pub(super) async fn settle_pod_lost(
+        &self,
+        op: &str,
+        pod: &ObjRef,
+        uid: Option<&str>,
+        e: kube::Error,
+        done: &str,
+    ) -> Result<Written, Failure> {
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &pod.namespace);
+        let gone = |p: Option<&Pod>| match p {
+            None => true,
+            Some(p) => {
+                p.metadata.deletion_timestamp.is_some()
+                    || uid.is_some_and(|u| p.metadata.uid.as_deref() != Some(u))
+            }
+        };
+        let read = || api.get_opt(&pod.name);
+        self.settle_lost(op, &pod.to_string(), e, read, gone, (done, "is not deleting")).await
     }
 
     /// A write that failed with `e`: refused, it is that failure; its reply lost (it may have

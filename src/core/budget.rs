@@ -144,8 +144,9 @@ pub enum Eviction {
     /// against).
     Delete { charged: Option<String> },
     /// Refused, with the HTTP code (429: retry later; 403; 500) and the API's words: its
-    /// message, and the budget's cause.
-    Refused { code: u16, message: String, cause: Option<String> },
+    /// message, and the budget's cause; `retry_after`: the seconds a 429 suggests (10 while the
+    /// budget's status is behind its spec, else 0: none said).
+    Refused { code: u16, message: String, cause: Option<String>, retry_after: u32 },
 }
 
 /// Evictions a budget may have pending (evicted, their deletion not yet seen) before it
@@ -155,7 +156,7 @@ pub const MAX_DISRUPTED_PODS: usize = 2000;
 /// A 403 about budget `name`.
 fn forbidden(name: &str, why: &str, cause: String) -> Eviction {
     let message = format!("poddisruptionbudget.policy {name:?} is forbidden: {why}");
-    Eviction::Refused { code: 403, message, cause: Some(cause) }
+    Eviction::Refused { code: 403, message, cause: Some(cause), retry_after: 0 }
 }
 
 /// The 429's message, upstream's.
@@ -181,6 +182,7 @@ pub fn evict(pod: &Pod, budgets: &[&PodDisruptionBudget]) -> Eviction {
                           subresource does not support."
                     .into(),
                 cause: None,
+                retry_after: 0,
             };
         }
     };
@@ -199,7 +201,8 @@ pub fn evict(pod: &Pod, budgets: &[&PodDisruptionBudget]) -> Eviction {
     }
     if status.observed_generation.unwrap_or(0) < pdb.metadata.generation.unwrap_or(0) {
         let cause = format!("The disruption budget {name} is still being processed by the server.");
-        return Eviction::Refused { code: 429, message: VIOLATES.into(), cause: Some(cause) };
+        let (message, cause) = (VIOLATES.into(), Some(cause));
+        return Eviction::Refused { code: 429, message, cause, retry_after: 10 };
     }
     if allowed < 0 {
         let cause = format!(
@@ -236,7 +239,32 @@ pub fn evict(pod: &Pod, budgets: &[&PodDisruptionBudget]) -> Eviction {
             ),
             None => format!("The disruption budget {name} does not allow evicting pods currently"),
         };
-        return Eviction::Refused { code: 429, message: VIOLATES.into(), cause: Some(cause) };
+        let (message, cause) = (VIOLATES.into(), Some(cause));
+        return Eviction::Refused { code: 429, message, cause, retry_after: 0 };
     }
     Eviction::Delete { charged: Some(name) }
+}
+
+/// A budget as a refusal names it, from its status: `pdb/web: 2 healthy, needs 3, 0
+/// disruptions allowed`.
+pub fn describe(pdb: &PodDisruptionBudget) -> String {
+    let name = pdb.metadata.name.as_deref().unwrap_or_default();
+    let s = pdb.status.clone().unwrap_or_default();
+    let allowed = s.disruptions_allowed.unwrap_or(0);
+    let noun = if allowed == 1 { "disruption" } else { "disruptions" };
+    format!(
+        "pdb/{name}: {} healthy, needs {}, {allowed} {noun} allowed",
+        s.current_healthy.unwrap_or(0),
+        s.desired_healthy.unwrap_or(0)
+    )
+}
+
+/// Why an eviction was refused, in ststui's words: the budget as it stands when it is known
+/// (its status), else the API server's cause, else its message.
+pub fn refusal(budget: Option<&PodDisruptionBudget>, cause: Option<&str>, message: &str) -> String {
+    match (budget, cause) {
+        (Some(b), _) => format!("refused by {}: nothing deleted", describe(b)),
+        (None, Some(c)) => format!("refused: {c}: nothing deleted"),
+        (None, None) => format!("refused: {message}: nothing deleted"),
+    }
 }

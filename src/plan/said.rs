@@ -42,7 +42,7 @@ fn step_pods(set: &StatefulSet, r: &Record) -> String {
 pub fn entered(set: &StatefulSet, r: &Record) -> String {
     match r.phase {
         Phase::Waiting if spec::strategy(set).on_delete => format!(
-            "{}: updates {} (OnDelete: each deleted in turn, highest first, once the one before \
+            "{}: updates {} (OnDelete: each evicted in turn, highest first, once the one before \
              is back updated and Ready)",
             at(r),
             step_pods(set, r)

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, PropagationPolicy};
 use serde_json::json;
@@ -22,8 +23,8 @@ use crate::backend::{Failure, ObjRef, Write};
 use crate::cluster::write::{Writer, failure};
 use crate::fakelet::plan::{CONFIG_MAP, FAULT_ANNOTATION, to_data};
 use crate::sim::KubeletConfig;
-use crate::sim::scenario::build::build_set;
-use crate::sim::scenario::{Cascade, Command};
+use crate::sim::scenario::build::{build_budget, build_set};
+use crate::sim::scenario::{BudgetArgs, Cascade, Command};
 
 /// How far the server's clock may be behind ours when a creation is read back.
 const SKEW_S: i64 = 5;
@@ -45,6 +46,9 @@ pub enum LineFailed {
     Kubelet { namespace: String, why: String },
     #[error("pod {0} not found: expected the name of an existing pod (e.g. web-0)")]
     NoPod(ObjRef),
+    /// A `pdb` or `delete-pdb` line the server refused.
+    #[error("pdb {name}: {why}")]
+    Budget { name: ObjRef, why: String },
 }
 
 /// What carrying out lines needs, and the kubelet settings asked for so far.
@@ -91,6 +95,8 @@ impl Exec {
                 k.apply_to(&mut self.kubelet);
                 self.write_kubelet().await
             }
+            Command::Budget(b) => self.budget(b).await,
+            Command::DeleteBudget { name } => self.delete_budget(&name.as_ref()).await,
             Command::Fail { pod } => self.fault(&pod.as_ref(), "fail").await,
             Command::SetReady { pod, ready } => {
                 let verb = if *ready { "ready" } else { "unready" };
@@ -171,6 +177,50 @@ impl Exec {
         let (op, words) = (format!("delete {set}"), ("deleted", "is not deleting"));
         let said = self.writer.settle_lost(&op, &set.to_string(), e, read, deleting, words).await;
         said.map(drop).map_err(LineFailed::Write)
+    }
+
+    /// A `pdb` line: the budget applied (server-side, as `ststui`) with the set's own selector.
+    async fn budget(&self, b: &BudgetArgs) -> Result<(), LineFailed> {
+        let name = b.name.as_ref();
+        let fail = |why: String| LineFailed::Budget { name: name.clone(), why };
+        let sets: Api<StatefulSet> = Api::namespaced(self.client(), &name.namespace);
+        let set = self
+            .writer
+            .resend(|| sets.get_opt(&b.set))
+            .await
+            .map_err(|e| fail(api_error(&e)))?
+            .ok_or_else(|| {
+                fail(format!(
+                    "statefulset {}/{} not found: create it first, or name it with set=SET",
+                    name.namespace, b.set
+                ))
+            })?;
+        let mut pdb = build_budget(b, set.spec.selector);
+        pdb.metadata.managed_fields = None;
+        let mut body = serde_json::to_value(&pdb).map_err(|e| fail(e.to_string()))?;
+        if let Some(o) = body.as_object_mut() {
+            o.insert("apiVersion".into(), "policy/v1".into());
+            o.insert("kind".into(), "PodDisruptionBudget".into());
+        }
+        let api: Api<PodDisruptionBudget> = Api::namespaced(self.client(), &name.namespace);
+        let pp = PatchParams::apply("ststui").force();
+        let patch = Patch::Apply(&body);
+        self.writer
+            .resend(|| api.patch(&name.name, &pp, &patch))
+            .await
+            .map_err(|e| fail(api_error(&e)))?;
+        Ok(())
+    }
+
+    /// A `delete-pdb` line (gone already counts as deleted).
+    async fn delete_budget(&self, name: &ObjRef) -> Result<(), LineFailed> {
+        let api: Api<PodDisruptionBudget> = Api::namespaced(self.client(), &name.namespace);
+        let dp = DeleteParams::default();
+        match self.writer.resend(|| api.delete(&name.name, &dp)).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+            Err(e) => Err(LineFailed::Budget { name: name.clone(), why: api_error(&e) }),
+        }
     }
 
     /// The kubelet settings as the fake kubelet reads them, in every namespace the script uses.

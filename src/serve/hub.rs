@@ -264,6 +264,7 @@ pub fn res_of(object: &Object) -> Res {
         Object::Claim(_) => Res::Claims,
         Object::Revision(_) => Res::Revisions,
         Object::Event(_) => Res::Events,
+        Object::Budget(_) => Res::Budgets,
     }
 }
 
@@ -275,6 +276,7 @@ pub fn to_json(object: &Object) -> serde_json::Value {
         Object::Claim(o) => serde_json::to_value(o),
         Object::Revision(o) => serde_json::to_value(o),
         Object::Event(o) => serde_json::to_value(o),
+        Object::Budget(o) => serde_json::to_value(o),
     };
     v.unwrap_or(serde_json::Value::Null)
 }
@@ -289,6 +291,7 @@ pub fn write_json(out: &mut Vec<u8>, object: &Object) {
         Object::Claim(o) => serde_json::to_writer(&mut *out, &**o),
         Object::Revision(o) => serde_json::to_writer(&mut *out, &**o),
         Object::Event(o) => serde_json::to_writer(&mut *out, &**o),
+        Object::Budget(o) => serde_json::to_writer(&mut *out, &**o),
     };
     if written.is_err() {
         out.extend_from_slice(b"null");

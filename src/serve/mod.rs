@@ -354,12 +354,13 @@ async fn respond(
     let content_type =
         headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
     let protobuf = content_type.starts_with("application/vnd.kubernetes.protobuf");
-    // What kubectl sends in protobuf, by where it goes: an access review, a namespace;
-    // anything else in protobuf is 415.
+    // What kubectl sends in protobuf, by where it goes: an access review, a namespace, a
+    // disruption budget; anything else in protobuf is 415.
     let decoded = match path {
         _ if !protobuf => None,
         p if p.ends_with("/selfsubjectaccessreviews") => proto::access_review(&body),
         "/api/v1/namespaces" => proto::namespace(&body),
+        p if p.ends_with("/poddisruptionbudgets") => proto::budget(&body),
         _ => None,
     };
     let body = match decoded {
@@ -408,6 +409,7 @@ async fn respond(
                 Some(Sub::Status) => format!("{}/status", route.def.plural),
                 Some(Sub::Scale) => format!("{}/scale", route.def.plural),
                 Some(Sub::Log) => format!("{}/log", route.def.plural),
+                Some(Sub::Eviction) => format!("{}/eviction", route.def.plural),
                 None => route.def.plural.to_string(),
             };
             let group = route.def.group;
@@ -472,6 +474,10 @@ async fn resource_request(
             })
         }
         _ if route.sub == Some(Sub::Log) => Err(Status::method_not_allowed("pods/log")),
+        _ if route.sub == Some(Sub::Eviction) && verb == "create" => {
+            special::evict(ctx, route, q, body).await
+        }
+        _ if route.sub == Some(Sub::Eviction) => Err(Status::method_not_allowed("pods/eviction")),
         _ => match verb {
             "list" => verbs::list(ctx, route, q, as_table).await,
             "watch" => stream(watch::watch(ctx, route, q, as_table).await?),

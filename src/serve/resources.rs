@@ -13,6 +13,7 @@ pub enum Res {
     Events,
     Sets,
     Revisions,
+    Budgets,
     Leases,
     AccessReviews,
     RulesReviews,
@@ -26,6 +27,8 @@ pub enum Sub {
     Scale,
     /// A pod's log (`pods/log`, GET).
     Log,
+    /// A pod's eviction (`pods/eviction`, POST of a `policy/v1` Eviction).
+    Eviction,
 }
 
 /// One row of the table.
@@ -75,7 +78,11 @@ pub const DEFS: &[Def] = &[
         short: &["po"],
         namespaced: true,
         verbs: CRUD,
-        subs: &[("status", "Pod", STATUS), ("log", "Pod", &["get"])],
+        subs: &[
+            ("status", "Pod", STATUS),
+            ("log", "Pod", &["get"]),
+            ("eviction", "Eviction", &["create"]),
+        ],
         categories: &["all"],
     },
     Def {
@@ -128,6 +135,19 @@ pub const DEFS: &[Def] = &[
         namespaced: true,
         verbs: CRUD,
         subs: &[],
+        categories: &[],
+    },
+    Def {
+        res: Res::Budgets,
+        group: "policy",
+        version: "v1",
+        plural: "poddisruptionbudgets",
+        singular: "poddisruptionbudget",
+        kind: "PodDisruptionBudget",
+        short: &["pdb"],
+        namespaced: true,
+        verbs: CRUD,
+        subs: &[("status", "PodDisruptionBudget", STATUS)],
         categories: &[],
     },
     Def {
@@ -187,7 +207,7 @@ pub const DEFS: &[Def] = &[
 
 /// The groups besides the core one, in discovery order.
 const GROUPS: &[&str] =
-    &["apps", "coordination.k8s.io", "authorization.k8s.io", "authentication.k8s.io"];
+    &["apps", "policy", "coordination.k8s.io", "authorization.k8s.io", "authentication.k8s.io"];
 
 impl Def {
     /// The row for `res`.
@@ -224,6 +244,7 @@ impl Def {
             Sub::Status => "status",
             Sub::Scale => "scale",
             Sub::Log => "log",
+            Sub::Eviction => "eviction",
         };
         self.subs.iter().any(|(n, _, _)| *n == name)
     }
@@ -278,7 +299,11 @@ pub fn resource_list(group: &str, version: &str) -> Option<Value> {
             "categories": d.categories,
         }));
         for (sub, kind, verbs) in d.subs {
-            let (grp, ver) = if *kind == "Scale" { ("autoscaling", "v1") } else { ("", "") };
+            let (grp, ver) = match *kind {
+                "Scale" => ("autoscaling", "v1"),
+                "Eviction" => ("policy", "v1"),
+                _ => ("", ""),
+            };
             let mut r = json!({
                 "name": format!("{}/{sub}", d.plural),
                 "singularName": "",

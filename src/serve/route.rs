@@ -56,6 +56,7 @@ fn resource(group: &str, version: &str, rest: &[&str]) -> Option<Target> {
         "status" => Some(Sub::Status),
         "scale" => Some(Sub::Scale),
         "log" => Some(Sub::Log),
+        "eviction" => Some(Sub::Eviction),
         _ => None,
     };
     let route = |plural: &str, ns: Option<&str>, name: Option<&str>, s: Option<&str>| {

@@ -287,3 +287,37 @@ pub async fn pod_log(ctx: &Ctx, route: &Route, q: &Query) -> Result<String, Stat
     })
     .await?
 }
+
+/// `POST pods/NAME/eviction`: a `policy/v1` (or `v1beta1`) Eviction, judged by the pod's
+/// disruption budgets as the API server does (`sim::disruption`). 201 with a Success status
+/// when the pod goes; a refusal names the budget in `details.causes`.
+pub async fn evict(ctx: &Ctx, route: &Route, q: &Query, body: &[u8]) -> Result<Reply, Status> {
+    let def: &'static Def = route.def;
+    let key = object_key(route)?;
+    let v: Value = serde_json::from_slice(body).map_err(|e| {
+        Status::bad_request(format!("the request body is not an Eviction (policy/v1): {e}"))
+    })?;
+    if let Some(k) = v.get("kind").and_then(Value::as_str).filter(|k| *k != "Eviction") {
+        return Err(Status::bad_request(format!("not a Eviction object: {k}; expected Eviction")));
+    }
+    let named = v.pointer("/metadata/name").and_then(Value::as_str);
+    if named.is_some_and(|n| n != key.name) {
+        return Err(Status::bad_request("name in URL does not match name in Eviction object"));
+    }
+    let opts = v.get("deleteOptions");
+    let text = |p: &str| opts.and_then(|o| o.pointer(p)).and_then(Value::as_str).map(String::from);
+    let body_dry = opts
+        .and_then(|o| o.get("dryRun"))
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|x| x == "All"));
+    let opts = crate::sim::disruption::EvictOptions {
+        grace_seconds: opts.and_then(|o| o.get("gracePeriodSeconds")).and_then(Value::as_i64),
+        uid: text("/preconditions/uid"),
+        resource_version: text("/preconditions/resourceVersion"),
+        dry_run: q.dry_run() || body_dry,
+    };
+    ctx.on_sim(move |sim| sim.rest_evict(&key, &opts).map_err(|e| api_status(def, &key.name, &e)))
+        .await??;
+    let ok = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"});
+    Ok(reply(StatusCode::CREATED, ok))
+}

@@ -14,8 +14,30 @@ pub struct Status {
     pub code: u16,
     pub reason: &'static str,
     pub message: String,
-    /// (name, group, kind as the plural) of the object, when there is one.
-    pub details: Option<(String, String, String)>,
+    /// `details`, when there are any (boxed: most refusals have none, and every handler
+    /// returns a `Result<_, Status>`).
+    pub details: Option<Box<Details>>,
+}
+
+/// A Status's `details`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Details {
+    /// (name, group, kind) of the object, when there is one: the plural for most errors, the
+    /// kind for `Invalid`, as upstream.
+    pub about: Option<(String, String, String)>,
+    /// Each cause (a field's problem, a budget's words on an eviction).
+    pub causes: Vec<Cause>,
+    /// `retryAfterSeconds` (a 429's suggestion; 0: not said).
+    pub retry_after: u32,
+}
+
+/// One of `details.causes`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    pub reason: String,
+    pub message: String,
+    /// The field it is about (empty: none).
+    pub field: String,
 }
 
 impl Status {
@@ -24,8 +46,13 @@ impl Status {
     }
 
     fn about(mut self, def: &Def, name: &str) -> Status {
-        self.details = Some((name.to_string(), def.group.to_string(), def.plural.to_string()));
+        let about = Some((name.to_string(), def.group.to_string(), def.plural.to_string()));
+        self.details_mut().about = about;
         self
+    }
+
+    fn details_mut(&mut self) -> &mut Details {
+        self.details.get_or_insert_with(Box::default)
     }
 
     pub fn not_found(def: &Def, name: &str) -> Status {
@@ -109,14 +136,34 @@ impl Status {
             "reason": self.reason,
             "code": self.code,
         });
-        if let (Some((name, group, kind)), Some(o)) = (&self.details, v.as_object_mut()) {
-            let mut d = json!({"name": name, "kind": kind});
-            if !group.is_empty()
-                && let Some(m) = d.as_object_mut()
-            {
-                m.insert("group".into(), group.clone().into());
+        let mut d = serde_json::Map::new();
+        let details = self.details.as_deref().cloned().unwrap_or_default();
+        if let Some((name, group, kind)) = &details.about {
+            d.insert("name".into(), name.clone().into());
+            if !group.is_empty() {
+                d.insert("group".into(), group.clone().into());
             }
-            o.insert("details".into(), d);
+            d.insert("kind".into(), kind.clone().into());
+        }
+        if !details.causes.is_empty() {
+            let causes: Vec<Value> = details
+                .causes
+                .iter()
+                .map(|c| {
+                    let mut v = json!({"reason": c.reason, "message": c.message});
+                    if let (false, Some(o)) = (c.field.is_empty(), v.as_object_mut()) {
+                        o.insert("field".into(), c.field.clone().into());
+                    }
+                    v
+                })
+                .collect();
+            d.insert("causes".into(), causes.into());
+        }
+        if details.retry_after > 0 {
+            d.insert("retryAfterSeconds".into(), details.retry_after.into());
+        }
+        if let (false, Some(o)) = (d.is_empty(), v.as_object_mut()) {
+            o.insert("details".into(), d.into());
         }
         v
     }
@@ -134,9 +181,49 @@ impl Status {
                     def.kind
                 ),
             ),
-            ApiError::Invalid(v) => Status::invalid(def, name, v.to_string()),
+            ApiError::Invalid(v) => {
+                // As upstream's NewInvalid: the kind (not the plural) and each field's cause,
+                // which kubectl prints (`The PodDisruptionBudget "web" is invalid: spec: …`).
+                let mut st = Status::invalid(def, name, v.to_string());
+                let d = st.details_mut();
+                d.about = Some((name.to_string(), def.group.to_string(), def.kind.to_string()));
+                d.causes = v
+                    .errors
+                    .iter()
+                    .map(|e| Cause {
+                        reason: e.reason().into(),
+                        message: e.body(),
+                        field: e.field.clone(),
+                    })
+                    .collect();
+                st
+            }
             ApiError::ClaimTerminating(_) => Status::forbidden(e.to_string()),
             ApiError::Conflict(why) => Status::conflict(def, name, why),
+            ApiError::Refused { code, message, cause, retry_after, budget } => {
+                let reason = match code {
+                    429 => "TooManyRequests",
+                    403 => "Forbidden",
+                    _ => "InternalError",
+                };
+                let mut st = Status::new(*code, reason, message.clone());
+                if *code == 403 {
+                    let name = budget.clone().unwrap_or_default();
+                    let about = Some((name, "policy".into(), "poddisruptionbudget".into()));
+                    st.details_mut().about = about;
+                }
+                let d = st.details_mut();
+                d.causes = cause
+                    .iter()
+                    .map(|c| Cause {
+                        reason: "DisruptionBudget".into(),
+                        message: c.clone(),
+                        field: String::new(),
+                    })
+                    .collect();
+                d.retry_after = *retry_after;
+                st
+            }
         }
     }
 }

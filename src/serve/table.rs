@@ -4,7 +4,9 @@
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{Event as KubeEvent, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
 
@@ -92,6 +94,13 @@ fn columns(res: Res) -> &'static [(&'static str, &'static str, u8)] {
             ("Count", "string", 1),
             ("Name", "string", 1),
         ],
+        Res::Budgets => &[
+            ("Name", "string", 0),
+            ("Min Available", "string", 0),
+            ("Max Unavailable", "string", 0),
+            ("Allowed Disruptions", "integer", 0),
+            ("Age", "string", 0),
+        ],
         Res::Namespaces => &[("Name", "string", 0), ("Status", "string", 0), ("Age", "string", 0)],
         Res::Leases => &[("Name", "string", 0), ("Holder", "string", 0), ("Age", "string", 0)],
         Res::AccessReviews | Res::RulesReviews | Res::SelfReviews => &[("Name", "string", 0)],
@@ -150,6 +159,7 @@ pub fn cells(obj: &Object, now: Timestamp) -> Vec<Value> {
         Object::Claim(c) => claim_cells(c, now),
         Object::Revision(r) => revision_cells(r, now),
         Object::Event(e) => event_cells(e, now),
+        Object::Budget(b) => budget_cells(b, now),
     }
 }
 
@@ -249,6 +259,24 @@ fn claim_cells(c: &PersistentVolumeClaim, now: Timestamp) -> Vec<Value> {
         json!("<unset>"),
         json!(age(&c.metadata, now)),
         json!(spec.and_then(|s| s.volume_mode.clone()).unwrap_or_else(|| "Filesystem".into())),
+    ]
+}
+
+/// `kubectl get pdb`'s row: a bound not set reads `N/A`.
+fn budget_cells(b: &PodDisruptionBudget, now: Timestamp) -> Vec<Value> {
+    let bound = |v: Option<&IntOrString>| match v {
+        Some(IntOrString::Int(n)) => n.to_string(),
+        Some(IntOrString::String(s)) => s.clone(),
+        None => "N/A".into(),
+    };
+    let spec = b.spec.as_ref();
+    let allowed = b.status.as_ref().and_then(|s| s.disruptions_allowed).unwrap_or(0);
+    vec![
+        json!(b.metadata.name),
+        json!(bound(spec.and_then(|s| s.min_available.as_ref()))),
+        json!(bound(spec.and_then(|s| s.max_unavailable.as_ref()))),
+        json!(allowed),
+        json!(age(&b.metadata, now)),
     ]
 }
 

@@ -26,6 +26,7 @@ pub fn obj_kind(res: Res) -> Option<ObjKind> {
         Res::Claims => Some(ObjKind::Claim),
         Res::Revisions => Some(ObjKind::Revision),
         Res::Events => Some(ObjKind::Event),
+        Res::Budgets => Some(ObjKind::Budget),
         _ => None,
     }
 }
@@ -58,6 +59,9 @@ pub fn decode(def: &Def, v: Value) -> Result<Object, Status> {
             Object::Revision(std::sync::Arc::new(serde_json::from_value(v).map_err(fail)?))
         }
         Res::Events => Object::Event(std::sync::Arc::new(serde_json::from_value(v).map_err(fail)?)),
+        Res::Budgets => {
+            Object::Budget(std::sync::Arc::new(serde_json::from_value(v).map_err(fail)?))
+        }
         _ => return Err(Status::method_not_allowed(def.plural)),
     })
 }

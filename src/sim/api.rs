@@ -51,6 +51,17 @@ pub enum ApiError {
     /// A precondition (resourceVersion, uid) no longer holds: the object changed.
     #[error("{0}")]
     Conflict(String),
+    /// An eviction refused by a disruption budget (or because the pod has several): the HTTP
+    /// code (429, 403, 500), the API server's message, the budget's cause, the seconds a 429
+    /// suggests waiting (0: none said), and the budget.
+    #[error("{message}{}", cause.as_deref().map(|c| format!(" ({c})")).unwrap_or_default())]
+    Refused {
+        code: u16,
+        message: String,
+        cause: Option<String>,
+        retry_after: u32,
+        budget: Option<String>,
+    },
 }
 
 /// What a delete did.

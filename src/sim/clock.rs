@@ -113,6 +113,9 @@ pub enum Due {
     Collect { ns: String, uid: String },
     /// A rollout plan's bake or `stuck-after` comes due (`planner`).
     Plan(ObjRef),
+    /// The disruption controller's recheck of a namespace's budgets: an eviction it recorded
+    /// stops counting (`disruption`).
+    Budgets(String),
 }
 
 /// A handle to a scheduled item, for cancelling it.

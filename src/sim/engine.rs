@@ -10,6 +10,7 @@
 use super::SimEvent;
 use super::clock::{Agenda, Due};
 use super::controller::Controller;
+use super::disruption::Disruption;
 use super::gc;
 use super::kubelet::Kubelet;
 use super::planner::{self, Planner};
@@ -36,6 +37,8 @@ pub struct World {
     pub planner: Planner,
     /// The garbage collector's settings (its delay).
     pub gc: gc::Gc,
+    /// The disruption controller (PodDisruptionBudgets' status).
+    pub disruption: Disruption,
     /// Syncs run at `instant_ms` (the livelock guard).
     instant_syncs: u64,
     instant_ms: u64,
@@ -66,6 +69,7 @@ impl World {
             recorder: Recorder::default(),
             planner: Planner::default(),
             gc: gc::Gc::default(),
+            disruption: Disruption::default(),
             instant_syncs: 0,
             instant_ms: 0,
             livelocks: Vec::new(),
@@ -82,8 +86,19 @@ impl World {
     }
 }
 
-/// Feeds journal entries to the kubelet, the collector and the controller, then the output.
+/// Feeds journal entries to the kubelet, the collector, the controllers and the output; then
+/// the disruption controller writes the budgets' status its changes moved (and those writes
+/// are fed on in turn).
 pub fn dispatch(w: &mut World) {
+    loop {
+        feed(w);
+        if !w.disruption.sync(&mut w.store, &mut w.agenda) {
+            return;
+        }
+    }
+}
+
+fn feed(w: &mut World) {
     while let Some(entry) = w.store.pop_entry() {
         match entry {
             Entry::Change(change) => {
@@ -93,6 +108,7 @@ pub fn dispatch(w: &mut World) {
                     Seen { kind: change.kind, object: &change.object, old: change.old.as_ref() };
                 w.controller.observe(seen, &w.store, &mut w.agenda);
                 w.planner.observe(&change);
+                w.disruption.observe(&change);
                 w.out.push(SimEvent::Watch { kind: change.kind, object: change.object });
             }
             Entry::Timeline(ev, ns) => {
@@ -113,6 +129,7 @@ fn fire(w: &mut World, due: Due) {
         Due::Enqueue(key) => w.controller.fire_delayed(&key),
         Due::Collect { ns, uid } => gc::collect(&mut w.store, &ns, &uid),
         Due::Plan(_) => w.planner.wake(),
+        Due::Budgets(ns) => w.disruption.wake(ns),
     }
 }
 
@@ -216,7 +233,7 @@ pub fn next_pending(w: &World) -> Option<u64> {
     let paused = w.controller.is_paused();
     let counts = |d: &Due| match d {
         Due::Kubelet { step, .. } => !step.recurs(),
-        Due::Collect { .. } | Due::Plan(_) => true,
+        Due::Collect { .. } | Due::Plan(_) | Due::Budgets(_) => true,
         Due::Enqueue(_) => !paused,
     };
     w.agenda.next_matching(counts)

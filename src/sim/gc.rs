@@ -14,7 +14,6 @@
 //! Timeline: a `gc` event per pod or claim whose deletion the collector issued.
 //! Owns: deciding what is collected. Must not: touch anything not named by an ownerReference.
 
-use k8s_openapi::Metadata;
 use k8s_openapi::api::apps::v1::ControllerRevision;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -23,16 +22,6 @@ use super::api;
 use super::clock::{Agenda, Due};
 use super::store::{Change, ChangeKind, Kind, Store};
 use crate::backend::{EventKind, ObjRef, Object};
-
-fn meta_of(object: &Object) -> &ObjectMeta {
-    match object {
-        Object::Set(o) => o.metadata(),
-        Object::Pod(o) => o.metadata(),
-        Object::Claim(o) => o.metadata(),
-        Object::Revision(o) => o.metadata(),
-        Object::Event(o) => o.metadata(),
-    }
-}
 
 /// The collector's settings.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -47,7 +36,7 @@ pub fn observe(gc: Gc, change: &Change, store: &mut Store, agenda: &mut Agenda) 
     if change.kind != ChangeKind::Deleted {
         return;
     }
-    let meta = meta_of(&change.object);
+    let meta = change.object.metadata();
     let ns = meta.namespace.clone().unwrap_or_else(|| "default".into());
     if matches!(change.object, Object::Pod(_)) {
         api::release_claims(store, &ns);

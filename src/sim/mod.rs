@@ -18,6 +18,7 @@ pub mod api;
 pub mod checks;
 pub mod clock;
 pub mod controller;
+pub mod disruption;
 pub mod driver;
 pub mod engine;
 pub mod explain;

@@ -122,6 +122,9 @@ fn apply_write(w: &mut World, write: Write) -> Result<(), OpError> {
     if let ClusterOp::DeletePod { pod, force, uid } = &write.op {
         return delete_pod(w, pod, *force, uid.as_deref());
     }
+    if let ClusterOp::EvictPod { pod, uid } = &write.op {
+        return evict_pod(w, pod, uid.clone());
+    }
     let key = write.op.target().clone();
     let set: StatefulSet =
         w.store.sets().get(&key).cloned().ok_or_else(|| OpError::SetNotFound(key.clone()))?;
@@ -156,6 +159,35 @@ fn delete_pod(w: &mut World, pod: &ObjRef, force: bool, uid: Option<&str>) -> Re
     match api::delete_pod(&mut w.store, pod, force) {
         Err(ApiError::Store(StoreError::NotFound { .. })) => Err(OpError::PodNotFound(pod.clone())),
         other => other.map(drop).map_err(OpError::from),
+    }
+}
+
+/// An eviction through the simulated API's `pods/eviction` (`disruption::evict`); a budget's
+/// refusal names it as it stands.
+fn evict_pod(w: &mut World, pod: &ObjRef, uid: Option<String>) -> Result<(), OpError> {
+    let opts = super::disruption::EvictOptions { uid: uid.clone(), ..Default::default() };
+    match super::disruption::evict(&mut w.store, pod, &opts) {
+        Ok(_) => Ok(()),
+        Err(ApiError::Store(StoreError::NotFound { .. })) => Err(OpError::PodNotFound(pod.clone())),
+        Err(ApiError::Conflict(_)) => Err(OpError::Refused(Refused {
+            kind: FailureKind::Conflict,
+            message: format!(
+                "{pod} was recreated since you decided (its uid is not {}): nothing deleted",
+                uid.unwrap_or_default()
+            ),
+        })),
+        Err(ApiError::Refused { code, message, cause, budget, .. }) => {
+            let key = budget.map(|b| ObjRef::new(pod.namespace.clone(), b));
+            let pdb = key.as_ref().and_then(|k| w.store.budgets().get(k));
+            let kind = match code {
+                429 => FailureKind::Disruption,
+                403 => FailureKind::Forbidden,
+                _ => FailureKind::Unavailable,
+            };
+            let message = crate::core::budget::refusal(pdb, cause.as_deref(), &message);
+            Err(OpError::Refused(Refused { kind, message }))
+        }
+        Err(e) => Err(e.into()),
     }
 }
 

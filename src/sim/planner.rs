@@ -346,11 +346,11 @@ fn revert(
     tell(w, key, "undo: template reverted to the previous revision".into());
     for (name, uid) in stuck {
         let pod = ObjRef::new(key.namespace.clone(), name.clone());
-        let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid.clone()) };
+        let op = ClusterOp::EvictPod { pod, uid: Some(uid.clone()) };
         match ops::apply(w, Op::Cluster(Write::new(op))) {
-            Ok(()) => tell(w, key, format!("undo: deleted {name} (stuck on {revision})")),
+            Ok(()) => tell(w, key, format!("undo: evicted {name} (stuck on {revision})")),
             Err(e) => {
-                let message = format!("plan {key}: undo: deleting {name}: {e}");
+                let message = format!("plan {key}: undo: evicting {name}: {e}");
                 w.store.note(EventKind::Error { line: None, message });
             }
         }

@@ -11,10 +11,11 @@ use std::collections::BTreeSet;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Event as KubeEvent, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 
 use super::api::{self, ApiError, Cascade, Deleted};
 use super::store::{Kind, Store, StoreError, key_of};
-use super::{Sim, checks};
+use super::{Sim, checks, disruption};
 use crate::backend::{ObjKind, ObjRef, Object};
 
 /// The namespaces every cluster has.
@@ -55,6 +56,7 @@ impl Sim {
             ObjKind::Claim => s.claims().get_shared(key).map(wrap),
             ObjKind::Revision => s.revisions().get_shared(key).map(wrap),
             ObjKind::Event => s.events().get_shared(key).map(wrap),
+            ObjKind::Budget => s.budgets().get_shared(key).map(wrap),
         }
     }
 
@@ -74,6 +76,7 @@ impl Sim {
             ObjKind::Claim => all(s.claims(), ns),
             ObjKind::Revision => all(s.revisions(), ns),
             ObjKind::Event => all(s.events(), ns),
+            ObjKind::Budget => all(s.budgets(), ns),
         };
         (items, s.resource_version())
     }
@@ -89,6 +92,7 @@ impl Sim {
         out.extend(s.pods().iter().map(|o| ns(&o.metadata)));
         out.extend(s.claims().iter().map(|o| ns(&o.metadata)));
         out.extend(s.revisions().iter().map(|o| ns(&o.metadata)));
+        out.extend(s.budgets().iter().map(|o| ns(&o.metadata)));
         out
     }
 
@@ -107,6 +111,9 @@ impl Sim {
                 crate::core::defaults::set_defaults_stateful_set(Arc::make_mut(s), &sem);
                 super::validate::validate_create(s)?;
             }
+            if let Object::Budget(b) = &obj {
+                disruption::validate(b)?;
+            }
             return Ok(obj);
         }
         let key = key_of(obj.metadata());
@@ -122,6 +129,9 @@ impl Sim {
             Object::Revision(r) => api::create_revision(store, &ns, Arc::unwrap_or_clone(r))?,
             Object::Event(e) => {
                 store.create(Arc::unwrap_or_clone(e))?;
+            }
+            Object::Budget(b) => {
+                disruption::create_budget(store, &ns, Arc::unwrap_or_clone(b))?;
             }
         }
         super::engine::dispatch(&mut self.world);
@@ -199,6 +209,18 @@ impl Sim {
                     store.update(Arc::unwrap_or_clone(new))?;
                 }
             }
+            (Object::Budget(new), Object::Budget(_)) if status => {
+                let st = new.status.clone().unwrap_or_default();
+                if !dry_run {
+                    disruption::write_status(store, &key, st)?;
+                }
+            }
+            (Object::Budget(new), Object::Budget(_)) => {
+                disruption::validate(&new)?;
+                if !dry_run {
+                    disruption::update_budget(store, &ns, Arc::unwrap_or_clone(new))?;
+                }
+            }
             (other, _) => return Ok(other),
         }
         super::engine::dispatch(&mut self.world);
@@ -255,6 +277,10 @@ impl Sim {
                 store.remove::<KubeEvent>(key)?;
                 Deleted::Removed
             }
+            ObjKind::Budget => {
+                store.remove::<PodDisruptionBudget>(key)?;
+                Deleted::Removed
+            }
         };
         super::engine::dispatch(&mut self.world);
         match outcome {
@@ -267,6 +293,20 @@ impl Sim {
     }
 }
 
+impl Sim {
+    /// POST `pods/eviction`: the pod's budgets judge it (see [`disruption::evict`]); when it
+    /// goes, the pod as it is now (terminating) or as it was (removed).
+    pub fn rest_evict(
+        &mut self,
+        key: &ObjRef,
+        opts: &disruption::EvictOptions,
+    ) -> Result<Deleted, ApiError> {
+        let out = disruption::evict(&mut self.world.store, key, opts);
+        super::engine::dispatch(&mut self.world);
+        out
+    }
+}
+
 fn exists(store: &Store, kind: ObjKind, key: &ObjRef) -> bool {
     match kind {
         ObjKind::Set => store.sets().get(key).is_some(),
@@ -274,6 +314,7 @@ fn exists(store: &Store, kind: ObjKind, key: &ObjRef) -> bool {
         ObjKind::Claim => store.claims().get(key).is_some(),
         ObjKind::Revision => store.revisions().get(key).is_some(),
         ObjKind::Event => store.events().get(key).is_some(),
+        ObjKind::Budget => store.budgets().get(key).is_some(),
     }
 }
 
@@ -288,5 +329,6 @@ fn word(kind: ObjKind) -> &'static str {
         ObjKind::Claim => PersistentVolumeClaim::WORD,
         ObjKind::Revision => "ControllerRevision",
         ObjKind::Event => "Event",
+        ObjKind::Budget => PodDisruptionBudget::WORD,
     }
 }

@@ -1,4 +1,5 @@
-//! The object store: StatefulSets, Pods, PersistentVolumeClaims and ControllerRevisions as
+//! The object store: StatefulSets, Pods, PersistentVolumeClaims, ControllerRevisions, Events
+//! and PodDisruptionBudgets as
 //! k8s-openapi objects keyed by namespace/name, with what the API server's storage layer adds:
 //! uid (from a counter), resourceVersion (one global counter), generation, creationTimestamp,
 //! and a journal of watch-style changes (Added / Modified / Deleted) interleaved with timeline
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use k8s_openapi::Metadata;
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::{Event as KubeEvent, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::clock::Clock;
@@ -118,6 +120,9 @@ impl<T> Table<T> {
 pub trait Kind: Clone + PartialEq + Metadata<Ty = ObjectMeta> {
     /// The `kind` word, for ownerReferences and messages.
     const WORD: &'static str;
+    /// Whether the API server keeps a `metadata.generation` for the kind (bumped on spec
+    /// changes).
+    const GENERATION: bool = false;
     fn table(s: &Store) -> &Table<Self>;
     fn table_mut(s: &mut Store) -> &mut Table<Self>;
     fn into_object(this: Arc<Self>) -> Object;
@@ -125,8 +130,12 @@ pub trait Kind: Clone + PartialEq + Metadata<Ty = ObjectMeta> {
 
 macro_rules! kind {
     ($t:ty, $kind:literal, $field:ident, $variant:ident) => {
+        kind!($t, $kind, $field, $variant, false);
+    };
+    ($t:ty, $kind:literal, $field:ident, $variant:ident, $generation:literal) => {
         impl Kind for $t {
             const WORD: &'static str = $kind;
+            const GENERATION: bool = $generation;
             fn table(s: &Store) -> &Table<Self> {
                 &s.$field
             }
@@ -140,11 +149,12 @@ macro_rules! kind {
     };
 }
 
-kind!(StatefulSet, "StatefulSet", sets, Set);
+kind!(StatefulSet, "StatefulSet", sets, Set, true);
 kind!(Pod, "Pod", pods, Pod);
 kind!(PersistentVolumeClaim, "PersistentVolumeClaim", claims, Claim);
 kind!(ControllerRevision, "ControllerRevision", revisions, Revision);
 kind!(KubeEvent, "Event", events, Event);
+kind!(PodDisruptionBudget, "PodDisruptionBudget", budgets, Budget, true);
 
 /// A dependent as the owner index records it: (kind, namespace/name).
 pub type Dependent = (&'static str, ObjRef);
@@ -161,6 +171,7 @@ pub struct Store {
     claims: Table<PersistentVolumeClaim>,
     revisions: Table<ControllerRevision>,
     events: Table<KubeEvent>,
+    budgets: Table<PodDisruptionBudget>,
     uid_counter: u64,
     rv_counter: u64,
     /// owner uid → dependents whose ownerReferences name it (for the garbage collector).
@@ -200,6 +211,9 @@ impl Store {
     pub fn events(&self) -> &Table<KubeEvent> {
         &self.events
     }
+    pub fn budgets(&self) -> &Table<PodDisruptionBudget> {
+        &self.budgets
+    }
 
     /// The last resourceVersion handed out (what a list made now is consistent with).
     pub fn resource_version(&self) -> u64 {
@@ -225,6 +239,7 @@ impl Store {
             "PersistentVolumeClaim" => self.claims.get(&key).map(|o| &o.metadata),
             "ControllerRevision" => self.revisions.get(&key).map(|o| &o.metadata),
             "Event" => self.events.get(&key).map(|o| &o.metadata),
+            "PodDisruptionBudget" => self.budgets.get(&key).map(|o| &o.metadata),
             // Kinds the simulator does not model are assumed to exist (never collected).
             _ => return true,
         };
@@ -283,7 +298,8 @@ impl Store {
         }
     }
 
-    /// POST: assigns uid, resourceVersion, creationTimestamp (and generation 1 for sets).
+    /// POST: assigns uid, resourceVersion, creationTimestamp (and generation 1 for the kinds
+    /// that have one: sets and budgets).
     pub fn create<T: Kind>(&mut self, mut obj: T) -> Result<&T, StoreError> {
         let meta = obj.metadata_mut();
         if meta.name.as_deref().is_none_or(str::is_empty) {
@@ -302,7 +318,7 @@ impl Store {
         meta.resource_version = Some(rv);
         meta.creation_timestamp = Some(now);
         meta.deletion_timestamp = None;
-        meta.generation = (T::WORD == "StatefulSet").then_some(1);
+        meta.generation = T::GENERATION.then_some(1);
         self.index(T::WORD, &key, None, obj.metadata());
         let obj = Arc::new(obj);
         let change =
@@ -366,15 +382,38 @@ impl Store {
 
     /// PUT of a StatefulSet's main resource: the stored status is kept, and generation is bumped
     /// when the spec differs (status and metadata changes never bump it).
-    pub fn update_set(&mut self, mut set: StatefulSet) -> Result<&StatefulSet, StoreError> {
-        let key = key_of(&set.metadata);
-        let Some(old) = self.sets.get(&key) else {
-            return Err(StoreError::NotFound { kind: "StatefulSet", key });
+    pub fn update_set(&mut self, set: StatefulSet) -> Result<&StatefulSet, StoreError> {
+        self.put_main(set, |new, old| {
+            new.status.clone_from(&old.status);
+            new.spec != old.spec
+        })
+    }
+
+    /// PUT of a PodDisruptionBudget's main resource: as [`Store::update_set`].
+    pub fn update_budget(
+        &mut self,
+        pdb: PodDisruptionBudget,
+    ) -> Result<&PodDisruptionBudget, StoreError> {
+        self.put_main(pdb, |new, old| {
+            new.status.clone_from(&old.status);
+            new.spec != old.spec
+        })
+    }
+
+    /// A main-resource PUT of a kind with a status and a generation: `keep` copies the stored
+    /// status into the new object and says whether the spec changed (generation + 1).
+    fn put_main<T: Kind>(
+        &mut self,
+        mut obj: T,
+        keep: impl FnOnce(&mut T, &T) -> bool,
+    ) -> Result<&T, StoreError> {
+        let key = key_of(obj.metadata());
+        let Some(old) = T::table(self).get(&key) else {
+            return Err(StoreError::NotFound { kind: T::WORD, key });
         };
-        let spec_changed = old.spec != set.spec;
-        let generation = old.metadata.generation.unwrap_or(1);
-        set.status = old.status.clone();
-        self.put(set, spec_changed.then_some(generation + 1))
+        let generation = old.metadata().generation.unwrap_or(1);
+        let spec_changed = keep(&mut obj, old);
+        self.put(obj, spec_changed.then_some(generation + 1))
     }
 
     /// PUT /status of a StatefulSet: only the status changes; generation stays.

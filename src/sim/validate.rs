@@ -73,7 +73,7 @@ impl FieldError {
         }
     }
 
-    fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
+    pub(crate) fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
         let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
         FieldError {
             kind: FieldErrorType::NotSupported,
@@ -84,22 +84,39 @@ impl FieldError {
     }
 }
 
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl FieldError {
+    /// The error without its field (upstream `ErrorBody`): a Status cause's message.
+    pub fn body(&self) -> String {
         let word = match self.kind {
             FieldErrorType::Required => "Required value",
             FieldErrorType::Invalid => "Invalid value",
             FieldErrorType::NotSupported => "Unsupported value",
             FieldErrorType::Forbidden => "Forbidden",
         };
-        write!(f, "{}: {word}", self.field)?;
+        let mut out = word.to_string();
         if let Some(v) = &self.value {
-            write!(f, ": {v}")?;
+            out.push_str(&format!(": {v}"));
         }
         if !self.detail.is_empty() {
-            write!(f, ": {}", self.detail)?;
+            out.push_str(&format!(": {}", self.detail));
         }
-        Ok(())
+        out
+    }
+
+    /// A Status cause's reason (`FieldValueInvalid`, …).
+    pub fn reason(&self) -> &'static str {
+        match self.kind {
+            FieldErrorType::Required => "FieldValueRequired",
+            FieldErrorType::Invalid => "FieldValueInvalid",
+            FieldErrorType::NotSupported => "FieldValueNotSupported",
+            FieldErrorType::Forbidden => "FieldValueForbidden",
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.body())
     }
 }
 
@@ -317,35 +334,41 @@ fn validate_update_strategy(spec: &StatefulSetSpec) -> Vec<FieldError> {
 /// Upstream `validateRollingUpdateStatefulSet` for maxUnavailable: a non-negative integer or a
 /// valid percentage, not 0 (nor 0%), not more than 100%.
 fn validate_max_unavailable(path: &str, value: &IntOrString) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let json = serde_json::to_value(value).unwrap_or(Value::Null);
-    let percent = percent_value(value);
-    match value {
-        IntOrString::Int(i) => errs.extend(nonnegative(path, *i)),
-        IntOrString::String(s) => {
-            if percent.is_none() {
-                errs.push(FieldError::invalid(
-                    path,
-                    Value::String(s.clone()),
-                    "a valid percent string must be a numeric string followed by an ending '%' \
-                     (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
-                ));
-            }
-        }
-    }
+    let mut errs = positive_int_or_percent(path, value);
     // getIntOrPercentValue: a percentage's number, else the int value (an unparsable string is 0).
-    let number = match (percent, value) {
+    let number = match (percent_value(value), value) {
         (Some(p), _) => p,
         (None, IntOrString::Int(i)) => i64::from(*i),
         (None, IntOrString::String(s)) => s.parse::<i64>().unwrap_or(0),
     };
     if number == 0 {
-        errs.push(FieldError::invalid(path, json.clone(), "cannot be 0"));
+        let json = serde_json::to_value(value).unwrap_or(Value::Null);
+        errs.push(FieldError::invalid(path, json, "cannot be 0"));
     }
-    if percent.is_some_and(|p| p > 100) {
-        errs.push(FieldError::invalid(path, json, "must not be greater than 100%"));
-    }
+    errs.extend(not_over_100_percent(path, value));
     errs
+}
+
+/// Upstream `ValidatePositiveIntOrPercent`: a non-negative integer or a valid percentage.
+pub(crate) fn positive_int_or_percent(path: &str, value: &IntOrString) -> Vec<FieldError> {
+    match value {
+        IntOrString::Int(i) => nonnegative(path, *i).into_iter().collect(),
+        IntOrString::String(s) if percent_value(value).is_none() => vec![FieldError::invalid(
+            path,
+            Value::String(s.clone()),
+            "a valid percent string must be a numeric string followed by an ending '%' \
+             (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        )],
+        IntOrString::String(_) => Vec::new(),
+    }
+}
+
+/// Upstream `IsNotMoreThan100Percent`.
+pub(crate) fn not_over_100_percent(path: &str, value: &IntOrString) -> Option<FieldError> {
+    let json = serde_json::to_value(value).unwrap_or(Value::Null);
+    percent_value(value)
+        .filter(|p| *p > 100)
+        .map(|_| FieldError::invalid(path, json, "must not be greater than 100%"))
 }
 
 fn percent_value(value: &IntOrString) -> Option<i64> {
@@ -370,7 +393,7 @@ fn validate_selector_and_template(spec: &StatefulSetSpec) -> Vec<FieldError> {
     if missing {
         errs.push(FieldError::required("spec.selector", ""));
     } else {
-        errs.extend(validate_label_selector(sel));
+        errs.extend(validate_label_selector("spec.selector", sel));
         if n_requirements == 0 {
             errs.push(FieldError::invalid(
                 "spec.selector",
@@ -413,10 +436,11 @@ fn validate_selector_and_template(spec: &StatefulSetSpec) -> Vec<FieldError> {
     errs
 }
 
-fn validate_label_selector(sel: &LabelSelector) -> Vec<FieldError> {
+/// A label selector's problems, its fields named under `path` (`spec.selector`).
+pub(crate) fn validate_label_selector(path: &str, sel: &LabelSelector) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, req) in sel.match_expressions.iter().flatten().enumerate() {
-        let base = format!("spec.selector.matchExpressions[{i}]");
+        let base = format!("{path}.matchExpressions[{i}]");
         let n_values = req.values.as_ref().map_or(0, Vec::len);
         match req.operator.as_str() {
             "In" | "NotIn" if n_values == 0 => errs.push(FieldError::required(
@@ -440,7 +464,7 @@ fn validate_label_selector(sel: &LabelSelector) -> Vec<FieldError> {
         }
     }
     if let Some(labels) = &sel.match_labels {
-        errs.extend(validate_labels("spec.selector.matchLabels", labels));
+        errs.extend(validate_labels(&format!("{path}.matchLabels"), labels));
     }
     errs
 }

@@ -125,14 +125,14 @@ impl Abort {
         Write::on(op, basis.map(Box::new))
     }
 
-    /// The stuck pods' deletions, each with its uid as precondition.
+    /// The stuck pods' evictions (their disruption budgets asked), each with its uid as
+    /// precondition.
     pub fn deletions(&self) -> Vec<Write> {
         self.stuck
             .iter()
             .map(|(name, uid)| {
                 let pod = ObjRef::new(self.set.namespace.clone(), name.clone());
-                let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid.clone()) };
-                Write::new(op)
+                Write::new(ClusterOp::EvictPod { pod, uid: Some(uid.clone()) })
             })
             .collect()
     }

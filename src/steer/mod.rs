@@ -125,8 +125,8 @@ pub fn apply(
         ClusterOp::PlanLease { lease, seen, .. } => {
             return plan::lease(key, set, lease.as_deref(), seen.as_deref(), inputs.identity);
         }
-        ClusterOp::DeletePod { pod, .. } => {
-            return Err(Refused::invalid(format!("delete-pod {pod} is not a StatefulSet write")));
+        ClusterOp::DeletePod { pod, .. } | ClusterOp::EvictPod { pod, .. } => {
+            return Err(Refused::invalid(format!("removing {pod} is not a StatefulSet write")));
         }
     }
     if new == *set {

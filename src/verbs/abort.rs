@@ -190,7 +190,7 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
     for (w, (name, _)) in a.deletions().into_iter().zip(&a.stuck) {
         run(w)?;
         super::say(&format!(
-            "{key}: deleted {name} (stuck on {}): the controller recreates it on the reverted \
+            "{key}: evicted {name} (stuck on {}): the controller recreates it on the reverted \
              template",
             a.revision
         ));
@@ -235,9 +235,9 @@ pub fn revert(
     say(&format!("{key}: template reverted to the previous revision"));
     for (name, uid) in stuck_on(revision, pods) {
         let pod = ObjRef::new(key.namespace.clone(), name.clone());
-        write(w, ClusterOp::DeletePod { pod, force: false, uid: Some(uid) }, None, by)?;
+        write(w, ClusterOp::EvictPod { pod, uid: Some(uid) }, None, by)?;
         say(&format!(
-            "{key}: deleted {name} (stuck on {revision}): the controller recreates it on the reverted template"
+            "{key}: evicted {name} (stuck on {revision}): the controller recreates it on the reverted template"
         ));
     }
     Ok(())

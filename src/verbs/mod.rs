@@ -208,6 +208,10 @@ pub fn write_failure(kind: crate::backend::WriteKind, e: crate::cluster::OnceErr
             ),
         ),
         FailureKind::Invalid => VerbError::new(Exit::Expectation, f.message),
+        FailureKind::Disruption => VerbError::new(
+            Exit::Expectation,
+            format!("{}: {}; ask again once the budget allows a disruption", f.op, f.message),
+        ),
         FailureKind::Forbidden | FailureKind::Unauthorized => VerbError::new(
             Exit::Api,
             format!("permission denied: this needs {} ({})", kind.describe(), f.message),

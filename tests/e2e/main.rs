@@ -30,6 +30,7 @@ mod plan;
 mod plan_conformance;
 mod play;
 mod plugin;
+mod serve_evict;
 mod serve_kube;
 mod serve_kubectl;
 mod soak;

@@ -225,7 +225,7 @@ fn a_broken_image_halts_at_stuck_after_and_undo_reverts_and_deletes_the_stuck_po
     );
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("step 1 made no progress for 2s: web-3"), "{out}");
-    assert!(out.contains("deleted web-3"), "{out}");
+    assert!(out.contains("evicted web-3"), "{out}");
     let template = r.the_set().spec.template.spec.unwrap().containers[0].image.clone();
     assert_eq!(template.as_deref(), Some("nginx:1.25"), "reverted");
     assert_eq!(pod_uid(&r, "web-2").unwrap(), web2, "only the stuck pod is deleted");

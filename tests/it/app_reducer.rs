@@ -365,7 +365,7 @@ fn delete_pod_confirms_old_and_new_and_refuses_placeholders() {
     assert!(c.new.contains("revision a"), "{}", c.new);
     let cmds = run(&mut st, [key('y')]);
     let pod = ObjRef::new(NS, "web-2");
-    assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::DeletePod { pod, force: false, uid: None })]);
+    assert_eq!(ops(&cmds), vec![Op::from(ClusterOp::EvictPod { pod, uid: None })]);
     // A placeholder (the pod is gone) is refused.
     run(
         &mut st,

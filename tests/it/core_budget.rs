@@ -186,6 +186,7 @@ fn an_eviction_is_charged_to_the_budget_or_refused_in_its_words() {
             cause: Some(
                 "The disruption budget web needs 3 healthy pods and has 3 currently".into()
             ),
+            retry_after: 0,
         }
     );
     match budget::evict(&ready, &[&open, &full]) {
@@ -195,8 +196,9 @@ fn an_eviction_is_charged_to_the_budget_or_refused_in_its_words() {
     let mut behind = with_status(3, 2, 1);
     behind.metadata.generation = Some(2);
     match budget::evict(&ready, &[&behind]) {
-        Eviction::Refused { code: 429, cause: Some(c), .. } => {
-            assert!(c.contains("still being processed"), "{c}")
+        Eviction::Refused { code: 429, cause: Some(c), retry_after, .. } => {
+            assert!(c.contains("still being processed"), "{c}");
+            assert_eq!(retry_after, 10, "the API server suggests 10 s while the status is behind");
         }
         other => panic!("{other:?}"),
     }

@@ -46,6 +46,7 @@ mod core_sync;
 mod readme;
 mod scenarios;
 mod sim_api_strict;
+mod sim_budget;
 mod sim_failures;
 mod sim_plan;
 mod sim_script_manifest;

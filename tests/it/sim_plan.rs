@@ -68,7 +68,7 @@ impl Run {
     fn deleted_by_plan(&self) -> Vec<String> {
         self.plan_lines()
             .iter()
-            .filter_map(|l| l.strip_prefix("undo: deleted "))
+            .filter_map(|l| l.strip_prefix("undo: evicted "))
             .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
             .collect()
     }
@@ -305,8 +305,8 @@ fn on_delete_a_plan_deletes_its_pods_one_at_a_time_from_the_highest() {
     let deleted: Vec<(u64, String)> = r
         .timeline()
         .filter_map(|(t, k)| match k {
-            EventKind::Plan { text, .. } if text.contains(": deleted ") => {
-                Some((t, text.split(": deleted ").nth(1)?.split(' ').next()?.to_string()))
+            EventKind::Plan { text, .. } if text.contains(": evicted ") => {
+                Some((t, text.split(": evicted ").nth(1)?.split(' ').next()?.to_string()))
             }
             _ => None,
         })

@@ -186,6 +186,9 @@ pub fn bare(op: Op) -> Op {
         Op::Cluster(Write { op: ClusterOp::DeletePod { pod, force, .. }, .. }) => {
             Op::from(ClusterOp::DeletePod { pod, force, uid: None })
         }
+        Op::Cluster(Write { op: ClusterOp::EvictPod { pod, .. }, .. }) => {
+            Op::from(ClusterOp::EvictPod { pod, uid: None })
+        }
         Op::Cluster(Write { op, .. }) => Op::from(op),
         other => other,
     }

@@ -71,7 +71,7 @@ pub fn perform(state: &mut AppState, action: Action) -> Outcome {
         }
         Action::AbortSet => {
             writable(state, WriteKind::PatchSet)?;
-            writable(state, WriteKind::DeletePod)?;
+            writable(state, WriteKind::EvictPod)?;
             abort::abort(state)
         }
         Action::TogglePause => sim::toggle_pause(state),
@@ -96,7 +96,8 @@ pub fn applies(action: Action, state: &AppState) -> bool {
         Action::SpeedUp | Action::SpeedDown => state.caps.speed,
         Action::FailPod | Action::ToggleReady | Action::BreakImage => state.caps.inject_faults,
         Action::ScaleUp | Action::ScaleDown | Action::ScalePrompt => write(WriteKind::Scale),
-        Action::DeletePod | Action::ForceDeletePod => write(WriteKind::DeletePod),
+        Action::DeletePod => write(WriteKind::EvictPod),
+        Action::ForceDeletePod => write(WriteKind::DeletePod),
         Action::PartitionDown
         | Action::PartitionUp
         | Action::PartitionPrompt
@@ -108,7 +109,7 @@ pub fn applies(action: Action, state: &AppState) -> bool {
         | Action::ToggleFreeze
         | Action::PlanPrompt
         | Action::ApprovePlan => write(WriteKind::PatchSet),
-        Action::AbortSet => write(WriteKind::PatchSet) && write(WriteKind::DeletePod),
+        Action::AbortSet => write(WriteKind::PatchSet) && write(WriteKind::EvictPod),
         _ => true,
     }
 }
@@ -132,7 +133,7 @@ pub fn writable(state: &AppState, kind: WriteKind) -> Result<(), Refusal> {
 fn write(state: &AppState, op: ClusterOp) -> Result<Op, Refusal> {
     writable(state, op.kind())?;
     let basis = match &op {
-        ClusterOp::DeletePod { .. } => None,
+        ClusterOp::DeletePod { .. } | ClusterOp::EvictPod { .. } => None,
         other => state.mirror.set(other.target()).cloned().map(Box::new),
     };
     Ok(Op::Cluster(Write::on(op, basis)))
@@ -225,7 +226,9 @@ fn ask(state: &mut AppState, mut confirm: Confirm) -> Vec<Command> {
 /// is not something it reverts).
 fn gitops_warning(state: &AppState, ops: &[Op]) -> Option<String> {
     ops.iter().find_map(|op| match op {
-        Op::Cluster(w) if !matches!(w.op, ClusterOp::DeletePod { .. }) => {
+        Op::Cluster(w)
+            if !matches!(w.op, ClusterOp::DeletePod { .. } | ClusterOp::EvictPod { .. }) =>
+        {
             let set = state.mirror.set(w.op.target())?;
             crate::steer::gitops::manager(&set.metadata).map(|m| m.warning())
         }

@@ -1,5 +1,6 @@
-//! Actions on the selected pod: delete and force-delete (a cluster write, with the pod's uid as
-//! its precondition) and the simulator's faults.
+//! Actions on the selected pod: delete — an eviction, which the pod's disruption budgets judge
+//! — and force-delete (removed at once, no budget asked), each a cluster write with the pod's
+//! uid as its precondition; and the simulator's faults.
 
 use super::{Outcome, ask, f, key, selected, send, write};
 use crate::app::action::Action;
@@ -44,16 +45,24 @@ pub(super) fn delete_pod(state: &mut AppState, force: bool) -> Outcome {
         let next = f::revision_for_ordinal(set, ordinal).map(f::short_revision).unwrap_or("?");
         format!("recreated by the controller at revision {next}")
     };
-    let (verb, cmd) =
-        if force { ("Force-delete", "force-delete-pod") } else { ("Delete", "delete-pod") };
-    let warning = force.then(|| {
-        "removed at once, without graceful termination (on a real cluster the container may \
-         still be running)"
+    let (verb, cmd) = if force { ("Force-delete", "force-delete-pod") } else { ("Evict", "evict") };
+    let warning = Some(if force {
+        "removed at once, without graceful termination and without asking its disruption \
+         budgets (on a real cluster the container may still be running)"
+            .to_string()
+    } else {
+        "through the Eviction API: a PodDisruptionBudget that allows no disruption refuses it \
+         (nothing is deleted then)"
             .to_string()
     });
     let uid = pod.metadata.uid.clone();
     let log = format!("{cmd} {}", pod_ref.name);
-    let op = write(state, ClusterOp::DeletePod { pod: pod_ref.clone(), force, uid })?;
+    let pod = pod_ref.clone();
+    let op = if force {
+        write(state, ClusterOp::DeletePod { pod, force, uid })?
+    } else {
+        write(state, ClusterOp::EvictPod { pod, uid })?
+    };
     let confirm = Confirm {
         title: format!("{verb} pod {pod_ref}?"),
         old,

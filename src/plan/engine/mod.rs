@@ -187,6 +187,8 @@ pub struct Engine {
     trouble: Option<(String, Timestamp)>,
     /// What has failed since the last write or read that went through (the server away).
     failing: Option<String>,
+    /// A disruption budget's refusal last said (said again only when it changes).
+    held: Option<String>,
     baseline: Option<Baseline>,
     /// Checks started (`None`: their outcome not yet in).
     checking: Option<Option<Result<(), String>>>,
@@ -212,6 +214,7 @@ impl Engine {
             reading: None,
             trouble: None,
             failing: None,
+            held: None,
             baseline: None,
             checking: None,
             said: Vec::new(),

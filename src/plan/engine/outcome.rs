@@ -48,7 +48,7 @@ impl Engine {
                     self.mine = Some(*r);
                 }
             }
-            Sending::Delete { .. } => {}
+            Sending::Delete { .. } => self.held = None,
         }
     }
 
@@ -92,6 +92,24 @@ impl Engine {
                 self.failing = Some(words.clone());
                 self.trouble = Some((words, now + self.cfg.retry));
                 self.reading = None;
+            }
+            (FailureKind::Disruption, what) => {
+                // A budget allows no disruption now: asked again after a pause, said once
+                // (and again when the budget's words change).
+                let pod = match what {
+                    Sending::Delete { pod, .. } => pod.as_str(),
+                    _ => "a pod",
+                };
+                let words = format!("evicting {pod}: {}", f.message);
+                if self.held.as_deref() != Some(words.as_str()) {
+                    let record = sent.said.as_ref().and_then(|s| s.record.clone());
+                    let at = record.as_ref().map(|r| format!("{}: ", said::at(r)));
+                    let text =
+                        format!("{}{words}; asked again until it allows", at.unwrap_or_default());
+                    self.say(record.as_ref(), text);
+                    self.held = Some(words.clone());
+                }
+                self.trouble = Some((words, now + self.cfg.retry));
             }
             _ => {
                 // Refused on what the set holds now (moved, recreated, gone): decide again.

@@ -163,13 +163,13 @@ impl Engine {
             }
             Next::Delete { pod, uid, record } => {
                 let text = format!(
-                    "{}: deleted {pod} (OnDelete: it comes back on the update revision)",
+                    "{}: evicted {pod} (OnDelete: it comes back on the update revision)",
                     said::at(&record)
                 );
                 let said = Said { record: Some(record), text };
                 self.send(now, Sending::Delete { pod: pod.clone(), uid: uid.clone() }, Some(said));
                 let pod = ObjRef::new(key.namespace, pod);
-                let op = ClusterOp::DeletePod { pod, force: false, uid: Some(uid) };
+                let op = ClusterOp::EvictPod { pod, uid: Some(uid) };
                 Act::Write(Write::new(op))
             }
             Next::Halt(record) => {

@@ -208,3 +208,25 @@ pub fn judge(observed: Option<Observed>, set: &Name, checks: &[Check]) -> (bool,
         (false, format!("{set}: {}", wrong.join("; ")))
     }
 }
+
+/// The PodDisruptionBudget a `pdb` line describes, selecting as `selector` (the set's own).
+pub fn build_budget(
+    a: &super::BudgetArgs,
+    selector: LabelSelector,
+) -> k8s_openapi::api::policy::v1::PodDisruptionBudget {
+    use k8s_openapi::api::policy::v1::{PodDisruptionBudget, PodDisruptionBudgetSpec};
+    PodDisruptionBudget {
+        metadata: ObjectMeta {
+            name: Some(a.name.name.clone()),
+            namespace: Some(a.name.namespace.clone()),
+            ..Default::default()
+        },
+        spec: Some(PodDisruptionBudgetSpec {
+            min_available: a.min_available.clone(),
+            max_unavailable: a.max_unavailable.clone(),
+            selector: Some(selector),
+            unhealthy_pod_eviction_policy: a.unhealthy.clone(),
+        }),
+        status: None,
+    }
+}

@@ -9,6 +9,7 @@
 pub mod build;
 pub mod parse;
 pub mod player;
+mod values;
 
 use std::path::PathBuf;
 
@@ -147,6 +148,19 @@ pub struct RolloutArgs {
     pub on_failure: crate::plan::OnFailure,
 }
 
+/// `pdb NAME min-available=N|P% | max-unavailable=N|P% [set=SET] [unhealthy=POLICY]`: a
+/// PodDisruptionBudget named NAME over the pods of set SET (NAME when not given) in NAME's
+/// namespace, selected by the set's own selector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetArgs {
+    pub name: Name,
+    pub set: String,
+    pub min_available: Option<IntOrString>,
+    pub max_unavailable: Option<IntOrString>,
+    /// `unhealthyPodEvictionPolicy` (`IfHealthyBudget` or `AlwaysAllow`).
+    pub unhealthy: Option<String>,
+}
+
 /// `delete NAME cascade=...`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cascade {
@@ -251,6 +265,17 @@ pub enum Command {
         pod: Name,
         force: bool,
     },
+    /// `evict POD`: through the Eviction API, which the pod's disruption budgets judge (as
+    /// ststui's own deletions; `delete-pod` bypasses them, as `kubectl delete pod` does).
+    Evict {
+        pod: Name,
+    },
+    /// `pdb NAME …`: a PodDisruptionBudget created, or replaced when it exists.
+    Budget(Box<BudgetArgs>),
+    /// `delete-pdb NAME`.
+    DeleteBudget {
+        name: Name,
+    },
     Fail {
         pod: Name,
     },
@@ -314,7 +339,7 @@ pub enum Command {
 
 impl Command {
     /// The cluster write this line is (the steering lines: image, scale, partition, strategy,
-    /// maxunavailable, undo, restart, delete-pod, freeze, unfreeze), on the simulator and on a
+    /// maxunavailable, undo, restart, delete-pod, evict, freeze, unfreeze), on the simulator and on a
     /// cluster alike; `None` for every other line.
     pub fn cluster_op(&self) -> Option<crate::backend::ClusterOp> {
         use crate::backend::ClusterOp;
@@ -341,6 +366,7 @@ impl Command {
             Command::DeletePod { pod, force } => {
                 ClusterOp::DeletePod { pod: pod.as_ref(), force: *force, uid: None }
             }
+            Command::Evict { pod } => ClusterOp::EvictPod { pod: pod.as_ref(), uid: None },
             Command::Freeze { set, on: true } => ClusterOp::Freeze { set: set.as_ref() },
             Command::Freeze { set, on: false } => {
                 ClusterOp::Unfreeze { set: set.as_ref(), force: false }
@@ -366,7 +392,10 @@ impl Command {
             | Command::Abort { set }
             | Command::Expect { set, .. } => Some(set),
             Command::Rollout(a) => Some(&mut a.set),
+            Command::Budget(b) => Some(&mut b.name),
+            Command::DeleteBudget { name } => Some(name),
             Command::DeletePod { pod, .. }
+            | Command::Evict { pod }
             | Command::Fail { pod }
             | Command::SetReady { pod, .. } => Some(pod),
             Command::Apply(_)

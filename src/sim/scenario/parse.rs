@@ -8,11 +8,12 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-
+use super::values::{
+    boolean, count, int, int_or_percent, list, parse_name, positive, retention, strategy,
+};
 use super::{
-    BadValue, Cascade, Check, Command, CreateArgs, DEFAULT_NAMESPACE, KubeletArgs, Line, LineError,
-    Name, Policy, Retention, Script, ScriptError,
+    BadValue, Cascade, Check, Command, CreateArgs, KubeletArgs, Line, LineError, Name, Policy,
+    Retention, Script, ScriptError,
 };
 use crate::backend::ImageFailure;
 use crate::sim::ApiFault;
@@ -37,6 +38,13 @@ pub const USAGE: &[(&str, &str)] = &[
     ("delete", "delete NAME [cascade=background|orphan]"),
     ("delete-pod", "delete-pod POD"),
     ("force-delete-pod", "force-delete-pod POD"),
+    ("evict", "evict POD"),
+    (
+        "pdb",
+        "pdb NAME min-available=N|P% | max-unavailable=N|P% [set=SET] \
+         [unhealthy=IfHealthyBudget|AlwaysAllow]",
+    ),
+    ("delete-pdb", "delete-pdb NAME"),
     ("fail", "fail POD"),
     ("unready", "unready POD"),
     ("ready", "ready POD"),
@@ -257,6 +265,9 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, LineError> {
         }
         "delete-pod" => Command::DeletePod { pod: a.name("POD")?, force: false },
         "force-delete-pod" => Command::DeletePod { pod: a.name("POD")?, force: true },
+        "evict" => Command::Evict { pod: a.name("POD")? },
+        "pdb" => return parse_budget(a),
+        "delete-pdb" => Command::DeleteBudget { name: a.name("NAME")? },
         "fail" => Command::Fail { pod: a.name("POD")? },
         "unready" => Command::SetReady { pod: a.name("POD")?, ready: false },
         "ready" => Command::SetReady { pod: a.name("POD")?, ready: true },
@@ -414,6 +425,41 @@ fn parse_create(a: Args<'_>) -> Result<Command, LineError> {
     })))
 }
 
+fn parse_budget(a: Args<'_>) -> Result<Command, LineError> {
+    let mut a = a;
+    let name = a.name("NAME")?;
+    a.finish(&["min-available", "max-unavailable", "set", "unhealthy"])?;
+    let min_available = a.parsed("min-available", int_or_percent)?;
+    let max_unavailable = a.parsed("max-unavailable", int_or_percent)?;
+    if min_available.is_none() && max_unavailable.is_none() {
+        return Err(a.err("give min-available=N|P% or max-unavailable=N|P%"));
+    }
+    let unhealthy = a.parsed("unhealthy", |v| match v {
+        "IfHealthyBudget" | "AlwaysAllow" => Ok(v.to_string()),
+        _ => Err(BadValue::new(
+            v,
+            "is not an unhealthy pod eviction policy",
+            "IfHealthyBudget or AlwaysAllow",
+        )),
+    })?;
+    let set = match a.value("set") {
+        None => name.name.clone(),
+        Some(s) if !s.is_empty() && !s.contains('/') => s.to_string(),
+        Some(s) => {
+            return Err(
+                a.err(format_args!("set={s}: expected a set's name in {}'s namespace", name.name))
+            );
+        }
+    };
+    Ok(Command::Budget(Box::new(super::BudgetArgs {
+        name,
+        set,
+        min_available,
+        max_unavailable,
+        unhealthy,
+    })))
+}
+
 fn parse_kubelet(a: Args<'_>) -> Result<Command, LineError> {
     a.finish(&["start", "ready", "stop", "broken", "failure"])?;
     if a.pairs.is_empty() {
@@ -526,84 +572,6 @@ fn how_many(a: &mut Args<'_>, what: &str) -> Result<u32, LineError> {
 fn int_arg(a: &mut Args<'_>, what: &str) -> Result<i32, LineError> {
     let w = a.word(what)?;
     int(w).map_err(|m| a.err(format_args!("{what} {m}")))
-}
-
-/// `NAME` or `NAMESPACE/NAME`.
-fn parse_name(w: &str) -> Result<Name, BadValue> {
-    let (ns, name) = match w.split_once('/') {
-        Some((ns, name)) => (ns, name),
-        None => (DEFAULT_NAMESPACE, w),
-    };
-    if ns.is_empty() || name.is_empty() || name.contains('/') {
-        return Err(BadValue::new(w, "is not a name", "NAME or NAMESPACE/NAME"));
-    }
-    Ok(Name { namespace: ns.to_string(), name: name.to_string() })
-}
-
-fn int(v: &str) -> Result<i32, BadValue> {
-    v.parse::<i32>().map_err(|_| BadValue::new(v, "is not a whole number", "e.g. 3"))
-}
-
-fn count(v: &str) -> Result<i32, BadValue> {
-    match v.parse::<i32>() {
-        Ok(n) if n >= 0 => Ok(n),
-        _ => Err(BadValue::new(v, "is not a count", "a whole number ≥ 0")),
-    }
-}
-
-fn positive(v: &str) -> Result<i64, BadValue> {
-    match v.parse::<i64>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(BadValue::new(v, "is not valid", "a whole number ≥ 1")),
-    }
-}
-
-fn boolean(v: &str) -> Result<bool, BadValue> {
-    match v {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(BadValue::new(v, "is not a boolean", "true or false")),
-    }
-}
-
-fn strategy(v: &str) -> Result<bool, BadValue> {
-    match v {
-        "RollingUpdate" => Ok(false),
-        "OnDelete" => Ok(true),
-        _ => Err(BadValue::new(v, "is not a strategy", "RollingUpdate or OnDelete")),
-    }
-}
-
-fn retention(v: &str) -> Result<Retention, BadValue> {
-    match v {
-        "Retain" => Ok(Retention::Retain),
-        "Delete" => Ok(Retention::Delete),
-        _ => Err(BadValue::new(v, "is not a retention policy", "Retain or Delete")),
-    }
-}
-
-/// `N` or `P%` (the API server checks the range).
-fn int_or_percent(v: &str) -> Result<IntOrString, BadValue> {
-    if let Some(p) = v.strip_suffix('%') {
-        if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
-            return Ok(IntOrString::String(v.to_string()));
-        }
-    } else if let Ok(n) = v.parse::<i32>() {
-        return Ok(IntOrString::Int(n));
-    }
-    Err(BadValue::new(v, "is not a number or a percentage", "e.g. 2 or 25%"))
-}
-
-/// `a,b,c`; empty for none.
-fn list(v: &str) -> Result<Vec<String>, BadValue> {
-    if v.is_empty() {
-        return Ok(Vec::new());
-    }
-    let items: Vec<String> = v.split(',').map(str::to_string).collect();
-    if items.iter().any(String::is_empty) {
-        return Err(BadValue::new(v, "has an empty item", "names separated by commas"));
-    }
-    Ok(items)
 }
 
 pub use crate::value::duration;

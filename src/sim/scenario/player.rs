@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::build::{build_set, evaluate};
 use super::{Command, Line, Script, ScriptError};
-use crate::backend::{EventKind, Fault};
+use crate::backend::{EventKind, Fault, ObjRef};
 use crate::sim::manifest::{self, Manifest};
 use crate::sim::{Cascade as SimCascade, KubeletConfig, Sim, SimEvent, driver};
 
@@ -215,6 +215,21 @@ impl Player {
                     super::Cascade::Orphan => SimCascade::Orphan,
                 };
                 sim.delete_set(&set.as_ref(), cascade).map_err(|e| e.to_string())
+            }
+            Command::Budget(b) => {
+                let set = ObjRef::new(b.name.namespace.clone(), b.set.clone());
+                let Some(selector) = sim.set(&set).map(|s| s.spec.selector.clone()) else {
+                    return Err(format!(
+                        "pdb {}: statefulset {set} not found: create the set first, or name it \
+                         with set=SET",
+                        b.name.name
+                    ));
+                };
+                let pdb = super::build::build_budget(b, selector);
+                sim.apply_budget(pdb).map_err(|e| e.to_string())
+            }
+            Command::DeleteBudget { name } => {
+                sim.delete_budget(&name.as_ref()).map_err(|e| e.to_string())
             }
             Command::Fail { pod } => fault(sim, Fault::FailPod { pod: pod.as_ref() }),
             Command::SetReady { pod, ready } => {
