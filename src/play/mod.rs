@@ -477,7 +477,7 @@ impl ClusterPlayer {
     /// Carries out a line that changes the cluster; a failure is the line's `error` event.
     async fn perform(&mut self, line: &Line, command: &Command) {
         let deleting = match command {
-            Command::DeletePod { pod, .. } => Some(pod.as_ref()),
+            Command::DeletePod { pod, .. } | Command::Evict { pod } => Some(pod.as_ref()),
             _ => None,
         };
         if let Some(pod) = &deleting {

@@ -2,7 +2,8 @@
 //! kube-controller-manager built from their Go modules, `tests/control-plane/run`): a set
 //! rehearsed there with `ststui play`, the console in a pseudo-terminal showing it, stepping the
 //! partition (read back with kubectl, and kube-controller-manager replacing the opened pod), the
-//! restricted context read-only with the reason, and quit restoring the terminal. Needs the
+//! restricted context read-only with the reason, quit restoring the terminal, and ststui's
+//! evictions judged by a PodDisruptionBudget. Needs the
 //! control plane, and fails (never skips) without it:
 //!
 //!   tests/control-plane/run -- cargo test --release --test control_plane -- --ignored e2e_control_plane::
@@ -174,4 +175,57 @@ fn drive_mode_refuses_while_kube_controller_managers_statefulset_controller_runs
         ) && err.contains("after its last change"),
         "{err}"
     );
+}
+
+/// ststui's evictions judged by the real kube-apiserver and disruption controller: `pdb` and
+/// `evict` lines played there, a refusal named with the budget's counts as kube-controller-
+/// manager wrote them, an allowed eviction carried out (and told as the script's, not the
+/// controller's), the next refused while the evicted pod is away.
+#[test]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test control_plane -- --ignored e2e_control_plane::"]
+fn a_disruption_budget_judges_ststuis_evictions() {
+    let ns = ns("evict");
+    let script = ns.dir.join("evict.scenario");
+    std::fs::write(
+        &script,
+        "kubelet start=200ms ready=200ms stop=2s\n\
+         create web replicas=3\nsettle max=60s\nexpect web ready=3\n\
+         pdb web min-available=3\nwait 3s\nevict web-2\nexpect web ready=3\n\
+         pdb web min-available=2\nwait 3s\nevict web-2\nwait 500ms\nevict web-1\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = ns.play(&script, &[]);
+    assert_eq!(code, Some(0), "play: {out}{err}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.contains(" error ")).collect();
+    assert_eq!(
+        errors.len(),
+        2,
+        "the first and the last eviction refused, the middle one carried out: {out}"
+    );
+    assert!(
+        errors[0].ends_with(
+            "refused by pdb/web: 3 healthy, needs 3, 0 disruptions allowed: nothing deleted"
+        ),
+        "{out}"
+    );
+    assert!(
+        errors[1].ends_with(
+            "refused by pdb/web: 2 healthy, needs 2, 0 disruptions allowed: nothing deleted"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.contains("delete-pod web-2 (update)"),
+        "the script's eviction told as the controller's: {out}"
+    );
+    let deleting = ns.kubectl(&[
+        "-n",
+        &ns.name,
+        "get",
+        "pod",
+        "web-1",
+        "-o",
+        "jsonpath={.metadata.deletionTimestamp}",
+    ]);
+    assert_eq!(deleting.trim(), "", "web-1 is not being deleted");
 }
