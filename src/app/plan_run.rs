@@ -246,7 +246,10 @@ fn step(
     let min_ready =
         MinReady::new(set.spec.min_ready_seconds.unwrap_or(0), &state.options.semantics);
     let frozen = crate::steer::holding(set).map(|f| f.words());
-    let view = View { set, pods, now, min_ready, frozen: frozen.as_deref(), fresh };
+    let ns = set.metadata.namespace.as_deref().unwrap_or(crate::backend::DEFAULT_NAMESPACE);
+    let budgets: Vec<_> = state.mirror.budgets_in(ns).collect();
+    let view =
+        View { set, pods, now, min_ready, frozen: frozen.as_deref(), fresh, budgets: &budgets };
     run.engine.next(&view)
 }
 

@@ -1,6 +1,7 @@
 //! What the backend watches: the picker (the sets of a namespace, or of every namespace), or
 //! one set shown — the set by name and, once its selector is known, its pods, revisions and
-//! claims by that selector and the Events about it and its pods. A new selector restarts them.
+//! claims by that selector, the Events about it and its pods, and the namespace's disruption
+//! budgets. A new selector restarts them.
 //!
 //! `Synced` goes out once the set and the kinds the console needs (pods, revisions) have listed
 //! or are known unreadable; claims and Events never hold it up. Owns: the watchers' specs and
@@ -11,6 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{Event as KubeEvent, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::runtime::watcher;
 use tokio::task::JoinHandle;
@@ -329,7 +331,32 @@ impl Watching<'_> {
             }));
         }
         tasks.extend(self.events(tracker, &ready));
+        tasks.push(self.budgets(&ready));
         tasks
+    }
+
+    /// The namespace's PodDisruptionBudgets (a plan's RollingUpdate step opens only while
+    /// those selecting the set's pods allow a disruption; a budget's selector cannot be
+    /// matched by the server, so all of the namespace's, which are few). Started once the first
+    /// frame's data has listed: never on its path.
+    fn budgets(&self, ready: &Latch) -> JoinHandle<()> {
+        let ns = self.key.namespace.clone();
+        let spec = Spec {
+            api: watch::api::<PodDisruptionBudget>,
+            namespace: Some(ns.clone()),
+            config: watcher::Config::default(),
+            kind: ObjKind::Budget,
+            scope: Scope::namespace(ns.clone()),
+            what: format!("poddisruptionbudgets in {ns}"),
+            hint: None,
+            wrap: |b| Object::Budget(Arc::new(b)),
+            keep: None,
+        };
+        let (cl, cn, ready) = (self.clients.clone(), Arc::clone(self.conn), ready.clone());
+        tokio::spawn(async move {
+            ready.wait().await;
+            watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
+        })
     }
 
     /// The Events about the set (all of them, by a field selector on the involved object: the

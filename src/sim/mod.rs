@@ -450,7 +450,7 @@ impl Sim {
     /// watching now.
     pub fn snapshot(&self) -> Vec<BackendEvent> {
         // The listings share the store's objects (`rest_list`), as the watch events do.
-        [ObjKind::Set, ObjKind::Revision, ObjKind::Claim, ObjKind::Pod]
+        [ObjKind::Set, ObjKind::Revision, ObjKind::Claim, ObjKind::Pod, ObjKind::Budget]
             .into_iter()
             .map(|kind| BackendEvent::Listed {
                 kind,

@@ -75,7 +75,8 @@ struct Run {
 impl Planner {
     /// A change of a set or a pod in a namespace with a plan under way: evaluate again.
     pub fn observe(&mut self, change: &Change) {
-        if self.runs.is_empty() || !matches!(change.object.kind(), ObjKind::Set | ObjKind::Pod) {
+        let kind = change.object.kind();
+        if self.runs.is_empty() || !matches!(kind, ObjKind::Set | ObjKind::Pod | ObjKind::Budget) {
             return;
         }
         let ns = change.object.metadata().namespace.as_deref().unwrap_or_default();
@@ -276,7 +277,17 @@ fn turn(
     let seconds = set.spec.min_ready_seconds.unwrap_or(0);
     let min_ready = MinReady::new(seconds, &w.controller.options().semantics);
     let frozen = crate::steer::holding(set).map(|f| f.words());
-    let view = View { set, pods, now, min_ready, frozen: frozen.as_deref(), fresh: true };
+    let ns = set.metadata.namespace.as_deref().unwrap_or("default");
+    let budgets: Vec<_> = w.store.budgets().in_namespace(ns).collect();
+    let view = View {
+        set,
+        pods,
+        now,
+        min_ready,
+        frozen: frozen.as_deref(),
+        fresh: true,
+        budgets: &budgets,
+    };
     run.engine.next(&view)
 }
 

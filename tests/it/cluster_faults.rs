@@ -396,7 +396,9 @@ async fn first_view_of_a_thousand_pods(streams: Streams, read_only: bool) {
         .map(|s| format!("{} {}{}", s.method, s.resource, if s.watch { " (watch)" } else { "" }))
         .collect();
     let case = format!("{streams:?}, read-only {read_only}: {requests:?}");
-    let optional = |r: &String| r.contains("events") || r.contains("selfsubject");
+    let optional = |r: &String| {
+        r.contains("events") || r.contains("selfsubject") || r.contains("poddisruptionbudgets")
+    };
     let first_optional = requests.iter().position(optional);
     let before = &requests[..first_optional.unwrap_or(requests.len())];
     let streamed = streams == Streams::Yes;
@@ -424,7 +426,9 @@ async fn first_view_of_a_thousand_pods(streams: Streams, read_only: bool) {
     }
     let asked = if read_only { 0 } else { 2 };
     assert_eq!(requests.iter().filter(|r| r.contains("selfsubject")).count(), asked, "{case}");
-    assert!(requests.len() <= most + events.len() + asked, "{case}");
+    let budgets = requests.iter().filter(|r| r.contains("poddisruptionbudgets")).count();
+    assert_eq!(budgets, per_watch, "the namespace's budgets, after the first view: {case}");
+    assert!(requests.len() <= most + events.len() + asked + budgets, "{case}");
     if streamed {
         assert_eq!((fake.count("pods", false), fake.count("pods", true)), (0, 1), "{case}");
     } else {

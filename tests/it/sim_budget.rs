@@ -194,3 +194,53 @@ fn a_pdb_line_names_a_missing_set_and_replaces_a_budget_in_place() {
     );
     assert_eq!(b.metadata.generation, Some(2), "the spec changed");
 }
+
+/// Timeline lines of kind `plan`, as text.
+fn plan_lines(text: &str) -> Vec<String> {
+    let script = parse(Path::new("<test>"), text).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sim::new(SimConfig::default());
+    let mut lines = Vec::new();
+    let outcome = Player::new(script).unwrap().run(&mut sim, &mut |ev| {
+        if let Some(EventKind::Plan { text, .. }) = ev.timeline().map(|e| &e.kind) {
+            lines.push(text.clone());
+        }
+    });
+    assert!(outcome.passed(), "{:?}\n{lines:?}", outcome.failures);
+    lines
+}
+
+#[test]
+fn a_rolling_update_step_opens_only_while_its_budget_allows_a_disruption() {
+    // Held before its first step (nothing recorded, the partition where it was), then before
+    // its second (the first step's pod updated), each said once; relaxed, it goes on.
+    let lines = plan_lines(
+        "kubelet start=1s ready=1s stop=1s\ncreate web replicas=4 partition=4\nsettle\n\
+         pdb web min-available=4\nimage web nginx:1.26\nrollout web steps=1,100% bake=20s\nwait 30s\n\
+         expect web updated=0 partition=4 plan=none\n\
+         pdb web min-available=3\nwait 10s\nexpect web updated=1 partition=3\n\
+         pdb web min-available=4\nwait 30s\nexpect web updated=1 partition=3\n\
+         pdb web max-unavailable=1\nsettle\nexpect web updated=4 ready=4 plan=done",
+    );
+    let held: Vec<&String> = lines.iter().filter(|l| l.contains("waits to open")).collect();
+    assert_eq!(held.len(), 2, "once per hold: {lines:?}");
+    assert_eq!(
+        held[0],
+        "step 1/2: waits to open: pdb/web: 4 healthy, needs 4, 0 disruptions allowed (the \
+         controller deletes a rolling update's pods without asking it)"
+    );
+    assert!(
+        held[1].starts_with("step 2/2: waits to open: pdb/web: 4 healthy, needs 4"),
+        "{lines:?}"
+    );
+    let opened: Vec<&String> = lines.iter().filter(|l| l.contains("partition 4 → 3")).collect();
+    assert_eq!(opened.len(), 1, "{lines:?}");
+}
+
+#[test]
+fn a_budget_on_another_sets_pods_holds_nothing() {
+    let lines = plan_lines(
+        "create web replicas=2 partition=2\ncreate db replicas=1\nsettle\npdb db min-available=1\n\
+         image web nginx:1.26\nrollout web steps=100%\nsettle\nexpect web updated=2 plan=done",
+    );
+    assert!(!lines.iter().any(|l| l.contains("waits to open")), "{lines:?}");
+}

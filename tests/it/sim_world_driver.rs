@@ -71,9 +71,10 @@ fn initial_state_then_ops_reach_the_sim_and_events_come_back() {
             v[0]
         );
         assert!(matches!(&v[3], BackendEvent::Listed { kind: ObjKind::Pod, .. }));
-        assert_eq!(v[4], BackendEvent::Server { version: "v1.37.0".into() });
-        assert_eq!(v[5], BackendEvent::Synced);
-        assert_eq!(v[6], BackendEvent::Mode(Mode::Live));
+        assert!(matches!(&v[4], BackendEvent::Listed { kind: ObjKind::Budget, .. }));
+        assert_eq!(v[5], BackendEvent::Server { version: "v1.37.0".into() });
+        assert_eq!(v[6], BackendEvent::Synced);
+        assert_eq!(v[7], BackendEvent::Mode(Mode::Live));
         assert!(v.iter().any(|e| matches!(e, BackendEvent::Clock { .. })));
     }
     handle.execute(Op::from(ClusterOp::Scale { set: key("web"), replicas: 2 }));

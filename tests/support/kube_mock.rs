@@ -322,6 +322,7 @@ fn resource_of(segments: &[&str]) -> String {
         "controllerrevisions",
         "persistentvolumeclaims",
         "events",
+        "poddisruptionbudgets",
         "selfsubjectreviews",
         "selfsubjectaccessreviews",
         "selfsubjectrulesreviews",
@@ -429,6 +430,7 @@ fn answer(
             reply(200, &list("ControllerRevision", &st.revisions, rv))
         }
         ("GET", "persistentvolumeclaims") => reply(200, &list("PersistentVolumeClaim", &[], rv)),
+        ("GET", "poddisruptionbudgets") => reply(200, &list("PodDisruptionBudget", &[], rv)),
         ("GET", "events") => {
             let passed: Vec<Value> =
                 st.events.iter().filter(|e| passes(query, e)).cloned().collect();
@@ -493,6 +495,7 @@ fn kind_of(resource: &str) -> (&'static str, &'static str) {
         "pods" => ("Pod", "v1"),
         "controllerrevisions" => ("ControllerRevision", "apps/v1"),
         "persistentvolumeclaims" => ("PersistentVolumeClaim", "v1"),
+        "poddisruptionbudgets" => ("PodDisruptionBudget", "policy/v1"),
         _ => ("Event", "v1"),
     }
 }

@@ -74,6 +74,9 @@ pub struct View<'a> {
     pub frozen: Option<&'a str>,
     /// Read from the server just now (a quorum read), not from a watch that may lag.
     pub fresh: bool,
+    /// The PodDisruptionBudgets of the set's namespace (from the watch): a RollingUpdate step
+    /// opens only while those that select the set's pods allow a disruption.
+    pub budgets: &'a [&'a k8s_openapi::api::policy::v1::PodDisruptionBudget],
 }
 
 /// What the adapter does next.

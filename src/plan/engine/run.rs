@@ -143,6 +143,17 @@ impl Engine {
         let key = self.cfg.set.clone();
         match next {
             Next::Open { from, to, record } => {
+                if let Some(words) = self.held_by_budget(view, set, &record) {
+                    if matches!(record::read(set), Reading::None) {
+                        // A new plan's first step: nothing recorded yet, so begun again (on a
+                        // fresh read) once the pause is over.
+                        self.mine = None;
+                        let again = view.now + self.cfg.retry;
+                        self.trouble = Some((words.clone(), again));
+                        return Act::Wait { until: Some(self.wake(again)), words };
+                    }
+                    return Act::Wait { until: self.renew_at, words };
+                }
                 let said = Said {
                     record: Some(record.clone()),
                     text: said::opened(set, &record, from, to),
@@ -194,6 +205,35 @@ impl Engine {
             }
             Next::Check => Act::Wait { until: self.renew_at, words: String::new() },
         }
+    }
+
+    /// Why a RollingUpdate step may not open now: a budget selecting the set's pods allows no
+    /// disruption (the StatefulSet controller deletes the step's pods and asks none, so the plan
+    /// asks for it). Said on the timeline once per change of the budget's words.
+    fn held_by_budget(
+        &mut self,
+        view: &View<'_>,
+        set: &StatefulSet,
+        record: &Record,
+    ) -> Option<String> {
+        if crate::core::spec::strategy(set).on_delete {
+            return None;
+        }
+        let pdb = view.budgets.iter().copied().find(|b| {
+            let allowed = b.status.as_ref().and_then(|s| s.disruptions_allowed).unwrap_or(0);
+            allowed <= 0 && view.pods.iter().any(|(_, p)| crate::core::budget::selects(b, p))
+        })?;
+        let words = format!(
+            "{}: waits to open: {} (the controller deletes a rolling update's pods without \
+             asking it)",
+            said::at(record),
+            crate::core::budget::describe(pdb)
+        );
+        if self.held.as_deref() != Some(words.as_str()) {
+            self.say(Some(record), words.clone());
+            self.held = Some(words.clone());
+        }
+        Some(words)
     }
 
     /// A halt: recorded, `--on-failure undo` carried out (never under a freeze), then over.

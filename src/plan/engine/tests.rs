@@ -138,8 +138,10 @@ fn turn(
     fresh: bool,
 ) -> Act {
     let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
+    let budgets = [];
+    let min_ready = Default::default();
     let view =
-        View { set, pods: &pods, now: at(now), min_ready: Default::default(), frozen: None, fresh };
+        View { set, pods: &pods, now: at(now), min_ready, frozen: None, fresh, budgets: &budgets };
     e.next(&view)
 }
 

@@ -221,6 +221,7 @@ impl Runner {
                 .collect();
             own.sort_by_key(|(o, _)| *o);
             let frozen = crate::steer::holding(&set).map(|f| f.words());
+            let budgets: Vec<_> = self.s.state.mirror.budgets_in(&self.s.key.namespace).collect();
             let view = View {
                 set: &set,
                 pods: &own,
@@ -228,12 +229,14 @@ impl Runner {
                 min_ready: self.min_ready(&set),
                 frozen: frozen.as_deref(),
                 fresh: true,
+                budgets: &budgets,
             };
             return Ok(self.engine.next(&view));
         }
         let set = self.s.set().cloned().ok_or_else(|| gone(&self.s.key))?;
         let pods = self.pods();
         let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
+        let budgets: Vec<_> = self.s.state.mirror.budgets_in(&self.s.key.namespace).collect();
         let view = View {
             set: &set,
             pods: &pods,
@@ -241,6 +244,7 @@ impl Runner {
             min_ready: self.min_ready(&set),
             frozen: frozen.as_deref(),
             fresh: false,
+            budgets: &budgets,
         };
         Ok(self.engine.next(&view))
     }
