@@ -475,6 +475,10 @@ pub struct AbortArgs {
     /// Do it without asking (needed without a terminal).
     #[arg(long)]
     pub yes: bool,
+    /// Delete a stuck pod its disruption budget will not let go (the eviction refused), giving
+    /// the reason; recorded on the set (ststui.io/force-deleted) and said.
+    #[arg(long = "force-delete", value_name = "REASON", value_parser = crate::value::reason)]
+    pub force_delete: Option<String>,
     /// Give up after this long, e.g. 90s.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
     pub timeout: u64,

@@ -50,3 +50,26 @@ pub fn duration(v: &str) -> Result<u64, BadValue> {
     }
     Ok(total)
 }
+
+/// The most characters a reason given on the command line may have (it is written on the set).
+pub const MAX_REASON: usize = 200;
+
+/// A reason an operator gives for bypassing a guard (`--force-delete REASON`): words, not
+/// blank, without control characters, at most [`MAX_REASON`] characters.
+pub fn reason(v: &str) -> Result<String, BadValue> {
+    let v = v.trim();
+    if v.is_empty() {
+        return Err(BadValue::new(
+            v,
+            "is blank",
+            "a reason in words, e.g. \"node-3 lost, INC-42\"",
+        ));
+    }
+    if v.chars().any(char::is_control) {
+        return Err(BadValue::new(v, "has control characters", "a reason on one line"));
+    }
+    if v.chars().count() > MAX_REASON {
+        return Err(BadValue::new(v, "is too long", format!("at most {MAX_REASON} characters")));
+    }
+    Ok(v.to_string())
+}

@@ -256,6 +256,13 @@ pub enum ClusterOp {
     StepSettled {
         set: ObjRef,
     },
+    /// Pods deleted past their disruption budget (`ststui abort --force-delete REASON`): the
+    /// record (JSON: who, when, the pods, the reason, the budget's refusal) written on the set
+    /// (`steer::FORCE_DELETED`), so the bypass is on the server beside what it did.
+    ForceDeleted {
+        set: ObjRef,
+        record: String,
+    },
     /// Hold the rollout: the partition goes to `replicas`, and the previous partition, who
     /// froze it (the backend's identity) and when are recorded in annotations on the set
     /// (`steer::freeze`).
@@ -317,6 +324,7 @@ impl ClusterOp {
             ClusterOp::Step { set, to, .. } => format!("partition {set} {to}"),
             ClusterOp::StepSettled { set } => format!("step-settled {set}"),
             ClusterOp::Freeze { set } => format!("freeze {set}"),
+            ClusterOp::ForceDeleted { set, .. } => format!("force-deleted-record {set}"),
             ClusterOp::Unfreeze { set, force: false } => format!("unfreeze {set}"),
             ClusterOp::Unfreeze { set, force: true } => format!("unfreeze {set} force"),
             ClusterOp::Plan { set, partition: Some((_, to)), .. } => {
@@ -339,6 +347,7 @@ impl ClusterOp {
             | ClusterOp::Restart { set }
             | ClusterOp::Undo { set, .. }
             | ClusterOp::Freeze { set }
+            | ClusterOp::ForceDeleted { set, .. }
             | ClusterOp::Step { set, .. }
             | ClusterOp::StepSettled { set }
             | ClusterOp::Unfreeze { set, .. }

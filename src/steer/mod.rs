@@ -25,6 +25,10 @@ pub use freeze::{FIELD_MANAGER, FROZEN_AT, FROZEN_BY, FROZEN_PARTITION, Frozen, 
 pub use step::{Pending, STEP_PENDING, pending};
 pub use undo::{controlled_revisions, revision_template, undo_target};
 
+/// The annotation recording pods deleted past their disruption budget (`ststui abort
+/// --force-delete REASON`): JSON with who, when, the pods, the reason and the refusal.
+pub const FORCE_DELETED: &str = "ststui.io/force-deleted";
+
 use crate::backend::{ClusterOp, FailureKind, ObjRef};
 use crate::core::labels::RESTARTED_AT_ANNOTATION;
 
@@ -118,6 +122,12 @@ pub fn apply(
         }
         ClusterOp::StepSettled { .. } => return Ok(step::settled(key, set)),
         ClusterOp::Freeze { .. } => return freeze::freeze(key, set, inputs),
+        ClusterOp::ForceDeleted { record, .. } => {
+            new.metadata
+                .annotations
+                .get_or_insert_with(Default::default)
+                .insert(FORCE_DELETED.into(), record.clone());
+        }
         ClusterOp::Unfreeze { force, .. } => return freeze::unfreeze(key, set, *force),
         ClusterOp::Plan { partition, record, .. } => {
             return plan::record(key, set, *partition, record, inputs.identity);

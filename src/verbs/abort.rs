@@ -163,6 +163,13 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
     for l in a.preview() {
         super::say(&l);
     }
+    if let (Some(reason), false) = (&args.force_delete, a.stuck.is_empty()) {
+        super::say(&format!(
+            "a stuck pod its disruption budget will not let go is deleted past it (--force-delete: \
+             {reason}), recorded on the set ({})",
+            crate::steer::FORCE_DELETED
+        ));
+    }
     if !args.yes {
         confirm()?;
     }
@@ -187,12 +194,53 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
     }
     run(a.undo(basis))?;
     super::say(&format!("{key}: template reverted to revision {}", a.back));
-    for (w, (name, _)) in a.deletions().into_iter().zip(&a.stuck) {
-        run(w)?;
+    let mut forced: Vec<String> = Vec::new();
+    for (w, (name, uid)) in a.deletions().into_iter().zip(&a.stuck) {
+        let refused = match writes.write_returning(w, super::left(deadline)) {
+            Ok(_) => None,
+            Err(f) if f.kind == crate::backend::FailureKind::Disruption => Some(f),
+            Err(f) => {
+                let kind = crate::backend::WriteKind::EvictPod;
+                return Err(super::write_failure(kind, crate::cluster::OnceError::Failed(f)));
+            }
+        };
+        let Some(f) = refused else {
+            super::say(&format!(
+                "{key}: evicted {name} (stuck on {}): the controller recreates it on the \
+                 reverted template",
+                a.revision
+            ));
+            continue;
+        };
+        let Some(reason) = &args.force_delete else {
+            return Err(VerbError::new(
+                Exit::Expectation,
+                format!(
+                    "{}: {}; the template is reverted and {name} stays on {}: abort again once \
+                     the budget allows a disruption, or pass --force-delete REASON to delete it \
+                     past the budget",
+                    f.op, f.message, a.revision
+                ),
+            ));
+        };
+        // The bypass is recorded on the set before the deletion it allows.
+        forced.push(name.clone());
+        let record = serde_json::json!({
+            "by": writes.identity(),
+            "at": now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            "pods": forced,
+            "reason": reason,
+            "refused": f.message,
+        });
+        run(Write::new(ClusterOp::ForceDeleted { set: key.clone(), record: record.to_string() }))?;
+        let pod = ObjRef::new(key.namespace.clone(), name.clone());
+        run(Write::new(ClusterOp::DeletePod { pod, force: false, uid: Some(uid.clone()) }))?;
         super::say(&format!(
-            "{key}: evicted {name} (stuck on {}): the controller recreates it on the reverted \
-             template",
-            a.revision
+            "{key}: deleted {name} (stuck on {}) past its disruption budget ({}): \
+             --force-delete: {reason}; recorded on the set ({})",
+            a.revision,
+            f.message,
+            crate::steer::FORCE_DELETED
         ));
     }
     Ok(Exit::Done)

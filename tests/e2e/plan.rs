@@ -7,6 +7,7 @@
 //! two steps; a gate waits for approve.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
+mod budget;
 mod faults;
 use crate::support::serve_common;
 
