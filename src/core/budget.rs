@@ -250,6 +250,12 @@ pub fn evict(pod: &Pod, budgets: &[&PodDisruptionBudget]) -> Eviction {
 pub fn describe(pdb: &PodDisruptionBudget) -> String {
     let name = pdb.metadata.name.as_deref().unwrap_or_default();
     let s = pdb.status.clone().unwrap_or_default();
+    if s.observed_generation.unwrap_or(0) < pdb.metadata.generation.unwrap_or(0) {
+        return format!(
+            "pdb/{name}: not yet processed by the disruption controller (nothing allowed until \
+             it is)"
+        );
+    }
     let allowed = s.disruptions_allowed.unwrap_or(0);
     let noun = if allowed == 1 { "disruption" } else { "disruptions" };
     format!(

@@ -1,7 +1,8 @@
 //! PodDisruptionBudgets in the simulator: what the API server does with one (create with its
 //! status zeroed and generation 1, spec updates bumping generation, status writes; validated as
 //! upstream's `policy/validation`), the disruption controller that keeps its status (computed by
-//! [`crate::core::budget::health`] whenever a pod, a set or a budget of its namespace changes),
+//! [`crate::core::budget::health`] for the namespaces whose pods, sets or budgets changed, once
+//! per virtual instant: `engine::disrupt`),
 //! and the eviction subresource (`pods/eviction`): judged by [`crate::core::budget::evict`],
 //! charged to the budget (`disruptionsAllowed` − 1, the pod in `disruptedPods`), then the pod is
 //! marked `DisruptionTarget` and deleted as a DELETE would.
@@ -138,6 +139,11 @@ impl Disruption {
     /// A recheck came due (an eviction's record expiring).
     pub fn wake(&mut self, ns: String) {
         self.dirty.insert(ns);
+    }
+
+    /// Whether some namespace's budgets are due.
+    pub fn wants_run(&self) -> bool {
+        !self.dirty.is_empty()
     }
 
     /// Writes the status of every budget of the namespaces due whose status changed; `true`
@@ -372,7 +378,9 @@ impl super::Sim {
             }
             None => create_budget(store, &key.namespace, pdb).map(drop),
         };
+        // A scenario's budget is observed as it is made (a cluster's within moments).
         super::engine::dispatch(&mut self.world);
+        super::engine::disrupt(&mut self.world);
         out
     }
 

@@ -86,19 +86,23 @@ impl World {
     }
 }
 
-/// Feeds journal entries to the kubelet, the collector, the controllers and the output; then
-/// the disruption controller writes the budgets' status its changes moved (and those writes
-/// are fed on in turn).
-pub fn dispatch(w: &mut World) {
-    loop {
-        feed(w);
-        if !w.disruption.sync(&mut w.store, &mut w.agenda) {
-            return;
+/// The disruption controller's turn: the budgets of the namespaces whose pods, sets or budgets
+/// changed get their status written (once per virtual instant, when the StatefulSet controller
+/// is done with it: a rollout's thousand pod changes at one instant cost one computation, as
+/// upstream's controller also works its queue behind the events). Returns whether it wrote.
+pub fn disrupt(w: &mut World) -> bool {
+    let mut wrote = false;
+    while w.disruption.wants_run() {
+        if w.disruption.sync(&mut w.store, &mut w.agenda) {
+            wrote = true;
+            dispatch(w);
         }
     }
+    wrote
 }
 
-fn feed(w: &mut World) {
+/// Feeds journal entries to the kubelet, the collector, the controllers and the output.
+pub fn dispatch(w: &mut World) {
     while let Some(entry) = w.store.pop_entry() {
         match entry {
             Entry::Change(change) => {
@@ -206,6 +210,12 @@ pub fn advance_until(w: &mut World, target_ms: u64, go_on: &mut dyn FnMut() -> b
         if w.controller.runnable() && sync_once(w) {
             continue;
         }
+        // Budgets' status once the controller is done at this instant, then the plans (which
+        // read both).
+        if w.disruption.wants_run() {
+            disrupt(w);
+            continue;
+        }
         // A plan moves once the controller is done at this instant (it reads what it wrote).
         if w.planner.wants_run() {
             planner::run(w);
@@ -227,7 +237,7 @@ pub fn advance_until(w: &mut World, target_ms: u64, go_on: &mut dyn FnMut() -> b
 /// The earliest time something counts as pending for `settle`: a runnable sync or a plan to
 /// move (now), a kubelet transition, a plan's wake-up, or (unless paused) a delayed sync.
 pub fn next_pending(w: &World) -> Option<u64> {
-    if w.controller.runnable() || w.planner.wants_run() {
+    if w.controller.runnable() || w.planner.wants_run() || w.disruption.wants_run() {
         return Some(w.store.clock().now_ms());
     }
     let paused = w.controller.is_paused();
@@ -269,6 +279,8 @@ pub fn step(w: &mut World, n: u32) -> u32 {
         ran += 1;
         dispatch(w);
     }
+    // The disruption controller is not the one paused.
+    disrupt(w);
     ran
 }
 

@@ -292,3 +292,16 @@ fn p_with(p: &PodDisruptionBudget, disrupted: &BTreeMap<String, Time>) -> PodDis
     p.status.get_or_insert_with(Default::default).disrupted_pods = Some(disrupted.clone());
     p
 }
+
+#[test]
+fn a_budget_is_described_by_its_counts_or_as_not_yet_processed() {
+    let mut b = with_status(2, 3, 0);
+    b.metadata.generation = Some(1);
+    assert_eq!(budget::describe(&b), "pdb/web: 2 healthy, needs 3, 0 disruptions allowed");
+    let one = with_status(4, 3, 1);
+    assert_eq!(budget::describe(&one), "pdb/web: 4 healthy, needs 3, 1 disruption allowed");
+    // Its spec changed since the disruption controller wrote the counts: they say nothing.
+    b.metadata.generation = Some(2);
+    let said = budget::describe(&b);
+    assert!(said.starts_with("pdb/web: not yet processed by the disruption controller"), "{said}");
+}
