@@ -149,17 +149,22 @@ fn delete_pod(w: &mut World, pod: &ObjRef, force: bool, uid: Option<&str>) -> Re
     if let Some(uid) = uid
         && stored.metadata.uid.as_deref() != Some(uid)
     {
-        return Err(OpError::Refused(Refused {
-            kind: FailureKind::Conflict,
-            message: format!(
-                "{pod} was recreated since you decided (its uid is not {uid}): nothing deleted"
-            ),
-        }));
+        return Err(recreated(pod, uid));
     }
     match api::delete_pod(&mut w.store, pod, force) {
         Err(ApiError::Store(StoreError::NotFound { .. })) => Err(OpError::PodNotFound(pod.clone())),
         other => other.map(drop).map_err(OpError::from),
     }
+}
+
+/// A pod removal refused: the pod of that name is not the one decided on (another uid).
+fn recreated(pod: &ObjRef, uid: &str) -> OpError {
+    OpError::Refused(Refused {
+        kind: FailureKind::Conflict,
+        message: format!(
+            "{pod} was recreated since you decided (its uid is not {uid}): nothing deleted"
+        ),
+    })
 }
 
 /// An eviction through the simulated API's `pods/eviction` (`disruption::evict`); a budget's
@@ -169,13 +174,7 @@ fn evict_pod(w: &mut World, pod: &ObjRef, uid: Option<String>) -> Result<(), OpE
     match super::disruption::evict(&mut w.store, pod, &opts) {
         Ok(_) => Ok(()),
         Err(ApiError::Store(StoreError::NotFound { .. })) => Err(OpError::PodNotFound(pod.clone())),
-        Err(ApiError::Conflict(_)) => Err(OpError::Refused(Refused {
-            kind: FailureKind::Conflict,
-            message: format!(
-                "{pod} was recreated since you decided (its uid is not {}): nothing deleted",
-                uid.unwrap_or_default()
-            ),
-        })),
+        Err(ApiError::Conflict(_)) => Err(recreated(pod, uid.as_deref().unwrap_or_default())),
         Err(ApiError::Refused { code, message, cause, budget, .. }) => {
             let key = budget.map(|b| ObjRef::new(pod.namespace.clone(), b));
             let pdb = key.as_ref().and_then(|k| w.store.budgets().get(k));

@@ -17,17 +17,27 @@ fn key(name: &str) -> ObjRef {
     ObjRef::new("default", name)
 }
 
-/// Plays `text` on a fresh simulation; the simulation and the error lines' messages.
-fn play(text: &str) -> (Sim, Vec<String>) {
+/// Plays `text` on a fresh simulation (every `expect` must hold); the simulation, the error
+/// lines' messages and the plan lines' texts.
+fn played(text: &str) -> (Sim, Vec<String>, Vec<String>) {
     let script = parse(Path::new("<test>"), text).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Sim::new(SimConfig::default());
-    let mut errors = Vec::new();
-    let outcome = Player::new(script).unwrap().run(&mut sim, &mut |ev| {
-        if let Some(EventKind::Error { message, .. }) = ev.timeline().map(|e| &e.kind) {
-            errors.push(message.clone());
-        }
+    let (mut errors, mut plans) = (Vec::new(), Vec::new());
+    let outcome = Player::new(script).unwrap().run(&mut sim, &mut |ev| match ev
+        .timeline()
+        .map(|e| &e.kind)
+    {
+        Some(EventKind::Error { message, .. }) => errors.push(message.clone()),
+        Some(EventKind::Plan { text, .. }) => plans.push(text.clone()),
+        _ => {}
     });
-    assert!(outcome.passed(), "{:?}", outcome.failures);
+    assert!(outcome.passed(), "{:?}\n{plans:?}", outcome.failures);
+    (sim, errors, plans)
+}
+
+/// [`played`]: the simulation and the error lines.
+fn play(text: &str) -> (Sim, Vec<String>) {
+    let (sim, errors, _) = played(text);
     (sim, errors)
 }
 
@@ -197,16 +207,7 @@ fn a_pdb_line_names_a_missing_set_and_replaces_a_budget_in_place() {
 
 /// Timeline lines of kind `plan`, as text.
 fn plan_lines(text: &str) -> Vec<String> {
-    let script = parse(Path::new("<test>"), text).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Sim::new(SimConfig::default());
-    let mut lines = Vec::new();
-    let outcome = Player::new(script).unwrap().run(&mut sim, &mut |ev| {
-        if let Some(EventKind::Plan { text, .. }) = ev.timeline().map(|e| &e.kind) {
-            lines.push(text.clone());
-        }
-    });
-    assert!(outcome.passed(), "{:?}\n{lines:?}", outcome.failures);
-    lines
+    played(text).2
 }
 
 #[test]
