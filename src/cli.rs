@@ -12,6 +12,9 @@ use crate::sim::headless::Headless;
 pub use crate::sim::timeline::Format;
 use crate::value::BadValue;
 
+mod rollout;
+pub use rollout::{OnFailureArg, RolloutArgs};
+
 /// ststui: a terminal rollout console for Kubernetes StatefulSets.
 #[derive(Debug, Parser)]
 #[command(name = "ststui", version, about, long_about = None)]
@@ -396,77 +399,6 @@ pub struct WaitArgs {
     pub stuck_after: u64,
 }
 
-/// `ststui rollout`.
-#[derive(Debug, Clone, Args)]
-pub struct RolloutArgs {
-    /// The StatefulSet.
-    pub name: String,
-    /// Pods on the update revision after each step, from the highest ordinal down: counts,
-    /// percentages of the replicas (rounded up, never all before 100%) or `pause` (a manual
-    /// gate), e.g. 1,25%,pause,50%,100%. Needed for a new plan; a rerun resumes the recorded one.
-    #[arg(long, value_name = "LIST")]
-    pub steps: Option<String>,
-    /// After a step's pods are updated, Ready and available, every pod of the set must stay
-    /// Ready and restart nothing for this long, e.g. 2m (at most 24h). A resume states it again:
-    /// a recorded bake is never taken from the set.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero, default_value = "0s")]
-    pub bake: u64,
-    /// A command run after each step's bake (`sh -c`), with STSTUI_NAMESPACE, STSTUI_SET,
-    /// STSTUI_STEP, STSTUI_STEPS, STSTUI_PARTITION, STSTUI_PODS and STSTUI_BAKE set; a non-zero
-    /// exit halts the plan. Repeatable. Only this command's checks ever run: a resume whose
-    /// record lists others is refused without --force.
-    #[arg(long = "check", value_name = "CMD")]
-    pub checks: Vec<String>,
-    /// A check running longer is killed and fails.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "5m")]
-    pub check_timeout: u64,
-    /// A step that makes no progress for this long (no pod of it created on the update revision
-    /// or turning Ready) halts the plan.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m")]
-    pub stuck_after: u64,
-    /// Give up after this long (exit 1; the plan stays recorded where it is, a rerun resumes).
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
-    pub timeout: Option<u64>,
-    /// On a failure: hold the partition where it is, or undo (the template back to the
-    /// previous revision, the step's stuck pods deleted).
-    #[arg(long, value_enum, default_value_t = OnFailureArg::Hold)]
-    pub on_failure: OnFailureArg,
-    /// Progress as text lines or JSON lines.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputArg::Text)]
-    pub output: OutputArg,
-    /// First hold the set (freeze it, unless held already) and set its image — `app=nginx:1.26`
-    /// or `nginx:1.26` (the first container) — then run the plan: one command instead of three.
-    #[arg(long, value_name = "[CONTAINER=]IMAGE")]
-    pub image: Option<String>,
-    /// Go on past a halt from the halted step (once what halted it is fixed), with this
-    /// command's bake, checks and failure policy.
-    #[arg(long = "continue")]
-    pub continue_halted: bool,
-    /// Go on although the recorded plan differs from this command (this command's steps, bake,
-    /// checks and policy win and are recorded), or start a plan over an invalid record.
-    #[arg(long)]
-    pub force: bool,
-    /// While another runner's lease holds, wait for it to run out instead of refusing.
-    #[arg(long)]
-    pub wait_lease: bool,
-}
-
-/// `--on-failure`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OnFailureArg {
-    Hold,
-    Undo,
-}
-
-impl From<OnFailureArg> for crate::plan::OnFailure {
-    fn from(a: OnFailureArg) -> Self {
-        match a {
-            OnFailureArg::Hold => crate::plan::OnFailure::Hold,
-            OnFailureArg::Undo => crate::plan::OnFailure::Undo,
-        }
-    }
-}
-
 /// `ststui abort`.
 #[derive(Debug, Clone, Args)]
 pub struct AbortArgs {
@@ -485,7 +417,7 @@ pub struct AbortArgs {
 }
 
 /// A duration in ms, zero allowed (`0s`).
-fn parse_duration_or_zero(s: &str) -> Result<u64, BadValue> {
+pub(crate) fn parse_duration_or_zero(s: &str) -> Result<u64, BadValue> {
     crate::value::duration(s)
 }
 
@@ -494,7 +426,7 @@ fn parse_gates(s: &str) -> Result<FeatureGates, String> {
     s.parse().map_err(|e: crate::core::options::GateError| e.to_string())
 }
 
-fn parse_duration(s: &str) -> Result<u64, BadValue> {
+pub(crate) fn parse_duration(s: &str) -> Result<u64, BadValue> {
     match crate::value::duration(s)? {
         0 => Err(BadValue::new(s, "is zero", "a duration above zero, e.g. 30s")),
         ms => Ok(ms),

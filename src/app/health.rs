@@ -267,6 +267,9 @@ mod tests {
                 started: "2026-01-01T00:00:00Z".into(),
                 reason: None,
                 began_at: Some(5),
+                gates: Default::default(),
+                target: None,
+                gate: None,
             };
             s.metadata.annotations =
                 Some([(PLAN.to_string(), serde_json::to_string(&r).unwrap())].into());

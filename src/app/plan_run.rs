@@ -65,6 +65,7 @@ fn engine(state: &AppState, set: ObjRef, form: &Form) -> Engine {
         // The operator saw the preview and said yes: the plan shown is the plan run.
         force: true,
         continue_halted: true,
+        gates: Default::default(),
         by: String::new(),
     };
     Engine::new(cfg, ask)
@@ -90,6 +91,7 @@ pub fn offer(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Comman
         checks: Vec::new(),
         on_failure: OnFailure::Hold,
         by: String::new(),
+        gates: Default::default(),
     };
     let mut details = crate::plan::said::preview(&set, &s, &start);
     if let Some(first) = details.first_mut() {
@@ -225,7 +227,8 @@ fn turn(state: &mut AppState, read: Option<(Arc<StatefulSet>, Vec<Arc<Pod>>)>) -
             vec![Command::Backend(Op::Cluster(w))]
         }
         Act::Read => vec![Command::Backend(Op::View(ViewOp::Read(key.clone())))],
-        Act::Wait { .. } | Act::Check { .. } | Act::Revert { .. } => Vec::new(),
+        // The console asks no gates (it runs no processes).
+        Act::Wait { .. } | Act::Check { .. } | Act::Gate(_) | Act::Revert { .. } => Vec::new(),
         Act::End(end) => {
             ended(state, &key, end);
             return Vec::new();

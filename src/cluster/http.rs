@@ -73,6 +73,12 @@ fn said<B>(r: Result<hyper::Response<B>, BoxError>) -> Result<hyper::Response<B>
 /// eviction's 429: that is a disruption budget's refusal, which the caller tells and asks again
 /// on its own schedule. Retried here, a refused eviction would hang for minutes (fifteen tries,
 /// the backoff doubling from 5 ms) and could land later, unannounced, once the budget allowed.
+/// Whether `path` goes through the API server to a pod (`…/pods/NAME[:PORT]/proxy…`).
+fn pod_proxy(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    parts.iter().position(|p| *p == "pods").is_some_and(|i| parts.get(i + 2) == Some(&"proxy"))
+}
+
 #[derive(Clone)]
 struct Retries(kube::client::retry::RetryPolicy);
 
@@ -88,6 +94,10 @@ impl<Res> tower::retry::Policy<hyper::Request<kube::client::Body>, hyper::Respon
     ) -> Option<Self::Future> {
         let refused = matches!(result, Ok(r) if r.status() == hyper::StatusCode::TOO_MANY_REQUESTS);
         if refused && req.uri().path().ends_with("/eviction") {
+            return None;
+        }
+        // A pod's own answer through the proxy (a gate's "not yet"): the gate's to judge.
+        if pod_proxy(req.uri().path()) {
             return None;
         }
         self.0.retry(req, result)
@@ -124,5 +134,9 @@ mod tests {
         assert!(ask(&mut p, eviction, 503), "an unavailable server is retried");
         assert!(ask(&mut p, "/api/v1/namespaces/default/pods", 429), "throttling is retried");
         assert!(!ask(&mut p, "/api/v1/namespaces/default/pods", 404));
+        let gate = "/api/v1/namespaces/default/pods/web-2:9644/proxy/v1/ready";
+        assert!(!ask(&mut p, gate, 503), "a gate's not-yet is the gate's to judge");
+        assert!(!ask(&mut p, gate, 429));
+        assert!(ask(&mut p, "/api/v1/namespaces/default/pods/proxy", 503), "a pod named proxy");
     }
 }

@@ -21,6 +21,7 @@ pub mod credential;
 pub(crate) mod derive;
 mod evict;
 mod focus;
+pub mod gates;
 mod heartbeat;
 mod http;
 pub mod lean;

@@ -2,8 +2,8 @@
 //!
 //! The record on the set is shared, writable state: anyone who may patch the StatefulSet may
 //! write it. It says what happened (the step, the phase, since when, who, why halted); it never
-//! decides what this process executes or how long it waits. So the checks a runner runs, its
-//! bake and its failure policy come only from this invocation ([`Ask`]); a resume whose record
+//! decides what this process executes or how long it waits. So the checks and gates a runner
+//! runs, its bake and its failure policy come only from this invocation ([`Ask`]); a resume whose record
 //! differs from them says so and refuses unless the operator passes `--force` (or `--continue`
 //! past a halt, which states them anew), and the record is then rewritten with this
 //! invocation's. A record asking for a shorter bake can therefore never shorten the one asked
@@ -12,6 +12,7 @@
 //! Owns: [`resolve`] (new plan, resume, continue or refusal) and the differences in words.
 //! Pure.
 
+use super::gate::Gates;
 use super::record::{Phase, Reading, Record};
 use super::{OnFailure, Steps, duration_words};
 
@@ -32,6 +33,8 @@ pub struct Ask {
     pub continue_halted: bool,
     /// Who starts a new plan (the cluster identity; empty: the write path fills it in).
     pub by: String,
+    /// The gates to run and the ordering: this invocation's, never the record's.
+    pub gates: Gates,
 }
 
 /// How a run begins.
@@ -66,6 +69,9 @@ pub fn differences(record: &Record, ask: &Ask) -> Vec<String> {
             _ => c.iter().map(|c| format!("`{}`", shown(c))).collect::<Vec<_>>().join(", "),
         };
         out.push(format!("checks: recorded {}, asked {}", list(&record.checks), list(&ask.checks)));
+    }
+    if record.gates != ask.gates {
+        out.push(format!("gates: recorded {}, asked {}", record.gates.words(), ask.gates.words()));
     }
     if record.on_failure != ask.on_failure.word() {
         out.push(format!(
@@ -168,6 +174,7 @@ fn restated(r: &Record, ask: &Ask) -> Record {
         bake_seconds: ask.bake_seconds,
         checks: ask.checks.clone(),
         on_failure: ask.on_failure.word().to_string(),
+        gates: ask.gates.clone(),
         ..r.clone()
     };
     if out.phase == Phase::Halted {
@@ -199,6 +206,9 @@ mod tests {
             started: stamp(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
             reason: (phase == Phase::Halted).then(|| "check `./check.sh` exited 1".into()),
             began_at: Some(4),
+            gates: Default::default(),
+            target: None,
+            gate: None,
         }
     }
 
@@ -210,6 +220,7 @@ mod tests {
             on_failure: OnFailure::Hold,
             force: false,
             continue_halted: false,
+            gates: Default::default(),
             by: "ana".into(),
         }
     }

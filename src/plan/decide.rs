@@ -23,6 +23,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
 use super::Target;
+use super::gate::{GateKind, GatePod, Gating, Key};
 use super::record::{Phase, Record, stamp};
 use crate::core::pod::{self as podf, MinReady};
 use crate::core::spec;
@@ -44,6 +45,8 @@ pub struct Facts<'a> {
     /// The operator's freeze holding the set, in its words (`steer::holding`, read by the
     /// runner: a freeze halts the plan, naming it).
     pub frozen: Option<&'a str>,
+    /// The gates this invocation asks and what passed in this run (`None`: none asked).
+    pub gating: Option<&'a Gating>,
 }
 
 /// What a pod was when a bake began: the same pod (uid), its restarts, its readiness since.
@@ -93,6 +96,8 @@ pub enum Next {
     Record(Record),
     /// Run the step's checks, then [`advance`] (or halt on a failure).
     Check,
+    /// Run this gate (for this pod), then decide again; `record` is the plan as it stands.
+    Gate { kind: GateKind, key: Key, pod: Option<GatePod>, record: Record },
     /// Nothing to do now; what it waits for.
     Wait(String),
     /// Stop: the record says why (phase [`Phase::Halted`]).
@@ -110,7 +115,7 @@ pub fn observed_update_revision(set: &StatefulSet) -> Option<&str> {
 }
 
 /// The partition a plan reads: the RollingUpdate partition, or `None` for OnDelete.
-fn partition_now(set: &StatefulSet) -> Option<i32> {
+pub(super) fn partition_now(set: &StatefulSet) -> Option<i32> {
     let st = spec::strategy(set);
     (!st.on_delete).then_some(st.partition)
 }
@@ -166,12 +171,13 @@ fn still_ours(record: &Record, set: &StatefulSet, frozen: Option<&str>) -> Resul
     if let Some(steps) = record.parsed_steps().ok().map(|s| s.targets(replicas))
         && let Some(Target::Update { partition, .. }) =
             record.step.checked_sub(1).and_then(|i| steps.get(i)).copied()
-        && partition != record.partition
+        && partition != record.target.unwrap_or(record.partition)
     {
         return Err(format!(
             "the replicas changed under the plan: {replicas} now, so step {} would be partition \
              {partition}, not {} (another writer)",
-            record.step, record.partition
+            record.step,
+            record.target.unwrap_or(record.partition)
         ));
     }
     match partition_now(set) {
@@ -267,9 +273,9 @@ fn not_done(pod: Option<&Pod>, update: &str, facts: &Facts<'_>) -> Option<String
 }
 
 const NOT_CREATED: &str = "not created";
-const NOT_UPDATED: &str = "not updated";
+pub(super) const NOT_UPDATED: &str = "not updated";
 
-fn pod_at<'a>(facts: &Facts<'a>, ordinal: i32) -> Option<&'a Pod> {
+pub(super) fn pod_at<'a>(facts: &Facts<'a>, ordinal: i32) -> Option<&'a Pod> {
     let at = facts.pods.binary_search_by_key(&ordinal, |(o, _)| *o).ok()?;
     facts.pods.get(at).map(|(_, p)| *p)
 }
@@ -279,6 +285,9 @@ fn pod_at<'a>(facts: &Facts<'a>, ordinal: i32) -> Option<&'a Pod> {
 /// `stuck-after` do not mind their seconds of skew).
 fn last_progress(record: &Record, facts: &Facts<'_>) -> Timestamp {
     let mut at = record.since().unwrap_or(facts.now);
+    if let Some(passed) = facts.gating.and_then(|g| g.progress) {
+        at = at.max(passed);
+    }
     for o in opened(facts.set, record.partition) {
         let Some(p) = pod_at(facts, o).filter(|p| podf::revision(p) == record.revision) else {
             continue;
@@ -312,6 +321,11 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
         .clone()
         .filter_map(|o| not_done(pod_at(facts, o), &record.revision, facts).map(|w| (o, w)))
         .collect();
+    if let Some(g) = facts.gating
+        && let Some(next) = super::gated::waiting(record, facts, g, &pending)
+    {
+        return next;
+    }
     if pending.is_empty() {
         if record.bake_seconds > 0 {
             let since = stamp(facts.now);
@@ -437,6 +451,10 @@ pub fn enter(record: &Record, step: usize, targets: &[Target], facts: &Facts<'_>
         Some(Target::Update { partition, .. }) => {
             let record = Record { phase: Phase::Waiting, partition: *partition, ..base };
             match partition_now(facts.set) {
+                // Gates before the step's pods go: it opens gradually, as they pass.
+                Some(from) if from > *partition && facts.gating.is_some_and(Gating::any) => {
+                    Next::Record(Record { partition: from, target: Some(*partition), ..record })
+                }
                 Some(from) if from != *partition => Next::Open { from, to: *partition, record },
                 _ => Next::Record(record),
             }
@@ -467,6 +485,8 @@ pub struct Start {
     pub on_failure: super::OnFailure,
     /// Who starts it (the cluster identity).
     pub by: String,
+    /// Its gates and ordering (recorded).
+    pub gates: super::gate::Gates,
 }
 
 /// The first move of a new plan on what `facts` show: the record of its first step not yet
@@ -534,6 +554,9 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, String> {
         started: stamp(facts.now),
         reason: None,
         began_at: Some(now_partition.unwrap_or(replicas)),
+        gates: start.gates.clone(),
+        target: None,
+        gate: None,
     };
     Ok(enter(&record, first, &targets, facts))
 }

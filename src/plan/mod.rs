@@ -15,6 +15,8 @@
 pub mod ask;
 pub mod decide;
 pub mod engine;
+pub mod gate;
+pub mod gated;
 pub mod record;
 pub mod said;
 

@@ -19,6 +19,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use super::gate::{GateState, Gates};
 use super::{OnFailure, Steps, duration_words};
 
 /// The plan's record.
@@ -117,6 +118,17 @@ pub struct Record {
     /// records older than it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub began_at: Option<i32>,
+    /// The gates and ordering this plan was started (or last restated) with: shown and
+    /// compared, never run from here (`plan::ask`).
+    #[serde(default, skip_serializing_if = "Gates::is_empty")]
+    pub gates: Gates,
+    /// A step opening gradually (gates before its pods go): the partition it opens to, while
+    /// `partition` is where it has got.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<i32>,
+    /// The gate under way, or the last one passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateState>,
 }
 
 impl Record {

@@ -47,13 +47,19 @@ pub fn entered(set: &StatefulSet, r: &Record) -> String {
             at(r),
             step_pods(set, r)
         ),
-        Phase::Waiting => {
-            format!(
+        Phase::Waiting => match r.target {
+            Some(to) => format!(
+                "{}: partition {} → {to}{} through its gates, one pod at a time",
+                at(r),
+                r.partition,
+                decide::opens(set, to, r.partition)
+            ),
+            None => format!(
                 "{}: partition {} (its pods open already): waiting for them",
                 at(r),
                 r.partition
-            )
-        }
+            ),
+        },
         Phase::Done => {
             let end = match spec::strategy(set).on_delete {
                 true => "every pod of its steps updated".to_string(),
@@ -116,6 +122,27 @@ pub fn check_env(key: &ObjRef, r: &Record, set: &StatefulSet) -> Vec<(&'static s
     ]
 }
 
+/// A gate's environment: the checks' and the gate, the pod and its ordinal, the old and the
+/// new revision (the adapter adds STSTUI_ZONE, the pod's node's zone).
+pub fn gate_env(
+    key: &ObjRef,
+    r: &Record,
+    set: &StatefulSet,
+    kind: super::gate::GateKind,
+    pod: Option<&super::gate::GatePod>,
+) -> Vec<(&'static str, String)> {
+    let mut env = check_env(key, r, set);
+    env.push(("STSTUI_GATE", kind.word().to_string()));
+    if let Some(p) = pod {
+        env.push(("STSTUI_POD", p.name.clone()));
+        env.push(("STSTUI_ORDINAL", p.ordinal.to_string()));
+    }
+    let old = set.status.as_ref().and_then(|s| s.current_revision.clone()).unwrap_or_default();
+    env.push(("STSTUI_OLD_REVISION", old));
+    env.push(("STSTUI_NEW_REVISION", r.revision.clone()));
+    env
+}
+
 /// The plan in words before it starts: each step with the partition it moves from and to (an
 /// OnDelete set: the pods it updates).
 pub fn preview(key: &ObjRef, set: &StatefulSet, start: &Start) -> Vec<String> {
@@ -167,5 +194,13 @@ pub fn preview(key: &ObjRef, set: &StatefulSet, start: &Start) -> Vec<String> {
         duration_words(start.bake_seconds * 1000),
         start.on_failure.word()
     ));
+    if !start.gates.is_empty() {
+        let how = if st.on_delete {
+            "around each pod ststui evicts"
+        } else {
+            "around each pod: the partition opens one ordinal at a time"
+        };
+        lines.push(format!("  gates {how}: {}", start.gates.words()));
+    }
     lines
 }

@@ -112,6 +112,7 @@ fn facts<'a>(set: &'a StatefulSet, pods: &'a [(i32, &'a Pod)], now: i64) -> Fact
         stuck_after_ms: 600_000,
         baseline: None,
         frozen: None,
+        gating: None,
     }
 }
 
@@ -126,6 +127,7 @@ fn start(steps: &str, bake: u64) -> Start {
         checks: vec!["./check".into()],
         on_failure: OnFailure::Hold,
         by: "ana".into(),
+        gates: Default::default(),
     }
 }
 
@@ -199,6 +201,9 @@ fn a_plan_halts_on_another_writer_a_freeze_a_stuck_step_and_an_unsteady_bake() {
         started: stamp(at(0)),
         reason: None,
         began_at: None,
+        gates: Default::default(),
+        target: None,
+        gate: None,
     };
     let reason = |n: Next| match n {
         Next::Halt(r) => {
@@ -394,6 +399,9 @@ fn the_record_reads_as_the_console_says_it() {
         started: stamp(at(0)),
         reason: None,
         began_at: None,
+        gates: Default::default(),
+        target: None,
+        gate: None,
     };
     assert_eq!(r.words(at(48)), "plan 2/3 (50%): baking, 1m12s left");
     let h =

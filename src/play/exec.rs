@@ -109,6 +109,7 @@ impl Exec {
             | Command::Pause
             | Command::Resume
             | Command::Rollout(_)
+            | Command::Gate(_)
             | Command::Approve { .. }
             | Command::Abort { .. }
             | Command::Step(_) => Err(LineFailed::NeedsSimulator),

@@ -104,6 +104,10 @@ pub fn cluster_refusal(command: &Command, drive: bool) -> Option<&'static str> {
             "needs the simulator: a cluster's storage is provisioned by its own provisioner \
              (play it with `ststui sim --script`)",
         ),
+        Command::Gate(_) => Some(
+            "needs the simulator: a gate line says how a rehearsed gate answers; on a cluster \
+             your gates run (`ststui rollout NAME --pre-delete GATE --post-ready GATE`)",
+        ),
         Command::Rollout(_) | Command::Approve { .. } => Some(
             "needs the simulator: on a cluster a plan is run by `ststui rollout NAME --steps …` \
              (and passed with `ststui approve NAME`), which hold a lease and run your checks",

@@ -211,6 +211,11 @@ impl Sim {
         planner::start(&mut self.world, rollout)
     }
 
+    /// How a rehearsed gate answers for `target` (a scenario's `gate` line).
+    pub fn gate_fault(&mut self, target: &ObjRef, g: &scenario::GateArgs) {
+        planner::set_gate_fault(&mut self.world, target, g);
+    }
+
     /// Passes the gate a plan of `set` waits at (a scenario's `approve` line).
     pub fn approve_plan(&mut self, set: &ObjRef) -> Result<(), OpError> {
         planner::approve(&mut self.world, set)

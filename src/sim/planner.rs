@@ -32,6 +32,9 @@ use crate::plan::engine::{Act, Config, End, Engine, View};
 use crate::plan::record::{self, Phase, Reading, Record, stamp};
 use crate::plan::{OnFailure, Steps};
 
+mod gates;
+pub use gates::set as set_gate_fault;
+
 /// The host a simulator's lease names.
 pub const HOST: &str = "ststui-sim";
 /// How long the simulator's lease is written for (it is given back when the plan ends).
@@ -50,6 +53,8 @@ pub struct Rollout {
     pub bake_seconds: u64,
     pub stuck_after_ms: u64,
     pub on_failure: OnFailure,
+    /// The gates rehearsed (`sim:`), as the `gate` lines make them answer.
+    pub gates: crate::plan::gate::Gates,
     /// The script line (its errors name it).
     pub line: usize,
 }
@@ -61,6 +66,8 @@ pub struct Planner {
     dirty: bool,
     /// (instant, evaluations then): the guard against a plan writing in circles.
     instant: (u64, u32),
+    /// How rehearsed gates answer, by namespace, pod (or set) and gate.
+    pub faults: gates::Faults,
 }
 
 #[derive(Debug, Clone)]
@@ -70,6 +77,8 @@ struct Run {
     engine: Engine,
     /// The agenda's wake-up for this plan (one at a time).
     wake: Option<Ticket>,
+    /// A rehearsed gate under way: when it answers (virtual ms) and how.
+    gate: Option<(u64, crate::plan::gate::Outcome)>,
 }
 
 impl Planner {
@@ -126,6 +135,7 @@ fn engine(r: &Rollout) -> Engine {
         // The scenario says what plan to run: it replaces what the set records.
         force: true,
         continue_halted: false,
+        gates: r.gates.clone(),
         by: String::new(),
     };
     Engine::new(cfg, ask)
@@ -143,7 +153,7 @@ pub fn start(w: &mut World, r: Rollout) -> Result<(), OpError> {
         )));
     }
     let key = r.set.clone();
-    let run = Run { line: r.line, engine: engine(&r), wake: None };
+    let run = Run { line: r.line, engine: engine(&r), wake: None, gate: None };
     w.planner.runs.insert(key.clone(), run);
     w.planner.dirty = true;
     if let Some(why) = evaluate(w, &key) {
@@ -213,6 +223,12 @@ fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
     for _ in 0..TURNS {
         let mut run = w.planner.runs.remove(key)?;
         let now = w.store.clock().timestamp();
+        if let Some((due, _)) = &run.gate
+            && w.store.clock().now_ms() >= *due
+            && let Some((_, outcome)) = run.gate.take()
+        {
+            run.engine.gated(outcome);
+        }
         let act = match w.store.sets().get(key).cloned() {
             None => {
                 run.engine.stop(format!("{key} no longer exists"));
@@ -255,6 +271,13 @@ fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
                 }
             }
             Act::Wait { until, .. } => {
+                let until = gates::sooner(w, key, until);
+                schedule(w, key, until);
+                return None;
+            }
+            Act::Gate(g) => {
+                gates::start(w, key, &g);
+                let until = gates::sooner(w, key, None);
                 schedule(w, key, until);
                 return None;
             }

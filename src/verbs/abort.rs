@@ -312,6 +312,9 @@ mod tests {
             started: "2026-01-01T00:00:00Z".into(),
             reason: None,
             began_at: Some(4),
+            gates: Default::default(),
+            target: None,
+            gate: None,
         }
     }
 

@@ -88,6 +88,7 @@ impl Runner for Simulated {
             bake_seconds: bake_s,
             stuck_after_ms: stuck_s * 1000,
             on_failure: ststui::plan::OnFailure::Hold,
+            gates: Default::default(),
             line: 0,
         };
         self.sim.start_rollout(r).unwrap();

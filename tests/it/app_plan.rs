@@ -48,6 +48,9 @@ fn record(phase: Phase, step: usize, partition: i32) -> Record {
         started: stamp(t0()),
         reason: None,
         began_at: None,
+        gates: Default::default(),
+        target: None,
+        gate: None,
     }
 }
 

@@ -118,6 +118,9 @@ fn a_plan_shows_on_its_row() {
         started: stamp(t0()),
         reason: None,
         began_at: None,
+        gates: Default::default(),
+        target: None,
+        gate: None,
     };
     web.metadata.annotations =
         Some([(PLAN.to_string(), serde_json::to_string(&r).unwrap())].into());

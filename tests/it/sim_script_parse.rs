@@ -347,6 +347,7 @@ fn rollout_and_approve_parse_with_the_verbs_defaults() {
         bake_seconds: 30,
         stuck_after_ms: 600_000,
         on_failure: OnFailure::Hold,
+        gates: Default::default(),
     };
     assert_eq!(*a, want);
     let Command::Rollout(a) = one("rollout db/pg steps=pause,100% stuck-after=2m on-failure=undo")

@@ -559,6 +559,9 @@ fn the_header_shows_a_plan_recorded_on_the_set() {
         started: stamp(now),
         reason: None,
         began_at: None,
+        gates: Default::default(),
+        target: None,
+        gate: None,
     };
     let with = |st: &mut ststui::app::AppState, r: &Record| {
         let mut set = st.mirror.set(&key).unwrap().clone();

@@ -82,6 +82,7 @@ impl Engine {
             checks: self.ask.checks.clone(),
             on_failure: self.ask.on_failure,
             by: self.ask.by.clone(),
+            gates: self.ask.gates.clone(),
         }
     }
 

@@ -26,10 +26,12 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use super::OnFailure;
 use super::ask::{Ask, Begin, resolve};
 use super::decide::{self, Baseline, Facts, Next, Start};
+use super::gate::{Gating, Key};
 use super::record::{self, Lease, Phase, Reading, Record, Runner, stamp};
 use super::said;
 use crate::backend::{ClusterOp, Failure, FailureKind, ObjRef, Write};
 use crate::core::pod::MinReady;
+pub use gates::GateRun;
 
 /// How a runner runs: its nature and timings (its adapter's, not the operator's).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +93,9 @@ pub enum Act {
     /// Start these checks (this invocation's) with this environment; report with
     /// [`Engine::checked`] (meanwhile keep calling `next`: the lease is renewed).
     Check { checks: Vec<String>, env: Vec<(&'static str, String)> },
+    /// Run this gate and report with [`Engine::gated`] (meanwhile keep calling `next`: the
+    /// lease is renewed).
+    Gate(Box<GateRun>),
     /// `--on-failure undo`: the template back to the previous revision, these pods (name, uid)
     /// stuck on `revision` deleted; report with [`Engine::reverted`].
     Revert { basis: Box<StatefulSet>, revision: String, stuck: Vec<(String, String)> },
@@ -103,9 +108,9 @@ pub enum Act {
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum End {
-    Done(Record),
+    Done(Box<Record>),
     /// Halted: the record says why; the partition holds.
-    Halted(Record),
+    Halted(Box<Record>),
     /// It could not begin; nothing was written. `usage`: a flag is missing.
     Refused {
         why: String,
@@ -162,7 +167,7 @@ enum Stage {
     /// The lease is ours; the plan runs (`mine`: as this run drives it, once begun).
     Run,
     /// Halted: recorded, reverted if asked, then over.
-    Halt { record: Record, recorded: bool, reverted: bool },
+    Halt { record: Box<Record>, recorded: bool, reverted: bool },
     /// Over: the lease is given back, then [`Act::End`].
     Over { end: End, released: bool },
 }
@@ -200,10 +205,17 @@ pub struct Engine {
     seen_at_end: Option<String>,
     /// A new plan begun: the set it began on and how (for a preview), until taken.
     began: Option<(Box<StatefulSet>, Start)>,
+    /// The gates asked and what passed in this run.
+    gating: Gating,
+    gate_run: Option<gates::InFlight>,
+    /// A gate's "not yet"s so far, and when it is asked again.
+    gate_tries: std::collections::BTreeMap<Key, u32>,
+    gate_again: std::collections::BTreeMap<Key, Timestamp>,
 }
 
 impl Engine {
     pub fn new(cfg: Config, ask: Ask) -> Engine {
+        let gating = Gating::of(&ask.gates);
         Engine {
             cfg,
             ask,
@@ -223,6 +235,10 @@ impl Engine {
             said: Vec::new(),
             seen_at_end: None,
             began: None,
+            gating,
+            gate_run: None,
+            gate_tries: Default::default(),
+            gate_again: Default::default(),
         }
     }
 
@@ -283,6 +299,7 @@ impl Engine {
             stuck_after_ms: self.cfg.stuck_after_ms,
             baseline: self.baseline.as_ref(),
             frozen: view.frozen,
+            gating: (!self.ask.gates.is_empty()).then_some(&self.gating),
         }
     }
 
@@ -340,7 +357,7 @@ impl Engine {
             Stage::Begin { since } => self.begin(view, since),
             Stage::Run => self.run(view, fresh),
             Stage::Halt { record, recorded, reverted } => {
-                self.halting(view, record, recorded, reverted)
+                self.halting(view, *record, recorded, reverted)
             }
             Stage::Over { end, released } => self.over(view, end, released),
         }
@@ -382,6 +399,7 @@ impl Engine {
 }
 
 mod begin;
+mod gates;
 mod outcome;
 mod run;
 #[cfg(test)]
@@ -421,15 +439,18 @@ fn shows(what: &Sending, set: &StatefulSet) -> bool {
     match what {
         Sending::Lease(text) => same_lease(record::lease_text(set).as_deref(), text),
         Sending::Record(w) => record::read(set).plan().is_some_and(|r| {
-            (r.step, r.phase, &r.since, r.partition) == (w.step, w.phase, &w.since, w.partition)
+            (r.step, r.phase, &r.since, r.partition, r.target, &r.gate)
+                == (w.step, w.phase, &w.since, w.partition, w.target, &w.gate)
         }),
         Sending::Delete { .. } => false,
     }
 }
 
-/// When a wait ends by itself: the bake is over, or the step is stuck.
+/// When a wait ends by itself: the bake is over, the step is stuck, or a before-step gate's
+/// recheck is due.
 fn wake(r: &Record, facts: &Facts<'_>) -> Option<Timestamp> {
-    match r.phase {
+    let recheck = facts.gating.and_then(|g| super::gated::due(r, g));
+    let own = match r.phase {
         Phase::Baking => r.since().and_then(|t| {
             let bake = i64::try_from(r.bake_seconds).unwrap_or(i64::MAX / 2);
             t.checked_add(SignedDuration::from_secs(bake)).ok()
@@ -437,6 +458,10 @@ fn wake(r: &Record, facts: &Facts<'_>) -> Option<Timestamp> {
         Phase::Waiting => decide::stuck_deadline(r, facts)
             .and_then(|t| t.checked_add(SignedDuration::from_secs(1)).ok()),
         _ => None,
+    };
+    match (own, recheck) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -459,6 +484,9 @@ impl Record {
             started: String::new(),
             reason: None,
             began_at: None,
+            gates: start.gates.clone(),
+            target: None,
+            gate: None,
         }
     }
 }

@@ -29,6 +29,10 @@ impl Engine {
             let words = format!("{at}running the step's checks");
             return Act::Wait { until: self.renew_at, words };
         }
+        if let Some(words) = self.gate_pending() {
+            let at = self.mine.as_ref().map(|r| format!("{}: ", said::at(r))).unwrap_or_default();
+            return Act::Wait { until: self.renew_at, words: format!("{at}{words}") };
+        }
         let Some(mine) = self.mine.clone() else { return self.first(view, &set, fresh) };
         let current = match record::read(&set) {
             Reading::Plan(r) => r,
@@ -49,6 +53,13 @@ impl Engine {
             return self.taken(&set, "another plan replaced this one on the set".into());
         }
         let changed = crate::plan::ask::differences(&current, &self.ask_of(&mine));
+        if self.gate_done() && changed.is_empty() {
+            // A gate's verdict rests on a fresh read, as every move does.
+            if !fresh {
+                return self.read(now);
+            }
+            return self.judge_gate(view, &set, &current);
+        }
         let next = if !changed.is_empty() && !current.phase.over() {
             let why =
                 format!("the plan's record was changed by another writer: {}", changed.join("; "));
@@ -189,11 +200,12 @@ impl Engine {
                     let text = said::halted(&record, set, now, view.frozen.is_some());
                     self.say(Some(&record), text);
                 }
-                self.stage = Stage::Halt { record: record.clone(), recorded, reverted: false };
+                self.stage =
+                    Stage::Halt { record: Box::new(record.clone()), recorded, reverted: false };
                 self.halting(view, record, recorded, false)
             }
             Next::Done => {
-                self.stage = Stage::Over { end: End::Done(current.clone()), released: false };
+                self.stage = Stage::Over { end: End::Done(Box::new(current.clone())), released: false };
                 self.over_now(set)
             }
             Next::Wait(words) => {
@@ -204,6 +216,9 @@ impl Engine {
                 }
             }
             Next::Check => Act::Wait { until: self.renew_at, words: String::new() },
+            Next::Gate { kind, key, pod, record } => {
+                self.start_gate(view, set, &record, kind, key, pod)
+            }
         }
     }
 
@@ -258,11 +273,12 @@ impl Engine {
         }
         let undo = self.ask.on_failure == OnFailure::Undo && view.frozen.is_none();
         if undo && !reverted {
-            self.stage = Stage::Halt { record: record.clone(), recorded, reverted: true };
+            self.stage =
+                Stage::Halt { record: Box::new(record.clone()), recorded, reverted: true };
             let stuck = decide::stuck_on(&record.revision, view.pods);
             return Act::Revert { basis: Box::new(set), revision: record.revision, stuck };
         }
-        self.stage = Stage::Over { end: End::Halted(record), released: false };
+        self.stage = Stage::Over { end: End::Halted(Box::new(record)), released: false };
         self.over_now(&set)
     }
 

@@ -125,6 +125,7 @@ fn ask(steps: &str, bake: u64) -> Ask {
         on_failure: OnFailure::Hold,
         force: false,
         continue_halted: false,
+        gates: Default::default(),
         by: "ana".into(),
     }
 }

@@ -138,7 +138,8 @@ impl KubeletArgs {
     }
 }
 
-/// `rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]`.
+/// `rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]
+/// [gates=LIST] [last=POD] [recheck=DUR] [gate-interval=DUR] [gate-tries=N]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RolloutArgs {
     pub set: Name,
@@ -146,6 +147,20 @@ pub struct RolloutArgs {
     pub bake_seconds: u64,
     pub stuck_after_ms: u64,
     pub on_failure: crate::plan::OnFailure,
+    /// The gates rehearsed (`sim:`: they answer as the `gate` lines say).
+    pub gates: crate::plan::gate::Gates,
+}
+
+/// `gate NAME KIND [fail] [slow=DUR] [not-yet=N] [leader=POD] [pass]`: how a rehearsed gate
+/// answers for a pod (NAME; the set for before-step and last-by).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateArgs {
+    pub name: Name,
+    pub kind: crate::plan::gate::GateKind,
+    pub fail: bool,
+    pub slow_ms: Option<u64>,
+    pub not_yet: Option<u32>,
+    pub leader: Option<String>,
 }
 
 /// `pdb NAME min-available=N|P% | max-unavailable=N|P% [set=SET] [unhealthy=POLICY]`: a
@@ -310,6 +325,8 @@ pub enum Command {
     /// `rollout NAME steps=…`: a rollout plan the simulator runs as time passes (ststui
     /// extension; on a cluster, `ststui rollout`).
     Rollout(Box<RolloutArgs>),
+    /// `gate NAME KIND …`: how a rehearsed gate answers (ststui extension).
+    Gate(Box<GateArgs>),
     /// `approve NAME`: the gate a plan waits at passes.
     Approve {
         set: Name,
@@ -392,6 +409,7 @@ impl Command {
             | Command::Abort { set }
             | Command::Expect { set, .. } => Some(set),
             Command::Rollout(a) => Some(&mut a.set),
+            Command::Gate(g) => Some(&mut g.name),
             Command::Budget(b) => Some(&mut b.name),
             Command::DeleteBudget { name } => Some(name),
             Command::DeletePod { pod, .. }

@@ -18,6 +18,8 @@ use super::{
 use crate::backend::ImageFailure;
 use crate::sim::ApiFault;
 
+mod plan_lines;
+
 /// Every command with its usage, as shown in error messages.
 pub const USAGE: &[(&str, &str)] = &[
     (
@@ -59,7 +61,16 @@ pub const USAGE: &[(&str, &str)] = &[
     ("fix-storage", "fix-storage"),
     ("freeze", "freeze NAME"),
     ("unfreeze", "unfreeze NAME"),
-    ("rollout", "rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]"),
+    (
+        "rollout",
+        "rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo] \
+         [gates=pre-delete,post-ready,before-step,last-by] [last=POD] [recheck=DUR] \
+         [gate-interval=DUR] [gate-tries=N]",
+    ),
+    (
+        "gate",
+        "gate NAME pre-delete|post-ready|before-step|last-by [fail] [slow=DUR] [not-yet=N] [leader=POD] [pass]",
+    ),
     ("approve", "approve NAME"),
     ("abort", "abort NAME"),
     ("api-down", "api-down DUR"),
@@ -290,7 +301,8 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, LineError> {
         "fix-storage" => Command::Storage { full: false },
         "freeze" => Command::Freeze { set: a.name("NAME")?, on: true },
         "unfreeze" => Command::Freeze { set: a.name("NAME")?, on: false },
-        "rollout" => return parse_rollout(a),
+        "rollout" => return plan_lines::rollout(a),
+        "gate" => return plan_lines::gate(a),
         "approve" => Command::Approve { set: a.name("NAME")? },
         "abort" => Command::Abort { set: a.name("NAME")? },
         "drop-watches" | "compact" => Command::Api(api_fault(cmd, &mut a)?),
@@ -530,35 +542,6 @@ fn plan_phase(v: &str) -> Result<String, BadValue> {
             format!("one of {}", PLAN_PHASES.join(", ")),
         )),
     }
-}
-
-fn parse_rollout(a: Args<'_>) -> Result<Command, LineError> {
-    let mut a = a;
-    let set = a.name("NAME")?;
-    a.finish(&["steps", "bake", "stuck-after", "on-failure"])?;
-    let Some(steps) = a.parsed("steps", crate::plan::Steps::parse)? else {
-        return Err(a.err("give steps=LIST, e.g. steps=1,50%,100% (pause for a manual gate)"));
-    };
-    let bake_ms = a.parsed("bake", duration)?.unwrap_or(0);
-    if !bake_ms.is_multiple_of(1000) {
-        return Err(a.err(format_args!("bake={bake_ms}ms: expected whole seconds (e.g. 30s)")));
-    }
-    let stuck_after_ms = a.parsed("stuck-after", duration)?.unwrap_or(600_000);
-    if stuck_after_ms == 0 {
-        return Err(a.err("stuck-after=0: expected a duration above zero (e.g. 5m)"));
-    }
-    let on_failure = a.parsed("on-failure", |v| match v {
-        "hold" => Ok(crate::plan::OnFailure::Hold),
-        "undo" => Ok(crate::plan::OnFailure::Undo),
-        _ => Err(BadValue::new(v, "is not an answer to a failure", "hold or undo")),
-    })?;
-    Ok(Command::Rollout(Box::new(super::RolloutArgs {
-        set,
-        steps,
-        bake_seconds: bake_ms / 1000,
-        stuck_after_ms,
-        on_failure: on_failure.unwrap_or_default(),
-    })))
 }
 
 /// `N`, from 1: how many `what` a fault touches.

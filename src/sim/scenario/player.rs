@@ -269,9 +269,14 @@ impl Player {
                     bake_seconds: r.bake_seconds,
                     stuck_after_ms: r.stuck_after_ms,
                     on_failure: r.on_failure,
+                    gates: r.gates.clone(),
                     line: number,
                 };
                 sim.start_rollout(rollout).map_err(|e| e.to_string())
+            }
+            Command::Gate(g) => {
+                sim.gate_fault(&g.name.as_ref(), g);
+                Ok(())
             }
             Command::Approve { set } => sim.approve_plan(&set.as_ref()).map_err(|e| e.to_string()),
             Command::Abort { set } => sim.abort(&set.as_ref()),

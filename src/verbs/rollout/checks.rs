@@ -9,6 +9,8 @@ use crate::plan::duration_words;
 /// A check's end.
 pub struct CheckOutcome {
     pub passed: Result<(), String>,
+    /// Its exit code (`None`: killed, timed out, or never started).
+    pub code: Option<i32>,
     /// Its output's last lines (stdout and stderr).
     pub tail: Vec<String>,
 }
@@ -32,9 +34,11 @@ pub fn spawn_check(
     let child = command.spawn();
     std::thread::spawn(move || {
         let outcome = match child {
-            Err(e) => {
-                CheckOutcome { passed: Err(format!("could not start: {e}")), tail: Vec::new() }
-            }
+            Err(e) => CheckOutcome {
+                passed: Err(format!("could not start: {e}")),
+                code: None,
+                tail: Vec::new(),
+            },
             Ok(child) => wait_check(child, timeout),
         };
         let _ = tx.send(outcome);
@@ -71,11 +75,14 @@ fn wait_check(mut child: std::process::Child, timeout: Duration) -> CheckOutcome
         }
         tail.push_back(line);
     };
+    let mut code = None;
     let passed = loop {
         match lrx.recv_timeout(Duration::from_millis(100)) {
             Ok(line) => keep(line, &mut tail),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                break match child.wait() {
+                let status = child.wait();
+                code = status.as_ref().ok().and_then(|s| s.code());
+                break match status {
                     Ok(s) if s.success() => Ok(()),
                     Ok(s) => Err(match s.code() {
                         Some(c) => format!("exited {c}"),
@@ -101,5 +108,5 @@ fn wait_check(mut child: std::process::Child, timeout: Duration) -> CheckOutcome
     while let Ok(line) = lrx.try_recv() {
         keep(line, &mut tail);
     }
-    CheckOutcome { passed, tail: tail.into() }
+    CheckOutcome { passed, code, tail: tail.into() }
 }

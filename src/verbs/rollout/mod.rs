@@ -8,7 +8,7 @@
 //! With `--image`, the set is first held (frozen, unless already held) and its first container's
 //! image set, so the update waits for the plan: one command instead of three.
 //!
-//! Owns: the adapter (IO for the engine), the checks' processes, the output. Exit codes as
+//! Owns: the adapter (IO for the engine), the checks' processes, the gates' runs, the output. Exit codes as
 //! `wait`'s: 0 done, 1 timeout or refused, 2 bad usage, 3 halted, 4 unreachable or forbidden.
 
 use std::sync::mpsc;
@@ -19,6 +19,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
 mod checks;
+mod gates;
 mod output;
 mod prepare;
 
@@ -62,6 +63,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         ));
     }
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
+    let gate_runner = gates::Gates::new(target.clone());
     let mut s = Session::open(target)?;
     s.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
     super::warn_gitops("rollout", s.set());
@@ -71,6 +73,18 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     }
     let host = crate::cluster::hostname();
     let set = s.set().cloned().ok_or_else(|| gone(&s.key))?;
+    if (args.last.is_some() || args.last_by.is_some())
+        && !crate::core::spec::strategy(&set).on_delete
+    {
+        return Err(VerbError::new(
+            Exit::Usage,
+            format!(
+                "--last and --last-by order an OnDelete plan; {} rolls by partition, from the \
+                 highest ordinal down",
+                s.key
+            ),
+        ));
+    }
     let dead = record::lease(&set)
         .filter(|l| l.host == host && l.pid != std::process::id() && !alive(l.pid));
     let cfg = Config {
@@ -95,6 +109,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         on_failure: args.on_failure.into(),
         force: args.force,
         continue_halted: args.continue_halted,
+        gates: args.gates(),
         by: writes.identity(),
     };
     let mut r = Runner {
@@ -105,6 +120,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         limit,
         check_timeout: Duration::from_millis(args.check_timeout),
         checks: None,
+        gates: gate_runner,
         fresh: None,
     };
     r.drive()
@@ -134,6 +150,8 @@ struct Runner {
     check_timeout: Duration,
     /// The checks under way, reporting here.
     checks: Option<mpsc::Receiver<CheckNews>>,
+    /// The gates' runner (a gate under way reports there).
+    gates: gates::Gates,
     /// The set and its pods as just read from the server, for the next turn.
     fresh: Option<(StatefulSet, Vec<Pod>)>,
 }
@@ -152,6 +170,10 @@ impl Runner {
                 self.engine.stop("the timeout passed".into());
             }
             self.take_check_news();
+            if let Some(o) = self.gates.outcome() {
+                self.out.output("gate-output", &o.tail);
+                self.engine.gated(o);
+            }
             let act = self.turn()?;
             // A new plan is printed before its first move is said.
             if let Some((set, start)) = self.engine.take_began() {
@@ -177,6 +199,10 @@ impl Runner {
                 }
                 Act::Read => self.read(),
                 Act::Check { checks, env } => self.start_checks(checks, env),
+                Act::Gate(run) => {
+                    let ns = self.s.key.namespace.clone();
+                    self.gates.start(*run, &ns);
+                }
                 Act::Revert { basis, revision, stuck } => {
                     let pods = self.pods();
                     let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
@@ -288,7 +314,7 @@ impl Runner {
         if let Some(l) = self.limit {
             wake = wake.min(l);
         }
-        if self.checks.is_some() {
+        if self.checks.is_some() || self.gates.running.is_some() {
             wake = wake.min(Instant::now() + Duration::from_millis(200));
         }
         self.s.next_lenient(Some(wake))
@@ -303,6 +329,7 @@ impl Runner {
                 let started = Instant::now();
                 let outcome = spawn_check(&cmd, &env, timeout).recv().unwrap_or(CheckOutcome {
                     passed: Err("the check's runner stopped".into()),
+                    code: None,
                     tail: Vec::new(),
                 });
                 let failed = outcome.passed.as_ref().err().map(|how| {
@@ -336,7 +363,7 @@ impl Runner {
                         let r = self.engine.plan().cloned();
                         self.out.event(r.as_ref(), &format!("check `{cmd}` passed ({took})"));
                     }
-                    self.out.output(&outcome.tail);
+                    self.out.output("check-output", &outcome.tail);
                 }
                 CheckNews::All(result) => {
                     self.checks = None;

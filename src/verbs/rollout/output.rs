@@ -57,11 +57,10 @@ impl Output {
     }
 
     /// A check's output (its last lines), indented under it.
-    pub fn output(&mut self, lines: &[String]) {
+    pub fn output(&mut self, kind: &str, lines: &[String]) {
         for l in lines {
             if self.json {
-                say(&serde_json::json!({"kind": "check-output", "text": l, "at": now()})
-                    .to_string());
+                say(&serde_json::json!({"kind": kind, "text": l, "at": now()}).to_string());
             } else {
                 say(&format!("  | {l}"));
             }

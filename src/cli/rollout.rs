@@ -1,0 +1,141 @@
+//! `ststui rollout`'s arguments: the plan, its gates and ordering.
+
+use clap::{Args, ValueEnum};
+
+use super::{OutputArg, parse_duration, parse_duration_or_zero};
+
+/// `ststui rollout`.
+#[derive(Debug, Clone, Args)]
+pub struct RolloutArgs {
+    /// The StatefulSet.
+    pub name: String,
+    /// Pods on the update revision after each step, from the highest ordinal down: counts,
+    /// percentages of the replicas (rounded up, never all before 100%) or `pause` (a manual
+    /// gate), e.g. 1,25%,pause,50%,100%. Needed for a new plan; a rerun resumes the recorded one.
+    #[arg(long, value_name = "LIST")]
+    pub steps: Option<String>,
+    /// After a step's pods are updated, Ready and available, every pod of the set must stay
+    /// Ready and restart nothing for this long, e.g. 2m (at most 24h). A resume states it again:
+    /// a recorded bake is never taken from the set.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero, default_value = "0s")]
+    pub bake: u64,
+    /// A command run after each step's bake (`sh -c`), with STSTUI_NAMESPACE, STSTUI_SET,
+    /// STSTUI_STEP, STSTUI_STEPS, STSTUI_PARTITION, STSTUI_PODS and STSTUI_BAKE set; a non-zero
+    /// exit halts the plan. Repeatable. Only this command's checks ever run: a resume whose
+    /// record lists others is refused without --force.
+    #[arg(long = "check", value_name = "CMD")]
+    pub checks: Vec<String>,
+    /// A check running longer is killed and fails.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "5m")]
+    pub check_timeout: u64,
+    /// A step that makes no progress for this long (no pod of it created on the update revision
+    /// or turning Ready) halts the plan.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m")]
+    pub stuck_after: u64,
+    /// Give up after this long (exit 1; the plan stays recorded where it is, a rerun resumes).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<u64>,
+    /// On a failure: hold the partition where it is, or undo (the template back to the
+    /// previous revision, the step's stuck pods deleted).
+    #[arg(long, value_enum, default_value_t = OnFailureArg::Hold)]
+    pub on_failure: OnFailureArg,
+    /// Progress as text lines or JSON lines.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputArg::Text)]
+    pub output: OutputArg,
+    /// First hold the set (freeze it, unless held already) and set its image — `app=nginx:1.26`
+    /// or `nginx:1.26` (the first container) — then run the plan: one command instead of three.
+    #[arg(long, value_name = "[CONTAINER=]IMAGE")]
+    pub image: Option<String>,
+    /// Go on past a halt from the halted step (once what halted it is fixed), with this
+    /// command's bake, checks and failure policy.
+    #[arg(long = "continue")]
+    pub continue_halted: bool,
+    /// Go on although the recorded plan differs from this command (this command's steps, bake,
+    /// checks and policy win and are recorded), or start a plan over an invalid record.
+    #[arg(long)]
+    pub force: bool,
+    /// While another runner's lease holds, wait for it to run out instead of refusing.
+    #[arg(long)]
+    pub wait_lease: bool,
+    /// A gate run before each pod goes (OnDelete: before ststui evicts it; RollingUpdate: before
+    /// the partition is lowered onto it, one ordinal at a time): cmd:COMMAND (here, `sh -c`),
+    /// exec:CONTAINER -- COMMAND… (in the pod) or http::PORT/PATH (through the API server's pod
+    /// proxy). Exit 0 / 2xx goes, exit 75 / HTTP 503 or 429 is "not yet", anything else halts.
+    /// Placeholders {namespace} {set} {pod} {ordinal} {zone} {old} {new} {step}, also in
+    /// STSTUI_* variables.
+    #[arg(long, value_name = "GATE", value_parser = gate)]
+    pub pre_delete: Option<String>,
+    /// A gate run once a replaced pod is updated, Ready and available, before the next goes.
+    #[arg(long, value_name = "GATE", value_parser = gate)]
+    pub post_ready: Option<String>,
+    /// A whole-cluster gate run before each step's pods start to go (and again after
+    /// --recheck).
+    #[arg(long, value_name = "GATE", value_parser = gate)]
+    pub before_step: Option<String>,
+    /// Ask --before-step again this long after it passed, e.g. 22s (0s: once).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero, default_value = "0s")]
+    pub recheck: u64,
+    /// A gate that says "not yet" is asked again after this long.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10s")]
+    pub gate_interval: u64,
+    /// One gate run longer than this is killed and fails.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "2m")]
+    pub gate_timeout: u64,
+    /// How many "not yet"s a gate may answer before the plan halts (with the 10s interval, 180
+    /// is 30 minutes: longer than a broker's recovery).
+    #[arg(long, value_name = "N", default_value_t = 180,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub gate_tries: u32,
+    /// OnDelete: roll this pod last in its step (the primary, the active controller).
+    #[arg(long, value_name = "POD", conflicts_with = "last_by")]
+    pub last: Option<String>,
+    /// OnDelete: a gate whose first output line names the pod to roll last (asked again before
+    /// each pod goes: leadership moves).
+    #[arg(long, value_name = "GATE", value_parser = gate)]
+    pub last_by: Option<String>,
+}
+
+impl RolloutArgs {
+    /// The gates and ordering asked.
+    pub fn gates(&self) -> crate::plan::gate::Gates {
+        crate::plan::gate::Gates {
+            pre_delete: self.pre_delete.clone(),
+            post_ready: self.post_ready.clone(),
+            before_step: self.before_step.clone(),
+            last_by: self.last_by.clone(),
+            last: self.last.clone(),
+            interval_seconds: self.gate_interval / 1000,
+            timeout_seconds: self.gate_timeout / 1000,
+            tries: self.gate_tries,
+            recheck_seconds: self.recheck / 1000,
+        }
+    }
+}
+
+/// A gate as typed, checked.
+fn gate(s: &str) -> Result<String, String> {
+    match crate::plan::gate::Gate::parse(s) {
+        Ok(crate::plan::gate::Gate::Sim) => Err(format!(
+            "{s:?}: sim: gates are the simulator's rehearsal; expected cmd:COMMAND, \
+             exec:CONTAINER -- COMMAND… or http::PORT/PATH"
+        )),
+        Ok(_) => Ok(s.trim().to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `--on-failure`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnFailureArg {
+    Hold,
+    Undo,
+}
+
+impl From<OnFailureArg> for crate::plan::OnFailure {
+    fn from(a: OnFailureArg) -> Self {
+        match a {
+            OnFailureArg::Hold => crate::plan::OnFailure::Hold,
+            OnFailureArg::Undo => crate::plan::OnFailure::Undo,
+        }
+    }
+}
