@@ -79,6 +79,7 @@ impl Derived {
         let find = |name: &str| state.mirror.claim(&ObjRef::new(ns, name));
         let existing = grid.cells.iter().filter(|c| c.exists).map(|c| c.ordinal);
         grid.claims = super::view::claims::marks(set, existing, find);
+        grid.gate = super::view::GateMark::of(set);
         let (controller, steps) = match plan {
             Some(plan) => {
                 let claims: Vec<_> = state.mirror.claims_in(ns).collect();

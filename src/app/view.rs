@@ -33,7 +33,9 @@ use crate::backend::{Mode, ObjRef};
 use crate::core::labels::REVISION_HASH_LABEL;
 
 pub use explain::{ExplainLine, LineKind};
-pub use grid::{GridLayout, GridMode, GridRow, GridView, OrdinalCell, PodState, RevClass, Rule};
+pub use grid::{
+    GateMark, GridLayout, GridMode, GridRow, GridView, OrdinalCell, PodState, RevClass, Rule,
+};
 
 /// Everything a frame shows, selected once per frame. The expensive parts (the grid, the
 /// controller's sentences) come from the state's per-change cache (`app::derived`).
@@ -464,8 +466,25 @@ impl DetailView {
             let ns = set_ref.namespace.as_str();
             let find = |n: &str| state.mirror.claim(&ObjRef::new(ns, n));
             rows.extend(claims::rows(set, cell.ordinal, find));
+            gate_rows(set, &name, &mut rows);
         }
         DetailView { name, cell, rows }
+    }
+}
+
+/// The plan's gate on pod `name`: how it stands and its last output (escaped: a gate's output
+/// is the operator's program's, about the cluster).
+fn gate_rows(set: &StatefulSet, name: &str, rows: &mut Vec<(&'static str, String)>) {
+    let reading = crate::plan::record::read(set);
+    let Some(g) = reading.plan().and_then(|r| r.gate.as_ref()) else { return };
+    if g.pod.as_deref() != Some(name) {
+        return;
+    }
+    rows.push(("gate", g.words()));
+    if !g.output.is_empty() {
+        let lines: Vec<String> =
+            g.output.iter().map(|l| crate::text::escape_controls(l).into_owned()).collect();
+        rows.push(("gate output", lines.join(" ⏎ ")));
     }
 }
 

@@ -70,7 +70,7 @@ pub fn differences(record: &Record, ask: &Ask) -> Vec<String> {
         };
         out.push(format!("checks: recorded {}, asked {}", list(&record.checks), list(&ask.checks)));
     }
-    if record.gates != ask.gates {
+    if !record.gates.same(&ask.gates) {
         out.push(format!("gates: recorded {}, asked {}", record.gates.words(), ask.gates.words()));
     }
     if record.on_failure != ask.on_failure.word() {

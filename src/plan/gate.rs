@@ -259,6 +259,12 @@ impl Gates {
             && self.last.is_none()
     }
 
+    /// Whether `self` and `other` ask the same (timings count only where a gate is asked: a
+    /// record without gates does not store them).
+    pub fn same(&self, other: &Gates) -> bool {
+        (self.is_empty() && other.is_empty()) || self == other
+    }
+
     /// The gate of `kind`, as typed.
     pub fn text(&self, kind: GateKind) -> Option<&str> {
         match kind {

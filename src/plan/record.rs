@@ -19,7 +19,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use super::gate::{GateState, Gates};
+use super::gate::{GateKind, GateState, GateStatus, Gates};
 use super::{OnFailure, Steps, duration_words};
 
 /// The plan's record.
@@ -198,6 +198,23 @@ impl Record {
         if self.since().is_none() {
             return Err(format!("its since {:?} is not a time (RFC 3339)", self.since));
         }
+        if let Some(t) = self.target
+            && (t < 0 || t >= self.partition)
+        {
+            return Err(format!(
+                "its target partition {t} is not below its partition {}",
+                self.partition
+            ));
+        }
+        if let Some(g) = &self.gate
+            && GateKind::from_word(&g.gate).is_none()
+        {
+            let cut: String = g.gate.chars().take(40).collect();
+            return Err(format!(
+                "its gate {:?} is none of pre-delete, post-ready, before-step, last-by",
+                crate::text::escape_controls(&cut)
+            ));
+        }
         Ok(())
     }
 
@@ -238,8 +255,19 @@ impl Record {
                 "plan {at}: waiting for approval, {} so far (A in a console, or ststui approve)",
                 duration_words(since_ms)
             ),
+            Phase::Waiting if self.gate_waiting().is_some() => {
+                let g = self.gate_waiting().map(GateState::words).unwrap_or_default();
+                format!("plan {at}: waiting on the {g}, {} so far", duration_words(since_ms))
+            }
             p => format!("plan {at}: {}, {} so far", p.word(), duration_words(since_ms)),
         }
+    }
+
+    /// The gate the plan waits on (running or "not yet"), if any.
+    pub fn gate_waiting(&self) -> Option<&GateState> {
+        let g = self.gate.as_ref()?;
+        let waiting = matches!(g.status, GateStatus::Running | GateStatus::NotYet);
+        (waiting && self.phase == Phase::Waiting).then_some(g)
     }
 }
 

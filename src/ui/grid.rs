@@ -205,6 +205,16 @@ fn render_row(
             spans.push(Span::styled("claim! ", theme.warn));
         }
     }
+    // A plan's gate on this pod: waiting on pre-delete, post-ready pending, failed.
+    if let Some(mark) = g.gate.as_ref().filter(|m| m.ordinal == cell.ordinal) {
+        let full = format!("gate {} ", mark.words);
+        let style = if mark.failed { theme.bad } else { theme.warn };
+        if take(full.chars().count()) {
+            spans.push(Span::styled(full, style));
+        } else if take(6) {
+            spans.push(Span::styled("gate! ", style));
+        }
+    }
     let pod = if cell.exists { screen.pod_at(cell.ordinal) } else { None };
     if let Some(age) = pod.and_then(|p| age(screen, p)).filter(|_| take(10)) {
         spans.push(Span::styled(format!("age {age:<6}"), theme.dim));

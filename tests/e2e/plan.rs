@@ -9,6 +9,7 @@
 
 mod budget;
 mod faults;
+mod gates;
 use crate::support::serve_common;
 
 use std::process::{Child, Command, Stdio};

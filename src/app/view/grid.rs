@@ -212,6 +212,41 @@ pub struct GridView {
     /// Ordinals whose pod exists and whose claim is not Bound: `data-web-3 Pending`
     /// (`view::claims::marks`, set by `app::derived`).
     pub claims: std::collections::BTreeMap<i32, String>,
+    /// The pod a plan's gate runs for, and how it stands (`app::derived`, from the set's plan
+    /// record).
+    pub gate: Option<GateMark>,
+}
+
+/// A plan's gate on a pod, as its cell shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateMark {
+    pub ordinal: i32,
+    /// `pre-delete running`, `post-ready not yet ×3`, `pre-delete failed`.
+    pub words: String,
+    pub failed: bool,
+}
+
+impl GateMark {
+    /// The mark of the gate `set`'s plan record names, when it is on one of its pods and under
+    /// way (or failed).
+    pub fn of(set: &StatefulSet) -> Option<GateMark> {
+        use crate::plan::gate::GateStatus;
+        let reading = crate::plan::record::read(set);
+        let r = reading.plan()?;
+        let g = r.gate.as_ref()?;
+        let name = set.metadata.name.as_deref()?;
+        let ordinal: i32 = g.pod.as_deref()?.strip_prefix(name)?.strip_prefix('-')?.parse().ok()?;
+        let kind = crate::plan::gate::GateKind::from_word(&g.gate)?.word();
+        let words = match (g.status, r.phase) {
+            (GateStatus::Failed, _) => format!("{kind} failed"),
+            (GateStatus::Running, crate::plan::record::Phase::Waiting) => format!("{kind} running"),
+            (GateStatus::NotYet, crate::plan::record::Phase::Waiting) => {
+                format!("{kind} not yet ×{}", g.tries)
+            }
+            _ => return None,
+        };
+        Some(GateMark { ordinal, words, failed: g.status == GateStatus::Failed })
+    }
 }
 
 impl GridView {

@@ -205,7 +205,8 @@ impl Engine {
                 self.halting(view, record, recorded, false)
             }
             Next::Done => {
-                self.stage = Stage::Over { end: End::Done(Box::new(current.clone())), released: false };
+                self.stage =
+                    Stage::Over { end: End::Done(Box::new(current.clone())), released: false };
                 self.over_now(set)
             }
             Next::Wait(words) => {
@@ -273,8 +274,7 @@ impl Engine {
         }
         let undo = self.ask.on_failure == OnFailure::Undo && view.frozen.is_none();
         if undo && !reverted {
-            self.stage =
-                Stage::Halt { record: Box::new(record.clone()), recorded, reverted: true };
+            self.stage = Stage::Halt { record: Box::new(record.clone()), recorded, reverted: true };
             let stuck = decide::stuck_on(&record.revision, view.pods);
             return Act::Revert { basis: Box::new(set), revision: record.revision, stuck };
         }

@@ -1,0 +1,151 @@
+//! Per-pod gates as an operator runs them: `ststui rollout --pre-delete cmd:… --post-ready cmd:…`
+//! against the served simulator, each gate appending to a trace file. OnDelete: pre-delete →
+//! eviction → the pod back → post-ready, pod by pod; a "not yet" (exit 75) is asked again; a
+//! failure halts with the gate's output, recorded and named by `explain`; RollingUpdate with
+//! gates lowers the partition one ordinal per gate pair; `--last-by` rolls the named pod last.
+
+use super::*;
+
+/// `rig` with web switched to OnDelete (its pods wait for the plan to evict them).
+fn on_delete_rig(test: &str) -> Rig {
+    let r = rig(test, "nginx:1.26");
+    r.op(ClusterOp::SetStrategy { set: web(), on_delete: true, rolling: None });
+    r
+}
+
+/// A gate appending `WHAT $STSTUI_POD` to `trace`, then ending with `code`.
+fn tracing_gate(trace: &std::path::Path, what: &str) -> String {
+    format!("cmd:echo {what} $STSTUI_POD >> {}", trace.display())
+}
+
+fn trace_lines(trace: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(trace).unwrap_or_default().lines().map(str::to_string).collect()
+}
+
+#[test]
+fn an_on_delete_plan_runs_pre_delete_eviction_and_post_ready_pod_by_pod() {
+    let r = on_delete_rig("gates-order");
+    let trace = r.dir.join("trace");
+    let pre = tracing_gate(&trace, "pre");
+    let post = tracing_gate(&trace, "post");
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--steps", "1,100%", "--pre-delete", &pre, "--post-ready", &post],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let want: Vec<String> = ["web-3", "web-2", "web-1", "web-0"]
+        .iter()
+        .flat_map(|p| [format!("pre {p}"), format!("post {p}")])
+        .collect();
+    assert_eq!(trace_lines(&trace), want, "{out}");
+    // Between each pod's two gates, its eviction; the post-ready gate saw the new pod.
+    for p in ["web-3", "web-2", "web-1", "web-0"] {
+        let pre_at = out.find(&format!("pre-delete gate `{pre}` on {p}: passed")).unwrap();
+        let evicted = out.find(&format!("evicted {p} ")).unwrap();
+        let post_at = out.find(&format!("post-ready gate `{post}` on {p}: passed")).unwrap();
+        assert!(pre_at < evicted && evicted < post_at, "{p}: {out}");
+    }
+    let set = r.the_set();
+    assert_eq!(set.status.unwrap().updated_replicas, Some(4));
+    let plan = the_plan(&r).unwrap();
+    assert_eq!(plan.phase, Phase::Done);
+    assert_eq!(plan.gates.pre_delete.as_deref(), Some(pre.as_str()), "the gates are recorded");
+}
+
+#[test]
+fn a_not_yet_is_asked_again_and_a_failure_halts_with_the_gates_output() {
+    let r = on_delete_rig("gates-fail");
+    let count = r.dir.join("count");
+    // Not yet twice (exit 75), then go; web-2's pre-delete refuses outright.
+    let pre = format!(
+        "cmd:n=$(cat {c} 2>/dev/null || echo 0); echo $((n+1)) > {c}; \
+         if [ $STSTUI_POD = web-2 ]; then echo 'drain refused: web-2 leads 12 partitions'; exit 1; fi; \
+         if [ $n -lt 2 ]; then echo 'isr 2/3'; exit 75; fi",
+        c = count.display()
+    );
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--steps", "1,100%", "--pre-delete", &pre, "--gate-interval", "1s"],
+    );
+    assert_eq!(code, 3, "halted: {out}{err}");
+    assert!(out.contains("on web-3: not yet (exit 75"), "{out}");
+    assert!(out.contains("(try 2 of 180)"), "{out}");
+    assert!(out.contains("on web-3: passed"), "{out}");
+    let plan = the_plan(&r).unwrap();
+    assert_eq!(plan.phase, Phase::Halted);
+    let why = plan.reason.clone().unwrap();
+    assert!(
+        why.contains("on web-2 failed (exit 1): drain refused: web-2 leads 12 partitions"),
+        "{why}"
+    );
+    let gate = plan.gate.clone().unwrap();
+    assert_eq!((gate.gate.as_str(), gate.pod.as_deref()), ("pre-delete", Some("web-2")));
+    assert_eq!(gate.output, vec!["drain refused: web-2 leads 12 partitions".to_string()]);
+    // web-2 was not evicted: still on the old revision.
+    let old = r.the_set().status.unwrap().current_revision.unwrap();
+    let web2 = ObjRef::new("default", "web-2");
+    let rev = r.call(move |sim| {
+        sim.pod(&web2)
+            .and_then(|p| p.metadata.labels.as_ref()?.get("controller-revision-hash").cloned())
+    });
+    assert_eq!(rev.as_deref(), Some(old.as_str()));
+    let (_, json, _) = ststui(&r, &["explain", "web", "-o", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["plan"]["record"]["gate"]["gate"], "pre-delete", "{json}");
+    assert_eq!(v["plan"]["record"]["gate"]["status"], "failed", "{json}");
+}
+
+#[test]
+fn a_rolling_update_plan_with_gates_lowers_the_partition_one_ordinal_per_gate_pair() {
+    let r = rig("gates-rolling", "nginx:1.26");
+    let trace = r.dir.join("trace");
+    let pre = tracing_gate(&trace, "pre");
+    let post = tracing_gate(&trace, "post");
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--steps", "1,100%", "--pre-delete", &pre, "--post-ready", &post],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(*r.partitions.lock().unwrap(), vec![4, 3, 2, 1, 0], "{out}");
+    let want: Vec<String> = ["web-3", "web-2", "web-1", "web-0"]
+        .iter()
+        .flat_map(|p| [format!("pre {p}"), format!("post {p}")])
+        .collect();
+    assert_eq!(trace_lines(&trace), want, "{out}");
+}
+
+#[test]
+fn last_by_rolls_the_pod_it_names_last_and_a_resume_must_state_the_gates() {
+    let r = on_delete_rig("gates-last");
+    let trace = r.dir.join("trace");
+    let pre = tracing_gate(&trace, "pre");
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--steps", "100%", "--pre-delete", &pre, "--last-by", "cmd:echo web-2"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(trace_lines(&trace), ["pre web-3", "pre web-1", "pre web-0", "pre web-2"], "{out}");
+    assert!(out.contains("web-2 rolls last"), "{out}");
+    // --last on a RollingUpdate set is refused: the partition decides the order there.
+    let r = rig("gates-last-rolling", "nginx:1.26");
+    let (code, _, err) = ststui(&r, &["rollout", "web", "--steps", "100%", "--last", "web-0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--last and --last-by order an OnDelete plan"), "{err}");
+}
+
+#[test]
+fn a_bad_gate_is_refused_with_the_forms_expected() {
+    let r = rig("gates-bad", "nginx:1.26");
+    for (gate, words) in [
+        ("./drain.sh", "expected cmd:COMMAND, exec:CONTAINER -- COMMAND… or http::PORT/PATH"),
+        ("sim:", "sim: gates are the simulator's rehearsal"),
+        ("http::99999/ready", "a port from 1 to 65535"),
+        ("cmd:./x {host}", "unknown placeholder {host}"),
+    ] {
+        let (code, _, err) =
+            ststui(&r, &["rollout", "web", "--steps", "100%", "--pre-delete", gate]);
+        assert_eq!(code, 2, "{gate}: {err}");
+        assert!(err.contains(words), "{gate}: {err}");
+    }
+    assert!(the_plan(&r).is_none(), "nothing started");
+}
