@@ -389,3 +389,47 @@ fn rollout_mistakes_say_what_is_expected() {
         assert!(e.contains(want), "{text}: {e}");
     }
 }
+
+#[test]
+fn gate_lines_and_a_rollouts_gates_parse() {
+    use ststui::plan::gate::{GateKind, SIM};
+    use ststui::sim::scenario::GateArgs;
+    let Command::Rollout(a) =
+        one("rollout web steps=1,100% gates=pre-delete,post-ready last=web-0 recheck=20s \
+         gate-interval=5s gate-tries=3")
+    else {
+        panic!("not a rollout")
+    };
+    let g = &a.gates;
+    assert_eq!((g.pre_delete.as_deref(), g.post_ready.as_deref()), (Some(SIM), Some(SIM)));
+    assert_eq!((g.before_step.as_deref(), g.last.as_deref()), (None, Some("web-0")));
+    assert_eq!((g.recheck_seconds, g.interval_seconds, g.tries), (20, 5, 3));
+    assert_eq!(
+        one("gate web-3 pre-delete not-yet=3 slow=30s"),
+        Command::Gate(Box::new(GateArgs {
+            name: name("web-3"),
+            kind: GateKind::PreDelete,
+            fail: false,
+            slow_ms: Some(30_000),
+            not_yet: Some(3),
+            leader: None,
+        }))
+    );
+    let Command::Gate(g) = one("gate web last-by leader=web-1") else { panic!("not a gate") };
+    assert_eq!((g.kind, g.leader.as_deref()), (GateKind::LastBy, Some("web-1")));
+    let cases = [
+        ("rollout web steps=1 gates=drain", "\"drain\" is not a gate"),
+        ("rollout web steps=1 gates=last-by last=web-0", "give one"),
+        ("rollout web steps=1 gate-tries=0", "is not a count of tries"),
+        ("gate web-3", "missing argument KIND"),
+        ("gate web-3 drain", "is not a gate: expected pre-delete, post-ready"),
+        ("gate web-3 pre-delete explode", "unexpected argument \"explode\""),
+        ("gate web-3 pre-delete leader=web-1", "give it with last-by"),
+        ("gate web-3 pre-delete pass fail", "give it alone"),
+        ("gate web-3 pre-delete not-yet=x", "not-yet=x"),
+    ];
+    for (text, want) in cases {
+        let e = err(text).to_string();
+        assert!(e.contains(want), "{text}: {e}");
+    }
+}
