@@ -396,6 +396,15 @@ async fn respond(
             json: false,
             warnings: Vec::new(),
         }),
+        Target::PodProxy { namespace, pod } => {
+            if let Some(st) = ctx.forbidden("get", "", "pods/proxy", Some(&namespace), Some(&pod)) {
+                return Err(st);
+            }
+            if method != Method::GET {
+                return Err(Status::method_not_allowed("pods/proxy"));
+            }
+            special::pod_proxy(ctx, namespace, pod).await
+        }
         Target::Api => get_only(resources::api_versions(&ctx.address)),
         Target::Apis => get_only(resources::group_list()),
         Target::Group(g) => {

@@ -22,6 +22,12 @@ pub enum Target {
     },
     /// An object or a collection of a resource.
     Resource(Route),
+    /// `/api/v1/namespaces/NS/pods/[SCHEME:]NAME[:PORT]/proxy/…`: a request to the pod through
+    /// the API server (what a plan's `http::` gate sends).
+    PodProxy {
+        namespace: String,
+        pod: String,
+    },
 }
 
 /// A resource path: `/apis/apps/v1/namespaces/default/statefulsets/web/scale`.
@@ -45,6 +51,11 @@ pub fn parse(path: &str) -> Result<Target, Status> {
         ["api", v] => Ok(Target::ResourceList { group: String::new(), version: v.to_string() }),
         ["apis", g] => Ok(Target::Group(g.to_string())),
         ["apis", g, v] => Ok(Target::ResourceList { group: g.to_string(), version: v.to_string() }),
+        ["api", "v1", "namespaces", ns, "pods", name, "proxy", ..] => {
+            let name = name.strip_prefix("https:").or(name.strip_prefix("http:")).unwrap_or(name);
+            let pod = name.split(':').next().unwrap_or(name);
+            Ok(Target::PodProxy { namespace: ns.to_string(), pod: pod.to_string() })
+        }
         ["api", v, rest @ ..] => resource("", v, rest).ok_or_else(not_found),
         ["apis", g, v, rest @ ..] => resource(g, v, rest).ok_or_else(not_found),
         _ => Err(not_found()),

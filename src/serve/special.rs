@@ -321,3 +321,21 @@ pub async fn evict(ctx: &Ctx, route: &Route, q: &Query, body: &[u8]) -> Result<R
     let ok = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"});
     Ok(reply(StatusCode::CREATED, ok))
 }
+
+/// `GET pods/NAME[:PORT]/proxy/…`: the simulator's pods answer as a readiness endpoint would —
+/// 200 `ok` while Running and Ready, 503 otherwise (what a plan's `http::` gate reads as "not
+/// yet"); a pod that does not exist is a 404 Status, as the API server's.
+pub async fn pod_proxy(ctx: &Ctx, namespace: String, pod: String) -> Result<Reply, Status> {
+    let key = crate::backend::ObjRef::new(namespace, pod);
+    let def = Def::of(super::resources::Res::Pods);
+    ctx.on_sim(move |sim| -> Result<Reply, Status> {
+        let Some(p) = sim.pod(&key) else { return Err(Status::not_found(def, &key.name)) };
+        let (code, text) = if crate::core::pod::is_running_and_ready(p) {
+            (StatusCode::OK, "ok\n".to_string())
+        } else {
+            (StatusCode::SERVICE_UNAVAILABLE, format!("{} is not Ready\n", key.name))
+        };
+        Ok(Reply { code, body: axum::body::Body::from(text), json: false, warnings: Vec::new() })
+    })
+    .await?
+}

@@ -149,3 +149,44 @@ fn a_bad_gate_is_refused_with_the_forms_expected() {
     }
     assert!(the_plan(&r).is_none(), "nothing started");
 }
+
+/// `http::` gates through the API server's pod proxy: the served simulator's pods answer as a
+/// readiness endpoint (200 while Ready, 503 otherwise), so a post-ready gate passes once the
+/// pod is back, and a pre-delete gate on an unready pod says "not yet" until its tries run out.
+#[test]
+fn http_gates_go_through_the_pod_proxy_and_a_503_is_not_yet() {
+    let r = on_delete_rig("gates-http");
+    let (code, out, err) =
+        ststui(&r, &["rollout", "web", "--steps", "1", "--post-ready", "http::8080/ready"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("post-ready gate `http::8080/ready` on web-3: passed (HTTP 200"), "{out}");
+    // web-2 unready: its pre-delete answers 503 twice, and the plan halts, web-2 kept.
+    let web2 = ObjRef::new("default", "web-2");
+    r.call(move |sim| {
+        sim.apply_op(ststui::backend::Op::from(ststui::backend::Fault::SetPodReady {
+            pod: web2,
+            ready: false,
+        }))
+    })
+    .unwrap();
+    let args = [
+        "rollout",
+        "web",
+        "--steps",
+        "2",
+        "--pre-delete",
+        "http::8080/ready",
+        "--gate-interval",
+        "1s",
+        "--gate-tries",
+        "2",
+    ];
+    let (code, out, err) = ststui(&r, &args);
+    assert_eq!(code, 3, "halted: {out}{err}");
+    assert!(out.contains("on web-2: not yet (HTTP 503"), "{out}");
+    let why = the_plan(&r).unwrap().reason.unwrap();
+    assert!(
+        why.contains("on web-2 still not ready after 2 tries (HTTP 503): web-2 is not Ready"),
+        "{why}"
+    );
+}
