@@ -128,19 +128,17 @@ impl GateClient {
                     .stderr(true);
                 let mut p = api.exec(&pod, argv, &ap).await.map_err(|e| e.to_string())?;
                 let status = p.take_status();
-                let mut out = String::new();
-                if let Some(mut o) = p.stdout() {
+                // Both streams at once: one left unread would stall the other.
+                let read = |half: Option<tokio::io::ReadHalf<tokio::io::SimplexStream>>| async {
                     use tokio::io::AsyncReadExt as _;
                     let mut buf = Vec::new();
-                    let _ = (&mut o).take(BODY as u64).read_to_end(&mut buf).await;
-                    out.push_str(&String::from_utf8_lossy(&buf));
-                }
-                if let Some(mut e) = p.stderr() {
-                    use tokio::io::AsyncReadExt as _;
-                    let mut buf = Vec::new();
-                    let _ = (&mut e).take(BODY as u64).read_to_end(&mut buf).await;
-                    out.push_str(&String::from_utf8_lossy(&buf));
-                }
+                    if let Some(h) = half {
+                        let _ = h.take(BODY as u64).read_to_end(&mut buf).await;
+                    }
+                    String::from_utf8_lossy(&buf).into_owned()
+                };
+                let (o, e) = tokio::join!(read(p.stdout()), read(p.stderr()));
+                let out = format!("{o}{e}");
                 let status = match status {
                     Some(s) => s.await,
                     None => None,

@@ -10,6 +10,7 @@
 //! is reached through the driver's [`Caller`]. Owns: HTTP. Must not: touch the console.
 
 mod ctx;
+mod exec;
 mod guard;
 mod hub;
 mod leases;
@@ -201,7 +202,8 @@ async fn serve(listener: TcpListener, ctx: Arc<ctx::Ctx>, mut stop: oneshot::Rec
                         async move { Ok::<_, Infallible>(handle(ctx, req).await) }
                     });
                     let conn = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service);
+                        .serve_connection(TokioIo::new(stream), service)
+                        .with_upgrades();
                     if let Err(e) = conn.await {
                         tracing::debug!("connection ended: {e}");
                     }
@@ -237,7 +239,7 @@ impl Reply {
         self
     }
 
-    fn into_response(self) -> Response<Body> {
+    pub(super) fn into_response(self) -> Response<Body> {
         let mut r = Response::new(self.body);
         *r.status_mut() = self.code;
         let ct = if self.json { "application/json" } else { "text/plain; charset=utf-8" };
@@ -286,6 +288,12 @@ async fn handle(ctx: Arc<ctx::Ctx>, req: Request<Incoming>) -> Response<Body> {
             None => format!("{method} {path}"),
         }
     });
+    if let Some((ns, pod)) = exec::route(&path) {
+        if let Err(st) = api_faults(&ctx, &path).await {
+            return Reply::from(st).into_response();
+        }
+        return exec::handle(ctx, req, ns, pod).await;
+    }
     let reply = match respond(&ctx, req, &method, &path, &query, &headers).await {
         Ok(r) => r,
         Err(st) => Reply::from(st),

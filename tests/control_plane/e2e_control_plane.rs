@@ -229,3 +229,68 @@ fn a_disruption_budget_judges_ststuis_evictions() {
     ]);
     assert_eq!(deleting.trim(), "", "web-1 is not being deleted");
 }
+
+/// Per-pod gates on the real control plane: an OnDelete plan whose pre-delete and post-ready
+/// gates are local commands reading the pod with kubectl. The trace shows pre-delete → eviction
+/// → post-ready pod by pod, and each post-ready gate saw its pod on the new revision (the
+/// controller had replaced it). The same plan without gates runs beside it: their times, per
+/// pod, are printed (the time gates add).
+#[test]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test control_plane -- --ignored e2e_control_plane::"]
+fn an_on_delete_plan_runs_its_gates_pod_by_pod_on_the_control_plane() {
+    let ns = ns("gates");
+    let script = ns.dir.join("setup.scenario");
+    std::fs::write(
+        &script,
+        "kubelet start=200ms ready=200ms stop=200ms\n\
+         create web replicas=3 strategy=OnDelete\ncreate plain replicas=3 strategy=OnDelete\n\
+         settle max=60s\nexpect web ready=3\nexpect plain ready=3\n\
+         image web nginx:1.27\nimage plain nginx:1.27\nwait 2s\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = ns.play(&script, &[]);
+    assert_eq!(code, Some(0), "play: {out}{err}");
+    let trace = ns.dir.join("trace");
+    let cache = ns.dir.join("gate-cache");
+    let revision = "jsonpath={.metadata.labels.controller-revision-hash}";
+    let pre = format!("cmd:echo pre $STSTUI_POD >> {}", trace.display());
+    let post = format!(
+        "cmd:r=$(kubectl --cache-dir {} get pod {{pod}} -n {{namespace}} -o '{revision}'); \
+         if [ \"$r\" = \"$STSTUI_NEW_REVISION\" ]; then echo post $STSTUI_POD new >> {t}; \
+         else echo post $STSTUI_POD old $r >> {t}; exit 1; fi",
+        cache.display(),
+        t = trace.display()
+    );
+    let rollout = |set: &str, gates: &[&str]| {
+        let started = Instant::now();
+        let mut args = vec!["rollout", set, "-n", ns.name.as_str(), "--steps", "100%"];
+        args.extend_from_slice(gates);
+        let out = crate::support::runner::ststui()
+            .args(&args)
+            .arg("--log-file")
+            .arg(ns.dir.join(format!("{set}.log")))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), s(&out.stdout), s(&out.stderr), started.elapsed())
+    };
+    let (code, out, err, gated) = rollout("web", &["--pre-delete", &pre, "--post-ready", &post]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let lines = std::fs::read_to_string(&trace).unwrap_or_default();
+    let want = "pre web-2\npost web-2 new\npre web-1\npost web-1 new\npre web-0\npost web-0 new\n";
+    assert_eq!(lines, want, "{out}");
+    for p in ["web-2", "web-1", "web-0"] {
+        let pre_at = out.find(&format!("on {p}: passed")).unwrap_or_else(|| panic!("{out}"));
+        let evicted = out.find(&format!("evicted {p} ")).unwrap_or_else(|| panic!("{out}"));
+        assert!(pre_at < evicted, "{p}: {out}");
+    }
+    let (code, out, err, plain) = rollout("plain", &[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    println!(
+        "figure: OnDelete plan of 3 pods on the control plane: {:.2} s with pre-delete and \
+         post-ready gates, {:.2} s without: {:.2} s per pod for the gates",
+        gated.as_secs_f64(),
+        plain.as_secs_f64(),
+        (gated.as_secs_f64() - plain.as_secs_f64()) / 3.0
+    );
+}

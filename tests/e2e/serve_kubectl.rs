@@ -359,3 +359,19 @@ fn kubectl_creates_a_disruption_budget_and_reads_its_status() {
     assert!(!both.status.success(), "both bounds were accepted");
     assert!(said.contains("minAvailable and maxUnavailable cannot be both set"), "{said}");
 }
+
+/// `kubectl exec` over the served WebSocket: the simulated command answers as a readiness
+/// check (exit 0 while the pod is Ready), saying what it was asked; a container the pod does
+/// not have is refused as the kubelet refuses it.
+#[test]
+fn kubectl_exec_reaches_a_simulated_pod() {
+    let s = serve("exec", "20", &[]);
+    s.until(&["get", "sts"], "3/3");
+    let container = s.ok(&["get", "pod", "web-0", "-o", "jsonpath={.spec.containers[0].name}"]);
+    let out = s.ok(&["exec", "web-0", "--", "nodetool", "status"]);
+    assert_eq!(out, format!("simulated exec in web-0/{container}: nodetool status\n"));
+    let refused = s.kubectl(&["exec", "web-0", "-c", "nope", "--", "true"]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("container nope is not valid for pod web-0"), "{err}");
+}

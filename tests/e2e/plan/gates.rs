@@ -190,3 +190,52 @@ fn http_gates_go_through_the_pod_proxy_and_a_503_is_not_yet() {
         "{why}"
     );
 }
+
+/// `exec:` gates through the API's exec (a WebSocket, as kubectl exec): the served simulator's
+/// pods answer as a readiness check would (exit 0 while Ready, 75 otherwise); a container the
+/// pod does not have is refused and the plan halts naming it.
+#[test]
+fn exec_gates_run_in_the_pod_through_the_api() {
+    let r = on_delete_rig("gates-exec");
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--steps", "1", "--pre-delete", "exec:app -- nodetool drain"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("on web-3: passed (exit 0"), "{out}");
+    assert!(out.contains("simulated exec in web-3/app: nodetool drain"), "{out}");
+    let web2 = ObjRef::new("default", "web-2");
+    r.call(move |sim| {
+        sim.apply_op(ststui::backend::Op::from(ststui::backend::Fault::SetPodReady {
+            pod: web2,
+            ready: false,
+        }))
+    })
+    .unwrap();
+    let (code, out, err) = ststui(
+        &r,
+        &[
+            "rollout",
+            "web",
+            "--steps",
+            "2",
+            "--pre-delete",
+            "exec:app -- nodetool status",
+            "--gate-interval",
+            "1s",
+            "--gate-tries",
+            "2",
+        ],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    let why = the_plan(&r).unwrap().reason.unwrap();
+    assert!(why.contains("on web-2 still not ready after 2 tries (exit 75)"), "{why}");
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--steps", "2", "--pre-delete", "exec:db -- true", "--force"],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    let why = the_plan(&r).unwrap().reason.unwrap();
+    assert!(why.contains("failed (exec refused): "), "{why}");
+    assert!(why.contains("container db is not valid for pod web-2"), "{why}");
+}
