@@ -127,6 +127,9 @@ impl Derived {
                 ),
             });
         }
+        if let Some(line) = budget_hold(state, &key.set, set) {
+            controller.push(line);
+        }
         let history = state.mirror.revisions_of(&key.set);
         let revision_changes = history
             .windows(2)
@@ -142,6 +145,31 @@ impl Derived {
     pub fn is_fresh(&self, state: &AppState) -> bool {
         Key::of(state).as_ref() == Some(&self.key)
     }
+}
+
+/// A plan under way on a RollingUpdate set whose next opening a disruption budget holds (the
+/// plan asks the budget because the controller deletes a rolling update's pods without asking
+/// it): said in the controller pane and by `explain`, as the plan's runner says it.
+pub fn budget_hold(state: &AppState, key: &ObjRef, set: &StatefulSet) -> Option<ExplainLine> {
+    let reading = crate::plan::record::read(set);
+    let plan = reading.under_way()?;
+    let opening_left = plan.step < plan.of || plan.target.is_some();
+    if crate::core::spec::strategy(set).on_delete || !opening_left {
+        return None;
+    }
+    let pods: Vec<_> = state.mirror.pods_of(key).map(|(_, p)| p).collect();
+    let pdb = state.mirror.budgets_in(&key.namespace).find(|b| {
+        let allowed = b.status.as_ref().and_then(|s| s.disruptions_allowed).unwrap_or(0);
+        allowed <= 0 && pods.iter().any(|p| crate::core::budget::selects(b, p))
+    })?;
+    Some(ExplainLine {
+        kind: LineKind::Waiting,
+        text: format!(
+            "the plan opens no further pod while {} (the controller deletes a rolling \
+             update's pods without asking it, so the plan asks)",
+            crate::core::budget::describe(pdb)
+        ),
+    })
 }
 
 /// Why the selected set's pods (or revisions, which classify them) cannot be shown: not yet

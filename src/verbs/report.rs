@@ -173,7 +173,8 @@ impl Report {
         let (controller, stuck) = match plan {
             Some(plan) => {
                 let steps = next_actions(&observed, plan);
-                let lines = explain(&observed, plan, &steps, &screen.grid, now, None);
+                let mut lines = explain(&observed, plan, &steps, &screen.grid, now, None);
+                lines.extend(crate::app::derived::budget_hold(state, key, set));
                 (lines, forced_rollback(&observed, plan, now))
             }
             None => (Vec::new(), None),

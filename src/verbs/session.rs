@@ -75,18 +75,24 @@ impl Session {
         })
     }
 
-    /// The set's Events start once its pods have listed (off the console's first frame); a
-    /// verb waits for them a little (until `deadline`): the controller's FailedCreate is part
-    /// of what `explain` says. Optional: unreadable or late, the verb goes on without them.
+    /// The set's Events and the namespace's disruption budgets start once its pods have listed
+    /// (off the console's first frame); a verb waits for them a little (until `deadline`): the
+    /// controller's FailedCreate and a budget holding a plan are part of what `explain` says. Optional: unreadable or late, the verb goes on without them.
     fn set_events(&mut self, deadline: Instant) {
         use crate::backend::ObjKind;
         let about = format!("StatefulSet/{}", self.key.name);
-        let listed = |s: &Session| {
+        let events = |s: &Session| {
             s.state.unreadable.contains_key(&ObjKind::Event)
                 || s.state.listed.iter().any(|(k, scope)| {
                     *k == ObjKind::Event && scope.about.as_deref() == Some(about.as_str())
                 })
         };
+        // The namespace's disruption budgets too: whether one holds a plan is part of it.
+        let budgets = |s: &Session| {
+            s.state.unreadable.contains_key(&ObjKind::Budget)
+                || s.state.listed.iter().any(|(k, _)| *k == ObjKind::Budget)
+        };
+        let listed = |s: &Session| events(s) && budgets(s);
         while !listed(self) && Instant::now() < deadline {
             if self.next(Some(deadline)).is_err() {
                 return;

@@ -94,3 +94,26 @@ fn a_blank_or_control_character_reason_is_refused_before_anything_is_asked() {
         assert!(err.contains("--force-delete"), "{err}");
     }
 }
+
+/// A plan under way whose next opening a budget holds is said by `explain` (and the console's
+/// controller pane), as the runner says it.
+#[test]
+fn explain_says_when_a_budget_holds_the_plans_next_step() {
+    let r = rig("explain-pdb", "nginx:1.26");
+    let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,pause,100%"]);
+    until_plan(&r, "at the gate", |p| p.phase == Phase::Gate);
+    let (_, out, _) = ststui(&r, &["explain", "web"]);
+    assert!(!out.contains("opens no further pod"), "{out}");
+    r.call(|sim| sim.apply_budget(budget(4)).unwrap());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, out, _) = ststui(&r, &["explain", "web"]);
+        if out.contains("the plan opens no further pod while pdb/web: 4 healthy, needs 4, 0 disruptions allowed") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{out}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let _ = runner.kill();
+    let _ = runner.wait();
+}
