@@ -85,21 +85,10 @@ impl GateClient {
                 let body = read_body(res.into_body()).await;
                 Ok::<_, String>((status, body))
             };
-            let outcome = match tokio::time::timeout(timeout, ask).await {
-                Ok(Ok((status, body))) => Outcome {
-                    verdict: Verdict::of_http(status),
-                    how: format!("HTTP {status}"),
-                    tail: tail(&body),
-                    took_ms: ms(started),
-                },
-                Ok(Err(e)) => Outcome {
-                    verdict: Verdict::Fail,
-                    how: "no answer".into(),
-                    tail: vec![e],
-                    took_ms: ms(started),
-                },
-                Err(_) => timed_out(timeout, started),
-            };
+            let answered = tokio::time::timeout(timeout, ask).await.map(|r| {
+                r.map(|(status, body)| (Verdict::of_http(status), format!("HTTP {status}"), body))
+            });
+            let outcome = judged(answered, "no answer", timeout, started);
             let _ = tx.send(outcome);
         });
         rx
@@ -146,21 +135,13 @@ impl GateClient {
                 let _ = p.join().await;
                 Ok::<_, String>((exit_code(status.as_ref()), out))
             };
-            let outcome = match tokio::time::timeout(timeout, run).await {
-                Ok(Ok((code, out))) => Outcome {
-                    verdict: Verdict::of_exit(code),
-                    how: code.map_or("no exit code".into(), |c| format!("exit {c}")),
-                    tail: tail(&out),
-                    took_ms: ms(started),
-                },
-                Ok(Err(e)) => Outcome {
-                    verdict: Verdict::Fail,
-                    how: "exec refused".into(),
-                    tail: vec![e],
-                    took_ms: ms(started),
-                },
-                Err(_) => timed_out(timeout, started),
-            };
+            let answered = tokio::time::timeout(timeout, run).await.map(|r| {
+                r.map(|(code, out)| {
+                    let how = code.map_or("no exit code".into(), |c| format!("exit {c}"));
+                    (Verdict::of_exit(code), how, out)
+                })
+            });
+            let outcome = judged(answered, "exec refused", timeout, started);
             let _ = tx.send(outcome);
         });
         rx
@@ -203,6 +184,28 @@ fn tail(text: &str) -> Vec<String> {
 
 fn ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A run's outcome: its verdict, how and output; a refusal (`refused`, the error as its
+/// output); or no end within `timeout`.
+fn judged(
+    answered: Result<Result<(Verdict, String, String), String>, tokio::time::error::Elapsed>,
+    refused: &str,
+    timeout: Duration,
+    started: Instant,
+) -> Outcome {
+    match answered {
+        Ok(Ok((verdict, how, out))) => {
+            Outcome { verdict, how, tail: tail(&out), took_ms: ms(started) }
+        }
+        Ok(Err(e)) => Outcome {
+            verdict: Verdict::Fail,
+            how: refused.into(),
+            tail: vec![e],
+            took_ms: ms(started),
+        },
+        Err(_) => timed_out(timeout, started),
+    }
 }
 
 fn timed_out(timeout: Duration, started: Instant) -> Outcome {

@@ -182,13 +182,12 @@ impl Engine {
                                 "{what} passed but printed no pod name (its first line is the \
                                  pod to roll last){last}"
                             );
-                            let halted =
-                                Record { gate: Some(state(GateStatus::Failed)), ..current.clone() };
-                            return self.act(
+                            return self.halt_on(
                                 view,
                                 set,
                                 current,
-                                Next::Halt(decide::halted(&halted, now, why)),
+                                state(GateStatus::Failed),
+                                why,
                             );
                         }
                     }
@@ -215,14 +214,7 @@ impl Engine {
                 if tries >= max {
                     let why =
                         format!("{what} still not ready after {tries} tries ({}){last}", o.how);
-                    let halted =
-                        Record { gate: Some(state(GateStatus::Failed)), ..current.clone() };
-                    return self.act(
-                        view,
-                        set,
-                        current,
-                        Next::Halt(decide::halted(&halted, now, why)),
-                    );
+                    return self.halt_on(view, set, current, state(GateStatus::Failed), why);
                 }
                 let interval = match self.ask.gates.interval_seconds {
                     0 => INTERVAL_S,
@@ -241,10 +233,23 @@ impl Engine {
             }
             Verdict::Fail => {
                 let why = format!("{what} failed ({}){last}", o.how);
-                let halted = Record { gate: Some(state(GateStatus::Failed)), ..current.clone() };
-                self.act(view, set, current, Next::Halt(decide::halted(&halted, now, why)))
+                self.halt_on(view, set, current, state(GateStatus::Failed), why)
             }
         }
+    }
+
+    /// The plan halts on a gate: `gate` (failed) recorded with the halt's reason.
+    fn halt_on(
+        &mut self,
+        view: &View<'_>,
+        set: &StatefulSet,
+        current: &Record,
+        gate: GateState,
+        why: String,
+    ) -> Act {
+        let halted = Record { gate: Some(gate), ..current.clone() };
+        let next = Next::Halt(decide::halted(&halted, view.now, why));
+        self.act(view, set, current, next)
     }
 
     /// Writes `record` (a gate's state), saying `words` once it landed.

@@ -18,18 +18,30 @@ fn tracing_gate(trace: &std::path::Path, what: &str) -> String {
     format!("cmd:echo {what} $STSTUI_POD >> {}", trace.display())
 }
 
+/// Marks `pod` not Ready (its readiness probe failing).
+fn unready(r: &Rig, pod: &str) {
+    let pod = ObjRef::new("default", pod);
+    r.call(move |sim| {
+        sim.apply_op(ststui::backend::Op::from(ststui::backend::Fault::SetPodReady {
+            pod,
+            ready: false,
+        }))
+    })
+    .unwrap();
+}
+
 fn trace_lines(trace: &std::path::Path) -> Vec<String> {
     std::fs::read_to_string(trace).unwrap_or_default().lines().map(str::to_string).collect()
 }
 
-#[test]
-fn an_on_delete_plan_runs_pre_delete_eviction_and_post_ready_pod_by_pod() {
-    let r = on_delete_rig("gates-order");
+/// `rollout web --steps 1,100%` with tracing pre-delete and post-ready gates, done: its
+/// output and gates, the trace checked pod by pod (pre, then post, highest ordinal first).
+fn traced_rollout(r: &Rig) -> (String, String, String) {
     let trace = r.dir.join("trace");
     let pre = tracing_gate(&trace, "pre");
     let post = tracing_gate(&trace, "post");
     let (code, out, err) = ststui(
-        &r,
+        r,
         &["rollout", "web", "--steps", "1,100%", "--pre-delete", &pre, "--post-ready", &post],
     );
     assert_eq!(code, 0, "{out}{err}");
@@ -38,6 +50,13 @@ fn an_on_delete_plan_runs_pre_delete_eviction_and_post_ready_pod_by_pod() {
         .flat_map(|p| [format!("pre {p}"), format!("post {p}")])
         .collect();
     assert_eq!(trace_lines(&trace), want, "{out}");
+    (out, pre, post)
+}
+
+#[test]
+fn an_on_delete_plan_runs_pre_delete_eviction_and_post_ready_pod_by_pod() {
+    let r = on_delete_rig("gates-order");
+    let (out, pre, post) = traced_rollout(&r);
     // Between each pod's two gates, its eviction; the post-ready gate saw the new pod.
     for p in ["web-3", "web-2", "web-1", "web-0"] {
         let pre_at = out.find(&format!("pre-delete gate `{pre}` on {p}: passed")).unwrap();
@@ -98,20 +117,8 @@ fn a_not_yet_is_asked_again_and_a_failure_halts_with_the_gates_output() {
 #[test]
 fn a_rolling_update_plan_with_gates_lowers_the_partition_one_ordinal_per_gate_pair() {
     let r = rig("gates-rolling", "nginx:1.26");
-    let trace = r.dir.join("trace");
-    let pre = tracing_gate(&trace, "pre");
-    let post = tracing_gate(&trace, "post");
-    let (code, out, err) = ststui(
-        &r,
-        &["rollout", "web", "--steps", "1,100%", "--pre-delete", &pre, "--post-ready", &post],
-    );
-    assert_eq!(code, 0, "{out}{err}");
+    let (out, _, _) = traced_rollout(&r);
     assert_eq!(*r.partitions.lock().unwrap(), vec![4, 3, 2, 1, 0], "{out}");
-    let want: Vec<String> = ["web-3", "web-2", "web-1", "web-0"]
-        .iter()
-        .flat_map(|p| [format!("pre {p}"), format!("post {p}")])
-        .collect();
-    assert_eq!(trace_lines(&trace), want, "{out}");
 }
 
 #[test]
@@ -161,14 +168,7 @@ fn http_gates_go_through_the_pod_proxy_and_a_503_is_not_yet() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("post-ready gate `http::8080/ready` on web-3: passed (HTTP 200"), "{out}");
     // web-2 unready: its pre-delete answers 503 twice, and the plan halts, web-2 kept.
-    let web2 = ObjRef::new("default", "web-2");
-    r.call(move |sim| {
-        sim.apply_op(ststui::backend::Op::from(ststui::backend::Fault::SetPodReady {
-            pod: web2,
-            ready: false,
-        }))
-    })
-    .unwrap();
+    unready(&r, "web-2");
     let args = [
         "rollout",
         "web",
@@ -204,14 +204,7 @@ fn exec_gates_run_in_the_pod_through_the_api() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("on web-3: passed (exit 0"), "{out}");
     assert!(out.contains("simulated exec in web-3/app: nodetool drain"), "{out}");
-    let web2 = ObjRef::new("default", "web-2");
-    r.call(move |sim| {
-        sim.apply_op(ststui::backend::Op::from(ststui::backend::Fault::SetPodReady {
-            pod: web2,
-            ready: false,
-        }))
-    })
-    .unwrap();
+    unready(&r, "web-2");
     let (code, out, err) = ststui(
         &r,
         &[
