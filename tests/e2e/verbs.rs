@@ -416,7 +416,13 @@ fn explain_json_is_what_the_readme_documents() {
     let record = serde_json::json!({"steps": "1,100%", "bakeSeconds": 60, "checks": ["./c"],
         "onFailure": "hold", "revision": "web-x", "template": "0", "step": 1, "of": 2,
         "phase": "halted", "since": "2026-01-01T00:00:00Z", "partition": 2, "by": "ana",
-        "started": "2026-01-01T00:00:00Z", "reason": "check `./c` exited 1", "beganAt": 2});
+        "started": "2026-01-01T00:00:00Z", "reason": "check `./c` exited 1", "beganAt": 2,
+        "gates": {"preDelete": "cmd:./drain.sh", "postReady": "http::8080/ready",
+            "beforeStep": "cmd:./green.sh", "lastBy": "cmd:./primary.sh", "last": "web-0",
+            "intervalSeconds": 10, "timeoutSeconds": 120, "tries": 180, "recheckSeconds": 0},
+        "target": 1,
+        "gate": {"gate": "pre-delete", "pod": "web-1", "status": "failed",
+            "since": "2026-01-01T00:00:00Z", "tries": 0, "output": ["drain refused"]}});
     r.op(ClusterOp::Plan { set: web(), partition: None, record: record.to_string() });
     let lease = serde_json::json!({"holder": "ana", "host": "h", "pid": 7,
         "expires": "2999-01-01T00:00:00Z"});
