@@ -79,7 +79,9 @@ impl Derived {
         let find = |name: &str| state.mirror.claim(&ObjRef::new(ns, name));
         let existing = grid.cells.iter().filter(|c| c.exists).map(|c| c.ordinal);
         grid.claims = super::view::claims::marks(set, existing, find);
-        grid.gate = super::view::GateMark::of(set);
+        // The plan record, read once for the grid's gate mark and the budget's hold.
+        let reading = crate::plan::record::read(set);
+        grid.gate = super::view::GateMark::of(set, &reading);
         let (controller, steps) = match plan {
             Some(plan) => {
                 let claims: Vec<_> = state.mirror.claims_in(ns).collect();
@@ -127,7 +129,7 @@ impl Derived {
                 ),
             });
         }
-        if let Some(line) = budget_hold(state, &key.set, set) {
+        if let Some(line) = budget_hold(state, &key.set, set, &reading) {
             controller.push(line);
         }
         let history = state.mirror.revisions_of(&key.set);
@@ -150,8 +152,12 @@ impl Derived {
 /// A plan under way on a RollingUpdate set whose next opening a disruption budget holds (the
 /// plan asks the budget because the controller deletes a rolling update's pods without asking
 /// it): said in the controller pane and by `explain`, as the plan's runner says it.
-pub fn budget_hold(state: &AppState, key: &ObjRef, set: &StatefulSet) -> Option<ExplainLine> {
-    let reading = crate::plan::record::read(set);
+pub fn budget_hold(
+    state: &AppState,
+    key: &ObjRef,
+    set: &StatefulSet,
+    reading: &crate::plan::record::Reading,
+) -> Option<ExplainLine> {
     let plan = reading.under_way()?;
     let opening_left = plan.step < plan.of || plan.target.is_some();
     if crate::core::spec::strategy(set).on_delete || !opening_left {

@@ -466,25 +466,14 @@ impl DetailView {
             let ns = set_ref.namespace.as_str();
             let find = |n: &str| state.mirror.claim(&ObjRef::new(ns, n));
             rows.extend(claims::rows(set, cell.ordinal, find));
-            gate_rows(set, &name, &mut rows);
+        }
+        if let Some(g) = grid.gate.as_ref().filter(|g| g.ordinal == cell.ordinal) {
+            rows.push(("gate", g.detail.clone()));
+            if !g.output.is_empty() {
+                rows.push(("gate output", g.output.join(" ⏎ ")));
+            }
         }
         DetailView { name, cell, rows }
-    }
-}
-
-/// The plan's gate on pod `name`: how it stands and its last output (escaped: a gate's output
-/// is the operator's program's, about the cluster).
-fn gate_rows(set: &StatefulSet, name: &str, rows: &mut Vec<(&'static str, String)>) {
-    let reading = crate::plan::record::read(set);
-    let Some(g) = reading.plan().and_then(|r| r.gate.as_ref()) else { return };
-    if g.pod.as_deref() != Some(name) {
-        return;
-    }
-    rows.push(("gate", g.words()));
-    if !g.output.is_empty() {
-        let lines: Vec<String> =
-            g.output.iter().map(|l| crate::text::escape_controls(l).into_owned()).collect();
-        rows.push(("gate output", lines.join(" ⏎ ")));
     }
 }
 

@@ -39,13 +39,7 @@ pub fn waiting(
     if g.post_ready
         && let Some(pod) = back_unpassed(record, facts, g)
     {
-        let key = Key::Pod(GateKind::PostReady, pod.uid.clone());
-        return Some(Next::Gate {
-            kind: GateKind::PostReady,
-            key,
-            pod: Some(pod),
-            record: record.clone(),
-        });
+        return pod_gate(g, GateKind::PostReady, pod, record);
     }
     if on_delete {
         on_delete_next(record, facts, g, pending)
@@ -80,14 +74,10 @@ fn on_delete_next(
         .find(|(_, p)| Some(podf::name(p)) != last)
         .or(pods.first())
         .map(|(o, p)| gate_pod(*o, p))?;
-    if g.pre_delete && g.passed(&Key::Pod(GateKind::PreDelete, victim.uid.clone())).is_none() {
-        let key = Key::Pod(GateKind::PreDelete, victim.uid.clone());
-        return Some(Next::Gate {
-            kind: GateKind::PreDelete,
-            key,
-            pod: Some(victim),
-            record: record.clone(),
-        });
+    if g.pre_delete
+        && let Some(gate) = pod_gate(g, GateKind::PreDelete, victim.clone(), record)
+    {
+        return Some(gate);
     }
     Some(Next::Delete { pod: victim.name, uid: victim.uid, record: record.clone() })
 }
@@ -113,16 +103,9 @@ fn rolling_next(record: &Record, facts: &Facts<'_>, g: &Gating) -> Option<Next> 
         && let Some(p) = pod_at(facts, ordinal)
         && podf::revision(p) != record.revision
         && !podf::is_terminating(p)
-        && g.passed(&Key::Pod(GateKind::PreDelete, podf::uid(p).to_string())).is_none()
+        && let Some(gate) = pod_gate(g, GateKind::PreDelete, gate_pod(ordinal, p), record)
     {
-        let pod = gate_pod(ordinal, p);
-        let key = Key::Pod(GateKind::PreDelete, pod.uid.clone());
-        return Some(Next::Gate {
-            kind: GateKind::PreDelete,
-            key,
-            pod: Some(pod),
-            record: record.clone(),
-        });
+        return Some(gate);
     }
     let record =
         Record { partition: to, target: (to > target).then_some(target), ..record.clone() };
@@ -187,6 +170,13 @@ fn back_unpassed(record: &Record, facts: &Facts<'_>, g: &Gating) -> Option<GateP
         let passed = g.passed(&Key::Pod(GateKind::PostReady, podf::uid(p).to_string()));
         (back && passed.is_none()).then(|| gate_pod(o, p))
     })
+}
+
+/// Gate `kind` for `pod`, unless it passed in this run (for this pod's uid).
+fn pod_gate(g: &Gating, kind: GateKind, pod: GatePod, record: &Record) -> Option<Next> {
+    let key = Key::Pod(kind, pod.uid.clone());
+    let record = record.clone();
+    g.passed(&key).is_none().then_some(Next::Gate { kind, key, pod: Some(pod), record })
 }
 
 fn gate_pod(ordinal: i32, p: &k8s_openapi::api::core::v1::Pod) -> GatePod {

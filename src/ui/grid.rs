@@ -206,8 +206,9 @@ fn render_row(
         }
     }
     // A plan's gate on this pod: waiting on pre-delete, post-ready pending, failed.
-    if let Some(mark) = g.gate.as_ref().filter(|m| m.ordinal == cell.ordinal) {
-        let full = format!("gate {} ", mark.words);
+    let mark = g.gate.as_ref().filter(|m| m.ordinal == cell.ordinal);
+    if let Some((mark, words)) = mark.and_then(|m| Some((m, m.words.as_ref()?))) {
+        let full = format!("gate {words} ");
         let style = if mark.failed { theme.bad } else { theme.warn };
         if take(full.chars().count()) {
             spans.push(Span::styled(full, style));

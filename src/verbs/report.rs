@@ -174,7 +174,8 @@ impl Report {
             Some(plan) => {
                 let steps = next_actions(&observed, plan);
                 let mut lines = explain(&observed, plan, &steps, &screen.grid, now, None);
-                lines.extend(crate::app::derived::budget_hold(state, key, set));
+                let reading = crate::plan::record::read(set);
+                lines.extend(crate::app::derived::budget_hold(state, key, set, &reading));
                 (lines, forced_rollback(&observed, plan, now))
             }
             None => (Vec::new(), None),

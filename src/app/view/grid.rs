@@ -217,35 +217,49 @@ pub struct GridView {
     pub gate: Option<GateMark>,
 }
 
-/// A plan's gate on a pod, as its cell shows it.
+/// A plan's gate on a pod, as its cell and its detail show it (read from the record once per
+/// state change, not per frame).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GateMark {
     pub ordinal: i32,
-    /// `pre-delete running`, `post-ready not yet ×3`, `pre-delete failed`.
-    pub words: String,
+    /// The cell's mark while under way or failed: `pre-delete running`, `post-ready not yet
+    /// ×3`, `pre-delete failed`.
+    pub words: Option<String>,
     pub failed: bool,
+    /// The detail's words (`pre-delete gate on web-2: not yet (3 tries)`) and its last output
+    /// lines, escaped (a gate's output is about the cluster).
+    pub detail: String,
+    pub output: Vec<String>,
 }
 
 impl GateMark {
-    /// The mark of the gate `set`'s plan record names, when it is on one of its pods and under
-    /// way (or failed).
-    pub fn of(set: &StatefulSet) -> Option<GateMark> {
+    /// The gate `set`'s plan record (`reading`) names, when it is on one of its pods.
+    pub fn of(set: &StatefulSet, reading: &crate::plan::record::Reading) -> Option<GateMark> {
         use crate::plan::gate::GateStatus;
-        let reading = crate::plan::record::read(set);
         let r = reading.plan()?;
         let g = r.gate.as_ref()?;
         let name = set.metadata.name.as_deref()?;
         let ordinal: i32 = g.pod.as_deref()?.strip_prefix(name)?.strip_prefix('-')?.parse().ok()?;
         let kind = crate::plan::gate::GateKind::from_word(&g.gate)?.word();
         let words = match (g.status, r.phase) {
-            (GateStatus::Failed, _) => format!("{kind} failed"),
-            (GateStatus::Running, crate::plan::record::Phase::Waiting) => format!("{kind} running"),
-            (GateStatus::NotYet, crate::plan::record::Phase::Waiting) => {
-                format!("{kind} not yet ×{}", g.tries)
+            (GateStatus::Failed, _) => Some(format!("{kind} failed")),
+            (GateStatus::Running, crate::plan::record::Phase::Waiting) => {
+                Some(format!("{kind} running"))
             }
-            _ => return None,
+            (GateStatus::NotYet, crate::plan::record::Phase::Waiting) => {
+                Some(format!("{kind} not yet ×{}", g.tries))
+            }
+            _ => None,
         };
-        Some(GateMark { ordinal, words, failed: g.status == GateStatus::Failed })
+        let output =
+            g.output.iter().map(|l| crate::text::escape_controls(l).into_owned()).collect();
+        Some(GateMark {
+            ordinal,
+            words,
+            failed: g.status == GateStatus::Failed,
+            detail: g.words(),
+            output,
+        })
     }
 }
 
