@@ -360,6 +360,18 @@ pub struct FakeKubeletArgs {
     /// The Node to register and serve.
     #[arg(long, value_name = "NAME", default_value = "ststui-node-0")]
     pub node: String,
+    /// Serve the kubelet's exec endpoint over HTTPS on this loopback port (0: any free one),
+    /// declared in the node's status so kube-apiserver proxies `kubectl exec` and `exec:` gates
+    /// to it. The command runs nothing: it answers exit 0 while the pod is Ready, 75 otherwise.
+    #[arg(long, value_name = "PORT", requires_all = ["tls_cert", "tls_key"])]
+    pub exec_port: Option<u16>,
+    /// The endpoint's certificate (PEM; self-signed will do: the API server verifies a kubelet
+    /// only when given --kubelet-certificate-authority).
+    #[arg(long, value_name = "FILE", requires = "exec_port")]
+    pub tls_cert: Option<String>,
+    /// The endpoint's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "exec_port")]
+    pub tls_key: Option<String>,
 }
 
 /// `ststui freeze`.

@@ -95,7 +95,15 @@ fn dispatch(invoked: Invoked, cli: &Cli) -> ExitCode {
                         p.drive,
                     ))
                 }
-                CliCommand::FakeKubelet(k) => match ststui::fakelet::run(&target, &k.node) {
+                CliCommand::FakeKubelet(k) => match ststui::fakelet::run(
+                    &target,
+                    &k.node,
+                    k.exec_port.map(|port| ststui::fakelet::ExecServe {
+                        port,
+                        cert: k.tls_cert.clone().unwrap_or_default(),
+                        key: k.tls_key.clone().unwrap_or_default(),
+                    }),
+                ) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(e) => {
                         ststui::text::err_line(&format!("ststui fake-kubelet: {e}"));

@@ -80,7 +80,7 @@ impl GateClient {
                 let req = hyper::Request::get(&uri)
                     .body(kube::client::Body::empty())
                     .map_err(|e| format!("bad request {uri:?}: {e}"))?;
-                let res = client.send(req).await.map_err(|e| e.to_string())?;
+                let res = client.send(req).await.map_err(|e| super::trouble::brief(&e))?;
                 let status = res.status().as_u16();
                 let body = read_body(res.into_body()).await;
                 Ok::<_, String>((status, body))
@@ -115,7 +115,8 @@ impl GateClient {
                     .stdin(false)
                     .stdout(true)
                     .stderr(true);
-                let mut p = api.exec(&pod, argv, &ap).await.map_err(|e| e.to_string())?;
+                let mut p =
+                    api.exec(&pod, argv, &ap).await.map_err(|e| super::trouble::brief(&e))?;
                 let status = p.take_status();
                 // Both streams at once: one left unread would stall the other.
                 let read = |half: Option<tokio::io::ReadHalf<tokio::io::SimplexStream>>| async {

@@ -14,6 +14,7 @@
 //! Owns: the loop (a kube-rs pod watcher with backoff, one timer) and the writes. The decisions
 //! live in [`plan`].
 
+pub mod exec;
 pub mod plan;
 
 use std::collections::BTreeMap;
@@ -31,8 +32,19 @@ use plan::{Action, Tracked};
 use crate::kubelet::KubeletConfig;
 use crate::kubelet::event::event_object;
 
+/// The exec endpoint asked for (`--exec-port`, `--tls-cert`, `--tls-key`).
+pub struct ExecServe {
+    pub port: u16,
+    pub cert: String,
+    pub key: String,
+}
+
 /// Runs until SIGINT or SIGTERM. Returns a message when it cannot start.
-pub fn run(target: &crate::cluster::Target, node: &str) -> Result<(), String> {
+pub fn run(
+    target: &crate::cluster::Target,
+    node: &str,
+    exec: Option<ExecServe>,
+) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -41,11 +53,20 @@ pub fn run(target: &crate::cluster::Target, node: &str) -> Result<(), String> {
     runtime.block_on(async {
         let session = crate::cluster::session(target).await?;
         let client = session.client;
-        register(&client, node).await?;
+        let endpoint = match exec {
+            Some(e) => Some(exec::Endpoint::bind(e.port, &e.cert, &e.key).await?),
+            None => None,
+        };
+        let port = endpoint.as_ref().map(exec::Endpoint::port);
+        register(&client, node, port).await?;
         crate::text::err_line(&format!(
-            "fake kubelet: node {node} registered at {}; serving pods",
-            session.server
+            "fake kubelet: node {node} registered at {}; serving pods{}",
+            session.server,
+            port.map(|p| format!(", exec on https://127.0.0.1:{p}")).unwrap_or_default()
         ));
+        if let Some(endpoint) = endpoint {
+            tokio::spawn(endpoint.serve(client.clone()));
+        }
         let mut k = Kubelet::new(client, node);
         tokio::select! {
             () = k.serve() => Ok(()),
@@ -72,8 +93,9 @@ async fn stopped() {
     }
 }
 
-/// Creates (or takes over) the Node and marks it Ready.
-async fn register(client: &kube::Client, node: &str) -> Result<(), String> {
+/// Creates (or takes over) the Node and marks it Ready; with an exec endpoint on `port`, says so
+/// in its status (the port, and the feature that has the API server proxy WebSockets to it).
+async fn register(client: &kube::Client, node: &str, port: Option<u16>) -> Result<(), String> {
     let nodes: Api<Node> = Api::all(client.clone());
     let body: Node = serde_json::from_value(json!({
         "apiVersion": "v1", "kind": "Node",
@@ -93,13 +115,17 @@ async fn register(client: &kube::Client, node: &str) -> Result<(), String> {
         }
     }
     let now = plan::stamp(k8s_openapi::jiff::Timestamp::now());
-    let status = json!({"status": {
+    let mut status = json!({"status": {
         "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
             "message": "ststui fake kubelet", "lastHeartbeatTime": now, "lastTransitionTime": now}],
         "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
         "capacity": {"cpu": "64", "memory": "256Gi", "pods": "10000"},
         "allocatable": {"cpu": "64", "memory": "256Gi", "pods": "10000"},
     }});
+    if let Some(port) = port {
+        status["status"]["daemonEndpoints"] = json!({"kubeletEndpoint": {"Port": port}});
+        status["status"]["declaredFeatures"] = json!([exec::WEBSOCKETS_FEATURE]);
+    }
     nodes.patch_status(node, &PatchParams::default(), &Patch::Merge(&status)).await.map_err(
         |e| format!("cannot mark node {node} Ready: {}", crate::cluster::trouble::brief(&e)),
     )?;

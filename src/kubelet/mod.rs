@@ -7,6 +7,7 @@
 //! kubelet do), or talk to a cluster.
 
 pub mod event;
+pub mod exec;
 pub mod failure;
 pub mod log;
 

@@ -294,3 +294,64 @@ fn an_on_delete_plan_runs_its_gates_pod_by_pod_on_the_control_plane() {
         (gated.as_secs_f64() - plain.as_secs_f64()) / 3.0
     );
 }
+
+/// An `exec:` gate runs in the pod through the real API server's exec: kube-apiserver proxies
+/// the WebSocket to the node's kubelet (the fake kubelet declares `ExtendWebSocketsToKubelet`
+/// and serves `/exec` over HTTPS), pod by pod — pre-delete before each eviction, post-ready on
+/// the replacement — and a container the pod does not have is refused by the API server.
+#[test]
+#[ignore = "needs the control plane: tests/control-plane/run -- cargo test --release --test control_plane -- --ignored e2e_control_plane::"]
+fn an_exec_gate_runs_in_the_pod_through_the_api_server_on_the_control_plane() {
+    let ns = ns("execgate");
+    let script = ns.dir.join("setup.scenario");
+    std::fs::write(
+        &script,
+        "kubelet start=200ms ready=200ms stop=200ms\n\
+         create web replicas=3 strategy=OnDelete\n\
+         settle max=60s\nexpect web ready=3\nimage web nginx:1.27\nwait 2s\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = ns.play(&script, &[]);
+    assert_eq!(code, Some(0), "play: {out}{err}");
+    let rollout = |extra: &[&str]| {
+        let mut args = vec!["rollout", "web", "-n", ns.name.as_str(), "--steps", "100%"];
+        args.extend_from_slice(extra);
+        let out = crate::support::runner::ststui()
+            .args(&args)
+            .arg("--log-file")
+            .arg(ns.dir.join("rollout.log"))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), s(&out.stdout), s(&out.stderr))
+    };
+    let (code, out, err) = rollout(&[
+        "--pre-delete",
+        "exec:app -- drain {pod}",
+        "--post-ready",
+        "exec:app -- check {pod}",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let mut at = 0;
+    for p in ["web-2", "web-1", "web-0"] {
+        for said in [
+            format!("fake kubelet exec in {p}/app: drain {p}"),
+            format!("evicted {p} "),
+            format!("fake kubelet exec in {p}/app: check {p}"),
+        ] {
+            let found = out[at..].find(&said).unwrap_or_else(|| panic!("{said} after {at}: {out}"));
+            at += found + said.len();
+        }
+    }
+    // A container the pods do not have: the API server refuses the exec, the gate fails, the
+    // plan halts naming it, and nothing is evicted.
+    ns.kubectl(&["set", "image", "sts/web", "app=nginx:1.28", "-n", &ns.name]);
+    let (code, out, err) = rollout(&["--pre-delete", "exec:db -- drain {pod}", "--force"]);
+    assert_ne!(code, Some(0), "{out}{err}");
+    let why = format!("{out}{err}");
+    assert!(
+        why.contains("failed (exec refused): 400 BadRequest: container db is not valid"),
+        "{why}"
+    );
+    assert!(!out.contains("evicted web-"), "{out}");
+}
