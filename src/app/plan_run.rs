@@ -67,6 +67,8 @@ fn engine(state: &AppState, set: ObjRef, form: &Form) -> Engine {
         continue_halted: true,
         gates: Default::default(),
         by: String::new(),
+        // The console offers a stuck pod's replacement as a key of its own (the explain hint).
+        replace_stuck: false,
     };
     Engine::new(cfg, ask)
 }

@@ -57,6 +57,11 @@ pub struct RolloutArgs {
     /// While another runner's lease holds, wait for it to run out instead of refusing.
     #[arg(long)]
     pub wait_lease: bool,
+    /// Replace a step's pods stuck broken on an older revision (CrashLoopBackOff,
+    /// ImagePullBackOff, CreateContainerError…) first, at once and without their pre-delete
+    /// gate: they serve nothing, so it costs no availability. Without it they are only named.
+    #[arg(long)]
+    pub replace_stuck: bool,
     /// A gate run before each pod goes (OnDelete: before ststui evicts it; RollingUpdate: before
     /// the partition is lowered onto it, one ordinal at a time): cmd:COMMAND (here, `sh -c`),
     /// exec:CONTAINER -- COMMAND… (in the pod) or http::PORT/PATH (through the API server's pod

@@ -31,6 +31,7 @@ pub mod scan;
 pub mod selector;
 pub mod spec;
 pub mod status;
+pub mod stuck;
 pub mod types;
 pub mod update;
 pub mod why;

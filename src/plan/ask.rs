@@ -35,6 +35,9 @@ pub struct Ask {
     pub by: String,
     /// The gates to run and the ordering: this invocation's, never the record's.
     pub gates: Gates,
+    /// `--replace-stuck`: a step's pods stuck broken on an older revision are replaced first,
+    /// at no cost in availability (`core::stuck`). This invocation's, never the record's.
+    pub replace_stuck: bool,
 }
 
 /// How a run begins.
@@ -222,6 +225,7 @@ mod tests {
             continue_halted: false,
             gates: Default::default(),
             by: "ana".into(),
+            replace_stuck: false,
         }
     }
 

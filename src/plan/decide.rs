@@ -47,6 +47,8 @@ pub struct Facts<'a> {
     pub frozen: Option<&'a str>,
     /// The gates this invocation asks and what passed in this run (`None`: none asked).
     pub gating: Option<&'a Gating>,
+    /// `--replace-stuck` asked (else such pods are only offered, in the waiting words).
+    pub replace_stuck: bool,
 }
 
 /// What a pod was when a bake began: the same pod (uid), its restarts, its readiness since.
@@ -90,8 +92,10 @@ fn ready_since(p: &Pod) -> Option<Timestamp> {
 pub enum Next {
     /// Move the partition from `from` to `to` and write `record`, in one patch.
     Open { from: i32, to: i32, record: Record },
-    /// OnDelete: delete this pod (its uid the precondition) so that it comes back updated.
-    Delete { pod: String, uid: String, record: Record },
+    /// Delete this pod (its uid the precondition) so that it comes back updated: OnDelete's
+    /// next pod (`stuck: None`), or one stuck broken on an older revision (`--replace-stuck`;
+    /// `stuck` says how it is broken).
+    Delete { pod: String, uid: String, record: Record, stuck: Option<String> },
     /// Write this record (a phase changed).
     Record(Record),
     /// Run the step's checks, then [`advance`] (or halt on a failure).
@@ -243,7 +247,7 @@ pub fn pending_words(name: &str, pending: &[(i32, &str)]) -> String {
 }
 
 /// The ordinals a step at `partition` has opened.
-fn opened(set: &StatefulSet, partition: i32) -> std::ops::Range<i32> {
+pub(super) fn opened(set: &StatefulSet, partition: i32) -> std::ops::Range<i32> {
     let start = spec::start_ordinal(set);
     start.saturating_add(partition.max(0))..start.saturating_add(spec::replicas(set))
 }
@@ -321,10 +325,28 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
         .clone()
         .filter_map(|o| not_done(pod_at(facts, o), &record.revision, facts).map(|w| (o, w)))
         .collect();
+    let stuck = super::stuck::in_step(record, facts);
+    if facts.replace_stuck
+        && let Some(s) = stuck.first()
+    {
+        // Unavailable already: replaced at once, whatever else is on its way, and without a
+        // pre-delete gate (a pod that does not run cannot answer one).
+        return Next::Delete {
+            pod: s.pod.clone(),
+            uid: s.uid.clone(),
+            record: record.clone(),
+            stuck: Some(s.reason.clone()),
+        };
+    }
+    let offer = super::stuck::offer(&stuck, facts);
+    let waits = |words: String| Next::Wait(format!("{words}{offer}"));
     if let Some(g) = facts.gating
         && let Some(next) = super::gated::waiting(record, facts, g, &pending)
     {
-        return next;
+        return match next {
+            Next::Wait(words) => waits(words),
+            n => n,
+        };
     }
     if pending.is_empty() {
         if record.bake_seconds > 0 {
@@ -344,6 +366,7 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
                 pod: podf::name(p).to_string(),
                 uid: podf::uid(p).to_string(),
                 record: record.clone(),
+                stuck: None,
             };
         }
     }
@@ -357,7 +380,7 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
             format!("step {} made no progress for {after}: {words}", record.step),
         ));
     }
-    Next::Wait(format!("waiting for {words}"))
+    waits(format!("waiting for {words}"))
 }
 
 /// Rule 3. Without a baseline (a runner resumed mid-bake) the bake starts over.

@@ -79,7 +79,7 @@ fn on_delete_next(
     {
         return Some(gate);
     }
-    Some(Next::Delete { pod: victim.name, uid: victim.uid, record: record.clone() })
+    Some(Next::Delete { pod: victim.name, uid: victim.uid, record: record.clone(), stuck: None })
 }
 
 /// `--last-by`'s key round (a step's before-step uses rounds 0 and 1).

@@ -19,6 +19,7 @@ pub mod gate;
 pub mod gated;
 pub mod record;
 pub mod said;
+pub mod stuck;
 
 use std::fmt;
 

@@ -113,6 +113,7 @@ fn facts<'a>(set: &'a StatefulSet, pods: &'a [(i32, &'a Pod)], now: i64) -> Fact
         baseline: None,
         frozen: None,
         gating: None,
+        replace_stuck: false,
     }
 }
 
@@ -369,6 +370,71 @@ fn on_delete_a_step_deletes_its_pods_one_at_a_time_from_the_highest() {
 
 fn pod_not_ready(o: i32, rev: &str) -> Pod {
     pod(o, rev, None)
+}
+
+/// A pod on `rev` whose container waits in `reason` (CrashLoopBackOff…), not Ready.
+fn broken(o: i32, rev: &str, reason: &str) -> Pod {
+    let mut p = pod(o, rev, None);
+    if let Some(s) = p.status.as_mut() {
+        s.container_statuses = Some(vec![ContainerStatus {
+            name: "app".into(),
+            state: Some(ContainerState {
+                waiting: Some(k8s_openapi::api::core::v1::ContainerStateWaiting {
+                    reason: Some(reason.into()),
+                    message: None,
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }]);
+    }
+    p
+}
+
+#[test]
+fn a_pod_stuck_broken_on_the_old_revision_is_offered_and_replaced_first_only_when_asked() {
+    let mut s = set(4, 0, "a", "b");
+    s.spec.update_strategy =
+        Some(StatefulSetUpdateStrategy { type_: Some("OnDelete".into()), rolling_update: None });
+    let (p0, p1, crashing, coming) = (
+        pod(0, "a", Some(0)),
+        pod(1, "a", Some(0)),
+        broken(2, "a", "CrashLoopBackOff"),
+        pod_not_ready(3, "b"),
+    );
+    let pods: Vec<(i32, &Pod)> = vec![(0, &p0), (1, &p1), (2, &crashing), (3, &coming)];
+    let Ok(Next::Record(record)) = begin(&start("100%", 0), &facts(&s, &pods, 0)) else { panic!() };
+    // Not asked: web-3 is on its way, so the plan waits, and says what --replace-stuck would do.
+    let Next::Wait(words) = decide(&record, &facts(&s, &pods, 1)) else { panic!() };
+    assert!(
+        words.contains(
+            "web-2 (CrashLoopBackOff) is stuck on an older revision and serves nothing: \
+                        --replace-stuck replaces it first"
+        ),
+        "{words}"
+    );
+    // Asked: replaced at once although web-3 is on its way (it serves nothing either way).
+    let asked = Facts { replace_stuck: true, ..facts(&s, &pods, 1) };
+    let Next::Delete { pod: name, uid, stuck, .. } = decide(&record, &asked) else { panic!() };
+    assert_eq!((name.as_str(), uid.as_str()), ("web-2", "uid-2"));
+    assert_eq!(stuck.as_deref(), Some("CrashLoopBackOff"));
+    // RollingUpdate: only a pod the partition opened (below it, a delete brings back the old
+    // revision).
+    let rolling = set(4, 2, "a", "b");
+    let crash1 = broken(1, "a", "ImagePullBackOff");
+    let pods: Vec<(i32, &Pod)> = vec![(0, &p0), (1, &crash1), (2, &crashing), (3, &coming)];
+    let record = Record { partition: 2, steps: "50%,100%".into(), of: 2, ..record.clone() };
+    let asked = Facts { replace_stuck: true, ..facts(&rolling, &pods, 1) };
+    let Next::Delete { pod: name, .. } = decide(&record, &asked) else { panic!() };
+    assert_eq!(name, "web-2");
+    let healed = pod(2, "b", None);
+    let pods: Vec<(i32, &Pod)> = vec![(0, &p0), (1, &crash1), (2, &healed), (3, &coming)];
+    let Next::Wait(words) =
+        decide(&record, &Facts { replace_stuck: true, ..facts(&rolling, &pods, 2) })
+    else {
+        panic!()
+    };
+    assert!(!words.contains("web-1"), "{words}");
 }
 
 #[test]

@@ -55,6 +55,8 @@ pub struct Rollout {
     pub on_failure: OnFailure,
     /// The gates rehearsed (`sim:`), as the `gate` lines make them answer.
     pub gates: crate::plan::gate::Gates,
+    /// Pods stuck broken on an older revision are replaced first.
+    pub replace_stuck: bool,
     /// The script line (its errors name it).
     pub line: usize,
 }
@@ -137,6 +139,7 @@ fn engine(r: &Rollout) -> Engine {
         continue_halted: false,
         gates: r.gates.clone(),
         by: String::new(),
+        replace_stuck: r.replace_stuck,
     };
     Engine::new(cfg, ask)
 }

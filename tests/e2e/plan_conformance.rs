@@ -89,6 +89,7 @@ impl Runner for Simulated {
             stuck_after_ms: stuck_s * 1000,
             on_failure: ststui::plan::OnFailure::Hold,
             gates: Default::default(),
+            replace_stuck: false,
             line: 0,
         };
         self.sim.start_rollout(r).unwrap();

@@ -348,6 +348,7 @@ fn rollout_and_approve_parse_with_the_verbs_defaults() {
         stuck_after_ms: 600_000,
         on_failure: OnFailure::Hold,
         gates: Default::default(),
+        replace_stuck: false,
     };
     assert_eq!(*a, want);
     let Command::Rollout(a) = one("rollout db/pg steps=pause,100% stuck-after=2m on-failure=undo")
@@ -404,6 +405,11 @@ fn gate_lines_and_a_rollouts_gates_parse() {
     assert_eq!((g.pre_delete.as_deref(), g.post_ready.as_deref()), (Some(SIM), Some(SIM)));
     assert_eq!((g.before_step.as_deref(), g.last.as_deref()), (None, Some("web-0")));
     assert_eq!((g.recheck_seconds, g.interval_seconds, g.tries), (20, 5, 3));
+    assert!(!a.replace_stuck, "not asked: only offered");
+    let Command::Rollout(a) = one("rollout web steps=100% replace-stuck=true") else {
+        panic!("not a rollout")
+    };
+    assert!(a.replace_stuck);
     assert_eq!(
         one("gate web-3 pre-delete not-yet=3 slow=30s"),
         Command::Gate(Box::new(GateArgs {
@@ -421,6 +427,10 @@ fn gate_lines_and_a_rollouts_gates_parse() {
         ("rollout web steps=1 gates=drain", "\"drain\" is not a gate"),
         ("rollout web steps=1 gates=last-by last=web-0", "give one"),
         ("rollout web steps=1 gate-tries=0", "is not a count of tries"),
+        (
+            "rollout web steps=1 replace-stuck=yes",
+            "\"yes\" is not a boolean; expected true or false",
+        ),
         ("gate web-3", "missing argument KIND"),
         ("gate web-3 drain", "is not a gate: expected pre-delete, post-ready"),
         ("gate web-3 pre-delete explode", "unexpected argument \"explode\""),

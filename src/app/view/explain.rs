@@ -131,6 +131,14 @@ pub fn explain(
     {
         out.push(hint(s));
     }
+    let stuck_pod = stuck.as_ref().map(|s| s.pod.as_str());
+    let broken: Vec<_> = crate::core::stuck::observed(observed, update)
+        .into_iter()
+        .filter(|r| Some(r.pod.as_str()) != stuck_pod)
+        .collect();
+    if !broken.is_empty() && current != update {
+        out.push(replace_hint(&broken, &offer));
+    }
     if let Some(hold) = &plan.held_by {
         out.push(held_line(observed, plan, steps, hold, &offer));
     }
@@ -156,6 +164,20 @@ pub fn explain(
         out.push(ExplainLine::new(LineKind::Done, text));
     }
     out
+}
+
+/// Pods stuck broken on an older revision, which a delete replaces at no cost in availability
+/// (`core::stuck`): offered, never done unasked.
+fn replace_hint(broken: &[crate::core::stuck::Replaceable], offer: &Offer) -> ExplainLine {
+    let (verb, s, them) = if broken.len() == 1 { ("is", "s", "it") } else { ("are", "", "them") };
+    let how = format!("select one and press {}", key(Action::DeletePod));
+    let text = format!(
+        "{} {verb} stuck on an older revision and serve{s} nothing: replacing {them} brings the \
+         update revision at no cost in availability{}",
+        crate::core::stuck::names(broken),
+        press(offer.delete_pod, how)
+    );
+    ExplainLine::new(LineKind::Hint, text)
 }
 
 /// ` — how` when the key would be carried out now; nothing otherwise.

@@ -197,6 +197,9 @@ pub struct Engine {
     failing: Option<String>,
     /// A disruption budget's refusal last said (said again only when it changes).
     held: Option<String>,
+    /// `--replace-stuck` offered (the step's broken pods on an older revision) when the last
+    /// eviction was asked: said with a budget's refusal of it (often those pods' doing).
+    offer: String,
     baseline: Option<Baseline>,
     /// Checks started (`None`: their outcome not yet in).
     checking: Option<Option<Result<(), String>>>,
@@ -230,6 +233,7 @@ impl Engine {
             trouble: None,
             failing: None,
             held: None,
+            offer: String::new(),
             baseline: None,
             checking: None,
             said: Vec::new(),
@@ -300,6 +304,7 @@ impl Engine {
             baseline: self.baseline.as_ref(),
             frozen: view.frozen,
             gating: (!self.ask.gates.is_empty()).then_some(&self.gating),
+            replace_stuck: self.ask.replace_stuck,
         }
     }
 

@@ -100,7 +100,7 @@ impl Engine {
                     Sending::Delete { pod, .. } => pod.as_str(),
                     _ => "a pod",
                 };
-                let words = format!("evicting {pod}: {}", f.message);
+                let words = format!("evicting {pod}: {}{}", f.message, self.offer);
                 if self.held.as_deref() != Some(words.as_str()) {
                     let record = sent.said.as_ref().and_then(|s| s.record.clone());
                     let at = record.as_ref().map(|r| format!("{}: ", said::at(r)));

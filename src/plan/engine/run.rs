@@ -183,10 +183,22 @@ impl Engine {
                 let op = ClusterOp::Plan { set: key, partition: None, record: json(&record) };
                 Act::Write(Write::on(op, Some(Box::new(set.clone()))))
             }
-            Next::Delete { pod, uid, record } => {
-                let text = format!(
-                    "{}: evicted {pod} (OnDelete: it comes back on the update revision)",
-                    said::at(&record)
+            Next::Delete { pod, uid, record, stuck } => {
+                let text = match &stuck {
+                    Some(how) => format!(
+                        "{}: evicted {pod}, stuck in {how} on an older revision (--replace-stuck: \
+                         it served nothing; it comes back on the update revision)",
+                        said::at(&record)
+                    ),
+                    None => format!(
+                        "{}: evicted {pod} (OnDelete: it comes back on the update revision)",
+                        said::at(&record)
+                    ),
+                };
+                let facts = self.facts(view, set);
+                self.offer = crate::plan::stuck::offer(
+                    &crate::plan::stuck::in_step(&record, &facts),
+                    &facts,
                 );
                 let said = Said { record: Some(record), text };
                 self.send(now, Sending::Delete { pod: pod.clone(), uid: uid.clone() }, Some(said));

@@ -127,6 +127,7 @@ fn ask(steps: &str, bake: u64) -> Ask {
         continue_halted: false,
         gates: Default::default(),
         by: "ana".into(),
+        replace_stuck: false,
     }
 }
 

@@ -139,7 +139,8 @@ impl KubeletArgs {
 }
 
 /// `rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]
-/// [gates=LIST] [last=POD] [recheck=DUR] [gate-interval=DUR] [gate-tries=N]`.
+/// [gates=LIST] [last=POD] [recheck=DUR] [gate-interval=DUR] [gate-tries=N]
+/// [replace-stuck=true|false]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RolloutArgs {
     pub set: Name,
@@ -149,6 +150,8 @@ pub struct RolloutArgs {
     pub on_failure: crate::plan::OnFailure,
     /// The gates rehearsed (`sim:`: they answer as the `gate` lines say).
     pub gates: crate::plan::gate::Gates,
+    /// Pods stuck broken on an older revision are replaced first (`--replace-stuck`).
+    pub replace_stuck: bool,
 }
 
 /// `gate NAME KIND [fail] [slow=DUR] [not-yet=N] [leader=POD] [pass]`: how a rehearsed gate

@@ -65,7 +65,7 @@ pub const USAGE: &[(&str, &str)] = &[
         "rollout",
         "rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo] \
          [gates=pre-delete,post-ready,before-step,last-by] [last=POD] [recheck=DUR] \
-         [gate-interval=DUR] [gate-tries=N]",
+         [gate-interval=DUR] [gate-tries=N] [replace-stuck=true|false]",
     ),
     (
         "gate",

@@ -270,6 +270,7 @@ impl Player {
                     stuck_after_ms: r.stuck_after_ms,
                     on_failure: r.on_failure,
                     gates: r.gates.clone(),
+                    replace_stuck: r.replace_stuck,
                     line: number,
                 };
                 sim.start_rollout(rollout).map_err(|e| e.to_string())

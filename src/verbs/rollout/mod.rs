@@ -111,6 +111,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         continue_halted: args.continue_halted,
         gates: args.gates(),
         by: writes.identity(),
+        replace_stuck: args.replace_stuck,
     };
     let mut r = Runner {
         engine: Engine::new(cfg, ask),

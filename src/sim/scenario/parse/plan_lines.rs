@@ -7,7 +7,8 @@ use crate::plan::gate::{GateKind, Gates};
 use crate::value::BadValue;
 
 /// `rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]
-/// [gates=LIST] [last=POD] [recheck=DUR] [gate-interval=DUR] [gate-tries=N]`.
+/// [gates=LIST] [last=POD] [recheck=DUR] [gate-interval=DUR] [gate-tries=N]
+/// [replace-stuck=true|false]`.
 pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
     let mut a = a;
     let set = a.name("NAME")?;
@@ -21,6 +22,7 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         "recheck",
         "gate-interval",
         "gate-tries",
+        "replace-stuck",
     ])?;
     let Some(steps) = a.parsed("steps", crate::plan::Steps::parse)? else {
         return Err(a.err("give steps=LIST, e.g. steps=1,50%,100% (pause for a manual gate)"));
@@ -67,6 +69,7 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
             _ => Err(BadValue::new(v, "is not a count of tries", "a number from 1")),
         })?
         .unwrap_or(0);
+    let replace_stuck = a.parsed("replace-stuck", super::boolean)?.unwrap_or(false);
     Ok(Command::Rollout(Box::new(super::super::RolloutArgs {
         set,
         steps,
@@ -74,6 +77,7 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         stuck_after_ms,
         on_failure: on_failure.unwrap_or_default(),
         gates,
+        replace_stuck,
     })))
 }
 
