@@ -30,6 +30,30 @@ pub fn eviction_body(pod: &ObjRef, uid: Option<&str>) -> serde_json::Value {
     body
 }
 
+impl super::Writes {
+    /// Whether the server would evict `pod` now (a dry run: `?dryRun=All`, nothing changes):
+    /// `Err` with the budget's refusal, as an eviction's, when it would not. For previews.
+    pub fn would_evict(
+        &self,
+        pod: &ObjRef,
+        uid: Option<&str>,
+        within: std::time::Duration,
+    ) -> Result<(), Box<Failure>> {
+        let op = format!("evict {pod} (dry run)");
+        let asked = self.writer.eviction(&op, pod, uid.map(str::to_string), true);
+        self.runtime.block_on(async {
+            match tokio::time::timeout(within, asked).await {
+                Ok(r) => r.map(drop).map_err(Box::new),
+                Err(_) => Err(Box::new(Failure::new(
+                    op.clone(),
+                    FailureKind::Unavailable,
+                    format!("no answer within {}s", within.as_secs()),
+                ))),
+            }
+        })
+    }
+}
+
 impl Writer {
     pub(super) async fn evict_pod(
         &self,
@@ -37,11 +61,23 @@ impl Writer {
         pod: &ObjRef,
         uid: Option<String>,
     ) -> Result<Written, Failure> {
+        self.eviction(op, pod, uid, false).await
+    }
+
+    /// The eviction, or with `dry_run` the server's judgement of it (`?dryRun=All`).
+    async fn eviction(
+        &self,
+        op: &str,
+        pod: &ObjRef,
+        uid: Option<String>,
+        dry_run: bool,
+    ) -> Result<Written, Failure> {
         if pod.name.is_empty() || pod.name.contains(['/', '?', '#', '%']) {
             let message = format!("{pod:?} is not a pod name: nothing evicted");
             return Err(Failure::new(op.into(), FailureKind::Invalid, message));
         }
-        let path = format!("/api/v1/namespaces/{}/pods/{}/eviction", pod.namespace, pod.name);
+        let dry = if dry_run { "?dryRun=All" } else { "" };
+        let path = format!("/api/v1/namespaces/{}/pods/{}/eviction{dry}", pod.namespace, pod.name);
         let body = serde_json::to_vec(&eviction_body(pod, uid.as_deref())).unwrap_or_default();
         let req = hyper::Request::post(path)
             .header(hyper::header::CONTENT_TYPE, "application/json")
@@ -65,6 +101,7 @@ impl Writer {
                 Err(Failure::new(op.into(), FailureKind::Disruption, message))
             }
             Err(e @ kube::Error::Api(_)) => Err(failure(op, &e)),
+            Err(e) if dry_run => Err(failure(op, &e)),
             Err(e) => self.settle_pod_lost(op, pod, uid.as_deref(), e, "evicted").await,
         }
     }

@@ -406,8 +406,8 @@ fn unknown(op: &str, lost: &str, what: &str) -> Failure {
 /// A writer that lives across writes (a plan's runner, approve, abort): one client runtime and
 /// session, who we are asked once.
 pub struct Writes {
-    runtime: tokio::runtime::Runtime,
-    writer: Writer,
+    pub(super) runtime: tokio::runtime::Runtime,
+    pub(super) writer: Writer,
 }
 
 impl Writes {

@@ -163,6 +163,29 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
     for l in a.preview() {
         super::say(&l);
     }
+    // The server's judgement of each eviction now (a dry run): a budget that would refuse is
+    // said before anything is asked or written.
+    let mut refused = false;
+    for (name, uid) in &a.stuck {
+        let pod = ObjRef::new(key.namespace.clone(), name.clone());
+        let within = super::left(deadline).min(Duration::from_secs(10));
+        match writes.would_evict(&pod, Some(uid), within) {
+            Ok(()) => {}
+            Err(f) if f.kind == crate::backend::FailureKind::Disruption => {
+                refused = true;
+                super::say(&format!("  {name}: its eviction would be refused now: {}", f.message));
+            }
+            Err(f) => {
+                super::say(&format!("  {name}: a dry run of its eviction failed: {}", f.message))
+            }
+        }
+    }
+    if refused && args.force_delete.is_none() {
+        super::say(
+            "  abort would stop there, the template reverted, unless the budget allows it by \
+             then (--force-delete REASON deletes such a pod past its budget, recorded on the set)",
+        );
+    }
     if let (Some(reason), false) = (&args.force_delete, a.stuck.is_empty()) {
         super::say(&format!(
             "a stuck pod its disruption budget will not let go is deleted past it (--force-delete: \

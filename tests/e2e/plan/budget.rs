@@ -47,6 +47,12 @@ fn abort_stops_at_a_budget_that_refuses_and_names_it() {
     let (code, out, err) = ststui(&r, &["abort", "web", "--yes"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("template reverted"), "{out}");
+    // The preview said so first, from a dry run of the eviction.
+    let foretold = out
+        .find("web-3: its eviction would be refused now: refused by pdb/web: 3 healthy, needs 4")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(foretold < out.find("template reverted").unwrap_or(0), "{out}");
+    assert!(out.contains("--force-delete REASON deletes such a pod past its budget"), "{out}");
     assert!(
         err.contains("evict default/web-3: refused by pdb/web: 3 healthy, needs 4, 0 disruptions allowed: nothing deleted"),
         "{err}"
