@@ -38,6 +38,8 @@ pub struct Mirror {
     revisions: BTreeMap<ObjRef, Arc<ControllerRevision>>,
     /// The PodDisruptionBudgets of the open set's namespace (what a step may disrupt).
     budgets: BTreeMap<ObjRef, Arc<PodDisruptionBudget>>,
+    /// The open set's namespace's Evictions (`lifecycle.k8s.io/v1alpha1`, where served).
+    evictions: BTreeMap<ObjRef, Arc<crate::backend::lifecycle::Eviction>>,
     /// The Events about the open set and the selected pod (not counted in `generation`: the
     /// advisor does not read them).
     events: super::events::EventLog,
@@ -54,6 +56,7 @@ impl Mirror {
             Object::Claim(c) => put(&mut self.claims, c),
             Object::Revision(r) => put(&mut self.revisions, r),
             Object::Budget(b) => put(&mut self.budgets, b),
+            Object::Eviction(e) => put(&mut self.evictions, e),
             Object::Event(e) => return self.events.apply(e),
             Object::Pod(p) => {
                 let changed = put(&mut self.pods, Arc::clone(&p));
@@ -77,6 +80,7 @@ impl Mirror {
             Object::Claim(c) => self.claims.remove(&ObjRef::of(c.metadata())).is_some(),
             Object::Revision(r) => self.revisions.remove(&ObjRef::of(r.metadata())).is_some(),
             Object::Budget(b) => self.budgets.remove(&ObjRef::of(b.metadata())).is_some(),
+            Object::Eviction(e) => self.evictions.remove(&ObjRef::of(&e.metadata)).is_some(),
             Object::Event(e) => return self.events.delete(e),
             Object::Pod(p) => {
                 let key = ObjRef::of(p.metadata());
@@ -114,6 +118,7 @@ impl Mirror {
             ObjKind::Claim => stale_in(&self.claims, scope, &keep, Object::Claim),
             ObjKind::Revision => stale_in(&self.revisions, scope, &keep, Object::Revision),
             ObjKind::Budget => stale_in(&self.budgets, scope, &keep, Object::Budget),
+            ObjKind::Eviction => stale_in(&self.evictions, scope, &keep, Object::Eviction),
             ObjKind::Event => return self.replace_events(scope, objects),
         };
         let mut changed = false;
@@ -277,6 +282,19 @@ impl Mirror {
         namespace: &'a str,
     ) -> impl Iterator<Item = &'a PersistentVolumeClaim> + 'a {
         self.claims.iter().filter(move |(k, _)| k.namespace == namespace).map(|(_, v)| &**v)
+    }
+
+    /// The Evictions of the pod `name` with `uid` (what its detail shows).
+    pub fn evictions_of<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+        uid: &'a str,
+    ) -> impl Iterator<Item = &'a crate::backend::lifecycle::Eviction> + 'a {
+        self.evictions
+            .iter()
+            .filter(move |(k, e)| k.namespace == namespace && e.targets(name, uid))
+            .map(|(_, v)| &**v)
     }
 
     /// Every PodDisruptionBudget in `namespace`.

@@ -473,6 +473,21 @@ impl DetailView {
                 rows.push(("gate output", g.output.join(" ⏎ ")));
             }
         }
+        // Its eviction requests and responders (servers with the EvictionRequest API), escaped:
+        // their names and messages are the cluster's.
+        if let (Some(pod), Some(set_ref)) = (pod, state.selected_set.as_ref()) {
+            let (ns, uid) = (set_ref.namespace.as_str(), crate::core::pod::uid(pod));
+            let ago = |t: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time| {
+                ago(state, t.0).map_or_else(String::new, |a| a.trim_start().to_string())
+            };
+            for e in state.mirror.evictions_of(ns, &name, uid) {
+                let seen = e.rows(ago);
+                rows.extend(
+                    seen.into_iter()
+                        .map(|(k, v)| (k, crate::text::escape_controls(&v).into_owned())),
+                );
+            }
+        }
         DetailView { name, cell, rows }
     }
 }

@@ -8,6 +8,7 @@
 //! The timeline [`Event`] is also the simulator's public JSONL format (`spec/scenario.md`), so
 //! its serialization is part of the public interface.
 
+pub mod lifecycle;
 mod op;
 mod timeline;
 
@@ -69,6 +70,9 @@ pub enum Object {
     /// A `policy/v1` PodDisruptionBudget: what an eviction is judged against, and what a
     /// rollout step waits on while it allows nothing.
     Budget(Arc<k8s_openapi::api::policy::v1::PodDisruptionBudget>),
+    /// A `lifecycle.k8s.io/v1alpha1` Eviction (servers with the EvictionRequest API): a pod's
+    /// eviction requests and responders, shown in its detail.
+    Eviction(Arc<lifecycle::Eviction>),
 }
 
 impl Object {
@@ -80,6 +84,7 @@ impl Object {
             Object::Revision(_) => ObjKind::Revision,
             Object::Event(_) => ObjKind::Event,
             Object::Budget(_) => ObjKind::Budget,
+            Object::Eviction(_) => ObjKind::Eviction,
         }
     }
 
@@ -91,6 +96,7 @@ impl Object {
             Object::Revision(o) => &o.metadata,
             Object::Event(o) => &o.metadata,
             Object::Budget(o) => &o.metadata,
+            Object::Eviction(o) => &o.metadata,
         }
     }
 }
@@ -104,6 +110,7 @@ pub enum ObjKind {
     Revision,
     Event,
     Budget,
+    Eviction,
 }
 
 impl ObjKind {
@@ -116,6 +123,7 @@ impl ObjKind {
             ObjKind::Revision => "controllerrevisions",
             ObjKind::Event => "events",
             ObjKind::Budget => "poddisruptionbudgets",
+            ObjKind::Eviction => "evictions",
         }
     }
 }

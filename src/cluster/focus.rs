@@ -332,6 +332,7 @@ impl Watching<'_> {
         }
         tasks.extend(self.events(tracker, &ready));
         tasks.push(self.budgets(&ready));
+        tasks.push(self.evictions(&ready));
         tasks
     }
 
@@ -356,6 +357,40 @@ impl Watching<'_> {
         tokio::spawn(async move {
             ready.wait().await;
             watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
+        })
+    }
+
+    /// The namespace's Evictions (`lifecycle.k8s.io/v1alpha1`, the EvictionRequest API of
+    /// Kubernetes 1.37, off by default): what a pod's detail shows of its eviction requests and
+    /// responders. Only where the server says it serves them (discovery, once the first frame's
+    /// data has listed); elsewhere nothing is asked.
+    fn evictions(&self, ready: &Latch) -> JoinHandle<()> {
+        use crate::backend::lifecycle::{Eviction, GROUP, PLURAL, VERSION};
+        let ns = self.key.namespace.clone();
+        let spec = Spec {
+            api: watch::api::<Eviction>,
+            namespace: Some(ns.clone()),
+            config: watcher::Config::default(),
+            kind: ObjKind::Eviction,
+            scope: Scope::namespace(ns.clone()),
+            what: format!("evictions.{GROUP} in {ns}"),
+            hint: None,
+            wrap: |e| Object::Eviction(Arc::new(e)),
+            keep: None,
+        };
+        let (cl, cn, ready) = (self.clients.clone(), Arc::clone(self.conn), ready.clone());
+        tokio::spawn(async move {
+            ready.wait().await;
+            let served = cl.client().list_api_group_resources(&format!("{GROUP}/{VERSION}")).await;
+            match served {
+                Ok(list) if list.resources.iter().any(|r| r.name == PLURAL) => {
+                    watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::debug!("no {GROUP}/{VERSION} here: {}", super::trouble::brief(&e))
+                }
+            }
         })
     }
 

@@ -323,7 +323,7 @@ impl Mirror {
             Object::Pod(p) => self.pods.wrote(lean_arc(p)),
             Object::Claim(c) => self.claims.wrote(lean_arc(c)),
             Object::Revision(r) => self.revisions.wrote(lean_arc(r)),
-            Object::Event(_) | Object::Budget(_) => {}
+            Object::Event(_) | Object::Budget(_) | Object::Eviction(_) => {}
         }
     }
 

@@ -256,16 +256,17 @@ impl Hub {
     }
 }
 
-/// The resource an object belongs to.
-pub fn res_of(object: &Object) -> Res {
-    match object {
+/// The resource an object belongs to (`None`: one the simulator does not serve).
+pub fn res_of(object: &Object) -> Option<Res> {
+    Some(match object {
         Object::Set(_) => Res::Sets,
         Object::Pod(_) => Res::Pods,
         Object::Claim(_) => Res::Claims,
         Object::Revision(_) => Res::Revisions,
         Object::Event(_) => Res::Events,
         Object::Budget(_) => Res::Budgets,
-    }
+        Object::Eviction(_) => return None,
+    })
 }
 
 /// The JSON of an object, with apiVersion and kind.
@@ -277,6 +278,7 @@ pub fn to_json(object: &Object) -> serde_json::Value {
         Object::Revision(o) => serde_json::to_value(o),
         Object::Event(o) => serde_json::to_value(o),
         Object::Budget(o) => serde_json::to_value(o),
+        Object::Eviction(o) => serde_json::to_value(o),
     };
     v.unwrap_or(serde_json::Value::Null)
 }
@@ -292,6 +294,7 @@ pub fn write_json(out: &mut Vec<u8>, object: &Object) {
         Object::Revision(o) => serde_json::to_writer(&mut *out, &**o),
         Object::Event(o) => serde_json::to_writer(&mut *out, &**o),
         Object::Budget(o) => serde_json::to_writer(&mut *out, &**o),
+        Object::Eviction(o) => serde_json::to_writer(&mut *out, &**o),
     };
     if written.is_err() {
         out.extend_from_slice(b"null");
@@ -369,7 +372,7 @@ fn change(kind: ChangeKind, object: &Object) -> Option<Change> {
     write_json(&mut json, object);
     Some(Change {
         rv,
-        res: res_of(object),
+        res: res_of(object)?,
         kind: match kind {
             ChangeKind::Added => "ADDED",
             ChangeKind::Modified => "MODIFIED",

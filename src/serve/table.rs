@@ -160,6 +160,8 @@ pub fn cells(obj: &Object, now: Timestamp) -> Vec<Value> {
         Object::Revision(r) => revision_cells(r, now),
         Object::Event(e) => event_cells(e, now),
         Object::Budget(b) => budget_cells(b, now),
+        // Not a resource the simulator serves.
+        Object::Eviction(_) => Vec::new(),
     }
 }
 

@@ -57,6 +57,8 @@ impl Sim {
             ObjKind::Revision => s.revisions().get_shared(key).map(wrap),
             ObjKind::Event => s.events().get_shared(key).map(wrap),
             ObjKind::Budget => s.budgets().get_shared(key).map(wrap),
+            // The simulator has no EvictionRequest API (as a 1.37 server with it off).
+            ObjKind::Eviction => None,
         }
     }
 
@@ -77,6 +79,7 @@ impl Sim {
             ObjKind::Revision => all(s.revisions(), ns),
             ObjKind::Event => all(s.events(), ns),
             ObjKind::Budget => all(s.budgets(), ns),
+            ObjKind::Eviction => Vec::new(),
         };
         (items, s.resource_version())
     }
@@ -132,6 +135,9 @@ impl Sim {
             }
             Object::Budget(b) => {
                 disruption::create_budget(store, &ns, Arc::unwrap_or_clone(b))?;
+            }
+            Object::Eviction(_) => {
+                return Err(StoreError::NotFound { kind: word(kind), key }.into());
             }
         }
         super::engine::dispatch(&mut self.world);
@@ -281,6 +287,9 @@ impl Sim {
                 store.remove::<PodDisruptionBudget>(key)?;
                 Deleted::Removed
             }
+            ObjKind::Eviction => {
+                return Err(StoreError::NotFound { kind: word(kind), key: key.clone() }.into());
+            }
         };
         super::engine::dispatch(&mut self.world);
         match outcome {
@@ -315,6 +324,7 @@ fn exists(store: &Store, kind: ObjKind, key: &ObjRef) -> bool {
         ObjKind::Revision => store.revisions().get(key).is_some(),
         ObjKind::Event => store.events().get(key).is_some(),
         ObjKind::Budget => store.budgets().get(key).is_some(),
+        ObjKind::Eviction => false,
     }
 }
 
@@ -330,5 +340,6 @@ fn word(kind: ObjKind) -> &'static str {
         ObjKind::Revision => "ControllerRevision",
         ObjKind::Event => "Event",
         ObjKind::Budget => PodDisruptionBudget::WORD,
+        ObjKind::Eviction => "Eviction",
     }
 }

@@ -61,6 +61,7 @@ mod spec_refs;
 mod ui_claims;
 mod ui_console;
 mod ui_context;
+mod ui_evictions;
 mod ui_gates;
 mod ui_panes;
 mod ui_props;

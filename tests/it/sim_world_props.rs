@@ -126,6 +126,7 @@ fn meta(o: &Object) -> (&'static str, String, u64, Option<String>) {
         Object::Revision(x) => ("rev", &x.metadata),
         Object::Event(x) => ("event", &x.metadata),
         Object::Budget(x) => ("pdb", &x.metadata),
+        Object::Eviction(x) => ("eviction", &x.metadata),
     };
     let rv = m.resource_version.as_deref().and_then(|r| r.parse().ok()).unwrap_or(0);
     (kind, m.name.clone().unwrap_or_default(), rv, m.uid.clone())
