@@ -25,6 +25,7 @@ pub mod kubelet;
 pub mod logfile;
 pub mod plan;
 pub mod play;
+pub mod procs;
 pub mod serve;
 pub mod sim;
 pub mod steer;

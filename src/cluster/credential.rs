@@ -94,8 +94,10 @@ pub fn pending() -> Option<(String, Duration)> {
     running.iter().min_by_key(|r| r.since).map(|r| (r.name.clone(), r.since.elapsed()))
 }
 
-/// Stops every plugin still running (a way out that runs no destructor follows).
+/// Stops every plugin still running, and every check or gate (`crate::procs`) (a way out that
+/// runs no destructor follows).
 pub fn kill_all() {
+    crate::procs::kill_all();
     let running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
     for r in running.iter() {
         kill(r.pid, r.group);

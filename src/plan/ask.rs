@@ -74,7 +74,12 @@ pub fn differences(record: &Record, ask: &Ask) -> Vec<String> {
         out.push(format!("checks: recorded {}, asked {}", list(&record.checks), list(&ask.checks)));
     }
     if !record.gates.same(&ask.gates) {
-        out.push(format!("gates: recorded {}, asked {}", record.gates.words(), ask.gates.words()));
+        let (r, a) = (record.gates.words(), ask.gates.words());
+        let (r, a) = match r == a {
+            true => (record.gates.settings(), ask.gates.settings()),
+            false => (r, a),
+        };
+        out.push(format!("gates: recorded {r}, asked {a}"));
     }
     if record.on_failure != ask.on_failure.word() {
         out.push(format!(

@@ -288,6 +288,15 @@ impl Gates {
         }
         if out.is_empty() { "none".into() } else { out.join(", ") }
     }
+
+    /// `interval 10s, timeout 120s, tries 180, recheck 0s`: what differs when the gates' words
+    /// do not.
+    pub fn settings(&self) -> String {
+        format!(
+            "interval {}s, timeout {}s, tries {}, recheck {}s",
+            self.interval_seconds, self.timeout_seconds, self.tries, self.recheck_seconds
+        )
+    }
 }
 
 fn shown(s: &str) -> String {

@@ -31,7 +31,7 @@ pub fn spawn_check(
     for (k, v) in env {
         command.env(k, v);
     }
-    let child = command.spawn();
+    let child = crate::procs::spawn(&mut command);
     std::thread::spawn(move || {
         let outcome = match child {
             Err(e) => CheckOutcome {
@@ -81,6 +81,7 @@ fn wait_check(mut child: std::process::Child, timeout: Duration) -> CheckOutcome
             Ok(line) => keep(line, &mut tail),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 let status = child.wait();
+                crate::procs::ended(&child);
                 code = status.as_ref().ok().and_then(|s| s.code());
                 break match status {
                     Ok(s) if s.success() => Ok(()),
@@ -92,8 +93,10 @@ fn wait_check(mut child: std::process::Child, timeout: Duration) -> CheckOutcome
                 };
             }
             Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
-                let _ = child.kill();
+                // Its whole group: what the shell started too.
+                crate::procs::kill(&child);
                 let _ = child.wait();
+                crate::procs::ended(&child);
                 break Err(format!(
                     "did not end within {}: killed",
                     duration_words(u64::try_from(timeout.as_millis()).unwrap_or(0))

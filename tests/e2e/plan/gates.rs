@@ -232,3 +232,40 @@ fn exec_gates_run_in_the_pod_through_the_api() {
     assert!(why.contains("failed (exec refused): "), "{why}");
     assert!(why.contains("container db is not valid for pod web-2"), "{why}");
 }
+
+/// A gate still running when the rollout gives up (`--timeout`) is killed with everything it
+/// started (its own process group), and so is one that outlives its `--gate-timeout`: nothing
+/// is left running unwatched.
+#[test]
+fn a_gate_running_when_the_rollout_stops_is_killed_with_what_it_started() {
+    let r = on_delete_rig("gates-killed");
+    let pids = r.dir.join("pids");
+    let alive = |pid: i32| unsafe { libc::kill(pid, 0) == 0 };
+    let gone = |pid: i32| {
+        (0..100).any(|_| {
+            std::thread::sleep(Duration::from_millis(20));
+            !alive(pid)
+        })
+    };
+    let sleeper = || -> i32 {
+        let text = std::fs::read_to_string(&pids).unwrap_or_default();
+        let last = text.lines().last().unwrap_or_else(|| panic!("no pid written"));
+        last.trim().parse().unwrap()
+    };
+    let gate = format!("cmd:sleep 60 & echo $! >> {}; wait", pids.display());
+    let (code, out, err) =
+        ststui(&r, &["rollout", "web", "--steps", "1", "--pre-delete", &gate, "--timeout", "3s"]);
+    assert_eq!(code, 1, "timed out: {out}{err}");
+    let pid = sleeper();
+    assert!(gone(pid), "the gate's sleep {pid} outlived the rollout: {out}");
+    // The same gate with another timeout: the recorded plan differs, by its settings.
+    let again = ["rollout", "web", "--steps", "1", "--pre-delete", &gate, "--gate-timeout", "2s"];
+    let (code, _, err) = ststui(&r, &again);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("recorded interval 10s, timeout 120s, tries 180, recheck 0s, asked interval 10s, timeout 2s"), "{err}");
+    let (code, out, err) = ststui(&r, &[&again[..], &["--force"]].concat());
+    assert_eq!(code, 3, "halted on the gate: {out}{err}");
+    assert!(out.contains("did not end within 2s: killed"), "{out}");
+    let pid = sleeper();
+    assert!(gone(pid), "the timed-out gate's sleep {pid} outlived it: {out}");
+}

@@ -1,0 +1,84 @@
+//! The processes ststui starts for the operator — a plan's checks and `cmd:` gates — each in a
+//! process group of its own, so that a timeout kills everything it started (`sh -c 'a; b'`
+//! leaves `b` running when only `sh` is killed), and so that none outlives ststui: every group
+//! still running is killed when ststui ends, on its way out or on SIGINT, SIGTERM or SIGHUP
+//! (`cluster::credential::kill_all`, which the verbs' exit path and signal reaper call).
+//!
+//! Owns: the registry of those groups. Must not: decide when a process has run long enough.
+
+use std::process::{Child, Command};
+use std::sync::{Mutex, PoisonError};
+
+/// The process groups running now (each the id of the process that leads it).
+static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Starts `command` as the leader of a new process group, registered until [`ended`].
+pub fn spawn(command: &mut Command) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt as _;
+    let child = command.process_group(0).spawn()?;
+    if let Ok(pid) = i32::try_from(child.id()) {
+        GROUPS.lock().unwrap_or_else(PoisonError::into_inner).push(pid);
+    }
+    Ok(child)
+}
+
+/// The group of `child` is over (waited for): no longer killed at the end.
+pub fn ended(child: &Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        GROUPS.lock().unwrap_or_else(PoisonError::into_inner).retain(|p| *p != pid);
+    }
+}
+
+/// Kills `child`'s whole group (SIGKILL).
+pub fn kill(child: &Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        kill_group(pid);
+    }
+}
+
+/// Kills every group still running.
+pub fn kill_all() {
+    for pid in GROUPS.lock().unwrap_or_else(PoisonError::into_inner).drain(..) {
+        kill_group(pid);
+    }
+}
+
+fn kill_group(pid: i32) {
+    if pid > 1 {
+        // SAFETY: kill(2) on a process group we started; no memory is touched.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alive(pid: i32) -> bool {
+        // SAFETY: signal 0 only asks whether the process exists.
+        unsafe { libc::kill(pid, 0) == 0 }
+    }
+
+    #[test]
+    fn killing_a_group_kills_what_its_shell_started() {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg("sleep 30 & echo $!; wait").stdout(std::process::Stdio::piped());
+        let mut child = spawn(&mut c).unwrap();
+        let mut line = String::new();
+        use std::io::BufRead as _;
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let sleeper: i32 = line.trim().parse().unwrap();
+        assert!(alive(sleeper));
+        kill(&child);
+        let _ = child.wait();
+        ended(&child);
+        // The sleeper was the shell's child, in its group: gone (reaped by init, so poll).
+        let gone = (0..100).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            !alive(sleeper)
+        });
+        assert!(gone, "sleep {sleeper} outlived its group");
+    }
+}
