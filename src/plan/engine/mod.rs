@@ -333,8 +333,12 @@ impl Engine {
                 let sent = self.sent.take();
                 self.settled(now, sent, None);
             } else {
-                // Not shown: what the set holds decides again.
-                self.sent = None;
+                // Not answered yet: deciding again now could send a second write the first
+                // (which may still land) makes stale — a lease refused by our own. The adapter
+                // always reports the outcome (its write path times out and reads back), and
+                // `now` can be a simulator's virtual clock, which runs ahead of a slow answer.
+                let words = "waiting for the server to answer the plan's write".to_string();
+                return Act::Wait { until: None, words };
             }
         }
         if let Some((words, at)) = &self.trouble
