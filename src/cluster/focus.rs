@@ -341,23 +341,36 @@ impl Watching<'_> {
     /// matched by the server, so all of the namespace's, which are few). Started once the first
     /// frame's data has listed: never on its path.
     fn budgets(&self, ready: &Latch) -> JoinHandle<()> {
-        let ns = self.key.namespace.clone();
-        let spec = Spec {
-            api: watch::api::<PodDisruptionBudget>,
-            namespace: Some(ns.clone()),
-            config: watcher::Config::default(),
-            kind: ObjKind::Budget,
-            scope: Scope::namespace(ns.clone()),
-            what: format!("poddisruptionbudgets in {ns}"),
-            hint: None,
-            wrap: |b| Object::Budget(Arc::new(b)),
-            keep: None,
-        };
+        let spec = self.whole_namespace::<PodDisruptionBudget>(
+            ObjKind::Budget,
+            "poddisruptionbudgets",
+            |b| Object::Budget(Arc::new(b)),
+        );
         let (cl, cn, ready) = (self.clients.clone(), Arc::clone(self.conn), ready.clone());
         tokio::spawn(async move {
             ready.wait().await;
             watch::run(spec, &cl, &cn, |_| Vec::new(), |_| None).await;
         })
+    }
+
+    /// A watch of every object of a kind in the set's namespace (`plural` names it).
+    fn whole_namespace<K>(&self, kind: ObjKind, plural: &str, wrap: fn(K) -> Object) -> Spec<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        <K as kube::Resource>::DynamicType: Default,
+    {
+        let ns = self.key.namespace.clone();
+        Spec {
+            api: watch::api::<K>,
+            namespace: Some(ns.clone()),
+            config: watcher::Config::default(),
+            kind,
+            scope: Scope::namespace(ns.clone()),
+            what: format!("{plural} in {ns}"),
+            hint: None,
+            wrap,
+            keep: None,
+        }
     }
 
     /// The namespace's Evictions (`lifecycle.k8s.io/v1alpha1`, the EvictionRequest API of
@@ -366,18 +379,10 @@ impl Watching<'_> {
     /// data has listed); elsewhere nothing is asked.
     fn evictions(&self, ready: &Latch) -> JoinHandle<()> {
         use crate::backend::lifecycle::{Eviction, GROUP, PLURAL, VERSION};
-        let ns = self.key.namespace.clone();
-        let spec = Spec {
-            api: watch::api::<Eviction>,
-            namespace: Some(ns.clone()),
-            config: watcher::Config::default(),
-            kind: ObjKind::Eviction,
-            scope: Scope::namespace(ns.clone()),
-            what: format!("evictions.{GROUP} in {ns}"),
-            hint: None,
-            wrap: |e| Object::Eviction(Arc::new(e)),
-            keep: None,
-        };
+        let what = format!("{PLURAL}.{GROUP}");
+        let spec = self.whole_namespace::<Eviction>(ObjKind::Eviction, &what, |e| {
+            Object::Eviction(Arc::new(e))
+        });
         let (cl, cn, ready) = (self.clients.clone(), Arc::clone(self.conn), ready.clone());
         tokio::spawn(async move {
             ready.wait().await;

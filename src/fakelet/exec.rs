@@ -124,14 +124,10 @@ async fn handle(client: kube::Client, mut req: Request<Incoming>) -> Response<Bo
             return plain(StatusCode::SERVICE_UNAVAILABLE, format!("reading pod {ns}/{pod}: {e}"));
         }
     };
-    let has = p.spec.as_ref().is_some_and(|s| s.containers.iter().any(|c| c.name == container));
-    if !has || crate::core::pod::phase(&p) != "Running" {
-        return plain(
-            StatusCode::BAD_REQUEST,
-            format!("container not found (\"{container}\") in pod {ns}/{pod}"),
-        );
-    }
-    let code = if crate::core::pod::is_running_and_ready(&p) { 0 } else { 75 };
+    let code = match crate::kubelet::exec::readiness(&p, Some(&container)) {
+        Ok((_, code)) => code,
+        Err(why) => return plain(StatusCode::BAD_REQUEST, why),
+    };
     let asked = crate::text::escape_controls(&argv.join(" ")).into_owned();
     crate::text::err_line(&format!(
         "fake kubelet: exec in {ns}/{pod}/{container}: {asked} → exit {code}"

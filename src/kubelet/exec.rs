@@ -16,6 +16,7 @@ use hyper::body::Incoming;
 use hyper::header::HeaderValue;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use k8s_openapi::api::core::v1::Pod;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::Role;
 
@@ -41,6 +42,27 @@ pub fn websocket<B>(req: &Request<B>) -> Option<(Vec<u8>, &'static str)> {
     let offered = headers.get("sec-websocket-protocol")?.to_str().ok()?;
     let protocol = PROTOCOLS.into_iter().find(|p| offered.split(',').any(|o| o.trim() == *p))?;
     Some((key, protocol))
+}
+
+/// What a command run in `container` of `pod` (its first container when `None`) answers here:
+/// the container it ran in and the exit code — 0 while the pod is Running and Ready, 75 ("not
+/// yet") otherwise — or why it is refused, in the kubelet's words (a container the pod does
+/// not have; a pod that does not run).
+pub fn readiness(pod: &Pod, container: Option<&str>) -> Result<(String, i32), String> {
+    let containers: Vec<&str> =
+        pod.spec.iter().flat_map(|s| s.containers.iter().map(|c| c.name.as_str())).collect();
+    let container = container.or(containers.first().copied()).unwrap_or_default().to_string();
+    if !containers.contains(&container.as_str()) {
+        return Err(format!(
+            "container {container} is not valid for pod {}",
+            crate::core::pod::name(pod)
+        ));
+    }
+    if crate::core::pod::phase(pod) != "Running" {
+        return Err(format!("unable to upgrade connection: container not found (\"{container}\")"));
+    }
+    let code = if crate::core::pod::is_running_and_ready(pod) { 0 } else { 75 };
+    Ok((container, code))
 }
 
 /// Why an exec without a usable upgrade is refused (neither server speaks SPDY).

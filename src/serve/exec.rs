@@ -36,27 +36,8 @@ async fn answer(
     let def = super::resources::Def::of(super::resources::Res::Pods);
     ctx.on_sim(move |sim| {
         let Some(p) = sim.pod(&key) else { return Err(Status::not_found(def, &key.name)) };
-        let containers: Vec<String> = p
-            .spec
-            .as_ref()
-            .map(|s| s.containers.iter().map(|c| c.name.clone()).collect())
-            .unwrap_or_default();
-        let container = match container {
-            Some(c) => c,
-            None => containers.first().cloned().unwrap_or_default(),
-        };
-        if !containers.contains(&container) {
-            return Err(Status::bad_request(format!(
-                "container {container} is not valid for pod {}",
-                key.name
-            )));
-        }
-        if crate::core::pod::phase(p) != "Running" {
-            return Err(Status::bad_request(format!(
-                "unable to upgrade connection: container not found (\"{container}\")"
-            )));
-        }
-        let code = if crate::core::pod::is_running_and_ready(p) { 0 } else { 75 };
+        let (container, code) = crate::kubelet::exec::readiness(p, container.as_deref())
+            .map_err(Status::bad_request)?;
         let said = format!("simulated exec in {}/{container}: {}\n", key.name, argv.join(" "));
         Ok((code, said))
     })
