@@ -361,8 +361,9 @@ async fn a_write_whose_reply_was_lost_is_read_back() {
 /// its pods and revisions, each one streamed watch (a server that refuses streamed lists: the
 /// refusal, then lists — two pages of 500 pods — and watches); no claims for a set without claim
 /// templates. Nothing optional before the pods and revisions have listed: then the set's Events
-/// (by the involved object) and the namespace's Warnings, never its whole Event history, and who
-/// we are and one rules review (not three access reviews); with `--read-only` neither of these.
+/// (by the involved object) and the namespace's Warnings, never its whole Event history, who
+/// we are and one rules review (not three access reviews; with `--read-only` neither of these),
+/// the budgets, and one discovery of the EvictionRequest API's group.
 #[tokio::test(start_paused = true)]
 async fn the_first_view_of_a_thousand_pods_takes_at_most_ten_requests_and_events_come_after() {
     for streams in [Streams::Yes, Streams::Refused] {
@@ -397,7 +398,7 @@ async fn first_view_of_a_thousand_pods(streams: Streams, read_only: bool) {
         .collect();
     let case = format!("{streams:?}, read-only {read_only}: {requests:?}");
     let optional = |r: &String| {
-        r.contains("events") || r.contains("selfsubject") || r.contains("poddisruptionbudgets")
+        ["events", "selfsubject", "poddisruptionbudgets", "discovery"].iter().any(|o| r.contains(o))
     };
     let first_optional = requests.iter().position(optional);
     let before = &requests[..first_optional.unwrap_or(requests.len())];
@@ -428,7 +429,9 @@ async fn first_view_of_a_thousand_pods(streams: Streams, read_only: bool) {
     assert_eq!(requests.iter().filter(|r| r.contains("selfsubject")).count(), asked, "{case}");
     let budgets = requests.iter().filter(|r| r.contains("poddisruptionbudgets")).count();
     assert_eq!(budgets, per_watch, "the namespace's budgets, after the first view: {case}");
-    assert!(requests.len() <= most + events.len() + asked + budgets, "{case}");
+    let discovery = requests.iter().filter(|r| r.contains("discovery")).count();
+    assert_eq!(discovery, 1, "one look for the EvictionRequest API, after the first view: {case}");
+    assert!(requests.len() <= most + events.len() + asked + budgets + discovery, "{case}");
     if streamed {
         assert_eq!((fake.count("pods", false), fake.count("pods", true)), (0, 1), "{case}");
     } else {

@@ -333,6 +333,10 @@ fn resource_of(segments: &[&str]) -> String {
     if segments.last() == Some(&"scale") {
         found = Some("scale".into());
     }
+    // `/apis/GROUP/VERSION`: a group's discovery document.
+    if let ["apis", group, _] = segments {
+        found = Some(format!("discovery {group}"));
+    }
     found.unwrap_or_default()
 }
 
