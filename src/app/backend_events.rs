@@ -82,7 +82,13 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
         BackendEvent::OpFailed(failure) => {
             answered(state, failure.id);
             super::plan_run::answered(state, failure.id, Some(&failure));
+            let after = chained(state, failure.id);
+            let failed = failure.op.clone();
             on_failure(state, failure);
+            if let Some((_, op)) = after {
+                let what = op.describe();
+                notify::error(state, format!("{what}: not sent, as {failed} failed"));
+            }
         }
         BackendEvent::Read { set, read } => return super::plan_run::fresh(state, &set, read),
         BackendEvent::OpDone { id, said } => {
@@ -90,6 +96,12 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
             // With words of its own the server's answer was told as a notice already.
             if let Some(done) = answered(state, Some(id)).filter(|_| said.is_none()) {
                 info(state, done);
+            }
+            if let Some((_, op)) = chained(state, Some(id)) {
+                let text = op.describe();
+                let said = super::ops::sent(state, std::slice::from_ref(&op), &text, text.clone());
+                info(state, said);
+                return vec![Command::Backend(op)];
             }
         }
         BackendEvent::Error(message) => notify::error(state, message),
@@ -157,6 +169,15 @@ fn on_pace(state: &mut AppState, asked: f64, achieved: Option<f64>) {
         );
         info(state, said);
     }
+}
+
+/// The op waiting for write `id` ([`AppState::after_write`]), taken.
+fn chained(
+    state: &mut AppState,
+    id: Option<crate::backend::WriteId>,
+) -> Option<(crate::backend::WriteId, Op)> {
+    let id = id?;
+    state.after_write.take_if(|(w, _)| *w == id)
 }
 
 /// A write was answered: it is no longer pending; what to say now that it is done.
@@ -249,6 +270,20 @@ fn on_failure(state: &mut AppState, f: Failure) {
                 ..Default::default()
             };
             state.modal = Modal::Confirm(confirm);
+        }
+        // A budget refused an eviction: the way past it, when this console may take it.
+        (FailureKind::Disruption, _)
+            if super::ops::applies(super::action::Action::ForceDeletePod, state) =>
+        {
+            let key = super::keymap::key_for(
+                super::keymap::Context::Normal,
+                super::action::Action::ForceDeletePod,
+            )
+            .unwrap_or_default();
+            let how = format!(
+                "select the pod and press {key} to force-delete it past its budgets (asks why; recorded on the set)"
+            );
+            notify::error(state, format!("{said} — {how}"));
         }
         _ => notify::error(state, said),
     }

@@ -28,6 +28,9 @@ pub enum PromptKind {
     Plan { set: ObjRef },
     /// The StatefulSet list's filter (empty: every set).
     SetFilter,
+    /// Why `pod` of `set` is force-deleted past its disruption budgets (recorded on the set);
+    /// `uid` the pod's when asked, `budget` what its budget allows now, in words.
+    ForceReason { set: ObjRef, pod: ObjRef, uid: Option<String>, budget: String },
 }
 
 impl PromptKind {
@@ -40,6 +43,7 @@ impl PromptKind {
                 | PromptKind::BrokenImage { .. }
                 | PromptKind::Plan { .. }
                 | PromptKind::SetFilter
+                | PromptKind::ForceReason { .. }
         )
     }
 
@@ -73,6 +77,10 @@ impl PromptKind {
             PromptKind::SetFilter => {
                 "filter StatefulSets by name as you type (Enter keeps it, Esc clears)".into()
             }
+            PromptKind::ForceReason { pod, budget, .. } => format!(
+                "why force-delete {} past its budgets ({budget})? recorded on the set",
+                pod.name
+            ),
         }
     }
 }
@@ -98,7 +106,12 @@ impl Prompt {
     /// Types one character. Returns false (and sets `error`) when it is not accepted.
     pub fn push(&mut self, c: char) -> bool {
         let percent = matches!(self.kind, PromptKind::MaxUnavailable { .. });
-        let spaced = matches!(self.kind, PromptKind::Plan { .. } | PromptKind::BrokenImage { .. });
+        let spaced = matches!(
+            self.kind,
+            PromptKind::Plan { .. }
+                | PromptKind::BrokenImage { .. }
+                | PromptKind::ForceReason { .. }
+        );
         let ok = if self.kind.numeric() {
             c.is_ascii_digit()
         } else if spaced {

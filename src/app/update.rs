@@ -16,12 +16,14 @@ use super::advisor;
 use super::input::PromptKind;
 use super::keymap::{self, Context};
 use super::msg::{Command, Msg};
-use super::notify::{info, log_operator, refuse};
+use super::notify::{info, log_operator, push_now, refuse};
 use super::ops;
 use super::selection::{next_set, select, select_by};
+use super::state::Origin;
 use super::state::{AppState, Hit, Modal};
 use super::view;
 use crate::app::refusal::Refusal;
+use crate::backend::EventKind;
 use crate::backend::Op;
 
 /// Applies one message to the state; returns the effects to run, in order.
@@ -303,6 +305,9 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
         }
         PromptKind::MaxUnavailable { .. } => p.int_or_percent().map(Value::IntOrPercent),
         PromptKind::SetFilter => Ok(Value::Text(p.input.trim().to_string())),
+        PromptKind::ForceReason { .. } => {
+            crate::value::reason(&p.input).map(Value::Text).map_err(super::refusal::Refusal::of)
+        }
         PromptKind::Jump { lo, hi, .. } => p.number().and_then(|n| {
             if (*lo..=*hi).contains(&n) {
                 Ok(Value::Number(n))
@@ -336,6 +341,9 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
         }
         (PromptKind::MaxUnavailable { set, .. }, Value::IntOrPercent(v)) => {
             ops::set_max_unavailable(state, set, v)
+        }
+        (PromptKind::ForceReason { set, pod, uid, .. }, Value::Text(reason)) => {
+            ops::force_delete(state, set, pod, uid, reason)
         }
         (PromptKind::SetFilter, Value::Text(filter)) => {
             super::sets::filter(state, filter);
@@ -383,6 +391,10 @@ fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {
                     }
                     super::state::Then::Quit => cmds.extend(quit_now(state)),
                     super::state::Then::StopPlan => {}
+                    super::state::Then::After { op, note } => {
+                        push_now(state, EventKind::Notice { text: note }, Origin::Operator);
+                        cmds.extend(after(state, &cmds, *op));
+                    }
                 }
                 return cmds;
             }
@@ -399,6 +411,22 @@ fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {
             state.modal = Modal::Confirm(c);
             Vec::new()
         }
+    }
+}
+
+/// `op` sent once the writes in `cmds` are done: at once where a write is applied as it is
+/// sent (the simulator, which applies ops in order), else when the server answers the last.
+fn after(state: &mut AppState, cmds: &[Command], op: crate::backend::Op) -> Vec<Command> {
+    let last = cmds.iter().rev().find_map(|c| match c {
+        Command::Backend(crate::backend::Op::Cluster(w)) => Some(w.id),
+        _ => None,
+    });
+    match last {
+        Some(id) if state.caps.writes_answered_later => {
+            state.after_write = Some((id, op));
+            Vec::new()
+        }
+        _ => vec![Command::Backend(op)],
     }
 }
 

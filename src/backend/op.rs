@@ -256,12 +256,16 @@ pub enum ClusterOp {
     StepSettled {
         set: ObjRef,
     },
-    /// Pods deleted past their disruption budget (`ststui abort --force-delete REASON`): the
-    /// record (JSON: who, when, the pods, the reason, the budget's refusal) written on the set
-    /// (`steer::FORCE_DELETED`), so the bypass is on the server beside what it did.
+    /// Pods deleted past their disruption budget (`ststui abort --force-delete REASON`, the
+    /// console's force-delete): the record (JSON: who — the writer's identity —, when, the
+    /// pods, the reason, the budget's refusal when one was seen) written on the set
+    /// (`steer::FORCE_DELETED`, `steer::forced`), before the deletion, so the bypass is on the
+    /// server beside what it did.
     ForceDeleted {
         set: ObjRef,
-        record: String,
+        pods: Vec<String>,
+        reason: String,
+        refused: Option<String>,
     },
     /// Hold the rollout: the partition goes to `replicas`, and the previous partition, who
     /// froze it (the backend's identity) and when are recorded in annotations on the set

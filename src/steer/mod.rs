@@ -11,6 +11,7 @@
 
 pub mod abort;
 mod diff;
+pub mod forced;
 mod freeze;
 pub mod gitops;
 mod plan;
@@ -26,7 +27,8 @@ pub use step::{Pending, STEP_PENDING, pending};
 pub use undo::{controlled_revisions, revision_template, undo_target};
 
 /// The annotation recording pods deleted past their disruption budget (`ststui abort
-/// --force-delete REASON`): JSON with who, when, the pods, the reason and the refusal.
+/// --force-delete REASON`, the console's force-delete): JSON with who, when, the pods, the
+/// reason and the refusal ([`forced`]).
 pub const FORCE_DELETED: &str = "ststui.io/force-deleted";
 
 use crate::backend::{ClusterOp, FailureKind, ObjRef};
@@ -122,11 +124,13 @@ pub fn apply(
         }
         ClusterOp::StepSettled { .. } => return Ok(step::settled(key, set)),
         ClusterOp::Freeze { .. } => return freeze::freeze(key, set, inputs),
-        ClusterOp::ForceDeleted { record, .. } => {
+        ClusterOp::ForceDeleted { pods, reason, refused, .. } => {
+            let record =
+                forced::record(inputs.identity, inputs.now, pods, reason, refused.as_deref());
             new.metadata
                 .annotations
                 .get_or_insert_with(Default::default)
-                .insert(FORCE_DELETED.into(), record.clone());
+                .insert(FORCE_DELETED.into(), record);
         }
         ClusterOp::Unfreeze { force, .. } => return freeze::unfreeze(key, set, *force),
         ClusterOp::Plan { partition, record, .. } => {

@@ -248,14 +248,12 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
         };
         // The bypass is recorded on the set before the deletion it allows.
         forced.push(name.clone());
-        let record = serde_json::json!({
-            "by": writes.identity(),
-            "at": now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
-            "pods": forced,
-            "reason": reason,
-            "refused": f.message,
-        });
-        run(Write::new(ClusterOp::ForceDeleted { set: key.clone(), record: record.to_string() }))?;
+        run(Write::new(ClusterOp::ForceDeleted {
+            set: key.clone(),
+            pods: forced.clone(),
+            reason: reason.clone(),
+            refused: Some(f.message.clone()),
+        }))?;
         let pod = ObjRef::new(key.namespace.clone(), name.clone());
         run(Write::new(ClusterOp::DeletePod { pod, force: false, uid: Some(uid.clone()) }))?;
         super::say(&format!(

@@ -19,6 +19,7 @@ mod support {
 mod app_console;
 mod app_contract;
 mod app_events;
+mod app_force;
 mod app_gitops;
 mod app_logs;
 mod app_mirror;

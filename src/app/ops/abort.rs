@@ -17,6 +17,21 @@ pub(super) fn abort(state: &mut AppState) -> Outcome {
         .map_err(|r| r.message)?;
     let mut details = a.preview();
     let first = details.remove(0);
+    // What the budgets this console watches say of each eviction now (the API server's
+    // judgement, made here): a refusal is said before anything is asked.
+    let force = super::key(crate::app::action::Action::ForceDeletePod);
+    for (name, uid) in &a.stuck {
+        let pod = pods.iter().map(|(_, p)| *p).find(|p| p.metadata.uid.as_deref() == Some(uid));
+        if let Some(refused) =
+            pod.and_then(|p| super::pod::budget_refusal(state, &key.namespace, p))
+        {
+            details.push(format!(
+                "  {name}: its eviction would be {refused} now: it stays on {} until the budget \
+                 allows it, unless force-deleted ({force}, asks why, recorded on the set)",
+                a.revision
+            ));
+        }
+    }
     let ours = state.plan_run.as_ref().is_some_and(|r| r.set() == &key);
     if ours {
         details.push("  this console's plan on it stops first (its lease given back)".into());

@@ -25,7 +25,7 @@ use super::state::{AppState, Confirm, Modal};
 use crate::app::refusal::Refusal;
 use crate::backend::{ClusterOp, Connection, Mode, ObjRef, Op, Write, WriteKind};
 
-pub use pod::toggle_broken;
+pub use pod::{force_delete, toggle_broken};
 pub use rollout::{
     BIG_SCALE_FACTOR, BIG_SCALE_REPLICAS, is_big_scale_up, open_picker, pick_revision, scale_to,
     set_image, set_max_unavailable, set_partition,

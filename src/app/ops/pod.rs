@@ -1,12 +1,17 @@
 //! Actions on the selected pod: delete — an eviction, which the pod's disruption budgets judge
-//! — and force-delete (removed at once, no budget asked), each a cluster write with the pod's
-//! uid as its precondition; and the simulator's faults.
+//! — and force-delete (removed at once, no budget asked; a reason asked first and recorded on
+//! the set before the pod goes, as `ststui abort --force-delete REASON` records it), each a
+//! cluster write with the pod's uid as its precondition; and the simulator's faults.
 
-use super::{Outcome, ask, f, key, selected, send, write};
+use k8s_openapi::api::core::v1::Pod;
+
+use super::{Outcome, ask, f, key, selected, send, writable, write};
 use crate::app::action::Action;
+use crate::app::input::{Prompt, PromptKind};
 use crate::app::refusal::Refusal;
-use crate::app::state::{AppState, Confirm};
-use crate::backend::{ClusterOp, FAILURE_WORDS, Fault, ImageFailure, ObjRef};
+use crate::app::state::{AppState, Confirm, Modal, Then};
+use crate::backend::{ClusterOp, FAILURE_WORDS, Fault, ImageFailure, ObjRef, Op, Write, WriteKind};
+use crate::core::budget;
 use crate::core::labels::pod_name;
 
 /// The selected pod, which must exist.
@@ -23,7 +28,6 @@ fn selected_pod(state: &AppState) -> Result<(ObjRef, ObjRef, i32), Refusal> {
 
 pub(super) fn delete_pod(state: &mut AppState, force: bool) -> Outcome {
     let (r, pod_ref, ordinal) = selected_pod(state)?;
-    let (_, set) = selected(state)?;
     let Some(pod) = state.mirror.pod_at(&r, ordinal) else {
         return Err(format!("{} does not exist", pod_ref.name).into());
     };
@@ -35,8 +39,126 @@ pub(super) fn delete_pod(state: &mut AppState, force: bool) -> Outcome {
         )
         .into());
     }
+    let uid = pod.metadata.uid.clone();
+    if force {
+        // The reason goes on the set before the pod goes: both writes must be allowed.
+        writable(state, WriteKind::DeletePod)?;
+        writable(state, WriteKind::PatchSet).map_err(|why| {
+            format!("a force-delete records its reason on the set, which cannot be written: {why}")
+        })?;
+        let budget = match budget_refusal(state, &r.namespace, pod) {
+            Some(refused) => format!("its eviction would be {refused}"),
+            None => "no budget refuses its eviction now".to_string(),
+        };
+        let kind = PromptKind::ForceReason { set: r, pod: pod_ref, uid, budget };
+        state.modal = Modal::Prompt(Prompt::new(kind, ""));
+        state.dirty = true;
+        return Ok(Vec::new());
+    }
+    let (old, new) = change_words(state, &r, ordinal)?;
+    let warning = "through the Eviction API: a PodDisruptionBudget that allows no disruption \
+                   refuses it (nothing is deleted then)"
+        .to_string();
+    let log = format!("evict {}", pod_ref.name);
+    let op = write(state, ClusterOp::EvictPod { pod: pod_ref.clone(), uid })?;
+    let confirm = Confirm {
+        title: format!("Evict pod {pod_ref}?"),
+        old,
+        new,
+        warning: Some(warning),
+        log,
+        ops: vec![op],
+        ..Default::default()
+    };
+    Ok(ask(state, confirm))
+}
+
+/// The force-delete prompt's Enter: the reason recorded on the set, then — once that is
+/// written — the pod removed at once, past its budgets. Asked first.
+pub fn force_delete(
+    state: &mut AppState,
+    set: ObjRef,
+    pod_ref: ObjRef,
+    uid: Option<String>,
+    reason: String,
+) -> Outcome {
+    let reason = crate::value::reason(&reason).map_err(|e| e.to_string())?;
+    let ordinal = crate::core::labels::parent_and_ordinal(&pod_ref.name)
+        .filter(|(parent, _)| *parent == set.name)
+        .map(|(_, o)| o)
+        .ok_or_else(|| format!("{} is not a pod of {}", pod_ref.name, set.name))?;
+    let pod = state
+        .mirror
+        .pod_at(&set, ordinal)
+        .filter(|p| uid.is_none() || p.metadata.uid == uid)
+        .ok_or_else(|| format!("{} was replaced meanwhile: nothing deleted", pod_ref.name))?;
+    let refused = budget_refusal(state, &set.namespace, pod);
+    let (old, new) = change_words(state, &set, ordinal)?;
+    let record = ClusterOp::ForceDeleted {
+        set: set.clone(),
+        pods: vec![pod_ref.name.clone()],
+        reason: reason.clone(),
+        refused: refused.clone(),
+    };
+    writable(state, WriteKind::PatchSet)?;
+    let delete = write(state, ClusterOp::DeletePod { pod: pod_ref.clone(), force: true, uid })?;
+    let past = match &refused {
+        Some(r) => format!("its eviction would be {r}"),
+        None => "no budget refuses its eviction now".to_string(),
+    };
+    let note = format!(
+        "force-delete {} past its disruption budgets ({past}): {reason}; recorded on the set ({})",
+        pod_ref.name,
+        crate::steer::FORCE_DELETED
+    );
+    let confirm = Confirm {
+        title: format!("Force-delete pod {pod_ref}?"),
+        old,
+        new,
+        warning: Some(
+            "removed at once, without graceful termination and without asking its disruption \
+             budgets (on a real cluster the container may still be running)"
+                .to_string(),
+        ),
+        log: format!("force-delete-pod {}", pod_ref.name),
+        details: vec![
+            format!("  reason: {reason}"),
+            format!("  {past}"),
+            format!(
+                "  1. the reason is recorded on {} ({}); 2. then the pod is deleted (not if the \
+                 record fails)",
+                set.name,
+                crate::steer::FORCE_DELETED
+            ),
+        ],
+        // Not decided on a basis: an annotation of its own, whatever else moved on the set.
+        ops: vec![Op::Cluster(Write::new(record))],
+        then: Some(Then::After { op: Box::new(delete), note }),
+    };
+    Ok(ask(state, confirm))
+}
+
+/// What a disruption budget says of `pod`'s eviction now (the budgets the console watches, as
+/// the API server judges them): the refusal in words, or none when it would be allowed.
+pub(super) fn budget_refusal(state: &AppState, namespace: &str, pod: &Pod) -> Option<String> {
+    let budgets: Vec<_> =
+        state.mirror.budgets_in(namespace).filter(|b| budget::selects(b, pod)).collect();
+    match budget::evict(pod, &budgets) {
+        budget::Eviction::Delete { .. } => None,
+        budget::Eviction::Refused { message, cause, .. } => {
+            let words = budget::refusal(budgets.first().copied(), cause.as_deref(), &message);
+            Some(words.trim_end_matches(": nothing deleted").to_string())
+        }
+    }
+}
+
+/// The selected pod now, and what becomes of it when it goes.
+fn change_words(state: &AppState, r: &ObjRef, ordinal: i32) -> Result<(String, String), Refusal> {
+    let set = state.mirror.set(r).ok_or_else(|| format!("{r} no longer exists"))?;
+    let name = pod_name(&r.name, ordinal);
+    let pod = state.mirror.pod_at(r, ordinal).ok_or_else(|| format!("{name} does not exist"))?;
     let rev = f::pod_revision(pod).map(f::short_revision).unwrap_or("?");
-    let old = format!("{} {} at revision {rev}", pod_ref.name, f::pod_word(pod));
+    let old = format!("{name} {} at revision {rev}", f::pod_word(pod));
     let in_range = ordinal >= f::start_ordinal(set)
         && ordinal < f::start_ordinal(set).saturating_add(f::replicas(set));
     let new = if !in_range {
@@ -45,34 +167,7 @@ pub(super) fn delete_pod(state: &mut AppState, force: bool) -> Outcome {
         let next = f::revision_for_ordinal(set, ordinal).map(f::short_revision).unwrap_or("?");
         format!("recreated by the controller at revision {next}")
     };
-    let (verb, cmd) = if force { ("Force-delete", "force-delete-pod") } else { ("Evict", "evict") };
-    let warning = Some(if force {
-        "removed at once, without graceful termination and without asking its disruption \
-         budgets (on a real cluster the container may still be running)"
-            .to_string()
-    } else {
-        "through the Eviction API: a PodDisruptionBudget that allows no disruption refuses it \
-         (nothing is deleted then)"
-            .to_string()
-    });
-    let uid = pod.metadata.uid.clone();
-    let log = format!("{cmd} {}", pod_ref.name);
-    let pod = pod_ref.clone();
-    let op = if force {
-        write(state, ClusterOp::DeletePod { pod, force, uid })?
-    } else {
-        write(state, ClusterOp::EvictPod { pod, uid })?
-    };
-    let confirm = Confirm {
-        title: format!("{verb} pod {pod_ref}?"),
-        old,
-        new,
-        warning,
-        log,
-        ops: vec![op],
-        ..Default::default()
-    };
-    Ok(ask(state, confirm))
+    Ok((old, new))
 }
 
 pub(super) fn fault(state: &mut AppState, action: Action) -> Outcome {

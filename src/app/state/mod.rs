@@ -110,6 +110,9 @@ pub struct AppState {
     /// Cluster writes sent and not answered yet: the write's id and what the status line says
     /// once it is done. Bounded ([`WRITES_PENDING`]).
     pub writes_pending: std::collections::VecDeque<(crate::backend::WriteId, String)>,
+    /// An op sent once the write named is done, dropped when it fails (a force-delete after
+    /// its reason is recorded on the set: [`Then::After`]).
+    pub after_write: Option<(crate::backend::WriteId, crate::backend::Op)>,
     /// A rollout plan this console runs (`P`), if any.
     pub plan_run: Option<PlanRun>,
     /// The StatefulSet list's filter: rows whose `namespace/name` holds it (any case).
@@ -189,6 +192,7 @@ impl AppState {
             grid_memo: Default::default(),
             broken_images: std::collections::BTreeSet::new(),
             writes_pending: std::collections::VecDeque::new(),
+            after_write: None,
             plan_run: None,
             set_filter: String::new(),
             set_progress: std::collections::HashMap::new(),

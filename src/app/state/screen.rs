@@ -75,6 +75,9 @@ pub enum Then {
     Quit,
     /// Stop the plan this console runs (its lease given back) before the ops: an abort.
     StopPlan,
+    /// Send `op` once the ops are done (a force-delete after its reason is recorded on the
+    /// set: nothing is deleted when the record fails); `note` goes to the timeline.
+    After { op: Box<Op>, note: String },
 }
 
 /// Undo's revision picker: the set's revisions, newest first, and the highlighted row.

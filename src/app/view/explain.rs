@@ -163,6 +163,11 @@ pub fn explain(
         };
         out.push(ExplainLine::new(LineKind::Done, text));
     }
+    // Written by whoever may patch the set: escaped, and only while it is recent (after the rest).
+    if let Some(forced) = crate::steer::forced::of(observed.set).filter(|f| f.recent(now)) {
+        let text = crate::text::escape_controls(&forced.words(now)).into_owned();
+        out.push(ExplainLine::new(LineKind::Warning, text));
+    }
     out
 }
 
