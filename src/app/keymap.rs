@@ -243,7 +243,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[Key::ctrl('d')], Action::DeletePod, G::Pod,
       "evict the pod (its budget may refuse)", Some("evict")),
     b(C::Normal, &[Key::ctrl('k')], Action::ForceDeletePod, G::Pod,
-      "force-delete the pod past its budgets (asks why; recorded on the set)", None),
+      "force-delete past budgets (asks why)", None),
     on(When::Faults, b(C::Normal, &[Key::ch('f')], Action::FailPod, G::Pod,
       "fault: the pod fails (Failed)", None)),
     on(When::Faults, b(C::Normal, &[Key::ch('t')], Action::ToggleReady, G::Pod,

@@ -15,17 +15,16 @@
 //!
 //! [`BackendEvent::Read`]: crate::backend::BackendEvent::Read
 
-use std::sync::Arc;
-
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::jiff::SignedDuration;
 
 use super::msg::Command;
 use super::notify::{error, info, push_now};
 use super::state::{AppState, Confirm, Form, Modal, Origin, PlanRun, Then};
 use crate::app::refusal::Refusal;
-use crate::backend::{ClusterOp, EventKind, Failure, ObjRef, Op, ViewOp, Write, WriteId};
+use crate::backend::{ClusterOp, EventKind, Failure, Fresh, ObjRef, Op, ViewOp, Write, WriteId};
 use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
 use crate::plan::engine::{Act, Config, End, Engine, Stop, View};
@@ -158,14 +157,10 @@ pub fn drive(state: &mut AppState) -> Vec<Command> {
 }
 
 /// A fresh read of the plan's set arrived: the next turn decides on it.
-pub fn fresh(
-    state: &mut AppState,
-    key: &ObjRef,
-    read: Result<(Arc<StatefulSet>, Vec<Arc<Pod>>), Failure>,
-) -> Vec<Command> {
+pub fn fresh(state: &mut AppState, key: &ObjRef, read: Result<Fresh, Failure>) -> Vec<Command> {
     let Some(run) = state.plan_run.as_mut().filter(|r| r.set() == key) else { return Vec::new() };
     match read {
-        Ok((set, pods)) => turn(state, Some((set, pods))),
+        Ok(fresh) => turn(state, Some(fresh)),
         Err(f) => {
             let now = state.now.unwrap_or_default();
             run.engine.read_failed(now, f);
@@ -186,34 +181,26 @@ pub fn answered(state: &mut AppState, id: Option<WriteId>, failure: Option<&Fail
 }
 
 /// One turn of the engine, on `read` (fresh) or the mirror.
-fn turn(state: &mut AppState, read: Option<(Arc<StatefulSet>, Vec<Arc<Pod>>)>) -> Vec<Command> {
+fn turn(state: &mut AppState, read: Option<Fresh>) -> Vec<Command> {
     let Some(mut run) = state.plan_run.take() else { return Vec::new() };
     let now = state.now.unwrap_or_default();
     let key = run.set().clone();
     let act = match &read {
-        Some((set, pods)) => {
-            let uid = set.metadata.uid.as_deref();
-            let mut own: Vec<(i32, &Pod)> =
-                crate::core::labels::members(&key.name, uid, pods.iter().map(|p| &**p))
-                    .into_iter()
-                    .map(|p| {
-                        let name = p.metadata.name.as_deref().unwrap_or_default();
-                        (crate::core::labels::ordinal_of(name), p)
-                    })
-                    .collect();
-            own.sort_by_key(|(o, _)| *o);
-            step(state, &mut run, set, &own, now, true)
+        Some(fresh) => {
+            let own = fresh.own(&key.name);
+            let budgets = fresh.budgets.as_ref().map(|b| b.iter().map(|b| &**b).collect());
+            step(state, &mut run, (&fresh.set, &own), now, Some(budgets))
         }
         None => match state.mirror.set(&key).cloned() {
             None => {
                 run.engine.stop(format!("{key} no longer exists"));
                 let pods: Vec<(i32, &Pod)> = Vec::new();
                 let empty = StatefulSet::default();
-                step(state, &mut run, &empty, &pods, now, false)
+                step(state, &mut run, (&empty, &pods), now, None)
             }
             Some(set) => {
                 let pods: Vec<(i32, &Pod)> = state.mirror.pods_of(&key).collect();
-                step(state, &mut run, &set, &pods, now, false)
+                step(state, &mut run, (&set, &pods), now, None)
             }
         },
     };
@@ -240,19 +227,24 @@ fn turn(state: &mut AppState, read: Option<(Arc<StatefulSet>, Vec<Arc<Pod>>)>) -
     cmds
 }
 
+/// One turn on `set` and its `pods`: `read` is a fresh read's budgets (`Some(None)`: it read
+/// none, the watch's stand in); `None` the watch's view.
 fn step(
     state: &AppState,
     run: &mut PlanRun,
-    set: &StatefulSet,
-    pods: &[(i32, &Pod)],
+    (set, pods): (&StatefulSet, &[(i32, &Pod)]),
     now: k8s_openapi::jiff::Timestamp,
-    fresh: bool,
+    read: Option<Option<Vec<&PodDisruptionBudget>>>,
 ) -> Act {
     let min_ready =
         MinReady::new(set.spec.min_ready_seconds.unwrap_or(0), &state.options.semantics);
     let frozen = crate::steer::holding(set).map(|f| f.words());
     let ns = set.metadata.namespace.as_deref().unwrap_or(crate::backend::DEFAULT_NAMESPACE);
-    let budgets: Vec<_> = state.mirror.budgets_in(ns).collect();
+    let fresh = read.is_some();
+    let budgets: Vec<&PodDisruptionBudget> = match read.flatten() {
+        Some(read) => read,
+        None => state.mirror.budgets_in(ns).collect(),
+    };
     let view =
         View { set, pods, now, min_ready, frozen: frozen.as_deref(), fresh, budgets: &budgets };
     run.engine.next(&view)

@@ -277,6 +277,36 @@ impl Connection {
     }
 }
 
+/// A quorum read of a set for a plan's verdict ([`ViewOp::Read`]): the set, the pods its
+/// selector matches, and — for a RollingUpdate set, whose step a budget holds — the
+/// PodDisruptionBudgets of its namespace (`None` where they were not read: OnDelete, whose
+/// evictions the API server judges itself, or budgets this user may not list; the watch's
+/// then stand in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fresh {
+    pub set: Arc<StatefulSet>,
+    pub pods: Vec<Arc<Pod>>,
+    pub budgets: Option<Vec<Arc<k8s_openapi::api::policy::v1::PodDisruptionBudget>>>,
+}
+
+impl Fresh {
+    /// The set's own pods among those read (its members: owned by it, or orphans of its name)
+    /// with their ordinals, in ordinal order.
+    pub fn own(&self, name: &str) -> Vec<(i32, &Pod)> {
+        let uid = self.set.metadata.uid.as_deref();
+        let mut own: Vec<(i32, &Pod)> =
+            crate::core::labels::members(name, uid, self.pods.iter().map(|p| &**p))
+                .into_iter()
+                .map(|p| {
+                    let pod_name = p.metadata.name.as_deref().unwrap_or_default();
+                    (crate::core::labels::ordinal_of(pod_name), p)
+                })
+                .collect();
+        own.sort_by_key(|(o, _)| *o);
+        own
+    }
+}
+
 /// Everything a backend reports, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BackendEvent {
@@ -319,9 +349,9 @@ pub enum BackendEvent {
     Listing { kind: ObjKind, so_far: usize },
     /// An [`Op`] failed: what kind of failure, and what was wrong and what is expected.
     OpFailed(Failure),
-    /// The answer to [`ViewOp::Read`]: the set and its pods (those its selector matches) as the
+    /// The answer to [`ViewOp::Read`]: the set, its pods and the namespace's budgets as the
     /// server holds them now, or why they could not be read.
-    Read { set: ObjRef, read: Result<(Arc<StatefulSet>, Vec<Arc<Pod>>), Failure> },
+    Read { set: ObjRef, read: Result<Fresh, Failure> },
     /// A cluster write was carried out (`id`: the write's, what the console matches the answer
     /// with); `said` when the server's answer needs words of its own (nothing to change;
     /// written, read back after a lost reply).

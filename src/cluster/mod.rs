@@ -21,6 +21,7 @@ pub mod credential;
 pub(crate) mod derive;
 mod evict;
 mod focus;
+mod fresh;
 pub mod gates;
 mod heartbeat;
 mod http;
@@ -36,8 +37,6 @@ pub mod write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -312,31 +311,12 @@ impl Engine {
         })
     }
 
-    /// A quorum read of `key` and its pods, answered as [`BackendEvent::Read`]: the set (for
-    /// its selector), its pods, then the set again, so any pod change a spec change caused is
-    /// read with that spec change.
+    /// A quorum read of `key`, its pods and (RollingUpdate) its namespace's budgets
+    /// ([`fresh`]), answered as [`BackendEvent::Read`].
     fn read(&self, key: ObjRef) {
         let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
         tokio::spawn(async move {
-            let sets: kube::Api<StatefulSet> =
-                kube::Api::namespaced(client.clone(), &key.namespace);
-            let pods: kube::Api<Pod> = kube::Api::namespaced(client, &key.namespace);
-            let read = async {
-                let first = sets.get(&key.name).await?;
-                let lp =
-                    kube::api::ListParams::default().labels(&selector_string(&first.spec.selector));
-                let pods = pods.list(&lp).await?.items;
-                let set = sets.get(&key.name).await?;
-                Ok::<_, kube::Error>((Arc::new(set), pods.into_iter().map(Arc::new).collect()))
-            };
-            let read = match tokio::time::timeout(Duration::from_secs(10), read).await {
-                Ok(r) => r.map_err(|e| write::failure(&format!("read {key}"), &e)),
-                Err(_) => Err(Failure::new(
-                    format!("read {key}"),
-                    FailureKind::Unavailable,
-                    "no answer within 10s",
-                )),
-            };
+            let read = fresh::read(client, &key, Duration::from_secs(10)).await;
             conn.sink(BackendEvent::Read { set: key, read });
         });
     }

@@ -450,35 +450,15 @@ impl Writes {
         self.runtime.block_on(writer.write_returning(w)).map_err(Box::new)
     }
 
-    /// A quorum read of `key` and its pods (those its selector matches, in the set's
-    /// namespace), for a verdict that must rest on what the server holds now: the pods first,
-    /// then the set, so any pod change a spec change caused is read with that spec change.
-    /// Bounded by `within`.
+    /// A quorum read of `key`, its pods and (RollingUpdate) its namespace's budgets
+    /// ([`super::fresh`]), within `within`.
     pub fn read(
         &self,
         key: &ObjRef,
-        selector: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         within: Duration,
-    ) -> Result<(StatefulSet, Vec<Pod>), Box<Failure>> {
+    ) -> Result<crate::backend::Fresh, Box<Failure>> {
         let client = self.writer.client.clone();
-        let read = async move {
-            let pods: Api<Pod> = Api::namespaced(client.clone(), &key.namespace);
-            let lp = ListParams::default().labels(&super::selector_string(selector));
-            let pods = pods.list(&lp).await.map_err(|e| failure("read pods", &e))?.items;
-            let sets: Api<StatefulSet> = Api::namespaced(client, &key.namespace);
-            let set = sets.get(&key.name).await.map_err(|e| failure("read the set", &e))?;
-            Ok((set, pods))
-        };
-        self.runtime.block_on(async move {
-            match tokio::time::timeout(within, read).await {
-                Ok(r) => r.map_err(Box::new),
-                Err(_) => Err(Box::new(Failure::new(
-                    "read".into(),
-                    FailureKind::Unavailable,
-                    format!("no answer within {}s", within.as_secs()),
-                ))),
-            }
-        })
+        self.runtime.block_on(super::fresh::read(client, key, within)).map_err(Box::new)
     }
 }
 

@@ -540,7 +540,12 @@ impl Runner {
                 let read = match self.sim.set(&key) {
                     Some(set) => {
                         let pods = self.sim.pods_of(&key).into_iter().cloned().map(Arc::new);
-                        Ok((Arc::new(set.clone()), pods.collect()))
+                        let budgets = self.sim.store().budgets().in_namespace(&key.namespace);
+                        Ok(crate::backend::Fresh {
+                            set: Arc::new(set.clone()),
+                            pods: pods.collect(),
+                            budgets: Some(budgets.cloned().map(Arc::new).collect()),
+                        })
                     }
                     None => Err(Failure::new(
                         format!("read {key}"),

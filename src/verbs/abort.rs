@@ -56,8 +56,8 @@ pub fn approve(target: Target, args: &NameArgs, start: Instant) -> Result<Exit, 
         return Err(e);
     }
     let within = super::left(deadline).max(Duration::from_secs(5));
-    let now = match writes.read(&key, &set.spec.selector, within) {
-        Ok((now, _)) => now,
+    let now = match writes.read(&key, within) {
+        Ok(fresh) => fresh.set,
         Err(_) => return Err(e),
     };
     match past_gate(&r, &record::read(&now)) {

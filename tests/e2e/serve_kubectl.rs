@@ -182,9 +182,14 @@ fn get_watch_streams_rows_as_pods_change() {
         .spawn()
         .unwrap_or_else(|e| panic!("kubectl is needed for these tests (it is not optional): {e}"));
     let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+    let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
+    // The scale only once kubectl has listed (the header and the three pods): its watch then
+    // starts from that list, so web-3's whole life is streamed (scaled before, a slow kubectl
+    // could list web-3 already Running).
+    let mut seen: Vec<String> = lines.by_ref().take(4).collect();
+    assert_eq!(seen.len(), 4, "the listing: {seen:?}");
     s.ok(&["scale", "sts/web", "--replicas=4"]);
-    let mut seen = Vec::new();
-    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+    for line in lines {
         seen.push(line.clone());
         if line.starts_with("web-3") && line.contains("Running") {
             break;

@@ -20,6 +20,7 @@ mod app_console;
 mod app_contract;
 mod app_events;
 mod app_force;
+mod app_fresh;
 mod app_gitops;
 mod app_logs;
 mod app_mirror;

@@ -28,7 +28,7 @@ use output::Output;
 
 use super::session::Session;
 use super::{Exit, SYNC_TIMEOUT, VerbError};
-use crate::backend::{Failure, FailureKind, ObjRef};
+use crate::backend::ObjRef;
 use crate::cli::{OutputArg, RolloutArgs};
 use crate::cluster::{Target, Writes};
 use crate::core::pod::MinReady;
@@ -154,7 +154,7 @@ struct Runner {
     /// The gates' runner (a gate under way reports there).
     gates: gates::Gates,
     /// The set and its pods as just read from the server, for the next turn.
-    fresh: Option<(StatefulSet, Vec<Pod>)>,
+    fresh: Option<crate::backend::Fresh>,
 }
 
 impl Runner {
@@ -237,23 +237,20 @@ impl Runner {
     fn turn(&mut self) -> Result<Act, VerbError> {
         let now = self.now();
         let frozen = self.s.set().and_then(crate::steer::holding).map(|f| f.words());
-        if let Some((set, pods)) = self.fresh.take() {
-            let uid = set.metadata.uid.as_deref();
-            let members = crate::core::labels::members(&self.s.key.name, uid, pods.iter());
-            let mut own: Vec<(i32, &Pod)> = members
-                .into_iter()
-                .map(|p| {
-                    (crate::core::labels::ordinal_of(p.metadata.name.as_deref().unwrap_or("")), p)
-                })
-                .collect();
-            own.sort_by_key(|(o, _)| *o);
-            let frozen = crate::steer::holding(&set).map(|f| f.words());
-            let budgets: Vec<_> = self.s.state.mirror.budgets_in(&self.s.key.namespace).collect();
+        if let Some(fresh) = self.fresh.take() {
+            let own = fresh.own(&self.s.key.name);
+            let set = &*fresh.set;
+            let frozen = crate::steer::holding(set).map(|f| f.words());
+            // The budgets as read with the set, or — not read — as the watch has them.
+            let budgets: Vec<_> = match &fresh.budgets {
+                Some(read) => read.iter().map(|b| &**b).collect(),
+                None => self.s.state.mirror.budgets_in(&self.s.key.namespace).collect(),
+            };
             let view = View {
-                set: &set,
+                set,
                 pods: &own,
                 now,
-                min_ready: self.min_ready(&set),
+                min_ready: self.min_ready(set),
                 frozen: frozen.as_deref(),
                 fresh: true,
                 budgets: &budgets,
@@ -286,11 +283,7 @@ impl Runner {
 
     /// A quorum read of the set and its pods.
     fn read(&mut self) {
-        let Some(selector) = self.s.set().map(|s| s.spec.selector.clone()) else {
-            let f = Failure::new("read".into(), FailureKind::NotFound, "the set is gone");
-            return self.engine.read_failed(self.now(), f);
-        };
-        match self.w.read(&self.s.key, &selector, READ) {
+        match self.w.read(&self.s.key, READ) {
             Ok(read) => self.fresh = Some(read),
             Err(f) => {
                 tracing::info!("plan: fresh read failed: {}", f.message);
