@@ -197,10 +197,17 @@ impl Engine {
                 self.gate_tries.remove(&key);
                 self.gate_again.remove(&key);
                 let record = Record { gate: Some(state(GateStatus::Passed)), ..current.clone() };
-                let extra = match (&self.gating.leader, kind) {
-                    (Some((name, _)), GateKind::LastBy) => {
+                let recheck = self.ask.gates.recheck_seconds;
+                let extra = match (&self.gating.leader, kind, &key) {
+                    (Some((name, _)), GateKind::LastBy, _) => {
                         format!("; {} rolls last", crate::text::escape_controls(name))
                     }
+                    // The recheck's wait is on the timeline from its start.
+                    (_, GateKind::BeforeStep, Key::Step(_, 0)) if recheck > 0 => format!(
+                        "; asked again in {} (--recheck)",
+                        crate::plan::duration_words(recheck.saturating_mul(1000))
+                    ),
+                    (_, GateKind::BeforeStep, Key::Step(_, 1)) => " (the recheck)".to_string(),
                     _ => String::new(),
                 };
                 let words = format!("{at}: {what}: passed ({}, {took}){extra}", o.how);

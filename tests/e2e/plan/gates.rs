@@ -269,3 +269,37 @@ fn a_gate_running_when_the_rollout_stops_is_killed_with_what_it_started() {
     let pid = sleeper();
     assert!(gone(pid), "the timed-out gate's sleep {pid} outlived it: {out}");
 }
+
+/// `--before-step` with `--recheck` (CockroachDB's "0 under-replicated ranges, then again 22 s
+/// later"): asked before each step opens and again once the recheck is due, both before the
+/// step's pods go; the wait between is said when it starts, and the recheck's pass is named.
+#[test]
+fn before_step_is_asked_before_each_step_and_again_after_the_recheck() {
+    let r = rig("gates-before-step", "nginx:1.26");
+    let trace = r.dir.join("trace");
+    let gate = format!("cmd:echo before $STSTUI_STEP >> {}", trace.display());
+    let (code, out, err) = ststui(
+        &r,
+        &["rollout", "web", "--steps", "1,100%", "--before-step", &gate, "--recheck", "1s"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(trace_lines(&trace), ["before 1", "before 1", "before 2", "before 2"], "{out}");
+    assert_eq!(out.matches("passed (exit 0").count(), 4, "{out}");
+    // Said with the pass, when the wait starts (the timeline's line, not only a wait's words).
+    let with_pass =
+        |l: &&str| l.contains("passed (exit 0") && l.ends_with("; asked again in 1s (--recheck)");
+    assert_eq!(out.lines().filter(with_pass).count(), 2, "{out}");
+    assert_eq!(out.matches("passed (exit 0, 1s) (the recheck)").count(), 2, "{out}");
+    // Each step opens only after its recheck passed (the line announcing the step's gates
+    // comes before both).
+    let lines: Vec<&str> = out.lines().collect();
+    for step in ["step 1/2", "step 2/2"] {
+        let at =
+            |what: &dyn Fn(&str) -> bool| lines.iter().position(|l| l.starts_with(step) && what(l));
+        let recheck = at(&|l| l.ends_with("(the recheck)")).unwrap_or_else(|| panic!("{out}"));
+        let opened = at(&|l| l.contains(": partition") && !l.contains("through its gates"));
+        let opened = opened.unwrap_or_else(|| panic!("{step} not opened: {out}"));
+        assert!(recheck < opened, "{step} opened before its recheck: {out}");
+    }
+    assert_eq!(r.partitions.lock().unwrap().last(), Some(&0), "{out}");
+}
