@@ -5,8 +5,10 @@
 //! They run on a client runtime of their own with a worker thread, so a gate of minutes runs
 //! while the runner's loop renews its lease; each reports its [`Outcome`] on a channel. A
 //! proxy's 429 and 503 are the pod's "not yet" and are never retried by the client (see
-//! `http::Retries`). Output is kept as lines (their last ones); nothing of it is executed or
-//! printed raw here.
+//! `http::Retries`). The API server failing or out of reach (a reset, its own 5xx or 429) is
+//! not the gate's answer: "not yet", asked again within the gate's tries; a refusal (a
+//! container the pod lacks, a missing permission) fails it. Output is kept as lines (their last
+//! ones); nothing of it is executed or printed raw here.
 //!
 //! Owns: these requests. Must not: decide what a verdict means beyond the contract
 //! (`plan::gate::Verdict`).
@@ -77,16 +79,24 @@ impl GateClient {
         self.runtime.spawn(async move {
             let started = Instant::now();
             let ask = async {
-                let req = hyper::Request::get(&uri)
-                    .body(kube::client::Body::empty())
-                    .map_err(|e| format!("bad request {uri:?}: {e}"))?;
-                let res = client.send(req).await.map_err(|e| super::trouble::brief(&e))?;
+                let req =
+                    hyper::Request::get(&uri).body(kube::client::Body::empty()).map_err(|e| {
+                        Unasked { words: format!("bad request {uri:?}: {e}"), transient: false }
+                    })?;
+                let res = client.send(req).await.map_err(|e| Unasked::of(&e))?;
                 let status = res.status().as_u16();
                 let body = read_body(res.into_body()).await;
-                Ok::<_, String>((status, body))
+                Ok::<_, Unasked>((status, body))
             };
             let answered = tokio::time::timeout(timeout, ask).await.map(|r| {
-                r.map(|(status, body)| (Verdict::of_http(status), format!("HTTP {status}"), body))
+                r.map(|(status, body)| {
+                    if status >= 500 && api_status(&body) {
+                        // The API server's own failure, not the pod's answer: asked again.
+                        let how = format!("HTTP {status} from the API server, not the pod");
+                        return (Verdict::NotYet, how, body);
+                    }
+                    (Verdict::of_http(status), format!("HTTP {status}"), body)
+                })
             });
             let outcome = judged(answered, "no answer", timeout, started);
             let _ = tx.send(outcome);
@@ -115,8 +125,7 @@ impl GateClient {
                     .stdin(false)
                     .stdout(true)
                     .stderr(true);
-                let mut p =
-                    api.exec(&pod, argv, &ap).await.map_err(|e| super::trouble::brief(&e))?;
+                let mut p = api.exec(&pod, argv, &ap).await.map_err(|e| Unasked::of(&e))?;
                 let status = p.take_status();
                 // Both streams at once: one left unread would stall the other.
                 let read = |half: Option<tokio::io::ReadHalf<tokio::io::SimplexStream>>| async {
@@ -134,7 +143,7 @@ impl GateClient {
                     None => None,
                 };
                 let _ = p.join().await;
-                Ok::<_, String>((exit_code(status.as_ref()), out))
+                Ok::<_, Unasked>((exit_code(status.as_ref()), out))
             };
             let answered = tokio::time::timeout(timeout, run).await.map(|r| {
                 r.map(|(code, out)| {
@@ -187,10 +196,33 @@ fn ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// A run's outcome: its verdict, how and output; a refusal (`refused`, the error as its
-/// output); or no end within `timeout`.
+/// Why a gate's request got no answer from the pod: the client's error in words, and whether
+/// it may pass by itself (no connection, a broken one, the API server's 5xx or 429 — an API
+/// blip is not the gate's "no") or was refused (a container the pod does not have, a missing
+/// permission, refused credentials).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Unasked {
+    words: String,
+    transient: bool,
+}
+
+impl Unasked {
+    fn of(e: &kube::Error) -> Unasked {
+        Unasked { words: super::trouble::brief(e), transient: super::trouble::of(e).transient() }
+    }
+}
+
+/// Whether an error answer's body is the API server's own (a `metav1.Status`), not the pod's.
+fn api_status(body: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(body)
+        .is_ok_and(|v| v["kind"] == "Status" && v["apiVersion"] == "v1")
+}
+
+/// A run's outcome: its verdict, how and output; a request the API could not carry out —
+/// "not yet" when that may pass (asked again within the gate's tries), else a refusal
+/// (`refused`, the error as its output); or no end within `timeout`.
 fn judged(
-    answered: Result<Result<(Verdict, String, String), String>, tokio::time::error::Elapsed>,
+    answered: Result<Result<(Verdict, String, String), Unasked>, tokio::time::error::Elapsed>,
     refused: &str,
     timeout: Duration,
     started: Instant,
@@ -199,10 +231,16 @@ fn judged(
         Ok(Ok((verdict, how, out))) => {
             Outcome { verdict, how, tail: tail(&out), took_ms: ms(started) }
         }
-        Ok(Err(e)) => Outcome {
+        Ok(Err(Unasked { words, transient: true })) => Outcome {
+            verdict: Verdict::NotYet,
+            how: "the API server did not carry it out".into(),
+            tail: vec![words],
+            took_ms: ms(started),
+        },
+        Ok(Err(Unasked { words, transient: false })) => Outcome {
             verdict: Verdict::Fail,
             how: refused.into(),
-            tail: vec![e],
+            tail: vec![words],
             took_ms: ms(started),
         },
         Err(_) => timed_out(timeout, started),
@@ -218,5 +256,45 @@ fn timed_out(timeout: Duration, started: Instant) -> Outcome {
         ),
         tail: Vec::new(),
         took_ms: ms(started),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(code: u16, reason: &str) -> kube::Error {
+        kube::Error::Api(Box::new(kube::core::Status {
+            code,
+            reason: reason.into(),
+            message: "m".into(),
+            ..Default::default()
+        }))
+    }
+
+    fn outcome(e: kube::Error) -> Outcome {
+        judged(Ok(Err(Unasked::of(&e))), "exec refused", Duration::from_secs(1), Instant::now())
+    }
+
+    #[test]
+    fn an_api_blip_is_not_yet_and_a_refusal_fails() {
+        for e in [api(500, "InternalError"), api(429, "TooManyRequests"), api(503, "")] {
+            assert_eq!(outcome(e).verdict, Verdict::NotYet);
+        }
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        let o = outcome(kube::Error::Service(Box::new(reset)));
+        assert_eq!(o.verdict, Verdict::NotYet, "{o:?}");
+        assert_eq!(o.how, "the API server did not carry it out");
+        for e in [api(400, "BadRequest"), api(403, "Forbidden"), api(401, "Unauthorized")] {
+            let o = outcome(e);
+            assert_eq!((o.verdict, o.how.as_str()), (Verdict::Fail, "exec refused"), "{o:?}");
+        }
+    }
+
+    #[test]
+    fn only_the_api_servers_own_status_body_is_its_failure() {
+        assert!(api_status(r#"{"kind":"Status","apiVersion":"v1","code":500}"#));
+        assert!(!api_status("internal error"), "a pod's own 500");
+        assert!(!api_status(r#"{"kind":"Status"}"#));
     }
 }
