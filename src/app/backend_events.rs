@@ -99,7 +99,8 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
             }
             if let Some((_, op)) = chained(state, Some(id)) {
                 let text = op.describe();
-                let said = super::ops::sent(state, std::slice::from_ref(&op), &text, text.clone());
+                let done = format!("{text}: done");
+                let said = super::ops::sent(state, std::slice::from_ref(&op), &text, done);
                 info(state, said);
                 return vec![Command::Backend(op)];
             }
@@ -280,9 +281,7 @@ fn on_failure(state: &mut AppState, f: Failure) {
                 super::action::Action::ForceDeletePod,
             )
             .unwrap_or_default();
-            let how = format!(
-                "select the pod and press {key} to force-delete it past its budgets (asks why; recorded on the set)"
-            );
+            let how = format!("{key} on it force-deletes past its budgets (asks why)");
             notify::error(state, format!("{said} — {how}"));
         }
         _ => notify::error(state, said),

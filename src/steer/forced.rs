@@ -74,8 +74,8 @@ impl Forced {
         self.age_secs(now).is_some_and(|s| (0..=SHOWN_FOR_SECS).contains(&s))
     }
 
-    /// `web-3 force-deleted past its disruption budget by alice 5m ago: INC-42 (refused by
-    /// pdb/web: …)`, unescaped: the caller escapes it for where it goes.
+    /// `web-3 force-deleted past the disruption budgets by alice at 2026-11-28T10:00:00Z:
+    /// INC-42 (refused by pdb/web: …)`, unescaped: the caller escapes it for where it goes.
     pub fn words(&self, now: Timestamp) -> String {
         let pods = match self.pods.len() {
             0 => "pods".to_string(),
@@ -85,18 +85,17 @@ impl Forced {
             _ => self.pods.join(", "),
         };
         let reason = clip(&self.reason, crate::value::MAX_REASON);
-        let ago = self
-            .age_secs(now)
-            .map(|s| {
-                format!(" {} ago", crate::plan::duration_words(s.max(0).unsigned_abs() * 1000))
-            })
-            .unwrap_or_default();
+        // The time as written (not "ago": a pane redrawn only on changes would show it stale).
+        let at = match self.age_secs(now) {
+            Some(_) => format!(" at {}", clip(&self.at, 40)),
+            None => String::new(),
+        };
         let past = match &self.refused {
             Some(r) => format!(" ({})", clip(r, 300)),
             None => String::new(),
         };
         let by = if self.by.is_empty() { "someone".to_string() } else { clip(&self.by, 100) };
-        format!("{pods} force-deleted past the disruption budgets by {by}{ago}: {reason}{past}")
+        format!("{pods} force-deleted past the disruption budgets by {by}{at}: {reason}{past}")
     }
 }
 
@@ -129,8 +128,8 @@ mod tests {
         assert!(f.recent(later));
         assert_eq!(
             f.words(later),
-            "web-3 force-deleted past the disruption budgets by alice 5m ago: INC-42 (refused by \
-             pdb/web)"
+            "web-3 force-deleted past the disruption budgets by alice at 2026-11-28T10:00:00Z: \
+             INC-42 (refused by pdb/web)"
         );
         let much_later: Timestamp = "2026-11-28T12:00:01Z".parse().unwrap();
         assert!(!f.recent(much_later), "an old record is not shown beside the state");

@@ -171,7 +171,7 @@ fn a_budgets_refusal_names_the_way_past_it() {
     run(&mut st, [Msg::Backend(BackendEvent::OpFailed(f))]);
     let status = status_text(&st);
     assert!(status.contains("refused by pdb/web"), "{status}");
-    assert!(status.contains("press ctrl-k to force-delete it past its budgets"), "{status}");
+    assert!(status.contains("ctrl-k on it force-deletes past its budgets (asks why)"), "{status}");
 }
 
 #[test]
