@@ -17,6 +17,7 @@ pub mod decide;
 pub mod engine;
 pub mod gate;
 pub mod gated;
+pub mod group;
 pub mod record;
 pub mod said;
 pub mod stuck;
