@@ -49,6 +49,7 @@ fn create_defaults_are_the_specs() {
             history_limit: 10,
             when_deleted: Retention::Retain,
             when_scaled: Retention::Retain,
+            labels: Default::default(),
         }
     );
 }
@@ -58,7 +59,7 @@ fn create_takes_every_key() {
     let Command::Create(a) =
         one("create db replicas=5 image=pg:16 policy=Parallel strategy=OnDelete partition=2 \
          maxUnavailable=25% minReadySeconds=3 startOrdinal=1 claims=data,logs historyLimit=4 \
-         whenDeleted=Delete whenScaled=Delete")
+         whenDeleted=Delete whenScaled=Delete labels=rollout-group=ingester,zone=a")
     else {
         panic!("not a create")
     };
@@ -73,6 +74,26 @@ fn create_takes_every_key() {
     assert_eq!(a.claims, vec!["data".to_string(), "logs".to_string()]);
     assert_eq!(a.history_limit, 4);
     assert_eq!((a.when_deleted, a.when_scaled), (Retention::Delete, Retention::Delete));
+    let labels: Vec<(&str, &str)> =
+        a.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(labels, [("rollout-group", "ingester"), ("zone", "a")]);
+    // The set's labels, not its pods': a group's label selects sets.
+    let set = ststui::sim::scenario::build::build_set(&a);
+    assert_eq!(set.metadata.labels.as_ref().map(|l| l.len()), Some(2));
+    let pods = set.spec.template.metadata.and_then(|m| m.labels).unwrap_or_default();
+    assert!(!pods.contains_key("rollout-group"), "{pods:?}");
+}
+
+#[test]
+fn create_labels_must_be_key_value_pairs() {
+    for (line, problem) in [
+        ("create web labels=tier", "has an item without '='"),
+        ("create web labels==x", "has an empty key"),
+        ("create web labels=a=1,a=2", "names a key twice"),
+    ] {
+        let e = err(line).to_string();
+        assert!(e.contains(problem) && e.contains("key=value separated by commas"), "{line}: {e}");
+    }
 }
 
 #[test]

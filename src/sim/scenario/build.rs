@@ -51,6 +51,7 @@ pub fn build_set(a: &CreateArgs) -> StatefulSet {
         metadata: ObjectMeta {
             name: Some(a.set.name.clone()),
             namespace: Some(a.set.namespace.clone()),
+            labels: (!a.labels.is_empty()).then(|| a.labels.clone()),
             ..Default::default()
         },
         spec: StatefulSetSpec {

@@ -112,6 +112,8 @@ pub struct CreateArgs {
     pub history_limit: i32,
     pub when_deleted: Retention,
     pub when_scaled: Retention,
+    /// The set's own labels (`labels=rollout-group=ingester`), beside none of the pods'.
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// `kubelet ...`: each field is `Some` when the command set it.

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::values::{
-    boolean, count, int, int_or_percent, list, parse_name, positive, retention, strategy,
+    boolean, count, int, int_or_percent, labels, list, parse_name, positive, retention, strategy,
 };
 use super::{
     BadValue, Cascade, Check, Command, CreateArgs, KubeletArgs, Line, LineError, Name, Policy,
@@ -27,7 +27,7 @@ pub const USAGE: &[(&str, &str)] = &[
         "create NAME [replicas=N] [image=IMG] [policy=OrderedReady|Parallel] \
          [strategy=RollingUpdate|OnDelete] [partition=N] [maxUnavailable=N|P%] \
          [minReadySeconds=N] [startOrdinal=N] [claims=a,b] [historyLimit=N] \
-         [whenDeleted=Retain|Delete] [whenScaled=Retain|Delete]",
+         [whenDeleted=Retain|Delete] [whenScaled=Retain|Delete] [labels=k=v,…]",
     ),
     ("apply", "apply FILE"),
     ("image", "image NAME IMG"),
@@ -407,6 +407,7 @@ fn parse_create(a: Args<'_>) -> Result<Command, LineError> {
         "historyLimit",
         "whenDeleted",
         "whenScaled",
+        "labels",
     ])?;
     let policy = a.parsed("policy", |v| match v {
         "OrderedReady" => Ok(Policy::OrderedReady),
@@ -434,6 +435,7 @@ fn parse_create(a: Args<'_>) -> Result<Command, LineError> {
         history_limit: a.parsed("historyLimit", int)?.unwrap_or(10),
         when_deleted: a.parsed("whenDeleted", retention)?.unwrap_or(Retention::Retain),
         when_scaled: a.parsed("whenScaled", retention)?.unwrap_or(Retention::Retain),
+        labels: a.parsed("labels", labels)?.unwrap_or_default(),
     })))
 }
 

@@ -82,3 +82,22 @@ pub(super) fn list(v: &str) -> Result<Vec<String>, BadValue> {
     }
     Ok(items)
 }
+
+/// `k=v[,k=v…]`: labels (their syntax is the API server's to judge, at run time, as for
+/// manifests); here only the shape: each item a key, `=`, a value, no key twice.
+pub(super) fn labels(v: &str) -> Result<std::collections::BTreeMap<String, String>, BadValue> {
+    let expected = "labels as key=value separated by commas, e.g. rollout-group=ingester";
+    let mut out = std::collections::BTreeMap::new();
+    for item in v.split(',') {
+        let Some((k, val)) = item.split_once('=') else {
+            return Err(BadValue::new(v, "has an item without '='", expected));
+        };
+        if k.is_empty() {
+            return Err(BadValue::new(v, "has an empty key", expected));
+        }
+        if out.insert(k.to_string(), val.to_string()).is_some() {
+            return Err(BadValue::new(v, "names a key twice", expected));
+        }
+    }
+    Ok(out)
+}
