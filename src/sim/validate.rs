@@ -518,7 +518,7 @@ fn name_part_ok(s: &str) -> bool {
 }
 
 /// Upstream `IsQualifiedName` (label keys), the common messages.
-fn qualified_name(key: &str) -> Vec<String> {
+pub(crate) fn qualified_name(key: &str) -> Vec<String> {
     let (prefix, name) = match key.rsplit_once('/') {
         Some((p, n)) => (Some(p), n),
         None => (None, key),
@@ -557,7 +557,7 @@ fn qualified_name(key: &str) -> Vec<String> {
 }
 
 /// Upstream `IsValidLabelValue`.
-fn label_value(v: &str) -> Vec<String> {
+pub(crate) fn label_value(v: &str) -> Vec<String> {
     let mut msgs = Vec::new();
     if v.len() > 63 {
         msgs.push("must be no more than 63 characters".to_string());

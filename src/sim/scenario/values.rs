@@ -83,8 +83,8 @@ pub(super) fn list(v: &str) -> Result<Vec<String>, BadValue> {
     Ok(items)
 }
 
-/// `k=v[,k=v…]`: labels (their syntax is the API server's to judge, at run time, as for
-/// manifests); here only the shape: each item a key, `=`, a value, no key twice.
+/// `k=v[,k=v…]`: labels, each a key, `=`, a value, no key twice, keys and values as the API
+/// server validates them (the scenario's `create` builds the set itself).
 pub(super) fn labels(v: &str) -> Result<std::collections::BTreeMap<String, String>, BadValue> {
     let expected = "labels as key=value separated by commas, e.g. rollout-group=ingester";
     let mut out = std::collections::BTreeMap::new();
@@ -94,6 +94,13 @@ pub(super) fn labels(v: &str) -> Result<std::collections::BTreeMap<String, Strin
         };
         if k.is_empty() {
             return Err(BadValue::new(v, "has an empty key", expected));
+        }
+        let valid = crate::sim::validate::qualified_name(k).is_empty()
+            && crate::sim::validate::label_value(val).is_empty();
+        if !valid {
+            let expected = "label keys and values as the API takes them: letters, digits, '-', \
+                            '_' and '.', at most 63, a key with an optional DNS prefix/";
+            return Err(BadValue::new(v, "has a key or value the API refuses", expected));
         }
         if out.insert(k.to_string(), val.to_string()).is_some() {
             return Err(BadValue::new(v, "names a key twice", expected));
