@@ -1,7 +1,6 @@
+use crate::plan::fixtures::{at, running};
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
-use k8s_openapi::api::core::v1::{Pod, PodCondition, PodStatus};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use k8s_openapi::jiff::Timestamp;
+use k8s_openapi::api::core::v1::Pod;
 
 use super::*;
 
@@ -17,27 +16,8 @@ fn named(name: &str) -> StatefulSet {
     s
 }
 
-fn at(secs: i64) -> Timestamp {
-    Timestamp::from_second(1_800_000_000 + secs).unwrap()
-}
-
 fn pod(set: &str, o: i32, rev: &str, ready_since: Option<i64>) -> Pod {
-    let mut p = Pod::default();
-    p.metadata.name = Some(format!("{set}-{o}"));
-    p.metadata.labels =
-        Some([(crate::core::labels::REVISION_LABEL.to_string(), rev.to_string())].into());
-    let ready = PodCondition {
-        type_: "Ready".into(),
-        status: if ready_since.is_some() { "True" } else { "False" }.into(),
-        last_transition_time: Some(Time(at(ready_since.unwrap_or(0)))),
-        ..Default::default()
-    };
-    p.status = Some(PodStatus {
-        phase: Some("Running".into()),
-        conditions: Some(vec![ready]),
-        ..Default::default()
-    });
-    p
+    running(format!("{set}-{o}"), rev, ready_since)
 }
 
 fn zones() -> Vec<StatefulSet> {

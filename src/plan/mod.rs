@@ -222,4 +222,6 @@ pub fn duration_words(ms: u64) -> String {
 }
 
 #[cfg(test)]
+mod fixtures;
+#[cfg(test)]
 mod tests;

@@ -1,13 +1,12 @@
+use crate::plan::fixtures::{at, running};
 use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::{
     RollingUpdateStatefulSetStrategy, StatefulSet, StatefulSetStatus, StatefulSetUpdateStrategy,
 };
-use k8s_openapi::api::core::v1::{
-    ContainerState, ContainerStateTerminated, ContainerStatus, Pod, PodCondition, PodStatus,
-};
+use k8s_openapi::api::core::v1::{ContainerState, ContainerStateTerminated, ContainerStatus, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use k8s_openapi::jiff::SignedDuration;
 
 use super::decide::{Baseline, Facts, Next, Start, baseline, begin, decide, stuck_on};
 use super::record::{Phase, Record, stamp};
@@ -78,27 +77,9 @@ fn set(replicas: i32, partition: i32, current: &str, update: &str) -> StatefulSe
     s
 }
 
-fn at(secs: i64) -> Timestamp {
-    Timestamp::from_second(1_800_000_000 + secs).unwrap()
-}
-
 fn pod(o: i32, rev: &str, ready_since: Option<i64>) -> Pod {
-    let mut p = Pod::default();
-    p.metadata.name = Some(format!("web-{o}"));
+    let mut p = running(format!("web-{o}"), rev, ready_since);
     p.metadata.uid = Some(format!("uid-{o}"));
-    p.metadata.labels =
-        Some([(crate::core::labels::REVISION_LABEL.to_string(), rev.to_string())].into());
-    let ready = PodCondition {
-        type_: "Ready".into(),
-        status: if ready_since.is_some() { "True" } else { "False" }.into(),
-        last_transition_time: Some(Time(at(ready_since.unwrap_or(0)))),
-        ..Default::default()
-    };
-    p.status = Some(PodStatus {
-        phase: Some("Running".into()),
-        conditions: Some(vec![ready]),
-        ..Default::default()
-    });
     p
 }
 

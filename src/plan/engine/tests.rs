@@ -1,12 +1,13 @@
 //! The engine against a small fake server: a set whose writes go through the steering code
 //! both backends use (`steer::decide`, the resourceVersion bumped), and pods the test sets.
 
+use crate::plan::fixtures::{at, running};
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{
     RollingUpdateStatefulSetStrategy, StatefulSet, StatefulSetStatus, StatefulSetUpdateStrategy,
 };
-use k8s_openapi::api::core::v1::{Pod, PodCondition, PodStatus};
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
@@ -15,10 +16,6 @@ use crate::backend::{ClusterOp, Failure, FailureKind, ObjRef};
 use crate::plan::ask::Ask;
 use crate::plan::record::{LEASE, PLAN, Phase, Reading, Record, read};
 use crate::plan::{OnFailure, Steps};
-
-fn at(secs: i64) -> Timestamp {
-    Timestamp::from_second(1_800_000_000 + secs).unwrap()
-}
 
 fn key() -> ObjRef {
     ObjRef::new("default", "web")
@@ -79,23 +76,9 @@ impl Server {
 }
 
 fn pod(o: i32, rev: &str, ready_since: Option<i64>) -> Pod {
-    let mut p = Pod::default();
-    p.metadata.name = Some(format!("web-{o}"));
+    let mut p = running(format!("web-{o}"), rev, ready_since);
     p.metadata.uid = Some(format!("uid-{o}-{rev}"));
     p.metadata.creation_timestamp = Some(Time(at(0)));
-    p.metadata.labels =
-        Some([(crate::core::labels::REVISION_LABEL.to_string(), rev.to_string())].into());
-    let ready = PodCondition {
-        type_: "Ready".into(),
-        status: if ready_since.is_some() { "True" } else { "False" }.into(),
-        last_transition_time: Some(Time(at(ready_since.unwrap_or(0)))),
-        ..Default::default()
-    };
-    p.status = Some(PodStatus {
-        phase: Some("Running".into()),
-        conditions: Some(vec![ready]),
-        ..Default::default()
-    });
     p
 }
 
