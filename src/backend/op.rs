@@ -94,6 +94,12 @@ impl Op {
             }
             Op::Sim(SimOp::Fault(Fault::Storage { full: true })) => "break-storage".into(),
             Op::Sim(SimOp::Fault(Fault::Storage { full: false })) => "fix-storage".into(),
+            Op::Sim(SimOp::Fault(Fault::Quota { namespace, pods: Some(n) })) => {
+                format!("quota pods={n} namespace={namespace}")
+            }
+            Op::Sim(SimOp::Fault(Fault::Quota { namespace, pods: None })) => {
+                format!("quota off namespace={namespace}")
+            }
             Op::View(ViewOp::Focus(Some(set))) => format!("open {set}"),
             Op::View(ViewOp::Focus(None)) => "open the picker".into(),
             Op::View(ViewOp::Reconnect) => "reconnect".into(),
@@ -295,6 +301,19 @@ pub enum ClusterOp {
         lease: Option<String>,
         seen: Option<String>,
     },
+    /// A rollout group's lease (`plan::group::part`, on the group's first set), or its removal,
+    /// refused when it no longer reads `seen`.
+    GroupLease {
+        set: ObjRef,
+        lease: Option<String>,
+        seen: Option<String>,
+    },
+    /// A group member's part of the group's record (`plan::group::part::Part`, JSON), or its
+    /// removal.
+    GroupPart {
+        set: ObjRef,
+        part: Option<String>,
+    },
 }
 
 impl ClusterOp {
@@ -337,6 +356,9 @@ impl ClusterOp {
             ClusterOp::Plan { set, partition: None, .. } => format!("plan-record {set}"),
             ClusterOp::PlanLease { set, lease: Some(_), .. } => format!("plan-lease {set}"),
             ClusterOp::PlanLease { set, lease: None, .. } => format!("plan-release {set}"),
+            ClusterOp::GroupLease { set, lease: Some(_), .. } => format!("group-lease {set}"),
+            ClusterOp::GroupLease { set, lease: None, .. } => format!("group-release {set}"),
+            ClusterOp::GroupPart { set, .. } => format!("group-part {set}"),
         }
     }
 
@@ -356,7 +378,9 @@ impl ClusterOp {
             | ClusterOp::StepSettled { set }
             | ClusterOp::Unfreeze { set, .. }
             | ClusterOp::Plan { set, .. }
-            | ClusterOp::PlanLease { set, .. } => set,
+            | ClusterOp::PlanLease { set, .. }
+            | ClusterOp::GroupLease { set, .. }
+            | ClusterOp::GroupPart { set, .. } => set,
             ClusterOp::DeletePod { pod, .. } | ClusterOp::EvictPod { pod, .. } => pod,
         }
     }
@@ -445,6 +469,10 @@ pub enum Fault {
     /// The volume provisioner cannot provision (`full`): new claims stay Pending and their
     /// pods unscheduled; fixed, the Pending claims bind and their pods start.
     Storage { full: bool },
+    /// A ResourceQuota of `pods` pods in the namespace (`None`: lifted): the API server refuses
+    /// a pod created beyond it (the StatefulSet controller's FailedCreate), so an ordinal the
+    /// set wants is never created.
+    Quota { namespace: String, pods: Option<u32> },
 }
 
 /// How pods of a broken image fail (the simulator's kubelet and the fake kubelet play it; the

@@ -104,6 +104,13 @@ pub enum EventKind {
         partition: i32,
         text: String,
     },
+    /// A rollout group moved (ststui extension): the group, the set the line is about, and
+    /// what happened in words (`ingester-zone-b waits: ingester-zone-a-3 is not Ready`).
+    Group {
+        group: String,
+        set: String,
+        text: String,
+    },
     /// The advisor and the cluster's controller disagreed: what the advisor expected the next
     /// sync to do, and what the cluster did (field evidence of where the port differs).
     Differs {

@@ -364,7 +364,12 @@ impl Lease {
 
 /// The set's lease, if it holds a readable one.
 pub fn lease(set: &StatefulSet) -> Option<Lease> {
-    let raw = set.metadata.annotations.as_ref()?.get(LEASE)?;
+    lease_in(set, LEASE)
+}
+
+/// The lease in `annotation` (the plan's, or a group's), if readable.
+pub fn lease_in(set: &StatefulSet, annotation: &str) -> Option<Lease> {
+    let raw = set.metadata.annotations.as_ref()?.get(annotation)?;
     serde_json::from_str(raw).ok()
 }
 
@@ -390,10 +395,15 @@ pub enum Runner {
 impl Runner {
     /// The set's runner at `now`.
     pub fn of(set: &StatefulSet, now: Timestamp) -> Runner {
-        if set.metadata.annotations.as_ref().and_then(|a| a.get(LEASE)).is_none() {
+        Runner::of_in(set, LEASE, now)
+    }
+
+    /// The runner the lease in `annotation` names (the plan's, or a group's).
+    pub fn of_in(set: &StatefulSet, annotation: &str, now: Timestamp) -> Runner {
+        if set.metadata.annotations.as_ref().and_then(|a| a.get(annotation)).is_none() {
             return Runner::None;
         }
-        match lease(set) {
+        match lease_in(set, annotation) {
             None => Runner::Unreadable,
             Some(l) if l.holds(now) => Runner::Live(l),
             Some(l) => Runner::Lapsed(l),

@@ -105,6 +105,7 @@ impl Exec {
             Command::Api(_)
             | Command::BrokenImage { .. }
             | Command::Storage { .. }
+            | Command::Quota { .. }
             | Command::Gc { .. }
             | Command::Pause
             | Command::Resume

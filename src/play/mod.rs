@@ -100,6 +100,10 @@ pub fn cluster_refusal(command: &Command, drive: bool) -> Option<&'static str> {
              the fake kubelet does not model (use `kubelet broken=IMG` for new pods, or play \
              it with `ststui sim --script`)",
         ),
+        Command::Quota { .. } => Some(
+            "needs the simulator: on a cluster a quota is a ResourceQuota object (kubectl create \
+             quota NAME --hard=pods=N)",
+        ),
         Command::Storage { .. } => Some(
             "needs the simulator: a cluster's storage is provisioned by its own provisioner \
              (play it with `ststui sim --script`)",

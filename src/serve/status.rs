@@ -198,7 +198,7 @@ impl Status {
                     .collect();
                 st
             }
-            ApiError::ClaimTerminating(_) => Status::forbidden(e.to_string()),
+            ApiError::ClaimTerminating(_) | ApiError::Quota(_) => Status::forbidden(e.to_string()),
             ApiError::Conflict(why) => Status::conflict(def, name, why),
             ApiError::Refused { code, message, cause, retry_after, budget } => {
                 let reason = match code {

@@ -48,6 +48,9 @@ pub enum ApiError {
     /// A claim the pod needs is being deleted (upstream: "pvc … is being deleted").
     #[error("persistentvolumeclaim {0} is being deleted")]
     ClaimTerminating(ObjRef),
+    /// A ResourceQuota's pod count is reached (403, as the quota admission plugin says it).
+    #[error("{0}")]
+    Quota(String),
     /// A precondition (resourceVersion, uid) no longer holds: the object changed.
     #[error("{0}")]
     Conflict(String),
@@ -209,6 +212,23 @@ pub fn create_pod(store: &mut Store, ns: &str, pod: Pod) -> Result<(), ApiError>
         let ck = ObjRef::new(&key.namespace, claim);
         if store.claims().get(&ck).is_some_and(|c| c.metadata.deletion_timestamp.is_some()) {
             return Err(ApiError::ClaimTerminating(ck));
+        }
+    }
+    if let Some(&limit) = store.pod_quota.get(&key.namespace) {
+        let used = store
+            .pods()
+            .in_namespace(&key.namespace)
+            .filter(|p| {
+                let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+                !matches!(phase, Some("Succeeded" | "Failed"))
+            })
+            .count();
+        if used >= usize::try_from(limit).unwrap_or(usize::MAX) {
+            return Err(ApiError::Quota(format!(
+                "pods \"{}\" is forbidden: exceeded quota: pods, requested: pods=1, used: \
+                 pods={used}, limited: pods={limit}",
+                key.name
+            )));
         }
     }
     let now = store.clock().time();

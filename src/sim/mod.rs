@@ -211,6 +211,11 @@ impl Sim {
         planner::start(&mut self.world, rollout)
     }
 
+    /// Starts a group's plan (a scenario's `rollout group=…` line).
+    pub fn start_group(&mut self, rollout: planner::GroupRollout) -> Result<(), OpError> {
+        planner::start_group(&mut self.world, rollout)
+    }
+
     /// How a rehearsed gate answers for `target` (a scenario's `gate` line).
     pub fn gate_fault(&mut self, target: &ObjRef, g: &scenario::GateArgs) {
         planner::set_gate_fault(&mut self.world, target, g);

@@ -108,6 +108,14 @@ fn apply_fault(w: &mut World, f: Fault) -> Result<(), OpError> {
             w.out.push(super::SimEvent::BrokenImages(images));
             Ok(())
         }
+        Fault::Quota { namespace, pods } => {
+            match pods {
+                Some(n) => w.store.pod_quota.insert(namespace, n),
+                None => w.store.pod_quota.remove(&namespace),
+            };
+            // The controller tries again on its back-off (a FailedCreate fails the sync).
+            Ok(())
+        }
         Fault::Storage { full } => {
             w.store.storage_full = full;
             if !full {

@@ -29,11 +29,41 @@ use crate::core::labels;
 use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
 use crate::plan::engine::{Act, Config, End, Engine, View};
+use crate::plan::group::run::{GroupEnd, GroupEngine, Step};
 use crate::plan::record::{self, Phase, Reading, Record, stamp};
 use crate::plan::{OnFailure, Steps};
 
 mod gates;
+mod group;
 pub use gates::set as set_gate_fault;
+pub use group::{GroupRollout, start as start_group};
+
+/// What runs a plan: one set's engine, or a group's.
+#[derive(Debug, Clone)]
+enum Driver {
+    One(Box<Engine>),
+    Group(Box<GroupEngine>),
+}
+
+impl Driver {
+    fn wrote(
+        &mut self,
+        now: Timestamp,
+        result: Result<Option<k8s_openapi::api::apps::v1::StatefulSet>, Box<Failure>>,
+    ) {
+        match self {
+            Driver::One(e) => e.wrote(now, result),
+            Driver::Group(g) => g.wrote(now, result),
+        }
+    }
+
+    fn reverted(&mut self, outcome: Result<(), String>) {
+        match self {
+            Driver::One(e) => e.reverted(outcome),
+            Driver::Group(g) => g.reverted(outcome),
+        }
+    }
+}
 
 /// The host a simulator's lease names.
 pub const HOST: &str = "ststui-sim";
@@ -76,7 +106,7 @@ pub struct Planner {
 struct Run {
     /// The script line that started it.
     line: usize,
-    engine: Engine,
+    driver: Driver,
     /// The agenda's wake-up for this plan (one at a time).
     wake: Option<Ticket>,
     /// A rehearsed gate under way: when it answers (virtual ms) and how.
@@ -109,12 +139,21 @@ impl Planner {
     /// Whether a plan runs on `set`.
     pub fn runs_on(&self, set: &ObjRef) -> bool {
         self.runs.contains_key(set)
+            || self
+                .runs
+                .values()
+                .any(|r| matches!(&r.driver, Driver::Group(g) if g.sets().contains(set)))
     }
 }
 
 /// The engine for `r`.
 fn engine(r: &Rollout) -> Engine {
-    let cfg = Config {
+    Engine::new(config(r), ask(r))
+}
+
+/// How the simulator runs `r`'s plan (see the module's doc).
+fn config(r: &Rollout) -> Config {
+    Config {
         set: r.set.clone(),
         host: HOST.into(),
         pid: 0,
@@ -128,8 +167,12 @@ fn engine(r: &Rollout) -> Engine {
         dead: None,
         wait_lease: false,
         observe_spec: None,
-    };
-    let ask = Ask {
+    }
+}
+
+/// What `r` asks: the scenario says what plan to run.
+fn ask(r: &Rollout) -> Ask {
+    Ask {
         steps: Some(r.steps.clone()),
         bake_seconds: r.bake_seconds,
         checks: Vec::new(),
@@ -140,8 +183,12 @@ fn engine(r: &Rollout) -> Engine {
         gates: r.gates.clone(),
         by: String::new(),
         replace_stuck: r.replace_stuck,
-    };
-    Engine::new(cfg, ask)
+    }
+}
+
+/// No `minReadySeconds` (a set that is gone).
+fn min_ready_zero() -> MinReady {
+    MinReady { seconds: 0, at_deadline: false }
 }
 
 /// Starts `r`; refused at once (the line's error) when it cannot begin.
@@ -156,7 +203,8 @@ pub fn start(w: &mut World, r: Rollout) -> Result<(), OpError> {
         )));
     }
     let key = r.set.clone();
-    let run = Run { line: r.line, engine: engine(&r), wake: None, gate: None };
+    let run =
+        Run { line: r.line, driver: Driver::One(Box::new(engine(&r))), wake: None, gate: None };
     w.planner.runs.insert(key.clone(), run);
     w.planner.dirty = true;
     if let Some(why) = evaluate(w, &key) {
@@ -220,6 +268,13 @@ pub fn run(w: &mut World) {
     }
 }
 
+/// What one turn asks of the simulator: an act, or the run's end.
+enum Turn {
+    Do(Act),
+    One(End),
+    Group(GroupEnd),
+}
+
 /// The engine's turns on `key` until it waits or ends; `Some(why)` when the plan could not
 /// begin (nothing was written).
 fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
@@ -230,47 +285,81 @@ fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
             && w.store.clock().now_ms() >= *due
             && let Some((_, outcome)) = run.gate.take()
         {
-            run.engine.gated(outcome);
-        }
-        let act = match w.store.sets().get(key).cloned() {
-            None => {
-                run.engine.stop(format!("{key} no longer exists"));
-                let pods: Vec<(i32, &Pod)> = Vec::new();
-                let set = k8s_openapi::api::apps::v1::StatefulSet::default();
-                turn(w, &mut run, &set, &pods, now)
+            match &mut run.driver {
+                Driver::One(e) => e.gated(outcome),
+                Driver::Group(g) => g.gated(outcome),
             }
-            Some(set) => {
-                let pods = pods_of(w, key, &set);
-                turn(w, &mut run, &set, &pods, now)
+        }
+        let (turn, about) = match &mut run.driver {
+            Driver::One(engine) => {
+                let act = match w.store.sets().get(key).cloned() {
+                    None => {
+                        engine.stop(format!("{key} no longer exists"));
+                        let pods: Vec<(i32, &Pod)> = Vec::new();
+                        let set = k8s_openapi::api::apps::v1::StatefulSet::default();
+                        one_turn(w, engine, &set, &pods, now)
+                    }
+                    Some(set) => {
+                        let pods = pods_of(w, key, &set);
+                        one_turn(w, engine, &set, &pods, now)
+                    }
+                };
+                let turn = match act {
+                    Act::End(end) => Turn::One(end),
+                    act => Turn::Do(act),
+                };
+                for said in engine.said() {
+                    tell_said(w, key, said);
+                }
+                (turn, key.clone())
+            }
+            Driver::Group(g) => {
+                let turn = match group::turn(w, g, now) {
+                    Step::Do(act) => Turn::Do(act),
+                    Step::End(end) => Turn::Group(end),
+                };
+                let group = g.group().to_string();
+                for (set, said) in g.said() {
+                    match said.record {
+                        Some(_) => tell_said(w, &set, said),
+                        None => {
+                            let kind = EventKind::Group {
+                                group: group.clone(),
+                                set: set.name.clone(),
+                                text: said.text,
+                            };
+                            w.store.note_in(&set.namespace, kind);
+                        }
+                    }
+                }
+                let about = g.active().cloned().unwrap_or_else(|| key.clone());
+                (turn, about)
             }
         };
-        for said in run.engine.said() {
-            match &said.record {
-                Some(r) => w.store.note_in(&key.namespace, r.event(&key.name, said.text)),
-                None => {
-                    let text = format!("plan {}: {}", key.name, said.text);
-                    w.store.note_in(&key.namespace, EventKind::Command { line: 0, text });
-                }
-            }
-        }
         w.planner.runs.insert(key.clone(), run);
+        let act = match turn {
+            Turn::Do(act) => act,
+            Turn::One(end) => return ended(w, key, end),
+            Turn::Group(end) => return group::ended(w, key, end),
+        };
         match act {
             Act::Write(write) => {
+                let target = write.op.target().clone();
                 let result = ops::apply(w, Op::Cluster(write.clone()));
                 let result = match result {
-                    Ok(()) => Ok(w.store.sets().get(key).cloned()),
+                    Ok(()) => Ok(w.store.sets().get(&target).cloned()),
                     Err(e) => {
                         Err(Box::new(Failure::new(write.op.describe(), e.kind(), e.to_string())))
                     }
                 };
                 if let Some(run) = w.planner.runs.get_mut(key) {
-                    run.engine.wrote(now, result);
+                    run.driver.wrote(now, result);
                 }
             }
             Act::Revert { revision, stuck, .. } => {
-                let outcome = revert(w, key, &revision, &stuck);
+                let outcome = revert(w, &about, &revision, &stuck);
                 if let Some(run) = w.planner.runs.get_mut(key) {
-                    run.engine.reverted(outcome);
+                    run.driver.reverted(outcome);
                 }
             }
             Act::Wait { until, .. } => {
@@ -279,29 +368,38 @@ fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
                 return None;
             }
             Act::Gate(g) => {
-                gates::start(w, key, &g);
+                gates::start(w, key, &about, &g);
                 let until = gates::sooner(w, key, None);
                 schedule(w, key, until);
                 return None;
             }
-            Act::End(end) => return ended(w, key, end),
             // Never asked of the simulator (no fresh reads, no checks).
-            Act::Read | Act::Check { .. } => return None,
+            Act::Read | Act::Check { .. } | Act::End(_) => return None,
         }
     }
     end(w, key, Some(format!("plan stopped: more than {TURNS} moves in one evaluation")));
     None
 }
 
-fn turn(
+/// A line a plan said, on the timeline of the set it is about.
+fn tell_said(w: &mut World, key: &ObjRef, said: crate::plan::engine::Said) {
+    match &said.record {
+        Some(r) => w.store.note_in(&key.namespace, r.event(&key.name, said.text)),
+        None => {
+            let text = format!("plan {}: {}", key.name, said.text);
+            w.store.note_in(&key.namespace, EventKind::Command { line: 0, text });
+        }
+    }
+}
+
+fn one_turn(
     w: &World,
-    run: &mut Run,
+    engine: &mut Engine,
     set: &k8s_openapi::api::apps::v1::StatefulSet,
     pods: &[(i32, &Pod)],
     now: Timestamp,
 ) -> Act {
-    let seconds = set.spec.min_ready_seconds.unwrap_or(0);
-    let min_ready = MinReady::new(seconds, &w.controller.options().semantics);
+    let min_ready = min_ready(w, set);
     let frozen = crate::steer::holding(set).map(|f| f.words());
     let ns = set.metadata.namespace.as_deref().unwrap_or("default");
     let budgets: Vec<_> = w.store.budgets().in_namespace(ns).collect();
@@ -314,7 +412,13 @@ fn turn(
         fresh: true,
         budgets: &budgets,
     };
-    run.engine.next(&view)
+    engine.next(&view)
+}
+
+/// The set's `minReadySeconds` under the simulated server's semantics.
+fn min_ready(w: &World, set: &k8s_openapi::api::apps::v1::StatefulSet) -> MinReady {
+    let seconds = set.spec.min_ready_seconds.unwrap_or(0);
+    MinReady::new(seconds, &w.controller.options().semantics)
 }
 
 /// The set's pods with their ordinals, as the controller claims them, in ordinal order.

@@ -166,6 +166,9 @@ pub struct Store {
     pub(crate) clock: Clock,
     /// No volume can be provisioned (`break-storage`): new claims stay Pending.
     pub(crate) storage_full: bool,
+    /// A ResourceQuota's pod limit per namespace (`quota` fault): a pod created beyond it is
+    /// refused.
+    pub(crate) pod_quota: std::collections::BTreeMap<String, u32>,
     sets: Table<StatefulSet>,
     pods: Table<Pod>,
     claims: Table<PersistentVolumeClaim>,

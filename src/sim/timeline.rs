@@ -50,6 +50,7 @@ pub fn type_word(kind: &EventKind) -> &'static str {
         EventKind::Event { .. } => "event",
         EventKind::Differs { .. } => "differs",
         EventKind::Plan { .. } => "plan",
+        EventKind::Group { .. } => "group",
     }
 }
 
@@ -130,6 +131,7 @@ fn body(kind: &EventKind) -> String {
             format!("{set} advisor expected {expected}, the cluster {observed}")
         }
         EventKind::Plan { set, text, .. } => format!("{set} {text}"),
+        EventKind::Group { group, text, .. } => format!("{group} {text}"),
     }
 }
 

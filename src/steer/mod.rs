@@ -137,7 +137,20 @@ pub fn apply(
             return plan::record(key, set, *partition, record, inputs.identity);
         }
         ClusterOp::PlanLease { lease, seen, .. } => {
-            return plan::lease(key, set, lease.as_deref(), seen.as_deref(), inputs.identity);
+            return plan::lease(
+                key,
+                set,
+                lease.as_deref(),
+                seen.as_deref(),
+                inputs.identity,
+                false,
+            );
+        }
+        ClusterOp::GroupLease { lease, seen, .. } => {
+            return plan::lease(key, set, lease.as_deref(), seen.as_deref(), inputs.identity, true);
+        }
+        ClusterOp::GroupPart { part, .. } => {
+            return plan::part(key, set, part.as_deref(), inputs.identity);
         }
         ClusterOp::DeletePod { pod, .. } | ClusterOp::EvictPod { pod, .. } => {
             return Err(Refused::invalid(format!("removing {pod} is not a StatefulSet write")));

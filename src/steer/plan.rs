@@ -62,23 +62,27 @@ pub(super) fn record(
 
 /// The runner's lease: `lease` written (or removed, `None`) when the set's lease still reads
 /// `seen`; otherwise another runner took or renewed it (a conflict naming it).
+/// `group`: the group's lease (`plan::group::part::LEASE`) instead of the plan's.
 pub(super) fn lease(
     key: &ObjRef,
     set: &StatefulSet,
     lease: Option<&str>,
     seen: Option<&str>,
     identity: &str,
+    group: bool,
 ) -> Result<Change, Refused> {
+    let (annotation, whose) =
+        if group { (crate::plan::group::part::LEASE, "group's") } else { (LEASE, "plan's") };
     let lease = lease.map(|l| fill(l, "holder", identity));
     let lease = lease.as_deref();
-    let now = set.metadata.annotations.as_ref().and_then(|a| a.get(LEASE)).map(String::as_str);
+    let now = set.metadata.annotations.as_ref().and_then(|a| a.get(annotation)).map(String::as_str);
     if now != seen {
-        let holder = crate::plan::record::lease(set)
+        let holder = crate::plan::record::lease_in(set, annotation)
             .map_or_else(|| "an unreadable lease".to_string(), |l| l.words());
         return Err(Refused {
             kind: FailureKind::Conflict,
             message: format!(
-                "{key}: the plan's lease changed since it was read: held by {holder}; nothing \
+                "{key}: the {whose} lease changed since it was read: held by {holder}; nothing \
                  written"
             ),
         });
@@ -89,11 +93,11 @@ pub(super) fn lease(
             new.metadata
                 .annotations
                 .get_or_insert_with(Default::default)
-                .insert(LEASE.into(), l.into());
+                .insert(annotation.into(), l.into());
         }
         None => {
             if let Some(ann) = new.metadata.annotations.as_mut() {
-                ann.remove(LEASE);
+                ann.remove(annotation);
                 if ann.is_empty() {
                     new.metadata.annotations = None;
                 }
@@ -102,6 +106,39 @@ pub(super) fn lease(
     }
     if new == *set {
         return Ok(Change::Unchanged(format!("{key}: the lease is as written already")));
+    }
+    Ok(Change::Set(Box::new(new)))
+}
+
+/// A group member's part of the group's record (`plan::group::part`), its `by` filled in;
+/// `None` removes it.
+pub(super) fn part(
+    key: &ObjRef,
+    set: &StatefulSet,
+    part: Option<&str>,
+    identity: &str,
+) -> Result<Change, Refused> {
+    let annotation = crate::plan::group::part::PART;
+    let mut new = set.clone();
+    match part {
+        Some(p) => {
+            let p = fill(p, "by", identity);
+            new.metadata
+                .annotations
+                .get_or_insert_with(Default::default)
+                .insert(annotation.into(), p);
+        }
+        None => {
+            if let Some(ann) = new.metadata.annotations.as_mut() {
+                ann.remove(annotation);
+                if ann.is_empty() {
+                    new.metadata.annotations = None;
+                }
+            }
+        }
+    }
+    if new == *set {
+        return Ok(Change::Unchanged(format!("{key}: the group's part is as written already")));
     }
     Ok(Change::Set(Box::new(new)))
 }

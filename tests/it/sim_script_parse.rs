@@ -372,6 +372,9 @@ fn rollout_and_approve_parse_with_the_verbs_defaults() {
         on_failure: OnFailure::Hold,
         gates: Default::default(),
         replace_stuck: false,
+        group: false,
+        zone_bake_seconds: 0,
+        tiers: None,
     };
     assert_eq!(*a, want);
     let Command::Rollout(a) = one("rollout db/pg steps=pause,100% stuck-after=2m on-failure=undo")
@@ -406,12 +409,50 @@ fn rollout_mistakes_say_what_is_expected() {
         ("approve", "missing argument NAME"),
         ("expect web plan=paused", "is not a plan phase; expected one of none, waiting"),
         ("expect web partition=-1", "partition=-1"),
+        ("rollout web steps=1 zone-bake=1m", "zone-bake= orders a group: give group=NAME"),
+        ("rollout group=in/g/x steps=1", "is not a name"),
+        ("rollout group=ingester steps=1 zone-bake=1500ms", "expected whole seconds"),
+        ("rollout group=ingester steps=1 order=fe,,be", "is not a tier order"),
+        ("expect web group=rolled", "is not a group state; expected one of none, waiting"),
+        ("quota", "give pods=N"),
+        ("quota off pods=3", "not both"),
+        ("quota pods=-1", "is not a pod count"),
+        ("quota sometimes", "unexpected argument \"sometimes\""),
     ];
     for (text, want) in cases {
         let e = err(text).to_string();
         assert!(e.starts_with("dir/t.scenario:1: "), "{text}: {e}");
         assert!(e.contains(want), "{text}: {e}");
     }
+}
+
+#[test]
+fn a_group_rollout_and_a_quota_parse() {
+    let Command::Rollout(a) =
+        one("rollout group=prod/ingester steps=1,100% zone-bake=1m order=fe,be bake=10s")
+    else {
+        panic!("not a rollout")
+    };
+    assert!(a.group);
+    assert_eq!(a.set, Name { namespace: "prod".into(), name: "ingester".into() });
+    assert_eq!((a.zone_bake_seconds, a.bake_seconds), (60, 10));
+    assert_eq!(a.tiers, Some(vec!["fe".to_string(), "be".to_string()]));
+    let Command::Rollout(a) = one("rollout group=ingester steps=1") else {
+        panic!("not a rollout")
+    };
+    assert_eq!((a.set.namespace.as_str(), a.zone_bake_seconds, a.tiers), ("default", 0, None));
+    assert_eq!(
+        one("quota pods=11"),
+        Command::Quota { namespace: "default".into(), pods: Some(11) }
+    );
+    assert_eq!(
+        one("quota off namespace=prod"),
+        Command::Quota { namespace: "prod".into(), pods: None }
+    );
+    assert_eq!(
+        one("expect web group=halted"),
+        Command::Expect { set: name("web"), checks: vec![Check::Group("halted".into())] }
+    );
 }
 
 #[test]

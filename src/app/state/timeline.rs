@@ -216,7 +216,8 @@ pub fn set_of(kind: &EventKind, sets: &[&str]) -> Option<String> {
         | EventKind::Blocked { set, .. }
         | EventKind::Status { set, .. }
         | EventKind::Differs { set, .. }
-        | EventKind::Plan { set, .. } => Some(set.clone()),
+        | EventKind::Plan { set, .. }
+        | EventKind::Group { set, .. } => Some(set.clone()),
         EventKind::Kubelet { pod, .. } => pod_set(pod),
         EventKind::Gc { pod: Some(pod), .. } => pod_set(pod),
         EventKind::Gc { pvc: Some(pvc), .. } => claim_set(pvc, sets),
@@ -268,6 +269,7 @@ pub fn names_pod(kind: &EventKind, pod: &str) -> bool {
         EventKind::Event { object, .. } => object.strip_prefix("pod/") == Some(pod),
         EventKind::Command { text, .. }
         | EventKind::Plan { text, .. }
+        | EventKind::Group { text, .. }
         | EventKind::Notice { text } => word(text),
         EventKind::Error { message, .. } => word(message),
         EventKind::Blocked { reason, .. } => word(reason),

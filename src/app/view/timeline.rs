@@ -183,6 +183,7 @@ pub fn line(entry: &TimelineEntry) -> TimelineLine {
             (Source::Differs, format!("advisor expected {expected}, the cluster {observed}"))
         }
         EventKind::Plan { text, .. } => (Source::Plan, text.clone()),
+        EventKind::Group { group, text, .. } => (Source::Plan, format!("group {group}: {text}")),
     };
     let time = match entry.late {
         true => format!("{LATE_MARK}{}", duration_text(entry.t_ms)),

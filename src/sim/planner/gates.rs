@@ -53,8 +53,9 @@ pub fn set(w: &mut World, target: &ObjRef, g: &GateArgs) {
     }
 }
 
-/// Starts the rehearsed `run` of the plan on `key`: its answer is due after its time.
-pub(super) fn start(w: &mut World, key: &ObjRef, run: &GateRun) {
+/// Starts the rehearsed `run` of the plan `run_key` (on `key`, the set it is about): its answer
+/// is due after its time.
+pub(super) fn start(w: &mut World, run_key: &ObjRef, key: &ObjRef, run: &GateRun) {
     let target = run.pod.as_ref().map_or(key.name.clone(), |p| p.name.clone());
     let fkey = (key.namespace.clone(), target.clone(), run.kind);
     let f = w.planner.faults.get(&fkey).cloned().unwrap_or_default();
@@ -80,7 +81,7 @@ pub(super) fn start(w: &mut World, key: &ObjRef, run: &GateRun) {
     let took = took.min(timeout);
     let due = w.store.clock().now_ms() + took;
     let outcome = Outcome { verdict, how, tail, took_ms: took };
-    if let Some(r) = w.planner.runs.get_mut(key) {
+    if let Some(r) = w.planner.runs.get_mut(run_key) {
         r.gate = Some((due, outcome));
     }
 }

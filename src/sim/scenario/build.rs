@@ -120,6 +120,8 @@ pub struct Observed {
     pub partition: i32,
     /// The plan's phase as its record names it, or `none`.
     pub plan: String,
+    /// The set's state in its rollout group as its part names it, or `none`.
+    pub group: String,
 }
 
 impl Observed {
@@ -151,6 +153,11 @@ impl Observed {
                 crate::plan::record::Reading::Plan(r) => r.phase.name().into(),
                 crate::plan::record::Reading::Invalid(_) => "invalid".into(),
             },
+            group: match crate::plan::group::part::read(set) {
+                crate::plan::group::part::Reading::None => "none".into(),
+                crate::plan::group::part::Reading::Part(p) => p.state.word().into(),
+                crate::plan::group::part::Reading::Invalid(_) => "invalid".into(),
+            },
         }
     }
 }
@@ -177,6 +184,7 @@ fn actual(o: &Observed, check: &Check) -> String {
         Check::Claims(_) => o.claims.join(","),
         Check::Partition(_) => o.partition.to_string(),
         Check::Plan(_) => o.plan.clone(),
+        Check::Group(_) => o.group.clone(),
     }
 }
 

@@ -142,10 +142,15 @@ impl KubeletArgs {
 
 /// `rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]
 /// [gates=LIST] [last=POD] [recheck=DUR] [gate-interval=DUR] [gate-tries=N]
-/// [replace-stuck=true|false]`.
+/// [replace-stuck=true|false]`, or `rollout group=NAME … [zone-bake=DUR] [order=TIERS]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RolloutArgs {
+    /// The set, or with `group` the group (its namespace, and the `rollout-group` label's value).
     pub set: Name,
+    pub group: bool,
+    pub zone_bake_seconds: u64,
+    /// `order=fe,be`: the group's tiers (alphabetical otherwise).
+    pub tiers: Option<Vec<String>>,
     pub steps: crate::plan::Steps,
     pub bake_seconds: u64,
     pub stuck_after_ms: u64,
@@ -208,6 +213,9 @@ pub enum Check {
     /// Extension: the phase of the set's rollout plan as its record names it (`waiting`,
     /// `baking`, `checking`, `gate`, `approved`, `halted`, `done`), or `none`.
     Plan(String),
+    /// Extension: the set's state in its rollout group (`waiting`, `rolling`, `done`,
+    /// `halted`, `aborted`), `none` without one, `invalid`.
+    Group(String),
 }
 
 impl Check {
@@ -225,6 +233,7 @@ impl Check {
             Check::Claims(_) => "claims",
             Check::Partition(_) => "partition",
             Check::Plan(_) => "plan",
+            Check::Group(_) => "group",
         }
     }
 
@@ -239,7 +248,7 @@ impl Check {
             | Check::Partition(n) => n.to_string(),
             Check::RolledOut(b) | Check::Blocked(b) => b.to_string(),
             Check::Pods(p) | Check::Claims(p) => p.join(","),
-            Check::Plan(p) => p.clone(),
+            Check::Plan(p) | Check::Group(p) => p.clone(),
         }
     }
 }
@@ -320,6 +329,13 @@ pub enum Command {
     /// and their pods unscheduled, or the Pending claims bind (ststui extension).
     Storage {
         full: bool,
+    },
+    /// `quota pods=N [namespace=NS]` / `quota off [namespace=NS]`: a ResourceQuota of N pods in
+    /// the namespace — a pod created beyond it is refused (FailedCreate) — or none (ststui
+    /// extension).
+    Quota {
+        namespace: String,
+        pods: Option<u32>,
     },
     /// `freeze NAME` / `unfreeze NAME`: the console's freeze (the partition holds every
     /// ordinal; recorded on the set) and its resume.
@@ -425,6 +441,7 @@ impl Command {
             | Command::Kubelet(_)
             | Command::BrokenImage { .. }
             | Command::Storage { .. }
+            | Command::Quota { .. }
             | Command::Gc { .. }
             | Command::Api(_)
             | Command::Pause

@@ -59,13 +59,15 @@ pub const USAGE: &[(&str, &str)] = &[
     ("fix-image", "fix-image IMG"),
     ("break-storage", "break-storage"),
     ("fix-storage", "fix-storage"),
+    ("quota", "quota pods=N [namespace=NS] | quota off [namespace=NS]"),
     ("freeze", "freeze NAME"),
     ("unfreeze", "unfreeze NAME"),
     (
         "rollout",
         "rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo] \
          [gates=pre-delete,post-ready,before-step,last-by] [last=POD] [recheck=DUR] \
-         [gate-interval=DUR] [gate-tries=N] [replace-stuck=true|false]",
+         [gate-interval=DUR] [gate-tries=N] [replace-stuck=true|false] | rollout group=NAME \
+         steps=LIST [zone-bake=DUR] [order=TIER,…] …",
     ),
     (
         "gate",
@@ -299,6 +301,23 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, LineError> {
         "fix-image" => Command::BrokenImage { image: a.word("IMG")?.to_string(), broken: None },
         "break-storage" => Command::Storage { full: true },
         "fix-storage" => Command::Storage { full: false },
+        "quota" => {
+            let off = a.optional_word();
+            a.finish(&["pods", "namespace"])?;
+            let namespace = a.value("namespace").unwrap_or(super::DEFAULT_NAMESPACE).to_string();
+            let pods = a.parsed("pods", |v| {
+                v.parse::<u32>()
+                    .map_err(|_| BadValue::new(v, "is not a pod count", "a number from 0"))
+            })?;
+            return match (off, pods) {
+                (Some("off"), None) => Ok(Command::Quota { namespace, pods: None }),
+                (None, Some(n)) => Ok(Command::Quota { namespace, pods: Some(n) }),
+                (Some(w), _) if w != "off" => {
+                    Err(a.err(format_args!("unexpected argument {w:?} (expected off or pods=N)")))
+                }
+                _ => Err(a.err("give pods=N (the quota's pod count) or off, not both")),
+            };
+        }
         "freeze" => Command::Freeze { set: a.name("NAME")?, on: true },
         "unfreeze" => Command::Freeze { set: a.name("NAME")?, on: false },
         "rollout" => return plan_lines::rollout(a),
@@ -503,6 +522,7 @@ fn parse_expect(a: Args<'_>) -> Result<Command, LineError> {
         "claims",
         "partition",
         "plan",
+        "group",
     ];
     a.finish(&keys)?;
     if a.pairs.is_empty() {
@@ -522,6 +542,7 @@ fn parse_expect(a: Args<'_>) -> Result<Command, LineError> {
             "claims" => Check::Claims(list(v).map_err(bad)?),
             "partition" => Check::Partition(count(v).map_err(bad)?),
             "plan" => Check::Plan(plan_phase(v).map_err(bad)?),
+            "group" => Check::Group(group_state(v).map_err(bad)?),
             _ => Check::Pods(list(v).map_err(bad)?),
         };
         checks.push(check);
@@ -542,6 +563,21 @@ fn plan_phase(v: &str) -> Result<String, BadValue> {
             v,
             "is not a plan phase",
             format!("one of {}", PLAN_PHASES.join(", ")),
+        )),
+    }
+}
+
+/// The states `expect group=` takes.
+pub const GROUP_STATES: [&str; 7] =
+    ["none", "waiting", "rolling", "done", "halted", "aborted", "invalid"];
+
+fn group_state(v: &str) -> Result<String, BadValue> {
+    match GROUP_STATES.contains(&v) {
+        true => Ok(v.to_string()),
+        false => Err(BadValue::new(
+            v,
+            "is not a group state",
+            format!("one of {}", GROUP_STATES.join(", ")),
         )),
     }
 }

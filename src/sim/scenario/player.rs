@@ -243,6 +243,9 @@ impl Player {
                 fault(sim, Fault::BrokenImage { image: image.clone(), broken: *broken })
             }
             Command::Storage { full } => fault(sim, Fault::Storage { full: *full }),
+            Command::Quota { namespace, pods } => {
+                fault(sim, Fault::Quota { namespace: namespace.clone(), pods: *pods })
+            }
             Command::Gc { delay_ms } => {
                 sim.set_gc_delay(*delay_ms);
                 Ok(())
@@ -263,7 +266,7 @@ impl Player {
             }
             Command::Step(n) => sim.step(*n).map(drop).map_err(|e| e.to_string()),
             Command::Rollout(r) => {
-                let rollout = crate::sim::planner::Rollout {
+                let plan = crate::sim::planner::Rollout {
                     set: r.set.as_ref(),
                     steps: r.steps.clone(),
                     bake_seconds: r.bake_seconds,
@@ -273,7 +276,16 @@ impl Player {
                     replace_stuck: r.replace_stuck,
                     line: number,
                 };
-                sim.start_rollout(rollout).map_err(|e| e.to_string())
+                if r.group {
+                    let g = crate::sim::planner::GroupRollout {
+                        group: r.set.as_ref(),
+                        plan,
+                        zone_bake_seconds: r.zone_bake_seconds,
+                        tiers: r.tiers.clone(),
+                    };
+                    return sim.start_group(g).map_err(|e| e.to_string());
+                }
+                sim.start_rollout(plan).map_err(|e| e.to_string())
             }
             Command::Gate(g) => {
                 sim.gate_fault(&g.name.as_ref(), g);

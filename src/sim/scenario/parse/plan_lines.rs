@@ -9,10 +9,29 @@ use crate::value::BadValue;
 /// `rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]
 /// [gates=LIST] [last=POD] [recheck=DUR] [gate-interval=DUR] [gate-tries=N]
 /// [replace-stuck=true|false]`.
+///
+/// `rollout group=NAME …` (the same keys, and `[zone-bake=DUR] [order=TIER,…]`): the
+/// namespace's sets labelled `rollout-group=NAME` rolled one at a time.
 pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
     let mut a = a;
-    let set = a.name("NAME")?;
+    let group = a.value("group");
+    let set = match group {
+        Some(g) => super::parse_name(g).map_err(|m| a.err(m))?,
+        None => a.name("NAME")?,
+    };
+    if group.is_none() {
+        for key in ["zone-bake", "order"] {
+            if a.value(key).is_some() {
+                return Err(a.err(format_args!(
+                    "{key}= orders a group: give group=NAME instead of a set's name"
+                )));
+            }
+        }
+    }
     a.finish(&[
+        "group",
+        "zone-bake",
+        "order",
         "steps",
         "bake",
         "stuck-after",
@@ -70,7 +89,18 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         })?
         .unwrap_or(0);
     let replace_stuck = a.parsed("replace-stuck", super::boolean)?.unwrap_or(false);
+    let zone_bake_seconds = seconds("zone-bake")?;
+    let tiers = a.parsed("order", |v| {
+        let tiers: Vec<String> = v.split(',').map(|t| t.trim().to_string()).collect();
+        if tiers.iter().any(String::is_empty) {
+            return Err(BadValue::new(v, "is not a tier order", "tiers like fe,be"));
+        }
+        Ok(tiers)
+    })?;
     Ok(Command::Rollout(Box::new(super::super::RolloutArgs {
+        group: group.is_some(),
+        zone_bake_seconds,
+        tiers,
         set,
         steps,
         bake_seconds: bake_ms / 1000,

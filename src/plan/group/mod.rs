@@ -10,6 +10,9 @@
 //! (time is an input), or know which backend lists the sets (a label selector is the
 //! adapter's: the API server filters, the caller passes what it listed).
 
+pub mod part;
+pub mod run;
+
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 
@@ -205,5 +208,4 @@ pub fn hold(
 }
 
 #[cfg(test)]
-#[path = "group_tests.rs"]
 mod tests;
