@@ -50,6 +50,7 @@ mod scenarios;
 mod sim_api_strict;
 mod sim_budget;
 mod sim_failures;
+mod sim_group;
 mod sim_plan;
 mod sim_script_manifest;
 mod sim_script_parse;

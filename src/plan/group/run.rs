@@ -135,6 +135,8 @@ pub struct GroupEngine {
     said: Vec<(ObjRef, Said)>,
     /// What the last hold said (said again only when it changes).
     held: Option<String>,
+    /// Since when the controller has not observed a member's spec (before anything begins).
+    unobserved: Option<Timestamp>,
 }
 
 impl GroupEngine {
@@ -154,6 +156,7 @@ impl GroupEngine {
             trouble: None,
             said: Vec::new(),
             held: None,
+            unobserved: None,
         }
     }
 
@@ -388,6 +391,24 @@ impl GroupEngine {
                 ));
             }
             _ => {}
+        }
+        // Whether a set rolls by itself is known once the controller has observed its spec.
+        if let Some((i, set)) =
+            sets.iter().enumerate().find(|(_, s)| decide::observed_update_revision(s).is_none())
+        {
+            let since = *self.unobserved.get_or_insert(now);
+            let name = &self.cfg.sets[i].name;
+            let words = format!("waiting for the controller to observe {name}'s spec");
+            let Some(limit) = self.cfg.engine.observe_spec else { return wait(None, &words) };
+            if now >= since + limit {
+                return self.refuse(format!(
+                    "the controller has not observed {name}'s spec (generation {}) within {}: is \
+                     it running?",
+                    set.metadata.generation.unwrap_or(0),
+                    crate::plan::duration_words(u64::try_from(limit.as_millis()).unwrap_or(0))
+                ));
+            }
+            return wait(Some(now + SignedDuration::from_secs(1)), &words);
         }
         // The run resumed: the first set's part, of this group and these sets.
         let names: Vec<String> = self.cfg.sets.iter().map(|s| s.name.clone()).collect();
