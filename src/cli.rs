@@ -208,7 +208,7 @@ pub enum Command {
     /// Run a rollout plan: open the update step by step (counts or percentages of replicas),
     /// each gated on its pods being updated, Ready and available, a bake and your checks;
     /// halt on anything wrong. The plan is recorded on the set: a rerun resumes it.
-    Rollout(RolloutArgs),
+    Rollout(Box<RolloutArgs>),
     /// Pass a plan's manual gate (a `pause` step).
     Approve(NameArgs),
     /// The forced rollback: the template back to the previous revision and the pods stuck on

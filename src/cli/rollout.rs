@@ -6,9 +6,29 @@ use super::{OutputArg, parse_duration, parse_duration_or_zero};
 
 /// `ststui rollout`.
 #[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("grouped").args(["group", "selector"])))]
 pub struct RolloutArgs {
-    /// The StatefulSet.
-    pub name: String,
+    /// The StatefulSet (or a group: --group, -l).
+    #[arg(required_unless_present_any = ["group", "selector"], conflicts_with_all = ["group", "selector"])]
+    pub name: Option<String>,
+    /// Roll a group of sets one at a time (zones, racks, tiers): their names in rolling order
+    /// (a,b,c), or a shell pattern (ingester-zone-*: alphabetical). Each set runs the plan;
+    /// a set starts only when every pod of every set of the group is updated or untouched,
+    /// Ready and available.
+    #[arg(long, value_name = "SETS|PATTERN", conflicts_with = "selector")]
+    pub group: Option<String>,
+    /// Roll the sets this label selector lists as a group, alphabetical (-l
+    /// rollout-group=ingester: grafana/rollout-operator's groups are shown, never driven).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// A group's order: `alphabetical`, or tiers (fe,be: a set rolls with the first tier its
+    /// name contains as a dash-separated word).
+    #[arg(long, value_name = "alphabetical|TIER,…", requires = "grouped")]
+    pub order: Option<String>,
+    /// In a group: every pod of the group stays updated or untouched, Ready and available this
+    /// long after a set is done before the next starts, e.g. 10m.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero, default_value = "0s")]
+    pub zone_bake: u64,
     /// Pods on the update revision after each step, from the highest ordinal down: counts,
     /// percentages of the replicas (rounded up, never all before 100%) or `pause` (a manual
     /// gate), e.g. 1,25%,pause,50%,100%. Needed for a new plan; a rerun resumes the recorded one.

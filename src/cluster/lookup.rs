@@ -53,3 +53,41 @@ pub fn set_exists(target: &Target, name: &str, within: Duration) -> Option<bool>
     })
     .flatten()
 }
+
+/// How long a group runner may take to list the namespace's StatefulSets.
+pub const SETS_WITHIN: Duration = Duration::from_secs(15);
+
+/// The target's namespace and its StatefulSets (those `selector` selects, when given): a group
+/// runner's members. `Err` says what failed (the kubeconfig, the server, a permission, the
+/// selector the server refused).
+pub fn sets(
+    target: &Target,
+    selector: Option<&str>,
+    within: Duration,
+) -> Result<(String, Vec<StatefulSet>), String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the client runtime: {e}"))?;
+    rt.block_on(async {
+        let session = super::session(target).await?;
+        let api: Api<StatefulSet> = Api::namespaced(session.client, &session.namespace);
+        let mut lp = ListParams::default();
+        if let Some(s) = selector {
+            lp = lp.labels(s);
+        }
+        let list = tokio::time::timeout(within, api.list(&lp))
+            .await
+            .map_err(|_| {
+                format!("listing the StatefulSets of {} took over {within:?}", session.namespace)
+            })?
+            .map_err(|e| {
+                format!(
+                    "listing the StatefulSets of {}: {}",
+                    session.namespace,
+                    super::write::failure("list statefulsets", &e).message
+                )
+            })?;
+        Ok((session.namespace, list.items))
+    })
+}

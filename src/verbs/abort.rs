@@ -145,17 +145,35 @@ fn written(
         .map_err(|f| super::write_failure(kind, crate::cluster::OnceError::Failed(f)))
 }
 
-/// `ststui abort NAME [--yes]`.
+/// `ststui abort NAME [--yes]`; NAME in a rollout group: the group's touched sets, newest
+/// first (`abort_group`).
 pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, VerbError> {
     let deadline = start + Duration::from_millis(args.timeout);
     let mut s = Session::open(target.clone())?;
     let set = s.sync(deadline)?.clone();
+    if let Some(part) = crate::plan::group::part::read(&set).part() {
+        return super::abort_group::abort(&target, args, part, deadline);
+    }
+    let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
+    abort_set(&s, &writes, args, deadline, !args.yes)?;
+    Ok(Exit::Done)
+}
+
+/// Aborts the session's set (asking first when `ask`).
+pub(super) fn abort_set(
+    s: &Session,
+    writes: &Writes,
+    args: &AbortArgs,
+    deadline: Instant,
+    ask: bool,
+) -> Result<(), VerbError> {
+    let set =
+        s.set().cloned().ok_or_else(|| VerbError::new(Exit::Api, format!("{} is gone", s.key)))?;
     let key = s.key.clone();
     let pods: Vec<(i32, Pod)> = s.state.mirror.pods_of(&key).map(|(o, p)| (o, p.clone())).collect();
     let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
     let now = s.state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
     let revisions = s.state.mirror.revisions_of(&key);
-    let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let a = crate::steer::abort::abort(&key, &set, &revisions, &pods, now, &writes.identity())
         .map_err(|r| {
             VerbError::new(Exit::Expectation, format!("{}: nothing written", r.message))
@@ -193,7 +211,7 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
             crate::steer::FORCE_DELETED
         ));
     }
-    if !args.yes {
+    if ask {
         confirm()?;
     }
     let by = |w: &crate::backend::Write| w.op.kind();
@@ -264,11 +282,11 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
             crate::steer::FORCE_DELETED
         ));
     }
-    Ok(Exit::Done)
+    Ok(())
 }
 
 /// Asks on a terminal; refuses without one (a pipeline passes `--yes`).
-fn confirm() -> Result<(), VerbError> {
+pub(super) fn confirm() -> Result<(), VerbError> {
     if !std::io::stdin().is_terminal() {
         return Err(VerbError::new(
             Exit::Usage,

@@ -15,6 +15,7 @@
 //! backend, core. Must not: touch the terminal beyond plain lines, or tokio.
 
 pub mod abort;
+mod abort_group;
 pub mod kubectl;
 pub mod progress;
 pub mod report;
@@ -88,10 +89,13 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
             target.name = Some(a.name.clone());
             wait(target, a.timeout, a.stuck_after, start)
         }
-        Command::Rollout(a) => {
-            target.name = Some(a.name.clone());
-            rollout::run(target, a, start)
-        }
+        Command::Rollout(a) => match &a.name {
+            Some(name) => {
+                target.name = Some(name.clone());
+                rollout::run(target, a, start)
+            }
+            None => rollout::group::run(target, a, start),
+        },
         Command::Approve(a) => {
             target.name = Some(a.name.clone());
             abort::approve(target, a, start)

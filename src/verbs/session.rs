@@ -23,7 +23,8 @@ const SET_EVENTS: Duration = Duration::from_secs(2);
 
 pub struct Session {
     backend: ClusterBackend,
-    rx: Receiver<BackendEvent>,
+    /// `None`: fed by [`Sessions`] (several sets through one channel).
+    rx: Option<Receiver<BackendEvent>>,
     pub state: AppState,
     pub key: ObjRef,
     pub target: Target,
@@ -39,10 +40,24 @@ impl Session {
         });
         let backend = ClusterBackend::start(target.clone(), sink)
             .map_err(|e| VerbError::new(Exit::Usage, e))?;
+        Ok(Session::of(backend, Some(rx), name, target))
+    }
+
+    fn of(
+        backend: ClusterBackend,
+        rx: Option<Receiver<BackendEvent>>,
+        name: String,
+        target: Target,
+    ) -> Session {
         let key = ObjRef::new(backend.namespace(), name);
         let mut state = AppState::new(backend.capabilities(), Options::default());
         state.selected_set = Some(key.clone());
-        Ok(Session { backend, rx, state, key, target })
+        Session { backend, rx, state, key, target }
+    }
+
+    /// Whether the first complete view is in (listings, the clock, the server's version).
+    fn complete(&self) -> bool {
+        self.state.synced && self.state.now.is_some() && self.state.server_version.is_some()
     }
 
     /// Waits for the first complete view (listings, the clock, the server's version) until
@@ -51,10 +66,7 @@ impl Session {
     /// read, the set missing. At the deadline: exit 4 while the server is unreachable or
     /// failing, exit 1 (timeout) while a listing is merely slow.
     pub fn sync(&mut self, deadline: Instant) -> Result<&StatefulSet, VerbError> {
-        while !(self.state.synced
-            && self.state.now.is_some()
-            && self.state.server_version.is_some())
-        {
+        while !self.complete() {
             if Instant::now() >= deadline {
                 return Err(self.gave_up());
             }
@@ -138,7 +150,7 @@ impl Session {
 
     /// The kinds a verb cannot do without: the set, its pods and its revisions (claims and
     /// Events are optional: the verbs say what they could not read).
-    fn needed(&self) -> Result<(), VerbError> {
+    pub(super) fn needed(&self) -> Result<(), VerbError> {
         use crate::backend::ObjKind;
         for kind in [ObjKind::Set, ObjKind::Pod, ObjKind::Revision] {
             if let Some(why) = self.state.unreadable.get(&kind) {
@@ -165,7 +177,10 @@ impl Session {
     fn pump(&mut self, deadline: Option<Instant>, lenient: bool) -> Result<(), VerbError> {
         let wait = deadline
             .map_or(Duration::from_secs(1), |d| d.saturating_duration_since(Instant::now()));
-        let mut next = match self.rx.recv_timeout(wait) {
+        let Some(rx) = &self.rx else {
+            return Err(VerbError::new(Exit::Api, "a group's session is fed by the group"));
+        };
+        let mut next = match rx.recv_timeout(wait) {
             Ok(ev) => Some(ev),
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => {
@@ -178,8 +193,14 @@ impl Session {
                 error = Some(message.clone());
             }
             app::update(&mut self.state, Msg::Backend(ev));
-            next = self.rx.try_recv().ok();
+            next = rx.try_recv().ok();
         }
+        self.batch_end(error, lenient)
+    }
+
+    /// A batch applied: the advisor runs; refused credentials or a needed kind unreadable end
+    /// the verb, a watch error too unless `lenient`.
+    fn batch_end(&mut self, error: Option<String>, lenient: bool) -> Result<(), VerbError> {
         app::update(&mut self.state, Msg::BatchEnd);
         if let Connection::Unauthorized { error } = &self.state.connection {
             let error = error.strip_suffix(crate::cluster::RECONNECT).unwrap_or(error);
@@ -209,5 +230,87 @@ impl Session {
     /// The set as last seen.
     pub fn set(&self) -> Option<&StatefulSet> {
         self.state.mirror.set(&self.key)
+    }
+}
+
+/// Sessions on several sets (a rollout group's), fed through one channel: each its own
+/// backend and state, as a verb on one set has.
+pub struct Sessions {
+    pub all: Vec<Session>,
+    rx: Receiver<(usize, BackendEvent)>,
+}
+
+impl Sessions {
+    /// Starts watching each of `names` in the target's namespace.
+    pub fn open(target: &Target, names: &[String]) -> Result<Sessions, VerbError> {
+        let (tx, rx) = channel();
+        let mut all = Vec::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
+            let tx = tx.clone();
+            let sink = Arc::new(move |ev| {
+                let _ = tx.send((i, ev));
+            });
+            let t = Target { name: Some(name.clone()), ..target.clone() };
+            let backend = ClusterBackend::start(t.clone(), sink)
+                .map_err(|e| VerbError::new(Exit::Usage, e))?;
+            all.push(Session::of(backend, None, name.clone(), t));
+        }
+        Ok(Sessions { all, rx })
+    }
+
+    /// Waits for every set's first complete view until `deadline`; a set missing is named.
+    pub fn sync(&mut self, deadline: Instant) -> Result<(), VerbError> {
+        while !self.all.iter().all(Session::complete) {
+            if Instant::now() >= deadline {
+                let slow = self.all.iter().position(|s| !s.complete()).unwrap_or(0);
+                return Err(self.all[slow].gave_up());
+            }
+            self.next(Some(deadline), false)?;
+        }
+        for s in &self.all {
+            s.needed()?;
+            if s.set().is_none() {
+                return Err(VerbError::new(
+                    Exit::Api,
+                    format!(
+                        "statefulset {} not found in namespace {}",
+                        s.key.name, s.key.namespace
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies what arrives until `deadline` (at most a second), each set's batch ended; a
+    /// watch error tolerated when `lenient` (a plan runner's fresh reads and lease decide).
+    pub fn next(&mut self, deadline: Option<Instant>, lenient: bool) -> Result<(), VerbError> {
+        let wait = deadline
+            .map_or(Duration::from_secs(1), |d| d.saturating_duration_since(Instant::now()));
+        let mut next = match self.rx.recv_timeout(wait) {
+            Ok(ev) => Some(ev),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(VerbError::new(Exit::Api, "the cluster backend stopped"));
+            }
+        };
+        let mut errors: Vec<Option<String>> = vec![None; self.all.len()];
+        let mut touched = vec![false; self.all.len()];
+        while let Some((i, ev)) = next {
+            if let Some(s) = self.all.get_mut(i) {
+                if let (BackendEvent::Error(message), None) = (&ev, &errors[i]) {
+                    errors[i] = Some(message.clone());
+                }
+                app::update(&mut s.state, Msg::Backend(ev));
+                touched[i] = true;
+            }
+            next = self.rx.try_recv().ok();
+        }
+        for (i, s) in self.all.iter_mut().enumerate() {
+            if touched[i] {
+                s.batch_end(errors[i].take(), lenient)?;
+            }
+        }
+        Ok(())
     }
 }

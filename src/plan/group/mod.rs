@@ -166,6 +166,26 @@ pub fn hold(
     min_ready: impl Fn(&StatefulSet) -> MinReady,
     now: Now,
 ) -> Option<Hold> {
+    first_unfit(members, min_ready, now, true)
+}
+
+/// [`hold`] without the revision rule: every pod the specs want exists and is Ready and
+/// available, whatever its revision — what an abort waits for between the sets it reverts (a
+/// canary left on the aborted revision behind the restored partition is no reason to wait).
+pub fn unsettled(
+    members: &[Member<'_>],
+    min_ready: impl Fn(&StatefulSet) -> MinReady,
+    now: Now,
+) -> Option<Hold> {
+    first_unfit(members, min_ready, now, false)
+}
+
+fn first_unfit(
+    members: &[Member<'_>],
+    min_ready: impl Fn(&StatefulSet) -> MinReady,
+    now: Now,
+    revisions: bool,
+) -> Option<Hold> {
     for m in members {
         let name = m.set.metadata.name.clone().unwrap_or_default();
         let status = m.set.status.clone().unwrap_or_default();
@@ -188,7 +208,7 @@ pub fn hold(
                 Some(p) if podf::is_terminating(p) => Some("is terminating".into()),
                 Some(p) => {
                     let rev = podf::revision(p);
-                    if rev != current && rev != update {
+                    if revisions && rev != current && rev != update {
                         Some(format!("is on revision {rev}, neither current nor update"))
                     } else if !podf::is_running_and_ready(p) {
                         Some("is not Ready".into())

@@ -324,6 +324,20 @@ impl GroupEngine {
                 released: true,
             };
         }
+        if let Some(why) = self.aborted(view)
+            && matches!(self.stage, Stage::Mark { .. } | Stage::Hold { .. } | Stage::Rolling { .. })
+        {
+            match self.inner.as_mut() {
+                // Its own record says aborted too: it stops, and the group with it.
+                Some(inner) => inner.stop(why),
+                None => {
+                    self.stage = Stage::Close {
+                        end: GroupEnd::Stopped { why, kind: Stop::Taken },
+                        last: None,
+                    }
+                }
+            }
+        }
         if self.renew_at.is_some_and(|at| now >= at) && !matches!(self.stage, Stage::Over { .. }) {
             return self.lease_write(view, true);
         }
@@ -335,6 +349,20 @@ impl GroupEngine {
             Stage::Close { end, last } => self.close(view, end, last),
             Stage::Over { end, released } => self.over(view, end, released),
         }
+    }
+
+    /// Whether `ststui abort` reverted a set of this run: the group stops.
+    fn aborted(&self, view: &GroupView<'_>) -> Option<String> {
+        let started = self.started.as_deref()?;
+        view.members.iter().zip(&self.cfg.sets).find_map(|(m, key)| {
+            let p = part::read(m.set?).part()?.clone();
+            (p.started == started && p.group == self.cfg.group && p.state == State::Aborted).then(
+                || {
+                    let by = p.reason.as_deref().map(crate::text::escape_controls);
+                    format!("the group was aborted ({}: {})", key.name, by.unwrap_or_default())
+                },
+            )
+        })
     }
 
     fn anchor<'v>(&self, view: &GroupView<'v>) -> Option<&'v StatefulSet> {
@@ -567,7 +595,7 @@ impl GroupEngine {
                 return Step::Do(Act::Read);
             }
             let rev = decide::observed_update_revision(set).unwrap_or_default().to_string();
-            self.say(index, format!("{key}: nothing to roll (every pod runs {rev})"));
+            self.say(index, format!("{}: nothing to roll (every pod runs {rev})", key.name));
             self.stage = Stage::Hold { index: index + 1, quiet };
             let p = self.part(index, State::Done, now, Some("nothing to roll".into()));
             return self.write_part(index, p);
@@ -587,12 +615,8 @@ impl GroupEngine {
         };
         if let Some(h) = super::hold(&members, min_ready, now) {
             let words = format!("{} waits: {h}", key.name);
-            if self.held.as_deref() != Some(words.as_str()) {
-                self.say(index, words.clone());
-                self.held = Some(words.clone());
-            }
             self.stage = Stage::Hold { index, quiet: None };
-            return wait(self.renew_at, &format!("group {}: {words}", self.cfg.group));
+            return self.held_by(index, words, self.renew_at);
         }
         let quiet = quiet.unwrap_or(now);
         self.stage = Stage::Hold { index, quiet: Some(quiet) };
@@ -609,17 +633,24 @@ impl GroupEngine {
                 stamp(until),
                 crate::plan::duration_words(self.cfg.zone_bake_seconds * 1000)
             );
-            if self.held.as_deref() != Some(words.as_str()) {
-                self.say(index, words.clone());
-                self.held = Some(words.clone());
-            }
             let until = self.renew_at.map_or(until, |r| r.min(until));
-            return wait(Some(until), &format!("group {}: {words}", self.cfg.group));
+            return self.held_by(index, words, Some(until));
         }
         if !view.fresh && self.cfg.engine.fresh_reads {
             return Step::Do(Act::Read);
         }
         self.start(view, index, true)
+    }
+
+    /// A wait before member `index` starts: said on the timeline once per change of `words`
+    /// (the wait itself then says nothing more).
+    fn held_by(&mut self, index: usize, words: String, until: Option<Timestamp>) -> Step {
+        if self.held.as_deref() == Some(words.as_str()) {
+            return wait(until, "");
+        }
+        self.say(index, words.clone());
+        self.held = Some(words);
+        wait(until, "")
     }
 
     /// When the set before `index` was done (its part's since).

@@ -113,3 +113,86 @@ fn wait_check(mut child: std::process::Child, timeout: Duration) -> CheckOutcome
     }
     CheckOutcome { passed, code, tail: tail.into() }
 }
+
+/// A check's end, or all checks passed.
+enum News {
+    One { cmd: String, outcome: CheckOutcome, took: Duration },
+    All(Result<(), String>),
+}
+
+/// A plan's checks under way: started one after the other on a thread of their own, their
+/// news taken between the runner's turns.
+pub struct Checks {
+    timeout: Duration,
+    rx: Option<mpsc::Receiver<News>>,
+}
+
+impl Checks {
+    pub fn new(timeout: Duration) -> Checks {
+        Checks { timeout, rx: None }
+    }
+
+    pub fn running(&self) -> bool {
+        self.rx.is_some()
+    }
+
+    /// Starts `checks`, one after the other (the first failure ends them), with `env`.
+    pub fn start(&mut self, checks: Vec<String>, env: Vec<(&'static str, String)>) {
+        let (tx, rx) = mpsc::channel();
+        let timeout = self.timeout;
+        std::thread::spawn(move || {
+            for cmd in checks {
+                let started = Instant::now();
+                let outcome = spawn_check(&cmd, &env, timeout).recv().unwrap_or(CheckOutcome {
+                    passed: Err("the check's runner stopped".into()),
+                    code: None,
+                    tail: Vec::new(),
+                });
+                let failed = outcome.passed.as_ref().err().map(|how| {
+                    let last = outcome.tail.last().map(|l| format!(": {l}")).unwrap_or_default();
+                    format!("check `{cmd}` {how}{last}")
+                });
+                let took = started.elapsed();
+                let _ = tx.send(News::One { cmd, outcome, took });
+                if let Some(why) = failed {
+                    let _ = tx.send(News::All(Err(why)));
+                    return;
+                }
+            }
+            let _ = tx.send(News::All(Ok(())));
+        });
+        self.rx = Some(rx);
+    }
+
+    /// What the checks reported since: each said on `out` (under `plan`), and their outcome
+    /// once all are in.
+    pub fn news(
+        &mut self,
+        out: &mut super::output::Output,
+        plan: Option<&crate::plan::record::Record>,
+    ) -> Option<Result<(), String>> {
+        let rx = self.rx.as_ref()?;
+        let mut news = Vec::new();
+        while let Ok(n) = rx.try_recv() {
+            news.push(n);
+        }
+        let mut all = None;
+        for n in news {
+            match n {
+                News::One { cmd, outcome, took } => {
+                    let took =
+                        duration_words(u64::try_from(took.as_millis()).unwrap_or(0).max(1000));
+                    if outcome.passed.is_ok() {
+                        out.event(plan, &format!("check `{cmd}` passed ({took})"));
+                    }
+                    out.output("check-output", &outcome.tail);
+                }
+                News::All(result) => {
+                    self.rx = None;
+                    all = Some(result);
+                }
+            }
+        }
+        all
+    }
+}

@@ -11,7 +11,6 @@
 //! Owns: the adapter (IO for the engine), the checks' processes, the gates' runs, the output. Exit codes as
 //! `wait`'s: 0 done, 1 timeout or refused, 2 bad usage, 3 halted, 4 unreachable or forbidden.
 
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -20,10 +19,11 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
 mod checks;
 mod gates;
+pub mod group;
 mod output;
 mod prepare;
 
-use checks::{CheckOutcome, spawn_check};
+use checks::Checks;
 use output::Output;
 
 use super::session::Session;
@@ -42,26 +42,14 @@ use crate::plan::{Steps, duration_words};
 pub const HOLD: Duration = Duration::from_secs(30);
 pub const RENEW: Duration = Duration::from_secs(10);
 /// How soon a failed write or read is tried again.
-const RETRY: Duration = Duration::from_secs(2);
+pub(super) const RETRY: Duration = Duration::from_secs(2);
 /// How long a fresh read may take.
-const READ: Duration = Duration::from_secs(10);
+pub(super) const READ: Duration = Duration::from_secs(10);
 
 /// Runs (or resumes) the plan.
 pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, VerbError> {
     let limit = args.timeout.map(|t| start + Duration::from_millis(t));
-    let steps = args
-        .steps
-        .as_deref()
-        .map(Steps::parse)
-        .transpose()
-        .map_err(|e| VerbError::new(Exit::Usage, format!("--steps: {e}")))?;
-    let bake_seconds = args.bake / 1000;
-    if bake_seconds > MAX_BAKE_SECONDS {
-        return Err(VerbError::new(
-            Exit::Usage,
-            format!("--bake: at most {}", duration_words(MAX_BAKE_SECONDS * 1000)),
-        ));
-    }
+    let (steps, bake_seconds) = plan_inputs(args)?;
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let gate_runner = gates::Gates::new(target.clone());
     let mut s = Session::open(target)?;
@@ -87,8 +75,43 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     }
     let dead = record::lease(&set)
         .filter(|l| l.host == host && l.pid != std::process::id() && !alive(l.pid));
-    let cfg = Config {
-        set: s.key.clone(),
+    let cfg = config(s.key.clone(), host, args, dead);
+    let ask = ask(args, steps, bake_seconds, writes.identity());
+    let mut r = Runner {
+        engine: Engine::new(cfg, ask),
+        s,
+        w: writes,
+        out,
+        limit,
+        checks: Checks::new(Duration::from_millis(args.check_timeout)),
+        gates: gate_runner,
+        fresh: None,
+    };
+    r.drive()
+}
+
+/// `--steps` parsed and `--bake` checked.
+fn plan_inputs(args: &RolloutArgs) -> Result<(Option<Steps>, u64), VerbError> {
+    let steps = args
+        .steps
+        .as_deref()
+        .map(Steps::parse)
+        .transpose()
+        .map_err(|e| VerbError::new(Exit::Usage, format!("--steps: {e}")))?;
+    let bake_seconds = args.bake / 1000;
+    if bake_seconds > MAX_BAKE_SECONDS {
+        return Err(VerbError::new(
+            Exit::Usage,
+            format!("--bake: at most {}", duration_words(MAX_BAKE_SECONDS * 1000)),
+        ));
+    }
+    Ok((steps, bake_seconds))
+}
+
+/// How this process runs a plan on `set` (`dead`: a lease of this host whose process is gone).
+fn config(set: ObjRef, host: String, args: &RolloutArgs, dead: Option<record::Lease>) -> Config {
+    Config {
+        set,
         host,
         pid: std::process::id(),
         hold: signed(HOLD),
@@ -101,8 +124,12 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         dead,
         wait_lease: args.wait_lease,
         observe_spec: Some(SignedDuration::from_secs(30)),
-    };
-    let ask = Ask {
+    }
+}
+
+/// What this invocation asks (by `by`).
+fn ask(args: &RolloutArgs, steps: Option<Steps>, bake_seconds: u64, by: String) -> Ask {
+    Ask {
         steps,
         bake_seconds,
         checks: args.checks.clone(),
@@ -110,21 +137,9 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         force: args.force,
         continue_halted: args.continue_halted,
         gates: args.gates(),
-        by: writes.identity(),
+        by,
         replace_stuck: args.replace_stuck,
-    };
-    let mut r = Runner {
-        engine: Engine::new(cfg, ask),
-        s,
-        w: writes,
-        out,
-        limit,
-        check_timeout: Duration::from_millis(args.check_timeout),
-        checks: None,
-        gates: gate_runner,
-        fresh: None,
-    };
-    r.drive()
+    }
 }
 
 fn signed(d: Duration) -> SignedDuration {
@@ -135,12 +150,6 @@ fn gone(key: &ObjRef) -> VerbError {
     VerbError::new(Exit::Api, format!("{key} is gone"))
 }
 
-/// A check's end, or all checks passed.
-enum CheckNews {
-    One { cmd: String, outcome: CheckOutcome, took: Duration },
-    All(Result<(), String>),
-}
-
 /// The adapter's state.
 struct Runner {
     engine: Engine,
@@ -148,9 +157,8 @@ struct Runner {
     w: Writes,
     out: Output,
     limit: Option<Instant>,
-    check_timeout: Duration,
-    /// The checks under way, reporting here.
-    checks: Option<mpsc::Receiver<CheckNews>>,
+    /// The checks under way.
+    checks: Checks,
     /// The gates' runner (a gate under way reports there).
     gates: gates::Gates,
     /// The set and its pods as just read from the server, for the next turn.
@@ -170,7 +178,10 @@ impl Runner {
                 timed_out = true;
                 self.engine.stop("the timeout passed".into());
             }
-            self.take_check_news();
+            let plan = self.engine.plan().cloned();
+            if let Some(result) = self.checks.news(&mut self.out, plan.as_ref()) {
+                self.engine.checked(result);
+            }
             if let Some(o) = self.gates.outcome() {
                 self.out.output("gate-output", &o.tail);
                 self.engine.gated(o);
@@ -199,7 +210,7 @@ impl Runner {
                     }
                 }
                 Act::Read => self.read(),
-                Act::Check { checks, env } => self.start_checks(checks, env),
+                Act::Check { checks, env } => self.checks.start(checks, env),
                 Act::Gate(run) => {
                     let ns = self.s.key.namespace.clone();
                     self.gates.start(*run, &ns);
@@ -308,63 +319,10 @@ impl Runner {
         if let Some(l) = self.limit {
             wake = wake.min(l);
         }
-        if self.checks.is_some() || self.gates.running.is_some() {
+        if self.checks.running() || self.gates.running.is_some() {
             wake = wake.min(Instant::now() + Duration::from_millis(200));
         }
         self.s.next_lenient(Some(wake))
-    }
-
-    /// Starts the checks, one after the other, on a thread of their own.
-    fn start_checks(&mut self, checks: Vec<String>, env: Vec<(&'static str, String)>) {
-        let (tx, rx) = mpsc::channel();
-        let timeout = self.check_timeout;
-        std::thread::spawn(move || {
-            for cmd in checks {
-                let started = Instant::now();
-                let outcome = spawn_check(&cmd, &env, timeout).recv().unwrap_or(CheckOutcome {
-                    passed: Err("the check's runner stopped".into()),
-                    code: None,
-                    tail: Vec::new(),
-                });
-                let failed = outcome.passed.as_ref().err().map(|how| {
-                    let last = outcome.tail.last().map(|l| format!(": {l}")).unwrap_or_default();
-                    format!("check `{cmd}` {how}{last}")
-                });
-                let took = started.elapsed();
-                let _ = tx.send(CheckNews::One { cmd, outcome, took });
-                if let Some(why) = failed {
-                    let _ = tx.send(CheckNews::All(Err(why)));
-                    return;
-                }
-            }
-            let _ = tx.send(CheckNews::All(Ok(())));
-        });
-        self.checks = Some(rx);
-    }
-
-    fn take_check_news(&mut self) {
-        let Some(rx) = &self.checks else { return };
-        let mut news = Vec::new();
-        while let Ok(n) = rx.try_recv() {
-            news.push(n);
-        }
-        for n in news {
-            match n {
-                CheckNews::One { cmd, outcome, took } => {
-                    let took =
-                        duration_words(u64::try_from(took.as_millis()).unwrap_or(0).max(1000));
-                    if outcome.passed.is_ok() {
-                        let r = self.engine.plan().cloned();
-                        self.out.event(r.as_ref(), &format!("check `{cmd}` passed ({took})"));
-                    }
-                    self.out.output("check-output", &outcome.tail);
-                }
-                CheckNews::All(result) => {
-                    self.checks = None;
-                    self.engine.checked(result);
-                }
-            }
-        }
     }
 
     /// The run's last words and exit code.
@@ -401,7 +359,7 @@ impl Runner {
 }
 
 /// Whether process `pid` lives on this host (unknown: assumed alive).
-fn alive(pid: u32) -> bool {
+pub(super) fn alive(pid: u32) -> bool {
     let proc = std::path::Path::new("/proc");
     !proc.exists() || proc.join(pid.to_string()).exists()
 }
