@@ -10,6 +10,7 @@
 mod budget;
 mod faults;
 mod gates;
+mod group;
 mod stuck;
 use crate::support::serve_common;
 

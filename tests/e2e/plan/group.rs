@@ -1,0 +1,223 @@
+//! Rollout groups as an operator runs them: `ststui rollout -l rollout-group=ingester | --group
+//! …` and `ststui abort` against the served simulator, every set's partition watched from
+//! beside it. Three zones of four roll one at a time (the trace shows no two in motion); a pod
+//! a quota keeps out holds the next zone, named, and the group goes on once it exists; a check
+//! failing in zone-b halts the group with zone-c untouched, and abort reverts zone-b then
+//! zone-a; rollout-operator's group is refused.
+
+use super::*;
+use crate::support::objects::kubelet;
+use ststui::plan::group::part::{self, Part, State};
+
+const ZONES: [&str; 3] = ["ingester-zone-a", "ingester-zone-b", "ingester-zone-c"];
+
+/// Three zones of four labelled `rollout-group=ingester` (OnDelete when `on_delete`), each held
+/// at partition 4 with nginx:1.26 waiting, and every (set, partition) the sets are seen with.
+fn zones(test: &str, on_delete: bool) -> (Served, Arc<Mutex<Vec<(String, i32)>>>) {
+    let sets = ZONES
+        .iter()
+        .map(|z| {
+            let mut s = set(z, 4);
+            s.metadata.labels =
+                Some([("rollout-group".to_string(), "ingester".to_string())].into());
+            if on_delete {
+                s.spec.update_strategy =
+                    Some(k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
+                        type_: Some("OnDelete".into()),
+                        rolling_update: None,
+                    });
+            }
+            s
+        })
+        .collect();
+    let served = Served::new("group", test, sets, &[], kubelet(100));
+    for z in ZONES {
+        let key = ObjRef::new("default", z);
+        if !on_delete {
+            op(&served, ClusterOp::SetPartition { set: key.clone(), partition: 4 });
+        }
+        op(&served, ClusterOp::SetImage { set: key, image: "nginx:1.26".into() });
+    }
+    let trace = trace_partitions(&served);
+    (served, trace)
+}
+
+fn op(s: &Served, op: ClusterOp) {
+    s.op(op);
+}
+
+/// Every (set, partition) change the served sets show, in order, from a watch of its own.
+fn trace_partitions(s: &Served) -> Arc<Mutex<Vec<(String, i32)>>> {
+    let seen: Arc<Mutex<Vec<(String, i32)>>> = Arc::default();
+    let out = Arc::clone(&seen);
+    let addr = s.server.addr;
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async move {
+            use futures::StreamExt;
+            let client = serve_common::client(addr).await;
+            let api: kube::Api<StatefulSet> = kube::Api::namespaced(client, "default");
+            let mut stream =
+                kube::runtime::watcher(api, kube::runtime::watcher::Config::default()).boxed();
+            let mut last: std::collections::BTreeMap<String, i32> = Default::default();
+            let mut listed = false;
+            while let Some(ev) = stream.next().await {
+                let s = match ev {
+                    Ok(kube::runtime::watcher::Event::Apply(s))
+                    | Ok(kube::runtime::watcher::Event::InitApply(s)) => s,
+                    Ok(kube::runtime::watcher::Event::InitDone) if !listed => {
+                        listed = true;
+                        let _ = ready_tx.send(());
+                        continue;
+                    }
+                    _ => continue,
+                };
+                let name = s.metadata.name.clone().unwrap_or_default();
+                let p = ststui::core::spec::strategy(&s).partition;
+                let known = last.insert(name.clone(), p);
+                // The first sight of each set is where it stands, not a move.
+                if known.is_some() && known != Some(p) {
+                    out.lock().unwrap().push((name, p));
+                }
+            }
+        });
+    });
+    ready_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    seen
+}
+
+fn run(s: &Served, args: &[&str]) -> (i32, String, String) {
+    runner::outcome(&mut runner::against(&s.dir, args))
+}
+
+fn part_of(s: &Served, name: &str) -> Option<Part> {
+    let key = ObjRef::new("default", name);
+    let set = s.call(move |sim| sim.set(&key).cloned())?;
+    part::read(&set).part().cloned()
+}
+
+fn partition_of(s: &Served, name: &str) -> i32 {
+    let key = ObjRef::new("default", name);
+    let set = s.call(move |sim| sim.set(&key).cloned()).unwrap();
+    ststui::core::spec::strategy(&set).partition
+}
+
+#[test]
+fn three_zones_roll_one_at_a_time_and_the_trace_shows_no_two_in_motion() {
+    let (s, trace) = zones("roll", false);
+    let (code, out, err) =
+        run(&s, &["rollout", "-l", "rollout-group=ingester", "--steps", "1,100%"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let want: Vec<(String, i32)> =
+        ZONES.iter().flat_map(|z| [(z.to_string(), 3), (z.to_string(), 0)]).collect();
+    assert_eq!(*trace.lock().unwrap(), want, "every set's partition, in order:\n{out}");
+    for (i, z) in ZONES.iter().enumerate() {
+        let p = part_of(&s, z).unwrap_or_else(|| panic!("{z} carries no part"));
+        assert_eq!((p.group.as_str(), p.place, p.state), ("ingester", i, State::Done));
+    }
+    assert!(out.contains("group ingester: ingester-zone-b starts (2/3)"), "{out}");
+    assert!(out.contains("group ingester: done: every set of 3 rolled"), "{out}");
+    let lease = s.call(|sim| {
+        sim.set(&ObjRef::new("default", "ingester-zone-a"))
+            .and_then(|s| s.metadata.annotations.as_ref()?.get(part::LEASE).cloned())
+    });
+    assert_eq!(lease, None, "the group's lease is given back");
+}
+
+#[test]
+fn a_pod_a_quota_keeps_out_holds_the_next_zone_named_until_it_exists() {
+    let (s, trace) = zones("quota", false);
+    let mut child = runner::against(
+        &s.dir,
+        &["rollout", "--group", "ingester-zone-*", "--steps", "100%", "--zone-bake", "5s"],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = Arc::clone(&lines);
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for l in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            sink.lock().unwrap().push(l);
+        }
+    });
+    // Zone-a done: a quota one pod short, and zone-a-1 gone (a node lost): it cannot come back.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while part_of(&s, ZONES[0]).is_none_or(|p| p.state != State::Done) {
+        assert!(Instant::now() < deadline, "zone-a not done: {:?}", lines.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s.call(|sim| {
+        sim.apply_op(ststui::backend::Op::from(ststui::backend::Fault::Quota {
+            namespace: "default".into(),
+            pods: Some(11),
+        }))
+    })
+    .unwrap();
+    let pod = ObjRef::new("default", "ingester-zone-a-1");
+    op(&s, ClusterOp::DeletePod { pod, force: true, uid: None });
+    let held = "ingester-zone-b waits: ingester-zone-a-1 was never created";
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !lines.lock().unwrap().iter().any(|l| l.contains(held)) {
+        assert!(Instant::now() < deadline, "no hold said: {:?}", lines.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Well past the zone bake, zone-b has not moved.
+    std::thread::sleep(Duration::from_secs(6));
+    assert_eq!(partition_of(&s, ZONES[1]), 4);
+    assert_eq!(part_of(&s, ZONES[1]).map(|p| p.state), Some(State::Waiting));
+    s.call(|sim| {
+        sim.apply_op(ststui::backend::Op::from(ststui::backend::Fault::Quota {
+            namespace: "default".into(),
+            pods: None,
+        }))
+    })
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", lines.lock().unwrap());
+    let moves: Vec<String> = trace.lock().unwrap().iter().map(|(z, _)| z.clone()).collect();
+    assert_eq!(moves, ZONES.map(String::from).to_vec(), "one move per zone, in order");
+}
+
+#[test]
+fn a_check_failing_in_zone_b_halts_the_group_and_abort_reverts_b_then_a() {
+    let (s, trace) = zones("halt", false);
+    let check = "test \"$STSTUI_SET\" != ingester-zone-b || { echo zone-b is sick; exit 1; }";
+    let group = ZONES.join(",");
+    let (code, out, err) =
+        run(&s, &["rollout", "--group", &group, "--steps", "1,100%", "--check", check]);
+    assert_eq!(code, 3, "halted: {out}{err}");
+    assert!(out.contains("halted at ingester-zone-b"), "{out}");
+    assert!(out.contains("; ingester-zone-c untouched"), "{out}");
+    assert_eq!(part_of(&s, ZONES[1]).map(|p| p.state), Some(State::Halted));
+    assert_eq!(part_of(&s, ZONES[2]).map(|p| p.state), Some(State::Waiting));
+    assert!(trace.lock().unwrap().iter().all(|(z, _)| z != ZONES[2]), "zone-c never moved");
+    let (code, out, err) = run(&s, &["abort", ZONES[2], "--yes", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let b = out.find("ingester-zone-b reverted (1/2)").unwrap_or_else(|| panic!("{out}"));
+    let a = out.find("ingester-zone-a reverted (2/2)").unwrap_or_else(|| panic!("{out}"));
+    assert!(b < a, "newest first: {out}");
+    for z in &ZONES[..2] {
+        assert_eq!(part_of(&s, z).map(|p| p.state), Some(State::Aborted), "{z}");
+        let key = ObjRef::new("default", *z);
+        let set = s.call(move |sim| sim.set(&key).cloned()).unwrap();
+        let image = set.spec.template.spec.unwrap().containers[0].image.clone();
+        assert_eq!(image.as_deref(), Some("nginx:1.25"), "{z}'s template reverted");
+    }
+    assert_eq!(part_of(&s, ZONES[2]).map(|p| p.state), Some(State::Waiting), "zone-c untouched");
+}
+
+#[test]
+fn a_group_rollout_operator_drives_is_refused_with_nothing_written() {
+    let (s, _) = zones("operator", true);
+    let (code, out, err) = run(&s, &["rollout", "-l", "rollout-group=ingester", "--steps", "100%"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("grafana/rollout-operator drives this group"), "{err}");
+    for z in ZONES {
+        assert_eq!(part_of(&s, z), None, "{z}: nothing written");
+    }
+}
