@@ -11,9 +11,12 @@ use ststui::plan::group::part::{self, Part, State};
 
 const ZONES: [&str; 3] = ["ingester-zone-a", "ingester-zone-b", "ingester-zone-c"];
 
+/// Every (set, partition) change seen, in order.
+type Trace = Arc<Mutex<Vec<(String, i32)>>>;
+
 /// Three zones of four labelled `rollout-group=ingester` (OnDelete when `on_delete`), each held
 /// at partition 4 with nginx:1.26 waiting, and every (set, partition) the sets are seen with.
-fn zones(test: &str, on_delete: bool) -> (Served, Arc<Mutex<Vec<(String, i32)>>>) {
+fn zones(test: &str, on_delete: bool) -> (Served, Trace) {
     let sets = ZONES
         .iter()
         .map(|z| {
@@ -47,8 +50,8 @@ fn op(s: &Served, op: ClusterOp) {
 }
 
 /// Every (set, partition) change the served sets show, in order, from a watch of its own.
-fn trace_partitions(s: &Served) -> Arc<Mutex<Vec<(String, i32)>>> {
-    let seen: Arc<Mutex<Vec<(String, i32)>>> = Arc::default();
+fn trace_partitions(s: &Served) -> Trace {
+    let seen: Trace = Arc::default();
     let out = Arc::clone(&seen);
     let addr = s.server.addr;
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
