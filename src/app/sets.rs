@@ -31,6 +31,9 @@ pub struct SetRow<'a> {
     /// The plan under way or halted, in few words (`2/4 baking`, `halted at 2/4`); empty
     /// without one.
     pub plan: String,
+    /// The set's rollout group: its part (`ingester 2/3 rolling`), or the `rollout-group` label
+    /// (`ingester`, `ingester (rollout-operator)` on an OnDelete set); empty without one.
+    pub group: String,
 }
 
 /// A set's way to its replicas, as its status says: the counts last seen and when they last
@@ -191,6 +194,36 @@ fn row<'a>(
         revisions,
         health: health::of(set, None, false, false),
         plan: plan_words(set, now),
+        group: group_words(set),
+    }
+}
+
+/// The set's group in few words (names from the cluster escaped and cut).
+fn group_words(set: &StatefulSet) -> String {
+    use crate::plan::group::part::{self, ROLLOUT_GROUP, Reading};
+    let shown = |t: &str| {
+        let t = crate::text::escape_controls(t);
+        if t.chars().count() > 24 {
+            format!("{}…", t.chars().take(23).collect::<String>())
+        } else {
+            t.into_owned()
+        }
+    };
+    match part::read(set) {
+        Reading::Part(p) => {
+            format!("{} {}/{} {}", shown(&p.group), p.place + 1, p.sets.len(), p.state.word())
+        }
+        Reading::Invalid(_) => "invalid part".into(),
+        Reading::None => {
+            let Some(g) = set.metadata.labels.as_ref().and_then(|l| l.get(ROLLOUT_GROUP)) else {
+                return String::new();
+            };
+            if crate::core::spec::strategy(set).on_delete {
+                format!("{} (rollout-operator)", shown(g))
+            } else {
+                shown(g)
+            }
+        }
     }
 }
 

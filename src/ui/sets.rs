@@ -29,8 +29,12 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
         return;
     }
     let name_w = rows.iter().map(|r| r.key.to_string().chars().count()).max().unwrap_or(4).max(4);
+    // The GROUP column only when a set is in one.
+    let group_w = rows.iter().map(|r| r.group.chars().count()).max().unwrap_or(0);
+    let group_w = if group_w == 0 { 0 } else { group_w.max(5) + 2 };
+    let group_head = if group_w == 0 { String::new() } else { format!("{:<group_w$}", "GROUP") };
     let header = format!(
-        "  {:<name_w$}  {:>7}  {:>7}  {:<20}  {:<24}  {:<12}{}",
+        "  {:<name_w$}  {:>7}  {:>7}  {:<20}  {:<24}  {:<12}{group_head}{}",
         "NAME", "READY", "UPDATED", "STRATEGY", "REVISIONS", "HEALTH", "PLAN"
     );
     put(buf, inner.x, inner.y, &header, inner.width, theme.dim);
@@ -61,6 +65,7 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
             &[
                 Span::styled(text, theme.text),
                 Span::styled(format!("{:<12}", r.health.word()), health),
+                Span::styled(format!("{:<group_w$}", r.group), theme.text),
                 Span::styled(r.plan.clone(), theme.text),
             ],
             right,

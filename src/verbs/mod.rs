@@ -19,6 +19,7 @@ mod abort_group;
 pub mod kubectl;
 pub mod progress;
 pub mod report;
+mod report_group;
 pub mod rollout;
 pub mod session;
 pub mod step;
@@ -118,8 +119,24 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
 fn explain(target: Target, output: ExplainOutput, deadline: Instant) -> Result<Exit, VerbError> {
     let mut s = Session::open(target)?;
     s.sync(deadline)?;
-    let report = report::Report::of(&s.state, &s.key)
+    let mut report = report::Report::of(&s.state, &s.key)
         .ok_or_else(|| VerbError::new(Exit::Api, format!("{} is gone", s.key)))?;
+    // A set in a rollout group: the group as its sets say (one listing of the namespace's sets;
+    // unreadable, the report goes without it).
+    if let Some(set) = s.set()
+        && (crate::plan::group::part::read(set) != crate::plan::group::part::Reading::None
+            || set
+                .metadata
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key(crate::plan::group::part::ROLLOUT_GROUP)))
+    {
+        let within = left(deadline).min(Duration::from_secs(5));
+        match crate::cluster::lookup::sets(&s.target, None, within) {
+            Ok((_, sets)) => report.group = report_group::of(set, &sets),
+            Err(e) => crate::text::err_line(&format!("ststui explain: the group unknown: {e}")),
+        }
+    }
     match output {
         ExplainOutput::Json => {
             let text = serde_json::to_string_pretty(&report)

@@ -36,6 +36,10 @@ pub struct Report {
     pub frozen: Option<FrozenBy>,
     /// The rollout plan recorded on the set (`ststui rollout`), if any.
     pub plan: Option<PlanReport>,
+    /// The rollout group the set is in, if any (filled by `explain`, which lists the
+    /// namespace's sets).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<super::report_group::GroupReport>,
     pub ordinals: Vec<Ordinal>,
     pub revisions: Vec<Revision>,
     /// The controller pane's sentences, most important first.
@@ -224,6 +228,7 @@ impl Report {
                 broken: f.broken,
             }),
             plan: plan_report(set, state.now),
+            group: None,
             ordinals,
             revisions,
             controller: controller
@@ -307,6 +312,9 @@ impl Report {
                 None => String::new(),
             };
             line(format!("plan:       {}{runner}", p.words));
+        }
+        if let Some(g) = &self.group {
+            line(format!("group:      {}", g.words));
         }
     }
 

@@ -138,6 +138,62 @@ fn a_plan_shows_on_its_row() {
 }
 
 #[test]
+fn a_group_shows_on_its_rows_and_in_the_drawn_list() {
+    use ststui::plan::group::part::{PART, Part, State};
+    let sets: Vec<String> = ["ingester-zone-a", "ingester-zone-b"].map(String::from).to_vec();
+    let part = |place: usize, state: State| Part {
+        group: "ingester".into(),
+        sets: sets.clone(),
+        place,
+        state,
+        since: "2026-01-01T00:00:00Z".into(),
+        by: "ana".into(),
+        started: "2026-01-01T00:00:00Z".into(),
+        steps: "1,100%".into(),
+        zone_bake_seconds: 60,
+        reason: None,
+    };
+    let with = |name: &str, p: Part| {
+        let mut s = a_set("apps", name, 3, false);
+        s.metadata.annotations =
+            Some([(PART.to_string(), serde_json::to_string(&p).unwrap())].into());
+        s
+    };
+    let mut operator = a_set("apps", "compactor-zone-a", 3, false);
+    operator.metadata.labels =
+        Some([("rollout-group".to_string(), "compactor".to_string())].into());
+    operator.spec.update_strategy = Some(k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
+        type_: Some("OnDelete".into()),
+        rolling_update: None,
+    });
+    // A part written by someone else: it names the group with a control character.
+    let mut odd = a_set("apps", "odd", 3, false);
+    let mut bad = part(0, State::Waiting);
+    bad.sets = vec!["odd".into()];
+    bad.group = "in\u{1b}[2Jgest".into();
+    odd.metadata.annotations =
+        Some([(PART.to_string(), serde_json::to_string(&bad).unwrap())].into());
+    let st = list(vec![
+        with("ingester-zone-a", part(0, State::Done)),
+        with("ingester-zone-b", part(1, State::Rolling)),
+        operator,
+        odd,
+        a_set("apps", "cache", 3, false),
+    ]);
+    let groups: std::collections::BTreeMap<String, String> =
+        rows(&st).iter().map(|r| (r.key.name.clone(), r.group.clone())).collect();
+    assert_eq!(groups["ingester-zone-a"], "ingester 1/2 done");
+    assert_eq!(groups["ingester-zone-b"], "ingester 2/2 rolling");
+    assert_eq!(groups["compactor-zone-a"], "compactor (rollout-operator)");
+    assert_eq!(groups["cache"], "");
+    assert!(!groups["odd"].contains('\u{1b}'), "escaped: {:?}", groups["odd"]);
+    let term = crate::support::ui_support::render(&st, 140, 12);
+    let screen = crate::support::ui_support::screen_text(term.backend().buffer());
+    assert!(screen.contains("GROUP"), "{screen}");
+    assert!(screen.contains("ingester 2/2 rolling"), "{screen}");
+}
+
+#[test]
 fn a_scale_up_starting_its_pods_is_progressing_not_degraded() {
     use k8s_openapi::jiff::{SignedDuration, Timestamp};
     let t0: Timestamp = "2026-11-27T10:00:00Z".parse().unwrap();

@@ -199,6 +199,15 @@ fn a_check_failing_in_zone_b_halts_the_group_and_abort_reverts_b_then_a() {
     assert_eq!(part_of(&s, ZONES[1]).map(|p| p.state), Some(State::Halted));
     assert_eq!(part_of(&s, ZONES[2]).map(|p| p.state), Some(State::Waiting));
     assert!(trace.lock().unwrap().iter().all(|(z, _)| z != ZONES[2]), "zone-c never moved");
+    // Any member's explain shows the whole group (named after what its sets share).
+    let (code, out, err) = run(&s, &["explain", ZONES[2]]);
+    assert_eq!(code, 0, "{out}{err}");
+    let group = out.lines().find(|l| l.starts_with("group:")).unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        group.contains("group ingester-zone: ingester-zone-a done, ingester-zone-b halted: check")
+            && group.ends_with("ingester-zone-c waiting"),
+        "{group}"
+    );
     let (code, out, err) = run(&s, &["abort", ZONES[2], "--yes", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
     let b = out.find("ingester-zone-b reverted (1/2)").unwrap_or_else(|| panic!("{out}"));
@@ -223,4 +232,15 @@ fn a_group_rollout_operator_drives_is_refused_with_nothing_written() {
     for z in ZONES {
         assert_eq!(part_of(&s, z), None, "{z}: nothing written");
     }
+    // Shown read-only, with what rollout-operator does next.
+    let (code, out, err) = run(&s, &["explain", ZONES[1], "-o", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["group"]["driver"], "grafana/rollout-operator", "{out}");
+    let words = v["group"]["words"].as_str().unwrap();
+    assert!(
+        words.contains("ststui shows it and does not drive it")
+            && words.contains("next: it deletes ingester-zone-a's pods not on the update revision"),
+        "{words}"
+    );
 }
