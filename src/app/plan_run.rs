@@ -55,6 +55,7 @@ fn engine(state: &AppState, set: ObjRef, form: &Form) -> Engine {
         dead: None,
         wait_lease: false,
         observe_spec: Some(secs(30)),
+        group: None,
     };
     let ask = Ask {
         steps: Some(steps),

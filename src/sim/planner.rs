@@ -167,6 +167,7 @@ fn config(r: &Rollout) -> Config {
         dead: None,
         wait_lease: false,
         observe_spec: None,
+        group: None,
     }
 }
 

@@ -35,6 +35,9 @@ impl Engine {
             }
             _ => {}
         }
+        if let Some(why) = self.in_a_group(set) {
+            return self.refuse(why, false);
+        }
         let Some(update) = decide::observed_update_revision(set).map(str::to_string) else {
             let since = since.unwrap_or(view.now);
             self.stage = Stage::Begin { since: Some(since) };
@@ -72,6 +75,30 @@ impl Engine {
         let seen = record::lease_text(set);
         self.send(view.now, Sending::Lease(text.clone()), None);
         lease_write(&self.cfg.set, Some(text), seen)
+    }
+
+    /// Why this plan may not run on `set`: a group's plan has it waiting or rolling (the group
+    /// rolls it in turn; a plan of its own would be a second set in motion). `--force` runs it
+    /// all the same (a group whose runner is gone for good).
+    fn in_a_group(&self, set: &StatefulSet) -> Option<String> {
+        use crate::plan::group::part::{self, State};
+        let p = part::read(set).part()?.clone();
+        if !matches!(p.state, State::Waiting | State::Rolling)
+            || self.cfg.group.as_deref() == Some(p.group.as_str())
+            || self.ask.force
+        {
+            return None;
+        }
+        Some(format!(
+            "it is {} in rollout group {}'s plan ({}/{}): the group rolls it in turn (rerun the \
+             group's rollout to resume it, `ststui abort {}` reverts the group, --force runs a \
+             plan on this set alone)",
+            p.state.word(),
+            crate::text::escape_controls(&p.group),
+            p.place + 1,
+            p.sets.len(),
+            self.cfg.set.name
+        ))
     }
 
     /// A new plan of `steps` as this invocation asks it.

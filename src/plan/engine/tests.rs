@@ -97,6 +97,7 @@ fn config(fresh_reads: bool) -> Config {
         dead: None,
         wait_lease: false,
         observe_spec: Some(SignedDuration::from_secs(30)),
+        group: None,
     }
 }
 

@@ -681,7 +681,11 @@ impl GroupEngine {
     fn rolling(&mut self, view: &GroupView<'_>, index: usize) -> Step {
         let key = self.cfg.sets[index].clone();
         if self.inner.as_ref().is_none_or(|e| *e.set() != key) {
-            let cfg = Config { set: key.clone(), ..self.cfg.engine.clone() };
+            let cfg = Config {
+                set: key.clone(),
+                group: Some(self.cfg.group.clone()),
+                ..self.cfg.engine.clone()
+            };
             self.inner = Some(Engine::new(cfg, self.ask.clone()));
         }
         let m = view.members[index];

@@ -124,6 +124,7 @@ fn config(set: ObjRef, host: String, args: &RolloutArgs, dead: Option<record::Le
         dead,
         wait_lease: args.wait_lease,
         observe_spec: Some(SignedDuration::from_secs(30)),
+        group: None,
     }
 }
 

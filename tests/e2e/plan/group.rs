@@ -169,6 +169,13 @@ fn a_pod_a_quota_keeps_out_holds_the_next_zone_named_until_it_exists() {
         assert!(Instant::now() < deadline, "no hold said: {:?}", lines.lock().unwrap());
         std::thread::sleep(Duration::from_millis(50));
     }
+    // Meanwhile nobody else drives it: a second group runner, or a plan of zone-b's own.
+    let (code, _, err) = run(&s, &["rollout", "-l", "rollout-group=ingester", "--steps", "100%"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("a group runner holds it"), "{err}");
+    let (code, _, err) = run(&s, &["rollout", ZONES[1], "--steps", "100%"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("it is waiting in rollout group ingester-zone's plan (2/3)"), "{err}");
     // Well past the zone bake, zone-b has not moved.
     std::thread::sleep(Duration::from_secs(6));
     assert_eq!(partition_of(&s, ZONES[1]), 4);
