@@ -450,7 +450,10 @@ impl GroupEngine {
             .map(|p| p.started.clone());
         for (i, set) in sets.iter().enumerate() {
             let key = &self.cfg.sets[i];
-            if let Runner::Live(l) = Runner::of(set, now) {
+            let dead = self.cfg.engine.dead.as_ref();
+            if let Runner::Live(l) = Runner::of(set, now)
+                && !dead.is_some_and(|d| d.host == l.host && d.pid == l.pid)
+            {
                 return self.refuse(format!("{key}: a plan runner holds it: {}", l.words()));
             }
             if let Some(p) = part::read(set).part()
@@ -681,9 +684,17 @@ impl GroupEngine {
     fn rolling(&mut self, view: &GroupView<'_>, index: usize) -> Step {
         let key = self.cfg.sets[index].clone();
         if self.inner.as_ref().is_none_or(|e| *e.set() != key) {
+            // The set's plan lease of the dead runner whose group lease this run took over.
+            let dead = self.cfg.engine.dead.as_ref().and_then(|d| {
+                view.members[index]
+                    .set
+                    .and_then(record::lease)
+                    .filter(|l| l.host == d.host && l.pid == d.pid)
+            });
             let cfg = Config {
                 set: key.clone(),
                 group: Some(self.cfg.group.clone()),
+                dead,
                 ..self.cfg.engine.clone()
             };
             self.inner = Some(Engine::new(cfg, self.ask.clone()));

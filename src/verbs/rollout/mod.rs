@@ -359,8 +359,18 @@ impl Runner {
     }
 }
 
-/// Whether process `pid` lives on this host (unknown: assumed alive).
+/// Whether process `pid` lives on this host (unknown: assumed alive; a zombie — killed, not
+/// yet reaped — is not).
 pub(super) fn alive(pid: u32) -> bool {
     let proc = std::path::Path::new("/proc");
-    !proc.exists() || proc.join(pid.to_string()).exists()
+    if !proc.exists() {
+        return true;
+    }
+    match std::fs::read_to_string(proc.join(pid.to_string()).join("stat")) {
+        // The state follows the command's closing parenthesis.
+        Ok(stat) => {
+            stat.rsplit_once(')').and_then(|(_, r)| r.trim_start().chars().next()) != Some('Z')
+        }
+        Err(_) => proc.join(pid.to_string()).exists(),
+    }
 }
