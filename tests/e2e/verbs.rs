@@ -427,6 +427,11 @@ fn explain_json_is_what_the_readme_documents() {
     let lease = serde_json::json!({"holder": "ana", "host": "h", "pid": 7,
         "expires": "2999-01-01T00:00:00Z"});
     r.op(ClusterOp::PlanLease { set: web(), lease: Some(lease.to_string()), seen: None });
+    // web in a rollout group of two, the other set unknown to the server.
+    let part = serde_json::json!({"group": "g", "sets": ["web", "gone"], "place": 0,
+        "state": "halted", "since": "2026-01-01T00:00:00Z", "by": "ana",
+        "started": "2026-01-01T00:00:00Z", "steps": "1,100%", "zoneBakeSeconds": 0});
+    r.op(ClusterOp::GroupPart { set: web(), part: Some(part.to_string()) });
     let (code, out, err) = ststui(&r, &["explain", "web", "-o", "json"]);
     assert_eq!(code, 0, "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
