@@ -257,3 +257,40 @@ fn a_group_that_cannot_roll_is_refused_with_nothing_written() {
         r.errors()
     );
 }
+
+#[test]
+fn a_flapping_zone_holds_the_next_and_the_zone_bake_starts_again_once_it_is_steady() {
+    let r = play(&zones(
+        "rollout group=ingester steps=100% zone-bake=1m\n\
+         settle max=20s\n\
+         expect ingester-zone-a group=done\n\
+         settle max=30s\n\
+         unready ingester-zone-a-2\n\
+         settle max=2m\n\
+         expect ingester-zone-b group=waiting partition=4\n\
+         ready ingester-zone-a-2\n\
+         settle max=59s\n\
+         expect ingester-zone-b group=waiting partition=4\n\
+         settle\n\
+         expect ingester-zone-b group=done\n\
+         expect ingester-zone-c group=done\n",
+    ));
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    let lines = r.group_lines();
+    assert!(
+        lines.iter().any(|l| l.contains("ingester-zone-b waits: ingester-zone-a-2 is not Ready")),
+        "{lines:#?}"
+    );
+    let at = |needle: &str| {
+        r.timeline()
+            .find(|(_, k)| match k {
+                EventKind::Group { text, .. } => text.contains(needle),
+                EventKind::Command { text, .. } => text.starts_with(needle),
+                _ => false,
+            })
+            .map(|(t, _)| t)
+            .unwrap_or_else(|| panic!("no line with {needle:?}: {lines:#?}"))
+    };
+    // A full minute of quiet after the pod came back, not what was left of the first bake.
+    assert_eq!(at("ingester-zone-b starts (2/3)") - at("ready ingester-zone-a-2"), 60_000);
+}
