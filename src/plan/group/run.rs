@@ -630,8 +630,8 @@ impl GroupEngine {
             );
         if index > 0 && now < until {
             let words = format!(
-                "{} starts at {} (zone bake {}: every pod of the group updated or untouched, \
-                 Ready and available until then)",
+                "{} starts at {} after the zone bake ({} with every pod of the group updated or \
+                 untouched, Ready and available)",
                 key.name,
                 stamp(until),
                 crate::plan::duration_words(self.cfg.zone_bake_seconds * 1000)
