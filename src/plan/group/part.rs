@@ -225,3 +225,7 @@ pub fn rollout_operator(sets: &[&StatefulSet]) -> Option<String> {
     });
     all.then_some(first)
 }
+
+#[cfg(test)]
+#[path = "part_tests.rs"]
+mod tests;

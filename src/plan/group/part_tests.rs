@@ -1,0 +1,105 @@
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::*;
+
+fn part(place: usize, state: State) -> Part {
+    Part {
+        group: "ingester".into(),
+        sets: vec!["zone-a".into(), "zone-b".into()],
+        place,
+        state,
+        since: "2026-01-01T00:00:00Z".into(),
+        by: "ana".into(),
+        started: "2026-01-01T00:00:00Z".into(),
+        steps: "1,100%".into(),
+        zone_bake_seconds: 60,
+        reason: None,
+    }
+}
+
+fn set(name: &str, annotation: Option<String>) -> StatefulSet {
+    StatefulSet {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            annotations: annotation.map(|a| [(PART.to_string(), a)].into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn json(p: &Part) -> String {
+    serde_json::to_string(p).unwrap_or_default()
+}
+
+#[test]
+fn a_part_must_name_the_set_it_is_on_and_hold_together() {
+    assert_eq!(read(&set("zone-a", None)), Reading::None);
+    assert!(matches!(read(&set("zone-a", Some(json(&part(0, State::Done))))), Reading::Part(_)));
+    // Copied onto another set: not this set's part.
+    let Reading::Invalid(why) = read(&set("zone-c", Some(json(&part(0, State::Done))))) else {
+        panic!("a part naming another set read as valid")
+    };
+    assert!(why.contains("places zone-a at 0, not this set"), "{why}");
+    let Reading::Invalid(why) = read(&set("zone-a", Some(json(&part(2, State::Done))))) else {
+        panic!("a place beyond the sets read as valid")
+    };
+    assert!(why.contains("its place 2 is beyond its 2 sets"), "{why}");
+    // Written by anyone who may patch the set: control characters never reach the words.
+    let mut odd = part(0, State::Done);
+    odd.sets[1] = "zone-\u{1b}[2J".into();
+    let Reading::Invalid(why) = read(&set("zone-a", Some(json(&odd)))) else {
+        panic!("a set name with an escape read as valid")
+    };
+    assert!(!why.contains('\u{1b}') && why.contains("is not a StatefulSet name"), "{why}");
+    let Reading::Invalid(why) = read(&set("zone-a", Some("x".repeat(20_000)))) else {
+        panic!("an inflated part was parsed")
+    };
+    assert!(why.contains("20000 bytes"), "{why}");
+    assert!(matches!(read(&set("zone-a", Some("{".into()))), Reading::Invalid(_)));
+}
+
+#[test]
+fn the_whole_group_reads_from_any_member() {
+    let a = set("zone-a", Some(json(&part(0, State::Done))));
+    let b = set("zone-b", Some(json(&part(1, State::Rolling))));
+    let sets = [a.clone(), b];
+    let lookup = |n: &str| sets.iter().find(|s| s.metadata.name.as_deref() == Some(n));
+    let p = part(0, State::Done);
+    let standing = whole(&p, lookup);
+    let states: Vec<Option<State>> = standing.iter().map(|s| s.state).collect();
+    assert_eq!(states, [Some(State::Done), Some(State::Rolling)]);
+    assert_eq!(words(&p, &standing), "group ingester: zone-a done, zone-b rolling");
+    // Zone-b gone, or carrying another run's part: unknown, said why.
+    let other = Part { started: "2026-02-01T00:00:00Z".into(), ..part(1, State::Waiting) };
+    let sets = [a, set("zone-b", Some(json(&other)))];
+    let lookup = |n: &str| sets.iter().find(|s| s.metadata.name.as_deref() == Some(n));
+    let standing = whole(&p, lookup);
+    assert_eq!(standing[1].state, None);
+    assert_eq!(standing[1].note.as_deref(), Some("carries group ingester's part"));
+    let none = whole(&p, |_| None);
+    assert_eq!(none[0].note.as_deref(), Some("not found"));
+}
+
+#[test]
+fn rollout_operator_drives_a_group_only_with_its_label_on_every_ondelete_set() {
+    let labelled = |name: &str, value: &str, on_delete: bool| {
+        let mut s = set(name, None);
+        s.metadata.labels = Some([(ROLLOUT_GROUP.to_string(), value.to_string())].into());
+        if on_delete {
+            s.spec.update_strategy = Some(k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
+                type_: Some("OnDelete".into()),
+                rolling_update: None,
+            });
+        }
+        s
+    };
+    let (a, b) = (labelled("zone-a", "ingester", true), labelled("zone-b", "ingester", true));
+    assert_eq!(rollout_operator(&[&a, &b]).as_deref(), Some("ingester"));
+    let rolling = labelled("zone-b", "ingester", false);
+    assert_eq!(rollout_operator(&[&a, &rolling]), None, "RollingUpdate: not its group");
+    let other = labelled("zone-b", "compactor", true);
+    assert_eq!(rollout_operator(&[&a, &other]), None, "two groups");
+    assert_eq!(rollout_operator(&[]), None);
+}
