@@ -87,23 +87,7 @@ pub(super) fn lease(
             ),
         });
     }
-    let mut new = set.clone();
-    match lease {
-        Some(l) => {
-            new.metadata
-                .annotations
-                .get_or_insert_with(Default::default)
-                .insert(annotation.into(), l.into());
-        }
-        None => {
-            if let Some(ann) = new.metadata.annotations.as_mut() {
-                ann.remove(annotation);
-                if ann.is_empty() {
-                    new.metadata.annotations = None;
-                }
-            }
-        }
-    }
+    let new = annotated(set, annotation, lease.map(str::to_string));
     if new == *set {
         return Ok(Change::Unchanged(format!("{key}: the lease is as written already")));
     }
@@ -118,15 +102,23 @@ pub(super) fn part(
     part: Option<&str>,
     identity: &str,
 ) -> Result<Change, Refused> {
-    let annotation = crate::plan::group::part::PART;
+    let part = part.map(|p| fill(p, "by", identity));
+    let new = annotated(set, crate::plan::group::part::PART, part);
+    if new == *set {
+        return Ok(Change::Unchanged(format!("{key}: the group's part is as written already")));
+    }
+    Ok(Change::Set(Box::new(new)))
+}
+
+/// `set` with `annotation` set to `value`, or removed (`None`; no annotations left: none).
+fn annotated(set: &StatefulSet, annotation: &str, value: Option<String>) -> StatefulSet {
     let mut new = set.clone();
-    match part {
-        Some(p) => {
-            let p = fill(p, "by", identity);
+    match value {
+        Some(v) => {
             new.metadata
                 .annotations
                 .get_or_insert_with(Default::default)
-                .insert(annotation.into(), p);
+                .insert(annotation.into(), v);
         }
         None => {
             if let Some(ann) = new.metadata.annotations.as_mut() {
@@ -137,10 +129,7 @@ pub(super) fn part(
             }
         }
     }
-    if new == *set {
-        return Ok(Change::Unchanged(format!("{key}: the group's part is as written already")));
-    }
-    Ok(Change::Set(Box::new(new)))
+    new
 }
 
 /// `text` (a JSON object) with `field` set to `identity` when it is empty: a console names

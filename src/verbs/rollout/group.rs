@@ -16,7 +16,7 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::checks::Checks;
 use super::output::Output;
-use super::{READ, RETRY, ask, config, gates, plan_inputs};
+use super::{READ, ask, config, gates, plan_inputs, revert, wake, write};
 use crate::backend::{Fresh, ObjRef};
 use crate::cli::{OutputArg, RolloutArgs};
 use crate::cluster::{Target, Writes};
@@ -189,18 +189,9 @@ impl GroupRunner {
             let key = active.unwrap_or_else(|| self.engine.sets()[0].clone());
             match act {
                 Act::Write(w) => {
-                    let by = self.limit.map_or(crate::cluster::READ_BACK, crate::verbs::left);
-                    let result = self.w.write_returning(w, by.max(RETRY));
+                    let result = write(&self.w, &mut self.out, self.limit, w);
                     let now = self.now();
-                    match result {
-                        Ok((written, set)) => {
-                            if let crate::cluster::Written::ReadBack(said) = written {
-                                self.out.event(None, &said);
-                            }
-                            self.engine.wrote(now, Ok(set));
-                        }
-                        Err(f) => self.engine.wrote(now, Err(f)),
-                    }
+                    self.engine.wrote(now, result);
                 }
                 Act::Read => self.read(),
                 Act::Check { checks, env } => self.checks.start(checks, env),
@@ -214,17 +205,9 @@ impl GroupRunner {
                         .map(|(o, p)| (o, p.clone()))
                         .collect();
                     let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-                    let out = &mut self.out;
-                    let result = crate::verbs::abort::revert(
-                        &self.w,
-                        &key,
-                        &basis,
-                        &revision,
-                        &pods,
-                        self.limit,
-                        &mut |t| out.event(None, t),
-                    );
-                    self.engine.reverted(result.map_err(|e| e.message));
+                    let result =
+                        revert(&self.w, &mut self.out, &key, &basis, &revision, &pods, self.limit);
+                    self.engine.reverted(result);
                 }
                 Act::Wait { until, words } => {
                     if !words.is_empty() {
@@ -328,19 +311,8 @@ impl GroupRunner {
 
     /// Between turns: what the watches bring until `until` (at most a second).
     fn pause(&mut self, until: Option<Timestamp>) -> Result<(), VerbError> {
-        let mut wake = Instant::now() + Duration::from_secs(1);
-        if let Some(t) = until {
-            match Duration::try_from(t.duration_since(self.now())) {
-                Ok(d) => wake = wake.min(Instant::now() + d.max(Duration::from_millis(10))),
-                Err(_) => wake = Instant::now() + Duration::from_millis(10),
-            }
-        }
-        if let Some(l) = self.limit {
-            wake = wake.min(l);
-        }
-        if self.checks.running() || self.gates.running.is_some() {
-            wake = wake.min(Instant::now() + Duration::from_millis(200));
-        }
+        let busy = self.checks.running() || self.gates.running.is_some();
+        let wake = wake(self.now(), until, self.limit, busy);
         self.sessions.next(Some(wake), true)
     }
 

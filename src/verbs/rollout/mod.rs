@@ -42,7 +42,7 @@ use crate::plan::{Steps, duration_words};
 pub const HOLD: Duration = Duration::from_secs(30);
 pub const RENEW: Duration = Duration::from_secs(10);
 /// How soon a failed write or read is tried again.
-pub(super) const RETRY: Duration = Duration::from_secs(2);
+const RETRY: Duration = Duration::from_secs(2);
 /// How long a fresh read may take.
 pub(super) const READ: Duration = Duration::from_secs(10);
 
@@ -143,6 +143,54 @@ fn ask(args: &RolloutArgs, steps: Option<Steps>, bake_seconds: u64, by: String) 
     }
 }
 
+/// A plan's write carried out (a lost reply read back, said): the set it left, when known.
+fn write(
+    w: &Writes,
+    out: &mut Output,
+    limit: Option<Instant>,
+    write: crate::backend::Write,
+) -> Result<Option<StatefulSet>, Box<crate::backend::Failure>> {
+    let by = limit.map_or(crate::cluster::READ_BACK, super::left);
+    let (written, set) = w.write_returning(write, by.max(RETRY))?;
+    if let crate::cluster::Written::ReadBack(said) = written {
+        out.event(None, &said);
+    }
+    Ok(set)
+}
+
+/// When a runner's pause ends: at `until` (on the backend's clock, `now`), within a second, by
+/// the limit, and within 200 ms while checks or a gate run (`busy`).
+fn wake(now: Timestamp, until: Option<Timestamp>, limit: Option<Instant>, busy: bool) -> Instant {
+    let mut wake = Instant::now() + Duration::from_secs(1);
+    if let Some(t) = until {
+        match Duration::try_from(t.duration_since(now)) {
+            Ok(d) => wake = wake.min(Instant::now() + d.max(Duration::from_millis(10))),
+            Err(_) => wake = Instant::now() + Duration::from_millis(10),
+        }
+    }
+    if let Some(l) = limit {
+        wake = wake.min(l);
+    }
+    if busy {
+        wake = wake.min(Instant::now() + Duration::from_millis(200));
+    }
+    wake
+}
+
+/// `--on-failure undo` carried out on `key` (each move said): the revert's outcome.
+fn revert(
+    w: &Writes,
+    out: &mut Output,
+    key: &ObjRef,
+    basis: &StatefulSet,
+    revision: &str,
+    pods: &[(i32, &Pod)],
+    limit: Option<Instant>,
+) -> Result<(), String> {
+    super::abort::revert(w, key, basis, revision, pods, limit, &mut |t| out.event(None, t))
+        .map_err(|e| e.message)
+}
+
 fn signed(d: Duration) -> SignedDuration {
     SignedDuration::try_from(d).unwrap_or(SignedDuration::ZERO)
 }
@@ -197,18 +245,9 @@ impl Runner {
             }
             match act {
                 Act::Write(w) => {
-                    let by = self.limit.map_or(crate::cluster::READ_BACK, super::left);
-                    let result = self.w.write_returning(w, by.max(RETRY));
+                    let result = write(&self.w, &mut self.out, self.limit, w);
                     let now = self.now();
-                    match result {
-                        Ok((written, set)) => {
-                            if let crate::cluster::Written::ReadBack(said) = written {
-                                self.out.event(None, &said);
-                            }
-                            self.engine.wrote(now, Ok(set));
-                        }
-                        Err(f) => self.engine.wrote(now, Err(f)),
-                    }
+                    self.engine.wrote(now, result);
                 }
                 Act::Read => self.read(),
                 Act::Check { checks, env } => self.checks.start(checks, env),
@@ -221,17 +260,9 @@ impl Runner {
                     let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
                     let _ = stuck;
                     let key = self.s.key.clone();
-                    let out = &mut self.out;
-                    let result = super::abort::revert(
-                        &self.w,
-                        &key,
-                        &basis,
-                        &revision,
-                        &pods,
-                        self.limit,
-                        &mut |t| out.event(None, t),
-                    );
-                    self.engine.reverted(result.map_err(|e| e.message));
+                    let result =
+                        revert(&self.w, &mut self.out, &key, &basis, &revision, &pods, self.limit);
+                    self.engine.reverted(result);
                 }
                 Act::Wait { until, words } => {
                     if !words.is_empty() {
@@ -308,21 +339,8 @@ impl Runner {
     /// Between turns: what arrives on the watch until `until` (at most a second), a watch
     /// that fails meanwhile tolerated (the engine's fresh reads and its lease decide).
     fn pause(&mut self, until: Option<Timestamp>) -> Result<(), VerbError> {
-        let mut wake = Instant::now() + Duration::from_secs(1);
-        if let Some(t) = until {
-            let left = t.duration_since(self.now());
-            if let Ok(d) = Duration::try_from(left) {
-                wake = wake.min(Instant::now() + d.max(Duration::from_millis(10)));
-            } else {
-                wake = Instant::now() + Duration::from_millis(10);
-            }
-        }
-        if let Some(l) = self.limit {
-            wake = wake.min(l);
-        }
-        if self.checks.running() || self.gates.running.is_some() {
-            wake = wake.min(Instant::now() + Duration::from_millis(200));
-        }
+        let busy = self.checks.running() || self.gates.running.is_some();
+        let wake = wake(self.now(), until, self.limit, busy);
         self.s.next_lenient(Some(wake))
     }
 
