@@ -1,388 +1,15 @@
-//! A rollout group's loop: the group's sets rolled one at a time, each by the one plan engine
-//! ([`Engine`], the loop `ststui rollout NAME` runs), never two in motion, and a set started
-//! only when every pod of every set of the group is updated or untouched, Ready and available
-//! ([`super::hold`], on a fresh read) — for the zone bake's length when one is asked.
-//!
-//! One turn: the group's lease (on its first set, taken before anything is written, renewed,
-//! given back) → each member's part marked (`part`: waiting, rolling, done, halted) → the next
-//! set held until the group allows it, then its plan run by an [`Engine`] whose acts pass
-//! through → its end recorded on its part: done moves on, a halt halts the group (the other
-//! sets stay as they are), a refusal or a stop ends the group there (a rerun resumes: the
-//! parts of the same run say which sets are done).
-//!
-//! What runs comes from the invocation (the steps, bake, checks and gates of [`Ask`], the zone
-//! bake); the parts on the sets say what happened and where a rerun resumes, never what runs.
-//! A state machine without IO, as the engine is. Must not: use `app`, `ui`, `sim`, `steer`,
-//! `cluster`.
+//! The group's turns: begin (other drivers refused, a run resumed, the lease taken), each
+//! member's part marked, the next set held until the group allows it, the rolling set's plan,
+//! and the end (the last part written, the lease given back).
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
-use super::part::{self, Part, State};
-use crate::backend::{ClusterOp, Failure, FailureKind, ObjRef, Write};
-use crate::core::pod::MinReady;
-use crate::plan::ask::Ask;
-use crate::plan::decide;
-use crate::plan::engine::{Act, Config, End, Engine, Said, Stop, View};
-use crate::plan::record::{self, Lease, Record, Runner, stamp};
-
-/// How the group runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GroupConfig {
-    /// The group's name (recorded in each part).
-    pub group: String,
-    /// Its sets in rolling order; the first holds the group's lease.
-    pub sets: Vec<ObjRef>,
-    /// How long every pod of the group stays updated-or-untouched, Ready and available after a
-    /// set is done before the next starts.
-    pub zone_bake_seconds: u64,
-    /// Each set's engine (its `set` is the member's); its lease timings are the group's.
-    pub engine: Config,
-}
-
-/// One member as the runner sees it now.
-#[derive(Debug, Clone, Copy)]
-pub struct Member<'a> {
-    /// `None`: the set is gone.
-    pub set: Option<&'a StatefulSet>,
-    pub pods: &'a [(i32, &'a Pod)],
-    pub min_ready: MinReady,
-    pub frozen: Option<&'a str>,
-}
-
-/// What the runner sees now: every member, in the group's order.
-#[derive(Debug, Clone, Copy)]
-pub struct GroupView<'a> {
-    pub members: &'a [Member<'a>],
-    pub now: Timestamp,
-    /// Read from the server just now (every member), not from a watch.
-    pub fresh: bool,
-    pub budgets: &'a [&'a PodDisruptionBudget],
-}
-
-/// What the adapter does next.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Step {
-    /// As for one plan ([`Act`], never `End`): about the set [`GroupEngine::active`] names
-    /// while one rolls, else the group's own writes; [`Act::Read`] reads every member.
-    Do(Act),
-    End(GroupEnd),
-}
-
-/// How a group's run ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum GroupEnd {
-    /// Every set done.
-    Done,
-    /// A set's plan halted: the group halted there.
-    Halted { set: ObjRef, record: Box<Record> },
-    /// It could not begin (nothing written), or a set's plan could not.
-    Refused { why: String, usage: bool },
-    /// Stopped before the end: the sets stay where the plan left them; a rerun resumes.
-    Stopped { why: String, kind: Stop },
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Stage {
-    Begin,
-    /// Each member's part written, from `next`.
-    Mark {
-        next: usize,
-    },
-    /// Waiting to start member `index`; every pod of the group has been fine since `quiet`.
-    Hold {
-        index: usize,
-        quiet: Option<Timestamp>,
-    },
-    Rolling {
-        index: usize,
-    },
-    /// The last part written (`index`'s, as `state`), then the lease given back.
-    Close {
-        end: GroupEnd,
-        last: Option<(usize, State, Option<String>)>,
-    },
-    Over {
-        end: GroupEnd,
-        released: bool,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Sent {
-    Lease(String),
-    Part { index: usize, part: Box<Part> },
-    Inner,
-}
-
-/// One group run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GroupEngine {
-    cfg: GroupConfig,
-    ask: Ask,
-    stage: Stage,
-    inner: Option<Engine>,
-    /// The run's start (its parts share it) and each part as last written.
-    started: Option<String>,
-    parts: Vec<Option<Part>>,
-    lease: Option<String>,
-    lease_until: Option<Timestamp>,
-    renew_at: Option<Timestamp>,
-    sent: Option<Sent>,
-    trouble: Option<(String, Timestamp)>,
-    said: Vec<(ObjRef, Said)>,
-    /// What the last hold said (said again only when it changes).
-    held: Option<String>,
-    /// Since when the controller has not observed a member's spec (before anything begins).
-    unobserved: Option<Timestamp>,
-}
+use super::*;
 
 impl GroupEngine {
-    pub fn new(cfg: GroupConfig, ask: Ask) -> GroupEngine {
-        let n = cfg.sets.len();
-        GroupEngine {
-            cfg,
-            ask,
-            stage: Stage::Begin,
-            inner: None,
-            started: None,
-            parts: vec![None; n],
-            lease: None,
-            lease_until: None,
-            renew_at: None,
-            sent: None,
-            trouble: None,
-            said: Vec::new(),
-            held: None,
-            unobserved: None,
-        }
-    }
-
-    /// The set rolling now (what a [`Step::Do`] of its plan is about).
-    pub fn active(&self) -> Option<&ObjRef> {
-        self.inner.as_ref().map(Engine::set)
-    }
-
-    /// The rolling set's plan engine (its plan, what it began).
-    pub fn inner(&mut self) -> Option<&mut Engine> {
-        self.inner.as_mut()
-    }
-
-    pub fn sets(&self) -> &[ObjRef] {
-        &self.cfg.sets
-    }
-
-    /// The group's name.
-    pub fn group(&self) -> &str {
-        &self.cfg.group
-    }
-
-    /// What was said since the last call, with the set each line is about, in order: the
-    /// rolling set's plan's lines (with its record) and the group's own (without).
-    pub fn said(&mut self) -> Vec<(ObjRef, Said)> {
-        if let Some(inner) = self.inner.as_mut() {
-            let key = inner.set().clone();
-            let lines = inner.said();
-            self.said.extend(lines.into_iter().map(|s| (key.clone(), s)));
-        }
-        std::mem::take(&mut self.said)
-    }
-
-    fn say(&mut self, index: usize, text: String) {
-        let key = self.cfg.sets[index].clone();
-        self.said.push((key, Said { record: None, text }));
-    }
-
-    /// Stops the run (a timeout, a quitting console): a rolling set's plan stops first.
-    pub fn stop(&mut self, why: String) {
-        if let Some(inner) = self.inner.as_mut() {
-            inner.stop(why);
-            return;
-        }
-        if !matches!(self.stage, Stage::Over { .. } | Stage::Close { .. }) {
-            let end = GroupEnd::Stopped { why, kind: Stop::Asked };
-            self.stage = Stage::Close { end, last: None };
-        }
-    }
-
-    /// How the last write went (the group's own, or the rolling set's plan's).
-    pub fn wrote(&mut self, now: Timestamp, result: Result<Option<StatefulSet>, Box<Failure>>) {
-        match self.sent.take() {
-            Some(Sent::Inner) => {
-                if let Some(inner) = self.inner.as_mut() {
-                    inner.wrote(now, result);
-                }
-            }
-            Some(Sent::Lease(text)) => match result {
-                Ok(_) => {
-                    self.trouble = None;
-                    self.lease = Some(text);
-                    self.lease_until = Some(now + self.cfg.engine.hold);
-                    self.renew_at = Some(now + self.cfg.engine.renew);
-                    if matches!(self.stage, Stage::Begin) {
-                        self.stage = Stage::Mark { next: 0 };
-                    }
-                }
-                Err(f) => self.failed(now, "the group's lease", *f, true),
-            },
-            Some(Sent::Part { index, part }) => match result {
-                Ok(_) => {
-                    self.trouble = None;
-                    self.parts[index] = Some(*part);
-                }
-                Err(f) => {
-                    let what = format!("{}'s part of the group", self.cfg.sets[index].name);
-                    self.failed(now, &what, *f, false);
-                }
-            },
-            None => {}
-        }
-    }
-
-    fn failed(&mut self, now: Timestamp, what: &str, f: Failure, lease: bool) {
-        let words = format!("{what}: {}", f.message);
-        match f.kind {
-            FailureKind::Conflict if lease => {
-                let begun = !matches!(self.stage, Stage::Begin);
-                self.lease = None;
-                let end = if begun {
-                    GroupEnd::Stopped { why: words, kind: Stop::Taken }
-                } else {
-                    GroupEnd::Refused { why: words, usage: false }
-                };
-                self.stage = Stage::Over { end, released: true };
-            }
-            FailureKind::Forbidden | FailureKind::Unauthorized | FailureKind::NotFound => {
-                let why = format!("{words}; the sets stay where the plan left them");
-                let kind =
-                    if f.kind == FailureKind::NotFound { Stop::Taken } else { Stop::Unreachable };
-                self.stage = Stage::Over {
-                    end: GroupEnd::Stopped { why, kind },
-                    released: self.lease.is_none(),
-                };
-            }
-            _ => self.trouble = Some((words, now + self.cfg.engine.retry)),
-        }
-    }
-
-    /// A fresh read failed.
-    pub fn read_failed(&mut self, now: Timestamp, f: Failure) {
-        match self.inner.as_mut() {
-            Some(inner) => inner.read_failed(now, f),
-            None => {
-                self.trouble =
-                    Some((format!("reading the group: {}", f.message), now + self.cfg.engine.retry))
-            }
-        }
-    }
-
-    pub fn checked(&mut self, outcome: Result<(), String>) {
-        if let Some(inner) = self.inner.as_mut() {
-            inner.checked(outcome);
-        }
-    }
-
-    pub fn gated(&mut self, outcome: crate::plan::gate::Outcome) {
-        if let Some(inner) = self.inner.as_mut() {
-            inner.gated(outcome);
-        }
-    }
-
-    pub fn reverted(&mut self, outcome: Result<(), String>) {
-        if let Some(inner) = self.inner.as_mut() {
-            inner.reverted(outcome);
-        }
-    }
-
-    /// The next thing to do on what `view` shows.
-    pub fn next(&mut self, view: &GroupView<'_>) -> Step {
-        let now = view.now;
-        if self.sent.is_some() {
-            return wait(None, "waiting for the server to answer the group's write");
-        }
-        if let Some((words, at)) = &self.trouble {
-            if now < *at {
-                return wait(Some(*at), &format!("{words} (trying again)"));
-            }
-            self.trouble = None;
-        }
-        if let Some(until) = self.lease_until
-            && now >= until
-            && !matches!(self.stage, Stage::Over { .. })
-        {
-            let why = format!(
-                "the group's lease could not be renewed before it ran out at {}; the sets stay \
-                 where the plan left them (rerun to resume)",
-                stamp(until)
-            );
-            self.lease = None;
-            self.inner = None;
-            self.stage = Stage::Over {
-                end: GroupEnd::Stopped { why, kind: Stop::Unreachable },
-                released: true,
-            };
-        }
-        if let Some(why) = self.aborted(view)
-            && matches!(self.stage, Stage::Mark { .. } | Stage::Hold { .. } | Stage::Rolling { .. })
-        {
-            match self.inner.as_mut() {
-                // Its own record says aborted too: it stops, and the group with it.
-                Some(inner) => inner.stop(why),
-                None => {
-                    self.stage = Stage::Close {
-                        end: GroupEnd::Stopped { why, kind: Stop::Taken },
-                        last: None,
-                    }
-                }
-            }
-        }
-        if self.renew_at.is_some_and(|at| now >= at) && !matches!(self.stage, Stage::Over { .. }) {
-            return self.lease_write(view, true);
-        }
-        match self.stage.clone() {
-            Stage::Begin => self.begin(view),
-            Stage::Mark { next } => self.mark(view, next),
-            Stage::Hold { index, quiet } => self.hold(view, index, quiet),
-            Stage::Rolling { index } => self.rolling(view, index),
-            Stage::Close { end, last } => self.close(view, end, last),
-            Stage::Over { end, released } => self.over(view, end, released),
-        }
-    }
-
-    /// Whether `ststui abort` reverted a set of this run: the group stops.
-    fn aborted(&self, view: &GroupView<'_>) -> Option<String> {
-        let started = self.started.as_deref()?;
-        view.members.iter().zip(&self.cfg.sets).find_map(|(m, key)| {
-            let p = part::read(m.set?).part()?.clone();
-            (p.started == started && p.group == self.cfg.group && p.state == State::Aborted).then(
-                || {
-                    let by = p.reason.as_deref().map(crate::text::escape_controls);
-                    format!("the group was aborted ({}: {})", key.name, by.unwrap_or_default())
-                },
-            )
-        })
-    }
-
-    fn anchor<'v>(&self, view: &GroupView<'v>) -> Option<&'v StatefulSet> {
-        view.members.first().and_then(|m| m.set)
-    }
-
-    fn refuse(&mut self, why: String) -> Step {
-        self.stage = Stage::Over { end: GroupEnd::Refused { why, usage: false }, released: true };
-        Step::End(self.end())
-    }
-
-    fn end(&self) -> GroupEnd {
-        match &self.stage {
-            Stage::Over { end, .. } | Stage::Close { end, .. } => end.clone(),
-            _ => GroupEnd::Stopped { why: String::new(), kind: Stop::Asked },
-        }
-    }
-
     /// Another runner or driver refused, the run resumed or begun, the group's lease taken.
-    fn begin(&mut self, view: &GroupView<'_>) -> Step {
+    pub(super) fn begin(&mut self, view: &GroupView<'_>) -> Step {
         let now = view.now;
         if let Some((i, _)) = view.members.iter().enumerate().find(|(_, m)| m.set.is_none()) {
             return self.refuse(format!("statefulset {} not found", self.cfg.sets[i]));
@@ -493,7 +120,7 @@ impl GroupEngine {
         self.lease_write(view, false)
     }
 
-    fn lease_text(&self, now: Timestamp) -> String {
+    pub(super) fn lease_text(&self, now: Timestamp) -> String {
         let l = Lease {
             holder: self.ask.by.clone(),
             host: self.cfg.engine.host.clone(),
@@ -503,7 +130,7 @@ impl GroupEngine {
         serde_json::to_string(&l).unwrap_or_default()
     }
 
-    fn lease_write(&mut self, view: &GroupView<'_>, renewal: bool) -> Step {
+    pub(super) fn lease_write(&mut self, view: &GroupView<'_>, renewal: bool) -> Step {
         let text = self.lease_text(view.now);
         let held = self
             .anchor(view)
@@ -516,7 +143,13 @@ impl GroupEngine {
     }
 
     /// The part member `index` is to carry in `state`.
-    fn part(&self, index: usize, state: State, since: Timestamp, reason: Option<String>) -> Part {
+    pub(super) fn part(
+        &self,
+        index: usize,
+        state: State,
+        since: Timestamp,
+        reason: Option<String>,
+    ) -> Part {
         Part {
             group: self.cfg.group.clone(),
             sets: self.cfg.sets.iter().map(|s| s.name.clone()).collect(),
@@ -531,7 +164,7 @@ impl GroupEngine {
         }
     }
 
-    fn write_part(&mut self, index: usize, part: Part) -> Step {
+    pub(super) fn write_part(&mut self, index: usize, part: Part) -> Step {
         let text = serde_json::to_string(&part).unwrap_or_default();
         self.sent = Some(Sent::Part { index, part: Box::new(part) });
         let op = ClusterOp::GroupPart { set: self.cfg.sets[index].clone(), part: Some(text) };
@@ -539,7 +172,7 @@ impl GroupEngine {
     }
 
     /// Each member's part: kept when of this run, else waiting.
-    fn mark(&mut self, view: &GroupView<'_>, next: usize) -> Step {
+    pub(super) fn mark(&mut self, view: &GroupView<'_>, next: usize) -> Step {
         let started = self.started.clone().unwrap_or_default();
         for i in next..self.cfg.sets.len() {
             let Some(set) = view.members[i].set else { continue };
@@ -565,13 +198,18 @@ impl GroupEngine {
         self.next_now(view)
     }
 
-    fn next_now(&mut self, view: &GroupView<'_>) -> Step {
+    pub(super) fn next_now(&mut self, view: &GroupView<'_>) -> Step {
         self.next(view)
     }
 
     /// Member `index` starts once every pod of the group is fine (for the zone bake after the
     /// set before), on a fresh read.
-    fn hold(&mut self, view: &GroupView<'_>, index: usize, quiet: Option<Timestamp>) -> Step {
+    pub(super) fn hold(
+        &mut self,
+        view: &GroupView<'_>,
+        index: usize,
+        quiet: Option<Timestamp>,
+    ) -> Step {
         let now = view.now;
         if index >= self.cfg.sets.len() {
             self.say(
@@ -603,10 +241,10 @@ impl GroupEngine {
             let p = self.part(index, State::Done, now, Some("nothing to roll".into()));
             return self.write_part(index, p);
         }
-        let members: Vec<super::Member<'_>> = view
+        let members: Vec<crate::plan::group::Member<'_>> = view
             .members
             .iter()
-            .filter_map(|m| m.set.map(|set| super::Member { set, pods: m.pods }))
+            .filter_map(|m| m.set.map(|set| crate::plan::group::Member { set, pods: m.pods }))
             .collect();
         let min_ready = |s: &StatefulSet| {
             view.members
@@ -616,7 +254,7 @@ impl GroupEngine {
                 .map(|m| m.min_ready)
                 .unwrap_or(MinReady { seconds: 0, at_deadline: false })
         };
-        if let Some(h) = super::hold(&members, min_ready, now) {
+        if let Some(h) = crate::plan::group::hold(&members, min_ready, now) {
             let words = format!("{} waits: {h}", key.name);
             self.stage = Stage::Hold { index, quiet: None };
             return self.held_by(index, words, self.renew_at);
@@ -647,7 +285,12 @@ impl GroupEngine {
 
     /// A wait before member `index` starts: said on the timeline once per change of `words`
     /// (the wait itself then says nothing more).
-    fn held_by(&mut self, index: usize, words: String, until: Option<Timestamp>) -> Step {
+    pub(super) fn held_by(
+        &mut self,
+        index: usize,
+        words: String,
+        until: Option<Timestamp>,
+    ) -> Step {
         if self.held.as_deref() == Some(words.as_str()) {
             return wait(until, "");
         }
@@ -657,13 +300,13 @@ impl GroupEngine {
     }
 
     /// When the set before `index` was done (its part's since).
-    fn baked_from(&self, index: usize) -> Option<Timestamp> {
+    pub(super) fn baked_from(&self, index: usize) -> Option<Timestamp> {
         let before = self.parts.get(index.checked_sub(1)?)?.as_ref()?;
         before.since.parse::<Timestamp>().ok()
     }
 
     /// Member `index`'s plan begins (its part says rolling first when `mark`).
-    fn start(&mut self, view: &GroupView<'_>, index: usize, mark: bool) -> Step {
+    pub(super) fn start(&mut self, view: &GroupView<'_>, index: usize, mark: bool) -> Step {
         self.held = None;
         if mark {
             let n = self.cfg.sets.len();
@@ -681,7 +324,7 @@ impl GroupEngine {
     }
 
     /// The rolling set's plan: its acts pass through; its end is recorded on its part.
-    fn rolling(&mut self, view: &GroupView<'_>, index: usize) -> Step {
+    pub(super) fn rolling(&mut self, view: &GroupView<'_>, index: usize) -> Step {
         let key = self.cfg.sets[index].clone();
         if self.inner.as_ref().is_none_or(|e| *e.set() != key) {
             // The set's plan lease of the dead runner whose group lease this run took over.
@@ -772,7 +415,7 @@ impl GroupEngine {
         }
     }
 
-    fn close(
+    pub(super) fn close(
         &mut self,
         view: &GroupView<'_>,
         end: GroupEnd,
@@ -789,7 +432,7 @@ impl GroupEngine {
         self.next(view)
     }
 
-    fn over(&mut self, view: &GroupView<'_>, end: GroupEnd, released: bool) -> Step {
+    pub(super) fn over(&mut self, view: &GroupView<'_>, end: GroupEnd, released: bool) -> Step {
         if !released && let Some(mine) = self.lease.take() {
             self.stage = Stage::Over { end, released: true };
             self.lease_until = None;
@@ -806,43 +449,4 @@ impl GroupEngine {
         self.stage = Stage::Over { end: end.clone(), released: true };
         Step::End(end)
     }
-}
-
-fn wait(until: Option<Timestamp>, words: &str) -> Step {
-    Step::Do(Act::Wait { until, words: words.to_string() })
-}
-
-/// Whether lease texts `a` and `b` are one lease.
-fn same(a: &str, b: &str) -> bool {
-    let p = |t: &str| serde_json::from_str::<Lease>(t).ok();
-    matches!((p(a), p(b)), (Some(x), Some(y)) if x.host == y.host && x.pid == y.pid && x.expires == y.expires)
-}
-
-/// Why `set` rolls by itself now: a RollingUpdate set whose update revision differs and whose
-/// partition opens pods to it (`None`: held, OnDelete, or nothing to roll).
-fn unheld(set: &StatefulSet) -> Option<String> {
-    let st = crate::core::spec::strategy(set);
-    let status = set.status.as_ref()?;
-    let (current, update) =
-        (status.current_revision.as_deref()?, status.update_revision.as_deref()?);
-    let replicas = crate::core::spec::replicas(set);
-    if st.on_delete || current == update || st.partition >= replicas {
-        return None;
-    }
-    if record::read(set).under_way().is_some() {
-        return None;
-    }
-    Some(format!("partition {} of {replicas} replicas, update revision {update}", st.partition))
-}
-
-/// Whether every pod the set's spec wants runs its (observed) update revision and its status
-/// says so: the set has nothing to roll.
-fn nothing_to_roll(set: &StatefulSet, pods: &[(i32, &Pod)]) -> bool {
-    let Some(update) = decide::observed_update_revision(set) else { return false };
-    let status = set.status.as_ref();
-    let current = status.and_then(|s| s.current_revision.as_deref()).unwrap_or_default();
-    let replicas = crate::core::spec::replicas(set);
-    current == update
-        && usize::try_from(replicas).is_ok_and(|r| pods.len() == r)
-        && pods.iter().all(|(_, p)| crate::core::pod::revision(p) == update)
 }
