@@ -11,59 +11,16 @@ impl GroupEngine {
     /// Another runner or driver refused, the run resumed or begun, the group's lease taken.
     pub(super) fn begin(&mut self, view: &GroupView<'_>) -> Step {
         let now = view.now;
-        if let Some((i, _)) = view.members.iter().enumerate().find(|(_, m)| m.set.is_none()) {
-            return self.refuse(format!("statefulset {} not found", self.cfg.sets[i]));
+        if let Some(stop) = self.driven_by_another(view) {
+            return stop;
         }
         let sets: Vec<&StatefulSet> = view.members.iter().filter_map(|m| m.set).collect();
-        if let Some(g) = part::rollout_operator(&sets) {
-            return self.refuse(format!(
-                "grafana/rollout-operator drives this group (every set is OnDelete and labelled \
-                 {}={g}): ststui shows it and does not fight another driver",
-                part::ROLLOUT_GROUP
-            ));
-        }
         let Some(anchor) = self.anchor(view) else { return self.refuse("an empty group".into()) };
-        match Runner::of_in(anchor, part::LEASE, now) {
-            Runner::Live(l) if self.cfg.engine.dead.as_ref() != Some(&l) => {
-                if self.cfg.engine.wait_lease {
-                    let until = l.expires.parse::<Timestamp>().ok();
-                    return wait(
-                        until,
-                        &format!("waiting for the group's lease of {} to run out", l.words()),
-                    );
-                }
-                return self.refuse(format!(
-                    "a group runner holds it: {} (on {}); two runners never drive one group",
-                    l.words(),
-                    self.cfg.sets[0]
-                ));
-            }
-            Runner::Unreadable => {
-                return self.refuse(format!(
-                    "the group's lease ({}) on {} cannot be read",
-                    part::LEASE,
-                    self.cfg.sets[0]
-                ));
-            }
-            _ => {}
-        }
         // Whether a set rolls by itself is known once the controller has observed its spec.
         if let Some((i, set)) =
             sets.iter().enumerate().find(|(_, s)| decide::observed_update_revision(s).is_none())
         {
-            let since = *self.unobserved.get_or_insert(now);
-            let name = &self.cfg.sets[i].name;
-            let words = format!("waiting for the controller to observe {name}'s spec");
-            let Some(limit) = self.cfg.engine.observe_spec else { return wait(None, &words) };
-            if now >= since + limit {
-                return self.refuse(format!(
-                    "the controller has not observed {name}'s spec (generation {}) within {}: is \
-                     it running?",
-                    set.metadata.generation.unwrap_or(0),
-                    crate::plan::duration_words(u64::try_from(limit.as_millis()).unwrap_or(0))
-                ));
-            }
-            return wait(Some(now + SignedDuration::from_secs(1)), &words);
+            return self.unobserved(now, i, set);
         }
         // The run resumed: the first set's part, of this group and these sets.
         let names: Vec<String> = self.cfg.sets.iter().map(|s| s.name.clone()).collect();
@@ -75,20 +32,101 @@ impl GroupEngine {
                     .any(|s| matches!(part::read(s).part(), Some(p) if p.state != State::Done))
             })
             .map(|p| p.started.clone());
+        if let Some(why) = self.members_refuse(&sets, now, resumed.as_deref()) {
+            return self.refuse(why);
+        }
+        match &resumed {
+            Some(s) => {
+                self.started = Some(s.clone());
+                self.say(0, format!("resuming the group's plan started {s}"));
+            }
+            None => self.started = Some(stamp(now)),
+        }
+        self.lease_write(view, false)
+    }
+
+    /// A set missing, rollout-operator's group, or another group runner's live lease: refused
+    /// (or, with `--wait-lease`, waited out).
+    fn driven_by_another(&mut self, view: &GroupView<'_>) -> Option<Step> {
+        let now = view.now;
+        if let Some((i, _)) = view.members.iter().enumerate().find(|(_, m)| m.set.is_none()) {
+            return Some(self.refuse(format!("statefulset {} not found", self.cfg.sets[i])));
+        }
+        let sets: Vec<&StatefulSet> = view.members.iter().filter_map(|m| m.set).collect();
+        if let Some(g) = part::rollout_operator(&sets) {
+            return Some(self.refuse(format!(
+                "grafana/rollout-operator drives this group (every set is OnDelete and labelled \
+                 {}={g}): ststui shows it and does not fight another driver",
+                part::ROLLOUT_GROUP
+            )));
+        }
+        let anchor = self.anchor(view)?;
+        match Runner::of_in(anchor, part::LEASE, now) {
+            Runner::Live(l) if self.cfg.engine.dead.as_ref() != Some(&l) => {
+                if self.cfg.engine.wait_lease {
+                    let until = l.expires.parse::<Timestamp>().ok();
+                    let words =
+                        format!("waiting for the group's lease of {} to run out", l.words());
+                    return Some(wait(until, &words));
+                }
+                return Some(self.refuse(format!(
+                    "a group runner holds it: {} (on {}); two runners never drive one group",
+                    l.words(),
+                    self.cfg.sets[0]
+                )));
+            }
+            Runner::Unreadable => {
+                return Some(self.refuse(format!(
+                    "the group's lease ({}) on {} cannot be read",
+                    part::LEASE,
+                    self.cfg.sets[0]
+                )));
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// A member's spec not yet observed: waited for (within `observe_spec`).
+    fn unobserved(&mut self, now: Timestamp, i: usize, set: &StatefulSet) -> Step {
+        let since = *self.unobserved.get_or_insert(now);
+        let name = &self.cfg.sets[i].name;
+        let words = format!("waiting for the controller to observe {name}'s spec");
+        let Some(limit) = self.cfg.engine.observe_spec else { return wait(None, &words) };
+        if now >= since + limit {
+            return self.refuse(format!(
+                "the controller has not observed {name}'s spec (generation {}) within {}: is \
+                 it running?",
+                set.metadata.generation.unwrap_or(0),
+                crate::plan::duration_words(u64::try_from(limit.as_millis()).unwrap_or(0))
+            ));
+        }
+        wait(Some(now + SignedDuration::from_secs(1)), &words)
+    }
+
+    /// Why a member may not be driven now: another runner's plan lease, another group's plan,
+    /// or rolling by itself before the group began (`resumed`: the run's start when resumed).
+    fn members_refuse(
+        &self,
+        sets: &[&StatefulSet],
+        now: Timestamp,
+        resumed: Option<&str>,
+    ) -> Option<String> {
+        let names: Vec<String> = self.cfg.sets.iter().map(|s| s.name.clone()).collect();
         for (i, set) in sets.iter().enumerate() {
             let key = &self.cfg.sets[i];
             let dead = self.cfg.engine.dead.as_ref();
             if let Runner::Live(l) = Runner::of(set, now)
                 && !dead.is_some_and(|d| d.host == l.host && d.pid == l.pid)
             {
-                return self.refuse(format!("{key}: a plan runner holds it: {}", l.words()));
+                return Some(format!("{key}: a plan runner holds it: {}", l.words()));
             }
             if let Some(p) = part::read(set).part()
                 && matches!(p.state, State::Waiting | State::Rolling)
-                && Some(&p.started) != resumed.as_ref()
+                && Some(p.started.as_str()) != resumed
                 && !(p.group == self.cfg.group && p.sets == names)
             {
-                return self.refuse(format!(
+                return Some(format!(
                     "{key} is in another group's plan ({}, {}): a set rolls in one group at a time",
                     crate::text::escape_controls(&p.group),
                     p.state.word()
@@ -102,7 +140,7 @@ impl GroupEngine {
                 let started = resumed.is_some()
                     && part::read(set).part().is_some_and(|p| p.state != State::Waiting);
                 if !started {
-                    return self.refuse(format!(
+                    return Some(format!(
                         "{} rolls by itself ({why}): hold it first (`ststui freeze {}`); a group \
                          never has two sets in motion",
                         self.cfg.sets[i], self.cfg.sets[i].name
@@ -110,14 +148,7 @@ impl GroupEngine {
                 }
             }
         }
-        match &resumed {
-            Some(s) => {
-                self.started = Some(s.clone());
-                self.say(0, format!("resuming the group's plan started {s}"));
-            }
-            None => self.started = Some(stamp(now)),
-        }
-        self.lease_write(view, false)
+        None
     }
 
     pub(super) fn lease_text(&self, now: Timestamp) -> String {
