@@ -12,6 +12,7 @@ mod support {
     pub mod core_harness;
     pub mod kube_mock;
     pub mod objects;
+    pub mod played;
     pub mod sim_world_common;
     pub mod ui_support;
 }

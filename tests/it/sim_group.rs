@@ -5,26 +5,9 @@
 //! by itself).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use std::path::Path;
-
+use crate::support::played::{Run, play};
 use ststui::backend::{EventKind, ObjRef, Object};
-use ststui::sim::scenario::{Outcome, Player, parse};
-use ststui::sim::{ChangeKind, Sim, SimConfig, SimEvent};
-
-struct Run {
-    sim: Sim,
-    events: Vec<SimEvent>,
-    outcome: Outcome,
-}
-
-fn play(text: &str) -> Run {
-    let script = parse(Path::new("<test>"), text).unwrap_or_else(|e| panic!("{e}"));
-    let mut player = Player::new(script).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Sim::new(SimConfig::default());
-    let mut events = Vec::new();
-    let outcome = player.run(&mut sim, &mut |ev| events.push(ev.clone()));
-    Run { sim, events, outcome }
-}
+use ststui::sim::{ChangeKind, SimEvent};
 
 impl Run {
     /// Every change of a set's partition after event `from`, in order: (set, partition).
@@ -52,11 +35,7 @@ impl Run {
             .collect()
     }
 
-    fn timeline(&self) -> impl Iterator<Item = (u64, &EventKind)> {
-        self.events.iter().filter_map(|e| e.timeline().map(|t| (t.t_ms, &t.kind)))
-    }
-
-    fn errors(&self) -> Vec<String> {
+    fn error_messages(&self) -> Vec<String> {
         self.timeline()
             .filter_map(|(_, k)| match k {
                 EventKind::Error { message, .. } => Some(message.clone()),
@@ -65,7 +44,7 @@ impl Run {
             .collect()
     }
 
-    fn annotation(&self, set: &str, key: &str) -> Option<String> {
+    fn annotation_of(&self, set: &str, key: &str) -> Option<String> {
         let set = self.sim.set(&ObjRef::new("default", set))?;
         set.metadata.annotations.as_ref()?.get(key).cloned()
     }
@@ -131,8 +110,8 @@ fn three_zones_roll_one_at_a_time_and_never_two_in_motion() {
     };
     assert_eq!(at("ingester-zone-b starts (2/3)") - at("ingester-zone-a done (1/3)"), 60_000);
     // The group's lease is given back; each part stays, naming the group in order.
-    assert_eq!(r.annotation("ingester-zone-a", "ststui.io/group-lease"), None);
-    let part = r.annotation("ingester-zone-c", "ststui.io/group").expect("zone-c's part");
+    assert_eq!(r.annotation_of("ingester-zone-a", "ststui.io/group-lease"), None);
+    let part = r.annotation_of("ingester-zone-c", "ststui.io/group").expect("zone-c's part");
     let part: serde_json::Value = serde_json::from_str(&part).unwrap();
     assert_eq!(part["group"], "ingester");
     assert_eq!(part["place"], 2);
@@ -169,9 +148,9 @@ fn a_pod_a_quota_keeps_out_holds_the_next_zone_named_until_it_exists() {
         "{lines:#?}"
     );
     assert!(
-        r.errors().iter().any(|e| e.contains("exceeded quota: pods")),
+        r.error_messages().iter().any(|e| e.contains("exceeded quota: pods")),
         "the controller's FailedCreate: {:?}",
-        r.errors()
+        r.error_messages()
     );
 }
 
@@ -190,7 +169,11 @@ fn a_failing_gate_in_zone_b_halts_the_group_and_zone_c_is_untouched() {
     let halted = lines.iter().find(|l| l.contains("halted at ingester-zone-b")).expect("halt line");
     assert!(halted.ends_with("; ingester-zone-c untouched"), "{halted}");
     assert!(r.partition_trace(r.rollout_at()).iter().all(|(s, _)| s != "ingester-zone-c"));
-    assert_eq!(r.annotation("ingester-zone-a", "ststui.io/group-lease"), None, "lease given back");
+    assert_eq!(
+        r.annotation_of("ingester-zone-a", "ststui.io/group-lease"),
+        None,
+        "lease given back"
+    );
 }
 
 #[test]
@@ -223,13 +206,13 @@ fn a_group_that_cannot_roll_is_refused_with_nothing_written() {
          rollout group=ingester steps=100%\n\
          settle\n",
     );
-    let errors = r.errors();
+    let errors = r.error_messages();
     assert!(
         errors.iter().any(|e| e.contains("grafana/rollout-operator drives this group")),
         "{errors:?}"
     );
-    assert_eq!(r.annotation("ingester-zone-a", "ststui.io/group"), None);
-    assert_eq!(r.annotation("ingester-zone-a", "ststui.io/group-lease"), None);
+    assert_eq!(r.annotation_of("ingester-zone-a", "ststui.io/group"), None);
+    assert_eq!(r.annotation_of("ingester-zone-a", "ststui.io/group-lease"), None);
     // A set rolling by itself (partition 0, a new revision) is a second one in motion.
     let r = play(
         "kubelet start=1s ready=1s stop=1s\n\
@@ -242,19 +225,19 @@ fn a_group_that_cannot_roll_is_refused_with_nothing_written() {
          rollout group=ingester steps=100%\n\
          settle\n",
     );
-    let errors = r.errors();
+    let errors = r.error_messages();
     assert!(
         errors.iter().any(|e| e.contains("ingester-zone-b rolls by itself")
             && e.contains("ststui freeze ingester-zone-b")),
         "{errors:?}"
     );
-    assert_eq!(r.annotation("ingester-zone-a", "ststui.io/group"), None);
+    assert_eq!(r.annotation_of("ingester-zone-a", "ststui.io/group"), None);
     // No set carries the label.
     let r = play("create web replicas=1\nrollout group=nothing steps=100%\n");
     assert!(
-        r.errors().iter().any(|e| e.contains("no StatefulSet carries the group's labels")),
+        r.error_messages().iter().any(|e| e.contains("no StatefulSet carries the group's labels")),
         "{:?}",
-        r.errors()
+        r.error_messages()
     );
 }
 

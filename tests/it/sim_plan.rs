@@ -6,25 +6,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::path::Path;
-
 use ststui::backend::{EventKind, ObjRef, Object};
-use ststui::sim::scenario::{Outcome, Player, parse};
+
+use crate::support::played::{Run, play};
+use ststui::sim::scenario::{Player, parse};
 use ststui::sim::{ChangeKind, Sim, SimConfig, SimEvent};
-
-struct Run {
-    sim: Sim,
-    events: Vec<SimEvent>,
-    outcome: Outcome,
-}
-
-fn play(text: &str) -> Run {
-    let script = parse(Path::new("<test>"), text).unwrap_or_else(|e| panic!("{e}"));
-    let mut player = Player::new(script).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Sim::new(SimConfig::default());
-    let mut events = Vec::new();
-    let outcome = player.run(&mut sim, &mut |ev| events.push(ev.clone()));
-    Run { sim, events, outcome }
-}
 
 impl Run {
     /// Every partition the set was stored with, in order, repeats collapsed.
@@ -49,10 +35,6 @@ impl Run {
                 _ => None,
             })
             .collect()
-    }
-
-    fn timeline(&self) -> impl Iterator<Item = (u64, &EventKind)> {
-        self.events.iter().filter_map(|e| e.timeline().map(|t| (t.t_ms, &t.kind)))
     }
 
     fn errors(&self) -> Vec<(Option<usize>, String)> {
