@@ -73,3 +73,13 @@ pub fn reason(v: &str) -> Result<String, BadValue> {
     }
     Ok(v.to_string())
 }
+
+/// `1,2,4`: batches of pods (a group's `--batches`), each from 1.
+pub fn batches(v: &str) -> Result<Vec<u32>, BadValue> {
+    v.split(',')
+        .map(|w| match w.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(BadValue::new(w, "is not a batch of pods", "counts from 1, e.g. 1,2,4")),
+        })
+        .collect()
+}

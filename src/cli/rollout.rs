@@ -29,6 +29,11 @@ pub struct RolloutArgs {
     /// long after a set is done before the next starts, e.g. 10m.
     #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero, default_value = "0s")]
     pub zone_bake: u64,
+    /// In a group, instead of --steps: each set opens these batches of pods, the last repeated
+    /// (1,2,4 opens 1, then 2 more, then 4 more at a time), then the rest.
+    #[arg(long, value_name = "N,…", requires = "grouped", conflicts_with = "steps",
+          value_parser = batches)]
+    pub batches: Option<String>,
     /// Pods on the update revision after each step, from the highest ordinal down: counts,
     /// percentages of the replicas (rounded up, never all before 100%) or `pause` (a manual
     /// gate), e.g. 1,25%,pause,50%,100%. Needed for a new plan; a rerun resumes the recorded one.
@@ -135,6 +140,11 @@ impl RolloutArgs {
             recheck_seconds: self.recheck / 1000,
         }
     }
+}
+
+/// `--batches 1,2,4`, checked.
+fn batches(s: &str) -> Result<String, String> {
+    crate::value::batches(s).map(|_| s.trim().to_string()).map_err(|e| e.to_string())
 }
 
 /// A gate as typed, checked.

@@ -277,3 +277,20 @@ fn a_flapping_zone_holds_the_next_and_the_zone_bake_starts_again_once_it_is_stea
     // A full minute of quiet after the pod came back, not what was left of the first bake.
     assert_eq!(at("ingester-zone-b starts (2/3)") - at("ready ingester-zone-a-2"), 60_000);
 }
+
+#[test]
+fn batches_open_each_set_one_then_two_more_then_the_rest() {
+    let r = play(&zones(
+        "rollout group=ingester batches=1,2\n\
+         settle\n\
+         expect ingester-zone-c updated=4 group=done\n",
+    ));
+    assert!(r.outcome.passed(), "{:?}", r.outcome.failures);
+    let want: Vec<(String, i32)> = ["a", "b", "c"]
+        .iter()
+        .flat_map(|z| [3, 1, 0].map(|p| (format!("ingester-zone-{z}"), p)))
+        .collect();
+    assert_eq!(r.partition_trace(r.rollout_at()), want);
+    let part = r.annotation_of("ingester-zone-a", "ststui.io/group").expect("a part");
+    assert!(part.contains("\"steps\":\"batches 1,2\""), "{part}");
+}

@@ -375,6 +375,7 @@ fn rollout_and_approve_parse_with_the_verbs_defaults() {
         group: false,
         zone_bake_seconds: 0,
         tiers: None,
+        batches: None,
     };
     assert_eq!(*a, want);
     let Command::Rollout(a) = one("rollout db/pg steps=pause,100% stuck-after=2m on-failure=undo")
@@ -415,6 +416,9 @@ fn rollout_mistakes_say_what_is_expected() {
         ("rollout group=ingester steps=1 order=fe,,be", "is not a tier order"),
         ("expect web group=rolled", "is not a group state; expected one of none, waiting"),
         ("quota", "give pods=N"),
+        ("rollout group=g steps=1 batches=1,2", "give steps= or batches=, not both"),
+        ("rollout group=g batches=1,0", "is not a batch of pods"),
+        ("rollout web batches=1,2", "batches= orders a group"),
         ("quota off pods=3", "not both"),
         ("quota pods=-1", "is not a pod count"),
         ("quota sometimes", "unexpected argument \"sometimes\""),

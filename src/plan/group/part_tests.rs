@@ -103,3 +103,12 @@ fn rollout_operator_drives_a_group_only_with_its_label_on_every_ondelete_set() {
     assert_eq!(rollout_operator(&[&a, &other]), None, "two groups");
     assert_eq!(rollout_operator(&[]), None);
 }
+
+#[test]
+fn batches_resolve_per_set_on_its_replicas() {
+    use crate::plan::group::run::batch_steps;
+    assert_eq!(batch_steps(&[1, 2, 4], 4).to_string(), "1,3,100%");
+    assert_eq!(batch_steps(&[1, 2, 4], 20).to_string(), "1,3,7,11,15,19,100%");
+    assert_eq!(batch_steps(&[5], 3).to_string(), "100%");
+    assert_eq!(batch_steps(&[1], 1).to_string(), "100%");
+}

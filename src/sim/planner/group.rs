@@ -26,6 +26,8 @@ pub struct GroupRollout {
     /// Each set's plan (its `set` is unused).
     pub plan: Rollout,
     pub zone_bake_seconds: u64,
+    /// `batches=1,2,4`: each set's steps as batches of pods.
+    pub batches: Option<Vec<u32>>,
     /// `order=fe,be`: tiers; alphabetical otherwise.
     pub tiers: Option<Vec<String>>,
 }
@@ -62,6 +64,7 @@ pub fn start(w: &mut World, r: GroupRollout) -> Result<(), OpError> {
         group: r.group.name.clone(),
         sets,
         zone_bake_seconds: r.zone_bake_seconds,
+        batches: r.batches.clone(),
         engine: cfg_engine,
     };
     let g = GroupEngine::new(cfg, super::ask(&r.plan));

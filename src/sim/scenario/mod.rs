@@ -149,6 +149,8 @@ pub struct RolloutArgs {
     pub set: Name,
     pub group: bool,
     pub zone_bake_seconds: u64,
+    /// `batches=1,2,4` (a group's): each set's steps as batches of pods.
+    pub batches: Option<Vec<u32>>,
     /// `order=fe,be`: the group's tiers (alphabetical otherwise).
     pub tiers: Option<Vec<String>>,
     pub steps: crate::plan::Steps,

@@ -281,6 +281,7 @@ impl Player {
                         group: r.set.as_ref(),
                         plan,
                         zone_bake_seconds: r.zone_bake_seconds,
+                        batches: r.batches.clone(),
                         tiers: r.tiers.clone(),
                     };
                     return sim.start_group(g).map_err(|e| e.to_string());

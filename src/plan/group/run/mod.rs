@@ -38,6 +38,9 @@ pub struct GroupConfig {
     /// How long every pod of the group stays updated-or-untouched, Ready and available after a
     /// set is done before the next starts.
     pub zone_bake_seconds: u64,
+    /// `--batches 1,2,4`: each set's steps are these batches of pods, the last repeated, up to
+    /// all of them (resolved per set, on its replicas: [`batch_steps`]); `None`: the ask's steps.
+    pub batches: Option<Vec<u32>>,
     /// Each set's engine (its `set` is the member's); its lease timings are the group's.
     pub engine: Config,
 }
@@ -383,6 +386,25 @@ impl GroupEngine {
 }
 
 mod turns;
+
+/// The steps of `batches` for a set of `replicas`: cumulative counts (1,2,4 → 1, 3, 7, 11, …,
+/// the last batch repeated) while short of the replicas, then 100%.
+pub fn batch_steps(batches: &[u32], replicas: i32) -> crate::plan::Steps {
+    use crate::plan::StepSpec;
+    let replicas = i64::from(replicas.max(1));
+    let (mut out, mut total) = (Vec::new(), 0i64);
+    let last = i64::from(batches.last().copied().unwrap_or(1).max(1));
+    for i in 0.. {
+        let b = batches.get(i).map_or(last, |b| i64::from((*b).max(1)));
+        total += b;
+        if total >= replicas || i > 10_000 {
+            break;
+        }
+        out.push(StepSpec::Count(i32::try_from(total).unwrap_or(i32::MAX)));
+    }
+    out.push(StepSpec::Percent(100));
+    crate::plan::Steps(out)
+}
 
 fn wait(until: Option<Timestamp>, words: &str) -> Step {
     Step::Do(Act::Wait { until, words: words.to_string() })

@@ -189,7 +189,13 @@ impl GroupEngine {
             since: stamp(since),
             by: self.ask.by.clone(),
             started: self.started.clone().unwrap_or_default(),
-            steps: self.ask.steps.as_ref().map(ToString::to_string).unwrap_or_default(),
+            steps: match &self.cfg.batches {
+                Some(b) => {
+                    let b: Vec<String> = b.iter().map(ToString::to_string).collect();
+                    format!("batches {}", b.join(","))
+                }
+                None => self.ask.steps.as_ref().map(ToString::to_string).unwrap_or_default(),
+            },
             zone_bake_seconds: self.cfg.zone_bake_seconds,
             reason,
         }
@@ -371,7 +377,11 @@ impl GroupEngine {
                 dead,
                 ..self.cfg.engine.clone()
             };
-            self.inner = Some(Engine::new(cfg, self.ask.clone()));
+            let mut ask = self.ask.clone();
+            if let (Some(b), Some(set)) = (&self.cfg.batches, view.members[index].set) {
+                ask.steps = Some(super::batch_steps(b, crate::core::spec::replicas(set)));
+            }
+            self.inner = Some(Engine::new(cfg, ask));
         }
         let m = view.members[index];
         let empty = StatefulSet::default();

@@ -20,7 +20,7 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         None => a.name("NAME")?,
     };
     if group.is_none() {
-        for key in ["zone-bake", "order"] {
+        for key in ["zone-bake", "order", "batches"] {
             if a.value(key).is_some() {
                 return Err(a.err(format_args!(
                     "{key}= orders a group: give group=NAME instead of a set's name"
@@ -32,6 +32,7 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         "group",
         "zone-bake",
         "order",
+        "batches",
         "steps",
         "bake",
         "stuck-after",
@@ -43,8 +44,15 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         "gate-tries",
         "replace-stuck",
     ])?;
-    let Some(steps) = a.parsed("steps", crate::plan::Steps::parse)? else {
-        return Err(a.err("give steps=LIST, e.g. steps=1,50%,100% (pause for a manual gate)"));
+    let batches = a.parsed("batches", crate::value::batches)?;
+    let steps = match (a.parsed("steps", crate::plan::Steps::parse)?, &batches) {
+        (Some(_), Some(_)) => return Err(a.err("give steps= or batches=, not both")),
+        (Some(s), None) => s,
+        // Resolved per set; this stands for them where one plan is shown.
+        (None, Some(_)) => crate::plan::Steps(vec![crate::plan::StepSpec::Percent(100)]),
+        (None, None) => {
+            return Err(a.err("give steps=LIST, e.g. steps=1,50%,100% (pause for a manual gate)"));
+        }
     };
     let bake_ms = a.parsed("bake", duration)?.unwrap_or(0);
     if !bake_ms.is_multiple_of(1000) {
@@ -101,6 +109,7 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         group: group.is_some(),
         zone_bake_seconds,
         tiers,
+        batches,
         set,
         steps,
         bake_seconds: bake_ms / 1000,
