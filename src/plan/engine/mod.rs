@@ -438,7 +438,7 @@ fn newer(a: &StatefulSet, b: &StatefulSet) -> bool {
 }
 
 /// Whether lease text `held` (as the set holds it) is the lease `mine` (as written).
-fn same_lease(held: Option<&str>, mine: &str) -> bool {
+pub(crate) fn same_lease(held: Option<&str>, mine: &str) -> bool {
     let Some(held) = held else { return false };
     let parse = |t: &str| serde_json::from_str::<Lease>(t).ok();
     matches!((parse(held), parse(mine)), (Some(h), Some(m))

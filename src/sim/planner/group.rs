@@ -85,26 +85,24 @@ pub fn start(w: &mut World, r: GroupRollout) -> Result<(), OpError> {
 
 /// One turn of the group on the store as it is.
 pub(super) fn turn(w: &World, g: &mut GroupEngine, now: Timestamp) -> Step {
-    let sets: Vec<Option<StatefulSet>> =
-        g.sets().iter().map(|k| w.store.sets().get(k).cloned()).collect();
+    // Borrowed from the store: nothing cloned per evaluation.
+    let sets: Vec<Option<&StatefulSet>> = g.sets().iter().map(|k| w.store.sets().get(k)).collect();
     let pods: Vec<Vec<(i32, &Pod)>> = g
         .sets()
         .iter()
         .zip(&sets)
-        .map(|(k, s)| s.as_ref().map(|s| pods_of(w, k, s)).unwrap_or_default())
+        .map(|(k, s)| s.map(|s| pods_of(w, k, s)).unwrap_or_default())
         .collect();
-    let frozen: Vec<Option<String>> = sets
-        .iter()
-        .map(|s| s.as_ref().and_then(crate::steer::holding).map(|f| f.words()))
-        .collect();
+    let frozen: Vec<Option<String>> =
+        sets.iter().map(|s| s.and_then(crate::steer::holding).map(|f| f.words())).collect();
     let members: Vec<Member<'_>> = sets
         .iter()
         .zip(&pods)
         .zip(&frozen)
         .map(|((s, p), f)| Member {
-            set: s.as_ref(),
+            set: *s,
             pods: p,
-            min_ready: s.as_ref().map_or(super::min_ready_zero(), |s| super::min_ready(w, s)),
+            min_ready: s.map_or(super::min_ready_zero(), |s| super::min_ready(w, s)),
             frozen: f.as_deref(),
         })
         .collect();

@@ -410,12 +410,6 @@ fn wait(until: Option<Timestamp>, words: &str) -> Step {
     Step::Do(Act::Wait { until, words: words.to_string() })
 }
 
-/// Whether lease texts `a` and `b` are one lease.
-fn same(a: &str, b: &str) -> bool {
-    let p = |t: &str| serde_json::from_str::<Lease>(t).ok();
-    matches!((p(a), p(b)), (Some(x), Some(y)) if x.host == y.host && x.pid == y.pid && x.expires == y.expires)
-}
-
 /// Why `set` rolls by itself now: a RollingUpdate set whose update revision differs and whose
 /// partition opens pods to it (`None`: held, OnDelete, or nothing to roll).
 fn unheld(set: &StatefulSet) -> Option<String> {

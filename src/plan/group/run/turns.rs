@@ -6,6 +6,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
 use super::*;
+use crate::plan::engine::same_lease;
 
 impl GroupEngine {
     /// Another runner or driver refused, the run resumed or begun, the group's lease taken.
@@ -232,10 +233,6 @@ impl GroupEngine {
             Some(index) => Stage::Hold { index, quiet: None },
             None => Stage::Close { end: GroupEnd::Done, last: None },
         };
-        self.next_now(view)
-    }
-
-    pub(super) fn next_now(&mut self, view: &GroupView<'_>) -> Step {
         self.next(view)
     }
 
@@ -481,7 +478,7 @@ impl GroupEngine {
             let held = self
                 .anchor(view)
                 .and_then(|a| a.metadata.annotations.as_ref()?.get(part::LEASE).cloned());
-            let seen = held.filter(|h| same(h, &mine)).or(Some(mine));
+            let seen = held.filter(|h| same_lease(Some(h), &mine)).or(Some(mine));
             self.sent = None;
             let op = ClusterOp::GroupLease { set: self.cfg.sets[0].clone(), lease: None, seen };
             // Not awaited: it runs out anyway.
