@@ -86,8 +86,11 @@ pub enum Action {
     First,
     /// The last ordinal.
     Last,
-    /// Select the next StatefulSet (when a script created several).
+    /// Select the next StatefulSet (when a script created several); in a group's view, the
+    /// next set of the group.
     NextSet,
+    /// The selected set's rollout group as one matrix, or back to the set (`app::group`).
+    Group,
     /// Prompt for an ordinal to select (large sets).
     JumpPrompt,
     /// Scroll the timeline back (older entries).

@@ -20,6 +20,7 @@
 //! | ctrl-d / ctrl-k | delete / force-delete the selected pod |
 //! | `f` / `t` / `b` | faults: the selected pod fails / toggles Ready / its image breaks |
 //! | arrows, `hjkl`, PgUp/PgDn, Home/End (`g`/`G`), Tab | select ordinals, next set |
+//! | `Z` | the set's rollout group as one matrix (arrows move between its sets) / back |
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -272,7 +273,9 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[Key::ch('w')], Action::JumpToWaited, G::Navigate,
       "go to the pod the controller waits on", None),
     b(C::Normal, &[Key::plain(KeyCode::Tab)], Action::NextSet, G::Navigate,
-      "next StatefulSet", None),
+      "next StatefulSet (in a group: its next set)", None),
+    b(C::Normal, &[Key::ch('Z')], Action::Group, G::Navigate,
+      "the set's rollout group as one matrix (← → its sets) / back", None),
     b(C::Normal, &[Key::ch('K')], Action::TimelineOlder, G::Navigate,
       "timeline: older entries (also the mouse wheel over it)", None),
     b(C::Normal, &[Key::ch('J')], Action::TimelineNewer, G::Navigate,
@@ -350,6 +353,8 @@ pub const BINDINGS: &[Binding] = &[
       G::Navigate, "next set", None)),
     on(When::SetList, b(C::Sets, &[Key::plain(KeyCode::Enter)], Action::Accept, G::General,
       "open the set", Some("open"))),
+    on(When::SetList, b(C::Sets, &[Key::ch('Z')], Action::Group, G::General,
+      "open the set's rollout group as a whole", Some("group"))),
     on(When::SetList, b(C::Sets, &[Key::ch('/')], Action::FilterSets, G::Navigate,
       "filter the sets by name", Some("filter"))),
     on(When::SetList, b(C::Sets, &[Key::plain(KeyCode::Esc)], Action::Cancel, G::Navigate,

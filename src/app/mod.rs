@@ -13,6 +13,7 @@ pub mod derived;
 mod differs;
 pub mod events;
 pub mod facts;
+pub mod group;
 pub mod health;
 pub mod input;
 pub mod keymap;

@@ -274,6 +274,19 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Command> {
             };
             return open(state, key);
         }
+        Action::Group => {
+            let Some(key) = rows(state).get(at).map(|r| r.key.clone()) else {
+                refuse(state, "there is no StatefulSet here to open the group of");
+                return Vec::new();
+            };
+            return match super::group::open(state, key, true) {
+                Ok(cmds) => cmds,
+                Err(why) => {
+                    refuse(state, why);
+                    Vec::new()
+                }
+            };
+        }
         Action::FilterSets => {
             let kind = crate::app::input::PromptKind::SetFilter;
             let prompt = crate::app::input::Prompt::new(kind, state.set_filter.clone());
@@ -289,6 +302,8 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Command> {
 /// Opens `key`: the console shows it and the backend watches its objects.
 pub fn open(state: &mut AppState, key: ObjRef) -> Vec<Command> {
     state.picking = None;
+    state.group = None;
+    state.group_view = None;
     state.selected_set = Some(key.clone());
     state.selected_seen = false;
     state.selected_ordinal = state.ordinal_span().map_or(0, |(lo, _)| lo);
@@ -306,6 +321,8 @@ pub fn back(state: &mut AppState) -> Vec<Command> {
         .unwrap_or(0);
     state.picking = Some(at);
     state.picked = state.selected_set.clone();
+    state.group = None;
+    state.group_view = None;
     state.dirty = true;
     vec![Command::Backend(Op::View(ViewOp::Focus(None)))]
 }

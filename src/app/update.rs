@@ -47,10 +47,11 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
             Vec::new()
         }
         Msg::BatchEnd => {
+            let mut cmds = super::group::refresh(state);
             advisor::refresh(state);
             super::derived::refresh(state);
             super::differs::settle(state);
-            let mut cmds = super::navigate::follow_events(state);
+            cmds.extend(super::navigate::follow_events(state));
             cmds.extend(super::plan_run::drive(state));
             cmds
         }
@@ -202,6 +203,10 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
             state.modal = Modal::Help { page: 0 };
             Ok(Vec::new())
         }
+        Action::Back if state.group.is_some() => {
+            state.status = None;
+            Ok(super::group::close(state))
+        }
         Action::Back => {
             state.status = None;
             if !state.can_pick {
@@ -210,6 +215,19 @@ fn normal(state: &mut AppState, action: Action) -> ops::Outcome {
             Ok(super::sets::back(state))
         }
         Action::Reconnect => Ok(reconnect(state)),
+        Action::Group => super::group::toggle(state),
+        // In a group's matrix the sets are the columns, the ordinals the rows.
+        Action::Left | Action::Right if state.group.is_some() => {
+            super::group::column_by(state, if action == Action::Left { -1 } else { 1 }, false);
+            Ok(Vec::new())
+        }
+        Action::NextSet if state.group.is_some() => {
+            super::group::column_by(state, 1, true);
+            Ok(Vec::new())
+        }
+        Action::Up | Action::Down if state.group.is_some() => {
+            Ok(select_by(state, if action == Action::Up { -1 } else { 1 }))
+        }
         Action::Left => Ok(select_by(state, -1)),
         Action::Right => Ok(select_by(state, 1)),
         Action::Up => Ok(select_by(state, -i64::from(state.hits.grid_columns.max(1)))),
@@ -456,6 +474,11 @@ fn on_mouse(state: &mut AppState, m: MouseEvent) -> Vec<Command> {
         MouseEventKind::Down(MouseButton::Left) => match state.hits.hit(m.column, m.row) {
             Some(Hit::Ordinal(o)) if state.modal == Modal::None => {
                 select(state, o);
+                Vec::new()
+            }
+            Some(Hit::Cell { column, ordinal }) if state.modal == Modal::None => {
+                super::group::select_column(state, usize::from(column));
+                select(state, ordinal);
                 Vec::new()
             }
             Some(Hit::Revision(r)) if state.modal == Modal::None => {

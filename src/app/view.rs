@@ -13,6 +13,7 @@ pub mod explain;
 pub mod footer;
 pub mod glyphs;
 pub mod grid;
+pub mod group;
 pub mod header;
 pub mod help;
 pub mod layout;
@@ -56,6 +57,8 @@ pub struct Screen<'a> {
     pub empty: Option<&'static str>,
     /// The selected ordinal's detail, built once per frame (the layout sizes its pane by it).
     detail: Option<DetailView>,
+    /// A rollout group shown as a whole: the grid pane shows its matrix.
+    pub group: Option<Cow<'a, group::GroupMatrix>>,
 }
 
 impl<'a> Screen<'a> {
@@ -78,6 +81,7 @@ impl<'a> Screen<'a> {
                 revisions: Vec::new(),
                 empty: Some(empty),
                 detail: None,
+                group: None,
             };
         };
         let cached = state.derived.as_ref().filter(|d| d.is_fresh(state));
@@ -126,6 +130,7 @@ impl<'a> Screen<'a> {
             revisions,
             empty: None,
             detail: None,
+            group: group::GroupMatrix::of(state),
         };
         screen.detail = screen.build_detail();
         screen

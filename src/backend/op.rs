@@ -25,6 +25,9 @@ pub enum ViewOp {
     /// One set opened (its pods, revisions, claims and events watched), or none (the picker:
     /// only the sets).
     Focus(Option<ObjRef>),
+    /// Several sets opened as one (a rollout group's view): each watched as [`ViewOp::Focus`]
+    /// watches one, and the namespace's sets (a group by label finds its members among them).
+    Group(Vec<ObjRef>),
     /// Read the credentials again and reconnect (after a 401).
     Reconnect,
     /// Send the Events about this pod (a listing, then changes), and no longer those about the
@@ -102,6 +105,10 @@ impl Op {
             }
             Op::View(ViewOp::Focus(Some(set))) => format!("open {set}"),
             Op::View(ViewOp::Focus(None)) => "open the picker".into(),
+            Op::View(ViewOp::Group(sets)) => {
+                let names: Vec<String> = sets.iter().map(ToString::to_string).collect();
+                format!("open the group {}", names.join(", "))
+            }
             Op::View(ViewOp::Reconnect) => "reconnect".into(),
             Op::View(ViewOp::PodEvents(Some(pod))) => format!("watch the events of {pod}"),
             Op::View(ViewOp::PodEvents(None)) => "watch no pod's events".into(),

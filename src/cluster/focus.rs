@@ -1,5 +1,5 @@
-//! What the backend watches: the picker (the sets of a namespace, or of every namespace), or
-//! one set shown — the set by name and, once its selector is known, its pods, revisions and
+//! What the backend watches: the picker (the sets of a namespace, or of every namespace), and
+//! one set shown (or each set of a rollout group shown as one) — the set by name and, once its selector is known, its pods, revisions and
 //! claims by that selector, the Events about it and its pods, and the namespace's disruption
 //! budgets. A new selector restarts them.
 //!
@@ -98,6 +98,7 @@ pub(super) async fn focus(
     conn: Arc<Conn>,
     synced: Synced,
     tracker: Arc<Mutex<Tracker>>,
+    extras: bool,
 ) {
     // What the children watch by: the set's selector and whether it has claim templates
     // (`Some(None)`: the set is gone or unreadable).
@@ -160,7 +161,7 @@ pub(super) async fn focus(
             Some(wanted) => {
                 let w =
                     Watching { key: &key, sel: &wanted.selector, clients: &clients, conn: &conn };
-                children.0 = w.start(&tracker, &synced, wanted.claims);
+                children.0 = w.start(&tracker, &synced, wanted.claims, extras);
             }
         }
     }
@@ -280,12 +281,14 @@ impl Watching<'_> {
 
     /// Pods, revisions, claims (by the selector; only with claim templates) and Events. Synced
     /// once pods and revisions have listed, or are known unreadable; the Events start only
-    /// then, so nothing optional is on the first frame's path.
+    /// then, so nothing optional is on the first frame's path. `extras`: the namespace's
+    /// budgets and evictions too (one set of a group's view watches them for all).
     fn start(
         &self,
         tracker: &Arc<Mutex<Tracker>>,
         synced: &Synced,
         claims: bool,
+        extras: bool,
     ) -> Vec<JoinHandle<()>> {
         let pending = Arc::new(AtomicUsize::new(2));
         let ready = Latch::new();
@@ -331,8 +334,10 @@ impl Watching<'_> {
             }));
         }
         tasks.extend(self.events(tracker, &ready));
-        tasks.push(self.budgets(&ready));
-        tasks.push(self.evictions(&ready));
+        if extras {
+            tasks.push(self.budgets(&ready));
+            tasks.push(self.evictions(&ready));
+        }
         tasks
     }
 

@@ -163,9 +163,10 @@ struct Engine {
     conn: Arc<Conn>,
     identity: Arc<Mutex<String>>,
     picker: Option<JoinHandle<()>>,
-    /// The set shown, its watchers, and their timeline tracker (told of the operator's own
-    /// pod deletions, so they are not told again as the controller's).
-    focus: Option<(ObjRef, JoinHandle<()>, Arc<Mutex<derive::Tracker>>)>,
+    /// The sets shown (one, or a rollout group's), each with its watchers and their timeline
+    /// tracker (told of the operator's own pod deletions, so they are not told again as the
+    /// controller's).
+    focus: Vec<(ObjRef, JoinHandle<()>, Arc<Mutex<derive::Tracker>>)>,
     /// The selected pod's Events, watched (`ViewOp::PodEvents`).
     pod_events: Option<(ObjRef, focus::Tasks)>,
     /// The log followed (`ViewOp::Logs`).
@@ -185,7 +186,7 @@ impl Engine {
             conn: Conn::new(sink),
             identity,
             picker: None,
-            focus: None,
+            focus: Vec::new(),
             pod_events: None,
             log: None,
             synced: focus::Synced::new(),
@@ -214,6 +215,7 @@ impl Engine {
                     self.conn.sink(BackendEvent::OpFailed(f));
                 }
                 Op::View(ViewOp::Focus(set)) => self.open(set),
+                Op::View(ViewOp::Group(sets)) => self.open_group(sets),
                 Op::View(ViewOp::PodEvents(pod)) => self.pod_events(pod),
                 Op::View(ViewOp::Read(key)) => self.read(key),
                 Op::View(ViewOp::Logs(req)) => {
@@ -230,10 +232,14 @@ impl Engine {
                         pulse.abort();
                         let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
                         pulse = tokio::spawn(heartbeat::run(client, conn));
-                        let shown = self.focus.as_ref().map(|(k, _, _)| k.clone());
+                        let shown: Vec<ObjRef> =
+                            self.focus.iter().map(|(k, _, _)| k.clone()).collect();
                         let pod = self.pod_events.as_ref().map(|(p, _)| p.clone());
                         self.stop_watching();
-                        self.open(shown);
+                        match shown.len() {
+                            0 | 1 => self.open(shown.into_iter().next()),
+                            _ => self.open_group(shown),
+                        }
                         self.pod_events(pod);
                         self.conn.sink(BackendEvent::Notice(
                             "credentials read again: reconnecting".into(),
@@ -255,7 +261,7 @@ impl Engine {
         if let Some(p) = self.picker.take() {
             p.abort();
         }
-        if let Some((_, f, _)) = self.focus.take() {
+        for (_, f, _) in self.focus.drain(..) {
             f.abort();
         }
         self.pod_events = None;
@@ -332,11 +338,13 @@ impl Engine {
             conn.sink(BackendEvent::OpFailed(f.of(w.id)));
             return;
         }
-        if let (
-            crate::backend::ClusterOp::DeletePod { pod, .. }
-            | crate::backend::ClusterOp::EvictPod { pod, .. },
-            Some((_, _, tracker)),
-        ) = (&w.op, &self.focus)
+        let parent = |pod: &ObjRef| {
+            let (set, _) = crate::core::labels::parent_and_ordinal(&pod.name)?;
+            self.focus.iter().find(|(k, _, _)| k.name == set && k.namespace == pod.namespace)
+        };
+        if let crate::backend::ClusterOp::DeletePod { pod, .. }
+        | crate::backend::ClusterOp::EvictPod { pod, .. } = &w.op
+            && let Some((_, _, tracker)) = parent(pod)
         {
             tracker
                 .lock()
@@ -384,42 +392,80 @@ impl Engine {
         self.conn.sink(BackendEvent::Listed { kind: ObjKind::Event, scope, objects: Vec::new() });
     }
 
-    /// Shows one set (its objects watched) or the picker (the sets only).
-    fn open(&mut self, set: Option<ObjRef>) {
-        if let Some((old, task, _)) = self.focus.take() {
+    /// The sets shown are no longer watched; what they showed leaves the mirror.
+    fn close_focus(&mut self) {
+        let closed: Vec<_> = self.focus.drain(..).collect();
+        let mut namespaces: Vec<&str> = Vec::new();
+        for (old, task, _) in &closed {
             task.abort();
-            // What is no longer shown leaves the mirror.
+            self.forget_events("StatefulSet", old);
+            if !namespaces.contains(&old.namespace.as_str()) {
+                namespaces.push(&old.namespace);
+            }
+        }
+        for ns in namespaces {
             for kind in [ObjKind::Pod, ObjKind::Revision, ObjKind::Claim] {
-                let scope = Scope::namespace(old.namespace.clone());
+                let scope = Scope::namespace(ns);
                 self.conn.sink(BackendEvent::Listed { kind, scope, objects: Vec::new() });
             }
-            self.forget_events("StatefulSet", &old);
         }
+    }
+
+    /// Watches `key`'s objects beside those shown; `extras`: also the namespace's budgets and
+    /// evictions (once per view).
+    fn watch_set(&mut self, key: ObjRef, extras: bool) {
+        let tracker = Arc::new(Mutex::new(derive::Tracker::named(&key.name)));
+        let task = tokio::spawn(focus::focus(
+            key.clone(),
+            self.session.clients.clone(),
+            Arc::clone(&self.conn),
+            self.synced.clone(),
+            Arc::clone(&tracker),
+            extras,
+        ));
+        self.focus.push((key, task, tracker));
+    }
+
+    /// Shows a rollout group: every member watched as one set is, and the namespace's sets
+    /// (the picker's watch), among which a group by label finds its members.
+    fn open_group(&mut self, sets: Vec<ObjRef>) {
+        let shown: Vec<&ObjRef> = self.focus.iter().map(|(k, _, _)| k).collect();
+        if shown.len() == sets.len() && shown.iter().zip(&sets).all(|(a, b)| *a == b) {
+            return;
+        }
+        self.close_focus();
+        self.conn.sink(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 0 });
+        for (i, key) in sets.into_iter().enumerate() {
+            self.watch_set(key, i == 0);
+        }
+        self.picker();
+    }
+
+    /// Shows one set (its objects watched) or the picker (the sets only).
+    fn open(&mut self, set: Option<ObjRef>) {
+        self.close_focus();
         match set {
             Some(key) => {
                 // Until its pods have listed, the set's grid says so (never "not created").
                 self.conn.sink(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 0 });
-                let tracker = Arc::new(Mutex::new(derive::Tracker::named(&key.name)));
-                let task = tokio::spawn(focus::focus(
-                    key.clone(),
-                    self.session.clients.clone(),
-                    Arc::clone(&self.conn),
-                    self.synced.clone(),
-                    Arc::clone(&tracker),
-                ));
-                self.focus = Some((key, task, tracker));
+                self.watch_set(key, true);
             }
-            None if self.picker.is_none() => {
-                let ns = (!self.target.all_namespaces).then(|| self.session.namespace.clone());
-                self.picker = Some(tokio::spawn(focus::picker(
-                    ns,
-                    self.session.clients.clone(),
-                    Arc::clone(&self.conn),
-                    self.synced.clone(),
-                )));
-            }
-            None => {}
+            None => self.picker(),
         }
+    }
+
+    /// The namespace's sets watched (the list's), unless they are already.
+    fn picker(&mut self) {
+        if self.picker.is_some() {
+            return;
+        }
+        let ns = (!self.target.all_namespaces).then(|| self.session.namespace.clone());
+        self.picker = Some(tokio::spawn(focus::picker(
+            ns,
+            self.session.clients.clone(),
+            Arc::clone(&self.conn),
+            self.synced.clone(),
+        )));
     }
 }
 

@@ -14,6 +14,7 @@ pub mod controller;
 pub mod detail;
 pub mod footer;
 pub mod grid;
+pub mod group;
 pub mod header;
 pub mod help;
 pub mod history;
@@ -59,9 +60,12 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) -> 
     match screen.empty {
         Some(reason) => grid::render_empty(buf, areas.grid, reason, theme),
         None => {
-            match grid_layout.mode {
-                GridMode::Detailed => grid::render(buf, areas.grid, &screen, &grid_layout, theme),
-                GridMode::Compact { .. } => {
+            match (crate::app::view::layout::matrix_layout(&screen, &areas), grid_layout.mode) {
+                (Some(m), _) => group::render(buf, areas.grid, &screen, &m, theme),
+                (None, GridMode::Detailed) => {
+                    grid::render(buf, areas.grid, &screen, &grid_layout, theme)
+                }
+                (None, GridMode::Compact { .. }) => {
                     map::render(buf, areas.grid, &screen, &grid_layout, theme)
                 }
             }

@@ -54,7 +54,7 @@ pub fn of(set: &StatefulSet, sets: &[StatefulSet]) -> Option<GroupReport> {
     let names: Vec<String> =
         members.iter().map(|s| esc(s.metadata.name.as_deref().unwrap_or_default())).collect();
     part::rollout_operator(&members)?;
-    let next = operator_next(&members);
+    let next = part::operator_next(&members);
     Some(GroupReport {
         name: esc(&label),
         driver: "grafana/rollout-operator",
@@ -67,30 +67,4 @@ pub fn of(set: &StatefulSet, sets: &[StatefulSet]) -> Option<GroupReport> {
             esc(&label)
         ),
     })
-}
-
-/// What rollout-operator does next, as the sets' status says: it waits while a set has pods not
-/// Ready; otherwise it deletes the pods of the first set (by name) not yet updated.
-fn operator_next(sets: &[&StatefulSet]) -> String {
-    let name = |s: &StatefulSet| {
-        crate::text::escape_controls(s.metadata.name.as_deref().unwrap_or_default()).into_owned()
-    };
-    for s in sets {
-        let want = crate::core::spec::replicas(s);
-        let ready = s.status.as_ref().and_then(|st| st.ready_replicas).unwrap_or(0);
-        if ready < want {
-            return format!("next: it waits, {} has {ready}/{want} Ready", name(s));
-        }
-    }
-    for s in sets {
-        let want = crate::core::spec::replicas(s);
-        let updated = s.status.as_ref().and_then(|st| st.updated_replicas).unwrap_or(0);
-        if updated < want {
-            return format!(
-                "next: it deletes {}'s pods not on the update revision ({updated}/{want} updated)",
-                name(s)
-            );
-        }
-    }
-    "next: nothing (every set updated)".into()
 }

@@ -182,7 +182,7 @@ fn help_opens_and_closes_and_unbound_keys_say_so() {
     // Keys other than the close keys do nothing in help, and q closes rather than quits.
     assert!(run(&mut st, [key('q')]).is_empty());
     assert!(!st.help_open() && !st.quit);
-    run(&mut st, [key('Z')]);
+    run(&mut st, [key('Q')]);
     assert!(status_text(&st).contains("not bound"), "{}", status_text(&st));
 }
 

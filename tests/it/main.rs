@@ -67,6 +67,7 @@ mod ui_console;
 mod ui_context;
 mod ui_evictions;
 mod ui_gates;
+mod ui_group;
 mod ui_panes;
 mod ui_props;
 mod ui_screens;

@@ -15,7 +15,7 @@ use ststui::sim::{Sim, SimConfig};
 use ui_support::{render, screen_text};
 
 /// Plays `script` and returns the console state after every event was applied.
-fn console_after(script: &str) -> AppState {
+pub(crate) fn console_after(script: &str) -> AppState {
     let script = parse(&inline_path(), script).unwrap_or_else(|e| panic!("script: {e}"));
     let mut player = Player::new(script).unwrap_or_else(|e| panic!("player: {e}"));
     let mut sim = Sim::new(SimConfig::default());

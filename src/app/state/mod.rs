@@ -24,12 +24,14 @@ use crate::backend::{Capabilities, Connection, Mode, ObjRef};
 use crate::core::{Options, Plan};
 
 mod derived;
+mod group;
 mod log;
 mod plan;
 mod screen;
 pub mod timeline;
 
 pub use derived::{Derived, Key};
+pub use group::{GroupBy, GroupShown};
 pub use log::{LogView, MAX_LOG_LINES};
 pub use plan::{Form, PlanRun};
 pub use screen::{
@@ -158,6 +160,13 @@ pub struct AppState {
     /// After an outage, backend timeline lines until this backend time (ms) are the catch-up:
     /// changes that happened during the outage, seen late.
     pub catch_up_until_ms: Option<u64>,
+    /// A rollout group shown as a whole (`Z`): the grid pane shows its matrix, the selected set
+    /// is the column under the cursor.
+    pub group: Option<GroupShown>,
+    /// The group's matrix, computed once per state change (`app::group::refresh`).
+    pub group_view: Option<super::view::group::GroupMatrix>,
+    /// What each member's column read of each pod version (as [`AppState::grid_memo`]).
+    pub group_memos: HashMap<ObjRef, super::view::grid::GridMemo>,
 }
 
 impl Default for AppState {
@@ -213,6 +222,9 @@ impl AppState {
             listing: Default::default(),
             selected_seen: false,
             catch_up_until_ms: None,
+            group: None,
+            group_view: None,
+            group_memos: HashMap::new(),
         }
     }
 

@@ -148,6 +148,9 @@ pub enum HitRegion {
     Revision { area: Rect, revision: i64 },
     /// The timeline pane's inside.
     Timeline { area: Rect },
+    /// A column of a group's matrix: one row per ordinal from `first`; `column` indexes the
+    /// group's sets.
+    Matrix { area: Rect, column: u16, first: i32 },
 }
 
 /// What a click landed on.
@@ -157,6 +160,11 @@ pub enum Hit {
     Revision(i64),
     /// The timeline pane (the mouse wheel scrolls it).
     Timeline,
+    /// A cell of a group's matrix: the set's column, the ordinal.
+    Cell {
+        column: u16,
+        ordinal: i32,
+    },
 }
 
 impl HitMap {
@@ -192,6 +200,10 @@ impl HitRegion {
                 inside(area).then_some(Hit::Revision(*revision))
             }
             HitRegion::Timeline { area } => inside(area).then_some(Hit::Timeline),
+            HitRegion::Matrix { area, column: c, first } => {
+                let below = i32::from(row.checked_sub(area.y)?);
+                inside(area).then(|| Hit::Cell { column: *c, ordinal: first.saturating_add(below) })
+            }
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::app::state::{HitMap, HitRegion};
 
 use super::Screen;
 use super::grid::{DETAILED_MAX, GROUP, GridLayout, GridMode, GridRow, compact_rows};
+use super::group::MatrixLayout;
 
 /// Terminal width from which panes go side by side with a right-hand column.
 pub const WIDE: u16 = 110;
@@ -62,7 +63,10 @@ fn take_right(rest: &mut Rect, w: u16) -> Rect {
 }
 
 /// Rows the grid would like: every ordinal and rule in detailed mode, plus borders.
-fn grid_wants(screen: &Screen<'_>) -> u16 {
+fn grid_wants(screen: &Screen<'_>, width: u16) -> u16 {
+    if let Some(m) = &screen.group {
+        return super::group::wants(m, width.saturating_sub(2)).saturating_add(2);
+    }
     let rows = screen.grid.cells.len() + screen.grid.rules.len();
     u16::try_from(rows.max(1) + 2).unwrap_or(u16::MAX)
 }
@@ -80,24 +84,39 @@ fn controller_wants(screen: &Screen<'_>, max_lines: usize, width: u16) -> u16 {
 }
 
 /// Rows `text` takes when word-wrapped greedily at `width` columns (a word longer than the
-/// width is broken across rows).
+/// width is broken across rows): [`wrap`]'s count.
 pub fn wrapped_rows(text: &str, width: usize) -> usize {
+    wrap(text, width).len()
+}
+
+/// `text` word-wrapped greedily at `width` columns (counted in chars), a word longer than the
+/// width broken across rows; at least one row.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
-    let mut rows = 1;
+    let (mut rows, mut current) = (Vec::new(), String::new());
     let mut used = 0;
     for word in text.split_whitespace() {
         let len = word.chars().count();
-        let need = if used == 0 { len } else { used + 1 + len };
-        if need <= width {
-            used = need;
-        } else if used == 0 {
-            rows += (len - 1) / width;
-            used = (len - 1) % width + 1;
-        } else {
-            rows += 1 + (len.max(1) - 1) / width;
-            used = (len.max(1) - 1) % width + 1;
+        if used > 0 && used + 1 + len <= width {
+            current.push(' ');
+            current.push_str(word);
+            used += 1 + len;
+            continue;
+        }
+        if used > 0 {
+            rows.push(std::mem::take(&mut current));
+        }
+        let chars: Vec<char> = word.chars().collect();
+        let mut chunks = chars.chunks(width).peekable();
+        while let Some(chunk) = chunks.next() {
+            current.extend(chunk);
+            used = chunk.len();
+            if chunks.peek().is_some() {
+                rows.push(std::mem::take(&mut current));
+            }
         }
     }
+    rows.push(current);
     rows
 }
 
@@ -175,10 +194,10 @@ fn narrow(screen: &Screen<'_>, mut rest: Rect, out: &mut ScreenAreas) {
 fn split_grid_timeline(screen: &Screen<'_>, rest: Rect, out: &mut ScreenAreas) {
     const TIMELINE_MIN: u16 = 5;
     let h = rest.height;
-    let detailed = grid_wants(screen);
+    let detailed = grid_wants(screen, rest.width);
     let grid_h = if detailed + TIMELINE_MIN <= h {
         detailed.max(h * 2 / 5)
-    } else if h >= 24 && screen.grid.cells.len() <= DETAILED_MAX {
+    } else if h >= 24 && (screen.grid.cells.len() <= DETAILED_MAX || screen.group.is_some()) {
         // Detailed rows that scroll: most of the height, the timeline keeps a useful share.
         h - (h / 3).clamp(TIMELINE_MIN, 12)
     } else if h >= 24 {
@@ -276,19 +295,36 @@ pub fn hit_map(screen: &Screen<'_>, areas: &ScreenAreas, grid: &GridLayout) -> H
         GridMode::Detailed => 1,
         GridMode::Compact { cols } => cols,
     };
-    HitMap {
-        regions,
-        grid_columns,
-        page: u32::try_from(grid.page()).unwrap_or(u32::MAX),
-        timeline_rows,
+    let mut page = u32::try_from(grid.page()).unwrap_or(u32::MAX);
+    if let Some(m) = matrix_layout(screen, areas) {
+        page = u32::try_from(m.rows).unwrap_or(u32::MAX);
+        let first = screen.group.as_ref().map_or(0, |g| g.first);
+        for c in m.first_col..m.first_col + m.cols {
+            let (Some(x), Ok(column)) = (m.col_x(c), u16::try_from(c)) else { continue };
+            let offset = i32::try_from(m.offset).unwrap_or(0);
+            let rows = u16::try_from(m.rows).unwrap_or(0);
+            let area = Rect { x, y: m.row_y(0), width: m.col_w, height: rows };
+            regions.push(HitRegion::Matrix { area, column, first: first.saturating_add(offset) });
+        }
     }
+    HitMap { regions, grid_columns, page, timeline_rows }
 }
 
 /// The whole geometry of a frame on a terminal of `area`: pane areas and the grid layout.
 pub fn frame_layout(screen: &Screen<'_>, area: Rect) -> (ScreenAreas, GridLayout) {
     let areas = screen_areas(screen, area);
-    let grid = GridLayout::new(&screen.grid, screen.selected, areas.grid_inner());
+    // A group's matrix takes the grid's place: the grid lays out nothing (no rows to click).
+    let empty = super::GridView::default();
+    let grid = if screen.group.is_some() { &empty } else { &screen.grid };
+    let grid = GridLayout::new(grid, screen.selected, areas.grid_inner());
     (areas, grid)
+}
+
+/// The matrix's layout in the grid pane, when a group is shown.
+pub fn matrix_layout(screen: &Screen<'_>, areas: &ScreenAreas) -> Option<MatrixLayout> {
+    let m = screen.group.as_ref()?;
+    let at = screen.state.selected_set.as_ref().and_then(|k| m.column_of(k));
+    Some(MatrixLayout::new(m, (at, screen.state.selected_ordinal), areas.grid_inner()))
 }
 
 /// A rectangle of at most `w` × `h` centred in `area` (dialogs and overlays).
