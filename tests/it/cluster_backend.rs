@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use crate::support::objects::web;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use ststui::backend::{
-    Backend, BackendEvent, ClusterOp, FailureKind, Fault, ObjKind, ObjRef, Object, Op, SimOp, Write,
+    Backend, BackendEvent, ClusterOp, FailureKind, Fault, ObjKind, ObjRef, Object, Op, SimOp,
+    ViewOp, Write,
 };
 use ststui::cluster::{ClusterBackend, Target};
 use ststui::serve::{self, ServeConfig, Server};
@@ -197,4 +198,63 @@ fn simulator_ops_are_unsupported_and_read_only_writes_nothing() {
             .then_some(())
     });
     assert_eq!(partition_in_sim(&r), 0);
+}
+
+#[test]
+fn a_group_view_watches_every_member_and_one_set_again_drops_the_others() {
+    let r = rig("group");
+    let manifest = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\nspec:\n  replicas: 2\n  serviceName: db\n  selector:\n    matchLabels: {app: db}\n  template:\n    metadata:\n      labels: {app: db}\n    spec:\n      containers:\n      - name: app\n        image: postgres:17\n";
+    let db: StatefulSet = serde_yaml_ng::from_str(manifest).unwrap_or_else(|e| panic!("{e}"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    r.handle.caller().call(Box::new(move |sim| {
+        let _ = tx.send(sim.create_set(db).map(|_| sim.settle(60_000)).is_ok());
+    }));
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)).ok(), Some(true));
+    let (mut b, seen) = connect(&r, false);
+    wait_for(&seen, "synced", |v| v.contains(&BackendEvent::Synced).then_some(()));
+    let db_ref = ObjRef::new("default", "db");
+    b.execute(Op::View(ViewOp::Group(vec![web(), db_ref.clone()])));
+    // db's pods listed by its own selector, beside web's.
+    let listed = |name: &'static str, n: usize| {
+        move |v: &[BackendEvent]| {
+            v.iter()
+                .any(|e| match e {
+                    BackendEvent::Listed { kind: ObjKind::Pod, scope, objects } => {
+                        let sel = scope.selector.as_ref().and_then(|s| s.match_labels.as_ref());
+                        sel.and_then(|l| l.get("app")).map(String::as_str) == Some(name)
+                            && objects.len() == n
+                    }
+                    _ => false,
+                })
+                .then_some(())
+        }
+    };
+    wait_for(&seen, "db's pods", listed("db", 2));
+    // The namespace's sets are watched too (a group by label finds its members among them).
+    wait_for(&seen, "the namespace's sets", |v| {
+        v.iter()
+            .any(|e| {
+                matches!(e, BackendEvent::Listed { kind: ObjKind::Set, scope, objects }
+                    if scope.name.is_none() && objects.len() == 2)
+            })
+            .then_some(())
+    });
+    seen.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    b.execute(Op::View(ViewOp::Focus(Some(web()))));
+    // Back to one set: what the group showed leaves the mirror, then web's pods list again.
+    wait_for(&seen, "the members' pods dropped", |v| {
+        v.iter()
+            .any(|e| {
+                matches!(e, BackendEvent::Listed { kind: ObjKind::Pod, scope, objects }
+                    if scope.selector.is_none() && objects.is_empty())
+            })
+            .then_some(())
+    });
+    wait_for(&seen, "web's pods again", listed("web", 3));
+    let v = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    assert!(
+        !v.iter().any(|e| matches!(e, BackendEvent::Listed { kind: ObjKind::Pod, objects, .. }
+            if objects.iter().any(|o| ObjRef::of(o.metadata()).name.starts_with("db-")))),
+        "db's pods are no longer sent"
+    );
 }
