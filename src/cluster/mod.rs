@@ -429,6 +429,8 @@ impl Engine {
     /// Shows a rollout group: every member watched as one set is, and the namespace's sets
     /// (the picker's watch), among which a group by label finds its members.
     fn open_group(&mut self, sets: Vec<ObjRef>) {
+        // First: a group by label opened from its one set shown finds its other members there.
+        self.picker();
         let shown: Vec<&ObjRef> = self.focus.iter().map(|(k, _, _)| k).collect();
         if shown.len() == sets.len() && shown.iter().zip(&sets).all(|(a, b)| *a == b) {
             return;
@@ -438,7 +440,6 @@ impl Engine {
         for (i, key) in sets.into_iter().enumerate() {
             self.watch_set(key, i == 0);
         }
-        self.picker();
     }
 
     /// Shows one set (its objects watched) or the picker (the sets only).

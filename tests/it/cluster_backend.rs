@@ -212,6 +212,17 @@ fn a_group_view_watches_every_member_and_one_set_again_drops_the_others() {
     assert_eq!(rx.recv_timeout(Duration::from_secs(10)).ok(), Some(true));
     let (mut b, seen) = connect(&r, false);
     wait_for(&seen, "synced", |v| v.contains(&BackendEvent::Synced).then_some(()));
+    // The group of the one set shown (a group by label, its other members not known yet): the
+    // namespace's sets are watched, where the console finds them.
+    b.execute(Op::View(ViewOp::Group(vec![web()])));
+    wait_for(&seen, "the namespace's sets", |v| {
+        v.iter()
+            .any(|e| {
+                matches!(e, BackendEvent::Listed { kind: ObjKind::Set, scope, objects }
+                    if scope.name.is_none() && objects.len() == 2)
+            })
+            .then_some(())
+    });
     let db_ref = ObjRef::new("default", "db");
     b.execute(Op::View(ViewOp::Group(vec![web(), db_ref.clone()])));
     // db's pods listed by its own selector, beside web's.
@@ -230,15 +241,6 @@ fn a_group_view_watches_every_member_and_one_set_again_drops_the_others() {
         }
     };
     wait_for(&seen, "db's pods", listed("db", 2));
-    // The namespace's sets are watched too (a group by label finds its members among them).
-    wait_for(&seen, "the namespace's sets", |v| {
-        v.iter()
-            .any(|e| {
-                matches!(e, BackendEvent::Listed { kind: ObjKind::Set, scope, objects }
-                    if scope.name.is_none() && objects.len() == 2)
-            })
-            .then_some(())
-    });
     seen.lock().unwrap_or_else(|e| e.into_inner()).clear();
     b.execute(Op::View(ViewOp::Focus(Some(web()))));
     // Back to one set: what the group showed leaves the mirror, then web's pods list again.
