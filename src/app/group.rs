@@ -76,10 +76,7 @@ pub fn open(state: &mut AppState, key: ObjRef, from_list: bool) -> Result<Vec<Co
 /// Leaves the group's view: back to the set list when it was opened there, else to the set
 /// under the cursor alone.
 pub fn close(state: &mut AppState) -> Vec<Command> {
-    let Some(shown) = state.group.take() else { return Vec::new() };
-    state.group_view = None;
-    state.group_memos.clear();
-    state.dirty = true;
+    let Some(shown) = forget(state) else { return Vec::new() };
     if shown.from_list && state.can_pick {
         return super::sets::back(state);
     }
@@ -87,6 +84,16 @@ pub fn close(state: &mut AppState) -> Vec<Command> {
         Some(key) => vec![Command::Backend(Op::View(ViewOp::Focus(Some(key))))],
         None => Vec::new(),
     }
+}
+
+/// The group's view gone (one set or the list opened), its matrix and memos with it; returns
+/// the group that was shown.
+pub fn forget(state: &mut AppState) -> Option<GroupShown> {
+    let shown = state.group.take()?;
+    state.group_view = None;
+    state.group_memos.clear();
+    state.dirty = true;
+    Some(shown)
 }
 
 /// `Z`: the selected set's group as a whole, or back to the set.

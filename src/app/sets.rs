@@ -302,8 +302,7 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Command> {
 /// Opens `key`: the console shows it and the backend watches its objects.
 pub fn open(state: &mut AppState, key: ObjRef) -> Vec<Command> {
     state.picking = None;
-    state.group = None;
-    state.group_view = None;
+    super::group::forget(state);
     state.selected_set = Some(key.clone());
     state.selected_seen = false;
     state.selected_ordinal = state.ordinal_span().map_or(0, |(lo, _)| lo);
@@ -321,8 +320,7 @@ pub fn back(state: &mut AppState) -> Vec<Command> {
         .unwrap_or(0);
     state.picking = Some(at);
     state.picked = state.selected_set.clone();
-    state.group = None;
-    state.group_view = None;
+    super::group::forget(state);
     state.dirty = true;
     vec![Command::Backend(Op::View(ViewOp::Focus(None)))]
 }
