@@ -59,7 +59,6 @@ fn labelled(state: &AppState, ns: &str, name: &str) -> Vec<ObjRef> {
 /// Opens the group of `key`: its matrix shown, every member watched; the cursor on `key`.
 pub fn open(state: &mut AppState, key: ObjRef, from_list: bool) -> Result<Vec<Command>, Refusal> {
     let shown = of(state, &key, from_list)?;
-    let sets = shown.sets.clone();
     state.picking = None;
     if state.selected_set.as_ref() != Some(&key) {
         state.selected_set = Some(key.clone());
@@ -70,7 +69,25 @@ pub fn open(state: &mut AppState, key: ObjRef, from_list: bool) -> Result<Vec<Co
     state.group = Some(shown);
     state.group_view = None;
     state.dirty = true;
-    Ok(vec![Command::Backend(Op::View(ViewOp::Group(sets)))])
+    Ok(vec![Command::Backend(Op::View(view_op(state)))])
+}
+
+/// What the backend is to watch now: what is shown — the group's sets, one set, or the list's
+/// sets only — and the sets of a plan this console runs, whatever is shown (its turns read
+/// them; its writes are decided on them).
+pub fn view_op(state: &AppState) -> ViewOp {
+    let mut shown: Vec<ObjRef> = match (&state.group, &state.selected_set, state.picking) {
+        (Some(g), _, _) => g.sets.clone(),
+        (None, Some(key), None) => vec![key.clone()],
+        _ => Vec::new(),
+    };
+    let run = state.plan_run.as_ref().map_or(&[][..], |r| r.sets());
+    let extra: Vec<ObjRef> = run.iter().filter(|k| !shown.contains(k)).cloned().collect();
+    if state.group.is_none() && extra.is_empty() {
+        return ViewOp::Focus(shown.pop());
+    }
+    shown.extend(extra);
+    ViewOp::Group(shown)
 }
 
 /// Leaves the group's view: back to the set list when it was opened there, else to the set
@@ -80,8 +97,8 @@ pub fn close(state: &mut AppState) -> Vec<Command> {
     if shown.from_list && state.can_pick {
         return super::sets::back(state);
     }
-    match state.selected_set.clone() {
-        Some(key) => vec![Command::Backend(Op::View(ViewOp::Focus(Some(key))))],
+    match state.selected_set {
+        Some(_) => vec![Command::Backend(Op::View(view_op(state)))],
         None => Vec::new(),
     }
 }
@@ -144,10 +161,10 @@ pub fn refresh(state: &mut AppState) -> Vec<Command> {
     if shown.by == GroupBy::Label && state.synced {
         let now = labelled(state, &shown.namespace, &shown.name);
         if !now.is_empty() && now != shown.sets {
-            cmds.push(Command::Backend(Op::View(ViewOp::Group(now.clone()))));
             if let Some(g) = state.group.as_mut() {
                 g.sets = now;
             }
+            cmds.push(Command::Backend(Op::View(view_op(state))));
         }
     }
     let Some(shown) = state.group.clone() else { return cmds };

@@ -26,6 +26,9 @@ pub enum PromptKind {
     BrokenImage { fixing: bool },
     /// A rollout plan for `set`: `STEPS [bake=DUR] [stuck-after=DUR]`.
     Plan { set: ObjRef },
+    /// A rollout group's plan: `STEPS|batches=N,… [bake=DUR] [zone-bake=DUR]
+    /// [stuck-after=DUR]`.
+    GroupPlan { group: crate::app::state::GroupShown },
     /// The StatefulSet list's filter (empty: every set).
     SetFilter,
     /// Why `pod` of `set` is force-deleted past its disruption budgets (recorded on the set);
@@ -42,6 +45,7 @@ impl PromptKind {
                 | PromptKind::MaxUnavailable { .. }
                 | PromptKind::BrokenImage { .. }
                 | PromptKind::Plan { .. }
+                | PromptKind::GroupPlan { .. }
                 | PromptKind::SetFilter
                 | PromptKind::ForceReason { .. }
         )
@@ -74,6 +78,17 @@ impl PromptKind {
             PromptKind::Plan { set } => {
                 format!("plan for {set}: steps (counts, N%, pause) and bake=DUR")
             }
+            PromptKind::GroupPlan { group } => format!(
+                "plan for group {} ({} sets, {} first): each set's steps or batches=N,N, \
+                 bake=DUR, zone-bake=DUR",
+                crate::text::escape_controls(&group.name),
+                group.sets.len(),
+                group
+                    .sets
+                    .first()
+                    .map(|k| crate::text::escape_controls(&k.name))
+                    .unwrap_or_default()
+            ),
             PromptKind::SetFilter => {
                 "filter StatefulSets by name as you type (Enter keeps it, Esc clears)".into()
             }
@@ -109,6 +124,7 @@ impl Prompt {
         let spaced = matches!(
             self.kind,
             PromptKind::Plan { .. }
+                | PromptKind::GroupPlan { .. }
                 | PromptKind::BrokenImage { .. }
                 | PromptKind::ForceReason { .. }
         );

@@ -226,7 +226,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[Key::ch('F')], Action::ToggleFreeze, G::Rollout,
       "freeze / resume the rollout (recorded on the set)", None),
     b(C::Normal, &[Key::ch('P')], Action::PlanPrompt, G::Rollout,
-      "run a rollout plan from this console (steps, bake)", None),
+      "run a rollout plan from this console (Z view: the group's)", None),
     b(C::Normal, &[Key::ch('A')], Action::ApprovePlan, G::Rollout,
       "approve: pass the plan's manual gate", None),
     b(C::Normal, &[Key::ch('U')], Action::AbortSet, G::Rollout,

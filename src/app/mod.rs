@@ -23,6 +23,7 @@ pub mod msg;
 mod navigate;
 mod notify;
 pub mod ops;
+pub mod plan_group;
 pub mod plan_run;
 pub mod refusal;
 pub mod revdiff;

@@ -22,7 +22,7 @@ use k8s_openapi::jiff::SignedDuration;
 
 use super::msg::Command;
 use super::notify::{error, info, push_now};
-use super::state::{AppState, Confirm, Form, Modal, Origin, PlanRun, Then};
+use super::state::{AppState, Confirm, Driver, Form, GroupForm, Modal, Origin, PlanRun, Then};
 use crate::app::refusal::Refusal;
 use crate::backend::{ClusterOp, EventKind, Failure, Fresh, ObjRef, Op, ViewOp, Write, WriteId};
 use crate::core::pod::MinReady;
@@ -36,11 +36,10 @@ pub const HOST: &str = "ststui-console";
 /// How long a step's pods may take before the plan halts.
 pub const STUCK_AFTER_MS: u64 = 600_000;
 
-/// The engine for a console's plan on `set`.
-fn engine(state: &AppState, set: ObjRef, form: &Form) -> Engine {
-    let (steps, bake_seconds) = (form.steps.clone(), form.bake_seconds);
+/// The engine's configuration for a console's plan on `set` (a group's: on its first set).
+pub(super) fn config(state: &AppState, set: ObjRef, form: &Form) -> Config {
     let secs = SignedDuration::from_secs;
-    let cfg = Config {
+    Config {
         set,
         host: HOST.into(),
         pid: std::process::id(),
@@ -56,10 +55,15 @@ fn engine(state: &AppState, set: ObjRef, form: &Form) -> Engine {
         wait_lease: false,
         observe_spec: Some(secs(30)),
         group: None,
-    };
-    let ask = Ask {
-        steps: Some(steps),
-        bake_seconds,
+    }
+}
+
+/// What a console's plan asks: the form's steps and bake; no checks or gates (a console runs no
+/// processes), a failure holds.
+pub(super) fn ask(form: &Form) -> Ask {
+    Ask {
+        steps: Some(form.steps.clone()),
+        bake_seconds: form.bake_seconds,
         checks: Vec::new(),
         on_failure: OnFailure::Hold,
         // The operator saw the preview and said yes: the plan shown is the plan run.
@@ -69,8 +73,7 @@ fn engine(state: &AppState, set: ObjRef, form: &Form) -> Engine {
         by: String::new(),
         // The console offers a stuck pod's replacement as a key of its own (the explain hint).
         replace_stuck: false,
-    };
-    Engine::new(cfg, ask)
+    }
 }
 
 /// `P`, after the prompt: the steps it will take (from the partition the server holds) and
@@ -139,13 +142,13 @@ pub fn start(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Comman
         return Err("this console runs a plan already: one at a time".into());
     }
     state.now.ok_or("the backend's clock is not known yet: try again in a moment")?;
-    let engine = engine(state, set.clone(), &form);
-    state.plan_run = Some(PlanRun { engine, sent: None });
+    let engine = Engine::new(config(state, set.clone(), &form), ask(&form));
+    state.plan_run = Some(PlanRun { driver: Driver::One(Box::new(engine)), sent: None });
     note(state, format!("{}: started by this console", form.line(&set.name)));
     Ok(turn(state, None))
 }
 
-fn note(state: &mut AppState, text: String) {
+pub(super) fn note(state: &mut AppState, text: String) {
     push_now(state, EventKind::Notice { text }, Origin::Notice);
 }
 
@@ -154,17 +157,30 @@ pub fn drive(state: &mut AppState) -> Vec<Command> {
     if state.plan_run.is_none() || state.now.is_none() {
         return Vec::new();
     }
-    turn(state, None)
+    next(state)
+}
+
+/// The run's next turn on what the mirror shows (a group's waits for a fresh read asked).
+fn next(state: &mut AppState) -> Vec<Command> {
+    match state.plan_run.as_ref().map(|r| &r.driver) {
+        Some(Driver::Group(_)) => super::plan_group::turn(state, None),
+        Some(Driver::One(_)) => turn(state, None),
+        None => Vec::new(),
+    }
 }
 
 /// A fresh read of the plan's set arrived: the next turn decides on it.
 pub fn fresh(state: &mut AppState, key: &ObjRef, read: Result<Fresh, Failure>) -> Vec<Command> {
-    let Some(run) = state.plan_run.as_mut().filter(|r| r.set() == key) else { return Vec::new() };
+    let Some(run) = state.plan_run.as_mut().filter(|r| r.covers(key)) else { return Vec::new() };
+    let engine = match &mut run.driver {
+        Driver::Group(_) => return super::plan_group::fresh(state, key, read),
+        Driver::One(e) => e,
+    };
     match read {
         Ok(fresh) => turn(state, Some(fresh)),
         Err(f) => {
             let now = state.now.unwrap_or_default();
-            run.engine.read_failed(now, f);
+            engine.read_failed(now, f);
             Vec::new()
         }
     }
@@ -178,34 +194,42 @@ pub fn answered(state: &mut AppState, id: Option<WriteId>, failure: Option<&Fail
         return;
     }
     run.sent = None;
-    run.engine.wrote(now, failure.map_or(Ok(None), |f| Err(Box::new(f.clone()))));
+    let result = failure.map_or(Ok(None), |f| Err(Box::new(f.clone())));
+    match &mut run.driver {
+        Driver::One(e) => e.wrote(now, result),
+        Driver::Group(g) => g.engine.wrote(now, result),
+    }
 }
 
 /// One turn of the engine, on `read` (fresh) or the mirror.
 fn turn(state: &mut AppState, read: Option<Fresh>) -> Vec<Command> {
     let Some(mut run) = state.plan_run.take() else { return Vec::new() };
+    let Driver::One(engine) = &mut run.driver else {
+        state.plan_run = Some(run);
+        return Vec::new();
+    };
     let now = state.now.unwrap_or_default();
-    let key = run.set().clone();
+    let key = engine.set().clone();
     let act = match &read {
         Some(fresh) => {
             let own = fresh.own(&key.name);
             let budgets = fresh.budgets.as_ref().map(|b| b.iter().map(|b| &**b).collect());
-            step(state, &mut run, (&fresh.set, &own), now, Some(budgets))
+            step(state, engine, (&fresh.set, &own), now, Some(budgets))
         }
         None => match state.mirror.set(&key).cloned() {
             None => {
-                run.engine.stop(format!("{key} no longer exists"));
+                engine.stop(format!("{key} no longer exists"));
                 let pods: Vec<(i32, &Pod)> = Vec::new();
                 let empty = StatefulSet::default();
-                step(state, &mut run, (&empty, &pods), now, None)
+                step(state, engine, (&empty, &pods), now, None)
             }
             Some(set) => {
                 let pods: Vec<(i32, &Pod)> = state.mirror.pods_of(&key).collect();
-                step(state, &mut run, (&set, &pods), now, None)
+                step(state, engine, (&set, &pods), now, None)
             }
         },
     };
-    for said in run.engine.said() {
+    for said in engine.said() {
         match &said.record {
             Some(r) => push_now(state, r.event(&key.name, said.text), Origin::Notice),
             None => note(state, said.text),
@@ -232,7 +256,7 @@ fn turn(state: &mut AppState, read: Option<Fresh>) -> Vec<Command> {
 /// none, the watch's stand in); `None` the watch's view.
 fn step(
     state: &AppState,
-    run: &mut PlanRun,
+    engine: &mut Engine,
     (set, pods): (&StatefulSet, &[(i32, &Pod)]),
     now: k8s_openapi::jiff::Timestamp,
     read: Option<Option<Vec<&PodDisruptionBudget>>>,
@@ -248,7 +272,7 @@ fn step(
     };
     let view =
         View { set, pods, now, min_ready, frozen: frozen.as_deref(), fresh, budgets: &budgets };
-    run.engine.next(&view)
+    engine.next(&view)
 }
 
 /// The status line when the run ends.
@@ -265,12 +289,32 @@ fn ended(state: &mut AppState, key: &ObjRef, end: End) {
     }
 }
 
-/// Quitting while this console runs a plan: it stops (its lease given back, the set held where
-/// the plan left it); the commands give the lease back.
+/// The plan this console runs stops (its lease given back, the set held where the plan left
+/// it); the commands give the lease back. The console goes on: the answers come back.
 pub fn stop(state: &mut AppState, why: &str) -> Vec<Command> {
     let Some(run) = state.plan_run.as_mut() else { return Vec::new() };
-    run.engine.stop(why.to_string());
-    turn(state, None)
+    run.stop(why.to_string());
+    next(state)
+}
+
+/// Quitting while this console runs a plan: it stops, and every lease it holds is given back
+/// now — a group's rolling set's plan lease, then the group's — as no answer will be read:
+/// each write is sent and the next turn taken as if it had gone through (a release that fails
+/// runs out with its lease anyway).
+pub fn quit(state: &mut AppState, why: &str) -> Vec<Command> {
+    let mut cmds = stop(state, why);
+    // A group's stop takes a turn per lease (at most its set's and its own; bounded anyway).
+    for _ in 0..4 {
+        let sent = state.plan_run.as_ref().and_then(|r| r.sent);
+        if !matches!(state.plan_run.as_ref().map(|r| &r.driver), Some(Driver::Group(_)))
+            || sent.is_none()
+        {
+            break;
+        }
+        answered(state, sent, None);
+        cmds.extend(next(state));
+    }
+    cmds
 }
 
 /// `A`: the plan waiting at a gate goes on.
@@ -307,18 +351,37 @@ pub fn last_plan(set: &StatefulSet) -> String {
 
 /// Parses `STEPS [bake=DUR] [stuck-after=DUR]`.
 pub fn parse(text: &str) -> Result<Form, Refusal> {
-    let mut words = text.split_whitespace();
-    let steps = words.next().ok_or("expected steps, e.g. 1,50%,100% bake=1m")?;
-    let steps = Steps::parse(steps).map_err(Refusal::of)?;
+    parse_with(text, false).map(|g| g.form)
+}
+
+/// Parses a group's `STEPS|batches=1,2,4 [bake=DUR] [zone-bake=DUR] [stuck-after=DUR]`.
+pub fn parse_group(text: &str) -> Result<GroupForm, Refusal> {
+    parse_with(text, true)
+}
+
+fn parse_with(text: &str, group: bool) -> Result<GroupForm, Refusal> {
     let secs = |d| crate::plan::duration_secs(d).map_err(Refusal::of);
-    let (mut bake, mut stuck_after_ms) = (0, STUCK_AFTER_MS);
-    for w in words {
+    let (mut steps, mut batches) = (None, None);
+    let (mut bake, mut zone_bake, mut stuck_after_ms) = (0, 0, STUCK_AFTER_MS);
+    for (i, w) in text.split_whitespace().enumerate() {
         match w.split_once('=') {
+            None if i == 0 => steps = Some(Steps::parse(w).map_err(Refusal::of)?),
             Some(("bake", d)) => bake = secs(d)?,
+            Some(("zone-bake", d)) if group => zone_bake = secs(d)?,
+            Some(("batches", b)) if group => {
+                batches = Some(crate::value::batches(b).map_err(Refusal::of)?);
+            }
             Some(("stuck-after", d)) => match secs(d)? {
                 0 => return Err("stuck-after=0s: expected a duration above zero".into()),
                 s => stuck_after_ms = s.saturating_mul(1000),
             },
+            _ if group => {
+                return Err(format!(
+                    "{w:?}: expected the steps first (or batches=1,2,4), then bake=DUR, \
+                     zone-bake=DUR or stuck-after=DUR (e.g. 1,100% zone-bake=10m)"
+                )
+                .into());
+            }
             _ => {
                 return Err(format!(
                     "{w:?}: expected bake=DUR or stuck-after=DUR after the steps (e.g. bake=1m)"
@@ -327,14 +390,27 @@ pub fn parse(text: &str) -> Result<Form, Refusal> {
             }
         }
     }
-    if bake > record::MAX_BAKE_SECONDS {
-        return Err(format!(
-            "bake={bake}s: at most {}",
-            crate::plan::duration_words(record::MAX_BAKE_SECONDS * 1000)
-        )
-        .into());
+    let steps = match (steps, &batches) {
+        (Some(_), Some(_)) => return Err("give the steps or batches=, not both".into()),
+        (Some(s), None) => s,
+        // Resolved per set, on its replicas.
+        (None, Some(_)) => Steps(vec![crate::plan::StepSpec::Percent(100)]),
+        (None, None) if group => {
+            return Err("expected steps, e.g. 1,100% zone-bake=10m (or batches=1,2,4)".into());
+        }
+        (None, None) => return Err("expected steps, e.g. 1,50%,100% bake=1m".into()),
+    };
+    for (key, value) in [("bake", bake), ("zone-bake", zone_bake)] {
+        if value > record::MAX_BAKE_SECONDS {
+            return Err(format!(
+                "{key}={value}s: at most {}",
+                crate::plan::duration_words(record::MAX_BAKE_SECONDS * 1000)
+            )
+            .into());
+        }
     }
-    Ok(Form { steps, bake_seconds: bake, stuck_after_ms })
+    let form = Form { steps, bake_seconds: bake, stuck_after_ms };
+    Ok(GroupForm { form, zone_bake_seconds: zone_bake, batches })
 }
 
 /// A freeze of a set whose plan is under way halts the plan too (its record says so). Sent after

@@ -14,7 +14,7 @@ use super::health::{self, Health};
 use super::msg::Command;
 use super::notify::refuse;
 use super::state::AppState;
-use crate::backend::{ObjRef, Op, ViewOp};
+use crate::backend::{ObjRef, Op};
 
 /// One row of the list.
 #[derive(Debug, Clone, PartialEq)]
@@ -308,7 +308,7 @@ pub fn open(state: &mut AppState, key: ObjRef) -> Vec<Command> {
     state.selected_ordinal = state.ordinal_span().map_or(0, |(lo, _)| lo);
     state.advisor = None;
     state.dirty = true;
-    vec![Command::Backend(Op::View(ViewOp::Focus(Some(key))))]
+    vec![Command::Backend(Op::View(super::group::view_op(state)))]
 }
 
 /// Back to the list (the backend stops watching the set's objects).
@@ -322,5 +322,5 @@ pub fn back(state: &mut AppState) -> Vec<Command> {
     state.picked = state.selected_set.clone();
     super::group::forget(state);
     state.dirty = true;
-    vec![Command::Backend(Op::View(ViewOp::Focus(None)))]
+    vec![Command::Backend(Op::View(super::group::view_op(state)))]
 }

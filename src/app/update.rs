@@ -92,7 +92,7 @@ fn suspend(state: &mut AppState) -> Vec<Command> {
 fn quit(state: &mut AppState) -> Vec<Command> {
     let asked =
         matches!(&state.modal, Modal::Confirm(c) if c.then == Some(super::state::Then::Quit));
-    let running = state.plan_run.as_ref().filter(|r| !r.engine.ending());
+    let running = state.plan_run.as_ref().filter(|r| !r.ending());
     if let (Some(run), false) = (running, asked) {
         let set = run.set().clone();
         let now = state.now.unwrap_or_default();
@@ -101,15 +101,22 @@ fn quit(state: &mut AppState) -> Vec<Command> {
             .set(&set)
             .and_then(|s| crate::plan::record::read(s).plan().map(|r| r.words(now)))
             .unwrap_or_default();
-        state.modal = Modal::Confirm(super::state::Confirm {
-            title: format!("Quit while this console runs the plan on {set}?"),
-            old: words,
-            new: "stopped where it is, its lease given back".into(),
-            details: vec![format!(
+        let detail = match &run.driver {
+            super::state::Driver::One(_) => format!(
                 "The set stays held at its step; `ststui rollout {} --steps …` (or P in a \
                  console) goes on from there.",
                 set.name
-            )],
+            ),
+            super::state::Driver::Group(_) => "The sets stay where the plan left them (the \
+                 rolling one held at its step); `ststui rollout --group …` (or P in the group's \
+                 view) resumes it."
+                .to_string(),
+        };
+        state.modal = Modal::Confirm(super::state::Confirm {
+            title: format!("Quit while this console runs {}?", run.words()),
+            old: words,
+            new: "stopped where it is, its lease given back".into(),
+            details: vec![detail],
             then: Some(super::state::Then::Quit),
             ..Default::default()
         });
@@ -121,7 +128,7 @@ fn quit(state: &mut AppState) -> Vec<Command> {
 /// Quits at once (a signal, or confirmed): a plan this console runs stops and gives its lease
 /// back first.
 fn quit_now(state: &mut AppState) -> Vec<Command> {
-    let mut cmds = super::plan_run::stop(state, "this console quit");
+    let mut cmds = super::plan_run::quit(state, "this console quit");
     state.modal = Modal::None;
     state.quit = true;
     cmds.push(Command::Quit);
@@ -321,6 +328,9 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
         PromptKind::Plan { .. } => {
             p.text().and_then(|t| super::plan_run::parse(&t).map(|_| t)).map(Value::Text)
         }
+        PromptKind::GroupPlan { .. } => {
+            p.text().and_then(|t| super::plan_run::parse_group(&t).map(|_| t)).map(Value::Text)
+        }
         PromptKind::MaxUnavailable { .. } => p.int_or_percent().map(Value::IntOrPercent),
         PromptKind::SetFilter => Ok(Value::Text(p.input.trim().to_string())),
         PromptKind::ForceReason { .. } => {
@@ -356,6 +366,10 @@ fn submit_prompt(state: &mut AppState) -> ops::Outcome {
         (PromptKind::Plan { set }, Value::Text(text)) => {
             let form = super::plan_run::parse(&text)?;
             super::plan_run::offer(state, set, form)
+        }
+        (PromptKind::GroupPlan { group }, Value::Text(text)) => {
+            let form = super::plan_run::parse_group(&text)?;
+            super::plan_group::offer(state, group, form)
         }
         (PromptKind::MaxUnavailable { set, .. }, Value::IntOrPercent(v)) => {
             ops::set_max_unavailable(state, set, v)
@@ -403,6 +417,12 @@ fn confirm_action(state: &mut AppState, action: Action) -> Vec<Command> {
                 match then {
                     super::state::Then::Plan { set, form } => {
                         match super::plan_run::start(state, set, form) {
+                            Ok(more) => cmds.extend(more),
+                            Err(e) => refuse(state, e),
+                        }
+                    }
+                    super::state::Then::GroupPlan { group, form } => {
+                        match super::plan_group::start(state, group, form) {
                             Ok(more) => cmds.extend(more),
                             Err(e) => refuse(state, e),
                         }

@@ -76,7 +76,13 @@ pub(super) fn lease(
     let lease = lease.map(|l| fill(l, "holder", identity));
     let lease = lease.as_deref();
     let now = set.metadata.annotations.as_ref().and_then(|a| a.get(annotation)).map(String::as_str);
-    if now != seen {
+    // The lease as it was read or written: the same holder's same lease (the server fills in
+    // the holder and orders the fields), so a lease written and not yet seen back matches.
+    let same = match (now, seen) {
+        (Some(now), Some(seen)) => now == seen || crate::plan::engine::same_lease(Some(now), seen),
+        (now, seen) => now == seen,
+    };
+    if !same {
         let holder = crate::plan::record::lease_in(set, annotation)
             .map_or_else(|| "an unreadable lease".to_string(), |l| l.words());
         return Err(Refused {

@@ -304,3 +304,29 @@ fn a_step_is_recorded_with_its_partition_refused_when_moved_and_settled_after() 
         apply(&ClusterOp::StepSettled { set: key() }, &key(), &settled, inputs(&[])).unwrap();
     assert!(matches!(again, Change::Unchanged(_)));
 }
+
+#[test]
+fn a_lease_is_released_against_the_same_lease_however_the_server_wrote_it() {
+    let written =
+        r#"{"holder":"","host":"ststui-console","pid":7,"expires":"2026-11-28T22:00:00Z"}"#;
+    // As stored: the holder filled in by the server, the fields in its order.
+    let stored =
+        r#"{"expires":"2026-11-28T22:00:00Z","holder":"ana","host":"ststui-console","pid":7}"#;
+    let mut s = set(3, Some(3), "nginx:1.25");
+    s.metadata.annotations = Some([(crate::plan::record::LEASE.to_string(), stored.into())].into());
+    let release =
+        |seen: &str| ClusterOp::PlanLease { set: key(), lease: None, seen: Some(seen.into()) };
+    // A lease written and not yet seen back is given back all the same.
+    match apply(&release(written), &key(), &s, inputs(&[])) {
+        Ok(Change::Set(new)) => assert_eq!(new.metadata.annotations.unwrap_or_default().len(), 0),
+        other => panic!("not released: {other:?}"),
+    }
+    // Another holder's lease (another process) is never taken away.
+    let other = written.replace("\"pid\":7", "\"pid\":8");
+    let refused = apply(&release(&other), &key(), &s, inputs(&[])).unwrap_err();
+    assert_eq!(refused.kind, FailureKind::Conflict, "{}", refused.message);
+    assert!(refused.message.contains("the plan's lease changed since it was read"));
+    // Nothing held, a lease expected: refused too.
+    s.metadata.annotations = None;
+    assert!(apply(&release(written), &key(), &s, inputs(&[])).is_err());
+}

@@ -11,6 +11,7 @@ mod budget;
 mod faults;
 mod gates;
 mod group;
+mod group_console;
 mod stuck;
 use crate::support::serve_common;
 

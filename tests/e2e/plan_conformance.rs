@@ -122,9 +122,9 @@ impl Runner for Simulated {
 
 // ---- the console's `P` ---------------------------------------------------------------------
 
-struct Console {
+pub(crate) struct Console {
     name: &'static str,
-    state: AppState,
+    pub(crate) state: AppState,
     /// The simulator's real-time driver, or a cluster backend on the simulator served.
     backend: Box<dyn Backend>,
     /// Work on the simulation's thread (the driver's, or the served one's).
@@ -154,7 +154,7 @@ impl Console {
         let (sink, rx) = sink();
         let handle = ststui::sim::driver::spawn(sim, 100.0, sink);
         let caller = handle.caller();
-        Console::with("console", Box::new(handle), caller, rx, None)
+        Console::with("console", Box::new(handle), caller, rx, None, web())
     }
 
     /// The console over a cluster backend on the simulator served as a cluster: its verdicts
@@ -174,7 +174,21 @@ impl Console {
         let backend = Box::new(ststui::cluster::ClusterBackend::start(target, sink).unwrap());
         let caller = handle.caller();
         let keep = Some((handle, server, TempDir(dir)));
-        Console::with("console on a cluster", backend, caller, rx, keep)
+        Console::with("console on a cluster", backend, caller, rx, keep, web())
+    }
+
+    /// The console over a cluster backend on `served`, opened on `open`.
+    pub(crate) fn on_served(served: &crate::support::rig::Served, open: &str) -> Console {
+        let target = ststui::cluster::Target {
+            kubeconfig: Some(served.dir.join("kubeconfig")),
+            name: Some(open.into()),
+            ..Default::default()
+        };
+        let (sink, rx) = sink();
+        let backend = Box::new(ststui::cluster::ClusterBackend::start(target, sink).unwrap());
+        let caller = served.handle.caller();
+        let key = ststui::backend::ObjRef::new("default", open);
+        Console::with("console on a cluster", backend, caller, rx, None, key)
     }
 
     fn with(
@@ -183,20 +197,21 @@ impl Console {
         caller: ststui::sim::driver::Caller,
         rx: Receiver<BackendEvent>,
         keep: Option<(SimHandle, ststui::serve::Server, TempDir)>,
+        open: ststui::backend::ObjRef,
     ) -> Console {
         let caps = backend.capabilities();
         let mut state = AppState::new(caps, ststui::core::Options::default());
-        state.selected_set = Some(web());
+        state.selected_set = Some(open.clone());
         let mut c = Console { name, state, backend, caller, rx, seen: vec![4], _keep: keep };
         let deadline = Instant::now() + Duration::from_secs(20);
-        while !(c.state.synced && c.state.now.is_some() && c.state.mirror.set(&web()).is_some()) {
+        while !(c.state.synced && c.state.now.is_some() && c.state.mirror.set(&open).is_some()) {
             assert!(Instant::now() < deadline, "console: no first view");
             c.pump();
         }
         c
     }
 
-    fn run(&mut self, msg: Msg) {
+    pub(crate) fn run(&mut self, msg: Msg) {
         for cmd in ststui::app::update(&mut self.state, msg) {
             if let Command::Backend(op) = cmd {
                 self.backend.execute(op);
@@ -204,19 +219,19 @@ impl Console {
         }
     }
 
-    fn key(&mut self, code: KeyCode, mods: KeyModifiers) {
+    pub(crate) fn key(&mut self, code: KeyCode, mods: KeyModifiers) {
         self.run(Msg::Key(KeyEvent::new(code, mods)));
         self.run(Msg::BatchEnd);
     }
 
-    fn typed(&mut self, text: &str) {
+    pub(crate) fn typed(&mut self, text: &str) {
         for c in text.chars() {
             self.key(KeyCode::Char(c), KeyModifiers::NONE);
         }
     }
 
     /// A batch of what the backend reported, then its end (the plan's turn).
-    fn pump(&mut self) {
+    pub(crate) fn pump(&mut self) {
         let Ok(first) = self.rx.recv_timeout(Duration::from_millis(20)) else {
             self.run(Msg::BatchEnd);
             return;
@@ -271,7 +286,7 @@ impl Runner for Console {
                 self.name,
                 self.state.status,
                 self.state.mirror.set(&web()).map(record::read),
-                self.state.plan_run.as_ref().map(|r| r.engine.plan().cloned()),
+                self.state.plan_run.as_ref().map(|r| r.plan().cloned()),
             );
         }
     }

@@ -368,7 +368,7 @@ fn a_plan_takes_only_its_own_writes_answer() {
     let sent = decided_ops(&run(&mut st, [key('y')]));
     let [Op::Cluster(lease)] = sent.as_slice() else { panic!("the lease alone: {sent:?}") };
     let words = lease.op.describe();
-    let ending = |st: &AppState| st.plan_run.as_ref().is_none_or(|r| r.engine.ending());
+    let ending = |st: &AppState| st.plan_run.as_ref().is_none_or(|r| r.ending());
     // A conflict on the lease at the start would refuse the plan: another write's is ignored.
     let other = Failure::new(words.clone(), FailureKind::Conflict, "someone else's")
         .of(ststui::backend::WriteId::next());

@@ -12,7 +12,8 @@ use crate::ui_sim::console_after;
 use ststui::app::{AppState, Msg};
 use ststui::backend::{ObjRef, Op, ViewOp};
 
-const SCRIPT: &str = "kubelet start=1s ready=1s stop=1s\n\
+/// Three zones held at their partitions, a new image waiting.
+const HELD: &str = "kubelet start=1s ready=1s stop=1s\n\
     create ingester-zone-a replicas=3 labels=rollout-group=ingester\n\
     create ingester-zone-b replicas=3 labels=rollout-group=ingester\n\
     create ingester-zone-c replicas=3 labels=rollout-group=ingester\n\
@@ -23,7 +24,10 @@ const SCRIPT: &str = "kubelet start=1s ready=1s stop=1s\n\
     image ingester-zone-a nginx:1.26\n\
     image ingester-zone-b nginx:1.26\n\
     image ingester-zone-c nginx:1.26\n\
-    rollout group=ingester steps=1,100% bake=30s zone-bake=1m\n\
+    settle\n";
+
+/// The simulator's group plan rolls zone-a; then a quota keeps zone-a-1 out.
+const QUOTA: &str = "rollout group=ingester steps=1,100% bake=30s zone-bake=1m\n\
     settle max=1m30s\n\
     quota pods=8\n\
     delete-pod ingester-zone-a-1\n\
@@ -35,7 +39,7 @@ fn zone(z: char) -> ObjRef {
 
 /// The console after the script, the group opened from zone-a.
 fn opened() -> (AppState, Vec<ststui::app::Command>) {
-    let mut st = console_after(SCRIPT);
+    let mut st = console_after(&format!("{HELD}{QUOTA}"));
     st.selected_set = Some(zone('a'));
     let cmds = run(&mut st, [key('Z'), Msg::BatchEnd]);
     (st, cmds)
@@ -109,4 +113,76 @@ fn z_on_a_set_in_no_group_says_why() {
     assert!(st.group.is_none());
     let said = st.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
     assert!(said.contains("web is in no rollout group"), "{said}");
+}
+
+fn prompt_error(st: &AppState) -> Option<String> {
+    match &st.modal {
+        ststui::app::state::Modal::Prompt(p) => p.error.clone(),
+        other => panic!("no prompt: {other:?}"),
+    }
+}
+
+fn typed(st: &mut AppState, text: &str) {
+    run(
+        st,
+        [Msg::Key(crossterm::event::KeyEvent::new(
+            KeyCode::Char('u'),
+            crossterm::event::KeyModifiers::CONTROL,
+        ))],
+    );
+    run(st, text.chars().map(key).collect::<Vec<_>>());
+}
+
+#[test]
+fn p_in_the_group_view_plans_the_group_names_a_bad_entry_and_keeps_its_sets_watched() {
+    use ststui::app::state::{Driver, Modal};
+    let mut st = console_after(HELD);
+    st.selected_set = Some(zone('a'));
+    run(&mut st, [key('Z'), Msg::BatchEnd, key('P')]);
+    let Modal::Prompt(p) = &st.modal else { panic!("no prompt: {:?}", st.status) };
+    assert!(p.kind.label().contains("plan for group ingester (3 sets, ingester-zone-a first)"));
+    assert_eq!(p.input, "1,100% zone-bake=1m");
+    typed(&mut st, "1,100% foo=1");
+    run(&mut st, [code(KeyCode::Enter)]);
+    let e = prompt_error(&st).expect("a bad word named");
+    assert!(e.contains("\"foo=1\": expected the steps first (or batches=1,2,4)"), "{e}");
+    typed(&mut st, "1,100% batches=1,2");
+    run(&mut st, [code(KeyCode::Enter)]);
+    assert_eq!(prompt_error(&st).as_deref(), Some("give the steps or batches=, not both"));
+    typed(&mut st, "batches=1,2 zone-bake=30s");
+    run(&mut st, [code(KeyCode::Enter)]);
+    let Modal::Confirm(q) = &st.modal else { panic!("no question: {:?}", st.modal) };
+    assert!(q.title.contains("each set batches 1,2"), "{}", q.title);
+    assert!(q.details.iter().any(|d| d.contains("2. ingester-zone-b: partition 3 of 3")));
+    assert!(q.details.iter().any(|d| d.contains("30s of that between sets")), "{:?}", q.details);
+    assert_eq!(q.log, "rollout group=ingester batches=1,2 bake=0s zone-bake=30s stuck-after=10m");
+    let cmds = run(&mut st, [key('y')]);
+    assert!(matches!(st.plan_run.as_ref().map(|r| &r.driver), Some(Driver::Group(_))));
+    // Its first write: the group's lease, on its first set.
+    let first = ops(&cmds).into_iter().find_map(|op| match op {
+        Op::Cluster(w) => Some(w.op),
+        _ => None,
+    });
+    assert!(
+        matches!(&first, Some(ststui::backend::ClusterOp::GroupLease { set, lease: Some(_), .. }) if *set == zone('a')),
+        "{first:?}"
+    );
+    // Back to one set while it runs: every set of the group stays watched, the one shown first.
+    let cmds = run(&mut st, [key('Z')]);
+    let all = vec![zone('a'), zone('b'), zone('c')];
+    assert!(ops(&cmds).contains(&Op::View(ViewOp::Group(all))), "{cmds:?}");
+    // A second plan is refused while it runs, by name.
+    run(&mut st, [key('P')]);
+    let said = st.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    assert!(said.contains("the group plan of ingester (3 sets)"), "{said}");
+}
+
+#[test]
+fn p_while_another_runner_holds_the_group_is_refused_before_anything_is_typed() {
+    // The simulator's own group plan holds the group (zone-b waiting on the quota).
+    let (mut st, _) = opened();
+    run(&mut st, [key('P')]);
+    assert!(matches!(st.modal, ststui::app::state::Modal::None), "{:?}", st.modal);
+    let said = st.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    assert!(said.contains("group ingester: a group runner holds it"), "{said}");
 }

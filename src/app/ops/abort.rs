@@ -32,7 +32,7 @@ pub(super) fn abort(state: &mut AppState) -> Outcome {
             ));
         }
     }
-    let ours = state.plan_run.as_ref().is_some_and(|r| r.set() == &key);
+    let ours = state.plan_run.as_ref().is_some_and(|r| r.covers(&key));
     if ours {
         details.push("  this console's plan on it stops first (its lease given back)".into());
     }

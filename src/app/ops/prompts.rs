@@ -60,10 +60,14 @@ pub(super) fn image(state: &mut AppState) -> Outcome {
 
 /// A rollout plan, typed (prefilled with the set's last one).
 pub(super) fn plan(state: &mut AppState) -> Outcome {
+    if let Some(shown) = state.group.clone() {
+        writable(state, WriteKind::PatchSet)?;
+        return crate::app::plan_group::prompt(state, shown);
+    }
     let (r, set) = selected(state)?;
     writable(state, WriteKind::PatchSet)?;
-    if state.plan_run.is_some() {
-        return Err(format!("this console runs a plan on {} already", r.name).into());
+    if let Some(run) = &state.plan_run {
+        return Err(format!("this console runs {} already: one at a time", run.words()).into());
     }
     let initial = crate::app::plan_run::last_plan(set);
     state.modal = Modal::Prompt(Prompt::new(PromptKind::Plan { set: r }, initial));

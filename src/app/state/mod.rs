@@ -33,7 +33,7 @@ pub mod timeline;
 pub use derived::{Derived, Key};
 pub use group::{GroupBy, GroupShown};
 pub use log::{LogView, MAX_LOG_LINES};
-pub use plan::{Form, PlanRun};
+pub use plan::{Answer, Driver, Form, GroupForm, GroupRun, PlanRun};
 pub use screen::{
     Confirm, Hit, HitMap, HitRegion, Modal, RevisionChoice, RevisionPicker, Status, StatusKind,
     Then,

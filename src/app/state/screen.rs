@@ -71,6 +71,8 @@ pub struct Confirm {
 pub enum Then {
     /// Run this plan (`P`).
     Plan { set: ObjRef, form: Form },
+    /// Run this group plan (`P` in a group's view).
+    GroupPlan { group: super::GroupShown, form: super::GroupForm },
     /// Quit (while this console runs a plan: it stops and gives its lease back).
     Quit,
     /// Stop the plan this console runs (its lease given back) before the ops: an abort.

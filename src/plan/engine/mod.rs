@@ -322,8 +322,17 @@ impl Engine {
         if let Stage::Over { end, released: false } = self.stage.clone()
             && matches!(end, End::Stopped { kind: Stop::Asked, .. })
         {
-            self.sent = None;
+            // A lease in flight may have landed: given back too (its text the precondition).
+            if let Some(Sent { what: Sending::Lease(text), .. }) = self.sent.take()
+                && self.lease.is_none()
+            {
+                self.lease = Some(text);
+            }
             return self.over(view, end, false);
+        }
+        // Its lease given back: nothing in flight (a read, a retry) holds the end.
+        if let Stage::Over { end, released: true } = &self.stage {
+            return Act::End(end.clone());
         }
         if let Some(sent) = &self.sent {
             if shows(&sent.what, self.current(view)) {

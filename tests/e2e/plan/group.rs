@@ -9,14 +9,14 @@ use super::*;
 use crate::support::objects::kubelet;
 use ststui::plan::group::part::{self, Part, State};
 
-const ZONES: [&str; 3] = ["ingester-zone-a", "ingester-zone-b", "ingester-zone-c"];
+pub(super) const ZONES: [&str; 3] = ["ingester-zone-a", "ingester-zone-b", "ingester-zone-c"];
 
 /// Every (set, partition) change seen, in order.
 type Trace = Arc<Mutex<Vec<(String, i32)>>>;
 
 /// Three zones of four labelled `rollout-group=ingester` (OnDelete when `on_delete`), each held
 /// at partition 4 with nginx:1.26 waiting, and every (set, partition) the sets are seen with.
-fn zones(test: &str, on_delete: bool) -> (Served, Trace) {
+pub(super) fn zones(test: &str, on_delete: bool) -> (Served, Trace) {
     let sets = ZONES
         .iter()
         .map(|z| {
@@ -94,7 +94,7 @@ fn run(s: &Served, args: &[&str]) -> (i32, String, String) {
     runner::outcome(&mut runner::against(&s.dir, args))
 }
 
-fn part_of(s: &Served, name: &str) -> Option<Part> {
+pub(super) fn part_of(s: &Served, name: &str) -> Option<Part> {
     let key = ObjRef::new("default", name);
     let set = s.call(move |sim| sim.set(&key).cloned())?;
     part::read(&set).part().cloned()

@@ -173,8 +173,18 @@ impl GroupEngine {
         self.inner.as_mut()
     }
 
+    /// The rolling set's plan engine, to read.
+    pub fn inner_ref(&self) -> Option<&Engine> {
+        self.inner.as_ref()
+    }
+
     pub fn sets(&self) -> &[ObjRef] {
         &self.cfg.sets
+    }
+
+    /// Whether the run is over but for giving its lease back (or closing: its last part).
+    pub fn ending(&self) -> bool {
+        matches!(self.stage, Stage::Over { .. } | Stage::Close { .. })
     }
 
     /// The group's name.
