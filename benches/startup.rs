@@ -33,22 +33,20 @@
 #![allow(clippy::panic, clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use portable_pty::CommandBuilder;
 
 #[path = "startup/control_plane.rs"]
 mod control_plane;
+#[path = "startup/pty.rs"]
+mod pty;
 #[path = "startup/served.rs"]
 mod served;
 use control_plane::OnControlPlane;
+use pty::{Screen, cpu_ticks, median, status_kib};
 use served::Served;
-
-const ROWS: u16 = 50;
-const COLS: u16 = 180;
 const FIGURES: [&str; 7] = [
     "first useful frame (s)",
     "first complete grid (s)",
@@ -355,11 +353,6 @@ impl Server {
     }
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 struct Run {
     first: f64,
     complete: f64,
@@ -384,11 +377,7 @@ const VICTIMS: [&str; 3] = ["web-0", "web-1", "web-10"];
 /// One console's run: first frame, requests, RSS, idle CPU, then `victim` deleted and timed to
 /// the screen.
 fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -> Run {
-    let pty = native_pty_system();
-    let pair = pty
-        .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
-        .unwrap_or_else(|e| panic!("openpty: {e}"));
-    let mut cmd = match tool {
+    let cmd = match tool {
         Tool::Ststui => {
             let mut cmd = CommandBuilder::new(&a.bin);
             let mut args = served.console_args();
@@ -414,29 +403,13 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
             cmd
         }
     };
-    cmd.env("TERM", "xterm-256color");
     if a.sets {
         // An earlier run's pod n (its scale) is gone: the list says `n/n` again.
         served.settle(n);
     }
     let mark = served.mark();
-    let start = Instant::now();
-    let mut child = pair.slave.spawn_command(cmd).unwrap_or_else(|e| panic!("spawn: {e}"));
-    drop(pair.slave);
-    let pid = child.process_id().unwrap_or(0);
-    let mut reader = pair.master.try_clone_reader().unwrap_or_else(|e| panic!("reader: {e}"));
-    let mut writer = pair.master.take_writer().unwrap_or_else(|e| panic!("writer: {e}"));
-    let (tx, rx) = channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 65536];
-        while let Ok(k) = reader.read(&mut buf) {
-            if k == 0 || tx.send(buf[..k].to_vec()).is_err() {
-                return;
-            }
-        }
-    });
-    let nz = |v: u16| std::num::NonZeroU16::new(v).unwrap_or(std::num::NonZeroU16::MIN);
-    let mut parser = vt100::Parser::new(nz(ROWS), nz(COLS), 0);
+    let mut screen = Screen::spawn(cmd);
+    let (start, pid) = (screen.start, screen.pid);
     let title = served.title();
     let ours = matches!(tool, Tool::Ststui);
     let all_ready = format!("{n}/{n}");
@@ -450,17 +423,14 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
         }
     };
     let ready = format!("ready {n} ");
-    let first = until(&rx, &mut parser, &mut writer, start, useful);
-    let complete = if ours && !a.sets {
-        until(&rx, &mut parser, &mut writer, start, |s| s.contains(&ready))
-    } else {
-        f64::NAN
-    };
-    pump(&rx, &mut parser, &mut writer, start + Duration::from_secs(10));
+    let first = screen.until(start, useful);
+    let complete =
+        if ours && !a.sets { screen.until(start, |s| s.contains(&ready)) } else { f64::NAN };
+    screen.pump(start + Duration::from_secs(10));
     let (requests, lines) = served.requests(&mark, Duration::from_secs(10));
     let rss_mib = status_kib(pid, "VmRSS") as f64 / 1024.0;
     let cpu0 = cpu_ticks(pid);
-    pump(&rx, &mut parser, &mut writer, Instant::now() + Duration::from_secs(a.idle));
+    screen.pump(Instant::now() + Duration::from_secs(a.idle));
     let idle_cpu_ms = (cpu_ticks(pid).saturating_sub(cpu0)) * 10;
     // A line naming the pod that says it is terminating or deleted: a pod list's row
     // (Terminating), or ststui's timeline (`delete-pod web-0`: its grid of 1,000 is a map of
@@ -477,17 +447,17 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
         // while it terminates): scaled to n + 1, timed until `/n+1` is on the screen.
         let scaled = format!("/{}", n + 1);
         let t = match served.scale_up(n) {
-            Some(sent) => until(&rx, &mut parser, &mut writer, sent, |s| s.contains(&scaled)),
+            Some(sent) => screen.until(sent, |s| s.contains(&scaled)),
             None => f64::NAN,
         };
         served.scale_back(n);
         t
-    } else if deleting(&parser.screen().contents()) {
+    } else if deleting(&screen.contents()) {
         eprintln!("  {victim}: its deletion is on the screen before it was deleted: not timed");
         f64::NAN
     } else {
         match served.delete_pod(victim) {
-            Some(sent) => until(&rx, &mut parser, &mut writer, sent, deleting),
+            Some(sent) => screen.until(sent, deleting),
             None => f64::NAN,
         }
     };
@@ -496,77 +466,8 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
             eprintln!("    {l}");
         }
     }
-    let _ = writer.write_all(b"q");
-    let _ = writer.flush();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
+    screen.quit();
     Run { first, complete, requests, rss_mib, idle_cpu_ms, event }
-}
-
-/// Feeds the screen until `done` holds; the seconds since `start` (NaN after 120 s).
-fn until(
-    rx: &Receiver<Vec<u8>>,
-    parser: &mut vt100::Parser,
-    w: &mut Box<dyn Write + Send>,
-    start: Instant,
-    done: impl Fn(&str) -> bool,
-) -> f64 {
-    let deadline = start + Duration::from_secs(120);
-    loop {
-        if done(&parser.screen().contents()) {
-            return start.elapsed().as_secs_f64();
-        }
-        let Some(left) = deadline.checked_duration_since(Instant::now()) else { return f64::NAN };
-        match rx.recv_timeout(left) {
-            Ok(bytes) => feed(parser, w, &bytes),
-            Err(_) => return f64::NAN,
-        }
-    }
-}
-
-/// Feeds the screen until `end`.
-fn pump(
-    rx: &Receiver<Vec<u8>>,
-    parser: &mut vt100::Parser,
-    w: &mut Box<dyn Write + Send>,
-    end: Instant,
-) {
-    while let Some(left) = end.checked_duration_since(Instant::now()) {
-        if let Ok(bytes) = rx.recv_timeout(left) {
-            feed(parser, w, &bytes);
-        }
-    }
-}
-
-fn feed(parser: &mut vt100::Parser, w: &mut Box<dyn Write + Send>, bytes: &[u8]) {
-    // A cursor position query is answered, as a terminal does.
-    if bytes.windows(4).any(|b| b == b"\x1b[6n") {
-        let _ = w.write_all(b"\x1b[1;1R");
-        let _ = w.flush();
-    }
-    parser.process(bytes);
-}
-
-fn status_kib(pid: u32, field: &str) -> u64 {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    text.lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
-
-/// utime + stime, in clock ticks (USER_HZ, 100 per second on Linux).
-fn cpu_ticks(pid: u32) -> u64 {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command's closing parenthesis: state is the 3rd, utime the 14th.
-    let rest = text.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let n = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    n(11) + n(12)
 }
 
 fn read_baseline(path: &Path) -> BTreeMap<(usize, usize), f64> {

@@ -26,15 +26,31 @@ impl Drop for Served {
 
 impl Served {
     pub fn start(bin: &Path, n: usize) -> Served {
-        let dir = std::env::temp_dir().join(format!("ststui-startup-{}-{n}", std::process::id()));
+        Served::start_sets(bin, &n.to_string(), &[("web", n, None)])
+    }
+
+    /// Parallel sets `(name, replicas, rollout-group label)` of Ready pods (`tag` names the
+    /// scratch directory), once every pod of every set is Ready.
+    pub fn start_sets(bin: &Path, tag: &str, sets: &[(&str, usize, Option<&str>)]) -> Served {
+        let dir = std::env::temp_dir().join(format!("ststui-startup-{}-{tag}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        let set = format!(
-            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: web}}\nspec:\n  \
-             replicas: {n}\n  podManagementPolicy: Parallel\n  serviceName: web\n  \
-             selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: \
-             {{app: web}}}}\n    spec: {{containers: [{{name: app, image: nginx:1.25}}]}}\n"
-        );
-        std::fs::write(dir.join("set.yaml"), set).unwrap_or_else(|e| panic!("set.yaml: {e}"));
+        let yaml: Vec<String> = sets
+            .iter()
+            .map(|(name, n, group)| {
+                let labels = group
+                    .map(|g| format!("\n  labels: {{rollout-group: {g}}}"))
+                    .unwrap_or_default();
+                format!(
+                    "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: {name}{labels}\n\
+                     spec:\n  replicas: {n}\n  podManagementPolicy: Parallel\n  serviceName: \
+                     {name}\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    \
+                     metadata: {{labels: {{app: {name}}}}}\n    spec: {{containers: [{{name: app, \
+                     image: nginx:1.25}}]}}\n"
+                )
+            })
+            .collect();
+        std::fs::write(dir.join("set.yaml"), yaml.join("---\n"))
+            .unwrap_or_else(|e| panic!("set.yaml: {e}"));
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
@@ -53,16 +69,18 @@ impl Served {
             .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
         let served = Served { child, dir, addr };
         let deadline = Instant::now() + Duration::from_secs(300);
-        loop {
-            let ready = served
-                .get("/apis/apps/v1/namespaces/default/statefulsets/web")
-                .ok()
-                .and_then(|v| v["status"]["readyReplicas"].as_u64());
-            if ready == Some(n as u64) {
-                break;
+        for (name, n, _) in sets {
+            loop {
+                let ready = served
+                    .get(&format!("/apis/apps/v1/namespaces/default/statefulsets/{name}"))
+                    .ok()
+                    .and_then(|v| v["status"]["readyReplicas"].as_u64());
+                if ready == Some(*n as u64) {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "the served {name} did not get {n} Ready pods");
+                std::thread::sleep(Duration::from_millis(200));
             }
-            assert!(Instant::now() < deadline, "the served set did not get {n} Ready pods");
-            std::thread::sleep(Duration::from_millis(200));
         }
         served
     }

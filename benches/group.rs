@@ -1,0 +1,209 @@
+//! A rollout group's view against one set of as many pods, side by side in one run, as an
+//! operator meets them: `ststui sim --serve` with a Parallel set `web` of N Ready pods and three
+//! zones `zone-a/b/c` of N/3 each labelled `rollout-group=bench`; the release binary in a
+//! pseudo-terminal (180×50), its screen parsed by a terminal emulator. For each of `--runs`
+//! fresh consoles of each kind, medians of:
+//!
+//! - first useful frame: from the spawn to the first screen showing the view — one set: its
+//!   header and a pod row; the group: opened on zone-a, `Z` typed as soon as zone-a shows, until
+//!   the matrix's title names the 3 sets;
+//! - complete: to every pod Ready on the screen (`ready N`; every column `done N/3`);
+//! - requests in the first 10 s (the served simulator's count) and RSS at +10 s (VmRSS) and idle CPU over `--idle` seconds after;
+//! - key → screen (`--keys` presses, each timed from the write to the screen showing it): one
+//!   set: → / ← until the pod detail names web-1 / web-0; the group: → / ← until it names
+//!   zone-b-0 / zone-a-0 (another set's column, its pod's detail, its controller pane).
+//!
+//! Run through `benches/tools/group.sh`. Written by hand: no benchmark crate drives a TUI in a
+//! pseudo-terminal (criterion measures functions in process: `benches/render.rs`).
+
+#![allow(clippy::panic, clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use portable_pty::CommandBuilder;
+
+#[path = "startup/pty.rs"]
+mod pty;
+// Shared with benches/startup.rs, which uses all of it.
+#[allow(dead_code)]
+#[path = "startup/served.rs"]
+mod served;
+use pty::{Screen, cpu_ticks, median, status_kib};
+use served::Served;
+
+struct Args {
+    bin: PathBuf,
+    pods: usize,
+    runs: usize,
+    idle: u64,
+    keys: usize,
+}
+
+fn args() -> Result<Args, String> {
+    let mut a = Args {
+        bin: PathBuf::from("target/release/ststui"),
+        pods: 3000,
+        runs: 3,
+        idle: 10,
+        keys: 20,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(w) = it.next() {
+        let mut value = || it.next().ok_or(format!("{w}: expected a value"));
+        let count =
+            |v: String, what: &str| v.parse().map_err(|_| format!("{w}: {v:?} is not {what}"));
+        match w.as_str() {
+            "--bin" => a.bin = PathBuf::from(value()?),
+            "--pods" => a.pods = count(value()?, "a count of pods")?,
+            "--runs" => a.runs = count(value()?, "a count")?,
+            "--idle" => a.idle = count(value()?, "seconds")? as u64,
+            "--keys" => a.keys = count(value()?, "a count")?,
+            "--bench" => {}
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; expected --bin PATH, --pods N (a multiple of \
+                     3), --runs N, --idle SECS, --keys N"
+                ));
+            }
+        }
+    }
+    if a.pods < 3 || !a.pods.is_multiple_of(3) || a.runs == 0 {
+        return Err(format!("--pods {}: expected a multiple of 3; --runs at least 1", a.pods));
+    }
+    Ok(a)
+}
+
+/// A figure's name and how it is read from a run.
+type Row = (&'static str, fn(&Run) -> f64);
+
+/// A key's bytes and what the screen shows once it is handled.
+type Press = (&'static [u8], &'static str);
+
+/// One console's figures.
+struct Run {
+    first: f64,
+    complete: f64,
+    requests: u64,
+    rss_mib: f64,
+    idle_cpu_ms: u64,
+    /// Median key → screen, seconds.
+    key: f64,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum View {
+    One,
+    Group,
+}
+
+fn main() {
+    let a = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("group: {e}");
+            std::process::exit(2);
+        }
+    };
+    let Ok(bin) = a.bin.canonicalize() else {
+        eprintln!("group: {} does not exist: cargo build --release first", a.bin.display());
+        std::process::exit(2);
+    };
+    let a = Args { bin, ..a };
+    let (n, third) = (a.pods, a.pods / 3);
+    let group = Some("bench");
+    let sets = [
+        ("web", n, None),
+        ("zone-a", third, group),
+        ("zone-b", third, group),
+        ("zone-c", third, group),
+    ];
+    let served = Served::start_sets(&a.bin, &format!("group-{n}"), &sets);
+    let mut one = Vec::new();
+    let mut all = Vec::new();
+    // Alternated, so both kinds meet the machine in the same state.
+    for i in 0..a.runs {
+        for view in [View::One, View::Group] {
+            let r = console_run(&a, &served, view);
+            let name = if view == View::One { "one set" } else { "group" };
+            eprintln!(
+                "  run {}, {name}: first frame {:.3} s, complete {:.3} s, {} requests, RSS {:.1} \
+                 MiB, idle CPU {} ms, key → screen {:.1} ms",
+                i + 1,
+                r.first,
+                r.complete,
+                r.requests,
+                r.rss_mib,
+                r.idle_cpu_ms,
+                r.key * 1000.0
+            );
+            if view == View::One { one.push(r) } else { all.push(r) }
+        }
+    }
+    let med = |runs: &[Run], f: fn(&Run) -> f64| median(runs.iter().map(f).collect());
+    let rows: [Row; 6] = [
+        ("first useful frame (s)", |r| r.first),
+        ("complete (s)", |r| r.complete),
+        ("requests in the first 10 s", |r| r.requests as f64),
+        ("RSS at +10 s (MiB)", |r| r.rss_mib),
+        ("idle CPU (ms over the idle window)", |r| r.idle_cpu_ms as f64),
+        ("key → screen (ms)", |r| r.key * 1000.0),
+    ];
+    println!(
+        "| medians of {} runs | one set of {n} | group of 3 × {third} | group / one |",
+        a.runs
+    );
+    println!("| --- | ---: | ---: | ---: |");
+    for (name, f) in rows {
+        let (x, y) = (med(&one, f), med(&all, f));
+        println!("| {name} | {x:.3} | {y:.3} | {:+.1} % |", (y / x - 1.0) * 100.0);
+    }
+}
+
+/// One console: opened on `web`, or on zone-a and its group shown (`Z`).
+fn console_run(a: &Args, served: &Served, view: View) -> Run {
+    let mut cmd = CommandBuilder::new(&a.bin);
+    cmd.arg("--kubeconfig");
+    cmd.arg(served.dir.join("kc"));
+    cmd.arg(if view == View::One { "web" } else { "zone-a" });
+    cmd.arg("--log-file");
+    cmd.arg(served.dir.join("console.log"));
+    let before = served.requests().0;
+    let mut screen = Screen::spawn(cmd);
+    let (start, pid) = (screen.start, screen.pid);
+    let third = a.pods / 3;
+    let (first, complete) = match view {
+        View::One => {
+            let first = screen.until(start, |s| s.contains("default/web") && s.contains("web-0 "));
+            let ready = format!("ready {} ", a.pods);
+            (first, screen.until(start, |s| s.contains(&ready)))
+        }
+        View::Group => {
+            screen.until(start, |s| s.contains("default/zone-a"));
+            screen.keys(b"Z");
+            let first = screen.until(start, |s| s.contains("Group bench: 3 sets"));
+            let done = format!("done {third}/{third}");
+            (first, screen.until(start, |s| s.matches(&done).count() == 3))
+        }
+    };
+    screen.pump(start + Duration::from_secs(10));
+    let requests = served.requests().0.saturating_sub(before);
+    let rss_mib = status_kib(pid, "VmRSS") as f64 / 1024.0;
+    let cpu0 = cpu_ticks(pid);
+    screen.pump(Instant::now() + Duration::from_secs(a.idle));
+    let idle_cpu_ms = cpu_ticks(pid).saturating_sub(cpu0) * 10;
+    let (there, back): (Press, Press) = match view {
+        View::One => ((b"\x1b[C", "● web-1 "), (b"\x1b[D", "● web-0 ")),
+        View::Group => ((b"\x1b[C", "● zone-b-0 "), (b"\x1b[D", "● zone-a-0 ")),
+    };
+    let mut times = Vec::with_capacity(a.keys);
+    for i in 0..a.keys {
+        let (keys, shown) = if i % 2 == 0 { there } else { back };
+        let sent = screen.keys(keys);
+        times.push(screen.until(sent, |s| s.contains(shown)));
+        // The frame after it settled before the next key.
+        screen.pump(Instant::now() + Duration::from_millis(100));
+    }
+    screen.quit();
+    Run { first, complete, requests, rss_mib, idle_cpu_ms, key: median(times) }
+}
