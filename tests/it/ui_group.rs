@@ -178,11 +178,20 @@ fn p_in_the_group_view_plans_the_group_names_a_bad_entry_and_keeps_its_sets_watc
 }
 
 #[test]
-fn p_while_another_runner_holds_the_group_is_refused_before_anything_is_typed() {
+fn while_another_runner_holds_the_group_p_and_the_partition_keys_are_refused() {
     // The simulator's own group plan holds the group (zone-b waiting on the quota).
     let (mut st, _) = opened();
     run(&mut st, [key('P')]);
     assert!(matches!(st.modal, ststui::app::state::Modal::None), "{:?}", st.modal);
     let said = st.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
     assert!(said.contains("group ingester: a group runner holds it"), "{said}");
+    // Nor does a partition key move a set waiting in it (a second set in motion).
+    let cmds = run(&mut st, [code(KeyCode::Right), key('[')]);
+    assert_eq!(st.selected_set, Some(zone('b')));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    let said = st.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    assert!(
+        said.contains("ingester-zone-b waits in rollout group ingester's plan (2/3)"),
+        "{said}"
+    );
 }

@@ -363,8 +363,11 @@ pub(super) fn refuse_planned(
     r: &ObjRef,
     state: &AppState,
 ) -> Result<(), Refusal> {
-    let Some(plan) = crate::plan::record::under_way(set) else { return Ok(()) };
     let now = state.now.unwrap_or_default();
+    if let Some(why) = grouped(set, r, state, now) {
+        return Err(why.into());
+    }
+    let Some(plan) = crate::plan::record::under_way(set) else { return Ok(()) };
     Err(format!(
         "a rollout plan drives {}'s partition ({}): {} approves a gate, {} halts the plan",
         r.name,
@@ -373,6 +376,37 @@ pub(super) fn refuse_planned(
         freeze_key(&state.caps)
     )
     .into())
+}
+
+/// A set waiting in a rollout group's plan whose runner is there (its lease on the group's
+/// first set live, or that set not seen here): the group opens it in turn, and a move by hand
+/// would put a second set of the group in motion.
+fn grouped(
+    set: &StatefulSet,
+    r: &ObjRef,
+    state: &AppState,
+    now: k8s_openapi::jiff::Timestamp,
+) -> Option<String> {
+    use crate::plan::group::part::{self, State};
+    let p = part::read(set).part()?.clone();
+    if p.state != State::Waiting {
+        return None;
+    }
+    let first = ObjRef::new(r.namespace.clone(), p.sets.first()?.clone());
+    let runner =
+        state.mirror.set(&first).map(|s| crate::plan::record::Runner::of_in(s, part::LEASE, now));
+    if matches!(runner, Some(crate::plan::record::Runner::Live(_)) | None) {
+        return Some(format!(
+            "{} waits in rollout group {}'s plan ({}/{}): the group opens it in turn, and a move \
+             by hand would put a second set in motion ({} shows the group)",
+            r.name,
+            crate::text::escape_controls(&p.group),
+            p.place + 1,
+            p.sets.len(),
+            key(Action::Group)
+        ));
+    }
+    None
 }
 
 /// The key that freezes and resumes on this backend (space on a cluster; `F` where space
