@@ -5,8 +5,8 @@
 //! fresh consoles of each kind, medians of:
 //!
 //! - first useful frame: from the spawn to the first screen showing the view — one set: its
-//!   header and a pod row; the group: opened on zone-a, `Z` typed as soon as zone-a shows, until
-//!   the matrix's title names the 3 sets;
+//!   header and its first pod's detail; the group: opened on zone-a, `Z` typed as soon as zone-a
+//!   shows, until the matrix's title names the 3 sets and zone-a-0's detail is shown;
 //! - complete: to every pod Ready on the screen (`ready N`; every column `done N/3`);
 //! - requests in the first 10 s (the served simulator's count) and RSS at +10 s (VmRSS) and idle CPU over `--idle` seconds after;
 //! - key → screen (`--keys` presses, each timed from the write to the screen showing it): one
@@ -181,7 +181,9 @@ fn console_run(a: &Args, served: &Served, view: View) -> Run {
         View::Group => {
             screen.until(start, |s| s.contains("default/zone-a"));
             screen.keys(b"Z");
-            let first = screen.until(start, |s| s.contains("Group bench: 3 sets"));
+            // The matrix with zone-a's pods listed (before, its columns say `pods unknown`).
+            let first = screen
+                .until(start, |s| s.contains("Group bench: 3 sets") && s.contains("● zone-a-0 "));
             let done = format!("done {third}/{third}");
             (first, screen.until(start, |s| s.matches(&done).count() == 3))
         }
