@@ -244,16 +244,17 @@ fn motion_line(
     let done: Vec<String> =
         columns.iter().filter(|c| c.motion == Motion::Done).map(|c| esc(&c.set.name)).collect();
     if let Some(next) = next {
-        let why = match rolling.first() {
-            Some(r) => format!("{} rolls first", esc(&r.set.name)),
+        let name = esc(&next.set.name);
+        out.push(match rolling.first() {
+            Some(r) => format!("{name} waits: {} rolls first", esc(&r.set.name)),
             None => match hold(state, shown, sets) {
-                Some(h) => format!("{} {}", esc(&h.pod), h.why),
-                None => "nothing holds it: every pod of the group is updated or untouched, \
-                         Ready and available"
-                    .into(),
+                Some(h) => format!("{name} waits: {} {}", esc(&h.pod), h.why),
+                None => format!(
+                    "{name} may start: every pod of the group is updated or untouched, Ready \
+                     and available"
+                ),
             },
-        };
-        out.push(format!("{} waits: {why}", esc(&next.set.name)));
+        });
     } else if rolling.is_empty() && done.len() == columns.len() {
         out.push("every set done".into());
     }
