@@ -172,3 +172,30 @@ fn p_on_a_group_rollout_operator_drives_is_refused_with_nothing_written() {
         assert_eq!(part_of(&s, z), None, "{z}: nothing written");
     }
 }
+
+#[test]
+fn the_group_plan_outlives_an_api_server_away_longer_than_a_renewal() {
+    let (s, trace) = zones("console-down", false);
+    let mut c = grouped(&s);
+    // A bake that spans the outage: the group's lease is renewed every 10 s and held 30 s.
+    plan(&mut c, "1,100% bake=20s");
+    key(&mut c, 'y');
+    pump_until(&mut c, "zone-a's canary baking", |c| {
+        c.state.mirror.set(&zone(0)).and_then(record::lease).is_some()
+            && part_of(&s, ZONES[0]).is_some_and(|p| p.state == State::Rolling)
+    });
+    // Away across the next renewal, then back.
+    s.call(|sim| sim.api_fault(ststui::sim::ApiFault::Down { ms: 12_000 }));
+    let deadline = Instant::now() + Duration::from_secs(150);
+    while part_of(&s, ZONES[2]).is_none_or(|p| p.state != State::Done) {
+        assert!(
+            Instant::now() < deadline && c.state.plan_run.is_some(),
+            "the group did not end done: {:?}",
+            c.state.status
+        );
+        c.pump();
+    }
+    let want: Vec<(String, i32)> =
+        ZONES.iter().flat_map(|z| [(z.to_string(), 3), (z.to_string(), 0)]).collect();
+    assert_eq!(*trace.lock().unwrap(), want, "every set's partition, in order");
+}

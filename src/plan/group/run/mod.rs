@@ -276,7 +276,15 @@ impl GroupEngine {
                     released: self.lease.is_none(),
                 };
             }
-            _ => self.trouble = Some((words, now + self.cfg.engine.retry)),
+            _ => {
+                let again = now + self.cfg.engine.retry;
+                // A renewal that failed is tried again after the pause (until the lease runs
+                // out); a first lease is taken again by the begin turn.
+                if lease && !matches!(self.stage, Stage::Begin) {
+                    self.renew_at = Some(again);
+                }
+                self.trouble = Some((words, again));
+            }
         }
     }
 
