@@ -298,8 +298,8 @@ pub struct StepArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true,
           value_parser = clap::value_parser!(i32).range(0..))]
     pub to: Option<i32>,
-    /// Step even while ordinals already open are not updated and Ready, or raise the
-    /// partition with --to.
+    /// Step even while ordinals already open are not updated and Ready, or while a rollout
+    /// group's plan has the set waiting or rolling, or raise the partition with --to.
     #[arg(long)]
     pub force: bool,
     /// Then wait for the newly opened ordinals to be updated and Ready.

@@ -57,6 +57,18 @@ pub fn decide(
             f.recorded()
         ));
     }
+    if let Some(p) = crate::plan::group::part::read(set).part()
+        && p.in_turn()
+        && !force
+    {
+        return refuse(format!(
+            "{key} is {}: the group moves it in turn, and a step by hand would put a second set \
+             of the group in motion (ststui explain {} shows the group; --force steps it all the \
+             same)",
+            p.place_words(),
+            key.name
+        ));
+    }
     let replicas = spec::replicas(set);
     let from = st.partition;
     // A partition above the replicas holds everything: a step starts from the replicas.

@@ -191,7 +191,7 @@ fn while_another_runner_holds_the_group_p_and_the_partition_keys_are_refused() {
     assert!(cmds.is_empty(), "{cmds:?}");
     let said = st.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
     assert!(
-        said.contains("ingester-zone-b waits in rollout group ingester's plan (2/3)"),
+        said.contains("ingester-zone-b is waiting in rollout group ingester's plan (2/3)"),
         "{said}"
     );
 }

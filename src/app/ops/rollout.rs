@@ -397,12 +397,10 @@ fn grouped(
         state.mirror.set(&first).map(|s| crate::plan::record::Runner::of_in(s, part::LEASE, now));
     if matches!(runner, Some(crate::plan::record::Runner::Live(_)) | None) {
         return Some(format!(
-            "{} waits in rollout group {}'s plan ({}/{}): the group opens it in turn, and a move \
-             by hand would put a second set in motion ({} shows the group)",
+            "{} is {}: the group opens it in turn, and a move by hand would put a second set in \
+             motion ({} shows the group)",
             r.name,
-            crate::text::escape_controls(&p.group),
-            p.place + 1,
-            p.sets.len(),
+            p.place_words(),
             key(Action::Group)
         ));
     }

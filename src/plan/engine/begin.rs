@@ -81,22 +81,14 @@ impl Engine {
     /// rolls it in turn; a plan of its own would be a second set in motion). `--force` runs it
     /// all the same (a group whose runner is gone for good).
     fn in_a_group(&self, set: &StatefulSet) -> Option<String> {
-        use crate::plan::group::part::{self, State};
-        let p = part::read(set).part()?.clone();
-        if !matches!(p.state, State::Waiting | State::Rolling)
-            || self.cfg.group.as_deref() == Some(p.group.as_str())
-            || self.ask.force
-        {
+        let p = crate::plan::group::part::read(set).part()?.clone();
+        if !p.in_turn() || self.cfg.group.as_deref() == Some(p.group.as_str()) || self.ask.force {
             return None;
         }
         Some(format!(
-            "it is {} in rollout group {}'s plan ({}/{}): the group rolls it in turn (rerun the \
-             group's rollout to resume it, `ststui abort {}` reverts the group, --force runs a \
-             plan on this set alone)",
-            p.state.word(),
-            crate::text::escape_controls(&p.group),
-            p.place + 1,
-            p.sets.len(),
+            "it is {}: the group rolls it in turn (rerun the group's rollout to resume it, \
+             `ststui abort {}` reverts the group, --force runs a plan on this set alone)",
+            p.place_words(),
             self.cfg.set.name
         ))
     }
@@ -183,6 +175,7 @@ impl Engine {
                             _ => return self.act(view, set, &Record::default_for(&start), next),
                         };
                         self.mine = Some(record.clone());
+                        self.landing = true;
                         self.act(view, set, &record, next)
                     }
                 }
@@ -201,6 +194,7 @@ impl Engine {
                 match rewrite {
                     Some(w) => {
                         self.mine = Some((*w).clone());
+                        self.landing = true;
                         let w = Record { since: stamp(view.now), ..*w };
                         self.act(view, set, &record, Next::Record(w))
                     }

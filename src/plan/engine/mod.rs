@@ -183,6 +183,10 @@ pub struct Engine {
     stage: Stage,
     /// The plan as this run drives it: its steps, bake, checks, policy and revision are fixed.
     mine: Option<Record>,
+    /// `mine` was decided at the start (a new plan, or a resumed one rewritten) and its write
+    /// not yet seen to land: a fresh read without it means it never did (the server away, a
+    /// reply lost and not read back), and the run begins again on what the set holds.
+    landing: bool,
     /// Our lease as last written (the next write's precondition), until when it holds, when
     /// it is renewed next.
     lease: Option<String>,
@@ -227,6 +231,7 @@ impl Engine {
             ask,
             stage: Stage::Begin { since: None },
             mine: None,
+            landing: false,
             lease: None,
             lease_until: None,
             renew_at: None,

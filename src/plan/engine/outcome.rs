@@ -46,6 +46,7 @@ impl Engine {
                         Stage::Halt { record: record.clone(), recorded: true, reverted: *reverted };
                 } else if self.mine.is_some() {
                     self.mine = Some(*r);
+                    self.landing = false;
                 }
             }
             Sending::Delete { .. } => self.held = None,

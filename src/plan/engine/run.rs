@@ -34,6 +34,13 @@ impl Engine {
             return Act::Wait { until: self.renew_at, words: format!("{at}{words}") };
         }
         let Some(mine) = self.mine.clone() else { return self.first(view, &set, fresh) };
+        if self.landing && fresh && !self.landed(&set, &mine) {
+            // Our first write never reached the set: nothing of this run is there to go on
+            // from, so it begins again on what the set holds (a new plan, or the one there).
+            self.landing = false;
+            self.mine = None;
+            return self.first(view, &set, fresh);
+        }
         let current = match record::read(&set) {
             Reading::Plan(r) => r,
             Reading::None => {
@@ -102,6 +109,14 @@ impl Engine {
                 Reading::Plan(r) => r.phase == Phase::Aborted || r.started != mine.started,
                 Reading::None | Reading::Invalid(_) => true,
             }
+    }
+
+    /// Whether `set` holds `mine` as this run's first write left it.
+    fn landed(&self, set: &StatefulSet, mine: &Record) -> bool {
+        record::read(set).plan().is_some_and(|r| {
+            r.started == mine.started
+                && crate::plan::ask::differences(r, &self.ask_of(mine)).is_empty()
+        })
     }
 
     pub(super) fn renewal_due(&self, now: Timestamp) -> bool {

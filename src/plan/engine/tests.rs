@@ -355,6 +355,40 @@ fn an_answer_without_an_object_and_a_lagging_watch_never_end_the_run() {
     assert_eq!(plan_of(&srv).step, 1);
 }
 
+/// The first step's write (the record and the partition, one patch) sent as the server goes
+/// away: nothing of the plan on the set. Once a fresh read shows that, the run begins again
+/// and opens the step once — it never stops with "the record is gone". A write that landed
+/// though its reply was lost is found on the set and not sent again.
+#[test]
+fn a_first_record_that_never_landed_is_written_again_and_one_that_landed_is_not() {
+    for landed in [false, true] {
+        let mut srv = Server::new();
+        let mut e = Engine::new(config(true), ask("1,100%", 0));
+        let Act::Write(lease) = turn(&mut e, &srv.set.clone(), &srv.pods, 0, true) else {
+            panic!()
+        };
+        let set = srv.write(&lease, at(0)).unwrap();
+        e.wrote(at(0), Ok(Some(set)));
+        let Act::Write(open) = turn(&mut e, &srv.set.clone(), &srv.pods, 0, true) else { panic!() };
+        assert!(matches!(open.op, ClusterOp::Plan { partition: Some((4, 3)), .. }));
+        let failure = if landed {
+            srv.write(&open, at(0)).unwrap();
+            Failure::new("plan".into(), FailureKind::Unknown, "the reply was lost")
+        } else {
+            Failure::new("plan".into(), FailureKind::Unavailable, "connection refused")
+        };
+        e.wrote(at(0), Err(Box::new(failure)));
+        // The server back after the pause. Its watch without the record: a verdict, read
+        // fresh first; with it, the step's wait.
+        let act = turn(&mut e, &srv.set.clone(), &srv.pods, 3, false);
+        assert_eq!(matches!(act, Act::Read), !landed, "{act:?}");
+        let act = settle(&mut e, &mut srv, 3);
+        assert!(!matches!(act, Act::End(_)), "landed {landed}: {act:?}");
+        let r = plan_of(&srv);
+        assert_eq!((r.step, srv.partition()), (1, 3), "landed {landed}: one step, once");
+    }
+}
+
 fn gated_ask(steps: &str, pre: &str, tries: u32) -> Ask {
     let gates = crate::plan::gate::Gates {
         pre_delete: Some(pre.into()),

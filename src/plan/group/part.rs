@@ -102,6 +102,24 @@ impl Part {
         Ok(())
     }
 
+    /// Whether its group's plan has it waiting or rolling: the group moves it in turn, and a
+    /// move by anything else (a plan of its own, a step by hand) would be a second set of the
+    /// group in motion.
+    pub fn in_turn(&self) -> bool {
+        matches!(self.state, State::Waiting | State::Rolling)
+    }
+
+    /// "waiting in rollout group G's plan (2/3)", its group's name escaped.
+    pub fn place_words(&self) -> String {
+        format!(
+            "{} in rollout group {}'s plan ({}/{})",
+            self.state.word(),
+            crate::text::escape_controls(&self.group),
+            self.place + 1,
+            self.sets.len()
+        )
+    }
+
     /// The set it is the part of.
     pub fn own(&self) -> &str {
         &self.sets[self.place.min(self.sets.len() - 1)]

@@ -176,6 +176,11 @@ fn a_pod_a_quota_keeps_out_holds_the_next_zone_named_until_it_exists() {
     let (code, _, err) = run(&s, &["rollout", ZONES[1], "--steps", "100%"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("it is waiting in rollout group ingester-zone's plan (2/3)"), "{err}");
+    // Nor a step by hand (the partition untouched below).
+    let (code, _, err) = run(&s, &["step", ZONES[1]]);
+    assert_eq!(code, 1, "{err}");
+    let want = "ingester-zone-b is waiting in rollout group ingester-zone's plan (2/3)";
+    assert!(err.contains(want) && err.contains("--force steps it"), "{err}");
     // Well past the zone bake, zone-b has not moved.
     std::thread::sleep(Duration::from_secs(6));
     assert_eq!(partition_of(&s, ZONES[1]), 4);

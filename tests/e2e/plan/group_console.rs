@@ -178,8 +178,6 @@ fn p_on_a_group_rollout_operator_drives_is_refused_with_nothing_written() {
 }
 
 #[test]
-#[ignore = "fails in about 1 run of 3: the group stops with 'ingester-zone-a's plan record is \
-            gone' across the outage (open under issue 32); run with --ignored"]
 fn the_group_plan_outlives_an_api_server_away_longer_than_a_renewal() {
     let (s, trace) = zones("console-down", false);
     let mut c = grouped(&s);
