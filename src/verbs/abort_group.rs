@@ -93,8 +93,10 @@ pub fn abort(
     Ok(Exit::Done)
 }
 
-/// Waits (reading the group fresh each second) until every pod of the group exists, Ready and
-/// available, before `next` is reverted; at the deadline, says what still holds it.
+/// Waits until every pod of the group exists, Ready and available, before `next` is reverted:
+/// on the watches, the verdict that it is settled confirmed by a fresh read of every set (at
+/// most one a second: a watch behind the server is never taken for settled). At the deadline,
+/// says what still holds it.
 fn settle(
     sessions: &mut Sessions,
     writes: &Writes,
@@ -103,46 +105,85 @@ fn settle(
     deadline: Instant,
 ) -> Result<(), VerbError> {
     let mut said = String::new();
+    let mut read_at: Option<Instant> = None;
     loop {
-        let keys: Vec<ObjRef> = sessions.all.iter().map(|s| s.key.clone()).collect();
-        let mut fresh = Vec::new();
-        for k in &keys {
-            let within = super::left(deadline).min(Duration::from_secs(10));
-            match writes.read(k, within) {
-                Ok(f) => fresh.push(f),
-                Err(f) => {
-                    return Err(VerbError::new(Exit::Api, format!("reading {k}: {}", f.message)));
-                }
+        let mut hold = watched(sessions);
+        if hold.is_none() && read_at.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+            read_at = Some(Instant::now());
+            hold = read(sessions, writes, deadline)?;
+            if hold.is_none() {
+                return Ok(());
             }
         }
-        let owns: Vec<Vec<(i32, &Pod)>> =
-            fresh.iter().zip(&keys).map(|(f, k)| f.own(&k.name)).collect();
-        let members: Vec<crate::plan::group::Member<'_>> = fresh
-            .iter()
-            .zip(&owns)
-            .map(|(f, pods)| crate::plan::group::Member { set: &f.set, pods })
-            .collect();
-        let sem = sessions.all[0].state.options.semantics;
-        let min_ready =
-            |s: &StatefulSet| MinReady::new(s.spec.min_ready_seconds.unwrap_or(0), &sem);
-        let now = sessions.all[0].state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
-        let Some(h) = crate::plan::group::unsettled(&members, min_ready, now) else {
-            return Ok(());
-        };
-        let words = format!("group {group}: {next} waits: {h}");
-        if Instant::now() >= deadline {
-            return Err(VerbError::new(
-                Exit::Expectation,
-                format!(
-                    "{words}; not reverted before the timeout (the sets reverted so far stay \
-                     reverted): abort again to go on, or pass a longer --timeout"
-                ),
-            ));
-        }
-        if words != said {
-            super::say(&words);
-            said = words;
+        if let Some(h) = hold {
+            let words = format!("group {group}: {next} waits: {h}");
+            if Instant::now() >= deadline {
+                return Err(VerbError::new(
+                    Exit::Expectation,
+                    format!(
+                        "{words}; not reverted before the timeout (the sets reverted so far stay \
+                         reverted): abort again to go on, or pass a longer --timeout"
+                    ),
+                ));
+            }
+            if words != said {
+                super::say(&words);
+                said = words;
+            }
         }
         sessions.next(Some(Instant::now() + Duration::from_secs(1)), true)?;
     }
+}
+
+/// What holds the group on the watches (a set not seen yet holds it too).
+fn watched(sessions: &Sessions) -> Option<String> {
+    let mut sets = Vec::with_capacity(sessions.all.len());
+    for s in &sessions.all {
+        match s.set() {
+            Some(set) => sets.push(set),
+            None => return Some(format!("{} not seen yet", s.key.name)),
+        }
+    }
+    let owns: Vec<Vec<(i32, &Pod)>> =
+        sessions.all.iter().map(|s| s.state.mirror.pods_of(&s.key).collect()).collect();
+    let members: Vec<crate::plan::group::Member<'_>> = sets
+        .iter()
+        .zip(&owns)
+        .map(|(set, pods)| crate::plan::group::Member { set, pods })
+        .collect();
+    unsettled(sessions, &members)
+}
+
+/// What holds the group on a fresh read of every set.
+fn read(
+    sessions: &Sessions,
+    writes: &Writes,
+    deadline: Instant,
+) -> Result<Option<String>, VerbError> {
+    let keys: Vec<ObjRef> = sessions.all.iter().map(|s| s.key.clone()).collect();
+    let mut fresh = Vec::new();
+    for k in &keys {
+        let within = super::left(deadline).min(Duration::from_secs(10));
+        match writes.read(k, within) {
+            Ok(f) => fresh.push(f),
+            Err(f) => {
+                return Err(VerbError::new(Exit::Api, format!("reading {k}: {}", f.message)));
+            }
+        }
+    }
+    let owns: Vec<Vec<(i32, &Pod)>> =
+        fresh.iter().zip(&keys).map(|(f, k)| f.own(&k.name)).collect();
+    let members: Vec<crate::plan::group::Member<'_>> = fresh
+        .iter()
+        .zip(&owns)
+        .map(|(f, pods)| crate::plan::group::Member { set: &f.set, pods })
+        .collect();
+    Ok(unsettled(sessions, &members))
+}
+
+fn unsettled(sessions: &Sessions, members: &[crate::plan::group::Member<'_>]) -> Option<String> {
+    let sem = sessions.all[0].state.options.semantics;
+    let min_ready = |s: &StatefulSet| MinReady::new(s.spec.min_ready_seconds.unwrap_or(0), &sem);
+    let now = sessions.all[0].state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
+    crate::plan::group::unsettled(members, min_ready, now).map(|h| h.to_string())
 }

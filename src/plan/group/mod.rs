@@ -143,8 +143,9 @@ pub struct Member<'a> {
     pub pods: &'a [(i32, &'a Pod)],
 }
 
-/// What holds the group now: the first pod (in rolling order, by ordinal) that is not updated
-/// or untouched, Ready and available, or an ordinal the spec wants that has no pod.
+/// What holds the group now: a set whose spec its controller has not observed yet (`pod` is then
+/// the set's name), the first pod (in rolling order, by ordinal) that is not updated or
+/// untouched, Ready and available, or an ordinal the spec wants that has no pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hold {
     pub set: String,
@@ -193,6 +194,17 @@ fn first_unfit(
             status.current_revision.unwrap_or_default(),
             status.update_revision.unwrap_or_default(),
         );
+        // A spec its controller has not acted on yet (a revert, a step just written): its
+        // pods say nothing of what is about to move.
+        if let Some(g) = m.set.metadata.generation
+            && status.observed_generation.unwrap_or(0) < g
+        {
+            let why = format!(
+                "has a spec its controller has not observed yet (generation {g}, observed {})",
+                status.observed_generation.unwrap_or(0)
+            );
+            return Some(Hold { set: name.clone(), pod: name, why });
+        }
         let start = crate::core::spec::start_ordinal(m.set);
         let replicas = crate::core::spec::replicas(m.set).max(0);
         let mr = min_ready(m.set);

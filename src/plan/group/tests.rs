@@ -119,7 +119,7 @@ fn every_ordinal_of_every_set_holds_the_group_until_ready_and_available() {
 }
 
 #[test]
-fn min_ready_seconds_is_honoured() {
+fn min_ready_seconds_is_honoured_and_an_unobserved_spec_holds() {
     let mut a = named("zone-a");
     a.spec.min_ready_seconds = Some(30);
     a.spec.replicas = Some(1);
@@ -135,4 +135,19 @@ fn min_ready_seconds_is_honoured() {
     let h = hold(&members, min_ready, at(100)).expect("ready 10s ago, 30s asked");
     assert!(h.why.contains("not yet available"), "{h}");
     assert_eq!(hold(&members, min_ready, at(130)), None);
+    // A spec not yet observed (a revert just written) holds it, whatever its pods say: for an
+    // abort between the sets it reverts too.
+    let mut a = a.clone();
+    a.metadata.generation = Some(3);
+    a.status.as_mut().unwrap().observed_generation = Some(2);
+    let members = [Member { set: &a, pods: &pods }];
+    let h = hold(&members, min_ready, at(130)).expect("not observed");
+    assert_eq!(
+        h.to_string(),
+        "zone-a has a spec its controller has not observed yet (generation 3, observed 2)"
+    );
+    assert_eq!(unsettled(&members, min_ready, at(130)), Some(h));
+    a.status.as_mut().unwrap().observed_generation = Some(3);
+    let members = [Member { set: &a, pods: &pods }];
+    assert_eq!(unsettled(&members, min_ready, at(130)), None);
 }
