@@ -100,6 +100,48 @@ impl ClusterBackend {
         Ok(ClusterBackend { tx, caps, namespace, server, done })
     }
 
+    /// Backends on several sets (a rollout group's runner), each its own engine (its watches,
+    /// state and writes), on one runtime and one client session: a group of 64 sets is 64
+    /// engines on two worker threads and one kubeconfig read, not 64 runtimes and sessions.
+    pub fn start_many(
+        target: &Target,
+        each: Vec<(Target, Sink)>,
+    ) -> Result<Vec<ClusterBackend>, String> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("ststui-kube")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the client runtime: {e}"))?;
+        let session = runtime.block_on(connect::session(target))?;
+        let mut backends = Vec::with_capacity(each.len());
+        let mut runs = Vec::with_capacity(each.len());
+        for (t, sink) in each {
+            let caps = caps(&t, Default::default());
+            let (tx, run) = engine(t, session.clone(), sink);
+            let (done_tx, done) = std::sync::mpsc::channel::<()>();
+            // Each backend's drop waits for its own engine only.
+            runs.push(runtime.spawn(async move {
+                run.await;
+                drop(done_tx);
+            }));
+            let (namespace, server) = (session.namespace.clone(), session.server.clone());
+            backends.push(ClusterBackend { tx, caps, namespace, server, done });
+        }
+        std::thread::Builder::new()
+            .name("ststui-kube".into())
+            .spawn(move || {
+                runtime.block_on(async {
+                    for r in runs {
+                        let _ = r.await;
+                    }
+                });
+                runtime.shutdown_timeout(Duration::from_millis(100));
+            })
+            .map_err(|e| format!("cannot start the client thread: {e}"))?;
+        Ok(backends)
+    }
+
     /// The namespace the console works in.
     pub fn namespace(&self) -> &str {
         &self.namespace

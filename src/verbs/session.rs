@@ -244,17 +244,26 @@ impl Sessions {
     /// Starts watching each of `names` in the target's namespace.
     pub fn open(target: &Target, names: &[String]) -> Result<Sessions, VerbError> {
         let (tx, rx) = channel();
-        let mut all = Vec::with_capacity(names.len());
-        for (i, name) in names.iter().enumerate() {
-            let tx = tx.clone();
-            let sink = Arc::new(move |ev| {
-                let _ = tx.send((i, ev));
-            });
-            let t = Target { name: Some(name.clone()), ..target.clone() };
-            let backend = ClusterBackend::start(t.clone(), sink)
-                .map_err(|e| VerbError::new(Exit::Usage, e))?;
-            all.push(Session::of(backend, None, name.clone(), t));
-        }
+        let each: Vec<(Target, crate::backend::Sink)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let tx = tx.clone();
+                let sink: crate::backend::Sink = Arc::new(move |ev| {
+                    let _ = tx.send((i, ev));
+                });
+                (Target { name: Some(name.clone()), ..target.clone() }, sink)
+            })
+            .collect();
+        let targets: Vec<Target> = each.iter().map(|(t, _)| t.clone()).collect();
+        let backends =
+            ClusterBackend::start_many(target, each).map_err(|e| VerbError::new(Exit::Usage, e))?;
+        let all = backends
+            .into_iter()
+            .zip(targets)
+            .zip(names)
+            .map(|((backend, t), name)| Session::of(backend, None, name.clone(), t))
+            .collect();
         Ok(Sessions { all, rx })
     }
 
