@@ -75,6 +75,22 @@ fn the_matrix_at_200x50_reads_zones_across_and_names_what_holds_the_next() {
     assert!(zero.contains("Ready update"), "{zero}");
 }
 
+/// Zone-a's pods all updated while its plan bakes its last step: its plan is not over, so
+/// zone-a still rolls and zone-b waits for it (never "may start", never "every set done").
+#[test]
+fn a_set_whose_plan_bakes_its_last_step_still_rolls() {
+    let script =
+        format!("{HELD}rollout group=ingester steps=100% bake=5m zone-bake=0s\nsettle max=1m\n");
+    let mut st = console_after(&script);
+    st.selected_set = Some(zone('a'));
+    run(&mut st, [key('Z'), Msg::BatchEnd]);
+    let text = screen_text(render(&st, 200, 50).backend().buffer());
+    let want = "ingester-zone-a rolls (rolling 3/3, its plan not over) · ingester-zone-b waits: \
+                ingester-zone-a rolls first";
+    assert!(text.contains(want), "{want:?} missing:\n{text}");
+    assert!(!text.contains("may start"), "{text}");
+}
+
 #[test]
 fn the_matrix_at_80x24_keeps_the_zones_apart_and_the_reason_first() {
     let (st, _) = opened();

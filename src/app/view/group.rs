@@ -180,12 +180,18 @@ fn column(
         Motion::Rolling => format!("rolling {counts}"),
         _ => "waiting".to_string(),
     };
-    // A group plan's part says what the plan made of the set (a halt, an abort).
-    if let Reading::Part(p) = part::read(set)
-        && matches!(p.state, State::Halted | State::Aborted)
-    {
-        motion = Motion::Stopped;
-        words = format!("{} {counts}", p.state.word());
+    // A group plan's part says what the plan made of the set (a halt, an abort), and that a
+    // set whose pods are all updated is still the plan's while it bakes its last step.
+    match part::read(set) {
+        Reading::Part(p) if matches!(p.state, State::Halted | State::Aborted) => {
+            motion = Motion::Stopped;
+            words = format!("{} {counts}", p.state.word());
+        }
+        Reading::Part(p) if p.state == State::Rolling && motion == Motion::Done => {
+            motion = Motion::Rolling;
+            words = format!("rolling {counts}, its plan not over");
+        }
+        _ => {}
     }
     Column { set: key.clone(), motion, words, partition, grid }
 }
