@@ -77,27 +77,8 @@ impl ClusterBackend {
     /// Reads the kubeconfig and starts watching. Fails (before any screen) only when the
     /// kubeconfig cannot be used; an unreachable server is a banner, not an error.
     pub fn start(target: Target, sink: Sink) -> Result<ClusterBackend, String> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("ststui-kube")
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the client runtime: {e}"))?;
-        let session = runtime.block_on(connect::session(&target))?;
-        let namespace = session.namespace.clone();
-        let server = session.server.clone();
-        let caps = caps(&target, Default::default());
-        let (tx, run) = engine(target, session, sink);
-        let (done_tx, done) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
-            .name("ststui-kube".into())
-            .spawn(move || {
-                let _done = done_tx;
-                runtime.block_on(run);
-                runtime.shutdown_timeout(Duration::from_millis(100));
-            })
-            .map_err(|e| format!("cannot start the client thread: {e}"))?;
-        Ok(ClusterBackend { tx, caps, namespace, server, done })
+        let mut one = ClusterBackend::start_many(&target, vec![(target.clone(), sink)])?;
+        one.pop().ok_or_else(|| "no backend started".to_string())
     }
 
     /// Backends on several sets (a rollout group's runner), each its own engine (its watches,
