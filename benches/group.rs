@@ -29,7 +29,7 @@ mod pty;
 #[allow(dead_code)]
 #[path = "startup/served.rs"]
 mod served;
-use pty::{Screen, cpu_ticks, median, status_kib};
+use pty::{Figures, Screen, median};
 use served::Served;
 
 struct Args {
@@ -82,13 +82,16 @@ type Press = (&'static [u8], &'static str);
 
 /// One console's figures.
 struct Run {
-    first: f64,
-    complete: f64,
-    requests: u64,
-    rss_mib: f64,
-    idle_cpu_ms: u64,
+    figures: Figures,
     /// Median key → screen, seconds.
     key: f64,
+}
+
+impl std::ops::Deref for Run {
+    type Target = Figures;
+    fn deref(&self) -> &Figures {
+        &self.figures
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -190,10 +193,7 @@ fn console_run(a: &Args, served: &Served, view: View) -> Run {
     };
     screen.pump(start + Duration::from_secs(10));
     let requests = served.requests().0.saturating_sub(before);
-    let rss_mib = status_kib(pid, "VmRSS") as f64 / 1024.0;
-    let cpu0 = cpu_ticks(pid);
-    screen.pump(Instant::now() + Duration::from_secs(a.idle));
-    let idle_cpu_ms = cpu_ticks(pid).saturating_sub(cpu0) * 10;
+    let (rss_mib, idle_cpu_ms) = screen.rss_then_idle_cpu(pid, Duration::from_secs(a.idle));
     let (there, back): (Press, Press) = match view {
         View::One => ((b"\x1b[C", "● web-1 "), (b"\x1b[D", "● web-0 ")),
         View::Group => ((b"\x1b[C", "● zone-b-0 "), (b"\x1b[D", "● zone-a-0 ")),
@@ -207,5 +207,6 @@ fn console_run(a: &Args, served: &Served, view: View) -> Run {
         screen.pump(Instant::now() + Duration::from_millis(100));
     }
     screen.quit();
-    Run { first, complete, requests, rss_mib, idle_cpu_ms, key: median(times) }
+    let figures = Figures { first, complete, requests, rss_mib, idle_cpu_ms };
+    Run { figures, key: median(times) }
 }

@@ -45,7 +45,7 @@ mod pty;
 #[path = "startup/served.rs"]
 mod served;
 use control_plane::OnControlPlane;
-use pty::{Screen, cpu_ticks, median, status_kib};
+use pty::{Figures, Screen, median};
 use served::Served;
 const FIGURES: [&str; 7] = [
     "first useful frame (s)",
@@ -354,13 +354,16 @@ impl Server {
 }
 
 struct Run {
-    first: f64,
-    complete: f64,
-    requests: u64,
-    rss_mib: f64,
-    idle_cpu_ms: u64,
+    figures: Figures,
     /// A pod's DELETE sent → the pod Terminating on screen (NaN: not measured).
     event: f64,
+}
+
+impl std::ops::Deref for Run {
+    type Target = Figures;
+    fn deref(&self) -> &Figures {
+        &self.figures
+    }
 }
 
 /// What is timed: ststui, or another console's command line (`{ns}` and `{kubeconfig}`
@@ -428,10 +431,7 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
         if ours && !a.sets { screen.until(start, |s| s.contains(&ready)) } else { f64::NAN };
     screen.pump(start + Duration::from_secs(10));
     let (requests, lines) = served.requests(&mark, Duration::from_secs(10));
-    let rss_mib = status_kib(pid, "VmRSS") as f64 / 1024.0;
-    let cpu0 = cpu_ticks(pid);
-    screen.pump(Instant::now() + Duration::from_secs(a.idle));
-    let idle_cpu_ms = (cpu_ticks(pid).saturating_sub(cpu0)) * 10;
+    let (rss_mib, idle_cpu_ms) = screen.rss_then_idle_cpu(pid, Duration::from_secs(a.idle));
     // A line naming the pod that says it is terminating or deleted: a pod list's row
     // (Terminating), or ststui's timeline (`delete-pod web-0`: its grid of 1,000 is a map of
     // cells, no names).
@@ -467,7 +467,8 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
         }
     }
     screen.quit();
-    Run { first, complete, requests, rss_mib, idle_cpu_ms, event }
+    let figures = Figures { first, complete, requests, rss_mib, idle_cpu_ms };
+    Run { figures, event }
 }
 
 fn read_baseline(path: &Path) -> BTreeMap<(usize, usize), f64> {

@@ -97,6 +97,14 @@ impl Screen {
     }
 
     /// `q`, then killed if it is still there after 5 s.
+    /// The console's RSS now (MiB), then its CPU time (ms) over `idle` of nothing asked.
+    pub fn rss_then_idle_cpu(&mut self, pid: u32, idle: Duration) -> (f64, u64) {
+        let rss_mib = status_kib(pid, "VmRSS") as f64 / 1024.0;
+        let cpu0 = cpu_ticks(pid);
+        self.pump(Instant::now() + idle);
+        (rss_mib, cpu_ticks(pid).saturating_sub(cpu0) * 10)
+    }
+
     pub fn quit(mut self) {
         self.keys(b"q");
         let deadline = Instant::now() + Duration::from_secs(5);
@@ -105,6 +113,15 @@ impl Screen {
         }
         let _ = self.child.kill();
     }
+}
+
+/// What both start-up benches read from one console (each `Run` derefs to it).
+pub struct Figures {
+    pub first: f64,
+    pub complete: f64,
+    pub requests: u64,
+    pub rss_mib: f64,
+    pub idle_cpu_ms: u64,
 }
 
 pub fn status_kib(pid: u32, field: &str) -> u64 {

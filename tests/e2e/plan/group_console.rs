@@ -52,8 +52,11 @@ fn pump_until(c: &mut Console, what: &str, done: impl Fn(&Console) -> bool) {
     }
 }
 
-/// Until zone-a's canary bakes, its plan's lease shown (as the operator sees it).
-fn baking(c: &mut Console, s: &Served) {
+/// The group planned with `steps` and confirmed, then pumped until zone-a's canary bakes, its
+/// plan's lease shown (as the operator sees it).
+fn baking(c: &mut Console, s: &Served, steps: &str) {
+    plan(c, steps);
+    key(c, 'y');
     pump_until(c, "zone-a's canary baking", |c| {
         c.state.mirror.set(&zone(0)).and_then(record::lease).is_some()
             && part_of(s, ZONES[0]).is_some_and(|p| p.state == State::Rolling)
@@ -128,9 +131,7 @@ fn quitting_mid_group_stops_it_and_gives_both_leases_back() {
     let (s, _) = zones("console-quit", false);
     let mut c = grouped(&s);
     // A bake long enough to quit in.
-    plan(&mut c, "1,100% bake=10m");
-    key(&mut c, 'y');
-    baking(&mut c, &s);
+    baking(&mut c, &s, "1,100% bake=10m");
     key(&mut c, 'q');
     let Modal::Confirm(q) = &c.state.modal else { panic!("no question: {:?}", c.state.modal) };
     assert!(
@@ -182,9 +183,7 @@ fn the_group_plan_outlives_an_api_server_away_longer_than_a_renewal() {
     let (s, trace) = zones("console-down", false);
     let mut c = grouped(&s);
     // A bake that spans the outage: the group's lease is renewed every 10 s and held 30 s.
-    plan(&mut c, "1,100% bake=20s");
-    key(&mut c, 'y');
-    baking(&mut c, &s);
+    baking(&mut c, &s, "1,100% bake=20s");
     // Away across the next renewal, then back.
     s.call(|sim| sim.api_fault(ststui::sim::ApiFault::Down { ms: 12_000 }));
     let deadline = Instant::now() + Duration::from_secs(150);
