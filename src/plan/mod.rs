@@ -15,12 +15,14 @@
 pub mod ask;
 pub mod decide;
 pub mod engine;
+pub mod freeze;
 pub mod gate;
 pub mod gated;
 pub mod group;
 pub mod record;
 pub mod said;
 pub mod stuck;
+pub mod verdict;
 
 use std::fmt;
 

@@ -1,0 +1,119 @@
+//! A freeze's record on its set, read: the partition it replaced, who froze it and when
+//! (`ststui.io/frozen-*` annotations), and whether it still holds. The writes (freeze, resume)
+//! are `steer`'s; the verdict (`plan::verdict`), the plan and every surface read a freeze
+//! through [`frozen`] and [`holding`] only.
+//!
+//! Owns: the annotations' names and their one reader. Pure.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+
+use crate::core::spec;
+
+/// The partition the freeze replaced (a number).
+pub const FROZEN_PARTITION: &str = "ststui.io/frozen-partition";
+/// Who froze the rollout.
+pub const FROZEN_BY: &str = "ststui.io/frozen-by";
+/// When (RFC 3339, UTC).
+pub const FROZEN_AT: &str = "ststui.io/frozen-at";
+
+/// A set's freeze, as its annotations record it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frozen {
+    /// The partition resume restores; `Err(text)` when the annotation does not hold one (a
+    /// number from 0 up), with what it holds.
+    pub partition: Result<i32, String>,
+    pub by: String,
+    pub at: String,
+    /// The freeze no longer holds: another writer moved the partition below the replicas (or
+    /// switched to OnDelete), so ordinals roll again. The partition now (0 for OnDelete).
+    pub broken: Option<i32>,
+    /// Who last set the partition, when the set's managed fields say and it was not ststui.
+    pub moved_by: Option<String>,
+}
+
+impl Frozen {
+    /// The recorded partition, or the words for an invalid one.
+    pub fn recorded(&self) -> String {
+        match &self.partition {
+            Ok(p) => p.to_string(),
+            Err(raw) => format!("{raw:?} (not a partition)"),
+        }
+    }
+
+    /// A sentence about set `name`: "web is frozen by ana since …", or "web's freeze is broken:
+    /// partition moved to 0 by kubectl-patch …".
+    pub fn of_set(&self, name: &str) -> String {
+        match self.broken {
+            None => format!("{name} is {}", self.words()),
+            Some(_) => format!(
+                "{name}'s {}",
+                self.words().replacen("freeze broken", "freeze is broken", 1)
+            ),
+        }
+    }
+
+    /// "frozen by ana since …", or "freeze broken: partition moved to 0 (by kubectl-patch)".
+    pub fn words(&self) -> String {
+        match self.broken {
+            None => format!("frozen by {} since {}", self.by, self.at),
+            Some(p) => {
+                let who = self.moved_by.as_ref().map(|w| format!(" by {w}")).unwrap_or_default();
+                format!(
+                    "freeze broken: partition moved to {p}{who} (frozen by {} since {})",
+                    self.by, self.at
+                )
+            }
+        }
+    }
+}
+
+/// The field manager ststui writes as.
+pub const FIELD_MANAGER: &str = "ststui";
+
+/// The set's freeze while it holds the rollout (a freeze whose partition another writer moved
+/// does not): what halts a plan and is never undone.
+pub fn holding(set: &StatefulSet) -> Option<Frozen> {
+    frozen(set).filter(|f| f.broken.is_none())
+}
+
+/// The set's freeze, if it has one (a `ststui.io/frozen-partition` annotation): whether it
+/// still holds (the partition at or above the replicas, RollingUpdate) and whether the
+/// recorded partition is valid.
+pub fn frozen(set: &StatefulSet) -> Option<Frozen> {
+    let ann = set.metadata.annotations.as_ref()?;
+    let raw = ann.get(FROZEN_PARTITION)?;
+    let partition = match raw.trim().parse::<i32>() {
+        Ok(p) if p >= 0 => Ok(p),
+        _ => Err(raw.clone()),
+    };
+    let get = |k: &str| ann.get(k).cloned().unwrap_or_else(|| "?".into());
+    let strategy = spec::strategy(set);
+    let broken = if strategy.on_delete {
+        Some(0)
+    } else {
+        (strategy.partition < spec::replicas(set)).then_some(strategy.partition)
+    };
+    let moved_by = broken.and_then(|_| partition_writer(set));
+    Some(Frozen { partition, by: get(FROZEN_BY), at: get(FROZEN_AT), broken, moved_by })
+}
+
+/// Who last wrote the partition, from the managed fields (not ststui itself).
+fn partition_writer(set: &StatefulSet) -> Option<String> {
+    let fields = set.metadata.managed_fields.as_ref()?;
+    fields
+        .iter()
+        .filter(|m| m.manager.as_deref() != Some(FIELD_MANAGER))
+        .filter(|m| {
+            m.fields_v1.as_ref().is_some_and(|f| {
+                f.0.pointer("/f:spec/f:updateStrategy/f:rollingUpdate/f:partition").is_some()
+            })
+        })
+        .max_by_key(|m| m.time.as_ref().map(|t| t.0))
+        .map(|m| {
+            let who = m.manager.clone().unwrap_or_else(|| "another writer".into());
+            match &m.time {
+                Some(t) => format!("{who} at {}", t.0.strftime("%H:%M:%S")),
+                None => who,
+            }
+        })
+}
