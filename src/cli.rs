@@ -409,6 +409,11 @@ pub struct WaitArgs {
     /// Stuck (exit 3) after this long without progress.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "10m")]
     pub stuck_after: u64,
+    /// Wait until every pod runs the update revision, whatever the partition (without it, a
+    /// partition or OnDelete holding pods on an older revision is done as the spec asks: exit
+    /// 0, "held: …").
+    #[arg(long)]
+    pub full: bool,
 }
 
 /// `ststui abort`.

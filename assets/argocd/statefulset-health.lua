@@ -3,8 +3,8 @@
 -- Install: the key `resource.customizations.health.apps_StatefulSet` of the argocd-cm
 -- ConfigMap holds this script (assets/argocd/argocd-cm.yaml shows it in place).
 --
---   Progressing  a plan runs or bakes; the spec is not observed yet; pods are starting or
---                being replaced
+--   Progressing  a plan runs or bakes; the set waits in a rollout group's plan; the spec is
+--                not observed yet; pods are starting or being replaced
 --   Suspended    a plan waits at its manual gate (`ststui approve`); the set is frozen
 --                (`ststui freeze`); a partition or OnDelete holds pods on the old revision
 --                with nothing rolling them
@@ -71,6 +71,19 @@ if plan ~= nil then
       hs.message = at .. ": " .. phase
       return hs
     end
+  end
+end
+
+-- A set its rollout group's plan has waiting (ststui.io/group), while an update waits on it.
+local part = ann["ststui.io/group"]
+if part ~= nil and field(part, "state") == "waiting" then
+  local pending = currentRevision ~= updateRevision or updated < replicas or ready < replicas
+  if pending then
+    local place = number(part, "place")
+    local group = field(part, "group") or "?"
+    hs.status = "Progressing"
+    hs.message = "waits in rollout group " .. group .. "'s plan (" .. ((place or 0) + 1) .. ")"
+    return hs
   end
 end
 

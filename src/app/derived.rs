@@ -10,11 +10,11 @@
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 
-use super::health::{self, Health};
+use super::health;
 use super::state::{AppState, Derived, Key};
 use super::view::explain::{self, ExplainLine, LineKind};
-use super::view::grid::{GridMemo, GridView, PodState};
-use crate::backend::{Mode, ObjRef};
+use super::view::grid::{GridMemo, GridView};
+use crate::backend::ObjRef;
 use crate::core::{Observed, Plan};
 
 impl Key {
@@ -25,7 +25,14 @@ impl Key {
         let waits = ours.is_some_and(|a| a.plan.waiting_on.is_some());
         let min_ready =
             state.mirror.set(&set).and_then(|s| s.spec.min_ready_seconds).unwrap_or(0) > 0;
-        let second = state.now.map(|t| t.as_second()).filter(|_| waits || min_ready);
+        // A plan's or a group's words move with the clock (a bake's time left, a lease running
+        // out): their annotations' presence is enough to know (no record read per frame).
+        let recorded =
+            state.mirror.set(&set).and_then(|s| s.metadata.annotations.as_ref()).is_some_and(|a| {
+                a.contains_key(crate::plan::record::PLAN)
+                    || a.contains_key(crate::plan::group::part::PART)
+            });
+        let second = state.now.map(|t| t.as_second()).filter(|_| waits || min_ready || recorded);
         Some(Key {
             set,
             mirror_generation: state.mirror.generation(),
@@ -70,9 +77,10 @@ impl Derived {
                 text: format!("the advisor cannot run: {note}"),
             };
             let grid = GridView::unknown(set, note);
-            let (controller, steps, health) = (vec![line], Vec::new(), Health::Unknown);
+            let (controller, steps) = (vec![line], Vec::new());
+            let verdict = health::verdict(state, &key.set, Some(&controller), None)?;
             let revision_changes = Vec::new();
-            return Some(Derived { key, grid, controller, steps, health, revision_changes });
+            return Some(Derived { key, grid, controller, steps, verdict, revision_changes });
         }
         let mut grid =
             GridView::build_memo(set, state.mirror.indexed(&key.set), current, update, memo);
@@ -101,19 +109,9 @@ impl Derived {
                 Vec::new(),
             ),
         };
-        let blocked = plan.is_some_and(|p| blocked(p, &controller));
-        let now = state.now.unwrap_or_default();
-        // The pods the health rule reads (in range, not Ready, not terminating), found from the
-        // grid's cells instead of reading every pod again.
-        let candidates = grid.cells.iter().filter(|c| {
-            c.exists && !c.condemned && !matches!(c.state, PodState::Ready | PodState::Terminating)
-        });
-        let pods_of = candidates
-            .filter_map(|c| state.mirror.pod_at(&key.set, c.ordinal).map(|p| (c.ordinal, p)));
-        let not_ready = health::not_ready(set, pods_of, (current, update), now);
-        let health = health::of(set, Some(&not_ready), blocked, state.mode == Mode::Paused);
         let mut controller = controller;
-        if let Some(w) = complete_but_not_ready(set, health, &controller) {
+        let verdict = health::verdict(state, &key.set, Some(&controller), None)?;
+        if let Some(w) = complete_but_not_ready(set, verdict.word(), &controller) {
             controller.push(w);
         }
         if let Some(said) = super::view::events::set_blocker(state, &key.set) {
@@ -129,8 +127,8 @@ impl Derived {
                 ),
             });
         }
-        if let Some(line) = budget_hold(state, &key.set, set, &reading) {
-            controller.push(line);
+        if let Some(line) = verdict_line(&verdict) {
+            controller.insert(0, line);
         }
         let history = state.mirror.revisions_of(&key.set);
         let revision_changes = history
@@ -140,7 +138,7 @@ impl Derived {
                 Some((name, crate::app::revdiff::summary(w[0], w[1])?))
             })
             .collect();
-        Some(Derived { key, grid, controller, steps, health, revision_changes })
+        Some(Derived { key, grid, controller, steps, verdict, revision_changes })
     }
 
     /// Whether this was computed from what `state` holds now.
@@ -149,33 +147,20 @@ impl Derived {
     }
 }
 
-/// A plan under way on a RollingUpdate set whose next opening a disruption budget holds (the
-/// plan asks the budget because the controller deletes a rolling update's pods without asking
-/// it): said in the controller pane and by `explain`, as the plan's runner says it.
-pub fn budget_hold(
-    state: &AppState,
-    key: &ObjRef,
-    set: &StatefulSet,
-    reading: &crate::plan::record::Reading,
-) -> Option<ExplainLine> {
-    let plan = reading.under_way()?;
-    let opening_left = plan.step < plan.of || plan.target.is_some();
-    if crate::core::spec::strategy(set).on_delete || !opening_left {
-        return None;
-    }
-    let pods: Vec<_> = state.mirror.pods_of(key).map(|(_, p)| p).collect();
-    let pdb = state.mirror.budgets_in(&key.namespace).find(|b| {
-        let allowed = b.status.as_ref().and_then(|s| s.disruptions_allowed).unwrap_or(0);
-        allowed <= 0 && pods.iter().any(|p| crate::core::budget::selects(b, p))
-    })?;
-    Some(ExplainLine {
-        kind: LineKind::Waiting,
-        text: format!(
-            "the plan opens no further pod while {} (the controller deletes a rolling \
-             update's pods without asking it, so the plan asks)",
-            crate::core::budget::describe(pdb)
-        ),
-    })
+/// The verdict as the controller pane's first line, where it says more than the controller's
+/// own lines: what a plan, a group or a freeze has the set wait on, or what is held and by
+/// what, with the command that moves it on. Healthy, rolling by the controller alone, or
+/// unknown: the controller's lines say it.
+pub fn verdict_line(v: &crate::plan::verdict::Verdict) -> Option<ExplainLine> {
+    use crate::plan::verdict::{Kind, Row};
+    let kind = match v.row {
+        Row::Healthy | Row::Rolling | Row::Degraded | Row::Unknown | Row::Paused => return None,
+        Row::Blocked => return None,
+        _ if v.kind() == Kind::Stuck => LineKind::Error,
+        Row::Held | Row::FrozenIdle => LineKind::Held,
+        _ => LineKind::Waiting,
+    };
+    Some(ExplainLine { kind, text: format!("{}: {}", v.word().word(), v.said()) })
 }
 
 /// Why the selected set's pods (or revisions, which classify them) cannot be shown: not yet
@@ -207,22 +192,14 @@ pub fn offer(state: &AppState, set: &StatefulSet) -> explain::Offer {
     }
 }
 
-/// Whether the rollout waits on something no waiting resolves, for the health word: a sync
-/// error, or a hint of the controller pane (the forced rollback of kubernetes#67250, certain
-/// for an old-revision pod OrderedReady waits on, suspected for an update pod not Ready for a
-/// minute). The console and `ststui explain` use this one rule.
-pub fn blocked(plan: &Plan, controller: &[ExplainLine]) -> bool {
-    plan.error.is_some() || controller.iter().any(|l| l.kind == LineKind::Hint)
-}
-
 /// The controller's completion counts revisions, not readiness: "rollout complete" while
 /// pods are not Ready (a Parallel set at start, a crash-looping image) gets a line that says so.
 fn complete_but_not_ready(
     set: &StatefulSet,
-    health: Health,
+    health: health::Health,
     controller: &[ExplainLine],
 ) -> Option<ExplainLine> {
-    if !controller.iter().any(|l| l.kind == LineKind::Done) || health == Health::Healthy {
+    if !controller.iter().any(|l| l.kind == LineKind::Done) || health == health::Health::Healthy {
         return None;
     }
     let replicas = crate::core::spec::replicas(set);

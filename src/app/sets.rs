@@ -78,11 +78,14 @@ fn rank(h: Health) -> u8 {
     match h {
         Health::Blocked => 0,
         Health::Halted => 0,
+        Health::Stalled => 0,
+        Health::Waiting => 1,
         Health::Degraded => 1,
         Health::Unknown => 2,
         Health::Progressing => 3,
         Health::Paused => 4,
         Health::Frozen => 5,
+        Health::Held => 5,
         Health::Healthy => 6,
     }
 }
@@ -115,7 +118,7 @@ pub fn rows(state: &AppState) -> Vec<SetRow<'_>> {
         .sets()
         .filter(|(key, _)| filter.is_empty() || key.to_string().to_lowercase().contains(&filter))
         .map(|(key, set)| {
-            let mut r = row(key, set, state.now);
+            let mut r = row(key, set, state);
             if r.health == Health::Degraded && progressing(state, key) {
                 r.health = Health::Progressing;
             }
@@ -166,11 +169,8 @@ pub fn follow(state: &mut AppState) {
     }
 }
 
-fn row<'a>(
-    key: &'a ObjRef,
-    set: &StatefulSet,
-    now: Option<k8s_openapi::jiff::Timestamp>,
-) -> SetRow<'a> {
+fn row<'a>(key: &'a ObjRef, set: &StatefulSet, state: &AppState) -> SetRow<'a> {
+    let now = state.now;
     let st = set.status.as_ref();
     let strategy = if f::on_delete(set) {
         "OnDelete".to_string()
@@ -192,7 +192,9 @@ fn row<'a>(
         updated: st.and_then(|s| s.updated_replicas).unwrap_or(0),
         strategy,
         revisions,
-        health: health::of(set, None, false, false),
+        // Judged by its pods where they are watched (the set on screen, a group's members), by
+        // its status elsewhere (a namespace's sets are watched, their pods are not).
+        health: health::verdict(state, key, None, None).map_or(Health::Unknown, |v| v.word()),
         plan: plan_words(set, now),
         group: group_words(set),
     }

@@ -59,6 +59,8 @@ pub struct Screen<'a> {
     detail: Option<DetailView>,
     /// A rollout group shown as a whole: the grid pane shows its matrix.
     pub group: Option<Cow<'a, group::GroupMatrix>>,
+    /// The set's verdict (`plan::verdict`, through `app::health`): its word is the header's.
+    pub verdict: Option<Cow<'a, crate::plan::verdict::Verdict>>,
 }
 
 impl<'a> Screen<'a> {
@@ -82,30 +84,31 @@ impl<'a> Screen<'a> {
                 empty: Some(empty),
                 detail: None,
                 group: None,
+                verdict: None,
             };
         };
         let cached = state.derived.as_ref().filter(|d| d.is_fresh(state));
         let computed = if cached.is_none() { Derived::of(state) } else { None };
-        let (grid, controller, steps, health, changes) = match (cached, computed) {
+        let (grid, controller, steps, verdict, changes) = match (cached, computed) {
             (Some(d), _) => (
                 Cow::Borrowed(&d.grid),
                 Cow::Borrowed(d.controller.as_slice()),
                 Cow::Borrowed(d.steps.as_slice()),
-                d.health,
+                Some(Cow::Borrowed(&d.verdict)),
                 Cow::Borrowed(d.revision_changes.as_slice()),
             ),
             (None, Some(d)) => (
                 Cow::Owned(d.grid),
                 Cow::Owned(d.controller),
                 Cow::Owned(d.steps),
-                d.health,
+                Some(Cow::Owned(d.verdict)),
                 Cow::Owned(d.revision_changes),
             ),
             (None, None) => (
                 Cow::Owned(GridView::default()),
                 Cow::Owned(Vec::new()),
                 Cow::Owned(Vec::new()),
-                Health::Progressing,
+                None,
                 Cow::Owned(Vec::new()),
             ),
         };
@@ -119,7 +122,7 @@ impl<'a> Screen<'a> {
         let pod = crate::core::labels::pod_name(&set_ref.name, state.selected_ordinal);
         let selected_step = crate::core::explain::step_for(&steps, &pod).map(|s| s.text.clone());
         let mut header = HeaderView::build(state, set, set_ref, &revisions, current, update);
-        header.health = Some(health);
+        header.health = verdict.as_ref().map(|v| v.word());
         let mut screen = Screen {
             state,
             header: Some(header),
@@ -131,6 +134,7 @@ impl<'a> Screen<'a> {
             empty: None,
             detail: None,
             group: group::GroupMatrix::of(state),
+            verdict,
         };
         screen.detail = screen.build_detail();
         screen

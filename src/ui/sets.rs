@@ -55,8 +55,8 @@ pub fn render(buf: &mut Buffer, area: Rect, state: &AppState, theme: &Theme) {
         let health = match r.health {
             Health::Healthy => theme.good,
             Health::Progressing | Health::Paused | Health::Unknown => theme.text,
-            Health::Frozen | Health::Degraded => theme.warn,
-            Health::Blocked | Health::Halted => theme.bad,
+            Health::Frozen | Health::Degraded | Health::Held | Health::Waiting => theme.warn,
+            Health::Blocked | Health::Halted | Health::Stalled => theme.bad,
         };
         put_spans(
             buf,

@@ -88,7 +88,7 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
         }
         Command::Wait(a) => {
             target.name = Some(a.name.clone());
-            wait(target, a.timeout, a.stuck_after, start)
+            wait(target, a.timeout, a.stuck_after, a.full, start)
         }
         Command::Rollout(a) => match &a.name {
             Some(name) => {
@@ -254,12 +254,13 @@ fn wait(
     target: Target,
     timeout_ms: Option<u64>,
     stuck_after_ms: u64,
+    full: bool,
     start: Instant,
 ) -> Result<Exit, VerbError> {
     let deadline = timeout_ms.map(|t| start + Duration::from_millis(t));
     let mut s = Session::open(target)?;
     s.sync(deadline.unwrap_or(start + SYNC_TIMEOUT))?;
-    watch(&mut s, Goal::Rollout, deadline, stuck_after_ms)
+    watch(&mut s, Goal::Rollout { full }, deadline, stuck_after_ms)
 }
 
 /// Watches until the goal is met (0), stuck (3) or the deadline passes (1; 4 if the server is
@@ -287,12 +288,19 @@ pub fn watch(
                 line.finish(&format!("stuck: {who}{rule}"));
                 return Ok(Exit::Stuck);
             }
-            Verdict::Waiting(text) => {
+            Verdict::Waiting(text, clock) => {
                 let text = match s.disconnected() {
                     Some(why) => format!("{text} [no answer, retrying: {why}]"),
                     None => text,
                 };
-                line.show(&text, now.duration_since(start));
+                let waited = now.duration_since(start);
+                let live = match (clock.is_empty(), waited.as_secs()) {
+                    (true, 0) => String::new(),
+                    (true, _) => format!("waited {}", progress::human(waited)),
+                    (false, 0) => clock,
+                    (false, _) => format!("{clock}; waited {}", progress::human(waited)),
+                };
+                line.show(&text, &live);
                 if deadline.is_some_and(|d| now >= d) {
                     let waited = progress::human(now.duration_since(start));
                     line.finish(&format!("timed out after {waited}: {text}"));

@@ -11,7 +11,6 @@ use serde::Serialize;
 
 use super::kubectl::{KubectlVerdict, rollout_status};
 use crate::app::AppState;
-use crate::app::health;
 use crate::app::view::grid::GridView;
 use crate::app::view::{HeaderView, RevClass, Screen, StrategyView, explain::explain};
 use crate::backend::ObjRef;
@@ -154,11 +153,52 @@ pub struct ForcedRollback {
     pub text: String,
 }
 
+/// The one verdict (`plan::verdict`): what `ststui wait`, the console and the Argo CD script say.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Verdict {
+    /// Done as the spec asks: `ststui wait` exits 0.
     pub done: bool,
+    /// Why: what it waits on, the rule that has it stuck, or what done means here.
     pub message: String,
+    /// The row of the verdict table (docs/verdicts.md): healthy, held, rolling, plan, …
+    pub state: &'static str,
+    /// The health word.
+    pub word: &'static str,
+    /// What `ststui wait` does: done (exit 0), waiting, stuck (exit 3).
+    pub wait: crate::plan::verdict::Kind,
+    /// What it waits on: spec, pods, bake, checks, gate, budget, approval, runner, group,
+    /// operator; null when it does not wait.
+    pub waiting_on: Option<crate::plan::verdict::On>,
+    /// The pod the rule names.
+    pub pod: Option<String>,
+    /// The command that moves it on.
+    pub next: Option<crate::plan::verdict::Move>,
+    /// The other way (an abort beside a continue).
+    pub or: Option<crate::plan::verdict::Move>,
+    /// Every pod on the update revision and Ready (`ststui wait --full`).
+    pub complete: bool,
+    /// The Argo CD health script's status for such a set (null where Argo CD cannot see it).
+    pub argo: Option<&'static str>,
+}
+
+impl Verdict {
+    fn of(v: &crate::plan::verdict::Verdict) -> Verdict {
+        let about = v.row.about();
+        Verdict {
+            done: v.done(),
+            message: v.why.clone(),
+            state: about.id,
+            word: about.word.word(),
+            wait: about.kind,
+            waiting_on: v.on,
+            pod: v.pod.clone(),
+            next: v.next.clone(),
+            or: v.or.clone(),
+            complete: v.complete(),
+            argo: about.argo.map(crate::plan::verdict::Argo::word),
+        }
+    }
 }
 
 impl Report {
@@ -177,15 +217,23 @@ impl Report {
         let (controller, stuck) = match plan {
             Some(plan) => {
                 let steps = next_actions(&observed, plan);
-                let mut lines = explain(&observed, plan, &steps, &screen.grid, now, None);
-                let reading = crate::plan::record::read(set);
-                lines.extend(crate::app::derived::budget_hold(state, key, set, &reading));
+                let planned = crate::plan::record::under_way(set).is_some();
+                let offer = crate::app::view::explain::Offer::words_only(planned);
+                let lines = explain(&observed, plan, &steps, &screen.grid, now, Some(offer));
                 (lines, forced_rollback(&observed, plan, now))
             }
             None => (Vec::new(), None),
         };
-        // The console's word (the same rule, on the same state).
-        let health = header.health.unwrap_or(health::Health::Unknown);
+        // The console's verdict (the one rule, on the same state).
+        let judged =
+            screen.verdict.as_deref().cloned().or_else(|| {
+                crate::app::health::verdict(state, key, Some(&screen.controller), None)
+            })?;
+        let health = judged.word();
+        let mut controller = controller;
+        if let Some(line) = crate::app::derived::verdict_line(&judged) {
+            controller.insert(0, line);
+        }
         let strategy = strategy_of(header);
         let ordinals = ordinals_of(&screen.grid, set, key);
         let revisions = screen
@@ -200,10 +248,7 @@ impl Report {
                 pods: r.pods,
             })
             .collect();
-        let verdict = match super::progress::done(state, key) {
-            Ok(message) => Verdict { done: true, message },
-            Err(missing) => Verdict { done: false, message: missing.0 },
-        };
+        let verdict = Verdict::of(&judged);
         let kubectl = rollout_status(set);
         Some(Report {
             version: VERSION,
@@ -385,8 +430,16 @@ impl Report {
             line(format!("  {:<8} {}", "stuck", f.text));
         }
         line(String::new());
-        let ours = if self.verdict.done { "done" } else { "not done" };
-        line(format!("verdict:    {ours}: {}", self.verdict.message));
+        let v = &self.verdict;
+        let ours = match v.wait {
+            crate::plan::verdict::Kind::Done => "done",
+            crate::plan::verdict::Kind::Waiting => "not done",
+            crate::plan::verdict::Kind::Stuck => "stuck",
+        };
+        line(format!("verdict:    {ours}: {}", v.message));
+        for m in [&v.next, &v.or].into_iter().flatten() {
+            line(format!("next:       {}", m.words()));
+        }
         if self.differs || self.kubectl.error {
             let theirs = match (self.kubectl.error, self.kubectl.done) {
                 (true, _) => "fails",

@@ -411,7 +411,9 @@ fn steps_open_in_order_and_no_other_partition_then_done_and_the_lease_given_back
         assert_eq!((done.step, done.of, done.partition), (3, 3, 0), "{}", r.name());
         let set = r.until("the lease given back", &|s| record::lease(s).is_none());
         assert_eq!(
-            ststui::app::health::of(&set, None, false, false).word(),
+            ststui::plan::verdict::of_status(&set, k8s_openapi::jiff::Timestamp::now())
+                .word()
+                .word(),
             "Healthy",
             "{}",
             r.name()
@@ -445,7 +447,8 @@ fn a_step_that_never_comes_up_halts_holding_the_partition_and_the_set_is_halted(
             r.name()
         );
         assert_eq!(ststui::core::spec::strategy(&set).partition, 3, "{}", r.name());
-        assert!(ststui::app::health::halted(&set), "{}", r.name());
+        let v = ststui::plan::verdict::of_status(&set, k8s_openapi::jiff::Timestamp::now());
+        assert_eq!(v.row, ststui::plan::verdict::Row::Halted, "{}", r.name());
         assert_eq!(r.partitions(), [4, 3], "{}", r.name());
     }
 }

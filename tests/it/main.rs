@@ -74,3 +74,4 @@ mod ui_screens;
 mod ui_screenshot;
 mod ui_sim;
 mod ui_why;
+mod verdicts;

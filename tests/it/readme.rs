@@ -51,7 +51,7 @@ fn generated_section(readme: &str, name: &str, want: &str) -> Result<String, Str
     ))
 }
 
-fn check(file: &str, name: &str, want: &str) {
+pub(crate) fn check(file: &str, name: &str, want: &str) {
     let path = root().join(file);
     let readme =
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

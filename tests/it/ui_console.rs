@@ -61,11 +61,11 @@ fn complete_but_not_ready_is_degraded_not_healthy() {
     let mut f = Fixture::web(3).pods(0..3, REV2, P::Running);
     f.current = REV2;
     let d = Derived::of(&f.state()).unwrap_or_else(|| panic!("no derived view"));
-    assert_eq!(d.health, Health::Progressing, "pods 25–37 s old are starting");
+    assert_eq!(d.verdict.word(), Health::Progressing, "pods 25–37 s old are starting");
     f.now_secs = 40 + ststui::app::health::STUCK_AFTER_SECS;
     let st = f.state();
     let d = Derived::of(&st).unwrap_or_else(|| panic!("no derived view"));
-    assert_eq!(d.health, Health::Degraded);
+    assert_eq!(d.verdict.word(), Health::Degraded);
     let text = screen_text(render(&st, 120, 40).backend().buffer());
     assert!(text.contains(" Degraded │ desired 3"), "{text}");
     assert!(text.contains("done: rollout complete"), "{text}");

@@ -1,7 +1,6 @@
 //! The derived cache's shape: what the console computed from the mirror and the advisor for
 //! the selected set, and what it was computed from. Computed by `app::derived`.
 
-use crate::app::health::Health;
 use crate::app::view::explain::ExplainLine;
 use crate::app::view::grid::GridView;
 use crate::backend::{Mode, ObjRef};
@@ -36,8 +35,8 @@ pub struct Derived {
     pub controller: Vec<ExplainLine>,
     /// What the next sync does, step by step (the pod detail's "next" row).
     pub steps: Vec<Step>,
-    /// The set's health word (readiness beside the controller's completion).
-    pub health: Health,
+    /// The set's verdict (`plan::verdict`): its word, what it waits on, what moves it on.
+    pub verdict: crate::plan::verdict::Verdict,
     /// Each revision's change from the one before it (revision name, summary), for the
     /// revision history.
     pub revision_changes: Vec<(String, String)>,

@@ -78,6 +78,13 @@ pub struct Offer {
     pub planned: bool,
 }
 
+impl Offer {
+    /// No key named (`ststui explain`), the plan said where one drives the set.
+    pub fn words_only(planned: bool) -> Offer {
+        Offer { lower_partition: false, set_partition: false, delete_pod: false, planned }
+    }
+}
+
 /// The pane's lines, most important first: error, next, waiting, hint, held, warning. Words
 /// come from `core::explain` (the plan in words, the kubernetes#67250 detection); with `keys`
 /// (the console) this adds the keys that act on them, from the keymap, when they would be
@@ -212,6 +219,15 @@ fn held_line(
             offer.lower_partition,
             format!("press {} to lower it", key(Action::PartitionDown)),
         ),
+        Hold::OnDelete { outdated } if offer.planned => {
+            // Not a manual delete: the plan evicts them (asking their budgets), one at a time.
+            let pods = if *outdated == 1 { "1 pod" } else { &format!("{outdated} pods") };
+            let text = format!(
+                "OnDelete: {pods} on an older revision — the rollout plan evicts them one at a \
+                 time"
+            );
+            return ExplainLine::new(LineKind::Held, text);
+        }
         Hold::OnDelete { .. } => press(
             offer.delete_pod,
             format!("select a pod on an older revision and press {}", key(Action::DeletePod)),

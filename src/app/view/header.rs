@@ -174,7 +174,10 @@ fn second_group(h: &HeaderView<'_>) -> Vec<Segment> {
         let tone = match health {
             Health::Healthy => Tone::Good,
             Health::Progressing | Health::Unknown => Tone::Text,
-            Health::Blocked
+            Health::Held
+            | Health::Waiting
+            | Health::Stalled
+            | Health::Blocked
             | Health::Degraded
             | Health::Paused
             | Health::Frozen

@@ -379,6 +379,31 @@ pub struct Verdict {
     /// The other way (abort, beside continue).
     pub or: Option<Move>,
     pub tally: Tally,
+    /// A clock the state runs on (a bake's end, a gate asked since): shown live, never part
+    /// of the words, so a log gets a line when the state changes, not each second.
+    pub clock: Option<Clock>,
+}
+
+/// A time a live surface counts to or from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// Since then (a wait for approval, a gate asked).
+    Since(Timestamp),
+    /// Until then (a bake).
+    Until(Timestamp),
+}
+
+impl Clock {
+    /// "1m12s left", "2m so far" at `now`.
+    pub fn words(self, now: Timestamp) -> String {
+        let ms = |a: Timestamp, b: Timestamp| {
+            u64::try_from(b.duration_since(a).as_millis().max(0)).unwrap_or(0)
+        };
+        match self {
+            Clock::Since(t) => format!("{} so far", super::duration_words(ms(t, now))),
+            Clock::Until(t) => format!("{} left", super::duration_words(ms(now, t))),
+        }
+    }
 }
 
 impl Verdict {
@@ -500,7 +525,7 @@ pub fn judge(f: &Facts<'_>) -> Verdict {
 
 impl Verdict {
     fn of(row: Row, on: Option<On>, why: String, tally: Tally) -> Verdict {
-        Verdict { row, on, why, pod: None, next: None, or: None, tally }
+        Verdict { row, on, why, pod: None, next: None, or: None, tally, clock: None }
     }
 
     fn then(mut self, next: Move) -> Verdict {
@@ -513,10 +538,31 @@ impl Verdict {
         self
     }
 
+    fn timed(mut self, clock: Option<Clock>) -> Verdict {
+        self.clock = clock;
+        self
+    }
+
     fn naming(mut self, pod: Option<String>) -> Verdict {
         self.pod = pod;
         self
     }
+}
+
+/// The verdict on `set` by its status alone (no pods, budgets, other sets or advisor): what
+/// Argo CD's script sees, at `now`.
+pub fn of_status(set: &StatefulSet, now: Timestamp) -> Verdict {
+    let sem = crate::core::Options::default().semantics;
+    judge(&Facts {
+        set,
+        pods: Pods::Status,
+        now,
+        sem: &sem,
+        budgets: &[],
+        sets: &[],
+        advisor: &Advisor::default(),
+        seen: None,
+    })
 }
 
 /// The set's name, escaped for words (written by whoever may create sets).

@@ -7,7 +7,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 
 use super::pods::{at, observed, revisions};
-use super::{Facts, Move, On, Pods, Row, Tally, Verdict, name_of};
+use super::{Clock, Facts, Move, On, Pods, Row, Tally, Verdict, name_of};
 use crate::core::pod as podf;
 use crate::core::spec;
 use crate::plan::group::part::{self, Part, State};
@@ -60,18 +60,26 @@ pub(super) fn of(f: &Facts<'_>, tally: Tally) -> Option<Verdict> {
     }
     let runner = Runner::of(set, now);
     if !runner.alive() {
-        let why = format!("{}; {}", r.words(now), runner.words());
+        let why = format!("{}: {}; {}", at_words(&r), r.phase.word(), runner.words());
         let go = Move::new(format!("{} {}", resume.0, resume.1), "resumes it");
         let v = Verdict::of(Row::Stalled, Some(On::Runner), why, tally);
         return Some(v.then(go).or_else(abort()));
     }
     if r.phase == Phase::Gate {
         let approve = Move::new(format!("ststui approve {name}"), "passes the gate");
-        let v = Verdict::of(Row::Approval, Some(On::Approval), r.words(now), tally);
-        return Some(v.then(approve));
+        let why = format!("{}: waiting for approval", at_words(&r));
+        let v = Verdict::of(Row::Approval, Some(On::Approval), why, tally);
+        return Some(v.then(approve).timed(r.since().map(Clock::Since)));
     }
-    let (on, why, pod) = waiting_on(f, &r);
-    Some(Verdict::of(Row::Plan, Some(on), why, tally).naming(pod))
+    let (on, why, pod, clock) = waiting_on(f, &r);
+    Some(Verdict::of(Row::Plan, Some(on), why, tally).naming(pod).timed(clock))
+}
+
+/// "plan 2/4 (50%)".
+fn at_words(r: &Record) -> String {
+    let step = r.parsed_steps().ok().and_then(|s| s.0.get(r.step.wrapping_sub(1)).copied());
+    let what = step.map(|s| format!(" ({s})")).unwrap_or_default();
+    format!("plan {}/{}{what}", r.step, r.of)
 }
 
 /// `--steps 1,100%` (or `--batches 1,2,4` for a group's batches), as recorded.
@@ -84,10 +92,10 @@ fn steps_flag(steps: &str) -> String {
 }
 
 /// What a plan under way (not at its manual gate) waits on: its bake, its checks, a gate, a
-/// budget, or the step's pods.
-fn waiting_on(f: &Facts<'_>, r: &Record) -> (On, String, Option<String>) {
+/// budget, or the step's pods; in words without counters (the clock apart).
+fn waiting_on(f: &Facts<'_>, r: &Record) -> (On, String, Option<String>, Option<Clock>) {
     let now = f.now;
-    let at = r.words(now);
+    let at = at_words(r);
     let pods: &[(i32, &Pod)] = match f.pods {
         Pods::Seen(p) => p,
         _ => &[],
@@ -97,15 +105,34 @@ fn waiting_on(f: &Facts<'_>, r: &Record) -> (On, String, Option<String>) {
     let bake_over = r.since().is_some_and(|s| {
         now.duration_since(s).as_secs() >= i64::try_from(r.bake_seconds).unwrap_or(i64::MAX)
     });
+    let bake_end = r.since().and_then(|s| {
+        s.checked_add(k8s_openapi::jiff::SignedDuration::from_secs(
+            i64::try_from(r.bake_seconds).unwrap_or(i64::MAX),
+        ))
+        .ok()
+    });
     match r.phase {
-        Phase::Baking if !(bake_over && opening_left && !on_delete) => (On::Bake, at, None),
-        Phase::Checking => (On::Checks, at, None),
-        Phase::Approved => (On::Pods, at, None),
-        Phase::Waiting if r.gate_waiting().is_some() => (On::Gate, at, None),
+        Phase::Baking if !(bake_over && opening_left && !on_delete) => {
+            let bake = crate::plan::duration_words(r.bake_seconds.saturating_mul(1000));
+            (On::Bake, format!("{at}: baking {bake}"), None, bake_end.map(Clock::Until))
+        }
+        Phase::Checking => (On::Checks, format!("{at}: running its checks"), None, None),
+        Phase::Approved => (On::Pods, format!("{at}: approved, moving on"), None, None),
+        Phase::Waiting if let Some(g) = r.gate_waiting() => {
+            let shown = |t: &str| crate::text::escape_controls(t).into_owned();
+            let on = g.pod.as_deref().map(|p| format!(" on {}", shown(p))).unwrap_or_default();
+            let state = match g.status {
+                crate::plan::gate::GateStatus::Running => "running",
+                _ => "not yet",
+            };
+            let why = format!("{at}: waiting on the {} gate{on}: {state}", shown(&g.gate));
+            let since = g.since.parse().ok().map(Clock::Since);
+            (On::Gate, why, g.pod.clone(), since)
+        }
         _ => {
             let pending = step_pending(f, r, pods);
             let name = name_of(f.set);
-            let step = crate::plan::said::at(r);
+            let step = &at;
             let only_old = !pending.is_empty() && pending.iter().all(|(_, w)| w == TO_UPDATE);
             let may_open = if on_delete { only_old } else { pending.is_empty() && opening_left };
             if may_open && let Some(pdb) = budget(f, pods) {
@@ -121,16 +148,16 @@ fn waiting_on(f: &Facts<'_>, r: &Record) -> (On, String, Option<String>) {
                          update's pods without asking it, so the plan asks)"
                     )
                 };
-                return (On::Budget, why, None);
+                return (On::Budget, why, None, None);
             }
             if let Some((o, _)) = pending.first() {
                 let list: Vec<(i32, &str)> =
                     pending.iter().map(|(o, w)| (*o, w.as_str())).collect();
                 let words = crate::plan::decide::pending_words(&name, &list);
                 let pod = crate::core::labels::pod_name(&name, *o);
-                return (On::Pods, format!("{step}: waiting for {words}"), Some(pod));
+                return (On::Pods, format!("{step}: waiting for {words}"), Some(pod), None);
             }
-            (On::Pods, at, None)
+            (On::Pods, format!("{at}: {}", r.phase.word()), None, None)
         }
     }
 }
@@ -227,7 +254,7 @@ pub(super) fn group(f: &Facts<'_>, tally: Tally, by_pods: &Verdict) -> Option<Ve
         .and_then(|first| lookup(first))
         .map(|first| Runner::of_in(first, part::LEASE, f.now));
     if let Some(r) = runner.as_ref().filter(|r| !r.alive()) {
-        let why = format!("{place}; the group's {}", r.words());
+        let why = format!("{place}; the group has {}", r.words());
         let go = Move::new(format!("{cmd} {}", steps_flag(&p.steps)), "resumes the group");
         return Some(Verdict::of(Row::GroupStalled, Some(On::Runner), why, tally).then(go));
     }

@@ -2,8 +2,6 @@
 //! terminal, one line per phase's countdown in a log), the checks' output, or JSON lines, each
 //! with the time it was said.
 
-use std::time::Duration;
-
 use k8s_openapi::api::apps::v1::StatefulSet;
 
 use crate::backend::ObjRef;
@@ -47,7 +45,7 @@ impl Output {
                 say(&json_line("waiting", r, text));
             }
         } else {
-            self.line.show(text, Duration::ZERO);
+            self.line.show(text, "");
         }
         self.last = text.to_string();
     }
