@@ -80,18 +80,17 @@ fn advisor(
         .iter()
         .find(|l| l.kind == LineKind::Hint)
         .map(|l| l.text.split_once(" — ").map_or(l.text.as_str(), |(words, _)| words).to_string());
+    let forced = crate::core::explain::forced_rollback(&observed, plan, now);
     let blocked = match (&plan.error, hint) {
         (Some(e), _) => Some((None, e.message.clone())),
-        (None, Some(rule)) => {
-            let pod = crate::core::explain::forced_rollback(&observed, plan, now).map(|s| s.pod);
-            Some((pod, rule))
-        }
+        (None, Some(rule)) => Some((forced.as_ref().map(|s| s.pod.clone()), rule)),
         (None, None) => None,
     };
+    let suspect = forced.map(|s| s.to_string());
     let waiting = plan
         .waiting_on
         .as_ref()
         .map(|b| crate::core::explain::blocker_step(b).text)
         .map(|t| t.strip_prefix("waiting: ").map(str::to_string).unwrap_or(t));
-    Advisor { blocked, paused, waiting }
+    Advisor { blocked, paused, waiting, suspect }
 }

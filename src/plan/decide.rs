@@ -129,6 +129,27 @@ pub fn halted(record: &Record, now: Timestamp, why: String) -> Record {
     Record { phase: Phase::Halted, since: stamp(now), reason: Some(why), ..record.clone() }
 }
 
+/// `record` ended as aborted now (`ststui abort`, or `--on-failure undo`), and the partition
+/// move that puts back the one from before the plan — from before the freeze it took over,
+/// when it began on a frozen set: `(from, to)`, also when they are equal but a freeze is on the
+/// set (the move lifts it: an abort leaves no freeze behind). `None` for OnDelete, or a record
+/// that does not say where it began.
+pub fn aborted(
+    record: &Record,
+    set: &StatefulSet,
+    now: Timestamp,
+    why: String,
+) -> (Record, Option<(i32, i32)>) {
+    let r = Record { phase: Phase::Aborted, ..halted(record, now, why) };
+    let st = spec::strategy(set);
+    let frozen = super::freeze::frozen(set).is_some();
+    let back = record
+        .began_at
+        .filter(|b| !st.on_delete && (*b != st.partition || frozen))
+        .map(|b| (st.partition, b));
+    (r, back)
+}
+
 /// The next thing to do for the plan `record` on what `facts` show.
 pub fn decide(record: &Record, facts: &Facts<'_>) -> Next {
     match record.phase {
@@ -536,6 +557,13 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, String> {
     let replicas = spec::replicas(set);
     let targets = start.steps.targets(replicas);
     let now_partition = partition_now(set);
+    // A plan begun on a frozen set takes the freeze over: the partition it came from is the
+    // one the freeze recorded (what an abort puts back), not the replicas the freeze set.
+    let began = super::freeze::holding(set)
+        .and_then(|f| f.partition.ok())
+        .filter(|_| now_partition.is_some())
+        .or(now_partition)
+        .unwrap_or(replicas);
     let first = match now_partition {
         None => 1,
         Some(p) => {
@@ -576,7 +604,7 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, String> {
         by: start.by.clone(),
         started: stamp(facts.now),
         reason: None,
-        began_at: Some(now_partition.unwrap_or(replicas)),
+        began_at: Some(began),
         gates: start.gates.clone(),
         target: None,
         gate: None,

@@ -52,6 +52,13 @@ impl Frozen {
         }
     }
 
+    /// Whether it was taken before `plan` began (the plan took it over: it is the plan's).
+    pub fn before(&self, plan: &crate::plan::record::Record) -> bool {
+        let at = self.at.parse::<k8s_openapi::jiff::Timestamp>();
+        let started = plan.started.parse::<k8s_openapi::jiff::Timestamp>();
+        matches!((at, started), (Ok(a), Ok(s)) if a <= s)
+    }
+
     /// "frozen by ana since …", or "freeze broken: partition moved to 0 (by kubectl-patch)".
     pub fn words(&self) -> String {
         match self.broken {

@@ -13,8 +13,8 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::Refused;
 use crate::backend::{ClusterOp, ObjRef, Write};
-use crate::plan::decide::{halted, observed_update_revision, stuck_on};
-use crate::plan::record::{Phase, Reading, Record, read, stamp};
+use crate::plan::decide::{observed_update_revision, stuck_on};
+use crate::plan::record::{Phase, Reading, Record, Runner, read, stamp};
 
 /// What an abort of one set will do.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,8 +29,12 @@ pub struct Abort {
     pub revision: String,
     /// The plan ended (its record as written, aborted) and its words before.
     pub plan: Option<(Record, String)>,
-    /// The partition moved back to where the plan began: (from, to).
+    /// The partition moved back to where the plan began (before any freeze it took over):
+    /// (from, to).
     pub restore: Option<(i32, i32)>,
+    /// A lease no runner holds any more (run out, unreadable): removed, with its text as the
+    /// precondition.
+    pub stale_lease: Option<String>,
     /// The pods stuck on the broken revision (name, uid), highest first.
     pub stuck: Vec<(String, String)>,
 }
@@ -53,12 +57,17 @@ pub fn abort(
         Reading::Plan(r) if !matches!(r.phase, Phase::Aborted | Phase::Done) => Some(*r),
         _ => None,
     };
-    let restore = plan.as_ref().and_then(|r| partition_back(set, r));
-    let plan = plan.map(|r| {
+    let ended = plan.map(|r| {
         let why = format!("aborted by {who} at {}", stamp(now));
-        let aborted = Record { phase: Phase::Aborted, ..halted(&r, now, why) };
-        (aborted, r.words(now))
+        let (aborted, restore) = crate::plan::decide::aborted(&r, set, now, why);
+        ((aborted, r.words(now)), restore)
     });
+    let restore = ended.as_ref().and_then(|(_, back)| *back);
+    let plan = ended.map(|(p, _)| p);
+    let stale_lease = match Runner::of(set, now) {
+        Runner::Lapsed(_) | Runner::Unreadable => crate::plan::record::lease_text(set),
+        Runner::None | Runner::Live(_) => None,
+    };
     Ok(Abort {
         set: key.clone(),
         basis: set.clone(),
@@ -68,16 +77,8 @@ pub fn abort(
         revision,
         plan,
         restore,
+        stale_lease,
     })
-}
-
-/// The partition move an abort makes (from the partition now to where the plan began), when
-/// there is one: RollingUpdate, not frozen (the freeze holds already), the record says where.
-fn partition_back(set: &StatefulSet, r: &Record) -> Option<(i32, i32)> {
-    let st = crate::core::spec::strategy(set);
-    let began = r.began_at?;
-    let frozen = super::holding(set).is_some();
-    (!st.on_delete && !frozen && began > st.partition).then_some((st.partition, began))
 }
 
 impl Abort {
@@ -92,9 +93,18 @@ impl Abort {
             lines.push(format!("  will end the plan, recorded as aborted ({words})"));
         }
         if let Some((from, to)) = self.restore {
-            lines.push(format!(
-                "  will put the partition back from {from} to {to}, where the plan began"
-            ));
+            lines.push(match from == to {
+                true => format!(
+                    "  will lift the freeze: the partition stays {to}, where the plan began"
+                ),
+                false => format!(
+                    "  will put the partition back from {from} to {to}, where the plan began \
+                     (and lift any freeze)"
+                ),
+            });
+        }
+        if self.stale_lease.is_some() {
+            lines.push("  will remove the plan's lease, which no runner holds".into());
         }
         lines.push(match self.stuck.is_empty() {
             true => "  no pod is stuck on the broken revision: none will be deleted".to_string(),
@@ -115,7 +125,9 @@ impl Abort {
             partition: self.restore,
             record: serde_json::to_string(record).unwrap_or_default(),
         };
-        Some(Write::on(op, Some(Box::new(self.basis.clone()))))
+        // After the undo (it lowers the partition), decided on the set as the server then holds it.
+        let basis = (!self.lowers()).then(|| Box::new(self.basis.clone()));
+        Some(Write::on(op, basis))
     }
 
     /// The template back, decided on `basis` (the set after the plan's end, when known; else
@@ -137,11 +149,33 @@ impl Abort {
             .collect()
     }
 
-    /// Every write, in order (the undo decided on the set as the server then holds it).
+    /// Whether the plan's end lowers the partition: then it comes after the undo (lowered
+    /// first, the controller would roll pods onto the broken revision in between).
+    pub fn lowers(&self) -> bool {
+        self.restore.is_some_and(|(from, to)| to < from)
+    }
+
+    /// The stale lease's removal, when there is one.
+    pub fn release(&self) -> Option<Write> {
+        let seen = self.stale_lease.clone()?;
+        let op = ClusterOp::PlanLease { set: self.set.clone(), lease: None, seen: Some(seen) };
+        Some(Write::new(op))
+    }
+
+    /// Every write, in order: the plan's end before the undo, unless it lowers the partition
+    /// (then after it); the stale lease; the stuck pods' evictions.
     pub fn writes(&self) -> Vec<Write> {
-        let mut out: Vec<Write> = self.end_plan().into_iter().collect();
-        let basis = out.is_empty().then(|| self.basis.clone());
-        out.push(self.undo(basis));
+        let mut out: Vec<Write> = Vec::new();
+        let end = self.end_plan();
+        if self.lowers() {
+            out.push(self.undo(Some(self.basis.clone())));
+            out.extend(end);
+        } else {
+            let basis = end.is_none().then(|| self.basis.clone());
+            out.extend(end);
+            out.push(self.undo(basis));
+        }
+        out.extend(self.release());
         out.extend(self.deletions());
         out
     }

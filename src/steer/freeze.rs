@@ -62,6 +62,22 @@ pub(super) fn unfreeze(key: &ObjRef, set: &StatefulSet, force: bool) -> Result<C
     let Some(f) = frozen(set) else {
         return Ok(Change::Unchanged(format!("{key} is not frozen: nothing to resume")));
     };
+    // A plan under way holds the set: its freeze is the plan's, and a resume would move the
+    // partition under it (the plan halts on that).
+    if let (Some(r), false) =
+        (crate::plan::verdict::current_plan(set).filter(|r| !r.phase.over()), force)
+    {
+        return Err(Refused {
+            kind: FailureKind::Conflict,
+            message: format!(
+                "{key} is held by its rollout plan ({}): the plan opens it step by step; \
+                 resuming would move the partition under it and halt it (`ststui abort {}` \
+                 rolls back; --force resumes anyway)",
+                r.phase_words(),
+                key.name
+            ),
+        });
+    }
     if let (Some(_), false) = (f.broken, force) {
         return Err(Refused {
             kind: FailureKind::Conflict,

@@ -222,19 +222,33 @@ pub(super) fn abort_set(
             .map(|(_, set)| set)
             .map_err(|f| super::write_failure(kind, crate::cluster::OnceError::Failed(f)))
     };
-    // The plan's end first (with the partition back); the undo decided on the set it left.
+    // The plan's end (with the partition back, any freeze lifted) before the undo, decided on
+    // the set it left; after it when it lowers the partition (the broken revision would roll
+    // in between).
+    let said_end = |a: &crate::steer::abort::Abort| match a.restore {
+        Some((from, to)) if from == to => {
+            format!("{key}: the plan is aborted; the freeze lifted, partition {to}")
+        }
+        Some((from, to)) => {
+            format!("{key}: the plan is aborted; partition {from} → {to}, where the plan began")
+        }
+        None => format!("{key}: the plan is aborted"),
+    };
     let mut basis = Some(set.clone());
-    if let Some(end) = a.end_plan() {
+    if let Some(end) = a.end_plan().filter(|_| !a.lowers()) {
         basis = run(end)?;
-        super::say(&match a.restore {
-            Some((from, to)) => {
-                format!("{key}: the plan is aborted; partition {from} → {to}, where the plan began")
-            }
-            None => format!("{key}: the plan is aborted"),
-        });
+        super::say(&said_end(&a));
     }
     run(a.undo(basis))?;
     super::say(&format!("{key}: template reverted to revision {}", a.back));
+    if let Some(end) = a.end_plan().filter(|_| a.lowers()) {
+        run(end)?;
+        super::say(&said_end(&a));
+    }
+    if let Some(release) = a.release() {
+        run(release)?;
+        super::say(&format!("{key}: the plan's lease, which no runner held, removed"));
+    }
     let mut forced: Vec<String> = Vec::new();
     for (w, (name, uid)) in a.deletions().into_iter().zip(&a.stuck) {
         let refused = match writes.write_returning(w, super::left(deadline)) {

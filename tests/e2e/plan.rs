@@ -312,9 +312,11 @@ fn a_gate_waits_for_approve() {
     until_plan(&r, "at the gate", |p| p.phase == Phase::Gate);
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(r.partition(), 3, "nothing opens past the gate");
-    // The partition's pods are done, the plan is not: Progressing, and wait waits for the plan.
+    // The partition's pods are done, the plan is not: Waiting (for approval, said with the
+    // command), and wait waits for the plan.
     let (_, out, _) = ststui(&r, &["explain", "web"]);
-    assert!(out.starts_with("statefulset default/web: Progressing"), "{out}");
+    assert!(out.starts_with("statefulset default/web: Waiting"), "{out}");
+    assert!(out.contains("next:       `ststui approve web` passes the gate"), "{out}");
     let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "2s"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("plan 2/3 (pause): waiting for approval"), "{out}");
@@ -329,7 +331,10 @@ fn a_gate_waits_for_approve() {
     .unwrap();
     let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "10s"]);
     assert_eq!(code, 3, "{out}{err}");
-    assert!(out.contains("no runner (`ststui rollout web` resumes it"), "{out}");
+    assert!(
+        out.contains("no runner; `ststui rollout web --steps 1,pause,100%` resumes it"),
+        "{out}"
+    );
     // A rerun resumes at the gate; the approval takes it to the end.
     let mut runner = spawn(&r, &["rollout", "web", "--timeout", "60s"]);
     let pid = runner.id();
@@ -447,6 +452,100 @@ fn rollout_image_freezes_sets_the_image_and_runs_the_plan() {
     assert_eq!(*r.partitions.lock().unwrap(), [4, 0, 4, 3, 0], "{out}");
     let image = r.the_set().spec.template.spec.unwrap().containers[0].image.clone();
     assert_eq!(image.as_deref(), Some("nginx:1.27"));
+}
+
+/// A plan begun on a frozen set takes the freeze over: `rollout --image` on a broken image,
+/// then `abort`, puts back the partition from before the freeze (0, not the replicas), lifts
+/// the freeze, records the plan aborted and leaves no lease; the next image then rolls.
+#[test]
+fn abort_after_rollout_image_puts_back_the_partition_from_before_the_freeze() {
+    let r = rig("image-abort", "nginx:1.25");
+    r.op(ClusterOp::SetPartition { set: web(), partition: 0 });
+    until_set(&r, "rolled to nginx:1.25", |s| {
+        s.status
+            .as_ref()
+            .is_some_and(|st| st.updated_replicas == Some(4) && st.ready_replicas == Some(4))
+    });
+    let (code, out, err) = ststui(
+        &r,
+        &[
+            "rollout",
+            "web",
+            "--image",
+            "app=nginx:broken",
+            "--steps",
+            "1,100%",
+            "--stuck-after",
+            "2s",
+        ],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert_eq!(the_plan(&r).map(|p| (p.phase, p.began_at)), Some((Phase::Halted, Some(0))));
+    let (code, out, err) = ststui(&r, &["abort", "web", "--yes"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("will put the partition back from 3 to 0, where the plan began"), "{out}");
+    let set =
+        until_set(&r, "the partition back", |s| ststui::core::spec::strategy(s).partition == 0);
+    assert!(ststui::steer::frozen(&set).is_none(), "no freeze left");
+    assert!(record::lease(&set).is_none(), "no lease left");
+    assert_eq!(the_plan(&r).map(|p| p.phase), Some(Phase::Aborted));
+    let (code, out, _) = ststui(&r, &["resume", "web"]);
+    assert_eq!((code, out.contains("not frozen")), (0, true), "{out}");
+    // The next image rolls: nothing holds it.
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:1.27".into() });
+    let (code, out, err) = ststui(&r, &["wait", "web", "--full", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// `--on-failure undo` does what `ststui abort` does: the template reverted, the stuck pod
+/// evicted, the plan recorded aborted with the partition from before it back.
+#[test]
+fn on_failure_undo_ends_the_plan_aborted_with_the_partition_back() {
+    let r = rig("undo-abort", "nginx:1.25");
+    r.op(ClusterOp::SetPartition { set: web(), partition: 0 });
+    until_set(&r, "rolled to nginx:1.25", |s| {
+        s.status
+            .as_ref()
+            .is_some_and(|st| st.updated_replicas == Some(4) && st.ready_replicas == Some(4))
+    });
+    let (code, out, err) = ststui(
+        &r,
+        &[
+            "rollout",
+            "web",
+            "--image",
+            "app=nginx:broken",
+            "--steps",
+            "1,100%",
+            "--stuck-after",
+            "2s",
+            "--on-failure",
+            "undo",
+        ],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("the plan is aborted; partition 3 → 0, where the plan began"), "{out}");
+    let set =
+        until_set(&r, "the partition back", |s| ststui::core::spec::strategy(s).partition == 0);
+    assert!(ststui::steer::frozen(&set).is_none(), "no freeze left");
+    assert_eq!(the_plan(&r).map(|p| p.phase), Some(Phase::Aborted));
+    let image = set.spec.template.spec.unwrap().containers[0].image.clone();
+    assert_eq!(image.as_deref(), Some("nginx:1.25"), "the template reverted");
+    let (code, out, err) = ststui(&r, &["wait", "web", "--full", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Waits (bounded) until the served set satisfies `f`.
+fn until_set(r: &Rig, what: &str, f: impl Fn(&StatefulSet) -> bool) -> StatefulSet {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let s = r.the_set();
+        if f(&s) {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "{what}: not within 30 s: {:?}", s.status);
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// `--wait-lease` waits for another runner's lease instead of refusing.

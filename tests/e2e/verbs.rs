@@ -136,7 +136,7 @@ fn wait_exits_0_on_a_healthy_rollout_and_1_on_its_timeout() {
     let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.lines().last().is_some_and(|l| l.contains("3/3 Ready, 3 on the update revision")),
+        out.lines().last().is_some_and(|l| l.starts_with("default/web: 3/3 Ready on web-")),
         "{out}"
     );
     let st = r.the_set().status.unwrap_or_default();
@@ -484,7 +484,8 @@ fn a_freeze_holding_an_update_is_stuck_for_wait_and_a_moved_one_is_not_resumed_o
     // the update, so waiting cannot finish it.
     let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "20s"]);
     assert_eq!(code, 3, "{out}{err}");
-    assert!(out.contains("held until `ststui resume web`"), "{out}");
+    assert!(out.contains("the update is held until it is resumed"), "{out}");
+    assert!(out.contains("`ststui resume web` lets it roll"), "{out}");
     // Another writer lowers the partition under the freeze: resume refuses to write over it.
     r.op(ClusterOp::Unfreeze { set: web(), force: true });
     r.op(ClusterOp::Freeze { set: web() });

@@ -210,6 +210,10 @@ pub struct Engine {
     baseline: Option<Baseline>,
     /// Checks started (`None`: their outcome not yet in).
     checking: Option<Option<Result<(), String>>>,
+    /// `--on-failure undo`'s revert: whether it went through (`None`: not carried out yet).
+    undone: Option<bool>,
+    /// The undone plan's end (aborted, the partition back) sent.
+    restored: bool,
     said: Vec<Said>,
     /// The precondition of the lease's release.
     seen_at_end: Option<String>,
@@ -244,6 +248,8 @@ impl Engine {
             offer: String::new(),
             baseline: None,
             checking: None,
+            undone: None,
+            restored: false,
             said: Vec::new(),
             seen_at_end: None,
             began: None,

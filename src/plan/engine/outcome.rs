@@ -136,6 +136,7 @@ impl Engine {
 
     /// The revert's outcome (said by the adapter as it goes); the run ends halted either way.
     pub fn reverted(&mut self, outcome: Result<(), String>) {
+        self.undone = Some(outcome.is_ok());
         if let Err(why) = outcome {
             self.say(None, format!("undo failed: {why}"));
         }

@@ -299,11 +299,41 @@ impl Engine {
             };
             return Act::Write(Write::on(op, Some(Box::new(set))));
         }
-        let undo = self.ask.on_failure == OnFailure::Undo && view.frozen.is_none();
+        // Never under an operator's freeze (one taken after the plan began); a freeze the plan
+        // took over when it began is the plan's.
+        let operators = crate::plan::freeze::holding(&set).is_some_and(|f| !f.before(&record));
+        let undo = self.ask.on_failure == OnFailure::Undo && !operators;
         if undo && !reverted {
             self.stage = Stage::Halt { record: Box::new(record.clone()), recorded, reverted: true };
             let stuck = decide::stuck_on(&record.revision, view.pods);
             return Act::Revert { basis: Box::new(set), revision: record.revision, stuck };
+        }
+        // Undone: as `ststui abort` does, the plan ends aborted with the partition from before
+        // it (and its freeze) back, once the template is reverted (lowered before, the broken
+        // revision would roll).
+        if undo && self.undone == Some(true) && !self.restored {
+            self.restored = true;
+            let why = format!(
+                "{}; undone (--on-failure undo): the template reverted",
+                record.reason.as_deref().unwrap_or("halted")
+            );
+            let (aborted, back) = decide::aborted(&record, &set, view.now, why);
+            let text = match back {
+                Some((from, to)) if from != to => format!(
+                    "{}: the plan is aborted; partition {from} → {to}, where the plan began",
+                    said::at(&aborted)
+                ),
+                _ => format!("{}: the plan is aborted", said::at(&aborted)),
+            };
+            let said = Said { record: Some(aborted.clone()), text };
+            self.send(view.now, Sending::Record(Box::new(aborted.clone())), Some(said));
+            let op = ClusterOp::Plan {
+                set: self.cfg.set.clone(),
+                partition: back,
+                record: json(&aborted),
+            };
+            // Decided on the set as the server holds it after the revert.
+            return Act::Write(Write::new(op));
         }
         self.stage = Stage::Over { end: End::Halted(Box::new(record)), released: false };
         self.over_now(&set)

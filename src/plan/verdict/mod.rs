@@ -483,6 +483,9 @@ pub struct Advisor {
     pub paused: bool,
     /// What the controller waits for, in its words.
     pub waiting: Option<String>,
+    /// A suspicion short of a rule (an update pod not Ready: the update may be broken), said
+    /// with `--stuck-after`.
+    pub suspect: Option<String>,
 }
 
 /// What a watcher remembers between looks.
@@ -609,7 +612,8 @@ fn stuck(f: &Facts<'_>, tally: Tally, by_pods: &Verdict) -> Option<Verdict> {
     if let Some(still) = &seen.still
         && by_pods.kind() == Kind::Waiting
     {
-        let why = format!("no progress for {still} (--stuck-after): {}", by_pods.why);
+        let suspect = f.advisor.suspect.as_ref().map(|s| format!("; {s}")).unwrap_or_default();
+        let why = format!("no progress for {still} (--stuck-after): {}{suspect}", by_pods.why);
         let v = Verdict::of(Row::Blocked, by_pods.on, why, tally);
         return Some(v.naming(by_pods.pod.clone()));
     }

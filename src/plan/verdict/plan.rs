@@ -117,7 +117,6 @@ fn waiting_on(f: &Facts<'_>, r: &Record) -> (On, String, Option<String>, Option<
             (On::Bake, format!("{at}: baking {bake}"), None, bake_end.map(Clock::Until))
         }
         Phase::Checking => (On::Checks, format!("{at}: running its checks"), None, None),
-        Phase::Approved => (On::Pods, format!("{at}: approved, moving on"), None, None),
         Phase::Waiting if let Some(g) = r.gate_waiting() => {
             let shown = |t: &str| crate::text::escape_controls(t).into_owned();
             let on = g.pod.as_deref().map(|p| format!(" on {}", shown(p))).unwrap_or_default();
@@ -157,7 +156,11 @@ fn waiting_on(f: &Facts<'_>, r: &Record) -> (On, String, Option<String>, Option<
                 let pod = crate::core::labels::pod_name(&name, *o);
                 return (On::Pods, format!("{step}: waiting for {words}"), Some(pod), None);
             }
-            (On::Pods, format!("{at}: {}", r.phase.word()), None, None)
+            let what = match r.phase {
+                Phase::Approved => "approved, moving on",
+                p => p.word(),
+            };
+            (On::Pods, format!("{at}: {what}"), None, None)
         }
     }
 }

@@ -102,19 +102,29 @@ fn a_blank_or_control_character_reason_is_refused_before_anything_is_asked() {
 }
 
 /// A plan under way whose next opening a budget holds is said by `explain` (and the console's
-/// controller pane), as the runner says it.
+/// controller pane), as the runner says it; approved at its pause and held by the budget, it is
+/// not done (`verdict.done` false, `wait` waits).
 #[test]
 fn explain_says_when_a_budget_holds_the_plans_next_step() {
     let r = rig("explain-pdb", "nginx:1.26");
     let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,pause,100%"]);
     until_plan(&r, "at the gate", |p| p.phase == Phase::Gate);
     let (_, out, _) = ststui(&r, &["explain", "web"]);
-    assert!(!out.contains("opens no further pod"), "{out}");
+    assert!(!out.contains("pdb/web"), "{out}");
     r.call(|sim| sim.apply_budget(budget(4)).unwrap());
+    let (code, out, err) = ststui(&r, &["approve", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let (_, out, _) = ststui(&r, &["explain", "web"]);
-        if out.contains("the plan opens no further pod while pdb/web: 4 healthy, needs 4, 0 disruptions allowed") {
+        if out.contains("waits to open: pdb/web: 4 healthy, needs 4, 0 disruptions allowed") {
+            let (_, json, _) = ststui(&r, &["explain", "web", "-o", "json"]);
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(v["verdict"]["done"], false, "{json}");
+            assert_eq!(v["verdict"]["waitingOn"], "budget", "{json}");
+            let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "2s"]);
+            assert_eq!(code, 1, "{out}{err}");
+            assert!(out.contains("waits to open: pdb/web"), "{out}");
             break;
         }
         assert!(Instant::now() < deadline, "{out}");
