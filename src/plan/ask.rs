@@ -214,6 +214,7 @@ mod tests {
             started: stamp(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
             reason: (phase == Phase::Halted).then(|| "check `./check.sh` exited 1".into()),
             began_at: Some(4),
+            from: String::new(),
             gates: Default::default(),
             target: None,
             gate: None,

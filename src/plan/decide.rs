@@ -605,6 +605,7 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, String> {
         started: stamp(facts.now),
         reason: None,
         began_at: Some(began),
+        from: current.to_string(),
         gates: start.gates.clone(),
         target: None,
         gate: None,

@@ -358,6 +358,8 @@ pub struct GatePod {
     pub name: String,
     pub ordinal: i32,
     pub uid: String,
+    /// Its revision (its `controller-revision-hash`) when the gate was decided.
+    pub revision: String,
 }
 
 /// What passed in this run, by gate.

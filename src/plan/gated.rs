@@ -180,7 +180,12 @@ fn pod_gate(g: &Gating, kind: GateKind, pod: GatePod, record: &Record) -> Option
 }
 
 fn gate_pod(ordinal: i32, p: &k8s_openapi::api::core::v1::Pod) -> GatePod {
-    GatePod { name: podf::name(p).to_string(), ordinal, uid: podf::uid(p).to_string() }
+    GatePod {
+        name: podf::name(p).to_string(),
+        ordinal,
+        uid: podf::uid(p).to_string(),
+        revision: podf::revision(p).to_string(),
+    }
 }
 
 /// How many of the step's opened pods are not on the plan's revision yet.

@@ -118,6 +118,10 @@ pub struct Record {
     /// records older than it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub began_at: Option<i32>,
+    /// The revision it rolls from (the status's current revision when it began): a gate's
+    /// `{old}` once the status has moved on. Absent in records older than it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub from: String,
     /// The gates and ordering this plan was started (or last restated) with: shown and
     /// compared, never run from here (`plan::ask`).
     #[serde(default, skip_serializing_if = "Gates::is_empty")]

@@ -137,10 +137,33 @@ pub fn gate_env(
         env.push(("STSTUI_POD", p.name.clone()));
         env.push(("STSTUI_ORDINAL", p.ordinal.to_string()));
     }
-    let old = set.status.as_ref().and_then(|s| s.current_revision.clone()).unwrap_or_default();
-    env.push(("STSTUI_OLD_REVISION", old));
+    env.push(("STSTUI_OLD_REVISION", old_revision(r, set, kind, pod)));
     env.push(("STSTUI_NEW_REVISION", r.revision.clone()));
     env
+}
+
+/// The revision a gate's pod leaves (`{old}`): a pod about to go runs it (its own label);
+/// otherwise the revision the plan rolls from, as its record says — never the status's current
+/// revision once it has moved on to the plan's (the last pod of a plan).
+fn old_revision(
+    r: &Record,
+    set: &StatefulSet,
+    kind: super::gate::GateKind,
+    pod: Option<&super::gate::GatePod>,
+) -> String {
+    if let Some(p) = pod.filter(|p| {
+        kind == super::gate::GateKind::PreDelete
+            && !p.revision.is_empty()
+            && p.revision != r.revision
+    }) {
+        return p.revision.clone();
+    }
+    if !r.from.is_empty() {
+        return r.from.clone();
+    }
+    // A record older than `from`: the status's current revision while it is not the plan's.
+    let current = set.status.as_ref().and_then(|s| s.current_revision.clone()).unwrap_or_default();
+    if current == r.revision { String::new() } else { current }
 }
 
 /// The plan in words before it starts: each step with the partition it moves from and to (an

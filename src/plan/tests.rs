@@ -183,6 +183,7 @@ fn a_plan_halts_on_another_writer_a_freeze_a_stuck_step_and_an_unsteady_bake() {
         started: stamp(at(0)),
         reason: None,
         began_at: None,
+        from: String::new(),
         gates: Default::default(),
         target: None,
         gate: None,
@@ -446,6 +447,7 @@ fn the_record_reads_as_the_console_says_it() {
         started: stamp(at(0)),
         reason: None,
         began_at: None,
+        from: String::new(),
         gates: Default::default(),
         target: None,
         gate: None,
@@ -484,4 +486,85 @@ fn long_lists_of_pods_are_a_few_words() {
         "{words}"
     );
     assert!(words.ends_with("and 36 more"), "{words}");
+}
+
+/// A gate's `{old}` is the revision its pod leaves: the pod's own label before it goes, the
+/// plan's recorded `from` after it is back — never the status's current revision, which names
+/// the plan's revision once its last pod is updated.
+#[test]
+fn a_gates_old_revision_comes_from_the_pod_or_the_record_never_a_status_that_moved_on() {
+    use super::gate::{GateKind, GatePod};
+    let moved_on = set(4, 0, "b", "b");
+    let key = crate::backend::ObjRef::new("default", "web");
+    let r = Record { from: "a".into(), ..record_at(4, 0) };
+    let old = |kind, pod: &GatePod, r: &Record| {
+        let env = said::gate_env(&key, r, &moved_on, kind, Some(pod));
+        env.into_iter().find(|(k, _)| *k == "STSTUI_OLD_REVISION").map(|(_, v)| v)
+    };
+    let back = GatePod { name: "web-0".into(), ordinal: 0, uid: "u".into(), revision: "b".into() };
+    assert_eq!(old(GateKind::PostReady, &back, &r).as_deref(), Some("a"), "the last pod, back");
+    let going = GatePod { name: "web-0".into(), ordinal: 0, uid: "u".into(), revision: "z".into() };
+    assert_eq!(old(GateKind::PreDelete, &going, &r).as_deref(), Some("z"), "the pod's own");
+    let older = Record { from: String::new(), ..r.clone() };
+    assert_eq!(old(GateKind::PostReady, &back, &older).as_deref(), Some(""), "never the new one");
+}
+
+/// A plan begun on a frozen set records the partition the freeze replaced; its abort puts that
+/// back (lifting the freeze), also when nothing opened yet.
+#[test]
+fn a_plan_on_a_frozen_set_began_where_the_freeze_found_it_and_its_abort_goes_back_there() {
+    let old: Vec<Pod> = (0..4).map(|o| pod(o, "a", Some(0))).collect();
+    let pods: Vec<(i32, &Pod)> = old.iter().enumerate().map(|(o, p)| (o as i32, p)).collect();
+    let mut frozen = set(4, 4, "a", "b");
+    frozen.metadata.annotations = Some(
+        [
+            (crate::plan::freeze::FROZEN_PARTITION.to_string(), "0".to_string()),
+            (crate::plan::freeze::FROZEN_BY.to_string(), "ana".to_string()),
+            (crate::plan::freeze::FROZEN_AT.to_string(), "2026-01-01T00:00:00Z".to_string()),
+        ]
+        .into(),
+    );
+    let start = Start {
+        steps: Steps::parse("1,100%").unwrap(),
+        bake_seconds: 0,
+        checks: vec![],
+        on_failure: OnFailure::Hold,
+        by: "ana".into(),
+        gates: Default::default(),
+    };
+    let Ok(Next::Open { record, .. }) = begin(&start, &facts(&frozen, &pods, 0)) else { panic!() };
+    assert_eq!((record.began_at, record.from.as_str()), (Some(0), "a"));
+    // Aborted while still frozen at 4 (nothing opened): back to 0, the freeze lifted.
+    let (aborted, back) = super::decide::aborted(&record, &frozen, at(9), "aborted".into());
+    assert_eq!((aborted.phase, back), (Phase::Aborted, Some((4, 0))));
+    // Opened to 3, the freeze gone: back to 0 as well.
+    let opened = set(4, 3, "a", "b");
+    assert_eq!(super::decide::aborted(&record, &opened, at(9), "x".into()).1, Some((3, 0)));
+    // Where it began already and no freeze: nothing to move.
+    let began = set(4, 0, "a", "b");
+    assert_eq!(super::decide::aborted(&record, &began, at(9), "x".into()).1, None);
+}
+
+fn record_at(partition: i32, step: usize) -> Record {
+    Record {
+        steps: "1,100%".into(),
+        bake_seconds: 0,
+        checks: Vec::new(),
+        on_failure: "hold".into(),
+        revision: "b".into(),
+        template: String::new(),
+        step: step.max(1),
+        of: 2,
+        phase: Phase::Waiting,
+        since: stamp(at(0)),
+        partition,
+        by: "ana".into(),
+        started: stamp(at(0)),
+        reason: None,
+        began_at: Some(0),
+        from: String::new(),
+        gates: Default::default(),
+        target: None,
+        gate: None,
+    }
 }

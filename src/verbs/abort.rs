@@ -365,6 +365,7 @@ mod tests {
             started: "2026-01-01T00:00:00Z".into(),
             reason: None,
             began_at: Some(4),
+            from: String::new(),
             gates: Default::default(),
             target: None,
             gate: None,

@@ -640,6 +640,7 @@ fn explain_and_abort_print_cluster_text_escaped() {
         started: "2026-01-01T00:00:00Z".into(),
         reason: Some("boom\u{1b}[2J\u{1b}]0;title\u{7}".into()),
         began_at: None,
+        from: String::new(),
         gates: Default::default(),
         target: None,
         gate: None,

@@ -48,6 +48,7 @@ fn record(phase: Phase, step: usize, partition: i32) -> Record {
         started: stamp(t0()),
         reason: None,
         began_at: None,
+        from: String::new(),
         gates: Default::default(),
         target: None,
         gate: None,

@@ -118,6 +118,7 @@ fn a_plan_shows_on_its_row() {
         started: stamp(t0()),
         reason: None,
         began_at: None,
+        from: String::new(),
         gates: Default::default(),
         target: None,
         gate: None,

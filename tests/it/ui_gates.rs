@@ -30,6 +30,7 @@ fn with_gate(status: GateStatus, phase: Phase) -> ststui::app::AppState {
         started: stamp(now),
         reason: (phase == Phase::Halted).then(|| "pre-delete gate failed".into()),
         began_at: Some(5),
+        from: String::new(),
         gates: ststui::plan::gate::Gates {
             pre_delete: Some("cmd:./drain.sh".into()),
             ..Default::default()

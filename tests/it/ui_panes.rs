@@ -559,6 +559,7 @@ fn the_header_shows_a_plan_recorded_on_the_set() {
         started: stamp(now),
         reason: None,
         began_at: None,
+        from: String::new(),
         gates: Default::default(),
         target: None,
         gate: None,

@@ -86,6 +86,23 @@ impl Engine {
             );
             return Act::Wait { until: Some(self.wake(at)), words };
         }
+        // Budgets first: a pod's pre-delete gate is the last word before it goes, asked only
+        // once nothing else holds it (its answer is stale in seconds for a broker or a database).
+        if kind == GateKind::PreDelete
+            && let Some(pdb) = super::run::budget_refusing(view)
+        {
+            let words = format!(
+                "{}: waits for {pdb} before asking the pre-delete gate{}",
+                said::at(current),
+                on(pod.as_ref())
+            );
+            if self.held.as_deref() != Some(words.as_str()) {
+                self.say(Some(current), words.clone());
+                self.held = Some(words.clone());
+            }
+            let again = now + self.cfg.retry;
+            return Act::Wait { until: Some(self.wake(again)), words };
+        }
         let Some(text) = self.ask.gates.text(kind).map(str::to_string) else {
             let why =
                 format!("the plan asks for a {} gate this command does not state", kind.word());

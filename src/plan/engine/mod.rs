@@ -516,6 +516,7 @@ impl Record {
             started: String::new(),
             reason: None,
             began_at: None,
+            from: String::new(),
             gates: start.gates.clone(),
             target: None,
             gate: None,

@@ -54,6 +54,10 @@ impl Engine {
     }
 
     pub(super) fn failed(&mut self, now: Timestamp, sent: Sent, f: Failure) {
+        // What a pre-delete gate passed for did not happen: it is asked again before it does.
+        if matches!(sent.what, Sending::Delete { .. } | Sending::Record(_)) {
+            self.forget_pre_delete();
+        }
         let what = match &sent.what {
             Sending::Lease(_) => "the plan's lease",
             Sending::Record(_) => "the plan's record",

