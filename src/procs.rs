@@ -7,7 +7,44 @@
 //! Owns: the registry of those groups. Must not: decide when a process has run long enough.
 
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, PoisonError};
+
+/// Whether this process ends itself on SIGINT or SIGTERM (a plan's runner: it says where it
+/// stopped and gives its lease back), and the signal asked, once asked (0: none).
+static GRACEFUL: AtomicBool = AtomicBool::new(false);
+static ASKED: AtomicI32 = AtomicI32::new(0);
+
+/// This process ends itself when asked by SIGINT or SIGTERM ([`interrupted`] says so); a
+/// second signal ends it at once.
+pub fn graceful() {
+    GRACEFUL.store(true, Ordering::SeqCst);
+}
+
+/// The signal that asked this process to end, if one did (and it ends itself).
+pub fn interrupted() -> Option<i32> {
+    Some(ASKED.load(Ordering::SeqCst)).filter(|s| *s != 0)
+}
+
+/// A signal arrived: whether the process ends itself (the first SIGINT or SIGTERM of a
+/// graceful process) instead of at once.
+pub fn asked(signal: i32) -> bool {
+    let ends_itself = signal == libc::SIGINT || signal == libc::SIGTERM;
+    if !GRACEFUL.load(Ordering::SeqCst) || !ends_itself {
+        return false;
+    }
+    ASKED.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+}
+
+/// "SIGTERM", "SIGINT", "signal 1".
+pub fn signal_name(signal: i32) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        libc::SIGHUP => "SIGHUP".into(),
+        n => format!("signal {n}"),
+    }
+}
 
 /// The process groups running now (each the id of the process that leads it).
 static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());

@@ -112,7 +112,12 @@ pub fn reap_on_signals() {
         return;
     };
     let _ = std::thread::Builder::new().name("ststui-reap".into()).spawn(move || {
-        if let Some(signal) = signals.forever().next() {
+        for signal in signals.forever() {
+            // A plan's runner ends itself on the first SIGINT or SIGTERM (it says where it
+            // stopped and gives its lease back); anything else, or a second one, ends it now.
+            if crate::procs::asked(signal) {
+                continue;
+            }
             kill_all();
             let _ = signal_hook::low_level::emulate_default_handler(signal);
         }

@@ -269,6 +269,44 @@ fn a_killed_runner_leaves_the_set_held_a_second_runner_is_refused_and_a_rerun_re
     assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0]);
 }
 
+/// SIGTERM (or SIGINT) ends a runner with a closing line — where it stopped, the set held, the
+/// command that resumes — and its lease given back: explain says nobody runs it, and another
+/// runner (any host: no lease to wait out) takes over at once.
+#[test]
+fn sigterm_ends_a_runner_with_a_closing_line_and_gives_its_lease_back() {
+    for (test, signal) in [("sigterm", libc::SIGTERM), ("sigint", libc::SIGINT)] {
+        let r = rig(test, "nginx:1.26");
+        let mut first = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "30s"]);
+        until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking && p.step == 1);
+        // SAFETY: kill(2) on the child this test started.
+        unsafe {
+            libc::kill(i32::try_from(first.id()).unwrap(), signal);
+        }
+        let status = first.wait().unwrap();
+        let out = std::io::read_to_string(first.stdout.take().unwrap()).unwrap();
+        let err = std::io::read_to_string(first.stderr.take().unwrap()).unwrap();
+        assert_eq!(status.code(), Some(1), "{test}: {out}{err}");
+        let last = out.lines().last().unwrap_or_default();
+        let name = if signal == libc::SIGTERM { "SIGTERM" } else { "SIGINT" };
+        assert!(last.starts_with(&format!("stopped by {name}: plan 1/2 (1): baking")), "{out}");
+        assert!(
+            last.contains("`ststui rollout web --steps 1,100%` resumes it, `ststui abort web`"),
+            "{out}"
+        );
+        assert!(record::lease(&r.the_set()).is_none(), "{test}: the lease given back");
+        assert_eq!(the_plan(&r).unwrap().phase, Phase::Baking, "its record stays");
+        let (code, out, _) = ststui(&r, &["wait", "web", "--timeout", "10s"]);
+        assert_eq!(code, 3, "{out}");
+        assert!(out.contains("no runner; `ststui rollout web --steps 1,100%` resumes it"), "{out}");
+        let (code, out, err) = ststui(
+            &r,
+            &["rollout", "web", "--steps", "1,100%", "--bake", "1s", "--force", "--timeout", "60s"],
+        );
+        assert_eq!(code, 0, "{test}: {out}{err}");
+        assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0], "{test}");
+    }
+}
+
 /// A plan baking step 1 of `1,100%`; the template changes: the runner
 /// halts (exit 3) on the template change and holds the partition. The halt's record.
 fn halted_on_a_template_change(test: &str) -> Record {

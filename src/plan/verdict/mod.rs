@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::core::options::Semantics;
 
-pub use plan::current_plan;
+pub use plan::{current_plan, resume_move};
 pub use pods::STUCK_AFTER_SECS;
 
 /// The word a set is said with.

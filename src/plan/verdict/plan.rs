@@ -45,9 +45,7 @@ pub(super) fn of(f: &Facts<'_>, tally: Tally) -> Option<Verdict> {
         Reading::Plan(r) if current(set, &r) => *r,
         Reading::Plan(_) => return None,
     };
-    let resume = group_of(f)
-        .map(|(p, cmd)| (cmd, steps_flag(&p.steps)))
-        .unwrap_or_else(|| (format!("ststui rollout {name}"), steps_flag(&r.steps)));
+    let resume = rerun(set, &r);
     let now = f.now;
     match r.phase {
         Phase::Done | Phase::Aborted => return None,
@@ -61,9 +59,8 @@ pub(super) fn of(f: &Facts<'_>, tally: Tally) -> Option<Verdict> {
     let runner = Runner::of(set, now);
     if !runner.alive() {
         let why = format!("{}: {}; {}", at_words(&r), r.phase.word(), runner.words());
-        let go = Move::new(format!("{} {}", resume.0, resume.1), "resumes it");
         let v = Verdict::of(Row::Stalled, Some(On::Runner), why, tally);
-        return Some(v.then(go).or_else(abort()));
+        return Some(v.then(resume_move(set, &r)).or_else(abort()));
     }
     if r.phase == Phase::Gate {
         let approve = Move::new(format!("ststui approve {name}"), "passes the gate");
@@ -80,6 +77,21 @@ fn at_words(r: &Record) -> String {
     let step = r.parsed_steps().ok().and_then(|s| s.0.get(r.step.wrapping_sub(1)).copied());
     let what = step.map(|s| format!(" ({s})")).unwrap_or_default();
     format!("plan {}/{}{what}", r.step, r.of)
+}
+
+/// The command that runs the set's plan again: its group's, or its own (without flags).
+fn rerun(set: &StatefulSet, r: &Record) -> (String, String) {
+    match group_of_set(set) {
+        Some((p, cmd)) => (cmd, steps_flag(&p.steps)),
+        None => (format!("ststui rollout {}", name_of(set)), steps_flag(&r.steps)),
+    }
+}
+
+/// The command that resumes the plan `r` on `set` (its group's when it is in one), with the
+/// steps it records: a resume takes its steps from the command, never from the record.
+pub fn resume_move(set: &StatefulSet, r: &Record) -> Move {
+    let (cmd, steps) = rerun(set, r);
+    Move::new(format!("{cmd} {steps}"), "resumes it")
 }
 
 /// `--steps 1,100%` (or `--batches 1,2,4` for a group's batches), as recorded.
@@ -206,12 +218,16 @@ fn budget(f: &Facts<'_>, pods: &[(i32, &Pod)]) -> Option<String> {
 /// The set's group part (when it has one that holds together) and the command that runs its
 /// group: by its `rollout-group` label when every member carries it, else by name.
 fn group_of(f: &Facts<'_>) -> Option<(Part, String)> {
-    let p = part::read(f.set).part().cloned()?;
+    group_of_set(f.set)
+}
+
+fn group_of_set(set: &StatefulSet) -> Option<(Part, String)> {
+    let p = part::read(set).part().cloned()?;
     let label = |s: &StatefulSet| {
         s.metadata.labels.as_ref().and_then(|l| l.get(part::ROLLOUT_GROUP)).cloned()
     };
     let group = crate::text::escape_controls(&p.group).into_owned();
-    let cmd = if label(f.set).as_deref() == Some(p.group.as_str()) {
+    let cmd = if label(set).as_deref() == Some(p.group.as_str()) {
         format!("ststui rollout -l {}={group}", part::ROLLOUT_GROUP)
     } else {
         let names: Vec<String> =

@@ -156,10 +156,16 @@ impl GroupRunner {
 
     fn drive(&mut self) -> Result<Exit, VerbError> {
         let mut timed_out = false;
+        let mut interrupted = None;
+        crate::procs::graceful();
         loop {
             if !timed_out && self.limit.is_some_and(|l| Instant::now() >= l) {
                 timed_out = true;
                 self.engine.stop("the timeout passed".into());
+            }
+            if let (None, Some(sig)) = (interrupted, crate::procs::interrupted()) {
+                interrupted = Some(sig);
+                self.engine.stop(format!("stopped by {}", crate::procs::signal_name(sig)));
             }
             let plan = self.engine.inner().and_then(|e| e.plan().cloned());
             if let Some(result) = self.checks.news(&mut self.out, plan.as_ref()) {
@@ -184,7 +190,7 @@ impl GroupRunner {
                 }
             }
             let act = match step {
-                Step::End(end) => return Ok(self.finish(end, timed_out)),
+                Step::End(end) => return Ok(self.finish(end, timed_out, interrupted)),
                 Step::Do(act) => act,
             };
             let key = active.unwrap_or_else(|| self.engine.sets()[0].clone());
@@ -317,7 +323,7 @@ impl GroupRunner {
         self.sessions.next(Some(wake), true)
     }
 
-    fn finish(&mut self, end: GroupEnd, timed_out: bool) -> Exit {
+    fn finish(&mut self, end: GroupEnd, timed_out: bool, interrupted: Option<i32>) -> Exit {
         match end {
             GroupEnd::Done => Exit::Done,
             GroupEnd::Halted { .. } => Exit::Stuck,
@@ -329,11 +335,16 @@ impl GroupRunner {
                 if usage { Exit::Usage } else { Exit::Expectation }
             }
             GroupEnd::Stopped { why, kind } => {
-                let why = if timed_out && kind == Stop::Asked {
-                    "timed out; the sets stay where the plan left them (rerun to resume)"
-                        .to_string()
-                } else {
-                    why
+                let why = match (interrupted, timed_out, kind) {
+                    (Some(_), _, Stop::Asked) => format!(
+                        "{why}: the leases given back, the sets held where the plan left them \
+                         (the same command resumes the group)"
+                    ),
+                    (None, true, Stop::Asked) => {
+                        "timed out; the sets stay where the plan left them (rerun to resume)"
+                            .to_string()
+                    }
+                    _ => why,
                 };
                 self.out.finish(&why);
                 match kind {

@@ -222,10 +222,16 @@ impl Runner {
     /// The engine's turns, carried out until the run ends.
     fn drive(&mut self) -> Result<Exit, VerbError> {
         let mut timed_out = false;
+        let mut interrupted = None;
+        crate::procs::graceful();
         loop {
             if !timed_out && self.limit.is_some_and(|l| Instant::now() >= l) {
                 timed_out = true;
                 self.engine.stop("the timeout passed".into());
+            }
+            if let (None, Some(sig)) = (interrupted, crate::procs::interrupted()) {
+                interrupted = Some(sig);
+                self.engine.stop(format!("stopped by {}", crate::procs::signal_name(sig)));
             }
             let plan = self.engine.plan().cloned();
             if let Some(result) = self.checks.news(&mut self.out, plan.as_ref()) {
@@ -271,7 +277,7 @@ impl Runner {
                     }
                     self.pause(until)?;
                 }
-                Act::End(end) => return Ok(self.finish(end, timed_out)),
+                Act::End(end) => return Ok(self.finish(end, timed_out, interrupted)),
             }
         }
     }
@@ -345,7 +351,7 @@ impl Runner {
     }
 
     /// The run's last words and exit code.
-    fn finish(&mut self, end: End, timed_out: bool) -> Exit {
+    fn finish(&mut self, end: End, timed_out: bool, interrupted: Option<i32>) -> Exit {
         match end {
             End::Done(_) => Exit::Done,
             // The engine said why, with what holds.
@@ -360,12 +366,25 @@ impl Runner {
                     .set()
                     .and_then(|s| record::read(s).plan().map(|r| r.words(self.now())))
                     .unwrap_or_default();
-                let why = if timed_out && kind == Stop::Asked {
-                    format!(
-                        "timed out: {words}; the set stays where the plan left it (rerun to resume)"
-                    )
-                } else {
-                    why
+                let resume = self.s.set().and_then(|s| {
+                    let r = record::read(s).plan().cloned()?;
+                    let go = crate::plan::verdict::resume_move(s, &r);
+                    Some(format!(
+                        "{}, `ststui abort {}` rolls back",
+                        go.words(),
+                        crate::text::escape_controls(&self.s.key.name)
+                    ))
+                });
+                let resume = resume.unwrap_or_else(|| "rerun to resume".into());
+                let why = match (interrupted, timed_out, kind) {
+                    (Some(_), _, Stop::Asked) => format!(
+                        "{why}: {words}; the plan's lease given back, the set held where the \
+                         plan left it: {resume}",
+                    ),
+                    (None, true, Stop::Asked) => format!(
+                        "timed out: {words}; the set stays where the plan left it: {resume}"
+                    ),
+                    _ => why,
                 };
                 self.out.finish(&why);
                 match kind {
