@@ -428,6 +428,10 @@ pub struct AbortArgs {
     /// the reason; recorded on the set (ststui.io/force-deleted) and said.
     #[arg(long = "force-delete", value_name = "REASON", value_parser = crate::value::reason)]
     pub force_delete: Option<String>,
+    /// NAME is in a rollout group: revert the group instead (every set its plan touched,
+    /// newest first). Without it, only NAME is reverted.
+    #[arg(long)]
+    pub group: bool,
     /// Give up after this long, e.g. 90s.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
     pub timeout: u64,

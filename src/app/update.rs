@@ -101,16 +101,22 @@ fn quit(state: &mut AppState) -> Vec<Command> {
             .set(&set)
             .and_then(|s| crate::plan::record::read(s).plan().map(|r| r.words(now)))
             .unwrap_or_default();
-        let detail = match &run.driver {
-            super::state::Driver::One(_) => format!(
-                "The set stays held at its step; `ststui rollout {} --steps …` (or P in a \
-                 console) goes on from there.",
-                set.name
+        // The command that resumes it is the verdict's (its group's own when it is in one).
+        let resume = state.mirror.set(&set).and_then(|s| {
+            let r = crate::plan::record::read(s).plan().cloned()?;
+            Some(crate::plan::verdict::resume_move(s, &r).words())
+        });
+        let detail = match (&run.driver, resume) {
+            (super::state::Driver::One(_), Some(go)) => {
+                format!("The set stays held at its step; {go} (or P in a console) from there.")
+            }
+            (super::state::Driver::Group(_), Some(go)) => format!(
+                "The sets stay where the plan left them (the rolling one held at its step); \
+                 {go} (or P in the group's view)."
             ),
-            super::state::Driver::Group(_) => "The sets stay where the plan left them (the \
-                 rolling one held at its step); `ststui rollout --group …` (or P in the group's \
-                 view) resumes it."
-                .to_string(),
+            (_, None) => {
+                "Its sets stay where the plan left them; P in a console resumes it.".to_string()
+            }
         };
         state.modal = Modal::Confirm(super::state::Confirm {
             title: format!("Quit while this console runs {}?", run.words()),

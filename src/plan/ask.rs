@@ -19,7 +19,8 @@ use super::{OnFailure, Steps, duration_words};
 /// What this invocation asks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ask {
-    /// `--steps`: needed for a new plan; a resume takes the record's when absent.
+    /// `--steps`: needed for a new plan and for a resume (it states the recorded ones again:
+    /// steps are never taken from the set).
     pub steps: Option<Steps>,
     pub bake_seconds: u64,
     /// The checks to run: this invocation's, never the record's.
@@ -148,6 +149,9 @@ pub fn resolve(
                 r.step, r.of
             )));
         }
+        if let Some(no_steps) = steps_stated(r, ask) {
+            return Err(no_steps);
+        }
         if steps_differ {
             return new();
         }
@@ -155,6 +159,9 @@ pub fn resolve(
             record: Box::new(r.clone()),
             rewrite: Some(Box::new(restated(r, ask))),
         });
+    }
+    if let Some(no_steps) = steps_stated(r, ask) {
+        return Err(no_steps);
     }
     if diffs.is_empty() {
         return Ok(Begin::Resume { record: Box::new(r.clone()), rewrite: None });
@@ -174,6 +181,27 @@ pub fn resolve(
         return new();
     }
     Ok(Begin::Resume { record: Box::new(r.clone()), rewrite: Some(Box::new(restated(r, ask))) })
+}
+
+/// A resume that states no steps: refused, naming the recorded ones.
+fn steps_stated(r: &Record, ask: &Ask) -> Option<Refusal> {
+    // Steps are never taken from the set: a record anyone may write would choose how many pods
+    // open at once. A resume states them (the record's, shown, to copy if they are right).
+    if ask.steps.is_some() {
+        return None;
+    }
+    Some(Refusal {
+        message: format!(
+            "the plan {} ({}/{}) records steps {}: a resume states its steps \
+                 (`--steps {}` to go on as recorded); none is taken from the set",
+            if r.phase == Phase::Halted { "halted" } else { "under way" },
+            r.step,
+            r.of,
+            shown(&r.steps),
+            shown(&r.steps)
+        ),
+        usage: true,
+    })
 }
 
 /// `r` with this invocation's bake, checks and policy; a halted plan waits at its step again.
@@ -223,7 +251,7 @@ mod tests {
 
     fn ask(checks: &[&str], bake: u64) -> Ask {
         Ask {
-            steps: None,
+            steps: Some(Steps::parse("1,50%,100%").unwrap()),
             bake_seconds: bake,
             checks: checks.iter().map(|c| c.to_string()).collect(),
             on_failure: OnFailure::Hold,
@@ -288,10 +316,30 @@ mod tests {
             (Phase::Waiting, None, vec!["./fixed.sh".into()])
         );
         // Another revision: the record is history; without --steps nothing to do.
-        let e = resolve(&r, Some("web-c"), &same, "web").unwrap_err();
+        let bare = Ask { steps: None, ..same.clone() };
+        let e = resolve(&r, Some("web-c"), &bare, "web").unwrap_err();
         assert!(e.usage && e.message.contains("--steps is needed"), "{e:?}");
         let steps = Ask { steps: Some(Steps::parse("1,100%").unwrap()), ..same.clone() };
         assert!(matches!(resolve(&r, Some("web-c"), &steps, "web"), Ok(Begin::New(_))));
+    }
+
+    /// Steps are never taken from the set: a resume that states none is refused, naming the
+    /// recorded ones; a record whose steps were rewritten differs from the command and is
+    /// refused (a forged `1,100%` never opens every pod at once).
+    #[test]
+    fn a_resume_states_its_steps_and_a_rewritten_record_is_refused() {
+        let same = ask(&["./check.sh"], 120);
+        let bare = Ask { steps: None, ..same.clone() };
+        let r = Reading::Plan(Box::new(record(Phase::Baking)));
+        let e = resolve(&r, Some("web-b"), &bare, "web").unwrap_err();
+        assert!(e.usage, "{e:?}");
+        assert!(e.message.contains("`--steps 1,50%,100%` to go on as recorded"), "{e:?}");
+        let go = Ask { continue_halted: true, ..bare.clone() };
+        let halted = Reading::Plan(Box::new(record(Phase::Halted)));
+        assert!(resolve(&halted, Some("web-b"), &go, "web").is_err(), "--continue states them too");
+        let forged = Record { steps: "1,100%".into(), of: 2, ..record(Phase::Waiting) };
+        let e = resolve(&Reading::Plan(Box::new(forged)), Some("web-b"), &same, "web").unwrap_err();
+        assert!(e.message.contains("steps: recorded 1,100%, asked 1,50%,100%"), "{e:?}");
     }
 
     #[test]

@@ -145,18 +145,70 @@ fn written(
         .map_err(|f| super::write_failure(kind, crate::cluster::OnceError::Failed(f)))
 }
 
-/// `ststui abort NAME [--yes]`; NAME in a rollout group: the group's touched sets, newest
-/// first (`abort_group`).
+/// `ststui abort NAME [--yes]`: NAME reverted. `--group`: the rollout group NAME is in, its
+/// touched sets newest first (`abort_group`) — only when asked: a part on a set is written by
+/// whoever may patch it, and never widens an abort by itself.
 pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, VerbError> {
     let deadline = start + Duration::from_millis(args.timeout);
     let mut s = Session::open(target.clone())?;
     let set = s.sync(deadline)?.clone();
-    if let Some(part) = crate::plan::group::part::read(&set).part() {
-        return super::abort_group::abort(&target, args, part, deadline);
+    let part = crate::plan::group::part::read(&set).part().cloned();
+    match (&part, args.group) {
+        (Some(p), true) => return super::abort_group::abort(&target, args, p, deadline),
+        (None, true) => {
+            return Err(VerbError::new(
+                Exit::Usage,
+                format!("{}: --group: it is in no rollout group's plan; nothing written", s.key),
+            ));
+        }
+        (Some(p), false) => {
+            if let Some(why) = group_runner_live(&target, &s.key, p, deadline) {
+                return Err(VerbError::new(Exit::Expectation, why));
+            }
+            super::say(&format!(
+                "{} is {}: only {} is reverted (`ststui abort {} --group` reverts the group's \
+                 sets, newest first)",
+                s.key,
+                p.place_words(),
+                s.key.name,
+                s.key.name
+            ));
+        }
+        (None, false) => {}
     }
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     abort_set(&s, &writes, args, deadline, !args.yes)?;
     Ok(Exit::Done)
+}
+
+/// Why NAME may not be aborted alone: its group's runner holds the group's lease while the
+/// group moves NAME in turn (two writers); the words name the runner and `--group`.
+fn group_runner_live(
+    target: &Target,
+    key: &ObjRef,
+    p: &crate::plan::group::part::Part,
+    deadline: Instant,
+) -> Option<String> {
+    use crate::plan::group::part::LEASE;
+    if !p.in_turn() {
+        return None;
+    }
+    let within = super::left(deadline).min(Duration::from_secs(5));
+    let (_, sets) = crate::cluster::lookup::sets(target, None, within).ok()?;
+    let first =
+        sets.iter().find(|s| s.metadata.name.as_deref() == p.sets.first().map(String::as_str))?;
+    let now = k8s_openapi::jiff::Timestamp::now();
+    match record::Runner::of_in(first, LEASE, now) {
+        record::Runner::Live(l) => Some(format!(
+            "{key} is {}, whose runner is live ({}): it would roll on over a revert of one set; \
+             `ststui abort {} --group` reverts the group, or stop its runner first; nothing \
+             written",
+            p.place_words(),
+            l.words(),
+            key.name
+        )),
+        _ => None,
+    }
 }
 
 /// Aborts the session's set (asking first when `ask`).

@@ -211,8 +211,20 @@ fn a_failing_check_halts_after_step_1_and_nothing_further_opens() {
     let (code, _, err) = ststui(&r, &["rollout", "web"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("--continue"), "{err}");
-    let (code, out, err) =
-        ststui(&r, &["rollout", "web", "--continue", "--check", "echo fixed", "--timeout", "60s"]);
+    let (code, out, err) = ststui(
+        &r,
+        &[
+            "rollout",
+            "web",
+            "--steps",
+            "1,100%",
+            "--continue",
+            "--check",
+            "echo fixed",
+            "--timeout",
+            "60s",
+        ],
+    );
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("continuing the plan halted at 1/2"), "{out}");
     assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0]);
@@ -234,7 +246,9 @@ fn a_broken_image_halts_at_stuck_after_and_undo_reverts_and_deletes_the_stuck_po
     let template = r.the_set().spec.template.spec.unwrap().containers[0].image.clone();
     assert_eq!(template.as_deref(), Some("nginx:1.25"), "reverted");
     assert_eq!(pod_uid(&r, "web-2").unwrap(), web2, "only the stuck pod is deleted");
-    assert_eq!(*r.partitions.lock().unwrap(), [4, 3]);
+    // As `ststui abort` does: the plan ends aborted, the partition back where it began.
+    assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 4]);
+    assert_eq!(the_plan(&r).map(|p| p.phase), Some(Phase::Aborted));
     // The controller brings web-3 back on the reverted template.
     let deadline = Instant::now() + Duration::from_secs(20);
     while r.the_set().status.unwrap().ready_replicas != Some(4) {
@@ -260,12 +274,17 @@ fn a_killed_runner_leaves_the_set_held_a_second_runner_is_refused_and_a_rerun_re
     // A rerun that does not state the bake again is refused, naming it: a bake is never taken
     // from the set.
     let (code, out, err) = ststui(&r, &["rollout", "web", "--timeout", "60s"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("a resume states its steps (`--steps 1,100%`"), "{err}");
+    let (code, out, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%", "--timeout", "60s"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("bake: recorded 3s, asked 0s"), "{err}");
     // The rerun (same host, the first runner's process gone) takes the lease over at once.
-    let (code, out, err) = ststui(&r, &["rollout", "web", "--bake", "3s", "--timeout", "60s"]);
+    let (code, out, err) =
+        ststui(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "3s", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("resuming"), "{out}");
+    assert!(out.contains("plan for default/web: 4 replicas, partition 3 now"), "a preview: {out}");
     assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0]);
 }
 
@@ -374,7 +393,7 @@ fn a_gate_waits_for_approve() {
         "{out}"
     );
     // A rerun resumes at the gate; the approval takes it to the end.
-    let mut runner = spawn(&r, &["rollout", "web", "--timeout", "60s"]);
+    let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,pause,100%", "--timeout", "60s"]);
     let pid = runner.id();
     let leased = || {
         let set = r.the_set();
@@ -632,7 +651,18 @@ fn a_command_stored_on_the_set_is_never_run_and_a_stored_bake_never_shortens_our
     evil.bake_seconds = 0;
     let text = serde_json::to_string(&evil).unwrap();
     r.op(ClusterOp::Plan { set: web(), partition: None, record: text });
-    let args = ["rollout", "web", "--bake", "4s", "--check", check.as_str(), "--timeout", "60s"];
+    let args = [
+        "rollout",
+        "web",
+        "--steps",
+        "1,100%",
+        "--bake",
+        "4s",
+        "--check",
+        check.as_str(),
+        "--timeout",
+        "60s",
+    ];
     let (code, out, err) = ststui(&r, &args);
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("bake: recorded 0s, asked 4s"), "{err}");
@@ -640,7 +670,8 @@ fn a_command_stored_on_the_set_is_never_run_and_a_stored_bake_never_shortens_our
     assert!(err.contains("--force"), "{err}");
     assert_eq!(r.partition(), 3, "nothing written");
     // A rerun that states no check does not inherit the stored one either.
-    let (code, _, err) = ststui(&r, &["rollout", "web", "--bake", "4s", "--timeout", "60s"]);
+    let (code, _, err) =
+        ststui(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "4s", "--timeout", "60s"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("asked none"), "{err}");
     // --force: the operator's check and bake, recorded; the stored command is gone.

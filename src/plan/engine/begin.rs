@@ -69,7 +69,13 @@ impl Engine {
                 }
                 self.began = Some((Box::new(set.clone()), start));
             }
-            Ok(Begin::Resume { .. }) => {}
+            // A resume is shown too, with this invocation's steps (the only ones it takes),
+            // from where the set is now.
+            Ok(Begin::Resume { record, .. }) => {
+                if let Ok(steps) = record.parsed_steps() {
+                    self.began = Some((Box::new(set.clone()), self.start(steps)));
+                }
+            }
         }
         let text = self.lease_text(view.now);
         let seen = record::lease_text(set);

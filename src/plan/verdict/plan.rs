@@ -50,7 +50,10 @@ pub(super) fn of(f: &Facts<'_>, tally: Tally) -> Option<Verdict> {
     match r.phase {
         Phase::Done | Phase::Aborted => return None,
         Phase::Halted => {
-            let cont = Move::new(format!("{} --continue", resume.0), "goes on once it is fixed");
+            let cont = Move::new(
+                format!("{} --continue {}", resume.0, resume.1),
+                "goes on once it is fixed",
+            );
             let v = Verdict::of(Row::Halted, None, r.words(now), tally);
             return Some(v.then(cont).or_else(abort()));
         }
@@ -259,7 +262,10 @@ pub(super) fn group(f: &Facts<'_>, tally: Tally, by_pods: &Verdict) -> Option<Ve
     if let Some(h) = standing.iter().find(|s| s.state == Some(State::Halted)) {
         let reason = h.reason.as_deref().map(|r| format!(": {}", shown(r))).unwrap_or_default();
         let why = format!("{place}, and the group halted at {}{reason}", shown(&h.set));
-        let cont = Move::new(format!("{cmd} --continue"), "goes on once it is fixed");
+        let cont = Move::new(
+            format!("{cmd} --continue {}", steps_flag(&p.steps)),
+            "goes on once it is fixed",
+        );
         let abort = Move::new(
             format!("ststui abort {} --group", shown(&h.set)),
             "rolls the group back, newest first",

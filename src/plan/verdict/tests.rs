@@ -301,7 +301,7 @@ fn halted_approval_and_invalid_plans() {
     r.reason = Some("step 1 made no progress for 10m".into());
     let v = web(Some(2), &[A, A, ("b", false)]).plan(&r).judge();
     assert_eq!((v.row, v.word(), v.kind()), (Row::Halted, Word::Halted, Kind::Stuck));
-    assert_eq!(v.next.unwrap().command, "ststui rollout web --continue");
+    assert_eq!(v.next.unwrap().command, "ststui rollout web --continue --steps 1,100%");
     let r = record(Phase::Gate, 2, "1,pause,100%", 2);
     let v = web(Some(2), &[A, A, B]).plan(&r).leased(NOW + 20).both();
     assert_eq!((v.row, v.word(), v.argo()), (Row::Approval, Word::Waiting, Some(Argo::Suspended)));
@@ -367,7 +367,10 @@ fn a_set_waiting_in_a_group_waits_on_the_group_and_says_when_it_halted() {
     b.sets = vec![a.set.clone()];
     let v = b.judge();
     assert_eq!((v.row, v.word(), v.kind()), (Row::GroupHalted, Word::Halted, Kind::Stuck));
-    assert_eq!(v.next.unwrap().command, "ststui rollout -l rollout-group=ingester --continue");
+    assert_eq!(
+        v.next.unwrap().command,
+        "ststui rollout -l rollout-group=ingester --continue --steps 1,100%"
+    );
     // The group's runner gone.
     let a = zone("zone-a", &part_of(0, State::Rolling), &[A, B]);
     b.sets = vec![a.set.clone()];

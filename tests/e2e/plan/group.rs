@@ -220,7 +220,8 @@ fn a_check_failing_in_zone_b_halts_the_group_and_abort_reverts_b_then_a() {
             && group.ends_with("ingester-zone-c waiting"),
         "{group}"
     );
-    let (code, out, err) = run(&s, &["abort", ZONES[2], "--yes", "--timeout", "60s"]);
+    // Without --group only the set named is reverted: a group's abort is asked for.
+    let (code, out, err) = run(&s, &["abort", ZONES[2], "--group", "--yes", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
     let b = out.find("ingester-zone-b reverted (1/2)").unwrap_or_else(|| panic!("{out}"));
     let a = out.find("ingester-zone-a reverted (2/2)").unwrap_or_else(|| panic!("{out}"));
@@ -255,4 +256,113 @@ fn a_group_rollout_operator_drives_is_refused_with_nothing_written() {
             && words.contains("next: it deletes ingester-zone-a's pods not on the update revision"),
         "{words}"
     );
+}
+
+/// A part as a forger (anyone who may patch the sets) would write it: group ingester, the
+/// three zones, `place`, `state`, one run.
+fn forged(place: usize, state: State) -> String {
+    serde_json::json!({"group": "ingester", "sets": ZONES, "place": place,
+        "state": state.word(), "since": "2026-01-01T00:00:00Z", "by": "mallory",
+        "started": "2026-01-01T00:00:00Z", "steps": "100%", "zoneBakeSeconds": 0})
+    .to_string()
+}
+
+fn forge(s: &Served, zone: &str, place: usize, state: State) {
+    let set = ObjRef::new("default", zone);
+    op(s, ClusterOp::GroupPart { set, part: Some(forged(place, state)) });
+}
+
+/// Parts claiming zones a and b done, their pods on the old revision: the rerun of the group
+/// does not believe them (said), rolls zone-a first, then b, then c — never c alone.
+#[test]
+fn parts_claiming_done_are_judged_by_the_pods_and_nothing_is_skipped() {
+    let (s, trace) = zones("forged-done", false);
+    forge(&s, ZONES[0], 0, State::Done);
+    forge(&s, ZONES[1], 1, State::Done);
+    forge(&s, ZONES[2], 2, State::Waiting);
+    let (code, out, err) = run(
+        &s,
+        &["rollout", "-l", "rollout-group=ingester", "--steps", "100%", "--timeout", "90s"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "ingester-zone-a's part says done, but its pods are not all on the update \
+                      revision: not trusted, it rolls"
+        ),
+        "{out}"
+    );
+    let moved: Vec<String> = trace.lock().unwrap().iter().map(|(z, _)| z.clone()).collect();
+    let first = |z: &str| moved.iter().position(|m| m == z).unwrap_or_else(|| panic!("{z}: {out}"));
+    assert!(first(ZONES[0]) < first(ZONES[1]) && first(ZONES[1]) < first(ZONES[2]), "{moved:?}");
+    for z in ZONES {
+        let key = ObjRef::new("default", z);
+        let set = s.call(move |sim| sim.set(&key).cloned()).unwrap();
+        assert_eq!(set.status.unwrap().updated_replicas, Some(4), "{z} rolled");
+    }
+}
+
+/// A part saying zone-b is rolling never skips the group's hold: with a pod of zone-a not
+/// Ready, zone-b does not open.
+#[test]
+fn a_part_claiming_rolling_never_bypasses_the_hold() {
+    let (s, trace) = zones("forged-rolling", false);
+    // Zone-a has nothing to roll (its template back), and one of its pods is not Ready.
+    op(
+        &s,
+        ClusterOp::SetImage { set: ObjRef::new("default", ZONES[0]), image: "nginx:1.25".into() },
+    );
+    s.call(|sim| {
+        sim.apply_op(ststui::backend::Op::from(ststui::backend::Fault::SetPodReady {
+            pod: ObjRef::new("default", "ingester-zone-a-1"),
+            ready: false,
+        }))
+    })
+    .unwrap();
+    forge(&s, ZONES[0], 0, State::Done);
+    forge(&s, ZONES[1], 1, State::Rolling);
+    forge(&s, ZONES[2], 2, State::Waiting);
+    let (code, out, err) =
+        run(&s, &["rollout", "-l", "rollout-group=ingester", "--steps", "100%", "--timeout", "6s"]);
+    assert_eq!(code, 1, "timed out waiting: {out}{err}");
+    assert!(out.contains("ingester-zone-b waits: ingester-zone-a-1 is not Ready"), "{out}");
+    assert!(trace.lock().unwrap().iter().all(|(z, _)| z != ZONES[1]), "zone-b never opened");
+}
+
+/// Parts pairing two unrelated sets as one group never widen an abort: `abort web --yes`
+/// reverts web alone; the group is reverted only when asked (`--group`).
+#[test]
+fn forged_parts_never_widen_an_abort() {
+    let mut web = set("web", 2);
+    web.metadata.labels = None;
+    let ondel = set("ondel", 2);
+    let served = Served::new("group", "forged-abort", vec![web, ondel], &[], kubelet(100));
+    for name in ["web", "ondel"] {
+        let key = ObjRef::new("default", name);
+        op(&served, ClusterOp::SetImage { set: key, image: "nginx:1.26".into() });
+    }
+    let image_of = |name: &str| {
+        let key = ObjRef::new("default", name);
+        let set = served.call(move |sim| sim.set(&key).cloned()).unwrap();
+        set.spec.template.spec.unwrap().containers[0].image.clone().unwrap_or_default()
+    };
+    wait::until("both rolled", Duration::from_secs(20), || {
+        ["web", "ondel"].iter().all(|n| {
+            let key = ObjRef::new("default", *n);
+            let set = served.call(move |sim| sim.set(&key).cloned()).unwrap();
+            set.status.unwrap().updated_replicas == Some(2)
+        })
+    });
+    for (place, name) in ["web", "ondel"].iter().enumerate() {
+        let part = serde_json::json!({"group": "x", "sets": ["web", "ondel"], "place": place,
+            "state": "done", "since": "2026-01-01T00:00:00Z", "by": "mallory",
+            "started": "2026-01-01T00:00:00Z", "steps": "100%", "zoneBakeSeconds": 0});
+        let set = ObjRef::new("default", *name);
+        op(&served, ClusterOp::GroupPart { set, part: Some(part.to_string()) });
+    }
+    let (code, out, err) = run(&served, &["abort", "web", "--yes", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("only web is reverted"), "{out}");
+    assert_eq!(image_of("web"), "nginx:1.25", "web reverted");
+    assert_eq!(image_of("ondel"), "nginx:1.26", "ondel untouched: {out}");
 }

@@ -447,6 +447,24 @@ fn unheld(set: &StatefulSet) -> Option<String> {
 
 /// Whether every pod the set's spec wants runs its (observed) update revision and its status
 /// says so: the set has nothing to roll.
+/// Whether the set's pods say its part of the plan is done: nothing to roll, or its own plan
+/// done on this revision with every pod the partition opened on the update revision (a plan
+/// opens at least one pod: a partition at the replicas is never done).
+fn done_by_pods(set: &StatefulSet, pods: &[(i32, &Pod)]) -> bool {
+    if nothing_to_roll(set, pods) {
+        return true;
+    }
+    let Some(update) = decide::observed_update_revision(set) else { return false };
+    let st = crate::core::spec::strategy(set);
+    let replicas = crate::core::spec::replicas(set);
+    let start = crate::core::spec::start_ordinal(set);
+    let plan_done = crate::plan::verdict::current_plan(set)
+        .is_some_and(|r| r.phase == record::Phase::Done && r.partition == st.partition);
+    let opened = (start + st.partition.max(0)..start + replicas)
+        .all(|o| pods.iter().any(|(i, p)| *i == o && crate::core::pod::revision(p) == update));
+    !st.on_delete && plan_done && st.partition < replicas && opened
+}
+
 fn nothing_to_roll(set: &StatefulSet, pods: &[(i32, &Pod)]) -> bool {
     let Some(update) = decide::observed_update_revision(set) else { return false };
     let status = set.status.as_ref();

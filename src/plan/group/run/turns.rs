@@ -227,8 +227,33 @@ impl GroupEngine {
                 }
             }
         }
-        let first =
-            self.parts.iter().position(|p| p.as_ref().is_none_or(|p| p.state != State::Done));
+        // A part saying done is believed when the set's pods say so too: a part anyone may
+        // write never skips a set whose pods are not on the update revision.
+        let mut first = None;
+        for i in 0..self.cfg.sets.len() {
+            let done = self.parts[i].as_ref().is_some_and(|p| p.state == State::Done);
+            let member = &view.members[i];
+            if done && member.set.is_some_and(|s| !done_by_pods(s, member.pods)) {
+                let name = &self.cfg.sets[i].name;
+                self.say(
+                    i,
+                    format!(
+                        "{name}'s part says done, but its pods are not all on the update \
+                         revision: not trusted, it rolls"
+                    ),
+                );
+                first = Some(i);
+                break;
+            }
+            if !done {
+                first = Some(i);
+                break;
+            }
+        }
+        if let Some(i) = first {
+            let left: Vec<&str> = self.cfg.sets[i..].iter().map(|s| s.name.as_str()).collect();
+            self.say(i, format!("to roll, in order: {}", left.join(", ")));
+        }
         self.stage = match first {
             Some(index) => Stage::Hold { index, quiet: None },
             None => Stage::Close { end: GroupEnd::Done, last: None },
@@ -260,21 +285,7 @@ impl GroupEngine {
             return self.next(view);
         };
         let key = self.cfg.sets[index].clone();
-        // A set whose plan was under way when the last runner stopped goes on at once.
         let state = self.parts[index].as_ref().map(|p| p.state);
-        if matches!(state, Some(State::Rolling | State::Halted)) {
-            return self.start(view, index, false);
-        }
-        if nothing_to_roll(set, view.members[index].pods) {
-            if !view.fresh && self.cfg.engine.fresh_reads {
-                return Step::Do(Act::Read);
-            }
-            let rev = decide::observed_update_revision(set).unwrap_or_default().to_string();
-            self.say(index, format!("{}: nothing to roll (every pod runs {rev})", key.name));
-            self.stage = Stage::Hold { index: index + 1, quiet };
-            let p = self.part(index, State::Done, now, Some("nothing to roll".into()));
-            return self.write_part(index, p);
-        }
         let members: Vec<crate::plan::group::Member<'_>> = view
             .members
             .iter()
@@ -288,6 +299,31 @@ impl GroupEngine {
                 .map(|m| m.min_ready)
                 .unwrap_or(MinReady { seconds: 0, at_deadline: false })
         };
+        // A set whose plan was under way when the last runner stopped goes on as soon as every
+        // other set of the group allows it (its own pods are in motion): a part saying
+        // "rolling" never skips the hold on the others.
+        if matches!(state, Some(State::Rolling | State::Halted)) {
+            let others: Vec<_> = members
+                .iter()
+                .copied()
+                .filter(|m| m.set.metadata.name.as_deref() != Some(key.name.as_str()))
+                .collect();
+            if let Some(h) = crate::plan::group::hold(&others, min_ready, now) {
+                let words = format!("{} waits: {h}", key.name);
+                return self.held_by(index, words, self.renew_at);
+            }
+            return self.start(view, index, false);
+        }
+        if nothing_to_roll(set, view.members[index].pods) {
+            if !view.fresh && self.cfg.engine.fresh_reads {
+                return Step::Do(Act::Read);
+            }
+            let rev = decide::observed_update_revision(set).unwrap_or_default().to_string();
+            self.say(index, format!("{}: nothing to roll (every pod runs {rev})", key.name));
+            self.stage = Stage::Hold { index: index + 1, quiet };
+            let p = self.part(index, State::Done, now, Some("nothing to roll".into()));
+            return self.write_part(index, p);
+        }
         if let Some(h) = crate::plan::group::hold(&members, min_ready, now) {
             let words = format!("{} waits: {h}", key.name);
             self.stage = Stage::Hold { index, quiet: None };
