@@ -417,6 +417,7 @@ fn explain_json_is_what_the_readme_documents() {
         "onFailure": "hold", "revision": "web-x", "template": "0", "step": 1, "of": 2,
         "phase": "halted", "since": "2026-01-01T00:00:00Z", "partition": 2, "by": "ana",
         "started": "2026-01-01T00:00:00Z", "reason": "check `./c` exited 1", "beganAt": 2,
+        "from": "web-w",
         "gates": {"preDelete": "cmd:./drain.sh", "postReady": "http::8080/ready",
             "beforeStep": "cmd:./green.sh", "lastBy": "cmd:./primary.sh", "last": "web-0",
             "intervalSeconds": 10, "timeoutSeconds": 120, "tries": 180, "recheckSeconds": 0},
