@@ -160,7 +160,7 @@ pub fn verdict_line(v: &crate::plan::verdict::Verdict) -> Option<ExplainLine> {
         Row::Held | Row::FrozenIdle => LineKind::Held,
         _ => LineKind::Waiting,
     };
-    Some(ExplainLine { kind, text: format!("{}: {}", v.word().word(), v.said()) })
+    Some(ExplainLine { kind, text: v.said() })
 }
 
 /// Why the selected set's pods (or revisions, which classify them) cannot be shown: not yet

@@ -43,6 +43,7 @@ pub fn verdict(
         .collect();
     let advisor = advisor(state, key, set, controller);
     let now = state.now.unwrap_or_default();
+    let hold = group_hold(state, key, set, &sets);
     Some(judge(&Facts {
         set,
         pods: facts_pods,
@@ -52,7 +53,53 @@ pub fn verdict(
         sets: &sets,
         advisor: &advisor,
         seen,
+        hold: hold.as_ref(),
     }))
+}
+
+/// What holds `set`'s rollout group now, when it carries a part and its members' pods are
+/// watched (the group plan's own rule, `plan::group::hold`).
+fn group_hold(
+    state: &AppState,
+    key: &ObjRef,
+    set: &StatefulSet,
+    others: &[&StatefulSet],
+) -> Option<crate::plan::group::Hold> {
+    let part = crate::plan::group::part::read(set).part().cloned()?;
+    let find = |n: &str| -> Option<&StatefulSet> {
+        if n == key.name {
+            return Some(set);
+        }
+        others.iter().copied().find(|s| s.metadata.name.as_deref() == Some(n))
+    };
+    let members: Vec<&StatefulSet> = part.sets.iter().filter_map(|n| find(n)).collect();
+    if members.len() != part.sets.len() {
+        return None;
+    }
+    let pods: Vec<Vec<(i32, &k8s_openapi::api::core::v1::Pod)>> = members
+        .iter()
+        .map(|s| {
+            state
+                .mirror
+                .pods_of(&ObjRef::new(key.namespace.clone(), crate::core::spec::name(s)))
+                .collect()
+        })
+        .collect();
+    // Members whose pods are not watched say nothing: no hold is claimed from them.
+    if pods.iter().zip(&members).any(|(p, s)| p.is_empty() && crate::core::spec::replicas(s) > 0) {
+        return None;
+    }
+    let group: Vec<crate::plan::group::Member<'_>> = members
+        .iter()
+        .zip(&pods)
+        .map(|(s, p)| crate::plan::group::Member { set: s, pods: p })
+        .collect();
+    let sem = &state.options.semantics;
+    crate::plan::group::hold(
+        &group,
+        |s| crate::core::spec::min_ready(s, sem),
+        state.now.unwrap_or_default(),
+    )
 }
 
 /// What the advisor says of `set`: a rule no waiting resolves (a sync error, or a hint of the

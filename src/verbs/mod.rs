@@ -119,6 +119,7 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
 fn explain(target: Target, output: ExplainOutput, deadline: Instant) -> Result<Exit, VerbError> {
     let mut s = Session::open(target)?;
     s.sync(deadline)?;
+    s.see_group(deadline);
     let mut report = report::Report::of(&s.state, &s.key)
         .ok_or_else(|| VerbError::new(Exit::Api, format!("{} is gone", s.key)))?;
     // A set in a rollout group: the group as its sets say (one listing of the namespace's sets;
@@ -260,6 +261,7 @@ fn wait(
     let deadline = timeout_ms.map(|t| start + Duration::from_millis(t));
     let mut s = Session::open(target)?;
     s.sync(deadline.unwrap_or(start + SYNC_TIMEOUT))?;
+    s.see_group(deadline.unwrap_or(start + SYNC_TIMEOUT));
     watch(&mut s, Goal::Rollout { full }, deadline, stuck_after_ms)
 }
 

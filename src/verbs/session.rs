@@ -231,6 +231,31 @@ impl Session {
     pub fn set(&self) -> Option<&StatefulSet> {
         self.state.mirror.set(&self.key)
     }
+
+    /// A set in a rollout group's plan is judged with its group (whether the group halted,
+    /// whether its runner lives, what holds it): every member is watched as the console's
+    /// group view watches them, and waited for until `deadline` (at most 10 s; unseen, the
+    /// verdict says it could not see them).
+    pub fn see_group(&mut self, deadline: Instant) {
+        use crate::backend::{ObjKind, Op, ViewOp};
+        let Some(part) = self.set().and_then(|s| crate::plan::group::part::read(s).part().cloned())
+        else {
+            return;
+        };
+        let ns = self.key.namespace.clone();
+        let members: Vec<ObjRef> = part.sets.iter().map(|n| ObjRef::new(ns.clone(), n)).collect();
+        self.backend.execute(Op::View(ViewOp::Group(members.clone())));
+        let until = deadline.min(Instant::now() + Duration::from_secs(10));
+        let seen = |s: &Session| {
+            !s.state.listing.contains_key(&ObjKind::Pod)
+                && members.iter().all(|m| s.state.mirror.set(m).is_some())
+        };
+        while !seen(self) && Instant::now() < until {
+            if self.next(Some(until)).is_err() {
+                return;
+            }
+        }
+    }
 }
 
 /// Sessions on several sets (a rollout group's), fed through one channel: each its own

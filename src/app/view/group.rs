@@ -249,7 +249,19 @@ fn motion_line(
     }
     let done: Vec<String> =
         columns.iter().filter(|c| c.motion == Motion::Done).map(|c| esc(&c.set.name)).collect();
-    if let Some(next) = next {
+    // A group plan's waiting set says what the one verdict says of it (wait and explain say
+    // the same): the set before it, the zone bake, the hold, the runner gone.
+    let judged = next
+        .and_then(|n| crate::app::health::verdict(state, &n.set, Some(&[]), None))
+        .filter(|v| {
+            use crate::plan::verdict::Row;
+            matches!(v.row, Row::GroupWaiting | Row::GroupHalted | Row::GroupStalled)
+        });
+    if let (Some(next), Some(v)) = (next, judged) {
+        let clock = v.clock.map(|c| format!(" ({})", c.words(state.now.unwrap_or_default())));
+        let what = v.short.as_deref().unwrap_or(&v.why);
+        out.push(format!("{} waits: {what}{}", esc(&next.set.name), clock.unwrap_or_default()));
+    } else if let Some(next) = next {
         let name = esc(&next.set.name);
         out.push(match rolling.first() {
             Some(r) => format!("{name} waits: {} rolls first", esc(&r.set.name)),

@@ -382,6 +382,9 @@ pub struct Verdict {
     /// A clock the state runs on (a bake's end, a gate asked since): shown live, never part
     /// of the words, so a log gets a line when the state changes, not each second.
     pub clock: Option<Clock>,
+    /// A group member's `why` without its place in the group (what the group matrix shows
+    /// after the set's name).
+    pub short: Option<String>,
 }
 
 /// A time a live surface counts to or from.
@@ -461,6 +464,9 @@ pub struct Facts<'a> {
     pub advisor: &'a Advisor,
     /// What a watcher remembers (`ststui wait`), if one watches.
     pub seen: Option<&'a Seen>,
+    /// What holds the set's rollout group now (`plan::group::hold` on its members' pods), when
+    /// they are watched.
+    pub hold: Option<&'a crate::plan::group::Hold>,
 }
 
 /// The set's own pods, as far as they are known.
@@ -528,7 +534,7 @@ pub fn judge(f: &Facts<'_>) -> Verdict {
 
 impl Verdict {
     fn of(row: Row, on: Option<On>, why: String, tally: Tally) -> Verdict {
-        Verdict { row, on, why, pod: None, next: None, or: None, tally, clock: None }
+        Verdict { row, on, why, pod: None, next: None, or: None, tally, clock: None, short: None }
     }
 
     fn then(mut self, next: Move) -> Verdict {
@@ -565,6 +571,7 @@ pub fn of_status(set: &StatefulSet, now: Timestamp) -> Verdict {
         sets: &[],
         advisor: &Advisor::default(),
         seen: None,
+        hold: None,
     })
 }
 

@@ -283,13 +283,34 @@ pub(super) fn group(f: &Facts<'_>, tally: Tally, by_pods: &Verdict) -> Option<Ve
         let go = Move::new(format!("{cmd} {}", steps_flag(&p.steps)), "resumes the group");
         return Some(Verdict::of(Row::GroupStalled, Some(On::Runner), why, tally).then(go));
     }
-    let before = standing
-        .iter()
-        .take(p.place)
-        .find(|s| s.state != Some(State::Done))
-        .map(|s| format!(": {} rolls first", shown(&s.set)))
-        .unwrap_or_default();
+    let earlier = standing.iter().take(p.place).find(|s| s.state != Some(State::Done));
     let seen = if runner.is_none() { " (its runner not seen from here)" } else { "" };
-    let why = format!("{place}{before}{seen}");
-    Some(Verdict::of(Row::GroupWaiting, Some(On::Group), why, tally))
+    let v = |what: String| {
+        let mut v =
+            Verdict::of(Row::GroupWaiting, Some(On::Group), format!("{place}: {what}"), tally);
+        v.short = Some(what);
+        v
+    };
+    if let Some(e) = earlier {
+        return Some(v(format!("{} rolls first{seen}", shown(&e.set))));
+    }
+    // The zone bake after the set before it: from when its part says it was done.
+    let previous = p.place.checked_sub(1).and_then(|i| standing.get(i));
+    let bake_end = previous
+        .filter(|_| p.zone_bake_seconds > 0)
+        .and_then(|s| s.since.parse::<k8s_openapi::jiff::Timestamp>().ok())
+        .and_then(|t| {
+            let bake = i64::try_from(p.zone_bake_seconds).unwrap_or(i64::MAX);
+            t.checked_add(k8s_openapi::jiff::SignedDuration::from_secs(bake)).ok()
+        })
+        .filter(|end| *end > f.now);
+    if let (Some(end), Some(prev)) = (bake_end, previous) {
+        let bake = crate::plan::duration_words(p.zone_bake_seconds.saturating_mul(1000));
+        let what = format!("the zone bake of {bake} after {} first{seen}", shown(&prev.set));
+        return Some(v(what).timed(Some(Clock::Until(end))));
+    }
+    if let Some(h) = f.hold {
+        return Some(v(format!("{} {}{seen}", shown(&h.pod), shown(&h.why))));
+    }
+    Some(v(format!("it starts next{seen}")))
 }

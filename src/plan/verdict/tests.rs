@@ -146,6 +146,7 @@ impl Fx {
             sets: &sets,
             advisor: &self.advisor,
             seen: None,
+            hold: None,
         })
     }
 
