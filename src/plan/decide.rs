@@ -285,19 +285,41 @@ fn not_done(pod: Option<&Pod>, update: &str, facts: &Facts<'_>) -> Option<String
         return Some(NOT_UPDATED.into());
     }
     if !podf::is_running_and_ready(p) {
-        let what = if podf::phase(p) == "Running" { "Running, not Ready" } else { "not running" };
+        let what = if podf::phase(p) == "Running" { NOT_READY } else { NOT_RUNNING };
         return Some(match crate::core::why::reason(p) {
             Some(why) => format!("{what} ({why})"),
             None => what.into(),
         });
     }
     if !podf::is_running_and_available(p, facts.min_ready, facts.now) {
-        return Some("Ready, not available yet (minReadySeconds)".into());
+        return Some(NOT_AVAILABLE.into());
     }
     None
 }
 
 const NOT_CREATED: &str = "not created";
+const NOT_RUNNING: &str = "not running";
+const NOT_READY: &str = "Running, not Ready";
+const NOT_AVAILABLE: &str = "Ready, not available yet (minReadySeconds)";
+
+/// What a waiting line says a pod of the step is awaited for, from its state as [`not_done`]
+/// words it: `web-1 to be updated`, not `web-1 not updated`.
+fn awaited(state: &str) -> String {
+    let (head, why) = match state.find(" (") {
+        Some(i) if state != NOT_AVAILABLE => state.split_at(i),
+        _ => (state, ""),
+    };
+    let verb = match head {
+        NOT_UPDATED => "to be updated",
+        NOT_CREATED => "to be created",
+        "terminating" => "to be gone (terminating)",
+        NOT_RUNNING => "to run",
+        NOT_READY => "to be Ready",
+        NOT_AVAILABLE => "to be available (minReadySeconds)",
+        other => other,
+    };
+    format!("{verb}{why}")
+}
 pub(super) const NOT_UPDATED: &str = "not updated";
 
 pub(super) fn pod_at<'a>(facts: &Facts<'a>, ordinal: i32) -> Option<&'a Pod> {
@@ -391,8 +413,8 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
             };
         }
     }
-    let pending: Vec<(i32, &str)> = pending.iter().map(|(o, w)| (*o, w.as_str())).collect();
-    let words = pending_words(name, &pending);
+    let states: Vec<(i32, &str)> = pending.iter().map(|(o, w)| (*o, w.as_str())).collect();
+    let words = pending_words(name, &states);
     if stuck_deadline(record, facts).is_some_and(|t| facts.now > t) {
         let after = super::duration_words(facts.stuck_after_ms);
         return Next::Halt(halted(
@@ -401,7 +423,9 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
             format!("step {} made no progress for {after}: {words}", record.step),
         ));
     }
-    waits(format!("waiting for {words}"))
+    let awaited: Vec<(i32, String)> = pending.iter().map(|(o, w)| (*o, awaited(w))).collect();
+    let awaited: Vec<(i32, &str)> = awaited.iter().map(|(o, w)| (*o, w.as_str())).collect();
+    waits(format!("waiting for {}", pending_words(name, &awaited)))
 }
 
 /// Rule 3. Without a baseline (a runner resumed mid-bake) the bake starts over.

@@ -227,3 +227,35 @@ pub fn preview(key: &ObjRef, set: &StatefulSet, start: &Start) -> Vec<String> {
     }
     lines
 }
+
+/// `text` with what counts masked: numbers followed by a unit of time (`20s`, `1m12s`,
+/// `250ms`), times of day, tries (`try 2 of 180`, `3 tries`).
+pub fn counters_masked(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(|c: char| c.is_ascii_digit()) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail
+            .find(|c: char| !(c.is_ascii_digit() || c == ':' || c == '.'))
+            .unwrap_or(tail.len());
+        let (run, after) = tail.split_at(end);
+        let unit_len = after.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(after.len());
+        let unit = &after[..unit_len];
+        let timed = matches!(unit, "s" | "ms" | "m" | "h" | "tries" | "try")
+            || run.contains(':')
+            || unit.chars().all(|c| "hms".contains(c)) && !unit.is_empty();
+        let counted = out.ends_with("try ") || out.ends_with(" of ") && after.starts_with(')');
+        if timed || counted {
+            if !out.ends_with('#') {
+                out.push('#');
+            }
+            rest = if timed { &after[unit_len..] } else { after };
+        } else {
+            out.push_str(run);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}

@@ -129,7 +129,7 @@ fn a_plan_opens_its_steps_in_order_through_wait_bake_and_checks() {
     // The partition is written; web-3 not yet updated.
     let s = set(4, 3, "a", "b");
     let Next::Wait(w) = decide(&record, &facts(&s, &pods, 5)) else { panic!() };
-    assert_eq!(w, "waiting for web-3 not updated");
+    assert_eq!(w, "waiting for web-3 to be updated");
     // web-3 comes back updated and Ready: bake.
     let new3 = pod(3, "b", Some(20));
     let pods: Vec<(i32, &Pod)> = vec![(0, &old[0]), (1, &old[1]), (2, &old[2]), (3, &new3)];

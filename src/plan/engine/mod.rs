@@ -219,6 +219,8 @@ pub struct Engine {
     seen_at_end: Option<String>,
     /// A new plan begun: the set it began on and how (for a preview), until taken.
     began: Option<(Box<StatefulSet>, Start)>,
+    /// The plan was shown (once per run).
+    previewed: bool,
     /// The gates asked and what passed in this run.
     gating: Gating,
     gate_run: Option<gates::InFlight>,
@@ -253,6 +255,7 @@ impl Engine {
             said: Vec::new(),
             seen_at_end: None,
             began: None,
+            previewed: false,
             gating,
             gate_run: None,
             gate_tries: Default::default(),
@@ -273,7 +276,10 @@ impl Engine {
     /// A new plan just begun: the set as it was and the plan, once (an adapter prints the plan
     /// before its first move; nothing is printed for a plan that could not begin).
     pub fn take_began(&mut self) -> Option<(StatefulSet, Start)> {
-        self.began.take().map(|(s, start)| (*s, start))
+        // Shown once per run (a start tried again after a wait is not a second plan).
+        let began = self.began.take().filter(|_| !self.previewed);
+        self.previewed |= began.is_some();
+        began.map(|(s, start)| (*s, start))
     }
 
     /// What was said since the last call, in order.

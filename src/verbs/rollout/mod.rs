@@ -242,6 +242,16 @@ impl Runner {
                 self.engine.gated(o);
             }
             let act = self.turn()?;
+            if self.out.is_json() {
+                let screen = crate::app::view::Screen::of(&self.s.state);
+                let v = crate::app::health::verdict(
+                    &self.s.state,
+                    &self.s.key,
+                    Some(&screen.controller),
+                    None,
+                );
+                self.out.verdict(v.as_ref());
+            }
             // A new plan is printed before its first move is said.
             if let Some((set, start)) = self.engine.take_began() {
                 self.out.preview(&self.s.key, &set, &start);

@@ -303,3 +303,63 @@ fn before_step_is_asked_before_each_step_and_again_after_the_recheck() {
     }
     assert_eq!(r.partitions.lock().unwrap().last(), Some(&0), "{out}");
 }
+
+/// A 5-pod gated plan's log (stdout not a terminal): a line when the state changes, never a
+/// line repeated or differing from the one before only in a counter, however long a gate says
+/// "not yet".
+#[test]
+fn a_gated_plans_log_has_a_line_per_change_never_per_second() {
+    let served = crate::support::rig::Served::new(
+        "plan",
+        "gate-log",
+        vec![set("web", 5)],
+        &[],
+        kubelet_breaking(100, "nginx:broken"),
+    );
+    let r = Rig { served, partitions: Arc::new(Mutex::new(Vec::new())) };
+    r.op(ClusterOp::SetPartition { set: web(), partition: 5 });
+    r.op(ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
+    // "Not yet" twice for each pod, then yes.
+    let gate = r.dir.join("isr-ok.sh");
+    std::fs::write(
+        &gate,
+        "#!/bin/sh\nf=\"$(dirname \"$0\")/tries-$1\"\nn=$(cat \"$f\" 2>/dev/null || echo 0)\n\
+         echo $((n+1)) > \"$f\"\n[ \"$n\" -ge 2 ] || { echo \"isr $n/3\"; exit 75; }\necho ok\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&gate, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let pre = format!("cmd:{} {{pod}}", gate.display());
+    let (code, out, err) = ststui(
+        &r,
+        &[
+            "rollout",
+            "web",
+            "--steps",
+            "1,100%",
+            "--pre-delete",
+            &pre,
+            "--gate-interval",
+            "1s",
+            "--timeout",
+            "120s",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(lines.len() > 10, "{out}");
+    for pair in lines.windows(2) {
+        assert_ne!(
+            ststui::plan::said::counters_masked(pair[0]),
+            ststui::plan::said::counters_masked(pair[1]),
+            "a line differing only in a counter:\n{}\n{}\n\n{out}",
+            pair[0],
+            pair[1]
+        );
+    }
+    // Ours (a gate's own output, quoted under `  |`, is each run's: it may say the same).
+    let mut seen = std::collections::HashSet::new();
+    for l in lines.iter().filter(|l| !l.starts_with("  |")) {
+        assert!(seen.insert(*l), "a line repeated: {l}\n\n{out}");
+    }
+}
