@@ -182,7 +182,11 @@ pub fn pods_unknown(state: &AppState) -> Option<String> {
 pub fn offer(state: &AppState, set: &StatefulSet) -> explain::Offer {
     use super::action::Action;
     use super::ops::applies;
-    let planned = crate::plan::record::under_way(set).is_some();
+    // A plan under way or halted holds the partition: its keys are continue and abort (the
+    // verdict's line), never a move by hand under it.
+    let planned = crate::plan::verdict::current_plan(set).is_some_and(|r| {
+        !matches!(r.phase, crate::plan::record::Phase::Done | crate::plan::record::Phase::Aborted)
+    });
     let free = crate::steer::frozen(set).is_none() && !planned;
     explain::Offer {
         lower_partition: free && applies(Action::PartitionDown, state),

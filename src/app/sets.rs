@@ -238,6 +238,10 @@ fn plan_words(set: &StatefulSet, now: Option<k8s_openapi::jiff::Timestamp>) -> S
     };
     match record::read(set) {
         Reading::Plan(r) => match r.phase {
+            // A done plan of the revision rolled out now says so; an older one is history.
+            Phase::Done if crate::plan::verdict::current_plan(set).is_some() => {
+                format!("done ({} steps)", r.of)
+            }
             Phase::Done => String::new(),
             Phase::Halted => format!("halted at {}/{}", r.step, r.of),
             Phase::Aborted => format!("aborted at {}/{}", r.step, r.of),

@@ -193,7 +193,7 @@ fn while_a_plan_drives_the_partition_the_keys_say_so_and_freeze_halts_it() {
         .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
         .collect();
     assert!(screen.contains("held: partition 5 holds web-0..web-4"), "{screen}");
-    assert!(screen.contains("— the rollout plan lowers it"), "{screen}");
+    assert!(screen.contains("— the rollout plan holds it"), "{screen}");
     assert!(!screen.contains("press [ to lower it"), "{screen}");
     // The freeze key freezes and records the plan halted, in the same keypress.
     let cmds = run(&mut st, [key('F')]);
@@ -286,7 +286,8 @@ fn the_abort_key_shows_the_rollback_asks_and_sends_it_in_order() {
         panic!("no question: {:?} {}", st.modal, status_text(&st))
     };
     let shown = format!("{} {} {}", c.title, c.new, c.details.join(" | "));
-    assert!(shown.contains("will revert the template to revision"), "{shown}");
+    // Said again once it ran ("old → new"): in the present, never "will revert".
+    assert!(c.new.starts_with("the template back to revision"), "{shown}");
     assert!(shown.contains("will end the plan, recorded as aborted"), "{shown}");
     assert!(shown.contains("will put the partition back from 4 to 5"), "{shown}");
     let ops = plan_ops(&run(&mut st, [key('y')]));

@@ -16,7 +16,8 @@ pub(super) fn abort(state: &mut AppState) -> Outcome {
     let a = crate::steer::abort::abort(&key, &set, &revisions, &pods, now, "a console")
         .map_err(|r| r.message)?;
     let mut details = a.preview();
-    let first = details.remove(0);
+    // Its first line ("will revert the template …") is the question's title's.
+    details.remove(0);
     // What the budgets this console watches say of each eviction now (the API server's
     // judgement, made here): a refusal is said before anything is asked.
     let force = super::key(crate::app::action::Action::ForceDeletePod);
@@ -39,7 +40,11 @@ pub(super) fn abort(state: &mut AppState) -> Outcome {
     let confirm = Confirm {
         title: format!("Abort {key}: the forced rollback?"),
         old: a.revision.clone(),
-        new: first.replace(&format!("abort {key}: "), ""),
+        // Said again once it ran ("old → new"): what the set goes back to, not "will revert".
+        new: {
+            let image = a.image.as_ref().map(|i| format!(" ({i})")).unwrap_or_default();
+            format!("the template back to revision {}{image}", a.back)
+        },
         warning: (!a.stuck.is_empty()).then(|| format!("{} pod(s) will be deleted", a.stuck.len())),
         ops: a.writes().into_iter().map(Op::Cluster).collect(),
         log: format!("abort {}", key.name),

@@ -212,9 +212,7 @@ fn held_line(
         .cloned()
         .unwrap_or_else(|| core_explain::hold_step(observed, plan, hold));
     let how = match hold {
-        Hold::Partition { .. } if offer.planned => {
-            " — the rollout plan lowers it step by step".to_string()
-        }
+        Hold::Partition { .. } if offer.planned => " — the rollout plan holds it".to_string(),
         Hold::Partition { .. } => press(
             offer.lower_partition,
             format!("press {} to lower it", key(Action::PartitionDown)),

@@ -24,9 +24,14 @@ pub fn hints(state: &AppState) -> Vec<Hint> {
     keymap::bindings(ctx, &state.caps)
         .filter(|b| keymap::offered(b.action, &state.caps))
         .filter_map(|b| {
+            // The pause key says what it does now: resume while the controller is paused.
+            let label = match (b.action, state.mode) {
+                (Action::TogglePause, crate::backend::Mode::Paused) => "resume",
+                _ => b.footer?,
+            };
             Some(Hint {
                 key: b.keys.first()?.label(),
-                label: b.footer?,
+                label,
                 applies: crate::app::ops::applies(b.action, state),
                 kept: matches!(b.action, Action::Help | Action::Quit),
             })

@@ -187,6 +187,13 @@ impl Engine {
                 }
             }
             Begin::Resume { record, rewrite } => {
+                // What this command states anew (a continue or a forced resume) is said: it is
+                // recorded over what the record held.
+                let restated = crate::plan::ask::differences(&record, &self.ask);
+                let restated = match restated.is_empty() {
+                    true => String::new(),
+                    false => format!(" (this command's, recorded: {})", restated.join("; ")),
+                };
                 let words = match record.phase {
                     Phase::Halted => format!(
                         "continuing the plan halted at {}/{}: {}",
@@ -196,6 +203,7 @@ impl Engine {
                     ),
                     _ => format!("resuming: {}", record.words(view.now)),
                 };
+                let words = format!("{words}{restated}");
                 self.say(Some(&record), words);
                 match rewrite {
                     Some(w) => {

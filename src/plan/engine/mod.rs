@@ -132,8 +132,10 @@ pub enum Stop {
     /// The server could not be reached, or refused a permission, for longer than the lease's
     /// slack.
     Unreachable,
-    /// Another runner, an abort, or the set's removal took the plan away.
+    /// Another runner, or the set's removal, took the plan away.
     Taken,
+    /// Someone aborted the plan (`ststui abort`, the console's abort): it will not go on.
+    Aborted,
     /// The adapter asked ([`Engine::stop`]: a timeout, a quitting console).
     Asked,
 }

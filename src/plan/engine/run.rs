@@ -54,7 +54,10 @@ impl Engine {
         };
         if current.phase == Phase::Aborted {
             let who = current.reason.clone().unwrap_or_else(|| "ststui abort".into());
-            return self.taken(&set, format!("the plan was aborted ({who})"));
+            let why = format!("the plan was aborted ({})", crate::text::escape_controls(&who));
+            self.stage =
+                Stage::Over { end: End::Stopped { why, kind: Stop::Aborted }, released: false };
+            return self.over_now(&set);
         }
         if current.started != mine.started {
             return self.taken(&set, "another plan replaced this one on the set".into());

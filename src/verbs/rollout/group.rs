@@ -349,6 +349,8 @@ impl GroupRunner {
                 self.out.finish(&why);
                 match kind {
                     Stop::Unreachable => Exit::Api,
+                    // Aborted from elsewhere: it will not go on, as a halt.
+                    Stop::Aborted => Exit::Stuck,
                     Stop::Taken | Stop::Asked => Exit::Expectation,
                 }
             }
