@@ -363,3 +363,88 @@ fn a_gated_plans_log_has_a_line_per_change_never_per_second() {
         assert!(seen.insert(*l), "a line repeated: {l}\n\n{out}");
     }
 }
+
+/// While an `--image` plan waits before its first pod on a pre-delete gate saying "not yet"
+/// (its own freeze still on the set), the set is the plan's: `wait` waits (exit 1 at its
+/// timeout, naming the gate) — never "stuck: frozen … `ststui resume`", which would halt the
+/// plan — and `explain` says Progressing, waiting on the gate, done false.
+#[test]
+fn a_plans_own_freeze_is_the_plans_while_its_gate_says_not_yet() {
+    let r = rig("image-gate", "nginx:1.25");
+    r.op(ClusterOp::SetPartition { set: web(), partition: 0 });
+    let gate = r.dir.join("never.sh");
+    std::fs::write(&gate, "#!/bin/sh\necho isr 2/3\nexit 75\n").unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&gate, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let pre = format!("cmd:{} {{pod}}", gate.display());
+    let mut runner = spawn(
+        &r,
+        &[
+            "rollout",
+            "web",
+            "--image",
+            "app=nginx:1.27",
+            "--steps",
+            "1,100%",
+            "--pre-delete",
+            &pre,
+            "--gate-interval",
+            "1s",
+        ],
+    );
+    until_plan(&r, "the gate said not yet", |p| {
+        p.gate.as_ref().is_some_and(|g| g.status == ststui::plan::gate::GateStatus::NotYet)
+    });
+    assert!(ststui::steer::frozen(&r.the_set()).is_some(), "the plan's freeze is on the set");
+    let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "3s"]);
+    assert_eq!(code, 1, "waits, not stuck: {out}{err}");
+    assert!(out.contains("waiting on the pre-delete gate on web-3: not yet"), "{out}");
+    assert!(!out.contains("ststui resume"), "{out}");
+    let (_, json, _) = ststui(&r, &["explain", "web", "-o", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["health"], "Progressing", "{json}");
+    assert_eq!(v["verdict"]["done"], false, "{json}");
+    assert_eq!(v["verdict"]["waitingOn"], "gate", "{json}");
+    let (code, _, err) = ststui(&r, &["resume", "web"]);
+    assert_eq!(code, 1, "resume refuses under the plan: {err}");
+    assert!(err.contains("held by its rollout plan"), "{err}");
+    let _ = runner.kill();
+    let _ = runner.wait();
+}
+
+/// An OnDelete plan whose next eviction a budget refuses: `explain` names the budget (the
+/// controller pane's words, not "waiting for a manual delete"), and wait waits.
+#[test]
+fn an_on_delete_plan_held_by_a_budget_names_the_budget() {
+    let r = on_delete_rig("ondelete-pdb");
+    r.call(|sim| {
+        let mut b = k8s_openapi::api::policy::v1::PodDisruptionBudget::default();
+        b.metadata.name = Some("web".into());
+        b.metadata.namespace = Some("default".into());
+        b.spec = Some(k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec {
+            min_available: Some(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(4)),
+            selector: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
+                match_labels: Some([("app".to_string(), "web".to_string())].into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        sim.apply_budget(b).unwrap();
+    });
+    let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,100%"]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (_, out, _) = ststui(&r, &["explain", "web"]);
+        if out.contains("waits to evict web-3: pdb/web") {
+            assert!(!out.contains("manual delete"), "{out}");
+            assert!(out.contains("the rollout plan evicts them one at a time"), "{out}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "{out}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let (code, out, err) = ststui(&r, &["wait", "web", "--timeout", "2s"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let _ = runner.kill();
+    let _ = runner.wait();
+}

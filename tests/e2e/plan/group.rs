@@ -220,6 +220,18 @@ fn a_check_failing_in_zone_b_halts_the_group_and_abort_reverts_b_then_a() {
             && group.ends_with("ingester-zone-c waiting"),
         "{group}"
     );
+    // An untouched zone of the halted group: stuck (exit 3) with the group's own command, never
+    // "frozen … resume" (a second set moving while the group is halted).
+    let (code, out, err) = run(&s, &["wait", ZONES[2], "--timeout", "20s"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("the group halted at ingester-zone-b"), "{out}");
+    let members = ZONES.join(",");
+    let cont = format!("`ststui rollout --group {members} --continue --steps 1,100%`");
+    assert!(out.contains(&cont), "{out}");
+    assert!(!out.contains("ststui resume"), "{out}");
+    let (_, out, _) = run(&s, &["explain", ZONES[1]]);
+    assert!(out.starts_with(&format!("statefulset default/{}: Halted", ZONES[1])), "{out}");
+    assert!(out.contains(&format!("next:       {cont}")), "{out}");
     // Without --group only the set named is reverted: a group's abort is asked for.
     let (code, out, err) = run(&s, &["abort", ZONES[2], "--group", "--yes", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
