@@ -299,7 +299,8 @@ pub fn blocker_step(b: &Blocker) -> Step {
         }
         Blocker::Ordered { pod, wait, .. } => {
             let words = wait_words(*wait);
-            w(pod, format!("waiting: {pod} {words} — OrderedReady holds the rollout"))
+            // A rollout or a scale-up alike: OrderedReady goes one pod at a time.
+            w(pod, format!("waiting: {pod} {words} — OrderedReady waits for it before the next"))
         }
         Blocker::TerminalPod { pod, .. } => {
             w(pod, format!("{pod} failed: deleted, recreated once it is gone"))

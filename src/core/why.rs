@@ -71,11 +71,12 @@ fn container_reason(c: &ContainerStatus) -> Option<String> {
     }
     if state.and_then(|s| s.running.as_ref()).is_some() && !c.ready {
         return Some(match (c.restart_count, last_exit(c)) {
-            (0, _) => "readiness probe failing".into(),
+            // Not "failing": a pod just started has not passed its probe yet either.
+            (0, _) => "readiness probe not passing".into(),
             (n, Some(exit)) => {
-                format!("readiness probe failing, {}, last {exit}", restarts_words(n))
+                format!("readiness probe not passing, {}, last {exit}", restarts_words(n))
             }
-            (n, None) => format!("readiness probe failing, {}", restarts_words(n)),
+            (n, None) => format!("readiness probe not passing, {}", restarts_words(n)),
         });
     }
     None
@@ -240,7 +241,7 @@ mod tests {
         };
         assert_eq!(
             reason(&pod(vec![running.clone()], not_ready())).as_deref(),
-            Some("readiness probe failing")
+            Some("readiness probe not passing")
         );
         // Two containers: the one that is not ready is named.
         let ok = ContainerStatus { name: "sidecar".into(), ready: true, ..running.clone() };

@@ -70,13 +70,13 @@ fn next_actions_name_pods_revisions_and_reasons() {
     let t = texts(&w, &p);
     assert_eq!(
         t.last().map(String::as_str),
-        Some("waiting: web-2 Pending — OrderedReady holds the rollout")
+        Some("waiting: web-2 Pending — OrderedReady waits for it before the next")
     );
     w.tick(1);
     let p = w.plan();
     let steps = with_observed(&w, |o| next_actions(o, &p));
     let last = steps.last().cloned().unwrap_or_else(|| panic!("a step"));
-    assert_eq!(last.text, "waiting: web-2 not Ready — OrderedReady holds the rollout");
+    assert_eq!(last.text, "waiting: web-2 not Ready — OrderedReady waits for it before the next");
     assert_eq!((last.kind, last.pod.as_deref()), (StepKind::Wait, Some("web-2")));
 }
 

@@ -74,6 +74,6 @@ fn the_controller_pane_names_the_reason_the_controller_waits() {
 #[test]
 fn a_pod_whose_status_says_nothing_more_keeps_its_words() {
     let text = screen(&blocked().state(), 200, 50);
-    assert!(text.contains("web-4 not Ready — OrderedReady holds the rollout"), "{text}");
+    assert!(text.contains("web-4 not Ready — OrderedReady waits for it before the next"), "{text}");
     assert!(!text.contains("why "), "{text}");
 }

@@ -287,7 +287,7 @@ pub fn raised_partition_warning(
 
 /// `text` about `pod` with why the pod is not Ready (its containers' reason, as
 /// [`super::why::reason`] words it) after the pod's state: "web-4 not Ready (CrashLoopBackOff:
-/// exit 1, 5 restarts) — OrderedReady holds the rollout".
+/// exit 1, 5 restarts) — OrderedReady waits for it before the next".
 fn with_reason(text: &str, pod: Option<&str>, observed: &Observed<'_>) -> String {
     let found = pod
         .and_then(|name| observed.pods.iter().find(|p| p.metadata.name.as_deref() == Some(name)));

@@ -18,7 +18,7 @@ fn tracing_gate(trace: &std::path::Path, what: &str) -> String {
     format!("cmd:echo {what} $STSTUI_POD >> {}", trace.display())
 }
 
-/// Marks `pod` not Ready (its readiness probe failing).
+/// Marks `pod` not Ready (its readiness probe not passing).
 fn unready(r: &Rig, pod: &str) {
     let pod = ObjRef::new("default", pod);
     r.call(move |sim| {
