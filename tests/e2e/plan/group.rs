@@ -378,3 +378,35 @@ fn forged_parts_never_widen_an_abort() {
     assert_eq!(image_of("web"), "nginx:1.25", "web reverted");
     assert_eq!(image_of("ondel"), "nginx:1.26", "ondel untouched: {out}");
 }
+
+/// A group started by its label and halted is resumed by its members named any other way, in
+/// the same order (`--group a,b,c`), under the name its parts record — not refused as "another
+/// group's plan" — and the command the verdict prints for it works.
+#[test]
+fn a_halted_group_is_resumed_by_its_members_named_another_way() {
+    let (s, _) = zones("resume-any", false);
+    let check = "test \"$STSTUI_SET\" != ingester-zone-b || { echo zone-b is sick; exit 1; }";
+    let (code, out, err) = run(
+        &s,
+        &["rollout", "-l", "rollout-group=ingester", "--steps", "1,100%", "--check", check],
+    );
+    assert_eq!(code, 3, "halted: {out}{err}");
+    let (code, out, _) = run(&s, &["wait", ZONES[2], "--timeout", "20s"]);
+    assert_eq!(code, 3, "{out}");
+    let cont = "`ststui rollout -l rollout-group=ingester --continue --steps 1,100%`";
+    assert!(out.contains(cont), "{out}");
+    let members = ZONES.join(",");
+    let (code, out, err) = run(
+        &s,
+        &["rollout", "--group", &members, "--continue", "--steps", "1,100%", "--timeout", "90s"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("as rollout group ingester's plan: it is resumed"), "{out}");
+    for z in ZONES {
+        assert_eq!(
+            part_of(&s, z).map(|p| (p.group, p.state)),
+            Some(("ingester".into(), State::Done)),
+            "{z}"
+        );
+    }
+}

@@ -25,6 +25,22 @@ impl GroupEngine {
         }
         // The run resumed: the first set's part, of this group and these sets.
         let names: Vec<String> = self.cfg.sets.iter().map(|s| s.name.clone()).collect();
+        // The same sets in the same order named another way (`--group a,b,c`, a pattern, the
+        // label): the group recorded on them, resumed under its own name.
+        let unfinished =
+            sets.iter().any(|s| matches!(part::read(s).part(), Some(p) if p.state != State::Done));
+        if let Some(p) = part::read(anchor).part()
+            && p.sets == names
+            && p.group != self.cfg.group
+            && unfinished
+        {
+            let recorded = crate::text::escape_controls(&p.group).into_owned();
+            self.say(
+                0,
+                format!("the same sets, in the same order, as rollout group {recorded}'s plan: it is resumed"),
+            );
+            self.cfg.group = p.group.clone();
+        }
         let resumed = part::read(anchor)
             .part()
             .filter(|p| p.group == self.cfg.group && p.sets == names)
