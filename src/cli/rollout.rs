@@ -67,8 +67,9 @@ pub struct RolloutArgs {
     /// Progress as text lines or JSON lines.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputArg::Text)]
     pub output: OutputArg,
-    /// First hold the set (freeze it, unless held already) and set its image — `app=nginx:1.26`
-    /// or `nginx:1.26` (the first container) — then run the plan: one command instead of three.
+    /// First hold the set (every set of a group: freeze it, unless held already) and set its
+    /// image — `app=nginx:1.26` or `nginx:1.26` (the first container) — then run the plan: one
+    /// command instead of three.
     #[arg(long, value_name = "[CONTAINER=]IMAGE")]
     pub image: Option<String>,
     /// Go on past a halt from the halted step (once what halted it is fixed), with this

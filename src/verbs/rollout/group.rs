@@ -31,13 +31,6 @@ use crate::verbs::{Exit, SYNC_TIMEOUT, VerbError};
 /// Runs (or resumes) the group's plan.
 pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, VerbError> {
     let limit = args.timeout.map(|t| start + Duration::from_millis(t));
-    if args.image.is_some() {
-        return Err(VerbError::new(
-            Exit::Usage,
-            "--image sets one set's image; for a group, hold every set and change their \
-             templates first, then run the group's plan",
-        ));
-    }
     let (steps, bake_seconds) = plan_inputs(args)?;
     let (ns, listed) = crate::cluster::lookup::sets(
         &target,
@@ -56,6 +49,10 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     for s in &sessions.all {
         crate::verbs::warn_gitops("rollout", s.set());
     }
+    let mut out = Output::new(args.output == OutputArg::Json);
+    if let Some(image) = &args.image {
+        image_everywhere(&mut sessions, &writes, image, limit, &mut out)?;
+    }
     let host = crate::cluster::hostname();
     let sets: Vec<ObjRef> = names.iter().map(|n| ObjRef::new(ns.clone(), n.clone())).collect();
     let dead = sessions.all[0].set().and_then(|s| {
@@ -70,7 +67,6 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         engine: config(sets[0].clone(), host, args, dead),
     };
     let ask = ask(args, steps, bake_seconds, writes.identity());
-    let out = Output::new(args.output == OutputArg::Json);
     let mut r = GroupRunner {
         engine: GroupEngine::new(cfg, ask),
         sessions,
@@ -82,6 +78,29 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         fresh: None,
     };
     r.drive()
+}
+
+/// `--image` for a group: every set held first (frozen, unless held already) and its image set,
+/// before the first set rolls — nothing rolls out of turn; then the watches show every new
+/// template before the plan starts on them.
+fn image_everywhere(
+    sessions: &mut Sessions,
+    w: &Writes,
+    image: &str,
+    limit: Option<Instant>,
+    out: &mut Output,
+) -> Result<(), VerbError> {
+    let mut set_to = Vec::new();
+    for s in &sessions.all {
+        set_to.push(super::prepare::hold_and_set(s, w, image, limit, out)?);
+    }
+    let until = Instant::now() + Duration::from_secs(10);
+    let shown =
+        |all: &Sessions| all.all.iter().zip(&set_to).all(|(s, i)| super::prepare::shows(s, i));
+    while Instant::now() < until && !shown(sessions) {
+        sessions.next(Some(until.min(Instant::now() + Duration::from_millis(200))), true)?;
+    }
+    Ok(())
 }
 
 /// How the group's sets are named and ordered.

@@ -24,6 +24,29 @@ pub fn image(
     limit: Option<Instant>,
     out: &mut Output,
 ) -> Result<(), VerbError> {
+    let image = hold_and_set(s, w, image, limit, out)?;
+    // The plan starts on the template just written: wait until the watch shows it.
+    let until = Instant::now() + std::time::Duration::from_secs(10);
+    while Instant::now() < until && !shows(s, &image) {
+        s.next_lenient(Some(until.min(Instant::now() + std::time::Duration::from_millis(200))))?;
+    }
+    Ok(())
+}
+
+/// Whether the session's set shows `image` as its first container's.
+pub fn shows(s: &Session, image: &str) -> bool {
+    s.set().is_some_and(|x| first_image(x).as_deref() == Some(image))
+}
+
+/// The writes of [`image`] on one set (a group holds and sets each of its sets so): the image
+/// set, as written.
+pub fn hold_and_set(
+    s: &Session,
+    w: &Writes,
+    image: &str,
+    limit: Option<Instant>,
+    out: &mut Output,
+) -> Result<String, VerbError> {
     let key = s.key.clone();
     let set =
         s.set().cloned().ok_or_else(|| VerbError::new(Exit::Api, format!("{key} is gone")))?;
@@ -89,14 +112,7 @@ pub fn image(
             &format!("{key}: image {image} set; nothing rolls until the plan opens a step"),
         ),
     }
-    // The plan starts on the template just written: wait until the watch shows it.
-    let until = Instant::now() + std::time::Duration::from_secs(10);
-    while Instant::now() < until
-        && s.set().is_none_or(|x| first_image(x).as_deref() != Some(image.as_str()))
-    {
-        s.next_lenient(Some(until.min(Instant::now() + std::time::Duration::from_millis(200))))?;
-    }
-    Ok(())
+    Ok(image)
 }
 
 fn first_image(set: &k8s_openapi::api::apps::v1::StatefulSet) -> Option<String> {

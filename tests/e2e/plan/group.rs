@@ -410,3 +410,45 @@ fn a_halted_group_is_resumed_by_its_members_named_another_way() {
         );
     }
 }
+
+/// `--image` for a group: every zone frozen and its image set before the first rolls, then the
+/// zones roll one at a time — nothing out of turn.
+#[test]
+fn image_for_a_group_holds_every_set_then_rolls_them_one_at_a_time() {
+    let sets = ZONES
+        .iter()
+        .map(|z| {
+            let mut s = set(z, 4);
+            s.metadata.labels =
+                Some([("rollout-group".to_string(), "ingester".to_string())].into());
+            s
+        })
+        .collect();
+    let s = Served::new("group", "image", sets, &[], kubelet(100));
+    let trace = trace_partitions(&s);
+    let (code, out, err) = run(
+        &s,
+        &[
+            "rollout",
+            "-l",
+            "rollout-group=ingester",
+            "--image",
+            "app=nginx:1.27",
+            "--steps",
+            "1,100%",
+            "--timeout",
+            "90s",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let mut want: Vec<(String, i32)> = ZONES.iter().map(|z| (z.to_string(), 4)).collect();
+    want.extend(ZONES.iter().flat_map(|z| [(z.to_string(), 3), (z.to_string(), 0)]));
+    assert_eq!(*trace.lock().unwrap(), want, "held first, then one at a time:\n{out}");
+    for z in ZONES {
+        let key = ObjRef::new("default", z);
+        let set = s.call(move |sim| sim.set(&key).cloned()).unwrap();
+        assert!(ststui::steer::frozen(&set).is_none(), "{z}: no freeze left");
+        let image = set.spec.template.spec.unwrap().containers[0].image.clone();
+        assert_eq!(image.as_deref(), Some("nginx:1.27"), "{z}");
+    }
+}
