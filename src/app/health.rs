@@ -134,10 +134,13 @@ fn advisor(
         (None, None) => None,
     };
     let suspect = forced.map(|s| s.to_string());
-    let waiting = plan
-        .waiting_on
-        .as_ref()
-        .map(|b| crate::core::explain::blocker_step(b).text)
-        .map(|t| t.strip_prefix("waiting: ").map(str::to_string).unwrap_or(t));
+    // What the controller waits for, with why a pod is not Ready as the pane says it.
+    let waiting =
+        lines.iter().find(|l| l.kind == LineKind::Waiting).map(|l| l.text.clone()).or_else(|| {
+            plan.waiting_on
+                .as_ref()
+                .map(|b| crate::core::explain::blocker_step(b).text)
+                .map(|t| t.strip_prefix("waiting: ").map(str::to_string).unwrap_or(t))
+        });
     Advisor { blocked, paused, waiting, suspect }
 }

@@ -73,6 +73,7 @@ pub(super) fn ask(form: &Form) -> Ask {
         by: String::new(),
         // The console offers a stuck pod's replacement as a key of its own (the explain hint).
         replace_stuck: false,
+        max_restarts: None,
     }
 }
 

@@ -88,6 +88,10 @@ pub struct RolloutArgs {
     /// gate: they serve nothing, so it costs no availability. Without it they are only named.
     #[arg(long)]
     pub replace_stuck: bool,
+    /// A pod of the step whose containers restart this many times halts the plan at once (a
+    /// crash-looping canary fails fast instead of after --stuck-after).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_restarts: Option<u32>,
     /// A gate run before each pod goes (OnDelete: before ststui evicts it; RollingUpdate: before
     /// the partition is lowered onto it, one ordinal at a time): cmd:COMMAND (here, `sh -c`),
     /// exec:CONTAINER -- COMMAND… (in the pod) or http::PORT/PATH (through the API server's pod

@@ -39,6 +39,10 @@ pub struct Ask {
     /// `--replace-stuck`: a step's pods stuck broken on an older revision are replaced first,
     /// at no cost in availability (`core::stuck`). This invocation's, never the record's.
     pub replace_stuck: bool,
+    /// `--max-restarts N`: a pod of the step whose containers restarted N times halts the plan
+    /// at once (a crash-looping canary fails fast, not after `--stuck-after`). This
+    /// invocation's, never the record's.
+    pub max_restarts: Option<u32>,
 }
 
 /// How a run begins.
@@ -260,6 +264,7 @@ mod tests {
             gates: Default::default(),
             by: "ana".into(),
             replace_stuck: false,
+            max_restarts: None,
         }
     }
 

@@ -49,6 +49,8 @@ pub struct Facts<'a> {
     pub gating: Option<&'a Gating>,
     /// `--replace-stuck` asked (else such pods are only offered, in the waiting words).
     pub replace_stuck: bool,
+    /// `--max-restarts N` (`Ask::max_restarts`).
+    pub max_restarts: Option<u32>,
 }
 
 /// What a pod was when a bake began: the same pod (uid), its restarts, its readiness since.
@@ -368,6 +370,9 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
         .clone()
         .filter_map(|o| not_done(pod_at(facts, o), &record.revision, facts).map(|w| (o, w)))
         .collect();
+    if let Some(halt) = restarted_too_often(record, facts) {
+        return halt;
+    }
     let stuck = super::stuck::in_step(record, facts);
     if facts.replace_stuck
         && let Some(s) = stuck.first()
@@ -426,6 +431,26 @@ fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
     let awaited: Vec<(i32, String)> = pending.iter().map(|(o, w)| (*o, awaited(w))).collect();
     let awaited: Vec<(i32, &str)> = awaited.iter().map(|(o, w)| (*o, w.as_str())).collect();
     waits(format!("waiting for {}", pending_words(name, &awaited)))
+}
+
+/// `--max-restarts N`: a pod the step opened, on the plan's revision, whose containers restarted
+/// N times halts the plan at once, named with why it is not Ready.
+fn restarted_too_often(record: &Record, facts: &Facts<'_>) -> Option<Next> {
+    let limit = i32::try_from(facts.max_restarts?).unwrap_or(i32::MAX);
+    let p = opened(facts.set, record.partition).filter_map(|o| pod_at(facts, o)).find(|p| {
+        podf::revision(p) == record.revision && !podf::is_terminating(p) && restarts(p) >= limit
+    })?;
+    let why = crate::core::why::reason(p).map(|w| format!(" ({w})")).unwrap_or_default();
+    Some(Next::Halt(halted(
+        record,
+        facts.now,
+        format!(
+            "step {}: {} restarted {} times{why}: --max-restarts {limit}",
+            record.step,
+            podf::name(p),
+            restarts(p)
+        ),
+    )))
 }
 
 /// Rule 3. Without a baseline (a runner resumed mid-bake) the bake starts over.

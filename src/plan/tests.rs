@@ -95,6 +95,7 @@ fn facts<'a>(set: &'a StatefulSet, pods: &'a [(i32, &'a Pod)], now: i64) -> Fact
         frozen: None,
         gating: None,
         replace_stuck: false,
+        max_restarts: None,
     }
 }
 
@@ -567,4 +568,35 @@ fn record_at(partition: i32, step: usize) -> Record {
         target: None,
         gate: None,
     }
+}
+
+/// `--max-restarts N`: a crash-looping pod of the step halts the plan as soon as it restarted N
+/// times (named, with why it is not Ready), not after `--stuck-after`; below N it waits.
+#[test]
+fn max_restarts_halts_a_crash_looping_step_at_once() {
+    let mut canary = pod(3, "b", None);
+    canary.status.as_mut().unwrap().container_statuses = Some(vec![ContainerStatus {
+        name: "app".into(),
+        restart_count: 3,
+        state: Some(ContainerState {
+            waiting: Some(k8s_openapi::api::core::v1::ContainerStateWaiting {
+                reason: Some("CrashLoopBackOff".into()),
+                message: None,
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }]);
+    let old: Vec<Pod> = (0..3).map(|o| pod(o, "a", Some(0))).collect();
+    let mut pods: Vec<(i32, &Pod)> = old.iter().enumerate().map(|(o, p)| (o as i32, p)).collect();
+    pods.push((3, &canary));
+    let s = set(4, 3, "a", "b");
+    let r = record_at(3, 1);
+    let at_most = |n| Facts { max_restarts: Some(n), ..facts(&s, &pods, 5) };
+    let Next::Halt(h) = decide(&r, &at_most(3)) else { panic!("not halted") };
+    let why = h.reason.unwrap_or_default();
+    assert!(why.contains("web-3 restarted 3 times (CrashLoopBackOff"), "{why}");
+    assert!(why.contains("--max-restarts 3"), "{why}");
+    assert!(matches!(decide(&r, &at_most(4)), Next::Wait(_)), "below the limit it waits");
+    assert!(matches!(decide(&r, &facts(&s, &pods, 5)), Next::Wait(_)), "not asked: it waits");
 }

@@ -184,6 +184,7 @@ fn ask(r: &Rollout) -> Ask {
         gates: r.gates.clone(),
         by: String::new(),
         replace_stuck: r.replace_stuck,
+        max_restarts: None,
     }
 }
 

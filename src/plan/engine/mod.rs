@@ -327,6 +327,7 @@ impl Engine {
             frozen: view.frozen,
             gating: (!self.ask.gates.is_empty()).then_some(&self.gating),
             replace_stuck: self.ask.replace_stuck,
+            max_restarts: self.ask.max_restarts,
         }
     }
 

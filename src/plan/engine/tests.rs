@@ -113,6 +113,7 @@ fn ask(steps: &str, bake: u64) -> Ask {
         gates: Default::default(),
         by: "ana".into(),
         replace_stuck: false,
+        max_restarts: None,
     }
 }
 

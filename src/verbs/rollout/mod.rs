@@ -140,6 +140,7 @@ fn ask(args: &RolloutArgs, steps: Option<Steps>, bake_seconds: u64, by: String) 
         gates: args.gates(),
         by,
         replace_stuck: args.replace_stuck,
+        max_restarts: args.max_restarts,
     }
 }
 
