@@ -67,6 +67,9 @@ pub struct PlanReport {
     pub runner: Option<crate::plan::record::Lease>,
     /// Who runs it, in words: the live runner, or none (its lease ran out, or never taken).
     pub runner_words: String,
+    /// It rolls out the revision the set rolls out now; false: history (a plan of an earlier
+    /// template: it says nothing of the set now).
+    pub current: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -348,7 +351,7 @@ impl Report {
             }
         }
         if let Some(p) = &self.plan {
-            let under_way = p.record.as_ref().is_some_and(|r| !r.phase.over());
+            let under_way = p.current && p.record.as_ref().is_some_and(|r| !r.phase.over());
             let runner = match &p.runner {
                 Some(_) => format!(" ({})", p.runner_words),
                 None if under_way => {
@@ -356,7 +359,12 @@ impl Report {
                 }
                 None => String::new(),
             };
-            line(format!("plan:       {}{runner}", p.words));
+            let history = if p.current {
+                ""
+            } else {
+                " (an earlier template's plan: history, it says nothing of the set now)"
+            };
+            line(format!("plan:       {}{runner}{history}", p.words));
         }
         if let Some(g) = &self.group {
             line(format!("group:      {}", g.words));
@@ -467,11 +475,20 @@ fn plan_report(
     Some(match crate::plan::record::read(set) {
         Reading::None => return None,
         Reading::Plan(r) => {
-            PlanReport { words: r.words(now), record: Some(*r), error: None, runner, runner_words }
+            let current = crate::plan::verdict::current_plan(set).is_some();
+            let words = r.words(now);
+            PlanReport { words, record: Some(*r), error: None, runner, runner_words, current }
         }
         Reading::Invalid(why) => {
             let words = Reading::invalid_words(&why, set.metadata.name.as_deref().unwrap_or(""));
-            PlanReport { words, record: None, error: Some(why), runner, runner_words }
+            PlanReport {
+                words,
+                record: None,
+                error: Some(why),
+                runner,
+                runner_words,
+                current: true,
+            }
         }
     })
 }
