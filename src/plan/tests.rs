@@ -547,29 +547,10 @@ fn a_plan_on_a_frozen_set_began_where_the_freeze_found_it_and_its_abort_goes_bac
 }
 
 fn record_at(partition: i32, step: usize) -> Record {
-    Record {
-        steps: "1,100%".into(),
-        bake_seconds: 0,
-        checks: Vec::new(),
-        on_failure: "hold".into(),
-        revision: "b".into(),
-        template: String::new(),
-        step: step.max(1),
-        of: 2,
-        phase: Phase::Waiting,
-        since: stamp(at(0)),
-        partition,
-        by: "ana".into(),
-        started: stamp(at(0)),
-        reason: None,
-        began_at: Some(0),
-        from: String::new(),
-        gates: Default::default(),
-        target: None,
-        gate: None,
-    }
+    let r =
+        crate::plan::fixtures::record("1,100%", step.max(1), Phase::Waiting, partition, "b", 10);
+    Record { bake_seconds: 0, since: stamp(at(0)), started: stamp(at(0)), ..r }
 }
-
 /// `--max-restarts N`: a crash-looping pod of the step halts the plan as soon as it restarted N
 /// times (named, with why it is not Ready), not after `--stuck-after`; below N it waits.
 #[test]

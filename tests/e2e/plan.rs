@@ -516,26 +516,7 @@ fn rollout_image_freezes_sets_the_image_and_runs_the_plan() {
 /// the freeze, records the plan aborted and leaves no lease; the next image then rolls.
 #[test]
 fn abort_after_rollout_image_puts_back_the_partition_from_before_the_freeze() {
-    let r = rig("image-abort", "nginx:1.25");
-    r.op(ClusterOp::SetPartition { set: web(), partition: 0 });
-    until_set(&r, "rolled to nginx:1.25", |s| {
-        s.status
-            .as_ref()
-            .is_some_and(|st| st.updated_replicas == Some(4) && st.ready_replicas == Some(4))
-    });
-    let (code, out, err) = ststui(
-        &r,
-        &[
-            "rollout",
-            "web",
-            "--image",
-            "app=nginx:broken",
-            "--steps",
-            "1,100%",
-            "--stuck-after",
-            "2s",
-        ],
-    );
+    let (r, code, out, err) = broken_image_over_partition_0("image-abort", &[]);
     assert_eq!(code, 3, "{out}{err}");
     assert_eq!(the_plan(&r).map(|p| (p.phase, p.began_at)), Some((Phase::Halted, Some(0))));
     let (code, out, err) = ststui(&r, &["abort", "web", "--yes"]);
@@ -558,28 +539,8 @@ fn abort_after_rollout_image_puts_back_the_partition_from_before_the_freeze() {
 /// evicted, the plan recorded aborted with the partition from before it back.
 #[test]
 fn on_failure_undo_ends_the_plan_aborted_with_the_partition_back() {
-    let r = rig("undo-abort", "nginx:1.25");
-    r.op(ClusterOp::SetPartition { set: web(), partition: 0 });
-    until_set(&r, "rolled to nginx:1.25", |s| {
-        s.status
-            .as_ref()
-            .is_some_and(|st| st.updated_replicas == Some(4) && st.ready_replicas == Some(4))
-    });
-    let (code, out, err) = ststui(
-        &r,
-        &[
-            "rollout",
-            "web",
-            "--image",
-            "app=nginx:broken",
-            "--steps",
-            "1,100%",
-            "--stuck-after",
-            "2s",
-            "--on-failure",
-            "undo",
-        ],
-    );
+    let (r, code, out, err) =
+        broken_image_over_partition_0("undo-abort", &["--on-failure", "undo"]);
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("the plan is aborted; partition 3 → 0, where the plan began"), "{out}");
     let set =
@@ -590,6 +551,31 @@ fn on_failure_undo_ends_the_plan_aborted_with_the_partition_back() {
     assert_eq!(image.as_deref(), Some("nginx:1.25"), "the template reverted");
     let (code, out, err) = ststui(&r, &["wait", "web", "--full", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
+}
+
+/// `web` rolled to nginx:1.25 at partition 0, then `rollout --image app=nginx:broken --steps
+/// 1,100% --stuck-after 2s` with `extra`: the rig and how the rollout ended.
+fn broken_image_over_partition_0(test: &str, extra: &[&str]) -> (Rig, i32, String, String) {
+    let r = rig(test, "nginx:1.25");
+    r.op(ClusterOp::SetPartition { set: web(), partition: 0 });
+    until_set(&r, "rolled to nginx:1.25", |s| {
+        s.status
+            .as_ref()
+            .is_some_and(|st| st.updated_replicas == Some(4) && st.ready_replicas == Some(4))
+    });
+    let mut args = vec![
+        "rollout",
+        "web",
+        "--image",
+        "app=nginx:broken",
+        "--steps",
+        "1,100%",
+        "--stuck-after",
+        "2s",
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, err) = ststui(&r, &args);
+    (r, code, out, err)
 }
 
 /// Waits (bounded) until the served set satisfies `f`.

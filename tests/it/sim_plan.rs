@@ -305,16 +305,20 @@ fn on_delete_a_plan_deletes_its_pods_one_at_a_time_from_the_highest() {
 /// The Argo CD health script shipped in `assets/argocd` (Lua 5.1, as Argo CD runs it), on the
 /// sets the simulator leaves: it reads the plan ststui records and the freeze, and is Healthy
 /// only when the rollout is done.
-mod argocd {
+pub(crate) mod argocd {
     use super::*;
 
     const SCRIPT: &str = include_str!("../../assets/argocd/statefulset-health.lua");
 
-    /// (status, message) of the script on the set `web` of `r`, as Argo CD hands it over:
-    /// the object as JSON, nulls absent.
+    /// (status, message) of the script on the set `web` of `r`.
     fn health(r: &Run) -> (String, String) {
+        judged(r.sim.set(&ObjRef::new("default", "web")).unwrap())
+    }
+
+    /// (status, message) of the script on `set`, as Argo CD hands it over: the object as
+    /// JSON, nulls absent.
+    pub(crate) fn judged(set: &k8s_openapi::api::apps::v1::StatefulSet) -> (String, String) {
         use mlua::LuaSerdeExt as _;
-        let set = r.sim.set(&ObjRef::new("default", "web")).unwrap();
         let json = without_nulls(serde_json::to_value(set).unwrap());
         let lua = mlua::Lua::new();
         let obj = lua.to_value(&json).unwrap();

@@ -191,31 +191,10 @@ impl Fixture {
         st
     }
 
-    /// The Argo CD script's status of the set, as Argo CD hands it over (JSON, nulls absent).
+    /// The Argo CD script's status of the set (`sim_plan::argocd`).
     fn argo(&self) -> String {
-        use mlua::LuaSerdeExt as _;
         let set = self.sets().into_iter().find(|s| s.metadata.name.as_deref() == Some(self.set));
-        let json = without_nulls(serde_json::to_value(set.unwrap()).unwrap());
-        let lua = mlua::Lua::new();
-        lua.globals().set("obj", lua.to_value(&json).unwrap()).unwrap();
-        let hs: mlua::Table = lua.load(SCRIPT).eval().unwrap_or_else(|e| panic!("{e}"));
-        hs.get("status").unwrap()
-    }
-}
-
-const SCRIPT: &str = include_str!("../../assets/argocd/statefulset-health.lua");
-
-fn without_nulls(v: serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    match v {
-        Value::Object(m) => Value::Object(
-            m.into_iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k, without_nulls(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.into_iter().map(without_nulls).collect()),
-        other => other,
+        crate::sim_plan::argocd::judged(&set.unwrap()).0
     }
 }
 

@@ -4,18 +4,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::*;
 
 fn part(place: usize, state: State) -> Part {
-    Part {
-        group: "ingester".into(),
-        sets: vec!["zone-a".into(), "zone-b".into()],
-        place,
-        state,
-        since: "2026-01-01T00:00:00Z".into(),
-        by: "ana".into(),
-        started: "2026-01-01T00:00:00Z".into(),
-        steps: "1,100%".into(),
-        zone_bake_seconds: 60,
-        reason: None,
-    }
+    let p = crate::plan::fixtures::part(&["zone-a", "zone-b"], place, state);
+    Part { zone_bake_seconds: 60, ..p }
 }
 
 fn set(name: &str, annotation: Option<String>) -> StatefulSet {

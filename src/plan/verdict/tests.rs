@@ -160,28 +160,7 @@ impl Fx {
 }
 
 fn record(phase: Phase, step: usize, steps: &str, partition: i32) -> Record {
-    let of = crate::plan::Steps::parse(steps).unwrap().0.len();
-    Record {
-        steps: steps.into(),
-        bake_seconds: 60,
-        checks: vec![],
-        on_failure: "hold".into(),
-        revision: "web-b".into(),
-        template: String::new(),
-        step,
-        of,
-        phase,
-        since: crate::plan::record::stamp(at(NOW - 10)),
-        partition,
-        by: "ana".into(),
-        started: crate::plan::record::stamp(at(NOW - 100)),
-        reason: None,
-        began_at: Some(0),
-        from: String::new(),
-        gates: Default::default(),
-        target: None,
-        gate: None,
-    }
+    crate::plan::fixtures::record(steps, step, phase, partition, "web-b", NOW)
 }
 
 const B: (&str, bool) = ("b", true);
@@ -332,18 +311,7 @@ fn zone(name: &str, p: &Part, pods: &[(&str, bool)]) -> Fx {
 use crate::plan::group::part::{Part, State};
 
 fn part_of(place: usize, state: State) -> Part {
-    Part {
-        group: "ingester".into(),
-        sets: vec!["zone-a".into(), "zone-b".into(), "zone-c".into()],
-        place,
-        state,
-        since: "2026-01-01T00:00:00Z".into(),
-        by: "ana".into(),
-        started: "2026-01-01T00:00:00Z".into(),
-        steps: "1,100%".into(),
-        zone_bake_seconds: 0,
-        reason: None,
-    }
+    crate::plan::fixtures::part(&["zone-a", "zone-b", "zone-c"], place, state)
 }
 
 #[test]

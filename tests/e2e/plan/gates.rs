@@ -30,6 +30,15 @@ fn unready(r: &Rig, pod: &str) {
     .unwrap();
 }
 
+/// A shell script `name` in the rig's folder running `body`, as a `cmd:` gate for a pod.
+fn script_gate(r: &Rig, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = r.dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("cmd:{} {{pod}}", path.display())
+}
+
 fn trace_lines(trace: &std::path::Path) -> Vec<String> {
     std::fs::read_to_string(trace).unwrap_or_default().lines().map(str::to_string).collect()
 }
@@ -320,16 +329,12 @@ fn a_gated_plans_log_has_a_line_per_change_never_per_second() {
     r.op(ClusterOp::SetPartition { set: web(), partition: 5 });
     r.op(ClusterOp::SetImage { set: web(), image: "nginx:1.26".into() });
     // "Not yet" twice for each pod, then yes.
-    let gate = r.dir.join("isr-ok.sh");
-    std::fs::write(
-        &gate,
-        "#!/bin/sh\nf=\"$(dirname \"$0\")/tries-$1\"\nn=$(cat \"$f\" 2>/dev/null || echo 0)\n\
-         echo $((n+1)) > \"$f\"\n[ \"$n\" -ge 2 ] || { echo \"isr $n/3\"; exit 75; }\necho ok\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::set_permissions(&gate, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let pre = format!("cmd:{} {{pod}}", gate.display());
+    let pre = script_gate(
+        &r,
+        "isr-ok.sh",
+        "f=\"$(dirname \"$0\")/tries-$1\"\nn=$(cat \"$f\" 2>/dev/null || echo 0)\n\
+         echo $((n+1)) > \"$f\"\n[ \"$n\" -ge 2 ] || { echo \"isr $n/3\"; exit 75; }\necho ok",
+    );
     let (code, out, err) = ststui(
         &r,
         &[
@@ -372,11 +377,7 @@ fn a_gated_plans_log_has_a_line_per_change_never_per_second() {
 fn a_plans_own_freeze_is_the_plans_while_its_gate_says_not_yet() {
     let r = rig("image-gate", "nginx:1.25");
     r.op(ClusterOp::SetPartition { set: web(), partition: 0 });
-    let gate = r.dir.join("never.sh");
-    std::fs::write(&gate, "#!/bin/sh\necho isr 2/3\nexit 75\n").unwrap();
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::set_permissions(&gate, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let pre = format!("cmd:{} {{pod}}", gate.display());
+    let pre = script_gate(&r, "never.sh", "echo isr 2/3\nexit 75");
     let mut runner = spawn(
         &r,
         &[

@@ -17,7 +17,21 @@ type Trace = Arc<Mutex<Vec<(String, i32)>>>;
 /// Three zones of four labelled `rollout-group=ingester` (OnDelete when `on_delete`), each held
 /// at partition 4 with nginx:1.26 waiting, and every (set, partition) the sets are seen with.
 pub(super) fn zones(test: &str, on_delete: bool) -> (Served, Trace) {
-    let sets = ZONES
+    let served = Served::new("group", test, zone_sets(on_delete), &[], kubelet(100));
+    for z in ZONES {
+        let key = ObjRef::new("default", z);
+        if !on_delete {
+            op(&served, ClusterOp::SetPartition { set: key.clone(), partition: 4 });
+        }
+        op(&served, ClusterOp::SetImage { set: key, image: "nginx:1.26".into() });
+    }
+    let trace = trace_partitions(&served);
+    (served, trace)
+}
+
+/// The three zones of four, labelled `rollout-group=ingester` (OnDelete when `on_delete`).
+fn zone_sets(on_delete: bool) -> Vec<StatefulSet> {
+    ZONES
         .iter()
         .map(|z| {
             let mut s = set(z, 4);
@@ -32,17 +46,7 @@ pub(super) fn zones(test: &str, on_delete: bool) -> (Served, Trace) {
             }
             s
         })
-        .collect();
-    let served = Served::new("group", test, sets, &[], kubelet(100));
-    for z in ZONES {
-        let key = ObjRef::new("default", z);
-        if !on_delete {
-            op(&served, ClusterOp::SetPartition { set: key.clone(), partition: 4 });
-        }
-        op(&served, ClusterOp::SetImage { set: key, image: "nginx:1.26".into() });
-    }
-    let trace = trace_partitions(&served);
-    (served, trace)
+        .collect()
 }
 
 fn op(s: &Served, op: ClusterOp) {
@@ -415,16 +419,7 @@ fn a_halted_group_is_resumed_by_its_members_named_another_way() {
 /// zones roll one at a time — nothing out of turn.
 #[test]
 fn image_for_a_group_holds_every_set_then_rolls_them_one_at_a_time() {
-    let sets = ZONES
-        .iter()
-        .map(|z| {
-            let mut s = set(z, 4);
-            s.metadata.labels =
-                Some([("rollout-group".to_string(), "ingester".to_string())].into());
-            s
-        })
-        .collect();
-    let s = Served::new("group", "image", sets, &[], kubelet(100));
+    let s = Served::new("group", "image", zone_sets(false), &[], kubelet(100));
     let trace = trace_partitions(&s);
     let (code, out, err) = run(
         &s,
