@@ -211,3 +211,27 @@ fn while_another_runner_holds_the_group_p_and_the_partition_keys_are_refused() {
         "{said}"
     );
 }
+
+/// During the zone bake after zone-a, the matrix's line for zone-b is the one verdict's (what
+/// `wait` and `explain` say): it waits for the zone bake, with its clock — never "may start"
+/// while the group's runner would hold it.
+#[test]
+fn during_the_zone_bake_the_next_zone_waits_for_it() {
+    let mut st = console_after(&format!(
+        "{HELD}rollout group=ingester steps=1,100% zone-bake=10m\nsettle max=30s\n\
+         expect ingester-zone-a group=done\nexpect ingester-zone-b group=waiting\n"
+    ));
+    st.selected_set = Some(zone('a'));
+    run(&mut st, [key('Z'), Msg::BatchEnd]);
+    let text = screen_text(render(&st, 200, 50).backend().buffer());
+    assert!(
+        text.contains("ingester-zone-b waits: the zone bake of 10m after ingester-zone-a first"),
+        "{text}"
+    );
+    assert!(text.contains("left)"), "the clock: {text}");
+    assert!(!text.contains("may start"), "{text}");
+    // The verdict explain and wait read says the same of zone-b.
+    let v = ststui::app::health::verdict(&st, &zone('b'), Some(&[]), None).unwrap();
+    assert_eq!(v.row, ststui::plan::verdict::Row::GroupWaiting);
+    assert!(v.why.ends_with("the zone bake of 10m after ingester-zone-a first"), "{}", v.why);
+}
