@@ -154,10 +154,14 @@ impl Derived {
 pub fn verdict_line(v: &crate::plan::verdict::Verdict) -> Option<ExplainLine> {
     use crate::plan::verdict::{Kind, Row};
     let kind = match v.row {
-        Row::Healthy | Row::Rolling | Row::Degraded | Row::Unknown | Row::Paused => return None,
+        // The controller's own lines say these (a partition's hold with its key, what it waits
+        // for); explain's "next:" line carries the verdict's command.
+        Row::Healthy | Row::Rolling | Row::Degraded | Row::Unknown | Row::Paused | Row::Held => {
+            return None;
+        }
         Row::Blocked => return None,
         _ if v.kind() == Kind::Stuck => LineKind::Error,
-        Row::Held | Row::FrozenIdle => LineKind::Held,
+        Row::FrozenIdle => LineKind::Held,
         _ => LineKind::Waiting,
     };
     Some(ExplainLine { kind, text: v.said() })

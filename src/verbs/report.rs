@@ -337,8 +337,18 @@ impl Report {
             "revisions:  current {} → update {}",
             self.current_revision, self.update_revision
         ));
+        // A freeze a plan under way took over is the plan's: an abort puts its partition back.
+        let plan_holds = self
+            .plan
+            .as_ref()
+            .is_some_and(|p| p.current && p.record.as_ref().is_some_and(|r| !r.phase.over()));
         if let Some(f) = &self.frozen {
             match f.broken {
+                None if plan_holds => line(format!(
+                    "frozen:     by {} since {}, taken over by the plan (`ststui abort {}` puts \
+                     partition {} back)",
+                    f.by, f.at, self.name, f.recorded
+                )),
                 None => line(format!(
                     "frozen:     by {} since {} (resume restores partition {})",
                     f.by, f.at, f.recorded
@@ -355,7 +365,13 @@ impl Report {
             let runner = match &p.runner {
                 Some(_) => format!(" ({})", p.runner_words),
                 None if under_way => {
-                    format!(" ({}: `ststui rollout {}` resumes it)", p.runner_words, self.name)
+                    // The verdict's command (its steps, its group's own when in one).
+                    let go = self.verdict.next.as_ref().map(|m| m.words());
+                    format!(
+                        " ({}: {})",
+                        p.runner_words,
+                        go.unwrap_or_else(|| "rerun to resume".into())
+                    )
                 }
                 None => String::new(),
             };

@@ -91,15 +91,12 @@ impl Engine {
         if kind == GateKind::PreDelete
             && let Some(pdb) = super::run::budget_refusing(view)
         {
+            // A wait, said as one (the runner's log says it once while it lasts).
             let words = format!(
                 "{}: waits for {pdb} before asking the pre-delete gate{}",
                 said::at(current),
                 on(pod.as_ref())
             );
-            if self.held.as_deref() != Some(words.as_str()) {
-                self.say(Some(current), words.clone());
-                self.held = Some(words.clone());
-            }
             let again = now + self.cfg.retry;
             return Act::Wait { until: Some(self.wake(again)), words };
         }

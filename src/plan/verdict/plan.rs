@@ -193,7 +193,7 @@ fn step_pending(f: &Facts<'_>, r: &Record, pods: &[(i32, &Pod)]) -> Vec<(i32, St
         .filter_map(|o| {
             let what = match at(pods, o) {
                 None => "to be created".to_string(),
-                Some(p) if podf::is_terminating(p) => "terminating".into(),
+                Some(p) if podf::is_terminating(p) => "to be gone (terminating)".into(),
                 Some(p) if podf::revision(p) != update => TO_UPDATE.into(),
                 Some(p) if !podf::is_running_and_ready(p) => match crate::core::why::reason(p) {
                     Some(w) => format!("to be Ready ({})", crate::text::escape_controls(&w)),
