@@ -21,6 +21,7 @@ pub mod gated;
 pub mod group;
 pub mod record;
 pub mod said;
+mod start;
 pub mod stuck;
 pub mod verdict;
 
