@@ -3,7 +3,13 @@
 //! ≤ 1 s), from a change on the server to the frame that shows it, and from a key to the frame
 //! that shows it (targets: ≤ 16 ms). The console's reducer and
 //! renderer run as in the binary (TestBackend 200×50), without the terminal.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};

@@ -16,7 +16,13 @@
 //! Run through `benches/tools/group.sh`. Written by hand: no benchmark crate drives a TUI in a
 //! pseudo-terminal (criterion measures functions in process: `benches/render.rs`).
 
-#![allow(clippy::panic, clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::panic,
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -26,7 +32,7 @@ use portable_pty::CommandBuilder;
 #[path = "startup/pty.rs"]
 mod pty;
 // Shared with benches/startup.rs, which uses all of it.
-#[allow(dead_code)]
+#[allow(dead_code, reason = "shared with other benches, which use the rest")]
 #[path = "startup/served.rs"]
 mod served;
 use pty::{Figures, Screen, median};

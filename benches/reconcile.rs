@@ -9,7 +9,13 @@
 //! struct, owner refs, the label map's node and strings, name, namespace, phase, conditions), so
 //! that size is bound by memory latency and varies with what else the host is doing; the 10 and
 //! 1,000 cases are steadier.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::collections::BTreeMap;
 use std::hint::black_box;

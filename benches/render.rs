@@ -2,7 +2,13 @@
 //! 200×50 TestBackend, for 1,000 and 10,000 ordinals in the compact map (target at 10,000:
 //! ≤ 4 ms per frame), the selectors alone, and what a state change costs once (the grid and
 //! the controller's sentences, `app::derived`, cached until the next change).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 #[path = "../tests/support/ui_support.rs"]
 mod ui_support;

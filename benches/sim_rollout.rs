@@ -4,7 +4,13 @@
 //! Two variants: the default maxUnavailable (1, with the 1.37 semantics: one pod at a time, about
 //! two syncs per pod) and maxUnavailable=100% (every pod replaced in a handful of syncs).
 //! Setup (creating the 1,000 pods) is not measured.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::hint::black_box;
 
@@ -15,7 +21,7 @@ use ststui::backend::{ClusterOp, ObjRef, Op};
 use ststui::sim::{KubeletConfig, Sim, SimConfig};
 
 #[path = "../tests/support/objects.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, reason = "shared with other benches, which use the rest")]
 mod objects;
 
 const REPLICAS: i32 = 1000;

@@ -30,7 +30,13 @@
 //! Written by hand: no benchmark crate drives a TUI in a pseudo-terminal; criterion measures
 //! functions in process (see `benches/render.rs` for those).
 
-#![allow(clippy::panic, clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::panic,
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

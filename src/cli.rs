@@ -15,21 +15,32 @@ use crate::value::BadValue;
 mod rollout;
 pub use rollout::{OnFailureArg, RolloutArgs};
 
+/// Where the global flags of a cluster are listed in every `--help` (clap lists a global flag
+/// under every subcommand: the heading says where it applies, and `sim` refuses them).
+const CLUSTER: &str = "Cluster options (the console on a cluster and the verbs; not `sim`)";
+/// Where `--feature-gates` is listed: only what drives takes it.
+const DRIVING: &str = "Driving options (--drive, `drive`, `play --drive` only)";
+
 /// ststui: a terminal rollout console for Kubernetes StatefulSets.
 #[derive(Debug, Parser)]
-#[command(name = "ststui", version, about, long_about = None)]
+#[command(
+    name = "ststui",
+    version,
+    about = "A terminal rollout console for Kubernetes StatefulSets",
+    long_about = None
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
     /// Kubeconfig file (real-cluster mode and the verbs).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", help_heading = CLUSTER)]
     pub kubeconfig: Option<PathBuf>,
     /// Kubeconfig context (real-cluster mode and the verbs).
-    #[arg(long, global = true, value_name = "CONTEXT")]
+    #[arg(long, global = true, value_name = "CONTEXT", help_heading = CLUSTER)]
     pub context: Option<String>,
     /// Namespace (real-cluster mode and the verbs; default: the context's namespace).
-    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE", help_heading = CLUSTER)]
     pub namespace: Option<String>,
     /// Every namespace's StatefulSets in the list (real-cluster mode).
     #[arg(short = 'A', long, conflicts_with_all = ["namespace", "name"])]
@@ -51,7 +62,8 @@ pub struct Cli {
     /// `play --drive`), in kube-controller-manager's syntax: NAME=true|false, comma-separated,
     /// NAME MaxUnavailableStatefulSet or StaleControllerConsistencyStatefulSet. The server's
     /// release sets the defaults.
-    #[arg(long, global = true, value_name = "GATES", value_parser = parse_gates)]
+    #[arg(long, global = true, value_name = "GATES", value_parser = parse_gates,
+          help_heading = DRIVING)]
     pub feature_gates: Option<FeatureGates>,
     /// StatefulSet to open (real-cluster mode).
     pub name: Option<String>,
@@ -227,6 +239,20 @@ pub enum Command {
     FakeKubelet(FakeKubeletArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
     Completion(CompletionArgs),
+    /// Print the manual page (ststui(1), or a verb's: `ststui man rollout | man -l -`), or
+    /// write every page into a folder (--out-dir).
+    Man(ManArgs),
+}
+
+/// `ststui man [VERB]`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// The verb whose page to print (ststui-VERB(1)); without it, ststui(1).
+    pub verb: Option<String>,
+    /// Write every page (ststui.1, ststui-VERB.1, …) into this folder instead, e.g.
+    /// /usr/local/share/man/man1.
+    #[arg(long, value_name = "DIR", conflicts_with = "verb")]
+    pub out_dir: Option<PathBuf>,
 }
 
 /// `ststui completion SHELL`.
@@ -254,6 +280,7 @@ impl Command {
             Command::Drive(_) => "drive",
             Command::FakeKubelet(_) => "fake-kubelet",
             Command::Completion(_) => "completion",
+            Command::Man(_) => "man",
         }
     }
 }
@@ -346,10 +373,12 @@ pub struct DriveArgs {
 }
 
 /// An address to listen on: `HOST:PORT` with an IP (`0.0.0.0:8080`, `[::]:8080`).
-fn parse_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+fn parse_addr(s: &str) -> Result<std::net::SocketAddr, BadValue> {
     s.parse().map_err(|_| {
-        format!(
-            "expected an IP address and a port, e.g. 127.0.0.1:8080 or 0.0.0.0:8080 (got {s:?})"
+        BadValue::new(
+            s,
+            "is not an address to listen on",
+            "an IP address and a port, e.g. 127.0.0.1:8080 or 0.0.0.0:8080",
         )
     })
 }
@@ -442,11 +471,12 @@ pub(crate) fn parse_duration_or_zero(s: &str) -> Result<u64, BadValue> {
     crate::value::duration(s)
 }
 
-/// A duration in ms: `250ms`, `90s`, `10m`, `1h`, `1m30s`; never zero.
-fn parse_gates(s: &str) -> Result<FeatureGates, String> {
-    s.parse().map_err(|e: crate::core::options::GateError| e.to_string())
+/// `--feature-gates`, in kube-controller-manager's syntax.
+fn parse_gates(s: &str) -> Result<FeatureGates, crate::core::options::GateError> {
+    s.parse()
 }
 
+/// A duration in ms: `250ms`, `90s`, `10m`, `1h`, `1m30s`; never zero.
 pub(crate) fn parse_duration(s: &str) -> Result<u64, BadValue> {
     match crate::value::duration(s)? {
         0 => Err(BadValue::new(s, "is zero", "a duration above zero, e.g. 30s")),

@@ -87,7 +87,7 @@ pub fn run(
 /// Test hook, compiled into debug builds only: `STSTUI_TEST_PANIC` makes the console panic once
 /// a frame is on screen, so the end-to-end test can prove the panic hook restores the terminal.
 #[cfg(debug_assertions)]
-#[allow(clippy::panic)]
+#[expect(clippy::panic, reason = "the test hook panics on purpose")]
 fn panic_if_asked() {
     if std::env::var_os("STSTUI_TEST_PANIC").is_some() {
         panic!("STSTUI_TEST_PANIC is set: panicking after the first frame (a test hook)");
@@ -193,7 +193,7 @@ fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
             Command::Export { name, text, lines } => {
                 let (path, error) = match write_new(&name, &text) {
                     Ok(p) => (p, None),
-                    Err(e) => (name, Some(e)),
+                    Err(e) => (name, Some(e.to_string())),
                 };
                 dispatch(state, backend, Msg::Exported { path, lines, error });
             }
@@ -201,25 +201,41 @@ fn dispatch(state: &mut AppState, backend: &mut dyn Backend, msg: Msg) {
     }
 }
 
+/// Why an export was not written.
+#[derive(Debug, thiserror::Error)]
+enum NotWritten {
+    #[error("the working directory: {0}")]
+    NoDir(std::io::Error),
+    #[error("{path}: {source}")]
+    File { path: String, source: std::io::Error },
+    #[error("{name} and 98 numbered files beside it exist in {dir}")]
+    Taken { name: String, dir: String },
+}
+
 /// Writes `text` to a new file `name` in the working directory, never over an existing one
 /// (`NAME-2.jsonl`, `NAME-3.jsonl` … when taken). Returns the absolute path written.
-fn write_new(name: &str, text: &str) -> Result<String, String> {
+fn write_new(name: &str, text: &str) -> Result<String, NotWritten> {
     use std::io::Write;
-    let dir = std::env::current_dir().map_err(|e| format!("the working directory: {e}"))?;
+    let dir = std::env::current_dir().map_err(NotWritten::NoDir)?;
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
     for n in 1..100 {
         let file = if n == 1 { name.to_string() } else { format!("{stem}-{n}.{ext}") };
         let path = dir.join(&file);
         match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
             Ok(mut f) => {
-                f.write_all(text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+                f.write_all(text.as_bytes()).map_err(|source| NotWritten::File {
+                    path: path.display().to_string(),
+                    source,
+                })?;
                 return Ok(path.display().to_string());
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+            Err(source) => {
+                return Err(NotWritten::File { path: path.display().to_string(), source });
+            }
         }
     }
-    Err(format!("{name} and 98 numbered files beside it exist in {}", dir.display()))
+    Err(NotWritten::Taken { name: name.into(), dir: dir.display().to_string() })
 }
 
 /// Gives freed heap back to the operating system once the console goes idle after a burst.

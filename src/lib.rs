@@ -11,25 +11,30 @@
 //! log goes, opened privately), `text` (making others' text safe to print), `value` (durations and
 //! bad values, as every input takes them), `cli`, `complete`. `main.rs` composes them. What may
 //! depend on what, and where a feature and its test go: ARCHITECTURE.md.
+//!
+//! The layers are crates of one workspace (`crates/`), the compiler holding what may use what; this
+//! crate holds the binary's own modules and re-exports every layer under its name (`ststui::core`,
+//! `ststui::app`, …) for the binary, the tests and the benchmarks.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::too_many_lines,
+        clippy::disallowed_methods,
+        reason = "a test tells one story start to end, and #[tokio::test] builds its own runtime; \
+                  the lib target holds the rules"
+    )
+)]
 
-pub mod app;
-pub mod backend;
 pub mod cli;
-pub mod cluster;
 pub mod complete;
-pub mod control;
-pub mod core;
-pub mod drive;
-pub mod fakelet;
-pub mod kubelet;
 pub mod logfile;
-pub mod plan;
+pub mod man;
 pub mod play;
-pub mod procs;
-pub mod serve;
-pub mod sim;
-pub mod steer;
-pub mod text;
-pub mod ui;
-pub mod value;
 pub mod verbs;
+
+pub use ststui_cluster::{cluster, drive, fakelet, procs};
+pub use ststui_console::{app, ui};
+pub use ststui_control::{backend, control, kubelet, runtime};
+pub use ststui_core::{core, text, value};
+pub use ststui_plan::{plan, steer};
+pub use ststui_sim::{serve, sim};

@@ -66,6 +66,7 @@ fn dispatch(invoked: Invoked, cli: &Cli) -> ExitCode {
                 Err(_) => ExitCode::FAILURE,
             }
         }
+        Some(CliCommand::Man(ref a)) => man(a),
         Some(CliCommand::Sim(ref args)) if args.soak.is_some() => logged(log, || soak(args)),
         Some(CliCommand::Sim(ref args)) if args.headless && args.serve.is_some() => {
             serve_headless(log, args)
@@ -157,6 +158,35 @@ fn complete(words: &[String]) -> Vec<String> {
 }
 
 /// Prints `lines` on stdout (a closed pipe is a failure exit, nothing more).
+/// `ststui man [VERB]`: a page on stdout (2: no such verb), or every page into `--out-dir`
+/// (their paths said; 1: one could not be written).
+fn man(a: &ststui::cli::ManArgs) -> ExitCode {
+    if let Some(dir) = &a.out_dir {
+        return match ststui::man::write_all(dir) {
+            Ok(files) => {
+                print_lines(&files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>())
+            }
+            Err(e) => {
+                ststui::text::err_line(&format!("ststui man: {e}"));
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match ststui::man::page(a.verb.as_deref()) {
+        Ok(p) => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(&p.roff).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            }
+        }
+        Err(e) => {
+            ststui::text::err_line(&format!("ststui man: {e}"));
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
 fn print_lines(lines: &[String]) -> ExitCode {
     let mut out = std::io::stdout().lock();
     let written = lines.iter().try_for_each(|l| writeln!(out, "{l}")).and_then(|()| out.flush());
@@ -216,6 +246,7 @@ fn cluster_console(cli: &Cli) -> ExitCode {
         ststui::cluster::ClusterBackend::start(target, inbox.sink())
             .map(|b| (b.namespace().to_string(), b))
             .map(|(ns, b)| (Box::new(b) as Box<dyn Backend>, ns))
+            .map_err(String::from)
     };
     let (backend, namespace) = match started {
         Ok(b) => b,

@@ -107,9 +107,7 @@ impl OnControlPlane {
         &self,
         f: impl AsyncFnOnce(kube::Client) -> Result<T, String>,
     ) -> Result<T, String> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+        let rt = ststui::runtime::build("bench", ststui::runtime::Workers::Current)
             .map_err(|e| e.to_string())?;
         rt.block_on(async {
             let kc =

@@ -77,7 +77,9 @@ pub struct RolloutArgs {
     #[arg(long = "continue")]
     pub continue_halted: bool,
     /// Go on although the recorded plan differs from this command (this command's steps, bake,
-    /// checks and policy win and are recorded), or start a plan over an invalid record.
+    /// checks and policy win and are recorded), start a plan over an invalid record, take over
+    /// a lease that claims more than any runner writes, or take a set carrying another group's
+    /// part into this group.
     #[arg(long)]
     pub force: bool,
     /// While another runner's lease holds, wait for it to run out instead of refusing.
@@ -148,19 +150,15 @@ impl RolloutArgs {
 }
 
 /// `--batches 1,2,4`, checked.
-fn batches(s: &str) -> Result<String, String> {
-    crate::value::batches(s).map(|_| s.trim().to_string()).map_err(|e| e.to_string())
+fn batches(s: &str) -> Result<String, crate::value::BadValue> {
+    crate::value::batches(s).map(|_| s.trim().to_string())
 }
 
 /// A gate as typed, checked.
-fn gate(s: &str) -> Result<String, String> {
-    match crate::plan::gate::Gate::parse(s) {
-        Ok(crate::plan::gate::Gate::Sim) => Err(format!(
-            "{s:?}: sim: gates are the simulator's rehearsal; expected cmd:COMMAND, \
-             exec:CONTAINER -- COMMAND… or http::PORT/PATH"
-        )),
-        Ok(_) => Ok(s.trim().to_string()),
-        Err(e) => Err(e.to_string()),
+fn gate(s: &str) -> Result<String, crate::plan::gate::GateError> {
+    match crate::plan::gate::Gate::parse(s)? {
+        crate::plan::gate::Gate::Sim => Err(crate::plan::gate::GateError::Rehearsal(s.into())),
+        _ => Ok(s.trim().to_string()),
     }
 }
 

@@ -195,3 +195,17 @@ fn feature_gates_go_with_driving_and_say_what_they_expect() {
     assert!(err.contains("unknown gate \"Nope\""), "{err}");
     assert!(err.contains("StaleControllerConsistencyStatefulSet"), "names the gates: {err}");
 }
+
+/// `sim --help` lists the global cluster flags apart, under a heading saying they are not `sim`'s.
+#[test]
+fn sim_help_sets_cluster_flags_apart() {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    cmd.build(); // global flags reach the subcommands when the command is built
+    let sim = cmd.find_subcommand_mut("sim").expect("sim subcommand");
+    let help = sim.render_help().to_string();
+    let (own, rest) = help.split_once(CLUSTER).expect("the cluster heading");
+    assert!(own.contains("--script") && !own.contains("--kubeconfig"), "{help}");
+    assert!(rest.contains("--kubeconfig") && rest.contains("--namespace"), "{help}");
+    assert!(rest.contains(DRIVING) && rest.contains("--feature-gates"), "{help}");
+}

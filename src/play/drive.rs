@@ -39,13 +39,10 @@ const LEASE_WAIT: Duration = Duration::from_secs(10);
 
 /// Takes the drive Lease of the session's namespace (or finds the server serves none); the
 /// refusal names who holds it or why it cannot be had.
-async fn elect(
-    session: &crate::cluster::Session,
-    context: Option<&str>,
-) -> Result<(Elector, Gate), String> {
+async fn elect(session: &crate::cluster::Session) -> Result<(Elector, Gate), String> {
     let ns = &session.namespace;
     let gate = Gate::new(Timings::default());
-    let me = crate::drive::lease::identity(context.unwrap_or("current-context"));
+    let me = crate::drive::lease::identity(&session.context);
     let mut candidate = Elector::new(session.client.clone(), ns, me, gate.clone());
     match tokio::time::timeout(LEASE_WAIT, candidate.round()).await {
         Ok(Role::Leader | Role::Unelected) => Ok((candidate, gate)),
@@ -71,9 +68,8 @@ pub(super) async fn start_driver(
     session: &crate::cluster::Session,
     player: &ClusterPlayer,
     tee: mpsc::Sender<Result<Change, WatchFailed>>,
-    context: Option<&str>,
 ) -> Result<Driving, String> {
-    let (candidate, gate) = elect(session, context).await?;
+    let (candidate, gate) = elect(session).await?;
     let (tx, rx) = mpsc::unbounded_channel();
     let (stop, stopped) = tokio::sync::oneshot::channel();
     let lost = tx.clone();

@@ -115,7 +115,18 @@ impl Exec {
             | Command::Abort { .. }
             | Command::Step(_) => Err(LineFailed::NeedsSimulator),
             // The steering lines went through `cluster_op` above.
-            _ => Ok(()),
+            Command::Image { .. }
+            | Command::Scale { .. }
+            | Command::Partition { .. }
+            | Command::Strategy { .. }
+            | Command::MaxUnavailable { .. }
+            | Command::Undo { .. }
+            | Command::Restart { .. }
+            | Command::DeletePod { .. }
+            | Command::Evict { .. }
+            | Command::Freeze { .. } => Ok(()),
+            // Waits and checks are the player's: nothing to write.
+            Command::Wait(_) | Command::Settle { .. } | Command::Expect { .. } => Ok(()),
         }
     }
 

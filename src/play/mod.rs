@@ -124,7 +124,29 @@ pub fn cluster_refusal(command: &Command, drive: bool) -> Option<&'static str> {
             "needs the simulator: API faults are injected into the simulated API server \
              (play it with `ststui sim --script`)",
         ),
-        _ => None,
+        // Every other line plays on a cluster: named one by one, so a new simulator-only line
+        // is a compile error here until it says what it needs.
+        Command::Create(_)
+        | Command::Apply(_)
+        | Command::Image { .. }
+        | Command::Scale { .. }
+        | Command::Partition { .. }
+        | Command::Strategy { .. }
+        | Command::MaxUnavailable { .. }
+        | Command::Undo { .. }
+        | Command::Restart { .. }
+        | Command::Delete { .. }
+        | Command::DeletePod { .. }
+        | Command::Evict { .. }
+        | Command::Budget(_)
+        | Command::DeleteBudget { .. }
+        | Command::Fail { .. }
+        | Command::SetReady { .. }
+        | Command::Kubelet(_)
+        | Command::Freeze { .. }
+        | Command::Wait(_)
+        | Command::Settle { .. }
+        | Command::Expect { .. } => None,
     }
 }
 
@@ -183,11 +205,8 @@ pub fn run(
 ) -> i32 {
     let file = script_path.display().to_string();
     let played = load(script_path, &file, drive).and_then(|(script, manifests)| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .map_err(|e| Refused::Cluster(format!("cannot start the client runtime: {e}")))?;
+        let runtime = crate::runtime::build("client", crate::runtime::Workers::Threads(2))
+            .map_err(|e| Refused::Cluster(e.to_string()))?;
         runtime.block_on(play_on(script, manifests, file, (format, target, timeout, drive)))
     });
     played.unwrap_or_else(|e| {
@@ -287,8 +306,7 @@ async fn play_on(
         crate::drive::access::may_drive(&session, &session.namespace)
             .await
             .map_err(|e| refused(e.to_string()))?;
-        let context = target.context.as_deref();
-        let driving = start_driver(&session, &player, tx.clone(), context).await;
+        let driving = start_driver(&session, &player, tx.clone()).await;
         player.drive = Some(driving.map_err(refused)?);
     } else {
         // With --drive the namespace is read through the controller's own watches.

@@ -15,7 +15,6 @@
 //! backend, core. Must not: touch the terminal beyond plain lines, or tokio.
 
 pub mod abort;
-mod abort_group;
 pub mod kubectl;
 pub mod progress;
 pub mod report;
@@ -69,7 +68,8 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
         | Command::Play(_)
         | Command::Drive(_)
         | Command::FakeKubelet(_)
-        | Command::Completion(_) => Err(VerbError::new(Exit::Usage, "not a verb on one set")),
+        | Command::Completion(_)
+        | Command::Man(_) => Err(VerbError::new(Exit::Usage, "not a verb on one set")),
         Command::Explain(a) => {
             target.name = Some(a.name.clone());
             explain(target, a.output, start + Duration::from_millis(a.timeout))
@@ -262,17 +262,18 @@ fn wait(
     let mut s = Session::open(target)?;
     s.sync(deadline.unwrap_or(start + SYNC_TIMEOUT))?;
     s.see_group(deadline.unwrap_or(start + SYNC_TIMEOUT));
-    watch(&mut s, Goal::Rollout { full }, deadline, stuck_after_ms)
+    watch(&mut s, Goal::Rollout { full }, deadline, stuck_after_ms, start)
 }
 
 /// Watches until the goal is met (0), stuck (3) or the deadline passes (1; 4 if the server is
 /// unreachable or failing then). On a terminal a live progress line, otherwise one line per
-/// change.
+/// change. `begun`: when the verb's `--timeout` began (its timeout is said from then, as given).
 pub fn watch(
     s: &mut Session,
     goal: Goal,
     deadline: Option<Instant>,
     stuck_after_ms: u64,
+    begun: Instant,
 ) -> Result<Exit, VerbError> {
     use std::io::IsTerminal;
     let start = Instant::now();
@@ -304,7 +305,7 @@ pub fn watch(
                 };
                 line.show(&text, &live);
                 if deadline.is_some_and(|d| now >= d) {
-                    let waited = progress::human(now.duration_since(start));
+                    let waited = progress::human(now.duration_since(begun));
                     line.finish(&format!("timed out after {waited}: {text}"));
                     if let Some(why) = s.disconnected() {
                         return Err(VerbError::new(

@@ -100,6 +100,10 @@ pub struct Strategy {
 #[serde(rename_all = "camelCase")]
 pub struct FrozenBy {
     pub by: String,
+    /// `by`, and who wrote the record when the server's managed fields name another writer
+    /// (the text lines; not in the JSON).
+    #[serde(skip)]
+    pub by_words: String,
     pub at: String,
     /// The partition `ststui resume` restores; `null` when the annotation does not hold one.
     pub partition: Option<i32>,
@@ -270,6 +274,7 @@ impl Report {
             update_revision: header.update_rev.name.to_string(),
             frozen: header.frozen.as_ref().map(|f| FrozenBy {
                 by: f.by.clone(),
+                by_words: f.by_words(),
                 at: f.at.clone(),
                 partition: f.partition.clone().ok(),
                 recorded: f.recorded(),
@@ -347,16 +352,16 @@ impl Report {
                 None if plan_holds => line(format!(
                     "frozen:     by {} since {}, taken over by the plan (`ststui abort {}` puts \
                      partition {} back)",
-                    f.by, f.at, self.name, f.recorded
+                    f.by_words, f.at, self.name, f.recorded
                 )),
                 None => line(format!(
                     "frozen:     by {} since {} (resume restores partition {})",
-                    f.by, f.at, f.recorded
+                    f.by_words, f.at, f.recorded
                 )),
                 Some(p) => line(format!(
                     "frozen:     broken: the partition was moved to {p} after {} froze it at {} \
                      (the record says {}; resume refuses without --force)",
-                    f.by, f.at, f.recorded
+                    f.by_words, f.at, f.recorded
                 )),
             }
         }

@@ -161,9 +161,12 @@ pub fn run(target: Target, args: &StepArgs, start: Instant) -> Result<Exit, Verb
         super::say(&format!(
             "{key}: partition {} → {} was written at {} by {} (that run never learnt it): not \
              stepping again",
-            p.from, p.to, p.at, p.by
+            p.from,
+            p.to,
+            crate::text::shown(&p.at, 40),
+            crate::text::shown(&p.by, 100)
         ));
-        return after(&mut s, args, (p.from, p.to, replicas), limit);
+        return after(&mut s, args, (p.from, p.to, replicas), (limit, start));
     }
     let (from, to) = match decide(&s.state, &key, args.to, args.force)? {
         Decision::Nothing(why) => {
@@ -196,7 +199,7 @@ pub fn run(target: Target, args: &StepArgs, start: Instant) -> Result<Exit, Verb
     settle(&s.target, &key, write_by);
     let opened = opens(&key, &s, to, from.min(replicas));
     super::say(&format!("{key}: partition {from} → {to}{opened}{read_back}"));
-    after(&mut s, args, (from, to, replicas), limit)
+    after(&mut s, args, (from, to, replicas), (limit, start))
 }
 
 /// With `--wait`: waits for the ordinals the step opened.
@@ -204,13 +207,13 @@ fn after(
     s: &mut Session,
     args: &StepArgs,
     (from, to, replicas): (i32, i32, i32),
-    limit: Option<Instant>,
+    (limit, start): (Option<Instant>, Instant),
 ) -> Result<Exit, VerbError> {
     if !args.wait || to >= from.min(replicas) {
         return Ok(Exit::Done);
     }
     let goal = Goal::Opened { partition: to, until: from.min(replicas) };
-    super::watch(s, goal, limit, args.stuck_after)
+    super::watch(s, goal, limit, args.stuck_after, start)
 }
 
 /// Removes the step's record now that its outcome is known (best effort: a record left behind

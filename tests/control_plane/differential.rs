@@ -10,7 +10,13 @@
 //! the same scenarios are played with `ststui play --drive` (ststui's core is the controller
 //! of the real API server) and the line says "(driven)"; `pause`, `resume` and `step` are
 //! playable there.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};

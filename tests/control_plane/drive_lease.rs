@@ -5,7 +5,13 @@
 //! at once. Needs the control plane and fails (never skips) without it:
 //!
 //!   tests/control-plane/run -- cargo test --release --test control_plane -- --ignored drive_lease::
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::time::{Duration, Instant};
 

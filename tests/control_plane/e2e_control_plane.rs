@@ -7,7 +7,13 @@
 //! control plane, and fails (never skips) without it:
 //!
 //!   tests/control-plane/run -- cargo test --release --test control_plane -- --ignored e2e_control_plane::
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 #![cfg(unix)]
 
 use crate::support::cp_support;

@@ -13,7 +13,13 @@
 //!
 //!   tests/control-plane/run --without-statefulset-controller -- \
 //!     cargo test --release --test control_plane -- --ignored e2e_drive::
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 #![cfg(unix)]
 
 use crate::support::cp_support;

@@ -2,7 +2,13 @@
 //! at once (not when the command ends), with the command, all the command started, and the
 //! control plane gone. Runs the harness itself (outside any other run of it): `.ci/run` runs
 //! it after the suites that run inside one.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};

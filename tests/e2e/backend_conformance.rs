@@ -6,7 +6,13 @@
 //! a write out and report the set as the server then holds it; and answer pause and step as its
 //! capabilities say (paused, a scale-up is not acted on; one step, one pod; or, without an
 //! embedded controller, refuse as unsupported).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::serve_common;
 

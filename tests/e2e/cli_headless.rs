@@ -1,6 +1,12 @@
 //! The `ststui` binary, headless: exit codes 0 / 1 / 2, the timeline alone on stdout (valid
 //! JSONL), diagnostics on stderr, byte-identical output run to run, and the soak's summary.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::runner;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,13 @@
 //! is bounded by a verb's `--timeout` (exit 4, naming it), does not keep the console from
 //! drawing and quitting on `q`, and leaves no process behind — after a timeout, a quit, or a
 //! SIGTERM to the verb.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::path::Path;
 use std::time::{Duration, Instant};

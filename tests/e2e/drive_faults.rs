@@ -4,7 +4,13 @@
 //! permission. The server's own store is the judge: the set converges, no pod is made twice, a
 //! revision whose creation lost its reply is not taken for a collision (which would rename the
 //! update revision and roll every pod again), and a denied write is refused before driving.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::serve_common;
 
@@ -63,7 +69,9 @@ impl Rig {
     /// Drives with these `--feature-gates`.
     fn drive_with(&self, gates: &str) -> Result<DriveBackend, String> {
         let seen = Arc::clone(&self.seen);
-        let target = Target { feature_gates: gates.parse().unwrap(), ..self.target() };
+        let feature_gates =
+            if gates.is_empty() { Default::default() } else { gates.parse().unwrap() };
+        let target = Target { feature_gates, ..self.target() };
         DriveBackend::start(
             target,
             Arc::new(move |ev| seen.lock().unwrap_or_else(|e| e.into_inner()).push(ev)),

@@ -3,7 +3,13 @@
 //! grid, stepping the partition (read back through the API with kubectl), freeze and resume
 //! (recorded on the set), a denied permission shown as read-only, the API going down (banner,
 //! last data kept, recovery) and quit restoring the terminal.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 #![cfg(unix)]
 
 use crate::support::pty_support;

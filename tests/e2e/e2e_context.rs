@@ -2,7 +2,13 @@
 //! cluster's paths: watches, Events by field selector, pods/log): why a crash-looping canary is
 //! not Ready (the controller pane and the pod detail), its Events, its claim, its log (and the
 //! previous container's), a log the user may not read, and the set list's filter.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 #![cfg(unix)]
 
 use crate::support::pty_support;

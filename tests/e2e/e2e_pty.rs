@@ -4,7 +4,13 @@
 //! mouse reporting off, canonical mode and echo back on).
 //!
 //! Never asserts on wall-clock time: every wait polls the screen up to a generous deadline.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 #![cfg(unix)]
 
 use crate::support::pty_support;

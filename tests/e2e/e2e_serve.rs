@@ -1,7 +1,13 @@
 //! The console and outside clients see one cluster: the console serving the demo
 //! (`ststui sim --serve`), kubectl changing the partition (the console's header follows), the
 //! console's `[` changing it (kubectl reads it back), and quit restoring the terminal.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 #![cfg(unix)]
 
 use crate::support::pty_support;

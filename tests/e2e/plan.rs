@@ -5,7 +5,13 @@
 //! and deletes exactly the stuck pod; a killed runner leaves the set held and a rerun resumes;
 //! a second runner is refused; a template change halts the plan; a lost reply does not open
 //! two steps; a gate waits for approve.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 mod budget;
 mod faults;
@@ -295,7 +301,7 @@ fn a_killed_runner_leaves_the_set_held_a_second_runner_is_refused_and_a_rerun_re
 fn sigterm_ends_a_runner_with_a_closing_line_and_gives_its_lease_back() {
     for (test, signal) in [("sigterm", libc::SIGTERM), ("sigint", libc::SIGINT)] {
         let r = rig(test, "nginx:1.26");
-        let mut first = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "30s"]);
+        let mut first = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "10s"]);
         until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking && p.step == 1);
         // SAFETY: kill(2) on the child this test started.
         unsafe {
@@ -308,20 +314,19 @@ fn sigterm_ends_a_runner_with_a_closing_line_and_gives_its_lease_back() {
         let last = out.lines().last().unwrap_or_default();
         let name = if signal == libc::SIGTERM { "SIGTERM" } else { "SIGINT" };
         assert!(last.starts_with(&format!("stopped by {name}: plan 1/2 (1): baking")), "{out}");
-        assert!(
-            last.contains("`ststui rollout web --steps 1,100%` resumes it, `ststui abort web`"),
-            "{out}"
-        );
+        let resume = "ststui rollout web --steps 1,100% --bake 10s";
+        assert!(last.contains(&format!("`{resume}` resumes it, `ststui abort web`")), "{out}");
         assert!(record::lease(&r.the_set()).is_none(), "{test}: the lease given back");
         assert_eq!(the_plan(&r).unwrap().phase, Phase::Baking, "its record stays");
         let (code, out, _) = ststui(&r, &["wait", "web", "--timeout", "10s"]);
         assert_eq!(code, 3, "{out}");
-        assert!(out.contains("no runner; `ststui rollout web --steps 1,100%` resumes it"), "{out}");
-        let (code, out, err) = ststui(
-            &r,
-            &["rollout", "web", "--steps", "1,100%", "--bake", "1s", "--force", "--timeout", "60s"],
-        );
+        assert!(out.contains(&format!("no runner; `{resume}` resumes it")), "{out}");
+        // The command it names works as printed: nothing to add, nothing forced.
+        let mut words: Vec<&str> = resume.split(' ').skip(1).collect();
+        words.extend(["--timeout", "60s"]);
+        let (code, out, err) = ststui(&r, &words);
         assert_eq!(code, 0, "{test}: {out}{err}");
+        assert!(out.contains("resuming"), "{test}: {out}");
         assert_eq!(*r.partitions.lock().unwrap(), [4, 3, 0], "{test}");
     }
 }
@@ -591,6 +596,17 @@ fn until_set(r: &Rig, what: &str, f: impl Fn(&StatefulSet) -> bool) -> StatefulS
     }
 }
 
+/// Another runner's plan lease: `holder` on host `elsewhere`, pid 1, until `expires`.
+fn lease_of(holder: &str, expires: &str) -> String {
+    let lease = record::Lease {
+        holder: holder.into(),
+        host: "elsewhere".into(),
+        pid: 1,
+        expires: expires.into(),
+    };
+    serde_json::to_string(&lease).unwrap()
+}
+
 /// `--wait-lease` waits for another runner's lease instead of refusing.
 #[test]
 fn wait_lease_waits_out_another_runners_lease() {
@@ -598,13 +614,7 @@ fn wait_lease_waits_out_another_runners_lease() {
     let expires = k8s_openapi::jiff::Timestamp::now()
         .checked_add(k8s_openapi::jiff::SignedDuration::from_secs(3))
         .unwrap();
-    let lease = record::Lease {
-        holder: "bo".into(),
-        host: "elsewhere".into(),
-        pid: 1,
-        expires: record::stamp(expires),
-    };
-    let text = serde_json::to_string(&lease).unwrap();
+    let text = lease_of("bo", &record::stamp(expires));
     r.op(ClusterOp::PlanLease { set: web(), lease: Some(text), seen: None });
     let (code, _, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%"]);
     assert_eq!(code, 1, "{err}");
@@ -614,6 +624,35 @@ fn wait_lease_waits_out_another_runners_lease() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("waiting for the lease of bo on elsewhere"), "{out}");
     assert_eq!(the_plan(&r).unwrap().phase, Phase::Done);
+}
+
+/// A plan lease claiming more than any runner writes (`"expires":"never"`, a year far ahead, a
+/// lease that does not read) holds the set against a plain rollout, which names the ways past;
+/// `--force` takes it over (said) and the plan runs.
+#[test]
+fn a_forged_plan_lease_is_refused_naming_force_and_taken_over_with_it() {
+    let r = rig("forged-lease", "nginx:1.26");
+    let mut seen: Option<String> = None;
+    for expires in ["never", "9999-12-31T23:59:59Z", "2099-01-01T00:00:00Z"] {
+        let text = lease_of("mallory", expires);
+        r.op(ClusterOp::PlanLease { set: web(), lease: Some(text.clone()), seen: seen.take() });
+        seen = Some(text);
+        let (code, out, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%"]);
+        assert_eq!(code, 1, "{expires}: {out}{err}");
+        assert!(err.contains("more than any runner writes"), "{expires}: {err}");
+        assert!(err.contains("--force takes it over"), "{expires}: {err}");
+        assert!(!err.contains("then runs out"), "never said of a lease that never does: {err}");
+    }
+    r.op(ClusterOp::PlanLease { set: web(), lease: Some("{not json".into()), seen });
+    let (code, _, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("does not read") && err.contains("--force takes it over"), "{err}");
+    let (code, out, err) =
+        ststui(&r, &["rollout", "web", "--steps", "1,100%", "--force", "--timeout", "60s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("taken over (--force)"), "{out}");
+    assert_eq!(the_plan(&r).unwrap().phase, Phase::Done);
+    assert!(record::lease(&r.the_set()).is_none(), "our lease given back");
 }
 
 /// The record on the set is shared, writable state: a command stored in it is never run, a bake
@@ -710,4 +749,36 @@ fn explain_and_abort_print_cluster_text_escaped() {
     let (code, out, err) = ststui(&r, &["abort", "web"]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(!out.contains('\u{1b}') && !err.contains('\u{1b}'), "raw escapes: {out:?} {err:?}");
+}
+
+/// Every duration flag past the one cap (24h), at values that overflowed before (a panic after
+/// the group lease was written; a recheck at once): refused as bad usage (exit 2), naming the
+/// flag, before anything is written.
+#[test]
+fn a_duration_past_the_cap_is_refused_before_anything_is_written() {
+    let r = rig("durations", "nginx:1.26");
+    let before = r.the_set().metadata.annotations.unwrap_or_default();
+    let flags = [
+        "--bake",
+        "--zone-bake",
+        "--check-timeout",
+        "--stuck-after",
+        "--timeout",
+        "--recheck",
+        "--gate-interval",
+        "--gate-timeout",
+    ];
+    for flag in flags {
+        for value in ["25h", "99999999999h"] {
+            let (code, out, err) =
+                ststui(&r, &["rollout", "web", "--steps", "1,100%", flag, value]);
+            assert_eq!(code, 2, "{flag} {value}: {out}{err}");
+            assert!(err.contains(flag) && err.contains("is longer than 24h"), "{flag}: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    let (code, _, err) = ststui(&r, &["wait", "web", "--timeout", "18446744073709551615ms"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(r.the_set().metadata.annotations.unwrap_or_default(), before, "nothing written");
+    assert_eq!(*r.partitions.lock().unwrap(), [4], "the partition never moved");
 }

@@ -5,7 +5,13 @@
 //! steps in order and no other partition, end done and give its lease back; hold at a gate
 //! until approved; halt on a step that does not come up, holding the partition, the set then
 //! Halted; halt when the template changes under it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::serve_common;
 

@@ -3,7 +3,13 @@
 //! a cluster cannot play are refused before anything runs, naming the line; kubelet lines need
 //! a fake kubelet; a scenario plays in real time with the simulator's timeline and exit codes;
 //! the script's own writes whose replies were lost say what the server holds.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::serve_common;
 

@@ -3,7 +3,13 @@
 //! naming it so, the same answers as `ststui`); linked as `kubectl_complete-ststui` it answers
 //! kubectl's plugin completion; `ststui completion SHELL` prints a script bash accepts; and
 //! `explain -o yaml` is the JSON report as YAML. Needs kubectl: fails (never skips) without it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::serve_common;
 

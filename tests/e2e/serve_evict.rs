@@ -3,7 +3,13 @@
 //! charged and the pod marked, the API server's refusals of a bad body), and ststui's own
 //! eviction (the console's delete, a plan's OnDelete step, abort) through the cluster writer:
 //! refused as a disruption naming the budget as it stands, or carried out.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::serve_common::*;
 

@@ -3,7 +3,13 @@
 //! `/scale`, `/status` validation, access reviews, the API going down, and a streaming list
 //! (`sendInitialEvents`: every object whole, then the initial-events-end bookmark; refused as
 //! invalid by a release with the `WatchList` gate off, and the console listing instead).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::serve_common;
 

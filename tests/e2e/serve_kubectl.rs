@@ -2,7 +2,13 @@
 //! process): get, get -w, rollout status, set image, rollout history, rollout undo, scale, patch
 //! of the partition, delete pod and apply. They fail, never skip, when kubectl is missing.
 //! Each test has its own served simulator, kubeconfig and kubectl cache directory.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -304,6 +310,32 @@ fn apply_creates_then_configures_and_refuses_unknown_fields() {
 
 /// `kubectl create namespace` sends protobuf: the namespace is made as on a real API server,
 /// and a bad name is refused, naming it.
+/// Annotations over 256 KiB in all (a forged record, say) are refused in kube-apiserver's words;
+/// up to the limit they are kept.
+#[test]
+fn annotations_over_256_kib_are_refused_as_the_api_server_refuses_them() {
+    let s = serve("annotations", "20", &[]);
+    // As a patch file: one argument of 300 KiB is more than exec(2) takes.
+    let patch = |name: &str, kib: usize| {
+        let file = s.dir.join(format!("{name}.json"));
+        let body = serde_json::json!({"metadata": {"annotations": {name: "x".repeat(kib * 1024)}}});
+        std::fs::write(&file, body.to_string()).unwrap();
+        file.display().to_string()
+    };
+    let big = patch("big", 300);
+    let out = s.kubectl(&["patch", "sts", "web", "--type", "merge", "--patch-file", &big]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("metadata.annotations: Too long: must have at most 262144 bytes"),
+        "{err}"
+    );
+    assert_eq!(s.jsonpath("sts/web", "{.metadata.annotations.big}"), "", "nothing kept");
+    let fits = patch("fits", 200);
+    s.ok(&["patch", "sts", "web", "--type", "merge", "--patch-file", &fits]);
+    assert_eq!(s.jsonpath("sts/web", "{.metadata.annotations.fits}").len(), 200 * 1024);
+}
+
 #[test]
 fn create_namespace_works_as_on_a_real_api_server() {
     let s = serve("namespace", "20", &[]);

@@ -2,7 +2,13 @@
 //! claim-retention check after every event, and convergence once the faults stop. Also: the
 //! checks do catch a controller that breaks an invariant, and a generated script replays as an
 //! ordinary scenario.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use k8s_openapi::api::apps::v1::StatefulSetStatus;
 use ststui::cli::Format;

@@ -1,7 +1,13 @@
 //! Reducer tests of console behaviour: speed steps that come back to ×1, `b` breaking an image,
 //! the key that jumps to the pod the controller waits on, timeline lines attributed to their set
 //! with a filter, the timeline scrolling, `/`, and the help overlay and its pages.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 
@@ -107,7 +113,7 @@ fn one_set_needs_no_set_column() {
 /// logged in scenario syntax.
 #[test]
 fn b_breaks_and_fixes_the_image() {
-    use ststui::app::input::PromptKind;
+    use ststui::app::state::PromptKind;
     use ststui::backend::Fault;
     let mut st = demo(sim_caps());
     run(&mut st, [key('l')]);

@@ -1,7 +1,13 @@
 //! The backend contract as the console sees it: complete re-listings replace the mirror,
 //! capabilities change at run time, the server's version picks the advisor's semantics, a lost
 //! connection stops writes, a conflict asks again, and freeze / resume on a cluster.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

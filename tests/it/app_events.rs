@@ -2,7 +2,13 @@
 //! change of selection), the pod before's leave the mirror, the detail lists them Warnings
 //! first with count and age, and a set's FailedCreate joins the controller pane until the
 //! controller succeeds since.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

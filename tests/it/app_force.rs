@@ -3,7 +3,13 @@
 //! — once the server holds the record — deletes the pod; nothing is deleted when the record
 //! fails. A budget's refusal of an eviction names this way; abort's question names the pods a
 //! budget would keep; the record is shown beside the set's state while it is recent, escaped.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures::*;
 

@@ -1,6 +1,12 @@
 //! The console's plan decides on fresh reads on a cluster: a step opens on the budgets read with
 //! the set, not on what the budgets' watch last said (a watch may lag a disruption elsewhere).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures::*;
 

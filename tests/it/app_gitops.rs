@@ -1,6 +1,12 @@
 //! A set a GitOps controller manages (Argo CD, Flux): the header says who, and a write to its
 //! spec asks first, warning that it may be reverted; a pod's deletion does not.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

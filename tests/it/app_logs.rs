@@ -2,7 +2,13 @@
 //! follow it; chunks replace and append (only the log shown); the view is bounded and counts
 //! what it dropped; scrolled back, new lines keep the same lines in view; `p` switches to the
 //! previous container; Esc closes and stops following.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

@@ -1,6 +1,12 @@
 //! Mirror and keymap tests: objects applied from backend events, indexes, spans; the keymap
 //! table's consistency (no conflicts, help and footer derived from it).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

@@ -3,7 +3,13 @@
 //! a second runner refused by name, `A` only at a gate, the freeze key halting a plan, and the
 //! partition keys refused while a plan drives the partition (the controller pane names the plan
 //! instead of `[`).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 
@@ -379,4 +385,44 @@ fn a_plan_takes_only_its_own_writes_answer() {
     let own = Failure::new(words, FailureKind::Conflict, "taken").of(lease.id);
     run(&mut st, [Msg::Backend(BackendEvent::OpFailed(own))]);
     assert!(ending(&st), "its own write's failure did not end the plan: {:?}", st.status);
+}
+
+/// A group part naming a first set this console does not hold: while the namespace's sets are
+/// not listed here the keys refuse, naming the way past (`ststui step web --force`); once they
+/// are, the named set does not exist, nothing drives the group, and the keys move the partition.
+#[test]
+fn a_part_naming_a_set_that_does_not_exist_never_locks_the_partition_keys() {
+    use ststui::backend::{BackendEvent, ObjKind, Scope};
+    use ststui::plan::group::part::{PART, Part, State};
+    let mut st = demo(sim_caps());
+    let part = Part {
+        group: "ghosts".into(),
+        sets: vec!["ghost".into(), "web".into()],
+        place: 1,
+        state: State::Waiting,
+        since: stamp(t0()),
+        by: "mallory".into(),
+        started: stamp(t0()),
+        steps: "1,100%".into(),
+        zone_bake_seconds: 0,
+        reason: None,
+    };
+    annotate(&mut st, &[(PART, serde_json::to_string(&part).unwrap())]);
+    run(&mut st, [key('[')]);
+    let said = status_text(&st);
+    assert!(said.contains("the group opens it in turn"), "{said}");
+    assert!(said.contains("`ststui step web --force` moves it all the same"), "{said}");
+    assert_eq!(st.modal, Modal::None);
+    // The namespace's sets listed: `ghost` is not among them.
+    let set = st.mirror.set(&web()).unwrap().clone();
+    let listing = BackendEvent::Listed {
+        kind: ObjKind::Set,
+        scope: Scope::namespace(NS),
+        objects: vec![Object::Set(Arc::new(set))],
+    };
+    run(&mut st, [Msg::Backend(listing), Msg::BatchEnd]);
+    run(&mut st, [key('[')]);
+    let said = status_text(&st);
+    assert!(!said.contains("opens it in turn"), "{said}");
+    assert!(said.contains("partition web 5 → 4"), "the step is taken: {said}");
 }

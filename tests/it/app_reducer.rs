@@ -1,6 +1,12 @@
 //! Reducer tests: keys → state → commands, confirmations, refusals, prompts, selection,
 //! backend events. Driven with hand-built objects (no simulator).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

@@ -1,7 +1,13 @@
 //! The StatefulSet list through the reducer: what needs the operator first (Degraded before
 //! Progressing before Healthy), `/` filters by name (the heading says how many match, Enter
 //! opens the highlighted match, Esc clears), and a plan's progress on its row.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

@@ -1,7 +1,13 @@
 //! Reducer tests about time and the mirror: the clock and its extrapolation, status expiry, the
 //! bounded timeline, identical re-applies, notices, and the maxUnavailable prompt. Driven with
 //! hand-built objects (no simulator).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

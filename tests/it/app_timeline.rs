@@ -1,7 +1,13 @@
 //! The timeline's filters through the reducer: `T` cycles every set → the selected set → the
 //! selected pod → every set, the pane's title says which, and the pod filter follows the
 //! selection.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

@@ -2,7 +2,13 @@
 //! would be carried out, `[` asks before running ahead of a canary that is not updated and
 //! Ready, `]` warns only when there is an update to keep, and the partition line says what the
 //! held pods run.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::app_fixtures;
 

@@ -2,7 +2,13 @@
 //! and how a write decided on an older set goes (a 409 re-read and re-decided: through when only
 //! the status moved, a conflict naming the change when the spec did), simulator-only ops, and
 //! `--read-only`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

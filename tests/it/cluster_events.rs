@@ -4,7 +4,12 @@
 //! not stream lists: a list of one object for the resourceVersion, then a watch from it. The
 //! watch resumes from the last resourceVersion seen, and from now after it expired. On the
 //! mock API (`kube_mock`), paused time.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::time::Duration;
 

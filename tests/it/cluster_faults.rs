@@ -3,7 +3,13 @@
 //! watch reopens, a silent watch is restarted, one 500 is answered-with-errors (not
 //! unreachable) and then passes, a kind the user may not list is unknown and holds nothing up,
 //! a write whose reply was lost is read back, and an idempotent one is sent again.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::kube_mock;
 
@@ -35,6 +41,7 @@ fn engine_with(
         namespace: "default".into(),
         user: "tester".into(),
         server: "https://fake".into(),
+        context: "fake".into(),
     };
     let seen: Seen = Arc::default();
     let s = Arc::clone(&seen);

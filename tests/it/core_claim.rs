@@ -1,6 +1,12 @@
 //! Claiming (spec 1.2 step 3, 1.3, 2.6): the adopt/release table of ClaimObject, the name
 //! filter, label selectors with matchExpressions, and revision listing with adoption.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -1,6 +1,12 @@
 //! Explanations for the console: ordinal roles, next actions in words, the forced-rollback
 //! detector (spec 7.1) and the partition warning (7.7 a).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::core_harness;
 
@@ -211,4 +217,24 @@ fn an_unhealthy_pod_held_by_the_partition_is_not_a_forced_rollback() {
     let steps = with_observed(&w, |o| next_actions(o, &p));
     let s = explain::step_for(&steps, "web-0").map(|s| s.kind);
     assert_eq!(s, Some(StepKind::Wait));
+}
+
+/// A pod on the current revision the rollout has not reached yet (not held by the partition)
+/// that is not Ready is on its way or unhealthy, never a forced rollback: `wait` called it
+/// stuck at once when `abort` had just recreated it and the next image was set.
+#[test]
+fn an_unready_pod_on_the_current_revision_above_the_partition_is_not_a_forced_rollback() {
+    let mut w = World::new(3);
+    w.settle(40);
+    w.set_image("nginx:2");
+    w.unready("web-0");
+    let p = w.sync();
+    assert!(
+        matches!(&p.waiting_on, Some(ststui::core::Blocker::Ordered { pod, .. }) if pod == "web-0"),
+        "{:?}",
+        p.waiting_on
+    );
+    assert_ne!(p.current_revision, p.update_revision);
+    assert_eq!(w.revision_of("web-0"), p.current_revision);
+    assert!(with_observed(&w, |o| forced_rollback(o, &p, w.now())).is_none());
 }

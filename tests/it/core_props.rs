@@ -1,7 +1,13 @@
 //! Property test: random pod transitions, spec changes and faults never break the invariants
 //! (checked after every sync and tick by the world), and once faults stop the set converges:
 //! rolled out, every replica Ready and available, nothing extra left.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::core_harness;
 

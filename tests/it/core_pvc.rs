@@ -1,7 +1,13 @@
 //! Claims (spec 3.7): claim objects, creation before the pod, claims being deleted, the
 //! retention-policy ownerRef table, stale claims blocking scale-up, foreign controllers, and
 //! claims kept under Retain.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::core_harness;
 

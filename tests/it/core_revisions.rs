@@ -1,7 +1,13 @@
 //! Revisions (spec 2.1–2.7): the Go-encoded template patch, the FNV-1 hash and the upstream
 //! fixture, equality, ApplyRevision, `getStatefulSetRevisions` (reuse, rollback, semantic
 //! comparison, creation with collisions), history truncation, and API defaulting.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::collections::{BTreeMap, HashSet};
 

@@ -1,6 +1,12 @@
 //! Rolling updates, partitions, OnDelete and maxUnavailable with their version semantics
 //! (spec 3.5, 3.6 and the update cases of 3.8, plus 7.2, 7.3, 7.7), driven through the world.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::core_harness;
 

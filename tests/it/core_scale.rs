@@ -1,7 +1,13 @@
 //! Scaling, creation order, failed and terminating pods, identity repair and the set being
 //! deleted (spec 3.2–3.5 and the scale cases of 3.8), driven through the in-memory world with
 //! invariants checked after every step.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::core_harness;
 

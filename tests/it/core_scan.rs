@@ -1,7 +1,13 @@
 //! The sync's fused per-pod pass agrees with the plain predicates it replaces: the one-walk
 //! selector scan with `Selector::matches` and the label getters, and the facts of a claimed pod
 //! (`Facts::of_member`) with `Facts::of`, over a grid of awkward pods.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::collections::BTreeMap;
 
@@ -160,7 +166,8 @@ fn facts_of_a_member_agree_with_facts_of() {
         let sem = version.semantics();
         for (current, update) in [("a", "b"), ("a", "a")] {
             for (mrs, now) in [(0, t(0)), (10, t(105)), (10, t(110)), (10, t(200))] {
-                let min_ready = pod::MinReady::new(mrs, &sem);
+                let min_ready =
+                    pod::MinReady { seconds: mrs, at_deadline: sem.available_at_deadline };
                 let env = FactEnv { set: &set, current, update, min_ready, now, sem: &sem };
                 for p in &pods {
                     let m = claim.member(p).expect("every grid pod is a member");

@@ -1,6 +1,12 @@
 //! The sync as a whole (spec 1.2, 3.1, 2.5 from the sync's side, 2.7): effect order, errors,
 //! the requeue, determinism, rollback and history.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::core_harness;
 

@@ -4,7 +4,13 @@
 //! linked from the README, every relative link resolves (its `#anchor` to a heading), and every
 //! file an example names under `assets/` or `benches/tools/` is shipped. A stale generated
 //! section fails here; `UPDATE_README=1 cargo test --test it readme` rewrites it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::path::PathBuf;
 

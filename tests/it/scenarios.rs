@@ -1,7 +1,13 @@
 //! The example scenarios in `assets/scenarios/` are tests: each runs headless and every `expect`
 //! in it must hold. Also: a failing `expect` gives exit 1, a bad script exit 2, and the same
 //! script gives a byte-identical timeline.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::path::{Path, PathBuf};
 

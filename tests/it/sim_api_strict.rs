@@ -1,7 +1,13 @@
 //! The simulated API as strict as the real one, where the controller's own writes meet it: a
 //! claim repair's pod PUT keeps what the API server keeps (the node, graceful termination), a
 //! status write the server refuses fails the sync.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::sim_world_common;
 

@@ -3,7 +3,13 @@
 //! kube-controller-manager's: counts, condition, generation, the evictions it still counts),
 //! the API's validation, and evictions judged by it — from a script and as ststui's own write
 //! (`ClusterOp::EvictPod`: refused as a disruption naming the budget).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::path::Path;
 

@@ -2,7 +2,12 @@
 //! container states and reasons a pod's status carries, the timeline's kubelet lines, and the
 //! Events the recorder writes (counted when they repeat), for each failure (`probe`, `pull`,
 //! `crash`), and recovery once the image is fixed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::sim_world_common;
 

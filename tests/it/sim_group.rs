@@ -3,7 +3,13 @@
 //! keeps out holding the next zone (named), a failing gate in zone-b halting the group with
 //! zone-c untouched, tiers in order, and the refusals (rollout-operator's group, a set rolling
 //! by itself).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::played::{Run, play};
 use ststui::backend::{EventKind, ObjRef, Object};

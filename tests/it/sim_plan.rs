@@ -3,7 +3,13 @@
 //! `settle`, a halt on a broken step or a bake that fails, undo deleting exactly the stuck pod,
 //! a freeze that halts and is never undone, the lease, refusals, and the same timeline through
 //! the real-time driver's polling.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::path::Path;
 use ststui::backend::{EventKind, ObjRef, Object};

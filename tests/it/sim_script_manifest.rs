@@ -1,6 +1,12 @@
 //! Manifests: multi-document YAML, StatefulSets kept, other kinds skipped with a warning, errors
 //! with the file and the line.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use ststui::sim::manifest::{ManifestError, parse};
 

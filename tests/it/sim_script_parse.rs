@@ -1,7 +1,13 @@
 //! The scenario parser: every command parses to what it means, defaults are the spec's, and
 //! every kind of mistake is an error naming the file, the line, what was wrong and what is
 //! expected.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::path::{Path, PathBuf};
 
@@ -239,6 +245,16 @@ fn durations() {
     for bad in ["", "2", "s", "2x", "1.5s", "-1s", "2 s"] {
         assert!(duration(bad).is_err(), "{bad:?} parsed");
     }
+    // One cap for every duration, whatever overflows first: never a panic further on.
+    assert_eq!(duration("24h"), Ok(86_400_000));
+    assert_eq!(duration("23h59m60s"), Ok(86_400_000));
+    for long in ["24h1s", "25h", "100000000h", "99999999999h", "18446744073709551615ms"] {
+        let e = duration(long).unwrap_err().to_string();
+        assert!(e.contains("is longer than 24h") && e.contains("at most 24h"), "{long}: {e}");
+    }
+    // A scenario line saying it is refused when read, naming the line.
+    let e = err("kubelet start=99999999999h");
+    assert!(e.message.contains("is longer than 24h"), "{}", e.message);
 }
 
 #[test]
@@ -500,7 +516,10 @@ fn gate_lines_and_a_rollouts_gates_parse() {
             "\"yes\" is not a boolean; expected true or false",
         ),
         ("gate web-3", "missing argument KIND"),
-        ("gate web-3 drain", "is not a gate: expected pre-delete, post-ready"),
+        (
+            "gate web-3 drain",
+            "is not a gate: expected before-step, pre-delete, post-ready or last-by",
+        ),
         ("gate web-3 pre-delete explode", "unexpected argument \"explode\""),
         ("gate web-3 pre-delete leader=web-1", "give it with last-by"),
         ("gate web-3 pre-delete pass fail", "give it alone"),

@@ -1,7 +1,13 @@
 //! The player's real-time interface: driven the way the interactive driver drives it (advance
 //! the clock to the time `poll` asked for, then poll again), a script produces exactly the
 //! timeline it produces headless.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::path::Path;
 

@@ -1,6 +1,12 @@
 //! StatefulSet validation gives the messages the API server gives (upstream
 //! `pkg/apis/apps/validation/validation.go`).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,13 @@
 //! The simulated world with a stand-in reconciler: store semantics through the facade, the
 //! kubelet's timings and faults, garbage collection by ownerReferences, the controller loop
 //! (enqueue → sync → effects, pause/step, minReadySeconds requeue, back-off) and determinism.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::sim_world_common;
 

@@ -1,7 +1,13 @@
 //! The simulator running the real core: ordering, rolling updates, rollback, restart, the
 //! retention policy through ownerReferences and garbage collection, op validation, and
 //! determinism.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::sim_world_common;
 

@@ -1,7 +1,13 @@
 //! The real-time driver: the initial state comes out first, ops reach the simulation, failures
 //! come back as `OpFailed`, speed changes are reported, and an attached script plays. Runs at a
 //! high speed with short virtual durations; waits are bounded but nothing asserts on wall time.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::sim_world_common;
 

@@ -1,7 +1,13 @@
 //! Properties of the simulated world under random operation sequences (stand-in reconciler):
 //! watch events carry strictly increasing resourceVersions, timeline time never goes back,
 //! every Modified/Deleted object was Added before, and a run replays identically.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::sim_world_common;
 

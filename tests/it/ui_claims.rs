@@ -1,7 +1,13 @@
 //! Claims per ordinal, on screen: the pod detail lists each claim (phase, capacity, storage
 //! class) and what the retention policy does with it; the grid marks an ordinal whose claim is
 //! not Bound; the controller pane names the claim a Pending pod waits on.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support;
 

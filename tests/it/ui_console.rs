@@ -2,7 +2,13 @@
 //! sets of tens of pods and show age, restarts and node; the health word beside the
 //! controller's own completion; a legend that lists every glyph; the per-change cache of the
 //! grid and the controller's sentences.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support;
 

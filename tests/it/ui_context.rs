@@ -1,6 +1,12 @@
 //! Snapshots of the operator's context: the log overlay at 80×24 (following, and a log that
 //! cannot be read) and the pod detail with its Events and claim at 200×50.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support;
 

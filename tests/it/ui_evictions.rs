@@ -2,7 +2,13 @@
 //! 1.37) in its detail: who asked, each responder by priority with its state, heartbeat and
 //! message — escaped, since they are the cluster's — and nothing for another pod, or for an
 //! earlier pod of the same name (another uid).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support::*;
 use ststui::backend::Object;

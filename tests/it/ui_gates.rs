@@ -1,7 +1,13 @@
 //! A plan's gate on screen: the grid marks the pod it runs for, the header says which gate the
 //! plan waits on, the pod's detail shows the gate and its last output — escaped, since a gate's
 //! output is about the cluster and may carry terminal escapes.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support::*;
 use ststui::backend::{ObjRef, Object};

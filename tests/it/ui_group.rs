@@ -2,7 +2,13 @@
 //! its pods kept out by a quota, zones b and c held. The matrix puts the zones side by side, its
 //! header names the pod that holds zone-b; ← → move between the zones, `Z` goes back to one set.
 //! Drawn at 200×50 and at 80×24.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crossterm::event::KeyCode;
 
@@ -131,6 +137,21 @@ fn z_on_a_set_in_no_group_says_why() {
     assert!(said.contains("web is in no rollout group"), "{said}");
 }
 
+#[test]
+fn z_on_a_group_of_65_sets_is_refused_as_the_cli_refuses_it_never_cut_short() {
+    let mut script = String::new();
+    for i in 0..65 {
+        script.push_str(&format!("create grp-{i:02} replicas=1 labels=rollout-group=big\n"));
+    }
+    script.push_str("settle\n");
+    let mut st = console_after(&script);
+    st.selected_set = Some(ObjRef::new("default", "grp-00"));
+    let cmds = run(&mut st, [key('Z')]);
+    assert!(cmds.is_empty() && st.group.is_none(), "{cmds:?}");
+    let said = st.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    assert!(said.contains("65 sets: a group has at most 64"), "{said}");
+}
+
 fn prompt_error(st: &AppState) -> Option<String> {
     match &st.modal {
         ststui::app::state::Modal::Prompt(p) => p.error.clone(),
@@ -234,4 +255,21 @@ fn during_the_zone_bake_the_next_zone_waits_for_it() {
     let v = ststui::app::health::verdict(&st, &zone('b'), Some(&[]), None).unwrap();
     assert_eq!(v.row, ststui::plan::verdict::Row::GroupWaiting);
     assert!(v.why.ends_with("the zone bake of 10m after ingester-zone-a first"), "{}", v.why);
+}
+
+/// The group plan's question, its input and the error fit a 200-column line whole: the question
+/// gives way (shortened, marked …) before the input and the error are cut.
+#[test]
+fn the_group_plan_question_keeps_its_input_and_error_in_200_columns() {
+    let mut st = console_after(HELD);
+    st.selected_set = Some(zone('a'));
+    run(&mut st, [key('Z'), Msg::BatchEnd, key('P')]);
+    typed(&mut st, "1,100% foo=1");
+    run(&mut st, [code(KeyCode::Enter)]);
+    let e = prompt_error(&st).expect("a bad word named");
+    let text = screen_text(render(&st, 200, 50).backend().buffer());
+    let line = text.lines().rev().find(|l| l.contains("plan for group")).expect("the prompt line");
+    assert!(line.starts_with(" plan for group ingester (3 sets"), "{line}");
+    assert!(line.contains("…: 1,100% foo=1█"), "{line}");
+    assert!(line.trim_end().ends_with(e.trim_end()), "{line}\n{e}");
 }

@@ -1,7 +1,13 @@
 //! Widget buffer tests per pane: glyphs, the partition line's position, condemned marks,
 //! placeholders, the compact map's wrap and selection, hit-testing round trips, the footer and
 //! help derived from the keymap, dialogs, and graceful degradation on small terminals.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support;
 
@@ -480,8 +486,8 @@ fn status_line_shows_refusals_and_the_prompt() {
     let buf = screen_of(&st, 120, 40);
     assert!(row(&buf, 39).contains("can't: the partition is already 0"));
     let set = ststui::backend::ObjRef::new(NS, SET);
-    let kind = ststui::app::input::PromptKind::Partition { set, current: 0 };
-    let mut prompt = ststui::app::input::Prompt::new(kind, "3");
+    let kind = ststui::app::state::PromptKind::Partition { set, current: 0 };
+    let mut prompt = ststui::app::state::Prompt::new(kind, "3");
     prompt.error = Some("too big".into());
     st.modal = Modal::Prompt(prompt);
     let buf = screen_of(&st, 120, 40);

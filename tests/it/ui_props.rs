@@ -1,7 +1,13 @@
 //! Properties of the grid geometry over random sets and terminal sizes: every clickable grid
 //! cell shows the glyph of the ordinal it maps to, the selected ordinal is always on screen and
 //! highlighted exactly once, and nothing is drawn or clickable outside the terminal.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support;
 

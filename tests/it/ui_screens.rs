@@ -1,7 +1,13 @@
 //! Whole-screen snapshots (insta + ratatui TestBackend) of the console's main states, built
 //! from hand-made k8s objects (tests/ui_support). Run `cargo insta review` after a deliberate
 //! change of the screen.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support;
 

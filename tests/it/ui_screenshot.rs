@@ -1,6 +1,12 @@
 //! The README screenshot: rendered from the TestBackend (never hand-drawn) and written to
 //! `docs/screenshot.txt` on every run, so it always shows the console as it is.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support;
 

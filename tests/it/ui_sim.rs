@@ -2,7 +2,13 @@
 //! fed through the reducer (`app::update`) as the console's event loop would, the advisor run,
 //! then the frame drawn. Checks that sim, app and ui agree end to end (structure, not the
 //! exact text: that is pinned by the fixture-built snapshots in `ui_screens.rs`).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support;
 

@@ -2,7 +2,13 @@
 //! containers with their state and last termination; the controller pane's blocker carries the
 //! reason ("web-4 not Ready (CrashLoopBackOff: exit 1, 5 restarts) — OrderedReady holds the
 //! rollout"). A pod whose status says nothing more keeps the words it had.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use crate::support::ui_support;
 

@@ -4,7 +4,13 @@
 //! `explain` (text and JSON), `wait` and the Argo CD health script all judge it and agree with
 //! the table (`plan::verdict::Row::about`). docs/verdicts.md's table is generated from the same
 //! table (`UPDATE_README=1 cargo test --test it verdicts` rewrites it).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    reason = "a test asserts by panicking and prints what it saw"
+)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,5 +1,5 @@
 //! Hand-built k8s objects and a fake-backend driver for the app tests (no simulator needed).
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared support")]
 
 use std::collections::BTreeMap;
 

@@ -17,7 +17,8 @@ static SEQ: AtomicUsize = AtomicUsize::new(0);
 /// `ststui drive` running, its JSON lines collected.
 pub struct Drive {
     child: Child,
-    lines: Arc<Mutex<Vec<Value>>>,
+    /// Each line with when this test read it (two drivers' lines put in one order).
+    lines: Arc<Mutex<Vec<(Instant, Value)>>>,
     log: std::path::PathBuf,
 }
 
@@ -40,19 +41,24 @@ impl Drive {
             .spawn()
             .expect("start ststui drive");
         let out = child.stdout.take().expect("stdout");
-        let lines: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let lines: Arc<Mutex<Vec<(Instant, Value)>>> = Arc::default();
         let keep = Arc::clone(&lines);
         std::thread::spawn(move || {
             for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
                 let v: Value = serde_json::from_str(&line)
                     .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}"));
-                keep.lock().unwrap().push(v);
+                keep.lock().unwrap().push((Instant::now(), v));
             }
         });
         Drive { child, lines, log }
     }
 
     pub fn lines(&self) -> Vec<Value> {
+        self.lines.lock().unwrap().iter().map(|(_, v)| v.clone()).collect()
+    }
+
+    /// The lines with when each was read.
+    pub fn timed_lines(&self) -> Vec<(Instant, Value)> {
         self.lines.lock().unwrap().clone()
     }
 

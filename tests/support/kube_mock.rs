@@ -5,7 +5,7 @@
 //! It holds one set `web` (3 replicas) with its pods and a revision, answers lists, opens
 //! watches as streams the test writes to (or leaves silent), applies merge patches, and plays
 //! queued faults to the next request that matches.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared support")]
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};

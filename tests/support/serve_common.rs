@@ -1,6 +1,6 @@
 //! A served simulator for the client tests: `web` (3 replicas, instant-ish pods) rolled out,
 //! served on a free loopback port, and kube-rs clients built from the kubeconfig it writes.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared support")]
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! reconciler (Parallel-style: create missing ordinals, delete condemned and failed pods, write
 //! status, wait on the first unready pod, set claims' ownerRefs from the retention policy), so
 //! the loop can be tested independently of the real core.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared support")]
 
 use std::collections::BTreeMap;
 

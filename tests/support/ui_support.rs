@@ -1,7 +1,7 @@
 //! Fixture builder for the ui tests: an `AppState` from hand-made k8s-openapi objects (a set,
 //! its ControllerRevisions and pods), a hand-made advisor `Plan`, and helpers to render a
 //! state into a `TestBackend` and read the screen back.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared support")]
 
 use std::collections::BTreeMap;
 

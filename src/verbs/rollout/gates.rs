@@ -29,7 +29,10 @@ impl Gates {
 
     fn client(&mut self) -> Result<&GateClient, String> {
         let target = &self.target;
-        self.client.get_or_insert_with(|| GateClient::open(target)).as_ref().map_err(Clone::clone)
+        self.client
+            .get_or_insert_with(|| GateClient::open(target).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Starts `run`; its outcome arrives through [`Gates::outcome`].
@@ -51,13 +54,13 @@ impl Gates {
         };
         let rx = match &run.gate {
             Gate::Cmd(cmd) => match expand(cmd, &env, true) {
-                Err(why) => refused(why),
+                Err(why) => refused(why.to_string()),
                 Ok(cmd) => cmd_gate(cmd, env, timeout),
             },
             Gate::Http { tls, port, path } => {
                 let pod = run.pod.as_ref().map(|p| p.name.clone());
                 match (expand(path, &env, false), pod) {
-                    (Err(why), _) => refused(why),
+                    (Err(why), _) => refused(why.to_string()),
                     (_, None) => refused(format!(
                         "{} names no pod: http: gates are per pod",
                         run.kind.word()
@@ -71,10 +74,10 @@ impl Gates {
             Gate::Sim => refused("sim: gates run only in the simulator".into()),
             Gate::Exec { container, argv } => {
                 let pod = run.pod.as_ref().map(|p| p.name.clone());
-                let argv: Result<Vec<String>, String> =
+                let argv: Result<Vec<String>, _> =
                     argv.iter().map(|a| expand(a, &env, false)).collect();
                 match (argv, pod) {
-                    (Err(why), _) => refused(why),
+                    (Err(why), _) => refused(why.to_string()),
                     (_, None) => refused(format!(
                         "{} names no pod: exec: gates are per pod",
                         run.kind.word()
@@ -123,7 +126,7 @@ fn cmd_gate(cmd: String, env: Vec<(&str, String)>, timeout: Duration) -> mpsc::R
                 verdict: Verdict::of_exit(c.code),
                 how: match (c.code, &c.passed) {
                     (Some(code), _) => format!("exit {code}"),
-                    (None, Err(how)) => how.clone(),
+                    (None, Err(how)) => how.to_string(),
                     (None, Ok(())) => "exit 0".into(),
                 },
                 tail: c.tail,

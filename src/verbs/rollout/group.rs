@@ -40,8 +40,10 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     .map_err(|e| VerbError::new(Exit::Api, e))?;
     let (pick, order) = pick(args)?;
     let refs: Vec<&StatefulSet> = listed.iter().collect();
-    let names = group::members(&pick, &order, &refs)
-        .map_err(|e| VerbError::new(Exit::Expectation, format!("the group: {e}")))?;
+    let names = group::members(&pick, &order, &refs).map_err(|e| {
+        let exit = if e.usage() { Exit::Usage } else { Exit::Expectation };
+        VerbError::new(exit, format!("the group: {e}"))
+    })?;
     let name = group_name(args, &names);
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let mut sessions = Sessions::open(&target, &names)?;
@@ -105,6 +107,13 @@ fn image_everywhere(
 
 /// How the group's sets are named and ordered.
 fn pick(args: &RolloutArgs) -> Result<(Pick, Order), VerbError> {
+    if args.selector.as_deref().is_some_and(|s| s.trim().is_empty()) {
+        return Err(VerbError::new(
+            Exit::Usage,
+            "-l/--selector: an empty selector lists every set of the namespace; name the \
+             group's label, e.g. -l rollout-group=ingester",
+        ));
+    }
     let pick = match (&args.group, &args.selector) {
         (Some(g), _) if g.contains(['*', '?']) => Pick::Pattern(g.trim().to_string()),
         (Some(g), _) => {
@@ -257,7 +266,7 @@ impl GroupRunner {
 
     fn min_ready(&self, i: usize, set: &StatefulSet) -> MinReady {
         let sem = &self.sessions.all[i].state.options.semantics;
-        MinReady::new(set.spec.min_ready_seconds.unwrap_or(0), sem)
+        crate::core::spec::min_ready(set, sem)
     }
 
     /// One turn on the fresh read when there is one, else on the watches.

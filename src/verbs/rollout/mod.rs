@@ -123,6 +123,8 @@ fn config(set: ObjRef, host: String, args: &RolloutArgs, dead: Option<record::Le
         stuck_after_ms: args.stuck_after,
         dead,
         wait_lease: args.wait_lease,
+        take_overclaimed: args.force,
+        believe: crate::plan::overclaim::BELIEVED,
         observe_spec: Some(SignedDuration::from_secs(30)),
         group: None,
     }
@@ -334,7 +336,7 @@ impl Runner {
     }
 
     fn min_ready(&self, set: &StatefulSet) -> MinReady {
-        MinReady::new(set.spec.min_ready_seconds.unwrap_or(0), &self.s.state.options.semantics)
+        crate::core::spec::min_ready(set, &self.s.state.options.semantics)
     }
 
     fn pods(&self) -> Vec<(i32, Pod)> {

@@ -5,8 +5,8 @@
 use k8s_openapi::api::apps::v1::StatefulSet;
 
 use crate::backend::ObjRef;
-use crate::plan::decide::Start;
 use crate::plan::record::Record;
+use crate::plan::start::Start;
 use crate::verbs::say;
 
 /// The runner's output: a line per change (a live line on a terminal), or JSON lines.

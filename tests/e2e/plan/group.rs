@@ -447,3 +447,48 @@ fn image_for_a_group_holds_every_set_then_rolls_them_one_at_a_time() {
         assert_eq!(image.as_deref(), Some("nginx:1.27"), "{z}");
     }
 }
+
+/// A group the CLI cannot run is bad usage (exit 2), said before anything is written: 65 sets
+/// carrying the label (at most 64), an empty selector (every set of the namespace).
+#[test]
+fn a_group_of_65_sets_or_an_empty_selector_is_refused_as_usage() {
+    let sets: Vec<StatefulSet> = (0..65)
+        .map(|i| {
+            let mut s = set(&format!("grp-{i:02}"), 1);
+            s.metadata.labels = Some([("rollout-group".to_string(), "big".to_string())].into());
+            s
+        })
+        .collect();
+    let s = Served::new("group", "too-many", sets, &[], kubelet(100));
+    let (code, out, err) = run(&s, &["rollout", "-l", "rollout-group=big", "--steps", "100%"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("65 sets: a group has at most 64"), "{err}");
+    let (code, out, err) = run(&s, &["rollout", "-l", " ", "--steps", "100%"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("an empty selector lists every set of the namespace"), "{err}");
+    assert!(part_of(&s, "grp-00").is_none(), "nothing written");
+}
+
+/// A part of another group on one member (forged, or left by a crash) blocks the group's
+/// rollout, naming the way past; `--force` takes the set into this group and it rolls.
+#[test]
+fn a_part_of_another_group_on_a_member_is_passed_with_force() {
+    let (s, _trace) = zones("other-group", false);
+    let other = serde_json::json!({"group": "elsewhere", "sets": ["ghost", ZONES[1]],
+        "place": 1, "state": "waiting", "since": "2026-01-01T00:00:00Z", "by": "mallory",
+        "started": "2026-01-01T00:00:00Z", "steps": "100%", "zoneBakeSeconds": 0})
+    .to_string();
+    let set = ObjRef::new("default", ZONES[1]);
+    op(&s, ClusterOp::GroupPart { set, part: Some(other) });
+    let args = ["rollout", "-l", "rollout-group=ingester", "--steps", "100%", "--timeout", "90s"];
+    let (code, out, err) = run(&s, &args);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("ingester-zone-b is in another group's plan (elsewhere"), "{err}");
+    assert!(err.contains("--force takes it into this group"), "{err}");
+    assert_eq!(partition_of(&s, ZONES[0]), 4, "nothing moved");
+    let forced = [&args[..], &["--force"]].concat();
+    let (code, out, err) = run(&s, &forced);
+    assert_eq!(code, 0, "{out}{err}");
+    let p = part_of(&s, ZONES[1]).unwrap();
+    assert_eq!((p.group.as_str(), p.state), ("ingester", State::Done));
+}

@@ -3,7 +3,7 @@
 //! kubelet model on a test clock (Pending → Running → Ready, terminating → gone), garbage
 //! collection of claims owned by a deleted pod, and the invariants of `core::invariants`
 //! checked after every sync and every tick.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared support")]
 
 use std::collections::{BTreeMap, BTreeSet};
 

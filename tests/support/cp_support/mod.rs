@@ -1,7 +1,7 @@
 //! A namespace of its own on the test control plane (`tests/control-plane/run`) for one test,
 //! with kubectl (its own cache dir) and `ststui play` in it; the scratch directory goes when
 //! the test ends. Shared by the control-plane end-to-end tests.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared support")]
 
 pub mod proxy;
 

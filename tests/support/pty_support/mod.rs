@@ -1,7 +1,7 @@
 //! The end-to-end harness: the real `ststui` binary in a pseudo-terminal, its screen parsed by
 //! a terminal emulator (vt100). Waits poll the screen up to a generous deadline; nothing asserts
 //! on wall-clock time.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared support")]
 
 use std::io::{Read, Write};
 use std::sync::mpsc::{Receiver, channel};

@@ -1,0 +1,91 @@
+//! Quick questions for the command line, each bounded in time and answered before any screen:
+//! the namespace's StatefulSet names (shell completion, `kubectl ststui <TAB>`) and whether a
+//! set exists (a console NAME that looks like a mistyped verb). A question that cannot be
+//! answered in time answers nothing (completion offers no names; the console opens as asked).
+
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use kube::api::{Api, ListParams};
+
+use super::Target;
+
+/// How long completion may take to list the names (a shell waits for it).
+pub const NAMES_WITHIN: Duration = Duration::from_secs(5);
+/// How long the console's near-verb check may take before opening as asked.
+pub const EXISTS_WITHIN: Duration = Duration::from_secs(5);
+
+fn block_on<T>(f: impl std::future::Future<Output = T>) -> Option<T> {
+    let rt = crate::runtime::build("lookup", crate::runtime::Workers::Current).ok()?;
+    rt.block_on(f).into()
+}
+
+/// The names of the StatefulSets in the target's namespace that start with `prefix`, sorted;
+/// none when the cluster cannot say within `within`. Only names the API server could have
+/// accepted (DNS subdomains) are offered: nothing else reaches the shell.
+pub fn set_names(target: &Target, prefix: &str, within: Duration) -> Vec<String> {
+    let names = block_on(async {
+        let session = super::session(target).await.ok()?;
+        let api: Api<StatefulSet> = Api::namespaced(session.client, &session.namespace);
+        let lp = ListParams::default().limit(500);
+        let list = tokio::time::timeout(within, api.list_metadata(&lp)).await.ok()?.ok()?;
+        Some(list.items.into_iter().filter_map(|s| s.metadata.name).collect::<Vec<_>>())
+    })
+    .flatten()
+    .unwrap_or_default();
+    let mut names: Vec<String> = names
+        .into_iter()
+        .filter(|n| n.starts_with(prefix) && crate::core::selector::is_dns_subdomain(n))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Whether the target's set exists: `Some(false)` only when the server said 404.
+pub fn set_exists(target: &Target, name: &str, within: Duration) -> Option<bool> {
+    block_on(async {
+        let session = super::session(target).await.ok()?;
+        let api: Api<StatefulSet> = Api::namespaced(session.client, &session.namespace);
+        match tokio::time::timeout(within, api.get_metadata_opt(name)).await.ok()? {
+            Ok(found) => Some(found.is_some()),
+            Err(_) => None,
+        }
+    })
+    .flatten()
+}
+
+/// How long a group runner may take to list the namespace's StatefulSets.
+pub const SETS_WITHIN: Duration = Duration::from_secs(15);
+
+/// The target's namespace and its StatefulSets (those `selector` selects, when given): a group
+/// runner's members. `Err` says what failed (the kubeconfig, the server, a permission, the
+/// selector the server refused).
+pub fn sets(
+    target: &Target,
+    selector: Option<&str>,
+    within: Duration,
+) -> Result<(String, Vec<StatefulSet>), String> {
+    let rt = crate::runtime::build("lookup", crate::runtime::Workers::Current)
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async {
+        let session = super::session(target).await?;
+        let api: Api<StatefulSet> = Api::namespaced(session.client, &session.namespace);
+        let mut lp = ListParams::default();
+        if let Some(s) = selector {
+            lp = lp.labels(s);
+        }
+        let list = tokio::time::timeout(within, api.list(&lp))
+            .await
+            .map_err(|_| {
+                format!("listing the StatefulSets of {} took over {within:?}", session.namespace)
+            })?
+            .map_err(|e| {
+                format!(
+                    "listing the StatefulSets of {}: {}",
+                    session.namespace,
+                    super::write::failure("list statefulsets", &e).message
+                )
+            })?;
+        Ok((session.namespace, list.items))
+    })
+}

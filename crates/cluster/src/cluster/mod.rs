@@ -1,0 +1,518 @@
+//! Real clusters through kube-rs: the backend behind `ststui [--context C] [-n NS] [NAME]`.
+//! kube-controller-manager drives the set; this backend watches it (never polls), reports what
+//! it sees as [`BackendEvent`]s, and carries out the console's writes as patches.
+//!
+//! A tokio runtime on a thread of its own (the console never sees tokio; tests run [`engine`]
+//! on paused time). What it watches (`focus`): the sets of the namespace (or every namespace)
+//! while the picker is shown, or the opened set by name, with its pods and ControllerRevisions
+//! (and claims, when it has claim templates) by the set's selector, and the Events about the set
+//! and its pods. It reports the server's version (the advisor reproduces that release), who we
+//! are, which writes we may make (one SelfSubjectRulesReview), the connection's state as the
+//! requests see it (`conn`, `probe`, `trouble`: unreachable, answered with errors, forbidden per
+//! kind), and a timeline derived from the changes (`derive`). Errors never end it: the watchers
+//! retry within seconds and the console shows the last data as stale meanwhile. Writes
+//! (`write`) say what the server holds, a lost reply read back.
+//!
+//! Owns: the cluster side. Must not: touch the app, the terminal or the simulator.
+
+mod conn;
+mod connect;
+pub mod credential;
+pub mod derive;
+mod evict;
+mod focus;
+mod fresh;
+pub mod gates;
+mod heartbeat;
+mod http;
+pub mod lean;
+mod logs;
+pub mod lookup;
+pub mod probe;
+mod tail;
+pub mod trouble;
+mod watch;
+pub mod write;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+pub use conn::RECONNECT;
+pub use connect::{
+    Clients, IN_CLUSTER_USER, NoClient, NoSession, Permission, Session, Target, denied_of,
+    hostname, identity as connect_identity, session,
+};
+pub use watch::QuickBackoff;
+pub use write::{OnceError, READ_BACK, Writes, Written, write_once};
+
+use crate::backend::{
+    Backend, BackendEvent, Capabilities, Failure, FailureKind, ObjKind, ObjRef, Op, Scope, Sink,
+    ViewOp, WriteKind,
+};
+use conn::Conn;
+
+/// The query form of a label selector.
+pub fn selector_string(sel: &LabelSelector) -> String {
+    crate::core::selector::to_query(sel)
+}
+
+/// How long dropping the backend waits for its thread: a moment, or as long as the writes under
+/// way are let finish ([`WRITES_AT_STOP`]).
+const STOP_WAIT: Duration = Duration::from_millis(2_300);
+
+/// The console's handle on a cluster; dropping it stops the watchers.
+pub struct ClusterBackend {
+    tx: mpsc::UnboundedSender<Op>,
+    caps: Capabilities,
+    namespace: String,
+    server: String,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl ClusterBackend {
+    /// Reads the kubeconfig and starts watching. Fails (before any screen) only when the
+    /// kubeconfig cannot be used; an unreachable server is a banner, not an error.
+    pub fn start(target: Target, sink: Sink) -> Result<ClusterBackend, NoClient> {
+        let mut one = ClusterBackend::start_many(&target, vec![(target.clone(), sink)])?;
+        one.pop().ok_or(NoClient::NoBackend)
+    }
+
+    /// Backends on several sets (a rollout group's runner), each its own engine (its watches,
+    /// state and writes), on one runtime and one client session: a group of 64 sets is 64
+    /// engines on two worker threads and one kubeconfig read, not 64 runtimes and sessions.
+    pub fn start_many(
+        target: &Target,
+        each: Vec<(Target, Sink)>,
+    ) -> Result<Vec<ClusterBackend>, NoClient> {
+        let runtime = crate::runtime::build("kube", crate::runtime::Workers::Threads(2))?;
+        let session = runtime.block_on(connect::session(target))?;
+        let mut backends = Vec::with_capacity(each.len());
+        let mut runs = Vec::with_capacity(each.len());
+        for (t, sink) in each {
+            let caps = caps(&t, Default::default());
+            let (tx, run) = engine(t, session.clone(), sink);
+            let (done_tx, done) = std::sync::mpsc::channel::<()>();
+            // Each backend's drop waits for its own engine only.
+            runs.push(runtime.spawn(async move {
+                run.await;
+                drop(done_tx);
+            }));
+            let (namespace, server) = (session.namespace.clone(), session.server.clone());
+            backends.push(ClusterBackend { tx, caps, namespace, server, done });
+        }
+        std::thread::Builder::new()
+            .name("ststui-kube".into())
+            .spawn(move || {
+                runtime.block_on(async {
+                    for r in runs {
+                        let _ = r.await;
+                    }
+                });
+                runtime.shutdown_timeout(Duration::from_millis(100));
+            })
+            .map_err(NoClient::Thread)?;
+        Ok(backends)
+    }
+
+    /// The namespace the console works in.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The server's URL, for messages.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+}
+
+impl Drop for ClusterBackend {
+    fn drop(&mut self) {
+        let (tx, _) = mpsc::unbounded_channel();
+        drop(std::mem::replace(&mut self.tx, tx));
+        let _ = self.done.recv_timeout(STOP_WAIT);
+    }
+}
+
+impl Backend for ClusterBackend {
+    fn capabilities(&self) -> Capabilities {
+        self.caps.clone()
+    }
+
+    fn execute(&mut self, op: Op) {
+        let _ = self.tx.send(op);
+    }
+}
+
+/// The backend's engine on a runtime the caller chooses (the backend's own thread, or a test's
+/// runtime on paused time): the sender of ops, and the future that runs until the sender is
+/// dropped.
+pub fn engine(
+    target: Target,
+    session: Session,
+    sink: Sink,
+) -> (mpsc::UnboundedSender<Op>, impl std::future::Future<Output = ()> + Send) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (tx, Engine::new(target, session, sink).run(rx))
+}
+
+/// A cluster's capabilities: writes only, less what is denied (or all of them, read-only).
+fn caps(
+    target: &Target,
+    mut denied: std::collections::BTreeMap<WriteKind, String>,
+) -> Capabilities {
+    if target.read_only {
+        for kind in WriteKind::ALL {
+            denied.insert(kind, "--read-only: ststui makes no writes".into());
+        }
+    }
+    Capabilities { denied, ..Capabilities::cluster() }
+}
+
+/// How long writes under way are let finish when the backend stops (below the drop's wait).
+const WRITES_AT_STOP: Duration = Duration::from_secs(2);
+
+struct Engine {
+    target: Target,
+    session: connect::Session,
+    conn: Arc<Conn>,
+    identity: Arc<Mutex<String>>,
+    picker: Option<JoinHandle<()>>,
+    /// The sets shown (one, or a rollout group's), each with its watchers and their timeline
+    /// tracker (told of the operator's own pod deletions, so they are not told again as the
+    /// controller's).
+    focus: Vec<(ObjRef, JoinHandle<()>, Arc<Mutex<derive::Tracker>>)>,
+    /// The selected pod's Events, watched (`ViewOp::PodEvents`).
+    pod_events: Option<(ObjRef, focus::Tasks)>,
+    /// The log followed (`ViewOp::Logs`).
+    log: Option<focus::Tasks>,
+    synced: focus::Synced,
+    /// Writes under way: the last ones (a plan's lease given back as the console quits) are
+    /// let finish, for a moment, before the engine stops.
+    writes: Vec<JoinHandle<()>>,
+}
+
+impl Engine {
+    fn new(target: Target, session: connect::Session, sink: Sink) -> Engine {
+        let identity = Arc::new(Mutex::new(session.user.clone()));
+        Engine {
+            target,
+            session,
+            conn: Conn::new(sink),
+            identity,
+            picker: None,
+            focus: Vec::new(),
+            pod_events: None,
+            log: None,
+            synced: focus::Synced::new(),
+            writes: Vec::new(),
+        }
+    }
+
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Op>) {
+        let clock = tokio::spawn(clock(Arc::clone(&self.conn)));
+        let mut pulse =
+            tokio::spawn(heartbeat::run(self.session.client.clone(), Arc::clone(&self.conn)));
+        let mut preflight = self.preflight();
+        match self.target.name.clone() {
+            Some(name) => self.open(Some(ObjRef::new(self.session.namespace.clone(), name))),
+            None => self.open(None),
+        }
+        while let Some(op) = rx.recv().await {
+            match op {
+                Op::Cluster(w) => self.write(w),
+                Op::Sim(_) => {
+                    let f = Failure::new(
+                        op.describe(),
+                        FailureKind::Unsupported,
+                        "pause, step, speed and faults exist in the simulator only (ststui sim)",
+                    );
+                    self.conn.sink(BackendEvent::OpFailed(f));
+                }
+                Op::View(ViewOp::Focus(set)) => self.open(set),
+                Op::View(ViewOp::Group(sets)) => self.open_group(sets),
+                Op::View(ViewOp::PodEvents(pod)) => self.pod_events(pod),
+                Op::View(ViewOp::Read(key)) => self.read(key),
+                Op::View(ViewOp::Logs(req)) => {
+                    self.log = req.map(|r| {
+                        let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
+                        focus::Tasks(vec![tokio::spawn(logs::follow(client, conn, r))])
+                    });
+                }
+                Op::View(ViewOp::Reconnect) => match reread(&self.target).await {
+                    Ok(s) => {
+                        self.session = s;
+                        preflight.abort();
+                        preflight = self.preflight();
+                        pulse.abort();
+                        let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
+                        pulse = tokio::spawn(heartbeat::run(client, conn));
+                        let shown: Vec<ObjRef> =
+                            self.focus.iter().map(|(k, _, _)| k.clone()).collect();
+                        let pod = self.pod_events.as_ref().map(|(p, _)| p.clone());
+                        self.stop_watching();
+                        match shown.len() {
+                            0 | 1 => self.open(shown.into_iter().next()),
+                            _ => self.open_group(shown),
+                        }
+                        self.pod_events(pod);
+                        self.conn.sink(BackendEvent::Notice(
+                            "credentials read again: reconnecting".into(),
+                        ));
+                    }
+                    Err(e) => self.conn.sink(BackendEvent::Error(e.to_string())),
+                },
+            }
+        }
+        clock.abort();
+        pulse.abort();
+        preflight.abort();
+        self.stop_watching();
+        let pending = std::mem::take(&mut self.writes);
+        let _ = tokio::time::timeout(WRITES_AT_STOP, futures::future::join_all(pending)).await;
+    }
+
+    fn stop_watching(&mut self) {
+        if let Some(p) = self.picker.take() {
+            p.abort();
+        }
+        for (_, f, _) in self.focus.drain(..) {
+            f.abort();
+        }
+        self.pod_events = None;
+    }
+
+    /// The server's version (retried until it answers); once the first view has synced, who we
+    /// are and what we may write.
+    fn preflight(&self) -> JoinHandle<()> {
+        let (s, conn, identity, target, synced) = (
+            self.session.clone(),
+            Arc::clone(&self.conn),
+            Arc::clone(&self.identity),
+            self.target.clone(),
+            self.synced.clone(),
+        );
+        tokio::spawn(async move {
+            let slot = conn.slot();
+            let mut backoff = QuickBackoff::default();
+            loop {
+                match s.client.apiserver_version().await {
+                    Ok(v) => {
+                        slot.ok();
+                        conn.sink(BackendEvent::Server { version: v.git_version });
+                        break;
+                    }
+                    Err(e) => {
+                        if let conn::Outcome::Refused(m) | conn::Outcome::Forbidden(m) =
+                            slot.failed("read the server's version", &e)
+                        {
+                            tracing::warn!("{m}");
+                        }
+                        let wait = backoff.next().unwrap_or(Duration::from_secs(4));
+                        tokio::time::sleep(wait).await;
+                    }
+                }
+            }
+            drop(slot);
+            // Read-only makes no writes: neither who writes (freeze records it) nor what may
+            // be written is asked.
+            if target.read_only {
+                conn.sink(BackendEvent::Notice(format!("connected to {} (read-only)", s.server)));
+                return;
+            }
+            // Asked once the first view has synced: not on the first frame's path.
+            synced.wait().await;
+            let (who, denied) =
+                tokio::join!(connect::identity(&s), connect::denied(&s, &s.namespace));
+            if let Ok(mut i) = identity.lock() {
+                i.clone_from(&who);
+            }
+            conn.sink(BackendEvent::Notice(format!("connected to {} as {who}", s.server)));
+            conn.sink(BackendEvent::Capabilities(caps(&target, denied)));
+        })
+    }
+
+    /// A quorum read of `key`, its pods and (RollingUpdate) its namespace's budgets
+    /// ([`fresh`]), answered as [`BackendEvent::Read`].
+    fn read(&self, key: ObjRef) {
+        let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
+        tokio::spawn(async move {
+            let read = fresh::read(client, &key, Duration::from_secs(10)).await;
+            conn.sink(BackendEvent::Read { set: key, read });
+        });
+    }
+
+    fn write(&mut self, w: crate::backend::Write) {
+        let conn = Arc::clone(&self.conn);
+        if self.target.read_only {
+            let f = Failure::new(
+                w.op.describe(),
+                FailureKind::Forbidden,
+                "--read-only: ststui makes no writes",
+            );
+            conn.sink(BackendEvent::OpFailed(f.of(w.id)));
+            return;
+        }
+        let parent = |pod: &ObjRef| {
+            let (set, _) = crate::core::labels::parent_and_ordinal(&pod.name)?;
+            self.focus.iter().find(|(k, _, _)| k.name == set && k.namespace == pod.namespace)
+        };
+        if let crate::backend::ClusterOp::DeletePod { pod, .. }
+        | crate::backend::ClusterOp::EvictPod { pod, .. } = &w.op
+            && let Some((_, _, tracker)) = parent(pod)
+        {
+            tracker
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .operator_deleted(&pod.name);
+        }
+        let writer = write::Writer {
+            client: self.session.client.clone(),
+            identity: Arc::clone(&self.identity),
+            read_back: READ_BACK,
+        };
+        self.writes.retain(|t| !t.is_finished());
+        self.writes.push(tokio::spawn(async move {
+            let id = w.id;
+            match writer.write(w).await {
+                Ok(Written::Unchanged(said) | Written::ReadBack(said)) => {
+                    conn.sink(BackendEvent::Notice(said.clone()));
+                    conn.sink(BackendEvent::OpDone { id, said: Some(said) });
+                }
+                Ok(Written::Done) => conn.sink(BackendEvent::OpDone { id, said: None }),
+                Err(f) => conn.sink(BackendEvent::OpFailed(f.of(id))),
+            }
+        }));
+    }
+
+    /// Watches the Events about `pod` instead of those about the pod before.
+    fn pod_events(&mut self, pod: Option<ObjRef>) {
+        if let Some((old, tasks)) = self.pod_events.take() {
+            drop(tasks);
+            self.forget_events("Pod", &old);
+        }
+        if let Some(pod) = pod {
+            let task = focus::pod_events(&pod, &self.session.clients, &self.conn, &self.synced);
+            self.pod_events = Some((pod, focus::Tasks(vec![task])));
+        }
+    }
+
+    /// The Events about an object no longer watched leave the mirror.
+    fn forget_events(&self, kind: &str, obj: &ObjRef) {
+        let scope = Scope {
+            namespace: Some(obj.namespace.clone()),
+            about: Some(format!("{kind}/{}", obj.name)),
+            ..Scope::default()
+        };
+        self.conn.sink(BackendEvent::Listed { kind: ObjKind::Event, scope, objects: Vec::new() });
+    }
+
+    /// The sets shown are no longer watched; what they showed leaves the mirror.
+    fn close_focus(&mut self) {
+        let closed: Vec<_> = self.focus.drain(..).collect();
+        let mut namespaces: Vec<&str> = Vec::new();
+        for (old, task, _) in &closed {
+            task.abort();
+            self.forget_events("StatefulSet", old);
+            if !namespaces.contains(&old.namespace.as_str()) {
+                namespaces.push(&old.namespace);
+            }
+        }
+        for ns in namespaces {
+            for kind in [ObjKind::Pod, ObjKind::Revision, ObjKind::Claim] {
+                let scope = Scope::namespace(ns);
+                self.conn.sink(BackendEvent::Listed { kind, scope, objects: Vec::new() });
+            }
+        }
+    }
+
+    /// Watches `key`'s objects beside those shown; `extras`: also the namespace's budgets and
+    /// evictions (once per view).
+    fn watch_set(&mut self, key: ObjRef, extras: bool) {
+        let tracker = Arc::new(Mutex::new(derive::Tracker::named(&key.name)));
+        let task = tokio::spawn(focus::focus(
+            key.clone(),
+            self.session.clients.clone(),
+            Arc::clone(&self.conn),
+            self.synced.clone(),
+            Arc::clone(&tracker),
+            extras,
+        ));
+        self.focus.push((key, task, tracker));
+    }
+
+    /// Shows a rollout group: every member watched as one set is, and the namespace's sets
+    /// (the picker's watch), among which a group by label finds its members.
+    fn open_group(&mut self, sets: Vec<ObjRef>) {
+        // First: a group by label opened from its one set shown finds its other members there.
+        self.picker();
+        let shown: Vec<&ObjRef> = self.focus.iter().map(|(k, _, _)| k).collect();
+        if shown.len() == sets.len() && shown.iter().zip(&sets).all(|(a, b)| *a == b) {
+            return;
+        }
+        self.close_focus();
+        self.conn.sink(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 0 });
+        for (i, key) in sets.into_iter().enumerate() {
+            self.watch_set(key, i == 0);
+        }
+    }
+
+    /// Shows one set (its objects watched) or the picker (the sets only).
+    fn open(&mut self, set: Option<ObjRef>) {
+        self.close_focus();
+        match set {
+            Some(key) => {
+                // Until its pods have listed, the set's grid says so (never "not created").
+                self.conn.sink(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 0 });
+                self.watch_set(key, true);
+            }
+            None => self.picker(),
+        }
+    }
+
+    /// The namespace's sets watched (the list's), unless they are already.
+    fn picker(&mut self) {
+        if self.picker.is_some() {
+            return;
+        }
+        let ns = (!self.target.all_namespaces).then(|| self.session.namespace.clone());
+        self.picker = Some(tokio::spawn(focus::picker(
+            ns,
+            self.session.clients.clone(),
+            Arc::clone(&self.conn),
+            self.synced.clone(),
+        )));
+    }
+}
+
+/// The backend's clock: wall time, once a second.
+/// The session made again from the kubeconfig, a credential plugin run again (`R`).
+async fn reread(target: &Target) -> Result<Session, connect::NoSession> {
+    credential::forget();
+    connect::session(target).await
+}
+
+async fn clock(conn: Arc<Conn>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    // A credential plugin slow to answer is said once per wait (the console is drawn meanwhile).
+    let mut said = false;
+    loop {
+        tick.tick().await;
+        conn.sink(BackendEvent::Clock { now: k8s_openapi::jiff::Timestamp::now(), speed: 1.0 });
+        match credential::pending() {
+            Some((plugin, waited)) if !said && waited >= Duration::from_secs(2) => {
+                said = true;
+                conn.sink(BackendEvent::Notice(format!(
+                    "waiting for credentials: the exec credential plugin {plugin:?} has not \
+                     answered yet (stopped after {} s; q quits)",
+                    credential::WAIT.as_secs()
+                )));
+            }
+            Some(_) => {}
+            None => said = false,
+        }
+    }
+}

@@ -1,0 +1,285 @@
+//! A rollout group's record: every member set carries its part (`ststui.io/group`, JSON) —
+//! which group, the group's sets in rolling order, its own place and state — so the group's
+//! state is derivable from any one member: its part names the others, and each of theirs says
+//! how it stands. One lease for the group (`ststui.io/group-lease`, the plan lease's format) on
+//! the group's first set; while a set rolls, its own plan record and lease are the plan
+//! engine's as for any plan.
+//!
+//! [`read`] is the one reader of a part (anyone who may patch a set may write one: it is
+//! size-capped, checked, and escaped before it reaches words). Owns: the formats, the group
+//! as read from its members ([`whole`]), and what rollout-operator drives. Pure.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use serde::{Deserialize, Serialize};
+
+use super::MAX_SETS;
+
+/// A member's part of the group's record.
+pub const PART: &str = "ststui.io/group";
+/// The group's lease, on its first set.
+pub const LEASE: &str = "ststui.io/group-lease";
+/// grafana/rollout-operator's group label (also what `-l rollout-group=x` selects).
+pub const ROLLOUT_GROUP: &str = "rollout-group";
+/// The longest part read (a record another writer inflated is invalid, not parsed).
+const MAX_PART: usize = 16 * 1024;
+
+/// How a member stands in its group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// Not started: it waits for the sets before it.
+    Waiting,
+    /// Its plan runs (its own plan record says where).
+    Rolling,
+    /// Its plan ended done (or it had nothing to roll).
+    Done,
+    /// Its plan halted: the group halted with it.
+    Halted,
+    /// Reverted by `ststui abort`.
+    Aborted,
+}
+
+impl State {
+    pub fn word(self) -> &'static str {
+        match self {
+            State::Waiting => "waiting",
+            State::Rolling => "rolling",
+            State::Done => "done",
+            State::Halted => "halted",
+            State::Aborted => "aborted",
+        }
+    }
+}
+
+/// One member's part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Part {
+    /// The group's name (a `rollout-group` label's value, or what the runner named it).
+    pub group: String,
+    /// The group's sets in rolling order; the first holds the group's lease.
+    pub sets: Vec<String>,
+    /// This set's place in `sets`.
+    pub place: usize,
+    pub state: State,
+    /// When the state began (RFC 3339, UTC).
+    pub since: String,
+    pub by: String,
+    /// When the group's plan started: parts of one run share it.
+    pub started: String,
+    /// Each set's plan steps, and the bake between sets.
+    pub steps: String,
+    pub zone_bake_seconds: u64,
+    /// Why it halted, or what it was aborted by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What does not hold together in a group part (written by others: names shown escaped).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum BadPart {
+    #[error("it names {0} sets (1 to {MAX_SETS})")]
+    Sets(usize),
+    #[error("its place {place} is beyond its {sets} sets")]
+    Place { place: usize, sets: usize },
+    /// A set's name (escaped) that is no StatefulSet name.
+    #[error("{0} is not a StatefulSet name")]
+    Name(String),
+}
+
+impl Part {
+    /// Whether `other` is a part of the same group run (same group, sets and start).
+    pub fn same_run(&self, other: &Part) -> bool {
+        (&self.group, &self.sets, &self.started) == (&other.group, &other.sets, &other.started)
+    }
+
+    /// Whether it holds together: a place among at most [`MAX_SETS`] named sets.
+    fn check(&self) -> Result<(), BadPart> {
+        if self.sets.is_empty() || self.sets.len() > MAX_SETS {
+            return Err(BadPart::Sets(self.sets.len()));
+        }
+        if self.place >= self.sets.len() {
+            return Err(BadPart::Place { place: self.place, sets: self.sets.len() });
+        }
+        let bad = |n: &String| {
+            n.is_empty()
+                || n.len() > 253
+                || !n
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-.".contains(c))
+        };
+        if let Some(n) = self.sets.iter().find(|n| bad(n)) {
+            return Err(BadPart::Name(escaped(n)));
+        }
+        Ok(())
+    }
+
+    /// Whether its group's plan has it waiting or rolling: the group moves it in turn, and a
+    /// move by anything else (a plan of its own, a step by hand) would be a second set of the
+    /// group in motion.
+    pub fn in_turn(&self) -> bool {
+        matches!(self.state, State::Waiting | State::Rolling)
+    }
+
+    /// "waiting in rollout group G's plan (2/3)", its group's name escaped.
+    pub fn place_words(&self) -> String {
+        format!(
+            "{} in rollout group {}'s plan ({}/{})",
+            self.state.word(),
+            crate::text::escape_controls(&self.group),
+            self.place + 1,
+            self.sets.len()
+        )
+    }
+
+    /// The set it is the part of.
+    pub fn own(&self) -> &str {
+        &self.sets[self.place.min(self.sets.len() - 1)]
+    }
+}
+
+/// What a set's group part says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    None,
+    /// Not a part: why, the text escaped and cut.
+    Invalid(String),
+    Part(Box<Part>),
+}
+
+impl Reading {
+    pub fn part(&self) -> Option<&Part> {
+        match self {
+            Reading::Part(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the set's part (the one reader); a part must name the set it is on.
+pub fn read(set: &StatefulSet) -> Reading {
+    let Some(raw) = set.metadata.annotations.as_ref().and_then(|a| a.get(PART)) else {
+        return Reading::None;
+    };
+    if raw.len() > MAX_PART {
+        return Reading::Invalid(format!("{PART} is {} bytes (at most {MAX_PART})", raw.len()));
+    }
+    let part = match serde_json::from_str::<Part>(raw) {
+        Ok(p) => p,
+        Err(e) => {
+            return Reading::Invalid(format!("{PART} cannot be read ({e}): {}", escaped(raw)));
+        }
+    };
+    if let Err(why) = part.check() {
+        return Reading::Invalid(format!("{PART}: {why}"));
+    }
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    if part.own() != name {
+        return Reading::Invalid(format!(
+            "{PART} places {} at {}, not this set",
+            escaped(part.own()),
+            part.place
+        ));
+    }
+    Reading::Part(Box::new(part))
+}
+
+/// `text` with control characters escaped, cut at 80 characters.
+fn escaped(text: &str) -> String {
+    crate::text::shown(text, 80)
+}
+
+/// One member of a group as read from the members' parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Standing {
+    pub set: String,
+    /// Its part, when it carries one of the same run; `None`: missing, unreadable, or of
+    /// another run (said in `note`).
+    pub state: Option<State>,
+    pub since: String,
+    pub reason: Option<String>,
+    pub note: Option<String>,
+}
+
+/// The whole group as `part` (any member's) names it, each member as its own part says
+/// (`lookup` finds a set by name in the part's namespace).
+pub fn whole<'s>(part: &Part, lookup: impl Fn(&str) -> Option<&'s StatefulSet>) -> Vec<Standing> {
+    part.sets
+        .iter()
+        .map(|name| {
+            let (state, since, reason, note) = match lookup(name).map(read) {
+                None => (None, String::new(), None, Some("not found".to_string())),
+                Some(Reading::None) => (None, String::new(), None, Some("carries no part".into())),
+                Some(Reading::Invalid(why)) => (None, String::new(), None, Some(why)),
+                Some(Reading::Part(p)) if !p.same_run(part) => (
+                    None,
+                    String::new(),
+                    None,
+                    Some(format!("carries group {}'s part", escaped(&p.group))),
+                ),
+                Some(Reading::Part(p)) => (Some(p.state), p.since.clone(), p.reason.clone(), None),
+            };
+            Standing { set: name.clone(), state, since, reason, note }
+        })
+        .collect()
+}
+
+/// The group's state in words: `group ingester: ingester-zone-a done, ingester-zone-b rolling,
+/// ingester-zone-c waiting` (names and reasons escaped).
+pub fn words(part: &Part, standing: &[Standing]) -> String {
+    let each: Vec<String> = standing
+        .iter()
+        .map(|s| {
+            let what = match (s.state, &s.note) {
+                (Some(st), _) => st.word().to_string(),
+                (None, Some(n)) => format!("unknown ({n})"),
+                (None, None) => "unknown".into(),
+            };
+            let why = s.reason.as_deref().map(|r| format!(": {}", escaped(r))).unwrap_or_default();
+            format!("{} {what}{why}", escaped(&s.set))
+        })
+        .collect();
+    format!("group {}: {}", escaped(&part.group), each.join(", "))
+}
+
+/// The group grafana/rollout-operator drives, when every one of `sets` carries its
+/// `rollout-group` label (one value) and the OnDelete strategy it requires: ststui shows such a
+/// group and does not drive it (two drivers of one group fight).
+pub fn rollout_operator(sets: &[&StatefulSet]) -> Option<String> {
+    let label = |s: &StatefulSet| s.metadata.labels.as_ref()?.get(ROLLOUT_GROUP).cloned();
+    let first = label(sets.first()?)?;
+    let all = sets.iter().all(|s| {
+        label(s).as_deref() == Some(first.as_str()) && crate::core::spec::strategy(s).on_delete
+    });
+    all.then_some(first)
+}
+
+/// What rollout-operator does next, as the sets' status says: it waits while a set has pods not
+/// Ready; otherwise it deletes the pods of the first set (by name) not yet updated.
+pub fn operator_next(sets: &[&StatefulSet]) -> String {
+    let name = |s: &StatefulSet| {
+        crate::text::escape_controls(s.metadata.name.as_deref().unwrap_or_default()).into_owned()
+    };
+    for s in sets {
+        let want = crate::core::spec::replicas(s);
+        let ready = s.status.as_ref().and_then(|st| st.ready_replicas).unwrap_or(0);
+        if ready < want {
+            return format!("next: it waits, {} has {ready}/{want} Ready", name(s));
+        }
+    }
+    for s in sets {
+        let want = crate::core::spec::replicas(s);
+        let updated = s.status.as_ref().and_then(|st| st.updated_replicas).unwrap_or(0);
+        if updated < want {
+            return format!(
+                "next: it deletes {}'s pods not on the update revision ({updated}/{want} updated)",
+                name(s)
+            );
+        }
+    }
+    "next: nothing (every set updated)".into()
+}
+
+#[cfg(test)]
+#[path = "part_tests.rs"]
+mod tests;

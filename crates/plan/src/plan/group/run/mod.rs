@@ -1,0 +1,482 @@
+//! A rollout group's loop: the group's sets rolled one at a time, each by the one plan engine
+//! ([`Engine`], the loop `ststui rollout NAME` runs), never two in motion, and a set started
+//! only when every pod of every set of the group is updated or untouched, Ready and available
+//! ([`super::hold`], on a fresh read) — for the zone bake's length when one is asked.
+//!
+//! One turn: the group's lease (on its first set, taken before anything is written, renewed,
+//! given back) → each member's part marked (`part`: waiting, rolling, done, halted) → the next
+//! set held until the group allows it, then its plan run by an [`Engine`] whose acts pass
+//! through → its end recorded on its part: done moves on, a halt halts the group (the other
+//! sets stay as they are), a refusal or a stop ends the group there (a rerun resumes: the
+//! parts of the same run say which sets are done).
+//!
+//! What runs comes from the invocation (the steps, bake, checks and gates of [`Ask`], the zone
+//! bake); the parts on the sets say what happened and where a rerun resumes, never what runs.
+//! A state machine without IO, as the engine is. Must not: use `app`, `ui`, `sim`, `steer`,
+//! `cluster`.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::jiff::Timestamp;
+
+use super::part::{self, Part, State};
+use crate::backend::{ClusterOp, Failure, FailureKind, ObjRef, Write};
+use crate::core::pod::MinReady;
+use crate::plan::ask::Ask;
+use crate::plan::decide;
+use crate::plan::engine::{Act, Config, End, Engine, Said, Stop, View};
+use crate::plan::record::{self, Lease, Record, Runner, stamp};
+
+/// How the group runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupConfig {
+    /// The group's name (recorded in each part).
+    pub group: String,
+    /// Its sets in rolling order; the first holds the group's lease.
+    pub sets: Vec<ObjRef>,
+    /// How long every pod of the group stays updated-or-untouched, Ready and available after a
+    /// set is done before the next starts.
+    pub zone_bake_seconds: u64,
+    /// `--batches 1,2,4`: each set's steps are these batches of pods, the last repeated, up to
+    /// all of them (resolved per set, on its replicas: [`batch_steps`]); `None`: the ask's steps.
+    pub batches: Option<Vec<u32>>,
+    /// Each set's engine (its `set` is the member's); its lease timings are the group's.
+    pub engine: Config,
+}
+
+/// One member as the runner sees it now.
+#[derive(Debug, Clone, Copy)]
+pub struct Member<'a> {
+    /// `None`: the set is gone.
+    pub set: Option<&'a StatefulSet>,
+    pub pods: &'a [(i32, &'a Pod)],
+    pub min_ready: MinReady,
+    pub frozen: Option<&'a str>,
+}
+
+/// What the runner sees now: every member, in the group's order.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupView<'a> {
+    pub members: &'a [Member<'a>],
+    pub now: Timestamp,
+    /// Read from the server just now (every member), not from a watch.
+    pub fresh: bool,
+    pub budgets: &'a [&'a PodDisruptionBudget],
+}
+
+/// What the adapter does next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// As for one plan ([`Act`], never `End`): about the set [`GroupEngine::active`] names
+    /// while one rolls, else the group's own writes; [`Act::Read`] reads every member.
+    Do(Act),
+    End(GroupEnd),
+}
+
+/// How a group's run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GroupEnd {
+    /// Every set done.
+    Done,
+    /// A set's plan halted: the group halted there.
+    Halted { set: ObjRef, record: Box<Record> },
+    /// It could not begin (nothing written), or a set's plan could not.
+    Refused { why: String, usage: bool },
+    /// Stopped before the end: the sets stay where the plan left them; a rerun resumes.
+    Stopped { why: String, kind: Stop },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Stage {
+    Begin,
+    /// Each member's part written, from `next`.
+    Mark {
+        next: usize,
+    },
+    /// Waiting to start member `index`; every pod of the group has been fine since `quiet`.
+    Hold {
+        index: usize,
+        quiet: Option<Timestamp>,
+    },
+    Rolling {
+        index: usize,
+    },
+    /// The last part written (`index`'s, as `state`), then the lease given back.
+    Close {
+        end: GroupEnd,
+        last: Option<(usize, State, Option<String>)>,
+    },
+    Over {
+        end: GroupEnd,
+        released: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Sent {
+    Lease(String),
+    Part { index: usize, part: Box<Part> },
+    Inner,
+}
+
+/// One group run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupEngine {
+    cfg: GroupConfig,
+    ask: Ask,
+    stage: Stage,
+    inner: Option<Engine>,
+    /// The run's start (its parts share it) and each part as last written.
+    started: Option<String>,
+    parts: Vec<Option<Part>>,
+    lease: Option<String>,
+    lease_until: Option<Timestamp>,
+    renew_at: Option<Timestamp>,
+    sent: Option<Sent>,
+    trouble: Option<(String, Timestamp)>,
+    said: Vec<(ObjRef, Said)>,
+    /// What the last hold said (said again only when it changes).
+    held: Option<String>,
+    /// Since when the controller has not observed a member's spec (before anything begins).
+    unobserved: Option<Timestamp>,
+    /// Another group runner's lease that claims more than any runner writes, as first seen.
+    overclaim: crate::plan::overclaim::Overclaim,
+}
+
+impl GroupEngine {
+    pub fn new(cfg: GroupConfig, ask: Ask) -> GroupEngine {
+        let n = cfg.sets.len();
+        GroupEngine {
+            cfg,
+            ask,
+            stage: Stage::Begin,
+            inner: None,
+            started: None,
+            parts: vec![None; n],
+            lease: None,
+            lease_until: None,
+            renew_at: None,
+            sent: None,
+            trouble: None,
+            said: Vec::new(),
+            held: None,
+            unobserved: None,
+            overclaim: Default::default(),
+        }
+    }
+
+    /// The set rolling now (what a [`Step::Do`] of its plan is about).
+    pub fn active(&self) -> Option<&ObjRef> {
+        self.inner.as_ref().map(Engine::set)
+    }
+
+    /// The rolling set's plan engine (its plan, what it began).
+    pub fn inner(&mut self) -> Option<&mut Engine> {
+        self.inner.as_mut()
+    }
+
+    /// The rolling set's plan engine, to read.
+    pub fn inner_ref(&self) -> Option<&Engine> {
+        self.inner.as_ref()
+    }
+
+    pub fn sets(&self) -> &[ObjRef] {
+        &self.cfg.sets
+    }
+
+    /// Whether the run is over but for giving its lease back (or closing: its last part).
+    pub fn ending(&self) -> bool {
+        matches!(self.stage, Stage::Over { .. } | Stage::Close { .. })
+    }
+
+    /// The group's name.
+    pub fn group(&self) -> &str {
+        &self.cfg.group
+    }
+
+    /// What was said since the last call, with the set each line is about, in order: the
+    /// rolling set's plan's lines (with its record) and the group's own (without).
+    pub fn said(&mut self) -> Vec<(ObjRef, Said)> {
+        if let Some(inner) = self.inner.as_mut() {
+            let key = inner.set().clone();
+            let lines = inner.said();
+            self.said.extend(lines.into_iter().map(|s| (key.clone(), s)));
+        }
+        std::mem::take(&mut self.said)
+    }
+
+    fn say(&mut self, index: usize, text: String) {
+        let key = self.cfg.sets[index].clone();
+        self.said.push((key, Said { record: None, text }));
+    }
+
+    /// Stops the run (a timeout, a quitting console): a rolling set's plan stops first.
+    pub fn stop(&mut self, why: String) {
+        if let Some(inner) = self.inner.as_mut() {
+            inner.stop(why);
+            return;
+        }
+        if !matches!(self.stage, Stage::Over { .. } | Stage::Close { .. }) {
+            let end = GroupEnd::Stopped { why, kind: Stop::Asked };
+            self.stage = Stage::Close { end, last: None };
+        }
+    }
+
+    /// How the last write went (the group's own, or the rolling set's plan's).
+    pub fn wrote(&mut self, now: Timestamp, result: Result<Option<StatefulSet>, Box<Failure>>) {
+        match self.sent.take() {
+            Some(Sent::Inner) => {
+                if let Some(inner) = self.inner.as_mut() {
+                    inner.wrote(now, result);
+                }
+            }
+            Some(Sent::Lease(text)) => match result {
+                Ok(_) => {
+                    self.trouble = None;
+                    self.lease = Some(text);
+                    self.lease_until = Some(now + self.cfg.engine.hold);
+                    self.renew_at = Some(now + self.cfg.engine.renew);
+                    if matches!(self.stage, Stage::Begin) {
+                        self.stage = Stage::Mark { next: 0 };
+                    }
+                }
+                Err(f) => self.failed(now, "the group's lease", *f, true),
+            },
+            Some(Sent::Part { index, part }) => match result {
+                Ok(_) => {
+                    self.trouble = None;
+                    self.parts[index] = Some(*part);
+                }
+                Err(f) => {
+                    let what = format!("{}'s part of the group", self.cfg.sets[index].name);
+                    self.failed(now, &what, *f, false);
+                }
+            },
+            None => {}
+        }
+    }
+
+    fn failed(&mut self, now: Timestamp, what: &str, f: Failure, lease: bool) {
+        let words = format!("{what}: {}", f.message);
+        match f.kind {
+            FailureKind::Conflict if lease => {
+                let begun = !matches!(self.stage, Stage::Begin);
+                self.lease = None;
+                let end = if begun {
+                    GroupEnd::Stopped { why: words, kind: Stop::Taken }
+                } else {
+                    GroupEnd::Refused { why: words, usage: false }
+                };
+                self.stage = Stage::Over { end, released: true };
+            }
+            FailureKind::Forbidden | FailureKind::Unauthorized | FailureKind::NotFound => {
+                let why = format!("{words}; the sets stay where the plan left them");
+                let kind =
+                    if f.kind == FailureKind::NotFound { Stop::Taken } else { Stop::Unreachable };
+                self.stage = Stage::Over {
+                    end: GroupEnd::Stopped { why, kind },
+                    released: self.lease.is_none(),
+                };
+            }
+            _ => {
+                let again = now + self.cfg.engine.retry;
+                // A renewal that failed is tried again after the pause (until the lease runs
+                // out); a first lease is taken again by the begin turn.
+                if lease && !matches!(self.stage, Stage::Begin) {
+                    self.renew_at = Some(again);
+                }
+                self.trouble = Some((words, again));
+            }
+        }
+    }
+
+    /// A fresh read failed.
+    pub fn read_failed(&mut self, now: Timestamp, f: Failure) {
+        match self.inner.as_mut() {
+            Some(inner) => inner.read_failed(now, f),
+            None => {
+                self.trouble =
+                    Some((format!("reading the group: {}", f.message), now + self.cfg.engine.retry))
+            }
+        }
+    }
+
+    pub fn checked(&mut self, outcome: Result<(), crate::plan::engine::CheckFailed>) {
+        if let Some(inner) = self.inner.as_mut() {
+            inner.checked(outcome);
+        }
+    }
+
+    pub fn gated(&mut self, outcome: crate::plan::gate::Outcome) {
+        if let Some(inner) = self.inner.as_mut() {
+            inner.gated(outcome);
+        }
+    }
+
+    pub fn reverted(&mut self, outcome: Result<(), String>) {
+        if let Some(inner) = self.inner.as_mut() {
+            inner.reverted(outcome);
+        }
+    }
+
+    /// The next thing to do on what `view` shows.
+    pub fn next(&mut self, view: &GroupView<'_>) -> Step {
+        let now = view.now;
+        if self.sent.is_some() {
+            return wait(None, "waiting for the server to answer the group's write");
+        }
+        if let Some((words, at)) = &self.trouble {
+            if now < *at {
+                return wait(Some(*at), &format!("{words} (trying again)"));
+            }
+            self.trouble = None;
+        }
+        if let Some(until) = self.lease_until
+            && now >= until
+            && !matches!(self.stage, Stage::Over { .. })
+        {
+            let why = format!(
+                "the group's lease could not be renewed before it ran out at {}; the sets stay \
+                 where the plan left them (rerun to resume)",
+                stamp(until)
+            );
+            self.lease = None;
+            self.inner = None;
+            self.stage = Stage::Over {
+                end: GroupEnd::Stopped { why, kind: Stop::Unreachable },
+                released: true,
+            };
+        }
+        if let Some(why) = self.aborted(view)
+            && matches!(self.stage, Stage::Mark { .. } | Stage::Hold { .. } | Stage::Rolling { .. })
+        {
+            match self.inner.as_mut() {
+                // Its own record says aborted too: it stops, and the group with it.
+                Some(inner) => inner.stop(why),
+                None => {
+                    self.stage = Stage::Close {
+                        end: GroupEnd::Stopped { why, kind: Stop::Taken },
+                        last: None,
+                    }
+                }
+            }
+        }
+        if self.renew_at.is_some_and(|at| now >= at) && !matches!(self.stage, Stage::Over { .. }) {
+            return self.lease_write(view, true);
+        }
+        match self.stage.clone() {
+            Stage::Begin => self.begin(view),
+            Stage::Mark { next } => self.mark(view, next),
+            Stage::Hold { index, quiet } => self.hold(view, index, quiet),
+            Stage::Rolling { index } => self.rolling(view, index),
+            Stage::Close { end, last } => self.close(view, end, last),
+            Stage::Over { end, released } => self.over(view, end, released),
+        }
+    }
+
+    /// Whether `ststui abort` reverted a set of this run: the group stops.
+    fn aborted(&self, view: &GroupView<'_>) -> Option<String> {
+        let started = self.started.as_deref()?;
+        view.members.iter().zip(&self.cfg.sets).find_map(|(m, key)| {
+            let p = part::read(m.set?).part()?.clone();
+            (p.started == started && p.group == self.cfg.group && p.state == State::Aborted).then(
+                || {
+                    let by = p
+                        .reason
+                        .as_deref()
+                        .map(|r| crate::text::shown(r, crate::plan::record::REASON_SAID));
+                    format!("the group was aborted ({}: {})", key.name, by.unwrap_or_default())
+                },
+            )
+        })
+    }
+
+    fn anchor<'v>(&self, view: &GroupView<'v>) -> Option<&'v StatefulSet> {
+        view.members.first().and_then(|m| m.set)
+    }
+
+    fn refuse(&mut self, why: String) -> Step {
+        self.stage = Stage::Over { end: GroupEnd::Refused { why, usage: false }, released: true };
+        Step::End(self.end())
+    }
+
+    fn end(&self) -> GroupEnd {
+        match &self.stage {
+            Stage::Over { end, .. } | Stage::Close { end, .. } => end.clone(),
+            _ => GroupEnd::Stopped { why: String::new(), kind: Stop::Asked },
+        }
+    }
+}
+
+mod turns;
+
+/// The steps of `batches` for a set of `replicas`: cumulative counts (1,2,4 → 1, 3, 7, 11, …,
+/// the last batch repeated) while short of the replicas, then 100%.
+pub fn batch_steps(batches: &[u32], replicas: i32) -> crate::plan::Steps {
+    use crate::plan::StepSpec;
+    let replicas = i64::from(replicas.max(1));
+    let (mut out, mut total) = (Vec::new(), 0i64);
+    let last = i64::from(batches.last().copied().unwrap_or(1).max(1));
+    for i in 0.. {
+        let b = batches.get(i).map_or(last, |b| i64::from((*b).max(1)));
+        total += b;
+        if total >= replicas || i > 10_000 {
+            break;
+        }
+        out.push(StepSpec::Count(i32::try_from(total).unwrap_or(i32::MAX)));
+    }
+    out.push(StepSpec::Percent(100));
+    crate::plan::Steps(out)
+}
+
+fn wait(until: Option<Timestamp>, words: &str) -> Step {
+    Step::Do(Act::Wait { until, words: words.to_string() })
+}
+
+/// Why `set` rolls by itself now: a RollingUpdate set whose update revision differs and whose
+/// partition opens pods to it (`None`: held, OnDelete, or nothing to roll).
+fn unheld(set: &StatefulSet) -> Option<String> {
+    let st = crate::core::spec::strategy(set);
+    let status = set.status.as_ref()?;
+    let (current, update) =
+        (status.current_revision.as_deref()?, status.update_revision.as_deref()?);
+    let replicas = crate::core::spec::replicas(set);
+    if st.on_delete || current == update || st.partition >= replicas {
+        return None;
+    }
+    if record::read(set).under_way().is_some() {
+        return None;
+    }
+    Some(format!("partition {} of {replicas} replicas, update revision {update}", st.partition))
+}
+
+/// Whether every pod the set's spec wants runs its (observed) update revision and its status
+/// says so: the set has nothing to roll.
+/// Whether the set's pods say its part of the plan is done: nothing to roll, or its own plan
+/// done on this revision with every pod the partition opened on the update revision (a plan
+/// opens at least one pod: a partition at the replicas is never done).
+fn done_by_pods(set: &StatefulSet, pods: &[(i32, &Pod)]) -> bool {
+    if nothing_to_roll(set, pods) {
+        return true;
+    }
+    let Some(update) = decide::observed_update_revision(set) else { return false };
+    let st = crate::core::spec::strategy(set);
+    let replicas = crate::core::spec::replicas(set);
+    let start = crate::core::spec::start_ordinal(set);
+    let plan_done = crate::plan::verdict::current_plan(set)
+        .is_some_and(|r| r.phase == record::Phase::Done && r.partition == st.partition);
+    let opened = (start + st.partition.max(0)..start + replicas)
+        .all(|o| pods.iter().any(|(i, p)| *i == o && crate::core::pod::revision(p) == update));
+    !st.on_delete && plan_done && st.partition < replicas && opened
+}
+
+fn nothing_to_roll(set: &StatefulSet, pods: &[(i32, &Pod)]) -> bool {
+    let Some(update) = decide::observed_update_revision(set) else { return false };
+    let status = set.status.as_ref();
+    let current = status.and_then(|s| s.current_revision.as_deref()).unwrap_or_default();
+    let replicas = crate::core::spec::replicas(set);
+    current == update
+        && usize::try_from(replicas).is_ok_and(|r| pods.len() == r)
+        && pods.iter().all(|(_, p)| crate::core::pod::revision(p) == update)
+}

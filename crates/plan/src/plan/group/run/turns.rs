@@ -1,0 +1,576 @@
+//! The group's turns: begin (other drivers refused, a run resumed, the lease taken), each
+//! member's part marked, the next set held until the group allows it, the rolling set's plan,
+//! and the end (the last part written, the lease given back).
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+
+use super::*;
+use crate::plan::engine::same_lease;
+
+impl GroupEngine {
+    /// Another runner or driver refused, the run resumed or begun, the group's lease taken.
+    pub(super) fn begin(&mut self, view: &GroupView<'_>) -> Step {
+        let now = view.now;
+        if let Some(stop) = self.driven_by_another(view) {
+            return stop;
+        }
+        let sets: Vec<&StatefulSet> = view.members.iter().filter_map(|m| m.set).collect();
+        let Some(anchor) = self.anchor(view) else { return self.refuse("an empty group".into()) };
+        // Whether a set rolls by itself is known once the controller has observed its spec.
+        if let Some((i, set)) =
+            sets.iter().enumerate().find(|(_, s)| decide::observed_update_revision(s).is_none())
+        {
+            return self.unobserved(now, i, set);
+        }
+        // The run resumed: the first set's part, of this group and these sets.
+        let names: Vec<String> = self.cfg.sets.iter().map(|s| s.name.clone()).collect();
+        // The same sets in the same order named another way (`--group a,b,c`, a pattern, the
+        // label): the group recorded on them, resumed under its own name.
+        let unfinished =
+            sets.iter().any(|s| matches!(part::read(s).part(), Some(p) if p.state != State::Done));
+        if let Some(p) = part::read(anchor).part()
+            && p.sets == names
+            && p.group != self.cfg.group
+            && unfinished
+        {
+            let recorded = crate::text::escape_controls(&p.group).into_owned();
+            self.say(
+                0,
+                format!("the same sets, in the same order, as rollout group {recorded}'s plan: it is resumed"),
+            );
+            self.cfg.group = p.group.clone();
+        }
+        let resumed = part::read(anchor)
+            .part()
+            .filter(|p| p.group == self.cfg.group && p.sets == names)
+            .filter(|_| {
+                sets.iter()
+                    .any(|s| matches!(part::read(s).part(), Some(p) if p.state != State::Done))
+            })
+            .map(|p| p.started.clone());
+        if let Some(why) = self.members_refuse(&sets, now, resumed.as_deref()) {
+            return self.refuse(why);
+        }
+        match &resumed {
+            Some(s) => {
+                self.started = Some(s.clone());
+                self.say(0, format!("resuming the group's plan started {s}"));
+            }
+            None => self.started = Some(stamp(now)),
+        }
+        self.lease_write(view, false)
+    }
+
+    /// A set missing, rollout-operator's group, or another group runner's live lease: refused
+    /// (or, with `--wait-lease`, waited out).
+    fn driven_by_another(&mut self, view: &GroupView<'_>) -> Option<Step> {
+        let now = view.now;
+        if let Some((i, _)) = view.members.iter().enumerate().find(|(_, m)| m.set.is_none()) {
+            return Some(self.refuse(format!("statefulset {} not found", self.cfg.sets[i])));
+        }
+        let sets: Vec<&StatefulSet> = view.members.iter().filter_map(|m| m.set).collect();
+        if let Some(g) = part::rollout_operator(&sets) {
+            return Some(self.refuse(format!(
+                "grafana/rollout-operator drives this group (every set is OnDelete and labelled \
+                 {}={g}): ststui shows it and does not fight another driver",
+                part::ROLLOUT_GROUP
+            )));
+        }
+        let anchor = self.anchor(view)?;
+        let taken = match self.past_overclaim(now, anchor) {
+            Ok(taken) => taken,
+            Err(step) => return Some(*step),
+        };
+        match Runner::of_in(anchor, part::LEASE, now) {
+            Runner::Live(l) if !taken && self.cfg.engine.dead.as_ref() != Some(&l) => {
+                let words = crate::text::shown(&l.words(), 200);
+                if self.cfg.engine.wait_lease {
+                    let until = l.expires.parse::<Timestamp>().ok();
+                    let words = format!("waiting for the group's lease of {words} to run out");
+                    return Some(wait(until, &words));
+                }
+                return Some(self.refuse(format!(
+                    "a group runner holds it: {words} (on {}); two runners never drive one group",
+                    self.cfg.sets[0]
+                )));
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// Another group runner's lease on the first set that claims more than a runner writes (or
+    /// does not read): taken over with `--force` (or once nobody renews it, with
+    /// `--wait-lease`), else refused naming both — as a set's plan lease is.
+    fn past_overclaim(&mut self, now: Timestamp, anchor: &StatefulSet) -> Result<bool, Box<Step>> {
+        use crate::plan::overclaim::{Past, seen};
+        let (term, believe) = (self.cfg.engine.hold, self.cfg.engine.believe);
+        let whose = format!("the group's lease on {}", self.cfg.sets[0]);
+        let dead = self.cfg.engine.dead.as_ref();
+        let Some((claim, text)) = seen(anchor, part::LEASE, (now, believe), &whose, dead) else {
+            return Ok(false);
+        };
+        let how = (self.cfg.engine.take_overclaimed, self.cfg.engine.wait_lease);
+        match self.overclaim.judge(&text, &claim, now, term, how) {
+            Past::Take(words) => {
+                self.say(0, words);
+                Ok(true)
+            }
+            Past::Wait { until, words } => Err(Box::new(wait(Some(until), &words))),
+            Past::Refuse(why) => Err(Box::new(self.refuse(why))),
+        }
+    }
+
+    /// A member's spec not yet observed: waited for (within `observe_spec`).
+    fn unobserved(&mut self, now: Timestamp, i: usize, set: &StatefulSet) -> Step {
+        let since = *self.unobserved.get_or_insert(now);
+        let name = &self.cfg.sets[i].name;
+        let words = format!("waiting for the controller to observe {name}'s spec");
+        let Some(limit) = self.cfg.engine.observe_spec else { return wait(None, &words) };
+        if now >= since + limit {
+            return self.refuse(format!(
+                "the controller has not observed {name}'s spec (generation {}) within {}: is \
+                 it running?",
+                set.metadata.generation.unwrap_or(0),
+                crate::plan::duration_words(u64::try_from(limit.as_millis()).unwrap_or(0))
+            ));
+        }
+        wait(Some(now + SignedDuration::from_secs(1)), &words)
+    }
+
+    /// Why a member may not be driven now: another runner's plan lease, another group's plan,
+    /// or rolling by itself before the group began (`resumed`: the run's start when resumed).
+    fn members_refuse(
+        &self,
+        sets: &[&StatefulSet],
+        now: Timestamp,
+        resumed: Option<&str>,
+    ) -> Option<String> {
+        let names: Vec<String> = self.cfg.sets.iter().map(|s| s.name.clone()).collect();
+        for (i, set) in sets.iter().enumerate() {
+            let key = &self.cfg.sets[i];
+            let dead = self.cfg.engine.dead.as_ref();
+            let believe = self.cfg.engine.believe;
+            if let Runner::Live(l) = Runner::of(set, now)
+                && !dead.is_some_and(|d| d.host == l.host && d.pid == l.pid)
+            {
+                // A lease claiming more than a runner writes is taken over by the member's
+                // plan with --force (it says so); a believable one is never.
+                let forged = crate::plan::overclaim::overclaims(Some(&l), now, believe);
+                let words = crate::text::shown(&l.words(), 200);
+                match (forged, self.cfg.engine.take_overclaimed) {
+                    (true, true) => {}
+                    (true, false) => {
+                        let lease = format!("{key}: a plan runner's lease claims {words}");
+                        let claim = crate::plan::overclaim::claim_words(&lease, believe);
+                        return Some(format!("{claim}; --force takes it over"));
+                    }
+                    _ => return Some(format!("{key}: a plan runner holds it: {words}")),
+                }
+            }
+            if let Some(p) = part::read(set).part()
+                && matches!(p.state, State::Waiting | State::Rolling)
+                && Some(p.started.as_str()) != resumed
+                && !(p.group == self.cfg.group && p.sets == names)
+                && !self.ask.force
+            {
+                return Some(format!(
+                    "{key} is in another group's plan ({}, {}): a set rolls in one group at a \
+                     time (--force takes it into this group, its part rewritten: only when that \
+                     group's runner is gone for good)",
+                    crate::text::clip(&crate::text::escape_controls(&p.group), 64),
+                    p.state.word()
+                ));
+            }
+        }
+        // Every set that has to roll and has not begun must be held: the group moves one at a
+        // time, and a set rolling by itself is a second one in motion.
+        for (i, set) in sets.iter().enumerate() {
+            if let Some(why) = unheld(set) {
+                let started = resumed.is_some()
+                    && part::read(set).part().is_some_and(|p| p.state != State::Waiting);
+                if !started {
+                    return Some(format!(
+                        "{} rolls by itself ({why}): hold it first (`ststui freeze {}`); a group \
+                         never has two sets in motion",
+                        self.cfg.sets[i], self.cfg.sets[i].name
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    pub(super) fn lease_text(&self, now: Timestamp) -> String {
+        let l = Lease {
+            holder: self.ask.by.clone(),
+            host: self.cfg.engine.host.clone(),
+            pid: self.cfg.engine.pid,
+            expires: stamp(now + self.cfg.engine.hold),
+        };
+        serde_json::to_string(&l).unwrap_or_default()
+    }
+
+    pub(super) fn lease_write(&mut self, view: &GroupView<'_>, renewal: bool) -> Step {
+        let text = self.lease_text(view.now);
+        let held = self.anchor(view).and_then(|a| record::lease_text_in(a, part::LEASE));
+        let seen = if renewal { self.lease.clone().or(held) } else { held };
+        self.renew_at = None;
+        self.sent = Some(Sent::Lease(text.clone()));
+        let op = ClusterOp::GroupLease { set: self.cfg.sets[0].clone(), lease: Some(text), seen };
+        Step::Do(Act::Write(Write::new(op)))
+    }
+
+    /// The part member `index` is to carry in `state`.
+    pub(super) fn part(
+        &self,
+        index: usize,
+        state: State,
+        since: Timestamp,
+        reason: Option<String>,
+    ) -> Part {
+        Part {
+            group: self.cfg.group.clone(),
+            sets: self.cfg.sets.iter().map(|s| s.name.clone()).collect(),
+            place: index,
+            state,
+            since: stamp(since),
+            by: self.ask.by.clone(),
+            started: self.started.clone().unwrap_or_default(),
+            steps: match &self.cfg.batches {
+                Some(b) => {
+                    let b: Vec<String> = b.iter().map(ToString::to_string).collect();
+                    format!("batches {}", b.join(","))
+                }
+                None => self.ask.steps.as_ref().map(ToString::to_string).unwrap_or_default(),
+            },
+            zone_bake_seconds: self.cfg.zone_bake_seconds,
+            reason,
+        }
+    }
+
+    pub(super) fn write_part(&mut self, index: usize, part: Part) -> Step {
+        let text = serde_json::to_string(&part).unwrap_or_default();
+        self.sent = Some(Sent::Part { index, part: Box::new(part) });
+        let op = ClusterOp::GroupPart { set: self.cfg.sets[index].clone(), part: Some(text) };
+        Step::Do(Act::Write(Write::new(op)))
+    }
+
+    /// Each member's part: kept when of this run, else waiting.
+    pub(super) fn mark(&mut self, view: &GroupView<'_>, next: usize) -> Step {
+        let started = self.started.clone().unwrap_or_default();
+        for i in next..self.cfg.sets.len() {
+            let Some(set) = view.members[i].set else { continue };
+            let own = part::read(set)
+                .part()
+                .filter(|p| p.started == started && p.group == self.cfg.group)
+                .cloned();
+            match own {
+                Some(p) => self.parts[i] = Some(p),
+                None => {
+                    self.stage = Stage::Mark { next: i + 1 };
+                    let p = self.part(i, State::Waiting, view.now, None);
+                    return self.write_part(i, p);
+                }
+            }
+        }
+        // A part saying done is believed when the set's pods say so too: a part anyone may
+        // write never skips a set whose pods are not on the update revision.
+        let mut first = None;
+        for i in 0..self.cfg.sets.len() {
+            let done = self.parts[i].as_ref().is_some_and(|p| p.state == State::Done);
+            let member = &view.members[i];
+            if done && member.set.is_some_and(|s| !done_by_pods(s, member.pods)) {
+                let name = &self.cfg.sets[i].name;
+                self.say(
+                    i,
+                    format!(
+                        "{name}'s part says done, but its pods are not all on the update \
+                         revision: not trusted, it rolls"
+                    ),
+                );
+                first = Some(i);
+                break;
+            }
+            if !done {
+                first = Some(i);
+                break;
+            }
+        }
+        if let Some(i) = first {
+            let left: Vec<&str> = self.cfg.sets[i..].iter().map(|s| s.name.as_str()).collect();
+            self.say(i, format!("to roll, in order: {}", left.join(", ")));
+        }
+        self.stage = match first {
+            Some(index) => Stage::Hold { index, quiet: None },
+            None => Stage::Close { end: GroupEnd::Done, last: None },
+        };
+        self.next(view)
+    }
+
+    /// Member `index` starts once every pod of the group is fine (for the zone bake after the
+    /// set before), on a fresh read.
+    pub(super) fn hold(
+        &mut self,
+        view: &GroupView<'_>,
+        index: usize,
+        quiet: Option<Timestamp>,
+    ) -> Step {
+        let now = view.now;
+        if index >= self.cfg.sets.len() {
+            self.say(
+                index.saturating_sub(1),
+                format!("done: every set of {} rolled", self.cfg.sets.len()),
+            );
+            self.stage = Stage::Close { end: GroupEnd::Done, last: None };
+            return self.next(view);
+        }
+        let Some(set) = view.members[index].set else {
+            let why = format!("{} is gone", self.cfg.sets[index]);
+            self.stage =
+                Stage::Close { end: GroupEnd::Stopped { why, kind: Stop::Taken }, last: None };
+            return self.next(view);
+        };
+        let key = self.cfg.sets[index].clone();
+        let state = self.parts[index].as_ref().map(|p| p.state);
+        let members: Vec<crate::plan::group::Member<'_>> = view
+            .members
+            .iter()
+            .filter_map(|m| m.set.map(|set| crate::plan::group::Member { set, pods: m.pods }))
+            .collect();
+        let min_ready = |s: &StatefulSet| {
+            view.members
+                .iter()
+                .find(|m| m.set.is_some_and(|x| x.metadata.name == s.metadata.name))
+                .or(view.members.first())
+                .map(|m| m.min_ready)
+                .unwrap_or(MinReady { seconds: 0, at_deadline: false })
+        };
+        // A set whose plan was under way when the last runner stopped goes on as soon as every
+        // other set of the group allows it (its own pods are in motion): a part saying
+        // "rolling" never skips the hold on the others.
+        if matches!(state, Some(State::Rolling | State::Halted)) {
+            let others: Vec<_> = members
+                .iter()
+                .copied()
+                .filter(|m| m.set.metadata.name.as_deref() != Some(key.name.as_str()))
+                .collect();
+            if let Some(h) = crate::plan::group::hold(&others, min_ready, now) {
+                let words = format!("{} waits: {h}", key.name);
+                return self.held_by(index, words, self.renew_at);
+            }
+            return self.start(view, index, false);
+        }
+        if nothing_to_roll(set, view.members[index].pods) {
+            if !view.fresh && self.cfg.engine.fresh_reads {
+                return Step::Do(Act::Read);
+            }
+            let rev = decide::observed_update_revision(set).unwrap_or_default().to_string();
+            self.say(index, format!("{}: nothing to roll (every pod runs {rev})", key.name));
+            self.stage = Stage::Hold { index: index + 1, quiet };
+            let p = self.part(index, State::Done, now, Some("nothing to roll".into()));
+            return self.write_part(index, p);
+        }
+        if let Some(h) = crate::plan::group::hold(&members, min_ready, now) {
+            let words = format!("{} waits: {h}", key.name);
+            self.stage = Stage::Hold { index, quiet: None };
+            return self.held_by(index, words, self.renew_at);
+        }
+        let quiet = quiet.unwrap_or(now);
+        self.stage = Stage::Hold { index, quiet: Some(quiet) };
+        let bake_from = self.baked_from(index).map_or(quiet, |d| d.max(quiet));
+        let until = crate::plan::later(
+            bake_from,
+            SignedDuration::from_secs(
+                i64::try_from(self.cfg.zone_bake_seconds).unwrap_or(i64::MAX),
+            ),
+        );
+        if index > 0 && now < until {
+            let words = format!(
+                "{} starts at {} after the zone bake ({} with every pod of the group updated or \
+                 untouched, Ready and available)",
+                key.name,
+                stamp(until),
+                crate::plan::duration_words(self.cfg.zone_bake_seconds * 1000)
+            );
+            let until = self.renew_at.map_or(until, |r| r.min(until));
+            return self.held_by(index, words, Some(until));
+        }
+        if !view.fresh && self.cfg.engine.fresh_reads {
+            return Step::Do(Act::Read);
+        }
+        self.start(view, index, true)
+    }
+
+    /// A wait before member `index` starts: said on the timeline once per change of `words`
+    /// (the wait itself then says nothing more).
+    pub(super) fn held_by(
+        &mut self,
+        index: usize,
+        words: String,
+        until: Option<Timestamp>,
+    ) -> Step {
+        if self.held.as_deref() == Some(words.as_str()) {
+            return wait(until, "");
+        }
+        self.say(index, words.clone());
+        self.held = Some(words);
+        wait(until, "")
+    }
+
+    /// When the set before `index` was done (its part's since).
+    pub(super) fn baked_from(&self, index: usize) -> Option<Timestamp> {
+        let before = self.parts.get(index.checked_sub(1)?)?.as_ref()?;
+        before.since.parse::<Timestamp>().ok()
+    }
+
+    /// Member `index`'s plan begins (its part says rolling first when `mark`).
+    pub(super) fn start(&mut self, view: &GroupView<'_>, index: usize, mark: bool) -> Step {
+        self.held = None;
+        if mark {
+            let n = self.cfg.sets.len();
+            self.say(index, format!(
+                "{} starts ({}/{n}): every pod of the group is updated or untouched, Ready and available",
+                self.cfg.sets[index].name,
+                index + 1
+            ));
+            self.stage = Stage::Rolling { index };
+            let p = self.part(index, State::Rolling, view.now, None);
+            return self.write_part(index, p);
+        }
+        self.stage = Stage::Rolling { index };
+        self.next(view)
+    }
+
+    /// The rolling set's plan: its acts pass through; its end is recorded on its part.
+    pub(super) fn rolling(&mut self, view: &GroupView<'_>, index: usize) -> Step {
+        let key = self.cfg.sets[index].clone();
+        if self.inner.as_ref().is_none_or(|e| *e.set() != key) {
+            // The set's plan lease of the dead runner whose group lease this run took over.
+            let dead = self.cfg.engine.dead.as_ref().and_then(|d| {
+                view.members[index]
+                    .set
+                    .and_then(record::lease)
+                    .filter(|l| l.host == d.host && l.pid == d.pid)
+            });
+            let cfg = Config {
+                set: key.clone(),
+                group: Some(self.cfg.group.clone()),
+                dead,
+                ..self.cfg.engine.clone()
+            };
+            let mut ask = self.ask.clone();
+            if let (Some(b), Some(set)) = (&self.cfg.batches, view.members[index].set) {
+                ask.steps = Some(super::batch_steps(b, crate::core::spec::replicas(set)));
+            }
+            self.inner = Some(Engine::new(cfg, ask));
+        }
+        let m = view.members[index];
+        let empty = StatefulSet::default();
+        let set = m.set.unwrap_or(&empty);
+        if m.set.is_none()
+            && let Some(inner) = self.inner.as_mut()
+        {
+            inner.stop(format!("{key} no longer exists"));
+        }
+        let v = View {
+            set,
+            pods: m.pods,
+            now: view.now,
+            min_ready: m.min_ready,
+            frozen: m.frozen,
+            fresh: view.fresh,
+            budgets: view.budgets,
+        };
+        let Some(inner) = self.inner.as_mut() else { return wait(None, "") };
+        let act = inner.next(&v);
+        let end = match act {
+            Act::End(end) => end,
+            Act::Write(w) => {
+                self.sent = Some(Sent::Inner);
+                return Step::Do(Act::Write(w));
+            }
+            other => return Step::Do(other),
+        };
+        // Its lines before the group's.
+        let lines = inner.said();
+        self.said.extend(lines.into_iter().map(|s| (key.clone(), s)));
+        self.inner = None;
+        let now = view.now;
+        match end {
+            End::Done(_) => {
+                let n = self.cfg.sets.len();
+                self.say(index, format!("{} done ({}/{n})", key.name, index + 1));
+                self.stage = Stage::Hold { index: index + 1, quiet: None };
+                let p = self.part(index, State::Done, now, None);
+                self.write_part(index, p)
+            }
+            End::Halted(record) => {
+                let why = record.reason_said().map_or_else(|| "halted".into(), |r| r.into_owned());
+                let rest: Vec<&str> =
+                    self.cfg.sets[index + 1..].iter().map(|s| s.name.as_str()).collect();
+                let untouched = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {} untouched", rest.join(", "))
+                };
+                self.say(
+                    index,
+                    format!(
+                        "halted at {}: {}{untouched}",
+                        key.name,
+                        crate::text::escape_controls(&why)
+                    ),
+                );
+                let end = GroupEnd::Halted { set: key, record };
+                self.stage = Stage::Close { end, last: Some((index, State::Halted, Some(why))) };
+                self.next(view)
+            }
+            End::Refused { why, usage } => {
+                let end = GroupEnd::Refused { why: format!("{key}: {why}"), usage };
+                self.stage = Stage::Close { end, last: Some((index, State::Waiting, None)) };
+                self.next(view)
+            }
+            End::Stopped { why, kind } => {
+                self.stage = Stage::Close { end: GroupEnd::Stopped { why, kind }, last: None };
+                self.next(view)
+            }
+        }
+    }
+
+    pub(super) fn close(
+        &mut self,
+        view: &GroupView<'_>,
+        end: GroupEnd,
+        last: Option<(usize, State, Option<String>)>,
+    ) -> Step {
+        if let Some((index, state, reason)) = last
+            && self.lease.is_some()
+        {
+            self.stage = Stage::Close { end, last: None };
+            let p = self.part(index, state, view.now, reason);
+            return self.write_part(index, p);
+        }
+        self.stage = Stage::Over { end, released: false };
+        self.next(view)
+    }
+
+    pub(super) fn over(&mut self, view: &GroupView<'_>, end: GroupEnd, released: bool) -> Step {
+        if !released && let Some(mine) = self.lease.take() {
+            self.stage = Stage::Over { end, released: true };
+            self.lease_until = None;
+            self.renew_at = None;
+            let held = self
+                .anchor(view)
+                .and_then(|a| a.metadata.annotations.as_ref()?.get(part::LEASE).cloned());
+            let seen = held.filter(|h| same_lease(Some(h), &mine)).or(Some(mine));
+            self.sent = None;
+            let op = ClusterOp::GroupLease { set: self.cfg.sets[0].clone(), lease: None, seen };
+            // Not awaited: it runs out anyway.
+            return Step::Do(Act::Write(Write::new(op)));
+        }
+        self.stage = Stage::Over { end: end.clone(), released: true };
+        Step::End(end)
+    }
+}

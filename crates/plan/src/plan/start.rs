@@ -1,0 +1,120 @@
+//! A plan's start, pure: where a new plan begins on what the set and its pods show (the first
+//! step not wholly behind the partition; a freeze it finds taken over, its partition the one the
+//! plan came from), or why none can (the spec not observed, nothing to roll, every step open).
+//!
+//! Owns: [`Start`] and [`begin`]. Must not: do IO or read a clock.
+
+use super::Target;
+use super::decide::enter;
+use super::facts::{Facts, Next, observed_update_revision, partition_now};
+use super::record::{Phase, Record, stamp};
+use crate::core::pod as podf;
+use crate::core::spec;
+
+/// How a plan is started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Start {
+    pub steps: super::Steps,
+    pub bake_seconds: u64,
+    pub checks: Vec<String>,
+    pub on_failure: super::OnFailure,
+    /// Who starts it (the cluster identity).
+    pub by: String,
+    /// Its gates and ordering (recorded).
+    pub gates: super::gate::Gates,
+}
+
+/// Why no plan can start on a set now.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoStart {
+    /// The controller has not observed the spec (its generation).
+    #[error(
+        "the controller has not observed {name}'s spec yet (generation {generation}): try again in a moment"
+    )]
+    Unobserved { name: String, generation: i64 },
+    /// Every pod runs the update revision already.
+    #[error(
+        "nothing to roll out: every pod of {name} runs {update}, the update revision (change the template first, with the partition at the replicas or the set frozen)"
+    )]
+    Nothing { name: String, update: String },
+    /// The partition is past every step of the plan.
+    #[error(
+        "the partition is {partition}: every step of the plan is open already (its last leaves partition {last})"
+    )]
+    AllOpen { partition: i32, last: i32 },
+}
+
+/// The first move of a new plan on what `facts` show: the record of its first step not yet
+/// behind the partition, and the write that opens it.
+pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, NoStart> {
+    let set = facts.set;
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    let Some(update) = observed_update_revision(set) else {
+        let generation = set.metadata.generation.unwrap_or(0);
+        return Err(NoStart::Unobserved { name: name.into(), generation });
+    };
+    let current = set.status.as_ref().and_then(|s| s.current_revision.as_deref()).unwrap_or("");
+    let all_updated = facts.pods.iter().all(|(_, p)| podf::revision(p) == update);
+    if current == update && all_updated {
+        return Err(NoStart::Nothing { name: name.into(), update: update.into() });
+    }
+    let replicas = spec::replicas(set);
+    let targets = start.steps.targets(replicas);
+    let now_partition = partition_now(set);
+    // A plan begun on a frozen set takes the freeze over: the partition it came from is the
+    // one the freeze recorded (what an abort puts back), not the replicas the freeze set.
+    let began = super::freeze::holding(set)
+        .and_then(|f| f.partition.ok())
+        .filter(|_| now_partition.is_some())
+        .or(now_partition)
+        .unwrap_or(replicas);
+    let first = match now_partition {
+        None => 1,
+        Some(p) => {
+            // The first step not wholly behind the partition: one whose partition is the
+            // partition now is entered (its pods checked, baked), never counted as done.
+            let at = p.min(replicas);
+            let below = targets
+                .iter()
+                .position(|t| matches!(t, Target::Update { partition, .. } if *partition <= at));
+            let last = last_partition(&targets).unwrap_or(0);
+            match below {
+                Some(i) if at >= last => i + 1,
+                _ => return Err(NoStart::AllOpen { partition: p, last }),
+            }
+        }
+    };
+    // A gate right before the first step to open stays: start at it.
+    let first =
+        if first > 1 && targets.get(first - 2) == Some(&Target::Gate) { first - 1 } else { first };
+    let record = Record {
+        steps: start.steps.to_string(),
+        bake_seconds: start.bake_seconds,
+        checks: start.checks.clone(),
+        on_failure: start.on_failure.word().to_string(),
+        revision: update.to_string(),
+        template: super::record::template_hash(set),
+        step: 0,
+        of: targets.len(),
+        phase: Phase::Waiting,
+        since: stamp(facts.now),
+        partition: now_partition.unwrap_or(replicas),
+        by: start.by.clone(),
+        started: stamp(facts.now),
+        reason: None,
+        began_at: Some(began),
+        from: current.to_string(),
+        gates: start.gates.clone(),
+        target: None,
+        gate: None,
+    };
+    Ok(enter(&record, first, &targets, facts))
+}
+
+/// The partition the plan's last opening step leaves.
+pub fn last_partition(targets: &[Target]) -> Option<i32> {
+    targets.iter().rev().find_map(|t| match t {
+        Target::Update { partition, .. } => Some(*partition),
+        Target::Gate => None,
+    })
+}

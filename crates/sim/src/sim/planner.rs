@@ -1,0 +1,446 @@
+//! Rollout plans run inside the simulator: a scenario's `rollout NAME steps=…` line starts one,
+//! and it runs as virtual time passes — the plan engine (`plan::engine`, the one `ststui
+//! rollout` and the console run) adapted to the simulated world: its writes through the
+//! simulated API (`ops`), answered at once with the set as stored; its record and lease the
+//! verb's annotations, so `explain`, every console and a served `ststui rollout` see it. A plan
+//! rehearsed headless or at ×100 is the plan run later on production.
+//!
+//! Differences from the verb, all in the engine's [`Config`]: no checks (a deterministic
+//! simulation runs no processes); no fresh reads (the store is the truth); the lease is held
+//! until the plan ends, not renewed (no timer keeps `settle` busy while a plan waits at its
+//! gate); a plan waits for the controller to observe its spec as long as that takes. A plan is
+//! evaluated when the set or one of its pods changed, or when its bake or its `stuck-after`
+//! comes due (the agenda wakes it); each move is a `plan` line on the timeline.
+//!
+//! Owns: [`Planner`] (the plans under way) and the adapter. Must not: read a wall clock, or
+//! write to the store except through `ops`.
+
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+
+use super::clock::Due;
+use super::ops::{self, OpError};
+use super::world::World;
+use crate::backend::{ClusterOp, EventKind, Failure, ObjRef, Op, Write};
+use crate::core::labels;
+use crate::core::pod::MinReady;
+use crate::plan::ask::Ask;
+use crate::plan::engine::{Act, Config, End, Engine, View};
+use crate::plan::group::run::{GroupEnd, Step};
+use crate::plan::record::{self, Phase, Reading, Record, stamp};
+use crate::plan::{OnFailure, Steps};
+
+mod gates;
+mod group;
+pub mod state;
+pub use gates::set as set_gate_fault;
+pub use group::{GroupRollout, start as start_group};
+use state::{Driver, Run};
+pub use state::{Fault, Faults, Planner};
+
+/// The host a simulator's lease names.
+pub const HOST: &str = "ststui-sim";
+/// How long the simulator's lease is written for (it is given back when the plan ends).
+const HOLD: SignedDuration = crate::plan::overclaim::SIMULATOR_TERM;
+/// Evaluations at one virtual instant beyond which a plan is stopped (a plan writing in
+/// circles would otherwise hold time still).
+const MAX_RUNS_PER_INSTANT: u32 = 1_000;
+/// Engine turns in one evaluation (each write is answered at once, so a turn follows a turn).
+const TURNS: usize = 64;
+
+/// A `rollout` line: what plan to run on which set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rollout {
+    pub set: ObjRef,
+    pub steps: Steps,
+    pub bake_seconds: u64,
+    pub stuck_after_ms: u64,
+    pub on_failure: OnFailure,
+    /// The gates rehearsed (`sim:`), as the `gate` lines make them answer.
+    pub gates: crate::plan::gate::Gates,
+    /// Pods stuck broken on an older revision are replaced first.
+    pub replace_stuck: bool,
+    /// The script line (its errors name it).
+    pub line: usize,
+}
+
+/// The engine for `r`.
+fn engine(r: &Rollout) -> Engine {
+    Engine::new(config(r), ask(r))
+}
+
+/// How the simulator runs `r`'s plan (see the module's doc).
+fn config(r: &Rollout) -> Config {
+    Config {
+        set: r.set.clone(),
+        host: HOST.into(),
+        pid: 0,
+        hold: HOLD,
+        renew: HOLD,
+        retry: SignedDuration::from_secs(1),
+        fresh_reads: false,
+        observe: SignedDuration::from_secs(10),
+        runs_checks: false,
+        stuck_after_ms: r.stuck_after_ms,
+        dead: None,
+        wait_lease: false,
+        take_overclaimed: false,
+        believe: HOLD,
+        observe_spec: None,
+        group: None,
+    }
+}
+
+/// What `r` asks: the scenario says what plan to run.
+fn ask(r: &Rollout) -> Ask {
+    Ask {
+        steps: Some(r.steps.clone()),
+        bake_seconds: r.bake_seconds,
+        checks: Vec::new(),
+        on_failure: r.on_failure,
+        // The scenario says what plan to run: it replaces what the set records.
+        force: true,
+        continue_halted: false,
+        gates: r.gates.clone(),
+        by: String::new(),
+        replace_stuck: r.replace_stuck,
+        max_restarts: None,
+    }
+}
+
+/// No `minReadySeconds` (a set that is gone).
+fn min_ready_zero() -> MinReady {
+    MinReady { seconds: 0, at_deadline: false }
+}
+
+/// Starts `r`; refused at once (the line's error) when it cannot begin.
+pub fn start(w: &mut World, r: Rollout) -> Result<(), OpError> {
+    if w.store.sets().get(&r.set).is_none() {
+        return Err(OpError::SetNotFound(r.set.clone()));
+    }
+    if w.planner.runs_on(&r.set) {
+        return Err(OpError::Invalid(format!(
+            "a plan already runs on {}: expected it to end (or `approve`) before another starts",
+            r.set
+        )));
+    }
+    let key = r.set.clone();
+    let run =
+        Run { line: r.line, driver: Driver::One(Box::new(engine(&r))), wake: None, gate: None };
+    w.planner.runs.insert(key.clone(), run);
+    w.planner.dirty = true;
+    if let Some(why) = evaluate(w, &key) {
+        // It cannot begin: the line itself is refused.
+        cancel_wake(w, &key);
+        w.planner.runs.remove(&key);
+        return Err(OpError::Invalid(why));
+    }
+    Ok(())
+}
+
+/// `approve NAME`: the plan waiting at its gate goes on (whoever runs it).
+pub fn approve(w: &mut World, key: &ObjRef) -> Result<(), OpError> {
+    let set = w.store.sets().get(key).ok_or_else(|| OpError::SetNotFound(key.clone()))?;
+    let r = match record::read(set) {
+        Reading::None => {
+            return Err(OpError::Invalid(format!("{key} has no rollout plan to approve")));
+        }
+        Reading::Invalid(why) => {
+            return Err(OpError::Invalid(Reading::invalid_words(&why, &key.name)));
+        }
+        Reading::Plan(r) => r,
+    };
+    let now = w.store.clock().timestamp();
+    if r.phase != Phase::Gate {
+        return Err(OpError::Invalid(format!(
+            "no plan of {key} waits for approval: {}",
+            r.words(now)
+        )));
+    }
+    let approved = Record { phase: Phase::Approved, since: stamp(now), ..*r };
+    let op = ClusterOp::Plan {
+        set: key.clone(),
+        partition: None,
+        record: serde_json::to_string(&approved).unwrap_or_default(),
+    };
+    let basis = Some(Box::new(set.clone()));
+    ops::apply(w, Op::Cluster(Write::on(op, basis)))
+}
+
+/// Evaluates every plan under way once (the engine calls it while [`Planner::wants_run`]).
+pub fn run(w: &mut World) {
+    w.planner.dirty = false;
+    let now_ms = w.store.clock().now_ms();
+    let (at, n) = w.planner.instant;
+    w.planner.instant = if at == now_ms { (at, n + 1) } else { (now_ms, 1) };
+    let keys: Vec<ObjRef> = w.planner.runs.keys().cloned().collect();
+    for key in keys {
+        if w.planner.instant.1 > MAX_RUNS_PER_INSTANT {
+            let why = format!(
+                "plan stopped: more than {MAX_RUNS_PER_INSTANT} moves at one instant (a plan \
+                 writing in circles)"
+            );
+            end(w, &key, Some(why));
+            continue;
+        }
+        if let Some(why) = evaluate(w, &key) {
+            let line = w.planner.runs.get(&key).map_or(0, |r| r.line);
+            refuse(w, &key, line, why);
+        }
+    }
+}
+
+/// What one turn asks of the simulator: an act, or the run's end.
+enum Turn {
+    Do(Act),
+    One(End),
+    Group(GroupEnd),
+}
+
+/// The engine's turns on `key` until it waits or ends; `Some(why)` when the plan could not
+/// begin (nothing was written).
+fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
+    for _ in 0..TURNS {
+        let mut run = w.planner.runs.remove(key)?;
+        let now = w.store.clock().timestamp();
+        if let Some((due, _)) = &run.gate
+            && w.store.clock().now_ms() >= *due
+            && let Some((_, outcome)) = run.gate.take()
+        {
+            match &mut run.driver {
+                Driver::One(e) => e.gated(outcome),
+                Driver::Group(g) => g.gated(outcome),
+            }
+        }
+        let (turn, about) = match &mut run.driver {
+            Driver::One(engine) => {
+                let act = match w.store.sets().get(key).cloned() {
+                    None => {
+                        engine.stop(format!("{key} no longer exists"));
+                        let pods: Vec<(i32, &Pod)> = Vec::new();
+                        let set = k8s_openapi::api::apps::v1::StatefulSet::default();
+                        one_turn(w, engine, &set, &pods, now)
+                    }
+                    Some(set) => {
+                        let pods = pods_of(w, key, &set);
+                        one_turn(w, engine, &set, &pods, now)
+                    }
+                };
+                let turn = match act {
+                    Act::End(end) => Turn::One(end),
+                    act => Turn::Do(act),
+                };
+                for said in engine.said() {
+                    tell_said(w, key, said);
+                }
+                (turn, key.clone())
+            }
+            Driver::Group(g) => {
+                let turn = match group::turn(w, g, now) {
+                    Step::Do(act) => Turn::Do(act),
+                    Step::End(end) => Turn::Group(end),
+                };
+                let group = g.group().to_string();
+                for (set, said) in g.said() {
+                    match said.record {
+                        Some(_) => tell_said(w, &set, said),
+                        None => {
+                            let kind = EventKind::Group {
+                                group: group.clone(),
+                                set: set.name.clone(),
+                                text: said.text,
+                            };
+                            w.store.note_in(&set.namespace, kind);
+                        }
+                    }
+                }
+                let about = g.active().cloned().unwrap_or_else(|| key.clone());
+                (turn, about)
+            }
+        };
+        w.planner.runs.insert(key.clone(), run);
+        let act = match turn {
+            Turn::Do(act) => act,
+            Turn::One(end) => return ended(w, key, end),
+            Turn::Group(end) => return group::ended(w, key, end),
+        };
+        match act {
+            Act::Write(write) => {
+                let target = write.op.target().clone();
+                let result = ops::apply(w, Op::Cluster(write.clone()));
+                let result = match result {
+                    Ok(()) => Ok(w.store.sets().get(&target).cloned()),
+                    Err(e) => {
+                        Err(Box::new(Failure::new(write.op.describe(), e.kind(), e.to_string())))
+                    }
+                };
+                if let Some(run) = w.planner.runs.get_mut(key) {
+                    run.driver.wrote(now, result);
+                }
+            }
+            Act::Revert { revision, stuck, .. } => {
+                let outcome = revert(w, &about, &revision, &stuck);
+                if let Some(run) = w.planner.runs.get_mut(key) {
+                    run.driver.reverted(outcome);
+                }
+            }
+            Act::Wait { until, .. } => {
+                let until = gates::sooner(w, key, until);
+                schedule(w, key, until);
+                return None;
+            }
+            Act::Gate(g) => {
+                gates::start(w, key, &about, &g);
+                let until = gates::sooner(w, key, None);
+                schedule(w, key, until);
+                return None;
+            }
+            // Never asked of the simulator (no fresh reads, no checks).
+            Act::Read | Act::Check { .. } | Act::End(_) => return None,
+        }
+    }
+    end(w, key, Some(format!("plan stopped: more than {TURNS} moves in one evaluation")));
+    None
+}
+
+/// A line a plan said, on the timeline of the set it is about.
+fn tell_said(w: &mut World, key: &ObjRef, said: crate::plan::engine::Said) {
+    match &said.record {
+        Some(r) => w.store.note_in(&key.namespace, r.event(&key.name, said.text)),
+        None => {
+            let text = format!("plan {}: {}", key.name, said.text);
+            w.store.note_in(&key.namespace, EventKind::Command { line: 0, text });
+        }
+    }
+}
+
+fn one_turn(
+    w: &World,
+    engine: &mut Engine,
+    set: &k8s_openapi::api::apps::v1::StatefulSet,
+    pods: &[(i32, &Pod)],
+    now: Timestamp,
+) -> Act {
+    let min_ready = min_ready(w, set);
+    let frozen = crate::steer::holding(set).map(|f| f.words());
+    let ns = set.metadata.namespace.as_deref().unwrap_or("default");
+    let budgets: Vec<_> = w.store.budgets().in_namespace(ns).collect();
+    let view = View {
+        set,
+        pods,
+        now,
+        min_ready,
+        frozen: frozen.as_deref(),
+        fresh: true,
+        budgets: &budgets,
+    };
+    engine.next(&view)
+}
+
+/// The set's `minReadySeconds` under the simulated server's semantics.
+fn min_ready(w: &World, set: &k8s_openapi::api::apps::v1::StatefulSet) -> MinReady {
+    crate::core::spec::min_ready(set, &w.controller.options().semantics)
+}
+
+/// The set's pods with their ordinals, as the controller claims them, in ordinal order.
+fn pods_of<'w>(
+    w: &'w World,
+    key: &ObjRef,
+    set: &k8s_openapi::api::apps::v1::StatefulSet,
+) -> Vec<(i32, &'w Pod)> {
+    let uid = set.metadata.uid.as_deref();
+    labels::members(&key.name, uid, w.store.pods().in_namespace(&key.namespace))
+        .into_iter()
+        .map(|p| (labels::ordinal_of(p.metadata.name.as_deref().unwrap_or_default()), p))
+        .collect()
+}
+
+/// The run ended: a refusal is returned (the line's error), anything else ends it.
+fn ended(w: &mut World, key: &ObjRef, end: End) -> Option<String> {
+    match end {
+        End::Refused { why, .. } => Some(format!("rollout {key}: {why}")),
+        End::Stopped { why, .. } => {
+            self::end(w, key, Some(format!("plan stopped: {why}")));
+            None
+        }
+        End::Done(_) | End::Halted(_) => {
+            self::end(w, key, None);
+            None
+        }
+    }
+}
+
+/// Wakes the plan at `wake`: its bake or its `stuck-after` comes due (a gate waits for a
+/// change).
+fn schedule(w: &mut World, key: &ObjRef, wake: Option<Timestamp>) {
+    let Some(run) = w.planner.runs.get(key) else { return };
+    let Some(wake) = wake else { return cancel_wake(w, key) };
+    let epoch = w.store.clock().epoch_unix_ms();
+    let wake_ms = u64::try_from(wake.as_millisecond().saturating_sub(epoch)).unwrap_or(0);
+    let now_ms = w.store.clock().now_ms();
+    let at = wake_ms.max(now_ms + 1);
+    if run.wake.is_some_and(|t| t.at_ms == at) {
+        return;
+    }
+    cancel_wake(w, key);
+    let ticket = w.agenda.schedule(at, Due::Plan(key.clone()));
+    if let Some(run) = w.planner.runs.get_mut(key) {
+        run.wake = Some(ticket);
+    }
+}
+
+fn cancel_wake(w: &mut World, key: &ObjRef) {
+    if let Some(t) = w.planner.runs.get_mut(key).and_then(|r| r.wake.take()) {
+        w.agenda.cancel(t);
+    }
+}
+
+/// `on-failure=undo`: the template back to the previous revision, the pods stuck on the plan's
+/// revision deleted (the forced rollback of kubernetes#67250), each told.
+fn revert(
+    w: &mut World,
+    key: &ObjRef,
+    revision: &str,
+    stuck: &[(String, String)],
+) -> Result<(), String> {
+    let undo = ClusterOp::Undo { set: key.clone(), revision: None };
+    ops::apply(w, Op::Cluster(Write::new(undo))).map_err(|e| format!("undo: {e}"))?;
+    tell(w, key, "undo: template reverted to the previous revision".into());
+    for (name, uid) in stuck {
+        let pod = ObjRef::new(key.namespace.clone(), name.clone());
+        let op = ClusterOp::EvictPod { pod, uid: Some(uid.clone()) };
+        match ops::apply(w, Op::Cluster(Write::new(op))) {
+            Ok(()) => tell(w, key, format!("undo: evicted {name} (stuck on {revision})")),
+            Err(e) => {
+                let message = format!("plan {key}: undo: evicting {name}: {e}");
+                w.store.note(EventKind::Error { line: None, message });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A `plan` line about the set's recorded plan (the undo's moves).
+fn tell(w: &mut World, key: &ObjRef, text: String) {
+    let Some(r) = w.store.sets().get(key).and_then(|s| record::read(s).plan().cloned()) else {
+        return;
+    };
+    w.store.note_in(&key.namespace, r.event(&key.name, text));
+}
+
+/// The plan ends (done, halted, stopped: `why`); the engine gave its lease back.
+fn end(w: &mut World, key: &ObjRef, why: Option<String>) {
+    cancel_wake(w, key);
+    w.planner.runs.remove(key);
+    if let Some(message) = why {
+        w.store.note(EventKind::Error { line: None, message });
+    }
+}
+
+/// A plan that cannot begin: an `error` line naming the script line.
+fn refuse(w: &mut World, key: &ObjRef, line: usize, message: String) {
+    cancel_wake(w, key);
+    w.planner.runs.remove(key);
+    let line = (line > 0).then_some(line);
+    w.store.note(EventKind::Error { line, message });
+}

@@ -1,0 +1,109 @@
+//! The plans under way, as the simulated world holds them (a leaf: the world names its type,
+//! the planner's turns fill it): one set's engine or a group's per plan, their wake-ups and
+//! rehearsed gates, and how rehearsed gates answer.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::jiff::Timestamp;
+
+use super::super::clock::Ticket;
+use super::super::store::Change;
+use crate::backend::{Failure, ObjKind, ObjRef};
+use crate::plan::engine::Engine;
+use crate::plan::gate::GateKind;
+use crate::plan::group::run::GroupEngine;
+
+/// What runs a plan: one set's engine, or a group's.
+#[derive(Debug, Clone)]
+pub(super) enum Driver {
+    One(Box<Engine>),
+    Group(Box<GroupEngine>),
+}
+
+impl Driver {
+    pub(super) fn wrote(
+        &mut self,
+        now: Timestamp,
+        result: Result<Option<k8s_openapi::api::apps::v1::StatefulSet>, Box<Failure>>,
+    ) {
+        match self {
+            Driver::One(e) => e.wrote(now, result),
+            Driver::Group(g) => g.wrote(now, result),
+        }
+    }
+
+    pub(super) fn reverted(&mut self, outcome: Result<(), String>) {
+        match self {
+            Driver::One(e) => e.reverted(outcome),
+            Driver::Group(g) => g.reverted(outcome),
+        }
+    }
+}
+
+/// The plans under way.
+#[derive(Debug, Default)]
+pub struct Planner {
+    pub(super) runs: BTreeMap<ObjRef, Run>,
+    pub(super) dirty: bool,
+    /// (instant, evaluations then): the guard against a plan writing in circles.
+    pub(super) instant: (u64, u32),
+    /// How rehearsed gates answer, by namespace, pod (or set) and gate.
+    pub faults: Faults,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Run {
+    /// The script line that started it.
+    pub(super) line: usize,
+    pub(super) driver: Driver,
+    /// The agenda's wake-up for this plan (one at a time).
+    pub(super) wake: Option<Ticket>,
+    /// A rehearsed gate under way: when it answers (virtual ms) and how.
+    pub(super) gate: Option<(u64, crate::plan::gate::Outcome)>,
+}
+
+impl Planner {
+    /// A change of a set or a pod in a namespace with a plan under way: evaluate again.
+    pub fn observe(&mut self, change: &Change) {
+        let kind = change.object.kind();
+        if self.runs.is_empty() || !matches!(kind, ObjKind::Set | ObjKind::Pod | ObjKind::Budget) {
+            return;
+        }
+        let ns = change.object.metadata().namespace.as_deref().unwrap_or_default();
+        if self.runs.keys().any(|k| k.namespace == ns) {
+            self.dirty = true;
+        }
+    }
+
+    /// A plan's bake or `stuck-after` came due.
+    pub fn wake(&mut self) {
+        self.dirty = true;
+    }
+
+    /// Whether a plan is to be evaluated now.
+    pub fn wants_run(&self) -> bool {
+        self.dirty && !self.runs.is_empty()
+    }
+
+    /// Whether a plan runs on `set`.
+    pub fn runs_on(&self, set: &ObjRef) -> bool {
+        self.runs.contains_key(set)
+            || self
+                .runs
+                .values()
+                .any(|r| matches!(&r.driver, Driver::Group(g) if g.sets().contains(set)))
+    }
+}
+
+/// How rehearsed gates answer: (namespace, pod or set, gate) → fault.
+pub type Faults = BTreeMap<(String, String, GateKind), Fault>;
+
+/// How one rehearsed gate answers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fault {
+    pub fail: bool,
+    pub slow_ms: Option<u64>,
+    /// "Not yet" answers left.
+    pub not_yet: u32,
+    pub leader: Option<String>,
+}
