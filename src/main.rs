@@ -42,9 +42,12 @@ fn main() -> ExitCode {
         return ExitCode::from(EXIT_USAGE);
     }
     let matches = Cli::command().bin_name(invoked.bin_name()).get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(e) = cli.check() {
         e.exit();
+    }
+    if let Some(CliCommand::Sim(sim)) = &mut cli.command {
+        sim.feature_gates = cli.feature_gates.clone().unwrap_or_default();
     }
     let code = dispatch(invoked, &cli);
     // A credential plugin still running (a verb that timed out waiting for it, a console quit
@@ -200,11 +203,7 @@ fn headless(args: &SimArgs) -> ExitCode {
 
 /// `ststui sim --soak N`: randomized runs with invariant checks.
 fn soak(args: &SimArgs) -> ExitCode {
-    exit_code(ststui::sim::soak::run(
-        args.soak.unwrap_or(0),
-        args.seed,
-        Options::for_version(args.kube_version),
-    ))
+    exit_code(ststui::sim::soak::run(args.soak.unwrap_or(0), args.seed, args.options()))
 }
 
 fn exit_code(code: i32) -> ExitCode {
@@ -327,7 +326,7 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let options = Options::for_version(args.kube_version);
+    let options = args.options();
     let inbox = console::Inbox::new();
     let built = match launch::build(args, options) {
         Ok(built) => built,
@@ -381,7 +380,7 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let options = Options::for_version(args.kube_version);
+    let options = args.options();
     let built = match launch::build(args, options) {
         Ok(built) => built,
         Err(e) => {

@@ -1,5 +1,6 @@
 //! Argument parsing: defaults, refusals and their messages.
 use super::*;
+use crate::core::Version;
 
 #[test]
 fn parses_sim_flags() {
@@ -194,6 +195,37 @@ fn feature_gates_go_with_driving_and_say_what_they_expect() {
         .unwrap_or_default();
     assert!(err.contains("unknown gate \"Nope\""), "{err}");
     assert!(err.contains("StaleControllerConsistencyStatefulSet"), "names the gates: {err}");
+}
+
+#[test]
+fn the_simulator_takes_feature_gates_its_release_has() {
+    let recreate = "StatefulSetRecreateStrategy=true";
+    let cli = Cli::try_parse_from(["ststui", "sim", "--feature-gates", recreate]);
+    let cli = cli.unwrap_or_else(|e| panic!("{e}"));
+    assert!(cli.check().is_ok());
+    let err = Cli::try_parse_from([
+        "ststui",
+        "sim",
+        "--kube-version",
+        "1.36",
+        "--feature-gates",
+        recreate,
+    ])
+    .map_err(|e| e.to_string())
+    .and_then(|c| c.check().map_err(|e| e.to_string()))
+    .err()
+    .unwrap_or_default();
+    assert!(
+        err.contains("StatefulSetRecreateStrategy, which release 1.36.0 does not have"),
+        "{err}"
+    );
+    let mut sim = match Cli::try_parse_from(["ststui", "sim"]).map(|c| c.command) {
+        Ok(Some(Command::Sim(s))) => s,
+        other => panic!("{other:?}"),
+    };
+    assert!(!sim.options().semantics.recreate_gate, "off by default: the gate is alpha");
+    sim.feature_gates = recreate.parse().unwrap_or_default();
+    assert!(sim.options().semantics.recreate_gate);
 }
 
 /// `sim --help` lists the global cluster flags apart, under a heading saying they are not `sim`'s.

@@ -280,7 +280,17 @@ async fn play_on(
         identity: std::sync::Arc::new(std::sync::Mutex::new(identity)),
         read_back: crate::cluster::READ_BACK,
     };
-    let options = crate::core::Options::for_server(&version, &target.feature_gates);
+    let release = crate::core::Version::for_server(&version).0;
+    if let Some(why) = target.feature_gates.refused_by(release).filter(|_| drive) {
+        return Err(Refused::Input(why));
+    }
+    // Driving, ststui's controller has the gates given; watching, the cluster's are unknown
+    // (the Recreate gate is taken as on where the release has it).
+    let options = if drive {
+        crate::core::Options::for_server(&version, &target.feature_gates)
+    } else {
+        crate::core::Options::watching(release)
+    };
     let ns: Vec<String> = namespaces.into_iter().collect();
     let mut player = ClusterPlayer {
         world: World::new(ns.len() * 4),

@@ -5,7 +5,8 @@
 //! name: a restart's template carries the wall-clock second, so its hash differs between the
 //! two. Compared, per set: the pods the controller created (ordinal and revision) and deleted
 //! (ordinal and reason), in order, except that the order inside one burst of a Parallel set
-//! (consecutive creations, or consecutive deletions) is ignored; the revisions created, in
+//! (consecutive creations, or consecutive deletions) and inside a Recreate deletion burst (a
+//! run of deletions holding a `recreate` one) is ignored; the revisions created, in
 //! order; the claims created (as a set: the controller creates them just before their pod, in
 //! one sync); and the set's final status (the counts and both revisions). A loop (a pod
 //! created and deleted again three times in a row or more) is one entry, however many turns it
@@ -91,6 +92,8 @@ pub fn trace(jsonl: &str, parallel: &BTreeSet<String>) -> Trace {
         }
         if parallel.contains(set) {
             canonical_bursts(entries);
+        } else {
+            canonical_recreates(entries);
         }
         collapse_loops(entries);
     }
@@ -115,6 +118,26 @@ fn numbered(created: Option<&Vec<String>>, name: &str) -> String {
     match created.and_then(|c| c.iter().position(|n| n == name)) {
         Some(i) => format!("r{}", i + 1),
         None => name.to_string(),
+    }
+}
+
+/// Sorts each run of consecutive deletions that holds a Recreate deletion by ordinal: the
+/// Recreate strategy deletes every old pod in one burst, whatever the pod management policy.
+fn canonical_recreates(entries: &mut [String]) {
+    let ordinal = |e: &String| {
+        let pod = e.split(' ').nth(1).unwrap_or_default();
+        crate::core::labels::ordinal_of(pod)
+    };
+    let mut start = 0;
+    while start < entries.len() {
+        let mut end = start;
+        while end < entries.len() && entries[end].starts_with("delete ") {
+            end += 1;
+        }
+        if entries[start..end].iter().any(|e| e.ends_with("(recreate)")) {
+            entries[start..end].sort_by_key(|e| (ordinal(e), e.clone()));
+        }
+        start = end.max(start + 1);
     }
 }
 
@@ -238,6 +261,25 @@ mod tests {
         assert_eq!(t.claims["web"].len(), 2);
         assert!(t.status["web"].starts_with("replicas=2 ready=2"), "{:?}", t.status);
         assert!(differences(&t, &t.clone()).is_empty());
+    }
+
+    #[test]
+    fn order_inside_a_recreate_burst_is_ignored_even_for_ordered_sets() {
+        let del = |pod: &str, reason: &str| {
+            format!(
+                "{{\"t\":5,\"type\":\"controller\",\"set\":\"web\",\"action\":\"delete-pod\",\"pod\":\"{pod}\",\"reason\":\"{reason}\"}}"
+            )
+        };
+        let a = [del("web-0", "recreate"), del("web-2", "scale-down"), del("web-1", "recreate")];
+        let b = [del("web-2", "scale-down"), del("web-1", "recreate"), del("web-0", "recreate")];
+        let (a, b) = (format!("{SIM}\n{}", a.join("\n")), format!("{SIM}\n{}", b.join("\n")));
+        let none = BTreeSet::new();
+        assert!(differences(&trace(&a, &none), &trace(&b, &none)).is_empty());
+        // Two rolling-update deletions in another order still differ.
+        let (c, d) = (del("web-3", "update"), del("web-4", "update"));
+        let one = format!("{SIM}\n{c}\n{d}");
+        let other = format!("{SIM}\n{d}\n{c}");
+        assert!(!differences(&trace(&one, &none), &trace(&other, &none)).is_empty());
     }
 
     #[test]

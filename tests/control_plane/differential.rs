@@ -24,7 +24,9 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ststui::core::{Options, Version};
+use ststui::core::Options;
+use ststui::core::options::FeatureGates;
+use ststui::core::spec::UpdateType;
 use ststui::play::trace::{Trace, differences, trace};
 use ststui::sim::headless::{Headless, run_with};
 use ststui::sim::scenario::{self, Command as Line, Policy};
@@ -65,9 +67,32 @@ fn parallel_sets(path: &Path) -> BTreeSet<String> {
     out
 }
 
-fn playable(path: &Path, driven: bool) -> bool {
+fn playable(path: &Path, driven: bool, options: Options) -> bool {
     let script = scenario::parse_file(path).unwrap_or_else(|e| panic!("{e}"));
+    let recreate_allowed = options.semantics.recreate_known && options.semantics.recreate_gate;
     script.lines.iter().all(|l| ststui::play::cluster_refusal(&l.command, driven).is_none())
+        && (recreate_allowed || !names_recreate(&script))
+}
+
+/// Whether a script creates or switches a set to the Recreate strategy (played only where the
+/// control plane runs with `--feature-gates StatefulSetRecreateStrategy=true`).
+fn names_recreate(script: &scenario::Script) -> bool {
+    script.lines.iter().any(|l| match &l.command {
+        Line::Create(a) => a.strategy == UpdateType::Recreate,
+        Line::Strategy { kind, .. } => *kind == UpdateType::Recreate,
+        Line::Apply(p) => ststui::sim::manifest::load(p)
+            .is_ok_and(|m| m.sets.iter().any(|s| UpdateType::of(s) == UpdateType::Recreate)),
+        _ => false,
+    })
+}
+
+/// The gates the control plane runs with (`tests/control-plane/run --feature-gates`).
+fn gates() -> FeatureGates {
+    let given = std::env::var("STSTUI_FEATURE_GATES").unwrap_or_default();
+    if given.trim().is_empty() {
+        return FeatureGates::default();
+    }
+    given.parse().unwrap_or_else(|e| panic!("STSTUI_FEATURE_GATES: {e}"))
 }
 
 /// Whether ststui's core drives the control plane (kube-controller-manager runs without its
@@ -102,7 +127,7 @@ fn scenarios(options: Options) -> Vec<Scenario> {
     }
     paths
         .into_iter()
-        .filter(|p| playable(p, driven()))
+        .filter(|p| playable(p, driven(), options))
         .map(|p| Scenario {
             name: p.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
             parallel: parallel_sets(&p),
@@ -127,7 +152,14 @@ fn on_simulator(s: &Scenario, options: Options) -> String {
 
 /// Plays on the cluster in namespace `ns`: (exit code, stdout, stderr).
 fn on_cluster(s: &Scenario, ns: &str) -> (Option<i32>, String, String) {
-    let drive: &[&str] = if driven() { &["--drive"] } else { &[] };
+    let given = std::env::var("STSTUI_FEATURE_GATES").unwrap_or_default();
+    let mut drive: Vec<&str> = Vec::new();
+    if driven() {
+        drive.push("--drive");
+        if !given.is_empty() {
+            drive.extend(["--feature-gates", given.as_str()]);
+        }
+    }
     let mut child = crate::support::runner::ststui()
         .args(["play", &s.path.to_string_lossy(), "--format", "jsonl", "-n", ns])
         .args(drive)
@@ -227,7 +259,7 @@ fn the_core_matches_kube_controller_manager() {
              `tests/control-plane/run -- cargo test --release --test control_plane -- --ignored differential::`"
         )
     });
-    let options = Options::for_version(Version::for_server(&version).0);
+    let options = Options::for_server(&version, &gates());
     let all = scenarios(options);
     let run_id = std::process::id();
     let namespaces: Vec<String> = (0..all.len()).map(|i| format!("diff-{run_id}-{i}")).collect();

@@ -224,7 +224,11 @@ fn strategy_toggle_round_trip_restores_the_partition() {
     let cmds = run(&mut st, [key('o')]);
     assert_eq!(
         ops(&cmds),
-        vec![Op::from(ClusterOp::SetStrategy { set: web(), on_delete: true, rolling: None })]
+        vec![Op::from(ClusterOp::SetStrategy {
+            set: web(),
+            kind: ststui::core::spec::UpdateType::OnDelete,
+            rolling: None
+        })]
     );
     let s = on_delete(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"));
     run(&mut st, [applied(Object::Set(std::sync::Arc::new(s)))]);
@@ -235,7 +239,7 @@ fn strategy_toggle_round_trip_restores_the_partition() {
         ops(&cmds),
         vec![Op::from(ClusterOp::SetStrategy {
             set: web(),
-            on_delete: false,
+            kind: ststui::core::spec::UpdateType::RollingUpdate,
             rolling: Some(before)
         })]
     );
@@ -252,7 +256,12 @@ fn a_set_born_on_delete_switches_to_rolling_update_holding_every_ordinal() {
     let sent = ops(&cmds);
     let [
         Op::Cluster(Write {
-            op: ClusterOp::SetStrategy { on_delete: false, rolling: Some(r), .. },
+            op:
+                ClusterOp::SetStrategy {
+                    kind: ststui::core::spec::UpdateType::RollingUpdate,
+                    rolling: Some(r),
+                    ..
+                },
             ..
         }),
     ] = sent.as_slice()
@@ -284,7 +293,7 @@ fn back_to_rolling_update_asks_when_outdated_pods_would_be_replaced() {
         ops(&cmds),
         vec![Op::from(ClusterOp::SetStrategy {
             set: web(),
-            on_delete: false,
+            kind: ststui::core::spec::UpdateType::RollingUpdate,
             rolling: Some(rolling_of(&s))
         })]
     );

@@ -20,7 +20,7 @@ fn kinds_of(w: &World, plan: &Plan) -> Vec<ViolationKind> {
     let claims: Vec<&PersistentVolumeClaim> = w.claims.values().collect();
     let revs: Vec<_> = w.revisions.values().collect();
     let o = Observed { set: &w.set, pods: &pods, claims: &claims, revisions: &revs };
-    check_plan(&o, plan, w.now()).into_iter().map(|v| v.kind).collect()
+    check_plan(&o, plan, w.now(), &w.options.semantics).into_iter().map(|v| v.kind).collect()
 }
 
 fn delete(name: &str, reason: DeleteReason) -> Effect {

@@ -41,15 +41,10 @@ fn a_new_generation_is_written_even_with_equal_counts() {
 
 #[test]
 fn conditions_survive_until_another_field_changes_and_are_then_dropped() {
-    let mut w = World::new(2).timings(1, 1, 5);
+    // Before 1.37: conditions are neither carried nor compared.
+    let mut w = World::new(2).version("1.36").timings(1, 1, 5);
     w.settle(40);
-    if let Some(s) = w.set.status.as_mut() {
-        s.conditions = Some(vec![StatefulSetCondition {
-            type_: Some("Custom".into()),
-            status: Some("True".into()),
-            ..Default::default()
-        }]);
-    }
+    set_custom_condition(&mut w);
     let p = w.sync();
     assert!(!writes_status(&p), "conditions are not compared");
     assert!(w.status().conditions.is_some());
@@ -61,6 +56,31 @@ fn conditions_survive_until_another_field_changes_and_are_then_dropped() {
 }
 
 #[test]
+fn from_1_37_conditions_are_carried_and_compared() {
+    let mut w = World::new(2).timings(1, 1, 5);
+    w.settle(40);
+    set_custom_condition(&mut w);
+    let p = w.sync();
+    assert!(!writes_status(&p), "the status carries the stored conditions: nothing differs");
+    assert_eq!(p.status.conditions.as_ref().map(Vec::len), Some(1), "carried into the status");
+    w.unready("web-1");
+    let p = w.sync();
+    assert!(writes_status(&p));
+    assert_eq!(w.status().conditions.map(|c| c.len()), Some(1), "kept across the write");
+    w.assert_invariants();
+}
+
+fn set_custom_condition(w: &mut World) {
+    if let Some(s) = w.set.status.as_mut() {
+        s.conditions = Some(vec![StatefulSetCondition {
+            type_: Some("Custom".into()),
+            status: Some("True".into()),
+            ..Default::default()
+        }]);
+    }
+}
+
+#[test]
 fn collision_count_is_not_compared_but_always_present() {
     let mut w = World::new(1);
     w.settle(20);
@@ -68,9 +88,9 @@ fn collision_count_is_not_compared_but_always_present() {
     assert_eq!(p.status.collision_count, Some(0));
     let mut other = w.status();
     other.collision_count = Some(7);
-    assert!(!needs_write(&w.set, &other));
+    assert!(!needs_write(&w.set, &other, &w.options.semantics));
     other.available_replicas = Some(0);
-    assert!(needs_write(&w.set, &other), "availableReplicas is compared");
+    assert!(needs_write(&w.set, &other, &w.options.semantics), "availableReplicas is compared");
 }
 
 #[test]
@@ -168,7 +188,7 @@ fn complete_update_rule_by_version() {
     for (v, completes) in [("1.36", false), ("1.37", true)] {
         let sem = v.parse::<Version>().unwrap_or_default().semantics();
         let mut s = status.clone();
-        complete_update(&w.set, &mut s, &sem);
+        complete_update(&w.set, &mut s, &sem, w.now());
         assert_eq!(s.current_revision.as_deref() == Some("web-b"), completes, "{v}");
         if completes {
             assert_eq!(s.current_replicas, Some(2));
@@ -178,7 +198,7 @@ fn complete_update_rule_by_version() {
     // Compared against spec.replicas, not status.replicas (#120731).
     w.set.spec.replicas = Some(3);
     let mut s = status.clone();
-    complete_update(&w.set, &mut s, &Version::V1_37.semantics());
+    complete_update(&w.set, &mut s, &Version::V1_37.semantics(), w.now());
     assert_eq!(s.current_revision.as_deref(), Some("web-a"));
 }
 
@@ -188,7 +208,10 @@ fn observed_generation_must_grow_to_force_a_write() {
     w.settle(20);
     let mut s = w.status();
     s.observed_generation = Some(0);
-    assert!(!needs_write(&w.set, &s), "a smaller observedGeneration alone does not write");
+    assert!(
+        !needs_write(&w.set, &s, &w.options.semantics),
+        "a smaller observedGeneration alone does not write"
+    );
     s.observed_generation = Some(5);
-    assert!(needs_write(&w.set, &s));
+    assert!(needs_write(&w.set, &s, &w.options.semantics));
 }

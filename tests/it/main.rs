@@ -49,6 +49,7 @@ mod core_explain;
 mod core_invariants;
 mod core_props;
 mod core_pvc;
+mod core_recreate;
 mod core_revisions;
 mod core_rolling;
 mod core_scale;

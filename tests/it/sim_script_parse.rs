@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use ststui::backend::ImageFailure;
+use ststui::core::spec::UpdateType;
 use ststui::sim::ApiFault;
 use ststui::sim::scenario::parse::{DEFAULT_SETTLE_MAX_MS, duration};
 use ststui::sim::scenario::{
@@ -46,7 +47,7 @@ fn create_defaults_are_the_specs() {
             replicas: 1,
             image: "nginx:1.25".into(),
             policy: Policy::OrderedReady,
-            on_delete: false,
+            strategy: UpdateType::RollingUpdate,
             partition: None,
             max_unavailable: None,
             min_ready_seconds: 0,
@@ -72,7 +73,7 @@ fn create_takes_every_key() {
     assert_eq!(a.replicas, 5);
     assert_eq!(a.image, "pg:16");
     assert_eq!(a.policy, Policy::Parallel);
-    assert!(a.on_delete);
+    assert_eq!(a.strategy, UpdateType::OnDelete);
     assert_eq!(a.partition, Some(2));
     assert_eq!(a.max_unavailable, Some(IntOrString::String("25%".into())));
     assert_eq!(a.min_ready_seconds, 3);
@@ -113,8 +114,18 @@ fn every_other_command_parses() {
         ("scale web 0", Command::Scale { set: name("web"), replicas: 0 }),
         ("scale web -1", Command::Scale { set: name("web"), replicas: -1 }),
         ("partition web 2", Command::Partition { set: name("web"), partition: 2 }),
-        ("strategy web OnDelete", Command::Strategy { set: name("web"), on_delete: true }),
-        ("strategy web RollingUpdate", Command::Strategy { set: name("web"), on_delete: false }),
+        (
+            "strategy web OnDelete",
+            Command::Strategy { set: name("web"), kind: UpdateType::OnDelete },
+        ),
+        (
+            "strategy web RollingUpdate",
+            Command::Strategy { set: name("web"), kind: UpdateType::RollingUpdate },
+        ),
+        (
+            "strategy web Recreate",
+            Command::Strategy { set: name("web"), kind: UpdateType::Recreate },
+        ),
         (
             "maxunavailable web 2",
             Command::MaxUnavailable { set: name("web"), value: IntOrString::Int(2) },
@@ -303,7 +314,7 @@ fn bad_values() {
     let cases = [
         ("scale web three", "\"three\" is not a whole number"),
         ("partition web 1.5", "\"1.5\" is not a whole number"),
-        ("strategy web Recreate", "expected RollingUpdate or OnDelete"),
+        ("strategy web Canary", "expected RollingUpdate, OnDelete or Recreate"),
         ("maxunavailable web lots", "expected e.g. 2 or 25%"),
         ("undo web 0", "expected a whole number ≥ 1"),
         ("step 0", "expected a whole number ≥ 1"),

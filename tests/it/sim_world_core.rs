@@ -267,7 +267,7 @@ fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
     }
     sim.apply_op(Op::from(ClusterOp::SetStrategy {
         set: key("web"),
-        on_delete: true,
+        kind: ststui::core::spec::UpdateType::OnDelete,
         rolling: None,
     }))
     .unwrap();
@@ -279,7 +279,7 @@ fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
     // default it then); with settings, they are written.
     sim.apply_op(Op::from(ClusterOp::SetStrategy {
         set: key("web"),
-        on_delete: false,
+        kind: ststui::core::spec::UpdateType::RollingUpdate,
         rolling: None,
     }))
     .unwrap();
@@ -287,7 +287,7 @@ fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
     assert_eq!(strategy(&sim).and_then(|s| s.rolling_update), None);
     sim.apply_op(Op::from(ClusterOp::SetStrategy {
         set: key("web"),
-        on_delete: true,
+        kind: ststui::core::spec::UpdateType::OnDelete,
         rolling: None,
     }))
     .unwrap();
@@ -297,7 +297,7 @@ fn bad_ops_and_invalid_sets_are_refused_with_what_is_expected() {
     };
     sim.apply_op(Op::from(ClusterOp::SetStrategy {
         set: key("web"),
-        on_delete: false,
+        kind: ststui::core::spec::UpdateType::RollingUpdate,
         rolling: Some(rolling),
     }))
     .unwrap();

@@ -9,7 +9,11 @@ use super::*;
 /// `rig` with web switched to OnDelete (its pods wait for the plan to evict them).
 fn on_delete_rig(test: &str) -> Rig {
     let r = rig(test, "nginx:1.26");
-    r.op(ClusterOp::SetStrategy { set: web(), on_delete: true, rolling: None });
+    r.op(ClusterOp::SetStrategy {
+        set: web(),
+        kind: ststui::core::spec::UpdateType::OnDelete,
+        rolling: None,
+    });
     r
 }
 

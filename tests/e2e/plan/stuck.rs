@@ -11,7 +11,11 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 /// pods (so it allows no eviction of a healthy one, and allows the broken ones').
 fn stuck_low(test: &str) -> Rig {
     let r = rig(test, "nginx:1.27");
-    r.op(ClusterOp::SetStrategy { set: web(), on_delete: true, rolling: None });
+    r.op(ClusterOp::SetStrategy {
+        set: web(),
+        kind: ststui::core::spec::UpdateType::OnDelete,
+        rolling: None,
+    });
     r.call(|sim| {
         sim.apply_op(ststui::backend::Op::from(ststui::backend::Fault::BrokenImage {
             image: "nginx:1.27".into(),

@@ -164,6 +164,15 @@ impl World {
         });
         self
     }
+    /// Type Recreate, with the controller's `StatefulSetRecreateStrategy` gate `gate`.
+    pub fn recreate(mut self, gate: bool) -> Self {
+        self.set.spec.update_strategy = Some(StatefulSetUpdateStrategy {
+            type_: Some("Recreate".into()),
+            rolling_update: None,
+        });
+        self.options.semantics.recreate_gate = gate;
+        self
+    }
     pub fn partition(mut self, p: i32) -> Self {
         if let Some(r) = self.rolling_mut() {
             r.partition = Some(p);
@@ -367,7 +376,8 @@ impl World {
         let observed =
             Observed { set: &self.set, pods: &pods, claims: &claims, revisions: &revisions };
         let plan = reconcile(&observed, &self.options, self.now());
-        let found: Vec<Violation> = invariants::check_plan(&observed, &plan, self.now());
+        let found: Vec<Violation> =
+            invariants::check_plan(&observed, &plan, self.now(), &self.options.semantics);
         let t = self.t;
         self.violations.extend(found.into_iter().map(|v| format!("t={t} sync: {v}")));
         plan

@@ -154,6 +154,9 @@ fn connect(target: &Target) -> Result<(tokio::runtime::Runtime, Session, Options
     let version = runtime.block_on(super::access::server_version(&session))?;
     runtime.block_on(super::access::may_drive(&session, &session.namespace))?;
     let options = Options::for_server(&version.git_version, &target.feature_gates);
+    if let Some(why) = target.feature_gates.refused_by(options.version) {
+        return Err(why);
+    }
     Ok((runtime, session, options))
 }
 

@@ -196,6 +196,20 @@ pub fn run(target: &Target, args: &Args) -> u8 {
     code
 }
 
+/// The server's version and the options ststui's controller plays it with (the gates given
+/// over its release's defaults), or why the gates do not fit that release.
+async fn options_for(
+    session: &crate::cluster::Session,
+    target: &Target,
+) -> Result<(k8s_openapi::apimachinery::pkg::version::Info, Options), String> {
+    let version = super::access::server_version(session).await?;
+    let options = Options::for_server(&version.git_version, &target.feature_gates);
+    match target.feature_gates.refused_by(options.version) {
+        Some(why) => Err(why),
+        None => Ok((version, options)),
+    }
+}
+
 async fn drive(target: &Target, args: &Args) -> u8 {
     let fail = |why: String| {
         crate::text::err_line(&format!("ststui drive: {why}"));
@@ -206,11 +220,10 @@ async fn drive(target: &Target, args: &Args) -> u8 {
         Ok(s) => s,
         Err(e) => return fail(e.to_string()),
     };
-    let version = match super::access::server_version(&session).await {
+    let (version, options) = match options_for(&session, target).await {
         Ok(v) => v,
         Err(e) => return fail(e),
     };
-    let options = Options::for_server(&version.git_version, &target.feature_gates);
     let given = if args.namespaces.is_empty() {
         vec![session.namespace.clone()]
     } else {

@@ -192,7 +192,8 @@ fn answered(state: &mut AppState, id: Option<crate::backend::WriteId>) -> Option
 /// know it and uses the nearest one).
 fn on_server(state: &mut AppState, version: String) {
     let (v, note) = crate::core::Version::for_server(&version);
-    state.options = crate::core::Options::for_version(v);
+    // The server's gates cannot be read: a stored Recreate set is taken as recreated.
+    state.options = crate::core::Options::watching(v);
     state.server_version = Some(version);
     state.advisor = None;
     state.dirty = true;

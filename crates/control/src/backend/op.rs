@@ -4,6 +4,8 @@
 //! A failed op comes back as a [`Failure`] with a [`FailureKind`].
 
 use k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy;
+
+use crate::core::spec::UpdateType;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::ObjRef;
@@ -210,13 +212,13 @@ pub enum ClusterOp {
         set: ObjRef,
         partition: i32,
     },
-    /// `true` for OnDelete (which clears `rollingUpdate`, as validation requires), `false` for
-    /// RollingUpdate. With `rolling`, the switch to RollingUpdate also sets
+    /// The type to switch to. OnDelete and Recreate clear `rollingUpdate` (validation allows
+    /// it under RollingUpdate only). With `rolling`, the switch to RollingUpdate also sets
     /// `spec.updateStrategy.rollingUpdate` (the console always sends one: a type-only switch
     /// leaves it nil, and the controller then creates missing pods at the current revision).
     SetStrategy {
         set: ObjRef,
-        on_delete: bool,
+        kind: crate::core::spec::UpdateType,
         rolling: Option<RollingUpdateStatefulSetStrategy>,
     },
     SetMaxUnavailable {
@@ -329,13 +331,12 @@ impl ClusterOp {
         let ios = crate::core::spec::int_or_string_text;
         match self {
             ClusterOp::SetPartition { set, partition } => format!("partition {set} {partition}"),
-            ClusterOp::SetStrategy { set, on_delete: true, .. } => {
-                format!("strategy {set} OnDelete")
-            }
-            ClusterOp::SetStrategy { set, on_delete: false, rolling } => {
+            ClusterOp::SetStrategy { set, kind, rolling } => {
                 match rolling.as_ref().and_then(|r| r.partition) {
-                    Some(p) => format!("strategy {set} RollingUpdate (partition {p})"),
-                    None => format!("strategy {set} RollingUpdate"),
+                    Some(p) if *kind == UpdateType::RollingUpdate => {
+                        format!("strategy {set} RollingUpdate (partition {p})")
+                    }
+                    _ => format!("strategy {set} {kind}"),
                 }
             }
             ClusterOp::SetMaxUnavailable { set, value } => {

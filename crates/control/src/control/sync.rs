@@ -172,6 +172,19 @@ impl Controller {
         if retry_error.is_some() && retry_error != record.error {
             let message = retry_error.clone().unwrap_or_default();
             b.note(None, EventKind::Error { line: None, message });
+            // The controller's Warning Event (the gate-off Recreate refusal): said once per
+            // error, as the error line is.
+            if let Some(w) = &plan.warning {
+                b.note(
+                    None,
+                    EventKind::Event {
+                        object: format!("statefulset/{}", key.name),
+                        reason: w.reason.into(),
+                        message: w.message.clone(),
+                        warning: true,
+                    },
+                );
+            }
         }
         record.error = retry_error.clone();
         let now_ms = b.now_ms();

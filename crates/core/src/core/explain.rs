@@ -214,6 +214,15 @@ fn effect_step(observed: &Observed<'_>, plan: &Plan, e: &Effect) -> Option<Step>
             Some(name),
             format!("delete {name} for update ({} → {})", rev_of(name), plan.update_revision),
         ),
+        Effect::DeletePod { name, reason: DeleteReason::Recreate } => step(
+            StepKind::DeleteForUpdate,
+            Some(name),
+            format!(
+                "delete {name} to recreate it ({} → {}): Recreate deletes every old pod at once",
+                rev_of(name),
+                plan.update_revision
+            ),
+        ),
         Effect::DeletePod { name, reason: DeleteReason::ScaleDown } => {
             step(StepKind::DeleteForScaleDown, Some(name), format!("delete {name} (scale down)"))
         }
@@ -346,6 +355,13 @@ pub fn blocker_step(b: &Blocker) -> Step {
             None,
             format!("maxUnavailable budget used: {unavailable} of {max}"),
         ),
+        Blocker::Recreate { pods, left } => {
+            let named = pods.join(", ");
+            let more = usize::try_from(*left).unwrap_or(0).saturating_sub(pods.len());
+            let who = if more > 0 { format!("{named} and {more} more") } else { named };
+            let first = pods.first().map(String::as_str).unwrap_or_default();
+            w(first, format!("recreate: waiting for {who} to terminate before any pod is created"))
+        }
         Blocker::Error { message } => step(StepKind::Error, None, format!("sync error: {message}")),
     }
 }

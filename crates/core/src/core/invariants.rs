@@ -2,7 +2,8 @@
 //! soak and the property tests: at most one pod per ordinal; OrderedReady never creates or
 //! progresses past an unready in-range predecessor; scale-down in descending order; no update
 //! deletes below the partition; claims never handed to garbage collection (or lost) under
-//! Retain; status counts agree with the pods.
+//! Retain; status counts agree with the pods; Recreate creates nothing while an old-revision
+//! pod exists and deletes every old pod at once.
 //!
 //! Owns: the definitions of these properties. Must not touch: the algorithm itself — checks are
 //! written from the spec, not by calling the sync, so they can catch it being wrong.
@@ -14,6 +15,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 
 use super::labels::{is_member_name, ordinal_of};
+use super::options::Semantics;
 use super::pod;
 use super::spec;
 use super::types::{DeleteReason, Effect, Now, Observed, Plan};
@@ -34,6 +36,8 @@ pub enum ViolationKind {
     ClaimRetention,
     /// The computed status disagrees with the pods.
     StatusCounts,
+    /// Recreate created a pod while an old-revision pod existed, or left an old pod standing.
+    RecreateOrder,
 }
 
 /// A broken invariant, with a message saying what was seen and what was expected.
@@ -92,16 +96,74 @@ pub fn set_pods<'a>(observed: &Observed<'a>, plan: &Plan) -> Vec<&'a Pod> {
         .collect()
 }
 
-/// Every check that needs only the sync's input and its plan.
-pub fn check_plan(observed: &Observed<'_>, plan: &Plan, now: Now) -> Vec<Violation> {
+/// Every check that needs only the sync's input and its plan, under the sync's semantics. A
+/// Recreate sync that still has old-revision pods deletes them all at once, whatever the
+/// policy: the ordered and scale-down order checks do not apply to it.
+pub fn check_plan(
+    observed: &Observed<'_>,
+    plan: &Plan,
+    now: Now,
+    sem: &Semantics,
+) -> Vec<Violation> {
     let pods = set_pods(observed, plan);
     let mut out = Vec::new();
     out.extend(check_unique_ordinals(observed.set, &pods, plan));
-    out.extend(check_ordered_ready(observed.set, &pods, plan));
-    out.extend(check_scale_down_order(observed.set, &pods, plan));
+    let old = recreate_old(observed.set, &pods, plan, sem);
+    if old.is_empty() {
+        out.extend(check_ordered_ready(observed.set, &pods, plan));
+        out.extend(check_scale_down_order(observed.set, &pods, plan));
+    }
+    out.extend(check_recreate(&old, plan));
     out.extend(check_partition(observed.set, &pods, plan));
     out.extend(check_claim_refs(observed.set, plan));
     out.extend(check_status(observed.set, &pods, plan, now));
+    out
+}
+
+/// Under a recreating strategy, the set's created pods not on the plan's update revision
+/// (empty otherwise, or when the sync resolved no revision).
+fn recreate_old<'a>(
+    set: &StatefulSet,
+    pods: &[&'a Pod],
+    plan: &Plan,
+    sem: &Semantics,
+) -> Vec<&'a Pod> {
+    if !spec::strategy(set).recreates(sem) || plan.update_revision.is_empty() {
+        return Vec::new();
+    }
+    let old = |p: &&&Pod| pod::is_created(p) && pod::revision(p) != plan.update_revision;
+    pods.iter().filter(old).copied().collect()
+}
+
+/// Recreate (spec 3.8): while any of `old` exists nothing is created, and every one of them
+/// not yet terminating is deleted in the same sync.
+pub fn check_recreate(old: &[&Pod], plan: &Plan) -> Vec<Violation> {
+    let Some(first) = old.first() else { return Vec::new() };
+    let mut out: Vec<Violation> = created_names(plan)
+        .map(|n| {
+            v(
+                ViolationKind::RecreateOrder,
+                format!(
+                    "Recreate created {n} while old-revision pod {} exists; expected nothing \
+                     created until every old pod is gone",
+                    pod::name(first)
+                ),
+            )
+        })
+        .collect();
+    let deleted: HashSet<&str> = deletes(plan).map(|(n, _)| n).collect();
+    for p in old.iter().filter(|p| !pod::is_terminating(p)) {
+        if !deleted.contains(pod::name(p)) {
+            out.push(v(
+                ViolationKind::RecreateOrder,
+                format!(
+                    "Recreate left old-revision pod {} standing; expected every old pod deleted \
+                     in one sync",
+                    pod::name(p)
+                ),
+            ));
+        }
+    }
     out
 }
 

@@ -8,9 +8,11 @@
 //! other ststui layer. Input is an [`Observed`] snapshot,
 //! output a [`Plan`] of effects as data.
 
+mod batch;
 pub mod budget;
 mod bytes;
 pub mod claim;
+pub mod condition;
 mod ctx;
 pub mod defaults;
 pub mod explain;
@@ -25,6 +27,7 @@ pub mod options;
 pub mod pod;
 pub mod pvc;
 pub mod reconcile;
+pub mod recreate;
 pub mod revisions;
 mod rolling;
 pub mod scan;

@@ -47,6 +47,13 @@ impl Version {
             completion_requires_available: false,
             // KEP-5647 (kubernetes PR #137254): beta and on by default from 1.36.
             read_your_writes: m >= 36,
+            // KEP-3541 (kubernetes PR #137187): the Recreate type exists from 1.37, alpha, so
+            // its gate is off by default.
+            recreate_known: m >= 37,
+            recreate_gate: false,
+            // From 1.37 `updateStatefulSet` carries the set's conditions into the status it
+            // computes and `inconsistentStatus` compares them (read off v1.37.2 and v1.36.0).
+            keeps_conditions: m >= 37,
         }
     }
 }
@@ -166,11 +173,23 @@ pub struct Semantics {
     /// Only drive mode reads through caches (watches); the simulator reads its store itself and
     /// is always caught up.
     pub read_your_writes: bool,
+    /// The controller knows `updateStrategy.type: Recreate` (1.37). Before, the type rolls as
+    /// RollingUpdate.
+    pub recreate_known: bool,
+    /// `StatefulSetRecreateStrategy`: a Recreate set is recreated (3.8); off, it is not
+    /// reconciled (an `UnknownStrategy` Warning and an error each sync).
+    pub recreate_gate: bool,
+    /// The computed status keeps the set's conditions, and a change in them is written.
+    pub keeps_conditions: bool,
 }
 
 /// The upstream feature gates `--feature-gates` may set (kube-controller-manager's flag and
 /// syntax), and the switch each one is.
-pub const GATES: [&str; 2] = ["MaxUnavailableStatefulSet", "StaleControllerConsistencyStatefulSet"];
+pub const GATES: [&str; 3] =
+    ["MaxUnavailableStatefulSet", "StaleControllerConsistencyStatefulSet", RECREATE_GATE];
+
+/// The gate of the Recreate update strategy (1.37, alpha).
+pub const RECREATE_GATE: &str = "StatefulSetRecreateStrategy";
 
 /// Gates set on the command line, `NAME=true|false` comma-separated, applied over a release's
 /// defaults in the order given.
@@ -225,6 +244,22 @@ impl FeatureGates {
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, bool)> + '_ {
         self.0.iter().copied()
     }
+
+    /// The value `gate` is set to, if it is set.
+    pub fn get(&self, gate: &str) -> Option<bool> {
+        self.0.iter().find(|(g, _)| *g == gate).map(|(_, on)| *on)
+    }
+
+    /// Why a component of `version` would refuse these gates, as kube-controller-manager and
+    /// kube-apiserver refuse a gate their release does not have: the Recreate gate before 1.37.
+    pub fn refused_by(&self, version: Version) -> Option<String> {
+        (self.get(RECREATE_GATE).is_some() && version < Version::V1_37).then(|| {
+            format!(
+                "--feature-gates sets {RECREATE_GATE}, which release {version} does not have \
+                 (it came with 1.37): expected a 1.37 release, or no such gate"
+            )
+        })
+    }
 }
 
 impl Semantics {
@@ -233,6 +268,7 @@ impl Semantics {
         for (gate, on) in gates.iter() {
             match gate {
                 "MaxUnavailableStatefulSet" => self.max_unavailable_gate = on,
+                RECREATE_GATE => self.recreate_gate = on,
                 _ => self.read_your_writes = on,
             }
         }
@@ -257,6 +293,18 @@ impl Options {
     pub fn for_server(git_version: &str, gates: &FeatureGates) -> Self {
         let version = Version::for_server(git_version).0;
         Options { version, semantics: version.semantics().with_gates(gates) }
+    }
+}
+
+impl Options {
+    /// The options for watching a server of `version` whose gates ststui cannot read: the
+    /// Recreate gate is taken as on where the release knows the type, since an API server
+    /// that stored a Recreate set had its gate on (explain says so when the controller's is
+    /// off: it Warns, and the set does not move).
+    pub fn watching(version: Version) -> Self {
+        let mut semantics = version.semantics();
+        semantics.recreate_gate = semantics.recreate_known;
+        Options { version, semantics }
     }
 }
 

@@ -22,7 +22,9 @@ use super::revisions;
 use super::scan::{self, Scanned};
 use super::spec;
 use super::status::{complete_update, needs_write};
-use super::types::{Blocker, BurstItem, Effect, Now, Observed, Plan, SyncError};
+use super::types::{
+    Blocker, BurstItem, Effect, Now, Observed, Plan, SyncError, UNKNOWN_STRATEGY, Warning,
+};
 use super::update::{UpdateInput, fact_env, update_stateful_set};
 
 /// One sync of `observed.set` at time `now`: the effects upstream would issue, in order, the
@@ -120,6 +122,13 @@ fn perform_update(
             return scanned.other_revisions;
         }
     };
+    // 1.37 with the Recreate gate off: a Warning and an error each sync, no status (3.8).
+    if let Some(message) = spec::recreate_refused(set, sem) {
+        plan.warning = Some(Warning { reason: UNKNOWN_STRATEGY, message: message.clone() });
+        plan.waiting_on = Some(Blocker::Error { message: message.clone() });
+        plan.error = Some(SyncError { message, retry: true });
+        return scanned.other_revisions;
+    }
     let claims = ClaimIndex::new(spec::namespace(set), observed.claims);
     let out = update_stateful_set(
         UpdateInput {
@@ -145,10 +154,10 @@ fn perform_update(
     plan.waiting_on = out.waiting_on;
     plan.held_by = out.held_by;
     let mut status = out.status;
-    complete_update(set, &mut status, sem);
+    complete_update(set, &mut status, sem, now);
     let status_error =
         if sem.max_unavailable_gate { spec::max_unavailable(set).err() } else { None };
-    if status_error.is_none() && needs_write(set, &status) {
+    if status_error.is_none() && needs_write(set, &status, sem) {
         plan.effects.push(Effect::WriteStatus(Box::new(status.clone())));
     }
     plan.error = out.error.or(status_error);

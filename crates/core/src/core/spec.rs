@@ -17,6 +17,9 @@ use super::types::SyncError;
 pub const ROLLING_UPDATE: &str = "RollingUpdate";
 /// `spec.updateStrategy.type` value for the manual strategy.
 pub const ON_DELETE: &str = "OnDelete";
+/// `spec.updateStrategy.type` value for the all-at-once strategy (1.37, alpha, feature gate
+/// `StatefulSetRecreateStrategy`; spec 3.8).
+pub const RECREATE: &str = "Recreate";
 /// `spec.podManagementPolicy` value for burst mode.
 pub const PARALLEL: &str = "Parallel";
 /// Retention policy value that lets garbage collection delete claims.
@@ -101,6 +104,9 @@ pub fn is_parallel(set: &StatefulSet) -> bool {
 pub struct Strategy<'a> {
     pub on_delete: bool,
     pub rolling: bool,
+    /// The type is `Recreate`. What a sync does with it depends on the release and its gate:
+    /// see [`Strategy::recreates`].
+    pub recreate: bool,
     /// Whether `rollingUpdate` is non-nil (decides the placeholder rule, 3.5).
     pub has_rolling_block: bool,
     /// `rollingUpdate.partition` (0 when the block is nil or the field unset).
@@ -109,6 +115,19 @@ pub struct Strategy<'a> {
 }
 
 impl Strategy<'_> {
+    /// Whether a controller with semantics `sem` runs the Recreate phases (3.8) for this type.
+    /// Before 1.37 the type is unknown to the controller and rolls as a RollingUpdate with no
+    /// `rollingUpdate` block; from 1.37 with the gate off the set is not reconciled at all.
+    pub fn recreates(&self, sem: &Semantics) -> bool {
+        self.recreate && sem.recreate_known && sem.recreate_gate
+    }
+
+    /// Whether the partition is what a rollout steps: RollingUpdate, or Recreate on a release
+    /// that does not know it (it rolls as RollingUpdate there).
+    pub fn steps_partition(&self, sem: &Semantics) -> bool {
+        self.rolling || (self.recreate && !sem.recreate_known)
+    }
+
     /// RollingUpdate with no `rollingUpdate` at all: what a type-only switch from OnDelete
     /// leaves (the API defaults the block only when the type is empty too). Missing pods are
     /// then created at the current revision below `status.currentReplicas` (3.5).
@@ -132,10 +151,72 @@ pub fn strategy(set: &StatefulSet) -> Strategy<'_> {
     Strategy {
         on_delete: ty == Some(ON_DELETE),
         rolling: ty.is_none() || ty == Some(ROLLING_UPDATE),
+        recreate: ty == Some(RECREATE),
         has_rolling_block: block.is_some() || defaulted_block,
         partition: block.and_then(|b| b.partition).unwrap_or(0),
         max_unavailable: block.and_then(|b| b.max_unavailable.as_ref()),
     }
+}
+
+/// The three values `spec.updateStrategy.type` may take, as the operator names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UpdateType {
+    RollingUpdate,
+    OnDelete,
+    Recreate,
+}
+
+impl UpdateType {
+    /// Every type, in the order the console's toggle cycles them.
+    pub const ALL: [UpdateType; 3] =
+        [UpdateType::RollingUpdate, UpdateType::OnDelete, UpdateType::Recreate];
+
+    /// The value of `spec.updateStrategy.type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UpdateType::RollingUpdate => ROLLING_UPDATE,
+            UpdateType::OnDelete => ON_DELETE,
+            UpdateType::Recreate => RECREATE,
+        }
+    }
+
+    /// The type named `word` exactly (the API's spelling).
+    pub fn parse(word: &str) -> Option<UpdateType> {
+        UpdateType::ALL.into_iter().find(|t| t.as_str() == word)
+    }
+
+    /// The set's type after defaulting; an unknown value (refused by validation) reads as
+    /// RollingUpdate, as the controller treats it.
+    pub fn of(set: &StatefulSet) -> UpdateType {
+        let st = strategy(set);
+        if st.on_delete {
+            UpdateType::OnDelete
+        } else if st.recreate {
+            UpdateType::Recreate
+        } else {
+            UpdateType::RollingUpdate
+        }
+    }
+}
+
+impl std::fmt::Display for UpdateType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a controller with semantics `sem` does not reconcile `set`: type Recreate on 1.37 with
+/// the gate off. Upstream's message, word for word (its `UnknownStrategy` Event and sync error).
+pub fn recreate_refused(set: &StatefulSet, sem: &Semantics) -> Option<String> {
+    let st = strategy(set);
+    (st.recreate && sem.recreate_known && !sem.recreate_gate).then(|| {
+        format!(
+            "statefulset {}/{} uses Recreate strategy but feature gate {} is disabled",
+            namespace(set),
+            name(set),
+            super::options::RECREATE_GATE
+        )
+    })
 }
 
 /// An int-or-string as written (`2`, `25%`).

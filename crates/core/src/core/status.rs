@@ -4,19 +4,25 @@
 //! Owns: `computeReplicaStatus`, `updateStatus`, `completeRollingUpdate`/`completeUpdate`,
 //! `inconsistentStatus`. Must not touch: effects other than deciding on the status write.
 //!
+//! From 1.37 the computed status carries the set's conditions (the Recreate strategy's
+//! `Progressing`, 3.8) and a change in them is written; before, the status has none and its
+//! write drops what the set had.
+//!
 //! Upstream findings: `completeRollingUpdate` compares against `spec.replicas` (#120731) and in
 //! 1.37 lost its strategy-type check (#136833, renamed `completeUpdate`). #139307 (require
 //! `availableReplicas == spec.replicas`, fixing #136831) was still open when read:
 //! [`Semantics::completion_requires_available`] is off by default. `inconsistentStatus`
 //! compares observedGeneration (greater), replicas, currentReplicas, readyReplicas,
-//! updatedReplicas, currentRevision, availableReplicas and updateRevision; never
-//! collisionCount or conditions.
+//! updatedReplicas, currentRevision, availableReplicas and updateRevision, and from 1.37 the
+//! conditions; never collisionCount.
 
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 
+use super::condition as recreate;
 use super::facts::Facts;
 use super::options::Semantics;
 use super::spec;
+use super::types::Now;
 
 /// The five counts of section 4.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -62,21 +68,31 @@ impl Counts {
     }
 }
 
-/// The status skeleton of 3.2 step 2: generation, revision names and the collision count, no
-/// conditions (the controller never sets them and its write drops them).
+/// The status skeleton of 3.2 step 2: generation, revision names and the collision count, and
+/// from 1.37 the set's conditions (before, none: the write drops them).
 pub fn base_status(
     set: &StatefulSet,
     current: &str,
     update: &str,
     collision_count: i32,
+    sem: &Semantics,
 ) -> StatefulSetStatus {
     StatefulSetStatus {
         observed_generation: Some(set.metadata.generation.unwrap_or(0)),
         current_revision: Some(current.into()),
         update_revision: Some(update.into()),
         collision_count: Some(collision_count),
+        conditions: if sem.keeps_conditions { conditions_of(set) } else { None },
         ..Default::default()
     }
+}
+
+/// The set's stored conditions, `None` when it has none (upstream appends them to a nil slice).
+fn conditions_of(
+    set: &StatefulSet,
+) -> Option<Vec<k8s_openapi::api::apps::v1::StatefulSetCondition>> {
+    let c = set.status.as_ref()?.conditions.as_ref()?;
+    (!c.is_empty()).then(|| c.clone())
 }
 
 fn n(v: Option<i32>) -> i32 {
@@ -85,9 +101,15 @@ fn n(v: Option<i32>) -> i32 {
 
 /// Spec 2.9: when every replica is updated and ready (and, with #139307, available), the
 /// current revision becomes the update revision. Before 1.37 only RollingUpdate sets complete.
+/// A recreating set with a `Progressing` condition has it set to `RecreateCompleted` then.
 #[doc(alias = "completeUpdate")]
 #[doc(alias = "completeRollingUpdate")]
-pub fn complete_update(set: &StatefulSet, status: &mut StatefulSetStatus, sem: &Semantics) {
+pub fn complete_update(
+    set: &StatefulSet,
+    status: &mut StatefulSetStatus,
+    sem: &Semantics,
+    now: Now,
+) {
     let want = spec::replicas(set);
     let type_ok = sem.on_delete_completes || spec::strategy(set).rolling;
     let available_ok = !sem.completion_requires_available || n(status.available_replicas) == want;
@@ -99,14 +121,21 @@ pub fn complete_update(set: &StatefulSet, status: &mut StatefulSetStatus, sem: &
     {
         status.current_replicas = status.updated_replicas;
         status.current_revision.clone_from(&status.update_revision);
+        if spec::strategy(set).recreates(sem) && recreate::progressing(status).is_some() {
+            let (reason, message) = (recreate::COMPLETED, recreate::DONE);
+            recreate::set_progressing(status, false, reason, message, now);
+        }
     }
 }
 
 /// Spec 4.3 step 3 (upstream `inconsistentStatus`): whether the status write happens.
 #[doc(alias = "inconsistentStatus")]
-pub fn needs_write(set: &StatefulSet, status: &StatefulSetStatus) -> bool {
+pub fn needs_write(set: &StatefulSet, status: &StatefulSetStatus, sem: &Semantics) -> bool {
     let fallback = StatefulSetStatus::default();
     let old = set.status.as_ref().unwrap_or(&fallback);
+    if sem.keeps_conditions && status.conditions != old.conditions {
+        return true;
+    }
     status.observed_generation.unwrap_or(0) > old.observed_generation.unwrap_or(0)
         || status.replicas != old.replicas
         || n(status.current_replicas) != n(old.current_replicas)

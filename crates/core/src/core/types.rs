@@ -100,6 +100,8 @@ pub enum DeleteReason {
     ScaleDown,
     /// Old revision replaced by a rolling update (3.6).
     Update,
+    /// Old revision deleted by the Recreate strategy, every such pod at once (3.8).
+    Recreate,
 }
 
 impl std::fmt::Display for DeleteReason {
@@ -111,9 +113,14 @@ impl std::fmt::Display for DeleteReason {
 impl DeleteReason {
     /// The reason a timeline word names.
     pub fn parse(word: &str) -> Option<DeleteReason> {
-        [DeleteReason::Failed, DeleteReason::ScaleDown, DeleteReason::Update]
-            .into_iter()
-            .find(|r| r.as_str() == word)
+        [
+            DeleteReason::Failed,
+            DeleteReason::ScaleDown,
+            DeleteReason::Update,
+            DeleteReason::Recreate,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == word)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -121,6 +128,7 @@ impl DeleteReason {
             DeleteReason::Failed => "failed",
             DeleteReason::ScaleDown => "scale-down",
             DeleteReason::Update => "update",
+            DeleteReason::Recreate => "recreate",
         }
     }
 }
@@ -224,6 +232,9 @@ pub enum Blocker {
     UpdateWaiting { pod: String, wait: PodWait },
     /// maxUnavailable path (3.6.2): the budget is used up.
     MaxUnavailable { unavailable: i32, max: i32 },
+    /// Recreate (3.8): nothing is created while old-revision pods exist; `pods` names the
+    /// first of them (at most [`RECREATE_NAMED`]), `left` counts them all.
+    Recreate { pods: Vec<String>, left: i32 },
     /// The sync returned an error upstream would retry with rate limiting (e.g. an invalid
     /// selector is *not* retried; see [`Plan::error`]).
     Error { message: String },
@@ -240,6 +251,20 @@ pub enum Hold {
     /// OnDelete: `outdated` pods are on an older revision and change only when deleted by hand.
     OnDelete { outdated: i32 },
 }
+
+/// How many old-revision pods a [`Blocker::Recreate`] names.
+pub const RECREATE_NAMED: usize = 8;
+
+/// A Warning Event the controller records about the set this sync (upstream's recorder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub reason: &'static str,
+    pub message: String,
+}
+
+/// The reason of the Warning a 1.37 controller with the Recreate gate off records each sync
+/// of a Recreate set.
+pub const UNKNOWN_STRATEGY: &str = "UnknownStrategy";
 
 /// The result of one sync.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -265,6 +290,8 @@ pub struct Plan {
     /// A sync error upstream would return. `retry` false for non-transient errors (invalid
     /// selector) that are not requeued.
     pub error: Option<SyncError>,
+    /// The Warning Event this sync records, if any.
+    pub warning: Option<Warning>,
 }
 
 /// One item of a Parallel burst batch (upstream `slowStartBatch`): `effects[start..end]` are

@@ -14,6 +14,8 @@
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 
+use super::batch::{Flow, run_for_all};
+pub use super::batch::{MAX_BATCH_SIZE, batch_sizes};
 use super::ctx::Ctx;
 pub use super::ctx::UpdateInput;
 use super::facts::{FactEnv, Slot};
@@ -21,14 +23,12 @@ use super::newpod;
 use super::options::Semantics;
 use super::pod;
 use super::pvc::{self, ClaimTerminating, Sink};
+use super::recreate;
 use super::rolling;
 use super::scan::Scanned;
 use super::spec;
 use super::status::{Counts, base_status};
 use super::types::{Blocker, BurstItem, DeleteReason, Effect, Hold, Now, PodWait, SyncError};
-
-/// Upstream `MaxBatchSize`: the cap on a burst batch.
-pub const MAX_BATCH_SIZE: usize = 500;
 
 /// What `updateStatefulSet` returns, plus the reasons.
 #[derive(Debug, Default)]
@@ -42,98 +42,6 @@ pub struct UpdateOutcome {
     pub other_revisions: Vec<String>,
     /// The burst items among `effects`.
     pub burst: Vec<BurstItem>,
-}
-
-/// The result of one `processReplica` / `processCondemned` item.
-#[derive(Debug, Default)]
-pub(crate) struct Flow {
-    exit: bool,
-    blocker: Option<Blocker>,
-    error: Option<SyncError>,
-}
-
-impl Flow {
-    fn go_on() -> Self {
-        Flow::default()
-    }
-    fn exit(blocker: Blocker) -> Self {
-        Flow { exit: true, blocker: Some(blocker), error: None }
-    }
-    fn claim_error(pod: &str, c: ClaimTerminating) -> Self {
-        let message = format!(
-            "pvc {} is being deleted: pod {pod} cannot be created until the claim is gone",
-            c.claim
-        );
-        Flow {
-            exit: true,
-            blocker: Some(Blocker::ClaimTerminating { pod: pod.into(), claim: c.claim }),
-            error: Some(SyncError { message, retry: true }),
-        }
-    }
-}
-
-/// Why `runForAll` stopped: the blocker of the item that exited and any (aggregated) error.
-#[derive(Debug, Default)]
-pub(crate) struct Stop {
-    pub blocker: Option<Blocker>,
-    pub error: Option<SyncError>,
-}
-
-/// Upstream `runForAll`: monotonic runs items in order and stops at the first exit or error;
-/// burst runs `slowStartBatch(1, len)` (batches 1, 2, 4, … capped at [`MAX_BATCH_SIZE`]),
-/// ignores exits, and stops after the first batch with an error.
-#[doc(alias = "runForAll")]
-#[doc(alias = "slowStartBatch")]
-pub(crate) fn run_for_all(
-    len: usize,
-    monotonic: bool,
-    mut f: impl FnMut(usize, Option<u32>) -> Flow,
-) -> Option<Stop> {
-    if monotonic {
-        for i in 0..len {
-            let flow = f(i, None);
-            if flow.exit || flow.error.is_some() {
-                return Some(Stop { blocker: flow.blocker, error: flow.error });
-            }
-        }
-        return None;
-    }
-    let mut remaining = len;
-    let mut next = 0;
-    let mut batch = remaining.min(1);
-    let mut number = 0;
-    while batch > 0 {
-        let mut stop: Option<Stop> = None;
-        for k in next..next + batch {
-            let flow = f(k, Some(number));
-            if let Some(err) = flow.error {
-                match stop.as_mut().and_then(|s| s.error.as_mut()) {
-                    Some(agg) => agg.message = format!("{}, {}", agg.message, err.message),
-                    None => stop = Some(Stop { blocker: flow.blocker, error: Some(err) }),
-                }
-            }
-        }
-        next += batch;
-        if stop.is_some() {
-            return stop;
-        }
-        remaining -= batch;
-        batch = (2 * batch).min(remaining).min(MAX_BATCH_SIZE);
-        number += 1;
-    }
-    None
-}
-
-/// The burst batch sizes `slowStartBatch(1, n)` would use (for tests and explanations).
-pub fn batch_sizes(n: usize) -> Vec<usize> {
-    let mut out = Vec::new();
-    let (mut remaining, mut batch) = (n, n.min(1));
-    while batch > 0 {
-        out.push(batch);
-        remaining -= batch;
-        batch = (2 * batch).min(remaining).min(MAX_BATCH_SIZE);
-    }
-    out
 }
 
 impl Ctx<'_> {
@@ -323,7 +231,7 @@ pub fn update_stateful_set(inp: UpdateInput<'_>, mut scanned: Scanned<'_>) -> Up
     let placed = scanned.placed_counts();
     let Scanned { counts, replicas, condemned, other_revisions, .. } = scanned;
     debug_assert_eq!(placed, count(&replicas, &condemned));
-    let mut status = base_status(set, cur, upd, inp.collision_count);
+    let mut status = base_status(set, cur, upd, inp.collision_count, inp.sem);
     counts.apply(&mut status);
     let mut out = UpdateOutcome { other_revisions, ..Default::default() };
     let first = first_unavailable(set, &replicas, &condemned);
@@ -335,6 +243,34 @@ pub fn update_stateful_set(inp: UpdateInput<'_>, mut scanned: Scanned<'_>) -> Up
     let monotonic = !spec::is_parallel(set);
     let no_claim_templates = spec::claim_templates(inp.update_set).is_empty();
     let mut ctx = Ctx { inp, monotonic, mrs, sink: Sink::default(), no_claim_templates };
+    let recreating = spec::strategy(set).recreates(inp.sem);
+    if recreating {
+        let phase = ctx.recreate_delete_and_wait(&replicas, &condemned);
+        if phase.waiting() {
+            recreate::set_progressing(
+                &mut status,
+                true,
+                recreate::IN_PROGRESS,
+                recreate::DELETING,
+                inp.now,
+            );
+            placed.apply(&mut status);
+            out.waiting_on = phase.blocker();
+            out.status = status;
+            out.effects = ctx.sink.effects;
+            out.burst = ctx.sink.burst;
+            return out;
+        }
+        if cur != upd {
+            recreate::set_progressing(
+                &mut status,
+                true,
+                recreate::IN_PROGRESS,
+                recreate::CREATING,
+                inp.now,
+            );
+        }
+    }
     let replica = |ctx: &mut Ctx<'_>, s: &Slot<'_>| {
         if ctx.settled(s) { Flow::go_on() } else { ctx.process_replica(s) }
     };
@@ -356,7 +292,7 @@ pub fn update_stateful_set(inp: UpdateInput<'_>, mut scanned: Scanned<'_>) -> Up
         out.error = stop.error;
     } else if spec::strategy(set).on_delete {
         out.held_by = on_delete_hold(&replicas);
-    } else {
+    } else if !recreating {
         let r = rolling::rolling_update(&mut ctx, &replicas, &mut status);
         out.waiting_on = r.blocker;
         out.error = r.error;
@@ -415,46 +351,4 @@ fn partition_hold(set: &StatefulSet, replicas: &[Slot<'_>]) -> Option<Hold> {
         last_held: start + count_i32(held) - 1,
         outdated: count_i32(outdated),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slow_start_batches_double_and_cap() {
-        assert_eq!(batch_sizes(0), Vec::<usize>::new());
-        assert_eq!(batch_sizes(3), vec![1, 2]);
-        assert_eq!(batch_sizes(10), vec![1, 2, 4, 3]);
-        let big = batch_sizes(2000);
-        assert_eq!(&big[..9], &[1, 2, 4, 8, 16, 32, 64, 128, 256]);
-        assert!(big[9..].iter().all(|&b| b <= MAX_BATCH_SIZE));
-        assert_eq!(big.iter().sum::<usize>(), 2000);
-    }
-
-    #[test]
-    fn burst_stops_after_the_failing_batch() {
-        let mut seen = Vec::new();
-        let stop = run_for_all(10, false, |i, _| {
-            seen.push(i);
-            if i == 1 {
-                Flow {
-                    exit: true,
-                    blocker: None,
-                    error: Some(SyncError { message: "x".into(), retry: true }),
-                }
-            } else {
-                Flow { exit: true, ..Flow::default() }
-            }
-        });
-        assert_eq!(seen, vec![0, 1, 2], "batch [1,2] completes, no batch after it");
-        assert!(stop.is_some_and(|s| s.error.is_some()));
-        let mut seen = Vec::new();
-        let stop = run_for_all(10, true, |i, _| {
-            seen.push(i);
-            Flow { exit: i == 3, ..Flow::default() }
-        });
-        assert_eq!(seen, vec![0, 1, 2, 3]);
-        assert!(stop.is_some());
-    }
 }

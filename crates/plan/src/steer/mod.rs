@@ -81,10 +81,10 @@ pub fn apply(
             refuse_frozen(set, key, "the partition")?;
             rolling(&mut new.spec, key, "partition")?.partition = Some(*partition);
         }
-        ClusterOp::SetStrategy { on_delete, rolling, .. } => {
+        ClusterOp::SetStrategy { kind, rolling, .. } => {
             let strategy = new.spec.update_strategy.get_or_insert_with(Default::default);
-            strategy.type_ = Some(if *on_delete { "OnDelete" } else { "RollingUpdate" }.into());
-            if *on_delete {
+            strategy.type_ = Some(kind.as_str().into());
+            if *kind != crate::core::spec::UpdateType::RollingUpdate {
                 strategy.rolling_update = None;
             } else if rolling.is_some() {
                 strategy.rolling_update.clone_from(rolling);

@@ -87,11 +87,19 @@ fn a_type_only_switch_keeps_rolling_update_nil_and_a_console_switch_sets_it() {
     let mut s = set(3, None, "nginx:1");
     s.spec.update_strategy =
         Some(StatefulSetUpdateStrategy { type_: Some("OnDelete".into()), rolling_update: None });
-    let bare = ClusterOp::SetStrategy { set: key(), on_delete: false, rolling: None };
+    let bare = ClusterOp::SetStrategy {
+        set: key(),
+        kind: crate::core::spec::UpdateType::RollingUpdate,
+        rolling: None,
+    };
     let new = changed(apply(&bare, &key(), &s, inputs(&[])).unwrap());
     assert!(new.spec.update_strategy.as_ref().unwrap().rolling_update.is_none());
     let rolling = RollingUpdateStatefulSetStrategy { partition: Some(3), max_unavailable: None };
-    let full = ClusterOp::SetStrategy { set: key(), on_delete: false, rolling: Some(rolling) };
+    let full = ClusterOp::SetStrategy {
+        set: key(),
+        kind: crate::core::spec::UpdateType::RollingUpdate,
+        rolling: Some(rolling),
+    };
     let new = changed(apply(&full, &key(), &s, inputs(&[])).unwrap());
     assert_eq!(crate::core::spec::strategy(&new).partition, 3);
 }

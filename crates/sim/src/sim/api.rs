@@ -116,7 +116,7 @@ pub fn create_set(
     set.metadata.namespace.get_or_insert_with(|| "default".into());
     set.status = None;
     default_set(&mut set, semantics);
-    validate::validate_create(&set)?;
+    validate::validate_create_with(&set, validate::SetOpts::of(semantics))?;
     capacity(&set)?;
     Ok(store.create(set)?.clone())
 }
@@ -134,7 +134,7 @@ pub fn update_set(
         return Err(StoreError::NotFound { kind: "StatefulSet", key }.into());
     };
     default_set(&mut set, semantics);
-    validate::validate_update(old, &set)?;
+    validate::validate_update_with(old, &set, validate::SetOpts::of(semantics))?;
     capacity(&set)?;
     Ok(store.update_set(set)?.clone())
 }

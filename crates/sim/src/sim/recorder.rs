@@ -17,7 +17,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::store::Store;
 use crate::backend::{Event, EventKind, ObjRef};
-use crate::core::{ControllerAction, DeleteReason};
+use crate::core::{ControllerAction, DeleteReason, UNKNOWN_STRATEGY};
 use crate::kubelet::event::event_object;
 use crate::kubelet::failure::{self, Said};
 
@@ -164,6 +164,12 @@ fn notes<'a>(store: &Store, ns: &str, kind: &'a EventKind) -> Vec<Note<'a>> {
                 owner.as_deref().unwrap_or("?")
             );
             vec![set(s, "SuccessfulCreate", message, false)]
+        }
+        EventKind::Event { object, reason, message, warning } if reason == UNKNOWN_STRATEGY => {
+            match object.strip_prefix("statefulset/") {
+                Some(s) => vec![set(s, UNKNOWN_STRATEGY, message.clone(), *warning)],
+                None => Vec::new(),
+            }
         }
         EventKind::Kubelet { pod: p, event } => {
             let object = store.pods().get(&ObjRef::new(ns, p.as_str()));

@@ -112,7 +112,7 @@ impl Sim {
             let mut obj = obj;
             if let Object::Set(s) = &mut obj {
                 crate::core::defaults::set_defaults_stateful_set(Arc::make_mut(s), &sem);
-                super::validate::validate_create(s)?;
+                super::validate::validate_create_with(s, super::validate::SetOpts::of(&sem))?;
             }
             if let Object::Budget(b) = &obj {
                 disruption::validate(b)?;

@@ -104,7 +104,7 @@ thread_local! {
 /// The reconciler under test, followed by the invariant checks on its input and output.
 fn checked_reconcile(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
     let plan = INNER.with(Cell::get)(observed, options, now);
-    let found = invariants::check_plan(observed, &plan, now);
+    let found = invariants::check_plan(observed, &plan, now, &options.semantics);
     if !found.is_empty() {
         let set = observed.set.metadata.name.clone().unwrap_or_default();
         let t_ms = u64::try_from(now.as_millisecond().saturating_sub(super::clock::EPOCH_UNIX_MS))

@@ -137,7 +137,11 @@ pub(super) fn toggle_strategy(state: &mut AppState) -> Outcome {
         let rolling = set.spec.update_strategy.as_ref().and_then(|s| s.rolling_update.clone());
         let op = write(
             state,
-            ClusterOp::SetStrategy { set: r.clone(), on_delete: true, rolling: None },
+            ClusterOp::SetStrategy {
+                set: r.clone(),
+                kind: crate::core::spec::UpdateType::OnDelete,
+                rolling: None,
+            },
         )?;
         let (log, said) = (
             format!("strategy {} OnDelete", r.name),
@@ -166,7 +170,11 @@ pub(super) fn toggle_strategy(state: &mut AppState) -> Outcome {
     let new = format!("RollingUpdate partition={partition}");
     let op = write(
         state,
-        ClusterOp::SetStrategy { set: r.clone(), on_delete: false, rolling: Some(rolling) },
+        ClusterOp::SetStrategy {
+            set: r.clone(),
+            kind: crate::core::spec::UpdateType::RollingUpdate,
+            rolling: Some(rolling),
+        },
     )?;
     let log = format!("strategy {} RollingUpdate partition {partition}", r.name);
     if outdated > 0 {

@@ -39,14 +39,15 @@ pub fn build_set(a: &CreateArgs) -> StatefulSet {
         })
         .collect();
     let claim_templates: Vec<PersistentVolumeClaim> = a.claims.iter().map(|c| claim(c)).collect();
+    let rolling_type = a.strategy == crate::core::spec::UpdateType::RollingUpdate;
     let rolling =
-        (!a.on_delete || a.partition.is_some() || a.max_unavailable.is_some()).then(|| {
+        (rolling_type || a.partition.is_some() || a.max_unavailable.is_some()).then(|| {
             RollingUpdateStatefulSetStrategy {
                 partition: Some(a.partition.unwrap_or(0)),
                 max_unavailable: a.max_unavailable.clone(),
             }
         });
-    let strategy = if a.on_delete { "OnDelete" } else { "RollingUpdate" };
+    let strategy = a.strategy.as_str();
     StatefulSet {
         metadata: ObjectMeta {
             name: Some(a.set.name.clone()),

@@ -11,6 +11,7 @@ pub mod parse;
 pub mod player;
 mod values;
 
+use crate::core::spec::UpdateType;
 use std::path::PathBuf;
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -102,8 +103,9 @@ pub struct CreateArgs {
     pub replicas: i32,
     pub image: String,
     pub policy: Policy,
-    pub on_delete: bool,
-    /// `None` when not given: 0 under RollingUpdate, no rollingUpdate block under OnDelete.
+    pub strategy: UpdateType,
+    /// `None` when not given: 0 under RollingUpdate, no rollingUpdate block under OnDelete or
+    /// Recreate.
     pub partition: Option<i32>,
     pub max_unavailable: Option<IntOrString>,
     pub min_ready_seconds: i32,
@@ -275,7 +277,7 @@ pub enum Command {
     },
     Strategy {
         set: Name,
-        on_delete: bool,
+        kind: UpdateType,
     },
     MaxUnavailable {
         set: Name,
@@ -393,8 +395,8 @@ impl Command {
             Command::Partition { set, partition } => {
                 ClusterOp::SetPartition { set: set.as_ref(), partition: *partition }
             }
-            Command::Strategy { set, on_delete } => {
-                ClusterOp::SetStrategy { set: set.as_ref(), on_delete: *on_delete, rolling: None }
+            Command::Strategy { set, kind } => {
+                ClusterOp::SetStrategy { set: set.as_ref(), kind: *kind, rolling: None }
             }
             Command::MaxUnavailable { set, value } => {
                 ClusterOp::SetMaxUnavailable { set: set.as_ref(), value: value.clone() }

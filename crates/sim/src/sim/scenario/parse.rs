@@ -5,6 +5,7 @@
 //! touch: semantics the API server checks (e.g. `scale web -1` parses; the simulated API then
 //! refuses it with the validation message, as a real cluster would).
 
+use crate::core::spec::UpdateType;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -180,8 +181,8 @@ fn parse_line(script: &Path, code: &str) -> Result<Command, LineError> {
         }
         "strategy" => {
             let set = a.name("NAME")?;
-            let w = a.word("RollingUpdate|OnDelete")?;
-            Command::Strategy { set, on_delete: strategy(w).map_err(|m| a.err(m))? }
+            let w = a.word("RollingUpdate|OnDelete|Recreate")?;
+            Command::Strategy { set, kind: strategy(w).map_err(|m| a.err(m))? }
         }
         "maxunavailable" => {
             let set = a.name("NAME")?;
@@ -376,7 +377,7 @@ fn parse_create(a: Args<'_>) -> Result<Command, LineError> {
         replicas: a.parsed("replicas", int)?.unwrap_or(1),
         image: image.unwrap_or_else(|| "nginx:1.25".into()),
         policy: policy.unwrap_or(Policy::OrderedReady),
-        on_delete: a.parsed("strategy", strategy)?.unwrap_or(false),
+        strategy: a.parsed("strategy", strategy)?.unwrap_or(UpdateType::RollingUpdate),
         partition: a.parsed("partition", int)?,
         max_unavailable: a.parsed("maxUnavailable", int_or_percent)?,
         min_ready_seconds: a.parsed("minReadySeconds", int)?.unwrap_or(0),

@@ -1,6 +1,7 @@
 //! The values of scenario arguments: names, numbers, booleans, enums, percentages, lists. Each
 //! returns a [`BadValue`] saying what the value is not and what is expected.
 
+use crate::core::spec::UpdateType;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::{BadValue, DEFAULT_NAMESPACE, Name, Retention};
@@ -43,12 +44,9 @@ pub(super) fn boolean(v: &str) -> Result<bool, BadValue> {
     }
 }
 
-pub(super) fn strategy(v: &str) -> Result<bool, BadValue> {
-    match v {
-        "RollingUpdate" => Ok(false),
-        "OnDelete" => Ok(true),
-        _ => Err(BadValue::new(v, "is not a strategy", "RollingUpdate or OnDelete")),
-    }
+pub(super) fn strategy(v: &str) -> Result<UpdateType, BadValue> {
+    UpdateType::parse(v)
+        .ok_or_else(|| BadValue::new(v, "is not a strategy", "RollingUpdate, OnDelete or Recreate"))
 }
 
 pub(super) fn retention(v: &str) -> Result<Retention, BadValue> {

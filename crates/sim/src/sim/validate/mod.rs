@@ -187,9 +187,14 @@ pub(crate) fn finish_kind(
 /// unset fields count as Go's zero values, as they would after conversion.
 #[doc(alias = "ValidateStatefulSet")]
 pub fn validate_create(set: &StatefulSet) -> Result<(), ValidationError> {
+    validate_create_with(set, SetOpts::default())
+}
+
+/// [`validate_create`] under an API server's options (its gates).
+pub fn validate_create_with(set: &StatefulSet, opts: SetOpts) -> Result<(), ValidationError> {
     let name = set.metadata.name.clone().unwrap_or_default();
     let mut errs = validate_object_meta(set);
-    errs.extend(validate_spec(&spec_of(set)));
+    errs.extend(validate_spec(&spec_of(set), opts));
     finish(&name, errs)
 }
 
@@ -198,6 +203,18 @@ pub fn validate_create(set: &StatefulSet) -> Result<(), ValidationError> {
 /// persistentVolumeClaimRetentionPolicy, minReadySeconds and revisionHistoryLimit may change.
 #[doc(alias = "ValidateStatefulSetUpdate")]
 pub fn validate_update(old: &StatefulSet, new: &StatefulSet) -> Result<(), ValidationError> {
+    validate_update_with(old, new, SetOpts::default())
+}
+
+/// [`validate_update`] under an API server's options (its gates).
+pub fn validate_update_with(
+    old: &StatefulSet,
+    new: &StatefulSet,
+    opts: SetOpts,
+) -> Result<(), ValidationError> {
+    // A stored Recreate set stays valid with the gate off (upstream's update strategy).
+    let stored_recreate = crate::core::spec::strategy(old).recreate;
+    let opts = SetOpts { allow_recreate: opts.allow_recreate || stored_recreate };
     let name = new.metadata.name.clone().unwrap_or_default();
     let mut errs = Vec::new();
     for (field, a, b) in [
@@ -217,7 +234,7 @@ pub fn validate_update(old: &StatefulSet, new: &StatefulSet) -> Result<(), Valid
     errs.extend(validate_annotations(new));
     let new_spec = spec_of(new);
     let old_spec = spec_of(old);
-    errs.extend(validate_spec(&new_spec));
+    errs.extend(validate_spec(&new_spec, opts));
     let mut clone = new_spec;
     clone.replicas = old_spec.replicas;
     clone.template = old_spec.template.clone();
@@ -283,7 +300,22 @@ fn validate_annotations(set: &StatefulSet) -> Vec<FieldError> {
 
 /// Upstream `ValidateStatefulSetSpec`, in its order.
 #[doc(alias = "ValidateStatefulSetSpec")]
-fn validate_spec(spec: &StatefulSetSpec) -> Vec<FieldError> {
+/// What the API server's release and gates allow (upstream `StatefulSetValidationOptions`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SetOpts {
+    /// `updateStrategy.type: Recreate` is valid: `StatefulSetRecreateStrategy` is on.
+    pub allow_recreate: bool,
+}
+
+impl SetOpts {
+    /// The options of an API server with semantics `sem` (the simulator's API server and its
+    /// controller share one release and one set of gates).
+    pub fn of(sem: &crate::core::Semantics) -> SetOpts {
+        SetOpts { allow_recreate: sem.recreate_known && sem.recreate_gate }
+    }
+}
+
+fn validate_spec(spec: &StatefulSetSpec, opts: SetOpts) -> Vec<FieldError> {
     let mut errs = Vec::new();
     match spec.pod_management_policy.as_deref().unwrap_or("") {
         "" => errs.push(FieldError::required("spec.podManagementPolicy", "")),
@@ -294,7 +326,7 @@ fn validate_spec(spec: &StatefulSetSpec) -> Vec<FieldError> {
             "must be 'OrderedReady' or 'Parallel'",
         )),
     }
-    errs.extend(validate_update_strategy(spec));
+    errs.extend(validate_update_strategy(spec, opts));
     if let Some(policy) = &spec.persistent_volume_claim_retention_policy {
         let base = "spec.persistentVolumeClaimRetentionPolicy";
         for (field, value) in
@@ -331,12 +363,21 @@ fn validate_spec(spec: &StatefulSetSpec) -> Vec<FieldError> {
     errs
 }
 
-fn validate_update_strategy(spec: &StatefulSetSpec) -> Vec<FieldError> {
+fn validate_update_strategy(spec: &StatefulSetSpec, opts: SetOpts) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let strategy = spec.update_strategy.clone().unwrap_or_default();
     let rolling = strategy.rolling_update.as_ref();
     match strategy.type_.as_deref().unwrap_or("") {
         "" => errs.push(FieldError::required("spec.updateStrategy", "")),
+        "Recreate" if opts.allow_recreate => {
+            if let Some(ru) = rolling {
+                errs.push(FieldError::invalid(
+                    "spec.updateStrategy.rollingUpdate",
+                    serde_json::to_value(ru).unwrap_or(Value::Null),
+                    "only allowed for updateStrategy 'RollingUpdate'",
+                ));
+            }
+        }
         "OnDelete" => {
             if let Some(ru) = rolling {
                 errs.push(FieldError::invalid(
@@ -358,7 +399,11 @@ fn validate_update_strategy(spec: &StatefulSetSpec) -> Vec<FieldError> {
         _ => errs.push(FieldError::invalid(
             "spec.updateStrategy",
             serde_json::to_value(&strategy).unwrap_or(Value::Null),
-            "must be 'RollingUpdate' or 'OnDelete'",
+            if opts.allow_recreate {
+                "must be 'RollingUpdate', 'OnDelete', or 'Recreate'"
+            } else {
+                "must be 'RollingUpdate' or 'OnDelete'"
+            },
         )),
     }
     errs

@@ -6,7 +6,7 @@ pub const USAGE: &[(&str, &str)] = &[
     (
         "create",
         "create NAME [replicas=N] [image=IMG] [policy=OrderedReady|Parallel] \
-         [strategy=RollingUpdate|OnDelete] [partition=N] [maxUnavailable=N|P%] \
+         [strategy=RollingUpdate|OnDelete|Recreate] [partition=N] [maxUnavailable=N|P%] \
          [minReadySeconds=N] [startOrdinal=N] [claims=a,b] [historyLimit=N] \
          [whenDeleted=Retain|Delete] [whenScaled=Retain|Delete] [labels=k=v,…]",
     ),
@@ -14,7 +14,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("image", "image NAME IMG"),
     ("scale", "scale NAME N"),
     ("partition", "partition NAME N"),
-    ("strategy", "strategy NAME RollingUpdate|OnDelete"),
+    ("strategy", "strategy NAME RollingUpdate|OnDelete|Recreate"),
     ("maxunavailable", "maxunavailable NAME N|P%"),
     ("undo", "undo NAME [REVISION]"),
     ("restart", "restart NAME"),
