@@ -174,6 +174,11 @@ impl World {
         let by_script =
             self.script_deleted.get(&k).is_some_and(|uid| p.metadata.uid.as_ref() == Some(uid));
         let collected = self.gone.contains(&set);
+        // Under Recreate the controller's deletions of outdated pods are its burst.
+        let outdated_reason = match self.sets.get(&set) {
+            Some(s) if crate::core::spec::strategy(s).recreate => DeleteReason::Recreate,
+            _ => DeleteReason::Update,
+        };
         let out = self.tracker(set).pod(&p, deleted);
         let starts_terminating = p.metadata.deletion_timestamp.is_some() && !terminating_before;
         out.into_iter()
@@ -191,6 +196,7 @@ impl World {
                 // The controller deletes a pod beyond the replicas, a failed one, or an
                 // outdated one: neither of the first two (as far as the set tells), so
                 // outdated. (The set's status names the new revision only after the sync.)
+                // Outdated means the rolling update, or the Recreate strategy's burst.
                 EventKind::Controller {
                     set,
                     action: action @ ControllerAction::DeletePod,
@@ -199,7 +205,7 @@ impl World {
                     revision,
                     reason: None,
                 } => {
-                    let reason = Some(DeleteReason::Update);
+                    let reason = Some(outdated_reason);
                     Some(EventKind::Controller { set, action, pod, pvc, revision, reason })
                 }
                 other => Some(other),

@@ -111,6 +111,10 @@ mod tests {
     fn reads_the_counters_as_kubectl_does() {
         let v = rollout_status(&set("OnDelete", None, 3, 0));
         assert!(v.error && !v.done);
+        // kubectl's status loop predates Recreate (1.37): it refuses it as it refuses OnDelete.
+        let v = rollout_status(&set("Recreate", None, 3, 3));
+        assert!(v.error && !v.done);
+        assert!(v.message.contains("only available for RollingUpdate"), "{}", v.message);
         let v = rollout_status(&set("RollingUpdate", Some(0), 2, 3));
         assert_eq!(v.message, "Waiting for 1 pods to be ready");
         let v = rollout_status(&set("RollingUpdate", Some(2), 3, 0));

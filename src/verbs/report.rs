@@ -517,6 +517,13 @@ fn plan_report(
 /// The strategy as the header shows it.
 fn strategy_of(header: &HeaderView) -> Strategy {
     match &header.strategy {
+        StrategyView::Recreate => Strategy {
+            type_: "Recreate",
+            partition: 0,
+            max_unavailable: None,
+            rolling_update_unset: false,
+            pod_management_policy: header.policy.to_string(),
+        },
         StrategyView::OnDelete => Strategy {
             type_: "OnDelete",
             partition: 0,

@@ -42,6 +42,43 @@ fn older_versions_soak_clean_too() {
     }
 }
 
+fn recreate_on() -> Options {
+    let mut o = Options::default();
+    o.semantics.recreate_gate = true;
+    o
+}
+
+#[test]
+fn recreate_sets_soak_clean_where_the_gate_is_on() {
+    let drawn = (1..=300).filter(|s| soak::script_with(*s, recreate_on()).contains("Recreate"));
+    assert!(drawn.count() > 30, "Recreate sets are generated");
+    for seed in 1..=50 {
+        assert_eq!(
+            soak::script_with(seed, Options::default()),
+            script(seed),
+            "gate off: unchanged"
+        );
+    }
+    let report = soak(1000, 1, recreate_on());
+    assert_eq!(report.violations, 0, "{}: {:?}", report.summary(), report.first_failure);
+}
+
+/// A controller that rolls a Recreate set one pod at a time (as a release without the type).
+fn recreate_as_rolling(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
+    let mut o = *options;
+    o.semantics.recreate_known = false;
+    ststui::core::reconcile(observed, &o, now)
+}
+
+#[test]
+fn the_checks_catch_a_recreate_that_leaves_old_pods_standing() {
+    let report = soak_with(300, 1, recreate_on(), recreate_as_rolling);
+    assert!(report.violations > 0, "{}", report.summary());
+    let caught = report.first_failure.iter().flat_map(|r| &r.violations);
+    let messages: Vec<&str> = caught.map(|v| v.message.as_str()).collect();
+    assert!(messages.iter().any(|m| m.contains("RecreateOrder")), "{messages:?}");
+}
+
 /// A controller that reports one ready replica too many.
 fn lying_status(observed: &Observed<'_>, options: &Options, now: Now) -> Plan {
     let mut plan = ststui::core::reconcile(observed, options, now);

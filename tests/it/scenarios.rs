@@ -235,3 +235,44 @@ fn ordinals_past_int32_fail_as_upstream_fails_them() {
     assert!(out.contains(refused), "{out}");
     assert!(!out.contains("create-pod web-1 "), "no wrapped or saturated ordinal: {out}");
 }
+
+/// Runs a `tests/differential` scenario headless with `gates` (the top level's --feature-gates,
+/// as `main` hands them to `sim`).
+fn run_differential(name: &str, gates: &str) -> (i32, String, String) {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential").join(name);
+    let path = file.to_string_lossy().into_owned();
+    let mut args = sim_args(&["--script", &path]);
+    if !gates.is_empty() {
+        args.feature_gates = gates.parse().unwrap_or_else(|e| panic!("{e}"));
+    }
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = headless::run_with(&args.headless(), &mut out, &mut err);
+    (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
+}
+
+#[test]
+fn recreate_scenarios_hold_with_the_gate_and_are_refused_without_it() {
+    let on = "StatefulSetRecreateStrategy=true";
+    for name in [
+        "recreate-ordered.scenario",
+        "recreate-parallel.scenario",
+        "recreate-scale-down.scenario",
+        "recreate-broken.scenario",
+        "recreate-from-rolling.scenario",
+    ] {
+        let (code, out, err) = run_differential(name, on);
+        assert_eq!(code, EXIT_OK, "{name}: {err}\n{out}");
+        assert!(out.contains("delete-pod"), "{name}: {out}");
+    }
+    // Every old pod in one burst: the three deletions come before any creation.
+    let (_, out, _) = run_differential("recreate-ordered.scenario", on);
+    let after_image = out.split("image web nginx:1.27").nth(1).unwrap_or_default();
+    let first_create = after_image.find("create-pod").unwrap_or(usize::MAX);
+    let deletes = after_image.match_indices("delete-pod").filter(|(i, _)| *i < first_create);
+    assert_eq!(deletes.count(), 3, "{after_image}");
+    assert!(after_image.contains("(recreate)"), "{after_image}");
+    // Gate off: the simulated API server refuses the set, in kube-apiserver's words.
+    let (code, out, err) = run_differential("recreate-ordered.scenario", "");
+    assert_eq!(code, EXIT_FAILED, "{out}");
+    assert!(out.contains("must be 'RollingUpdate' or 'OnDelete'"), "{out}\n{err}");
+}

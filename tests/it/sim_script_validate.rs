@@ -300,3 +300,40 @@ fn updates_may_change_only_the_mutable_fields() {
             .into())
     );
 }
+
+#[test]
+fn recreate_is_valid_only_with_its_gate_and_stays_valid_once_stored() {
+    use ststui::sim::validate::{SetOpts, validate_create_with, validate_update_with};
+    let recreate = |s: &mut StatefulSet| {
+        s.spec.update_strategy = Some(k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
+            type_: Some("Recreate".into()),
+            rolling_update: None,
+        });
+    };
+    let off = create_error(recreate);
+    assert!(
+        off.contains("spec.updateStrategy: Invalid value")
+            && off.contains("must be 'RollingUpdate' or 'OnDelete'"),
+        "{off}"
+    );
+    let on = SetOpts { allow_recreate: true };
+    let mut s = valid();
+    recreate(&mut s);
+    assert_eq!(validate_create_with(&s, on), Ok(()));
+    // A stored Recreate set stays valid with the gate off (kube-apiserver's update strategy).
+    assert_eq!(validate_update_with(&s, &s, SetOpts::default()), Ok(()));
+    // With the gate on the list names it; rollingUpdate is refused under it.
+    let mut bad = valid();
+    if let Some(u) = bad.spec.update_strategy.as_mut() {
+        u.type_ = Some("Canary".into());
+    }
+    let e = validate_create_with(&bad, on).map_err(|e| e.to_string()).err().unwrap_or_default();
+    assert!(e.contains("must be 'RollingUpdate', 'OnDelete', or 'Recreate'"), "{e}");
+    let mut with_block = valid();
+    if let Some(u) = with_block.spec.update_strategy.as_mut() {
+        u.type_ = Some("Recreate".into());
+    }
+    let e = validate_create_with(&with_block, on).map_err(|e| e.to_string()).err();
+    let e = e.unwrap_or_default();
+    assert!(e.contains("only allowed for updateStrategy 'RollingUpdate'"), "{e}");
+}

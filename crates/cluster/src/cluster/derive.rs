@@ -165,7 +165,7 @@ impl Tracker {
             return Vec::new();
         }
         let mut out = Vec::new();
-        if reason == Some(DeleteReason::Update)
+        if matches!(reason, Some(DeleteReason::Update | DeleteReason::Recreate))
             && self.revisions_listed
             && let Some(update) =
                 self.set.as_ref().and_then(|s| s.status.as_ref()?.update_revision.clone())
@@ -272,7 +272,12 @@ impl Tracker {
             return Some(DeleteReason::Failed);
         }
         let update = set.status.as_ref()?.update_revision.as_deref()?;
-        (revision != update).then_some(DeleteReason::Update)
+        let why = if spec::strategy(set).recreate {
+            DeleteReason::Recreate
+        } else {
+            DeleteReason::Update
+        };
+        (revision != update).then_some(why)
     }
 
     /// A complete listing of the set's pods: what changed since the last one (nothing the first

@@ -196,16 +196,22 @@ pub fn run(target: &Target, args: &Args) -> u8 {
     code
 }
 
+/// Why the headless controller does not start on a server: it did not say its version, or
+/// the gates given do not fit its release.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct NoStart(String);
+
 /// The server's version and the options ststui's controller plays it with (the gates given
-/// over its release's defaults), or why the gates do not fit that release.
+/// over its release's defaults).
 async fn options_for(
     session: &crate::cluster::Session,
     target: &Target,
-) -> Result<(k8s_openapi::apimachinery::pkg::version::Info, Options), String> {
-    let version = super::access::server_version(session).await?;
+) -> Result<(k8s_openapi::apimachinery::pkg::version::Info, Options), NoStart> {
+    let version = super::access::server_version(session).await.map_err(NoStart)?;
     let options = Options::for_server(&version.git_version, &target.feature_gates);
     match target.feature_gates.refused_by(options.version) {
-        Some(why) => Err(why),
+        Some(why) => Err(NoStart(why)),
         None => Ok((version, options)),
     }
 }
@@ -222,7 +228,7 @@ async fn drive(target: &Target, args: &Args) -> u8 {
     };
     let (version, options) = match options_for(&session, target).await {
         Ok(v) => v,
-        Err(e) => return fail(e),
+        Err(e) => return fail(e.0),
     };
     let given = if args.namespaces.is_empty() {
         vec![session.namespace.clone()]

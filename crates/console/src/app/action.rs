@@ -15,7 +15,7 @@ pub enum Action {
     PartitionUp,
     /// Prompt for a partition number.
     PartitionPrompt,
-    /// Toggle the update strategy between RollingUpdate and OnDelete.
+    /// Cycle the update strategy: RollingUpdate, OnDelete, Recreate (where the gate is on).
     ToggleStrategy,
     /// Prompt for maxUnavailable (a number or a percentage).
     MaxUnavailablePrompt,

@@ -12,7 +12,7 @@
 //! | --- | --- |
 //! | `[` / `]` | partition down / up one: `[` moves the partition line left (one more ordinal updates) |
 //! | `p` | set the partition to a number |
-//! | `o` | toggle OnDelete / RollingUpdate |
+//! | `o` | cycle RollingUpdate → OnDelete → Recreate |
 //! | `+` (`=`) / `-` | scale up / down one; `s` scale to a number |
 //! | `i` / `r` / `u` | new image (new revision) / restart / undo to a chosen revision |
 //! | space, `n` (`.`) | pause / resume reconciliation, step one sync while paused |
@@ -206,7 +206,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[Key::ch('p')], Action::PartitionPrompt, G::Rollout,
       "set the partition to a number", None),
     b(C::Normal, &[Key::ch('o')], Action::ToggleStrategy, G::Rollout,
-      "toggle OnDelete / RollingUpdate (keeps the partition)", None),
+      "RollingUpdate → OnDelete → Recreate (keeps the partition)", None),
     b(C::Normal, &[Key::ch('m')], Action::MaxUnavailablePrompt, G::Rollout,
       "set maxUnavailable (a number or N%)", None),
     b(C::Normal, &[Key::ch('+'), Key::ch('=')], Action::ScaleUp, G::Rollout,

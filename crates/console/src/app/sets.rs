@@ -162,8 +162,9 @@ pub fn follow(state: &mut AppState) {
 fn row<'a>(key: &'a ObjRef, set: &StatefulSet, state: &AppState) -> SetRow<'a> {
     let now = state.now;
     let st = set.status.as_ref();
-    let strategy = if f::on_delete(set) {
-        "OnDelete".to_string()
+    let kind = crate::core::spec::UpdateType::of(set);
+    let strategy = if kind != crate::core::spec::UpdateType::RollingUpdate {
+        kind.to_string()
     } else {
         format!("RollingUpdate p={}", f::partition(set))
     };

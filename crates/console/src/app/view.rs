@@ -222,6 +222,10 @@ fn rollout_role(set: &StatefulSet, cell: &OrdinalCell) -> String {
         }
         (false, _) => "not created; comes at the update revision".into(),
         (true, _) if st.on_delete => "OnDelete: updated only when it is deleted".into(),
+        (true, _) if st.recreate && cell.rev == RevClass::Update => "on the update revision".into(),
+        (true, _) if st.recreate => {
+            "Recreate: deleted with every other old pod, created again once all are gone".into()
+        }
         (true, _) if held => {
             format!("held by partition {}: stays on the revision it has", st.partition)
         }
@@ -246,6 +250,8 @@ pub enum StrategyView {
         unset: bool,
     },
     OnDelete,
+    /// 1.37's Recreate: every old pod deleted at once, then the new ones created.
+    Recreate,
 }
 
 /// A revision as the header names it: short hash and number.
@@ -325,6 +331,7 @@ impl<'a> HeaderView<'a> {
         let strategy = spec.update_strategy.as_ref();
         let strategy = match strategy.and_then(|s| s.type_.as_deref()) {
             Some("OnDelete") => StrategyView::OnDelete,
+            Some("Recreate") => StrategyView::Recreate,
             _ => {
                 let ru = strategy.and_then(|s| s.rolling_update.as_ref());
                 StrategyView::RollingUpdate {

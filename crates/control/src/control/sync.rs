@@ -93,8 +93,12 @@ fn status_fields(set: &StatefulSet) -> Option<StatusFields> {
 fn carry_out<B: Write>(b: &mut B, key: &ObjRef, effect: Effect) -> Result<(), WriteError> {
     // Upstream's rolling-update deletes treat NotFound as success (spec 3.6.1; the 1.37
     // Parallel two-phase path returns it instead, a difference that only changes whether the
-    // key is retried). Failed-pod and scale-down deletes report it as an error.
-    let update_delete = matches!(effect, Effect::DeletePod { reason: DeleteReason::Update, .. });
+    // key is retried). Failed-pod and scale-down deletes report it as an error; Recreate's
+    // burst ignores it too (v1.37 `recreateDeleteAndWait`).
+    let update_delete = matches!(
+        effect,
+        Effect::DeletePod { reason: DeleteReason::Update | DeleteReason::Recreate, .. }
+    );
     match b.apply(key, effect) {
         Err(e) if update_delete && e.kind == FailureKind::NotFound => Ok(()),
         other => other,

@@ -42,6 +42,12 @@ pub enum NoStart {
         "the partition is {partition}: every step of the plan is open already (its last leaves partition {last})"
     )]
     AllOpen { partition: i32, last: i32 },
+    /// The set's strategy is Recreate: the controller replaces every pod at once, nothing
+    /// steps.
+    #[error(
+        "{name} uses the Recreate strategy: the controller deletes every old pod at once when the template changes, so there is no partition or pod to step (switch it to RollingUpdate or OnDelete for a stepped plan; `ststui wait {name}` follows a Recreate rollout)"
+    )]
+    Recreate { name: String },
 }
 
 /// The first move of a new plan on what `facts` show: the record of its first step not yet
@@ -49,6 +55,9 @@ pub enum NoStart {
 pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, NoStart> {
     let set = facts.set;
     let name = set.metadata.name.as_deref().unwrap_or_default();
+    if crate::core::spec::strategy(set).recreate {
+        return Err(NoStart::Recreate { name: name.into() });
+    }
     let Some(update) = observed_update_revision(set) else {
         let generation = set.metadata.generation.unwrap_or(0);
         return Err(NoStart::Unobserved { name: name.into(), generation });

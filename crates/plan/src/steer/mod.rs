@@ -196,16 +196,17 @@ fn refuse_frozen(set: &StatefulSet, key: &ObjRef, what: &str) -> Result<(), Refu
     }
 }
 
-/// `spec.updateStrategy.rollingUpdate`, created when absent; refused for OnDelete sets.
+/// `spec.updateStrategy.rollingUpdate`, created when absent; refused for OnDelete and Recreate
+/// sets (validation allows the block under RollingUpdate only).
 fn rolling<'s>(
     spec: &'s mut StatefulSetSpec,
     key: &ObjRef,
     field: &str,
 ) -> Result<&'s mut k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy, Refused> {
     let strategy = spec.update_strategy.get_or_insert_with(Default::default);
-    if strategy.type_.as_deref() == Some("OnDelete") {
+    if let Some(other @ ("OnDelete" | "Recreate")) = strategy.type_.as_deref() {
         return Err(Refused::invalid(format!(
-            "{field} applies to the RollingUpdate strategy; {key} uses OnDelete (switch the strategy first)"
+            "{field} applies to the RollingUpdate strategy; {key} uses {other} (switch the strategy first)"
         )));
     }
     Ok(strategy.rolling_update.get_or_insert_with(Default::default))

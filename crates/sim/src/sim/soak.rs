@@ -28,7 +28,7 @@ use crate::core::{Now, Observed, Options, Plan, invariants, labels, spec};
 mod generate;
 pub mod spacing;
 
-pub use generate::{Profile, script, script_for};
+pub use generate::{Profile, script, script_for, script_with};
 
 /// The differential check's script of run `seed`: the cluster profile, spaced
 /// ([`spacing::space`]) with `options`' controller semantics so that a cluster's latencies
@@ -189,7 +189,7 @@ fn claim_key(c: &PersistentVolumeClaim) -> (String, String) {
 
 /// Plays one generated script with the checks on.
 pub fn run_one(seed: u64, options: Options) -> Run {
-    let text = script(seed);
+    let text = script_with(seed, options);
     let mut run =
         Run { seed, script: text.clone(), events: 0, violations: Vec::new(), upstream: Vec::new() };
     FOUND.with(|f| f.borrow_mut().clear());

@@ -99,9 +99,15 @@ fn write(state: &AppState, op: ClusterOp) -> Result<Op, Refusal> {
 }
 
 fn require_rolling(set: &StatefulSet) -> Result<(), Refusal> {
-    if f::on_delete(set) {
+    let kind = crate::core::spec::UpdateType::of(set);
+    if kind != crate::core::spec::UpdateType::RollingUpdate {
+        let what = if kind == crate::core::spec::UpdateType::Recreate {
+            "Recreate replaces every pod at once"
+        } else {
+            "OnDelete replaces a pod when it is deleted"
+        };
         return Err(format!(
-            "the partition applies to RollingUpdate; this set is OnDelete ({} switches)",
+            "the partition applies to RollingUpdate; this set is {kind}: {what} ({} switches)",
             key(Action::ToggleStrategy)
         )
         .into());

@@ -1,6 +1,7 @@
 //! Rollout actions on the selected set: the partition (step, set), the strategy toggle, scale,
 //! image, restart, undo's revision picker, and freeze / resume.
 
+use crate::core::spec::UpdateType;
 use k8s_openapi::api::apps::v1::StatefulSet;
 
 use super::{Outcome, ask, f, info, key, require_rolling, selected, send, write};
@@ -127,21 +128,23 @@ fn raise_warning(state: &AppState, r: &ObjRef, new: i32) -> Option<String> {
     ))
 }
 
-/// OnDelete ⇄ RollingUpdate. To OnDelete the RollingUpdate settings are remembered; back to
-/// RollingUpdate they are restored, or, for a set that was OnDelete from the start, the
-/// partition holds every ordinal so the operator steps it down (`[`) one pod at a time. Asks
-/// first when outdated pods at or above that partition would be replaced at once.
+/// RollingUpdate → OnDelete → Recreate (where the release and its gate have it) →
+/// RollingUpdate. To OnDelete the RollingUpdate settings are remembered; back to RollingUpdate
+/// they are restored, or, for a set that had none, the partition holds every ordinal so the
+/// operator steps it down (`[`) one pod at a time. Asks first when outdated pods would be
+/// replaced at once (at or above that partition, or all of them under Recreate).
 pub(super) fn toggle_strategy(state: &mut AppState) -> Outcome {
     let (r, set) = selected(state)?;
-    if !f::on_delete(set) {
+    let kind = UpdateType::of(set);
+    let sem = &state.options.semantics;
+    if kind == UpdateType::OnDelete && sem.recreate_known && sem.recreate_gate {
+        return to_recreate(state, r);
+    }
+    if kind == UpdateType::RollingUpdate {
         let rolling = set.spec.update_strategy.as_ref().and_then(|s| s.rolling_update.clone());
         let op = write(
             state,
-            ClusterOp::SetStrategy {
-                set: r.clone(),
-                kind: crate::core::spec::UpdateType::OnDelete,
-                rolling: None,
-            },
+            ClusterOp::SetStrategy { set: r.clone(), kind: UpdateType::OnDelete, rolling: None },
         )?;
         let (log, said) = (
             format!("strategy {} OnDelete", r.name),
@@ -168,11 +171,12 @@ pub(super) fn toggle_strategy(state: &mut AppState) -> Outcome {
         None => 0,
     };
     let new = format!("RollingUpdate partition={partition}");
+    let old = kind.to_string();
     let op = write(
         state,
         ClusterOp::SetStrategy {
             set: r.clone(),
-            kind: crate::core::spec::UpdateType::RollingUpdate,
+            kind: UpdateType::RollingUpdate,
             rolling: Some(rolling),
         },
     )?;
@@ -185,7 +189,7 @@ pub(super) fn toggle_strategy(state: &mut AppState) -> Outcome {
         ));
         let confirm = Confirm {
             title: format!("Switch {r} to RollingUpdate?"),
-            old: "OnDelete".into(),
+            old,
             new,
             warning,
             ops: vec![op],
@@ -201,8 +205,42 @@ pub(super) fn toggle_strategy(state: &mut AppState) -> Outcome {
             key(Action::PartitionDown)
         )
     } else {
-        format!("strategy {} OnDelete → {new}", r.name)
+        format!("strategy {} {old} → {new}", r.name)
     };
+    Ok(send(state, op, log, said))
+}
+
+/// OnDelete → Recreate; asks first when pods not on the update revision exist: the controller
+/// deletes every one of them at once.
+fn to_recreate(state: &mut AppState, r: ObjRef) -> Outcome {
+    let set = state.mirror.set(&r).ok_or_else(|| format!("{r} no longer exists"))?;
+    let outdated = match f::update_revision(set) {
+        Some(update) => {
+            state.mirror.pods_of(&r).filter(|(_, p)| f::pod_revision(p) != Some(update)).count()
+        }
+        None => 0,
+    };
+    let op = write(
+        state,
+        ClusterOp::SetStrategy { set: r.clone(), kind: UpdateType::Recreate, rolling: None },
+    )?;
+    let log = format!("strategy {} Recreate", r.name);
+    if outdated > 0 {
+        let confirm = Confirm {
+            title: format!("Switch {r} to Recreate?"),
+            old: "OnDelete".into(),
+            new: "Recreate".into(),
+            warning: Some(format!(
+                "{outdated} pod(s) are not on the update revision: the controller deletes them \
+                 all at once and creates none until they are gone"
+            )),
+            ops: vec![op],
+            log,
+            ..Default::default()
+        };
+        return Ok(ask(state, confirm));
+    }
+    let said = format!("strategy {} OnDelete → Recreate", r.name);
     Ok(send(state, op, log, said))
 }
 

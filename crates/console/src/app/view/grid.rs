@@ -419,11 +419,11 @@ pub fn restarts(pod: &Pod) -> i32 {
     statuses.map_or(0, |cs| cs.iter().map(|c| c.restart_count).sum())
 }
 
-/// The partition of a RollingUpdate set, `None` for OnDelete.
+/// The partition of a RollingUpdate set, `None` for OnDelete and Recreate.
 pub fn partition_of(set: &StatefulSet) -> Option<i32> {
     let strategy = set.spec.update_strategy.as_ref();
     match strategy.and_then(|s| s.type_.as_deref()) {
-        Some("OnDelete") => None,
+        Some("OnDelete" | "Recreate") => None,
         _ => Some(
             strategy.and_then(|s| s.rolling_update.as_ref()).and_then(|r| r.partition).unwrap_or(0),
         ),

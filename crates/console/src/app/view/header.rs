@@ -147,6 +147,7 @@ fn strategy_pieces(h: &HeaderView<'_>) -> Vec<Piece> {
             v
         }
         StrategyView::OnDelete => vec![p("OnDelete", Tone::Warn)],
+        StrategyView::Recreate => vec![p("Recreate", Tone::Warn)],
     }
 }
 

@@ -2,7 +2,8 @@
 //! of random operations and faults (scaling, template changes, undo, partition, strategy and
 //! maxUnavailable changes, pause / step / resume, failed pods, readiness flaps, slow
 //! terminations, graceful and forced deletes, waits), then the faults stop and the script asserts
-//! convergence with an `expect` line.
+//! convergence with an `expect` line. Where the simulated release has the Recreate strategy's
+//! gate on, Recreate sets are drawn too (scripts of other runs are unchanged by it).
 //!
 //! Owns: the generator. The output is ordinary script text, replayable as a scenario file.
 
@@ -30,6 +31,9 @@ struct Gen {
     replicas: i32,
     start: i32,
     on_delete: bool,
+    /// Recreate sets may be drawn (the gate is on); `recreate`: this one is one now.
+    allow_recreate: bool,
+    recreate: bool,
     paused: bool,
     /// Readiness flaps still open: (operation index at which to close it, ordinal).
     flaps: Vec<(usize, i32)>,
@@ -71,6 +75,9 @@ impl Gen {
         self.on_delete = self.rng.random_bool(0.25);
         if self.on_delete {
             c.push_str(" strategy=OnDelete");
+        } else if self.allow_recreate && self.rng.random_bool(0.4) {
+            self.recreate = true;
+            c.push_str(" strategy=Recreate");
         } else {
             if self.rng.random_bool(0.3) {
                 let p = self.rng.random_range(0..=self.replicas);
@@ -117,15 +124,21 @@ impl Gen {
             18..=20 if self.profile == Profile::Cluster => format!("wait 1s\nrestart {SET}"),
             18..=20 => format!("restart {SET}"),
             21..=23 => format!("undo {SET}"),
-            24..=29 if !self.on_delete => {
+            24..=29 if !self.on_delete && !self.recreate => {
                 format!("partition {SET} {}", self.rng.random_range(0..=self.replicas + 1))
             }
+            // RollingUpdate → OnDelete → Recreate (where allowed) → RollingUpdate.
             30..=32 => {
-                self.on_delete = !self.on_delete;
-                let s = if self.on_delete { "OnDelete" } else { "RollingUpdate" };
+                let s = match (self.on_delete, self.recreate) {
+                    (true, _) if self.allow_recreate => "Recreate",
+                    (false, false) => "OnDelete",
+                    _ => "RollingUpdate",
+                };
+                self.on_delete = s == "OnDelete";
+                self.recreate = s == "Recreate";
                 format!("strategy {SET} {s}")
             }
-            33..=35 if !self.on_delete => {
+            33..=35 if !self.on_delete && !self.recreate => {
                 format!("maxunavailable {SET} {}", self.pick(&["1", "2", "3", "50%", "100%"]))
             }
             36..=41 if self.profile == Profile::Cluster => {
@@ -242,7 +255,20 @@ pub fn script(seed: u64) -> String {
 
 /// The script of run `seed` for `profile`.
 pub fn script_for(seed: u64, profile: Profile) -> String {
+    generated(seed, profile, false)
+}
+
+/// The script of soak run `seed` on a simulator whose release and gates are `options`: Recreate
+/// sets too where its gate is on.
+pub fn script_with(seed: u64, options: crate::core::Options) -> String {
+    let s = options.semantics;
+    generated(seed, Profile::Simulator, s.recreate_known && s.recreate_gate)
+}
+
+fn generated(seed: u64, profile: Profile, allow_recreate: bool) -> String {
     let mut g = Gen {
+        allow_recreate,
+        recreate: false,
         profile,
         rng: ChaCha8Rng::seed_from_u64(seed),
         out: String::new(),

@@ -150,6 +150,10 @@ impl GroupEngine {
         let names: Vec<String> = self.cfg.sets.iter().map(|s| s.name.clone()).collect();
         for (i, set) in sets.iter().enumerate() {
             let key = &self.cfg.sets[i];
+            if crate::core::spec::strategy(set).recreate {
+                let name = set.metadata.name.clone().unwrap_or_default();
+                return Some(format!("{key}: {}", crate::plan::start::NoStart::Recreate { name }));
+            }
             let dead = self.cfg.engine.dead.as_ref();
             let believe = self.cfg.engine.believe;
             if let Runner::Live(l) = Runner::of(set, now)
