@@ -137,7 +137,10 @@ fn a_terminating_old_pod_holds_every_creation() {
     let now = progressing(&p.status).and_then(|c| c.last_transition_time.clone());
     assert_eq!(now, since, "the same condition keeps its transition time");
     let said = ststui::core::explain::blocker_step(p.waiting_on.as_ref().unwrap()).text;
-    assert_eq!(said, "recreate: waiting for web-0, web-1 to terminate before any pod is created");
+    assert_eq!(
+        said,
+        "waiting: web-0, web-1 to terminate — Recreate creates no pod until every old one is gone"
+    );
 }
 
 #[test]

@@ -360,7 +360,10 @@ pub fn blocker_step(b: &Blocker) -> Step {
             let more = usize::try_from(*left).unwrap_or(0).saturating_sub(pods.len());
             let who = if more > 0 { format!("{named} and {more} more") } else { named };
             let first = pods.first().map(String::as_str).unwrap_or_default();
-            w(first, format!("recreate: waiting for {who} to terminate before any pod is created"))
+            let text = format!(
+                "waiting: {who} to terminate — Recreate creates no pod until every old one is gone"
+            );
+            w(first, text)
         }
         Blocker::Error { message } => step(StepKind::Error, None, format!("sync error: {message}")),
     }

@@ -76,13 +76,20 @@ pub(super) fn plan(state: &mut AppState) -> Outcome {
 
 /// What a new image starts at once on `set`: with RollingUpdate, every ordinal at or above the
 /// partition rolls with no plan and no bake (the hint that `F` holds it first and `P` runs a
-/// plan). Nothing for a set held (partition at the replicas, frozen) or OnDelete.
+/// plan); with Recreate, that every pod goes at once. Nothing for a set held (partition at the
+/// replicas, frozen) or OnDelete.
 fn rolls_at_once(set: &StatefulSet, r: &ObjRef) -> Option<String> {
     let st = crate::core::spec::strategy(set);
     let replicas = f::replicas(set);
     let n = replicas - st.partition.clamp(0, replicas);
     if st.on_delete || n <= 0 || crate::plan::record::under_way(set).is_some() {
         return None;
+    }
+    if st.recreate {
+        return Some(format!(
+            "Recreate: every old pod of {} is deleted at once, none created until all are gone",
+            r.name
+        ));
     }
     let pods = if n == 1 { "1 pod".to_string() } else { format!("{n} pods") };
     Some(format!(
