@@ -137,6 +137,19 @@ fn a_sets_failed_create_joins_the_controller_pane() {
 }
 
 #[test]
+fn a_controller_without_the_recreate_gate_is_said_from_its_warning() {
+    let mut st = demo(Capabilities::simulator());
+    let ev = event("u1", "StatefulSet", "web", "UnknownStrategy", true, 20);
+    run(&mut st, [ev, Msg::BatchEnd]);
+    let screen = Screen::of(&st);
+    let said = screen
+        .controller
+        .iter()
+        .any(|l| l.text.starts_with("the controller retries: UnknownStrategy"));
+    assert!(said, "{:#?}", screen.controller);
+}
+
+#[test]
 fn events_of_an_earlier_pod_of_the_same_name_are_not_the_pods() {
     let mut st = demo(Capabilities::simulator());
     let mut pod = st.mirror.pod(&ObjRef::new("default", "web-0")).cloned().expect("web-0");

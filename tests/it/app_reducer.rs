@@ -247,6 +247,60 @@ fn strategy_toggle_round_trip_restores_the_partition() {
 }
 
 #[test]
+fn where_the_gate_is_on_the_toggle_cycles_through_recreate_and_asks_before_it() {
+    let mut st = demo(sim_caps());
+    st.options.semantics.recreate_gate = true;
+    let s = on_delete(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"));
+    run(&mut st, [applied(Object::Set(std::sync::Arc::new(s.clone())))]);
+    // OnDelete → Recreate: the outdated pods would all go at once, so it asks.
+    assert!(run(&mut st, [key('o')]).is_empty());
+    let Modal::Confirm(c) = &st.modal else { panic!("no confirmation: {:?}", st.modal) };
+    assert_eq!((c.old.as_str(), c.new.as_str()), ("OnDelete", "Recreate"));
+    assert!(c.warning.as_deref().is_some_and(|w| w.contains("deletes them all at once")), "{c:?}");
+    let cmds = run(&mut st, [key('y')]);
+    let recreate = ststui::core::spec::UpdateType::Recreate;
+    assert_eq!(
+        ops(&cmds),
+        vec![Op::from(ClusterOp::SetStrategy { set: web(), kind: recreate, rolling: None })]
+    );
+    // On Recreate the partition keys are refused, naming the strategy …
+    let mut r = s;
+    if let Some(u) = r.spec.update_strategy.as_mut() {
+        u.type_ = Some("Recreate".into());
+    }
+    run(&mut st, [applied(Object::Set(std::sync::Arc::new(r)))]);
+    assert!(run(&mut st, [key('[')]).is_empty());
+    assert!(status_text(&st).contains("this set is Recreate"), "{}", status_text(&st));
+    // … and the next press goes back to RollingUpdate, holding every ordinal.
+    let cmds = run(&mut st, [key('o')]);
+    let rolling = ststui::core::spec::UpdateType::RollingUpdate;
+    let sent = ops(&cmds);
+    assert!(
+        matches!(sent.as_slice(), [Op::Cluster(Write { op: ClusterOp::SetStrategy { kind, .. }, .. })] if *kind == rolling),
+        "{sent:?}"
+    );
+    // Without the gate OnDelete goes straight back to RollingUpdate.
+    let mut st = demo(sim_caps());
+    run(
+        &mut st,
+        [applied(Object::Set(std::sync::Arc::new(on_delete(set(
+            "web",
+            5,
+            0,
+            "nginx:1.26",
+            "web-a",
+            "web-b",
+        )))))],
+    );
+    let cmds = run(&mut st, [key('o')]);
+    let sent = ops(&cmds);
+    assert!(
+        matches!(sent.as_slice(), [Op::Cluster(Write { op: ClusterOp::SetStrategy { kind, .. }, .. })] if *kind == rolling),
+        "{sent:?}"
+    );
+}
+
+#[test]
 fn a_set_born_on_delete_switches_to_rolling_update_holding_every_ordinal() {
     let mut st = demo(sim_caps());
     let s = on_delete(set("web", 5, 0, "nginx:1.26", "web-a", "web-b"));

@@ -380,6 +380,25 @@ pub(crate) mod argocd {
         assert!(message.contains("OnDelete: 0 of 4"), "{message}");
     }
 
+    #[test]
+    fn a_recreate_is_progressing_until_every_pod_is_new_and_ready_then_healthy() {
+        let mut config = ststui::sim::SimConfig::default();
+        config.options.semantics.recreate_gate = true;
+        let base = "kubelet start=1s ready=1s stop=5s\ncreate web replicas=3 strategy=Recreate\n\
+                    settle\nimage web nginx:1.26\n";
+        let deleting =
+            crate::support::played::play_with(&format!("{base}wait 2s\n"), config.clone());
+        let (status, message) = health(&deleting);
+        assert_eq!(status, "Progressing", "{message}");
+        assert!(message.contains("0 of 3 pods updated"), "{message}");
+        let creating =
+            crate::support::played::play_with(&format!("{base}wait 7s\n"), config.clone());
+        assert_eq!(health(&creating).0, "Progressing", "the new pods come one by one");
+        let done = crate::support::played::play_with(&format!("{base}settle\n"), config);
+        let (status, message) = health(&done);
+        assert_eq!(status, "Healthy", "{message}");
+    }
+
     /// `v` without its null members (Argo CD hands the script no nulls).
     fn without_nulls(v: serde_json::Value) -> serde_json::Value {
         use serde_json::Value;

@@ -16,9 +16,14 @@ pub struct Run {
 
 /// Plays `text` to its end.
 pub fn play(text: &str) -> Run {
+    play_with(text, SimConfig::default())
+}
+
+/// Plays `text` to its end on a simulator made with `config` (a release, its gates).
+pub fn play_with(text: &str, config: SimConfig) -> Run {
     let script = parse(Path::new("<test>"), text).unwrap_or_else(|e| panic!("{e}"));
     let mut player = Player::new(script).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Sim::new(SimConfig::default());
+    let mut sim = Sim::new(config);
     let mut events = Vec::new();
     let outcome = player.run(&mut sim, &mut |ev| events.push(ev.clone()));
     Run { sim, events, outcome }

@@ -76,7 +76,12 @@ pub fn set_blocker(state: &AppState, set: &ObjRef) -> Option<String> {
     };
     let events = state.mirror.events().about("StatefulSet", set);
     let failed = events.iter().copied().filter(|e| is_warning(e)).filter(recent).find(|e| {
-        matches!(e.reason.as_deref(), Some("FailedCreate" | "FailedDelete" | "FailedUpdate"))
+        // UnknownStrategy: a 1.37 kube-controller-manager without StatefulSetRecreateStrategy
+        // refusing a Recreate set the API server stored (the advisor assumes the gate on).
+        matches!(
+            e.reason.as_deref(),
+            Some("FailedCreate" | "FailedDelete" | "FailedUpdate" | "UnknownStrategy")
+        )
     })?;
     let succeeded_since = events.iter().any(|e| {
         matches!(
