@@ -341,7 +341,7 @@ impl Live<'_> {
     /// Records the controller's Event about the set (best effort: a refused Event never fails
     /// the sync, as upstream's recorder drops what it cannot write).
     fn record(&self, set: &ObjRef, verb: &str, what: &str, failed: Option<&WriteError>) {
-        let (reason, message, warning) = match failed {
+        let said = match failed {
             None => {
                 let reason = match verb {
                     "create" => "SuccessfulCreate",
@@ -349,7 +349,8 @@ impl Live<'_> {
                     _ => "SuccessfulUpdate",
                 };
                 let tail = if what.starts_with("Claim") { "success" } else { "successful" };
-                (reason, format!("{verb} {what} in StatefulSet {} {tail}", set.name), false)
+                let message = format!("{verb} {what} in StatefulSet {} {tail}", set.name);
+                Said { reason, message, warning: false }
             }
             Some(e) => {
                 let reason = match verb {
@@ -357,13 +358,16 @@ impl Live<'_> {
                     "delete" => "FailedDelete",
                     _ => "FailedUpdate",
                 };
-                (
-                    reason,
-                    format!("{verb} {what} in StatefulSet {} failed error: {e}", set.name),
-                    true,
-                )
+                let message =
+                    format!("{verb} {what} in StatefulSet {} failed error: {e}", set.name);
+                Said { reason, message, warning: true }
             }
         };
+        self.post(set, said);
+    }
+
+    /// Posts the controller's Event `said` about `set`.
+    fn post(&self, set: &ObjRef, said: Said) {
         let Some(held) = self.mirror.set(set) else { return };
         let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(self.mirror.now());
         let meta = ObjectMeta {
@@ -380,7 +384,6 @@ impl Live<'_> {
             resource_version: held.metadata.resource_version.clone(),
             ..Default::default()
         };
-        let said = Said { reason, message, warning };
         let event = crate::kubelet::event::event_object(meta, about, &said, COMPONENT, None, now);
         self.calls.post_event(&set.to_string(), event);
     }
@@ -402,7 +405,19 @@ impl Write for Live<'_> {
         done
     }
 
-    fn note(&mut self, _ns: Option<&str>, kind: EventKind) {
+    fn note(&mut self, ns: Option<&str>, kind: EventKind) {
+        // The gate-off Recreate refusal is an Event upstream records on the set, too.
+        if let (Some(ns), EventKind::Event { object, reason, message, warning: true }) = (ns, &kind)
+            && reason == crate::core::UNKNOWN_STRATEGY
+            && let Some(name) = object.strip_prefix("statefulset/")
+        {
+            let said = Said {
+                reason: crate::core::UNKNOWN_STRATEGY,
+                message: message.clone(),
+                warning: true,
+            };
+            self.post(&ObjRef::new(ns, name), said);
+        }
         (self.say)(crate::backend::Event { t_ms: self.mirror.now_ms(), kind });
     }
 }

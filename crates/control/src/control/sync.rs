@@ -180,7 +180,7 @@ impl Controller {
             // error, as the error line is.
             if let Some(w) = &plan.warning {
                 b.note(
-                    None,
+                    Some(&key.namespace),
                     EventKind::Event {
                         object: format!("statefulset/{}", key.name),
                         reason: w.reason.into(),
