@@ -121,13 +121,14 @@ fn numbered(created: Option<&Vec<String>>, name: &str) -> String {
     }
 }
 
+/// The ordinal of the pod an entry names (`delete web-2 (update)` → 2).
+fn ordinal(e: &str) -> i32 {
+    crate::core::labels::ordinal_of(e.split(' ').nth(1).unwrap_or_default())
+}
+
 /// Sorts each run of consecutive deletions that holds a Recreate deletion by ordinal: the
 /// Recreate strategy deletes every old pod in one burst, whatever the pod management policy.
 fn canonical_recreates(entries: &mut [String]) {
-    let ordinal = |e: &String| {
-        let pod = e.split(' ').nth(1).unwrap_or_default();
-        crate::core::labels::ordinal_of(pod)
-    };
     let mut start = 0;
     while start < entries.len() {
         let mut end = start;
@@ -145,10 +146,6 @@ fn canonical_recreates(entries: &mut [String]) {
 /// ordinal.
 fn canonical_bursts(entries: &mut [String]) {
     let kind = |e: &String| e.split(' ').next().unwrap_or_default().to_string();
-    let ordinal = |e: &String| {
-        let pod = e.split(' ').nth(1).unwrap_or_default();
-        crate::core::labels::ordinal_of(pod)
-    };
     let mut start = 0;
     while start < entries.len() {
         let k = kind(&entries[start]);

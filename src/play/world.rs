@@ -175,10 +175,10 @@ impl World {
             self.script_deleted.get(&k).is_some_and(|uid| p.metadata.uid.as_ref() == Some(uid));
         let collected = self.gone.contains(&set);
         // Under Recreate the controller's deletions of outdated pods are its burst.
-        let outdated_reason = match self.sets.get(&set) {
-            Some(s) if crate::core::spec::strategy(s).recreate => DeleteReason::Recreate,
-            _ => DeleteReason::Update,
-        };
+        let outdated_reason = self
+            .sets
+            .get(&set)
+            .map_or(DeleteReason::Update, |s| crate::core::spec::strategy(s).outdated_reason());
         let out = self.tracker(set).pod(&p, deleted);
         let starts_terminating = p.metadata.deletion_timestamp.is_some() && !terminating_before;
         out.into_iter()

@@ -272,12 +272,7 @@ impl Tracker {
             return Some(DeleteReason::Failed);
         }
         let update = set.status.as_ref()?.update_revision.as_deref()?;
-        let why = if spec::strategy(set).recreate {
-            DeleteReason::Recreate
-        } else {
-            DeleteReason::Update
-        };
-        (revision != update).then_some(why)
+        (revision != update).then_some(spec::strategy(set).outdated_reason())
     }
 
     /// A complete listing of the set's pods: what changed since the last one (nothing the first

@@ -128,6 +128,16 @@ impl Strategy<'_> {
         self.rolling || (self.recreate && !sem.recreate_known)
     }
 
+    /// Why the controller deletes a pod for being on an old revision: the Recreate burst under
+    /// Recreate, else the rolling update.
+    pub fn outdated_reason(&self) -> super::types::DeleteReason {
+        if self.recreate {
+            super::types::DeleteReason::Recreate
+        } else {
+            super::types::DeleteReason::Update
+        }
+    }
+
     /// RollingUpdate with no `rollingUpdate` at all: what a type-only switch from OnDelete
     /// leaves (the API defaults the block only when the type is empty too). Missing pods are
     /// then created at the current revision below `status.currentReplicas` (3.5).

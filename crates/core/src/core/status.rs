@@ -18,7 +18,7 @@
 
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 
-use super::condition as recreate;
+use super::condition;
 use super::facts::Facts;
 use super::options::Semantics;
 use super::spec;
@@ -121,9 +121,9 @@ pub fn complete_update(
     {
         status.current_replicas = status.updated_replicas;
         status.current_revision.clone_from(&status.update_revision);
-        if spec::strategy(set).recreates(sem) && recreate::progressing(status).is_some() {
-            let (reason, message) = (recreate::COMPLETED, recreate::DONE);
-            recreate::set_progressing(status, false, reason, message, now);
+        if spec::strategy(set).recreates(sem) && condition::progressing(status).is_some() {
+            let (reason, message) = (condition::COMPLETED, condition::DONE);
+            condition::set_progressing(status, false, reason, message, now);
         }
     }
 }
