@@ -18,6 +18,7 @@ mod faults;
 mod gates;
 mod group;
 mod group_console;
+mod recreate;
 mod stuck;
 use crate::support::serve_common;
 

@@ -96,6 +96,7 @@ impl Runner for Simulated {
             on_failure: ststui::plan::OnFailure::Hold,
             gates: Default::default(),
             replace_stuck: false,
+            image: None,
             line: 0,
         };
         self.sim.start_rollout(r).unwrap();

@@ -205,3 +205,33 @@ fn a_failed_old_pod_is_deleted_in_the_burst_and_said_failed() {
     assert!(w.converged());
     w.assert_invariants();
 }
+
+/// kubernetes#67250 does not hold under Recreate: a broken new pod is never named for a manual
+/// delete, and reverting the template alone replaces it (the burst deletes it).
+#[test]
+fn a_broken_recreate_is_never_a_forced_rollback_and_a_revert_alone_unblocks_it() {
+    let mut w = recreating(3);
+    w.broken_images.insert("bad:1".into());
+    w.set_image("bad:1");
+    w.settle(20);
+    let p = w.plan();
+    assert!(matches!(p.waiting_on, Some(Blocker::Ordered { .. })), "{:?}", p.waiting_on);
+    let stuck = {
+        let pods: Vec<&k8s_openapi::api::core::v1::Pod> = w.pods.values().collect();
+        let claims: Vec<_> = w.claims.values().collect();
+        let revisions: Vec<_> = w.revisions.values().collect();
+        let o = ststui::core::Observed {
+            set: &w.set,
+            pods: &pods,
+            claims: &claims,
+            revisions: &revisions,
+        };
+        ststui::core::explain::forced_rollback(&o, &p, w.now())
+    };
+    assert_eq!(stuck, None);
+    w.set_image("nginx:1.25");
+    w.settle(60);
+    assert!(w.converged(), "the revert alone replaced the broken pod");
+    assert_eq!(w.revision_of("web-0"), w.update_revision());
+    w.assert_invariants();
+}

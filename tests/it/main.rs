@@ -65,6 +65,7 @@ mod sim_budget;
 mod sim_failures;
 mod sim_group;
 mod sim_plan;
+mod sim_plan_recreate;
 mod sim_script_manifest;
 mod sim_script_parse;
 mod sim_script_player;

@@ -403,8 +403,15 @@ fn rollout_and_approve_parse_with_the_verbs_defaults() {
         zone_bake_seconds: 0,
         tiers: None,
         batches: None,
+        image: None,
     };
     assert_eq!(*a, want);
+    let Command::Rollout(a) = one("rollout web steps=100% image=nginx:1.27") else {
+        panic!("not a rollout")
+    };
+    assert_eq!(a.image.as_deref(), Some("nginx:1.27"));
+    let e = err("rollout group=shop steps=100% image=nginx:1.27").to_string();
+    assert!(e.contains("image= is a Recreate set's plan's"), "{e}");
     let Command::Rollout(a) = one("rollout db/pg steps=pause,100% stuck-after=2m on-failure=undo")
     else {
         panic!("not a rollout")

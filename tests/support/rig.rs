@@ -37,7 +37,16 @@ impl Served {
         deny: &[&str],
         kubelet: KubeletConfig,
     ) -> Served {
-        let (handle, server) = serve(sets, deny, kubelet);
+        Served::of(suite, test, serve(sets, deny, kubelet))
+    }
+
+    /// `sim` served as it is (a release or gates of its own), its scratch directory named as
+    /// [`Served::new`]'s.
+    pub fn with_sim(suite: &str, test: &str, sim: Sim) -> Served {
+        Served::of(suite, test, super::serve_common::serve_sim(sim, &[]))
+    }
+
+    fn of(suite: &str, test: &str, (handle, server): (SimHandle, Server)) -> Served {
         let dir =
             std::env::temp_dir().join(format!("ststui-{suite}-{test}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));

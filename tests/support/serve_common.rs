@@ -28,13 +28,13 @@ pub async fn served(sets: Vec<StatefulSet>, deny: &[&str]) -> Served {
 /// A simulation at wall time, recording Events, holding `sets`: settled, or (`paused`) with its
 /// controller paused before they were created (an API server without a StatefulSet controller).
 pub fn sim(sets: Vec<StatefulSet>, kubelet: KubeletConfig, paused: bool) -> Sim {
+    sim_with(sets, SimConfig { kubelet, ..SimConfig::default() }, paused)
+}
+
+/// [`sim`] made from `config` (its release, its gates) at wall time, recording Events.
+pub fn sim_with(sets: Vec<StatefulSet>, config: SimConfig, paused: bool) -> Sim {
     let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
-    let config = SimConfig {
-        kubelet,
-        epoch_unix_ms: Some(now),
-        record_events: true,
-        ..SimConfig::default()
-    };
+    let config = SimConfig { epoch_unix_ms: Some(now), record_events: true, ..config };
     let mut sim = Sim::new(config);
     if paused {
         sim.pause();

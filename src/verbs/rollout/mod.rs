@@ -56,9 +56,18 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     s.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
     super::warn_gitops("rollout", s.set());
     let mut out = Output::new(args.output == OutputArg::Json);
-    if let Some(image) = &args.image {
-        prepare::image(&mut s, &writes, image, limit, &mut out)?;
-    }
+    let set = s.set().cloned().ok_or_else(|| gone(&s.key))?;
+    // A Recreate set's plan sets the image itself, after its gates: the controller deletes
+    // every old pod the moment the template changes, so nothing could hold it.
+    let recreate = crate::plan::recreate::applies(&set);
+    let plan_image = match &args.image {
+        Some(image) if recreate => Some(prepare::named(&set, &s.key, image)?),
+        Some(image) => {
+            prepare::image(&mut s, &writes, image, limit, &mut out)?;
+            None
+        }
+        None => None,
+    };
     let host = crate::cluster::hostname();
     let set = s.set().cloned().ok_or_else(|| gone(&s.key))?;
     if (args.last.is_some() || args.last_by.is_some())
@@ -76,7 +85,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let dead = record::lease(&set)
         .filter(|l| l.host == host && l.pid != std::process::id() && !alive(l.pid));
     let cfg = config(s.key.clone(), host, args, dead);
-    let ask = ask(args, steps, bake_seconds, writes.identity());
+    let ask = Ask { image: plan_image, ..ask(args, steps, bake_seconds, writes.identity()) };
     let mut r = Runner {
         engine: Engine::new(cfg, ask),
         s,
@@ -143,6 +152,7 @@ fn ask(args: &RolloutArgs, steps: Option<Steps>, bake_seconds: u64, by: String) 
         by,
         replace_stuck: args.replace_stuck,
         max_restarts: args.max_restarts,
+        image: None,
     }
 }
 

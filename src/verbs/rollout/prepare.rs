@@ -50,30 +50,7 @@ pub fn hold_and_set(
     let key = s.key.clone();
     let set =
         s.set().cloned().ok_or_else(|| VerbError::new(Exit::Api, format!("{key} is gone")))?;
-    let containers: Vec<String> = set
-        .spec
-        .template
-        .spec
-        .as_ref()
-        .map(|p| p.containers.iter().map(|c| c.name.clone()).collect())
-        .unwrap_or_default();
-    let image = match image.split_once('=') {
-        Some((name, img)) if containers.first() == Some(&name.to_string()) => img.to_string(),
-        Some((name, _)) => {
-            return Err(VerbError::new(
-                Exit::Usage,
-                format!(
-                    "--image {name}=…: {key}'s first container is {}; --image sets the first \
-                     container (CONTAINER=IMAGE names it, or give the image alone)",
-                    containers.first().map_or("absent", String::as_str)
-                ),
-            ));
-        }
-        None => image.to_string(),
-    };
-    if image.trim().is_empty() {
-        return Err(VerbError::new(Exit::Usage, "--image: expected an image, e.g. nginx:1.26"));
-    }
+    let image = named(&set, &key, image)?;
     if let Some(r) = record::read(&set).under_way() {
         return Err(VerbError::new(
             Exit::Expectation,
@@ -111,6 +88,40 @@ pub fn hold_and_set(
             None,
             &format!("{key}: image {image} set; nothing rolls until the plan opens a step"),
         ),
+    }
+    Ok(image)
+}
+
+/// The image `--image` asks for `set` (`app=nginx:1.26` names the first container, the one
+/// `kubectl set image` and the console change), checked.
+pub fn named(
+    set: &k8s_openapi::api::apps::v1::StatefulSet,
+    key: &crate::backend::ObjRef,
+    image: &str,
+) -> Result<String, VerbError> {
+    let containers: Vec<String> = set
+        .spec
+        .template
+        .spec
+        .as_ref()
+        .map(|p| p.containers.iter().map(|c| c.name.clone()).collect())
+        .unwrap_or_default();
+    let image = match image.split_once('=') {
+        Some((name, img)) if containers.first() == Some(&name.to_string()) => img.to_string(),
+        Some((name, _)) => {
+            return Err(VerbError::new(
+                Exit::Usage,
+                format!(
+                    "--image {name}=…: {key}'s first container is {}; --image sets the first \
+                     container (CONTAINER=IMAGE names it, or give the image alone)",
+                    containers.first().map_or("absent", String::as_str)
+                ),
+            ));
+        }
+        None => image.to_string(),
+    };
+    if image.trim().is_empty() {
+        return Err(VerbError::new(Exit::Usage, "--image: expected an image, e.g. nginx:1.26"));
     }
     Ok(image)
 }

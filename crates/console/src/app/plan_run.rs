@@ -82,6 +82,7 @@ pub(super) fn ask(form: &Form) -> Ask {
         // The console offers a stuck pod's replacement as a key of its own (the explain hint).
         replace_stuck: false,
         max_restarts: None,
+        image: None,
     }
 }
 

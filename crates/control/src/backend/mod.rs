@@ -8,6 +8,7 @@
 //! The timeline [`Event`] is also the simulator's public JSONL format (`spec/scenario.md`), so
 //! its serialization is part of the public interface.
 
+mod cluster_op;
 pub mod lifecycle;
 mod op;
 mod timeline;

@@ -464,6 +464,11 @@ pub fn forced_rollback(observed: &Observed<'_>, plan: &Plan, now: Now) -> Option
     if !matches!(wait, PodWait::Pending | PodWait::NotReady | PodWait::NotAvailable { .. }) {
         return None;
     }
+    if spec::strategy(observed.set).recreate {
+        // Recreate (1.37) is upstream's answer to kubernetes#67250: reverting the template
+        // alone deletes every pod off the (reverted) update revision, the stuck one included.
+        return None;
+    }
     let p = observed_pod(observed, name)?;
     let rev = pod::revision(p);
     if rev == plan.current_revision {

@@ -43,6 +43,10 @@ pub struct Ask {
     /// at once (a crash-looping canary fails fast, not after `--stuck-after`). This
     /// invocation's, never the record's.
     pub max_restarts: Option<u32>,
+    /// `rollout --image` on a Recreate set: the plan sets it itself when its step opens, after
+    /// the step's gates (`plan::recreate`). `None` elsewhere (the adapter set it before the
+    /// plan, under a freeze).
+    pub image: Option<String>,
 }
 
 /// How a run begins.
@@ -264,6 +268,7 @@ mod tests {
             by: "ana".into(),
             replace_stuck: false,
             max_restarts: None,
+            image: None,
         }
     }
 

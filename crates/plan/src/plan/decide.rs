@@ -65,6 +65,9 @@ pub fn decide(record: &Record, facts: &Facts<'_>) -> Next {
         Phase::Halted => return Next::Halt(record.clone()),
         _ => {}
     }
+    if let Some(next) = super::recreate::learn(record, facts) {
+        return next;
+    }
     if let Err(drift) = still_ours(record, facts.set, facts.frozen) {
         return Next::Halt(halted(record, facts.now, drift.to_string()));
     }
@@ -263,6 +266,9 @@ pub fn stuck_deadline(record: &Record, facts: &Facts<'_>) -> Option<Timestamp> {
 
 /// Rule 2.
 fn waiting(record: &Record, facts: &Facts<'_>) -> Next {
+    if let Some(next) = super::recreate::waiting(record, facts) {
+        return next;
+    }
     let set = facts.set;
     let name = set.metadata.name.as_deref().unwrap_or_default();
     let range = opened(set, record.partition);
@@ -443,6 +449,9 @@ pub fn enter(record: &Record, step: usize, targets: &[Target], facts: &Facts<'_>
         Some(Target::Gate) => Next::Record(Record { phase: Phase::Gate, ..base }),
         Some(Target::Update { partition, .. }) => {
             let record = Record { phase: Phase::Waiting, partition: *partition, ..base };
+            if let Some(next) = super::recreate::enter(record.clone(), facts) {
+                return next;
+            }
             match partition_now(facts.set) {
                 // Gates before the step's pods go: it opens gradually, as they pass.
                 Some(from) if from > *partition && facts.gating.is_some_and(Gating::any) => {

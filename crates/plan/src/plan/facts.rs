@@ -35,6 +35,9 @@ pub struct Facts<'a> {
     pub replace_stuck: bool,
     /// `--max-restarts N` (`Ask::max_restarts`).
     pub max_restarts: Option<u32>,
+    /// The image this invocation sets (`rollout --image`), where the plan sets it itself: a
+    /// Recreate set's step opens with it ([`super::recreate`]).
+    pub image: Option<&'a str>,
 }
 
 /// What a pod was when a bake began: the same pod (uid), its restarts, its readiness since.
@@ -82,6 +85,9 @@ pub enum Next {
     /// next pod (`stuck: None`), or one stuck broken on an older revision (`--replace-stuck`;
     /// `stuck` says how it is broken).
     Delete { pod: String, uid: String, record: Record, stuck: Option<String> },
+    /// Set the template's first image and write `record`, in one patch: a Recreate step opens
+    /// (the controller then deletes every old pod).
+    Recreate { image: String, record: Record },
     /// Write this record (a phase changed).
     Record(Record),
     /// Run the step's checks, then [`super::decide::advance`] (or halt on a failure).
@@ -104,10 +110,11 @@ pub fn observed_update_revision(set: &StatefulSet) -> Option<&str> {
     observed.then_some(status.update_revision.as_deref()).flatten()
 }
 
-/// The partition a plan reads: the RollingUpdate partition, or `None` for OnDelete.
+/// The partition a plan reads: the RollingUpdate partition, or `None` for OnDelete and
+/// Recreate (nothing reads one there).
 pub(super) fn partition_now(set: &StatefulSet) -> Option<i32> {
     let st = spec::strategy(set);
-    (!st.on_delete).then_some(st.partition)
+    (!st.on_delete && !st.recreate).then_some(st.partition)
 }
 
 /// The ordinals a step at `partition` has opened.

@@ -8,6 +8,9 @@
 //!   a gated step opens one ordinal at a time: `pre-delete` for the pod the next ordinal would
 //!   take, the partition lowered by one (the controller then replaces exactly that pod),
 //!   `post-ready` once it is back, then the next.
+//! - Recreate: the controller deletes every old pod at once and brings them back as its policy
+//!   says, asking no one: `--before-step` comes before the plan's template write
+//!   ([`super::recreate`]), `post-ready` for each pod as it is back, while the others come.
 //! - `--before-step`: once before a step's pods start to go, and again `--recheck` later.
 //!
 //! A pass counts for this run only (the decision's [`Gating`]): a resumed plan asks again, it
@@ -30,14 +33,23 @@ pub fn waiting(
     g: &Gating,
     pending: &[(i32, String)],
 ) -> Option<Next> {
-    let on_delete = spec::strategy(facts.set).on_delete;
+    let st = spec::strategy(facts.set);
+    if st.recreate {
+        // Nothing waits for the gate: each pod's post-ready as soon as it is back.
+        return g
+            .asks(GateKind::PostReady)
+            .then(|| back_unpassed(record, facts, g, pending))
+            .flatten()
+            .and_then(|pod| pod_gate(g, GateKind::PostReady, pod, record));
+    }
+    let on_delete = st.on_delete;
     // Pods on their way (terminating, starting, not Ready): wait for them, whatever the gates.
     let moving = pending.iter().any(|(_, w)| w != NOT_UPDATED);
     if moving || (!on_delete && !pending.is_empty()) {
         return None;
     }
     if g.asks(GateKind::PostReady)
-        && let Some(pod) = back_unpassed(record, facts, g)
+        && let Some(pod) = back_unpassed(record, facts, g, pending)
     {
         return pod_gate(g, GateKind::PostReady, pod, record);
     }
@@ -113,7 +125,7 @@ fn rolling_next(record: &Record, facts: &Facts<'_>, g: &Gating) -> Option<Next> 
 }
 
 /// `--before-step` for the step: asked first, then again `--recheck` after it passed.
-fn before_step(record: &Record, facts: &Facts<'_>, g: &Gating) -> Option<Next> {
+pub(super) fn before_step(record: &Record, facts: &Facts<'_>, g: &Gating) -> Option<Next> {
     if !g.asks(GateKind::BeforeStep) {
         return None;
     }
@@ -159,17 +171,29 @@ pub fn due(record: &Record, g: &Gating) -> Option<Timestamp> {
     g.passed(&Key::Step(record.step, 0)).map(|t| recheck_at(t, g.recheck_ms))
 }
 
-/// A pod the step replaced that is back (updated, Ready, available) and whose `post-ready` has
-/// not passed in this run, highest ordinal first.
-fn back_unpassed(record: &Record, facts: &Facts<'_>, g: &Gating) -> Option<GatePod> {
+/// A pod the step replaced that is back (updated, Ready, available: not `pending`) and whose
+/// `post-ready` has not passed in this run, in the order the pods come back.
+fn back_unpassed(
+    record: &Record,
+    facts: &Facts<'_>,
+    g: &Gating,
+    pending: &[(i32, String)],
+) -> Option<GatePod> {
     let replicas = spec::replicas(facts.set);
     let floor =
         previous_partition(record, replicas).min(record.began_at.unwrap_or(replicas)).min(replicas);
     let start = spec::start_ordinal(facts.set);
-    (record.partition.max(0)..floor).rev().find_map(|i| {
-        let o = start + i;
+    let mut ordinals: Vec<i32> = (record.partition.max(0)..floor).map(|i| start + i).collect();
+    // The order the pods come back in: highest first where the plan opens them so, lowest
+    // first where the controller brings them all back (Recreate, in its policy's order).
+    if !spec::strategy(facts.set).recreate {
+        ordinals.reverse();
+    }
+    ordinals.into_iter().find_map(|o| {
         let p = pod_at(facts, o)?;
-        let back = podf::revision(p) == record.revision && !podf::is_terminating(p);
+        let back = podf::revision(p) == record.revision
+            && !podf::is_terminating(p)
+            && !pending.iter().any(|(at, _)| *at == o);
         let passed = g.passed(&Key::Pod(GateKind::PostReady, podf::uid(p).to_string()));
         (back && passed.is_none()).then(|| gate_pod(o, p))
     })

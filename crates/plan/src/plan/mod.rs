@@ -22,6 +22,7 @@ pub mod gated;
 pub mod group;
 pub mod overclaim;
 pub mod record;
+pub mod recreate;
 pub mod said;
 pub mod start;
 pub mod stuck;

@@ -25,6 +25,17 @@ pub fn opened(set: &StatefulSet, r: &Record, from: i32, to: i32) -> String {
     format!("{}: partition {from} → {to}{}", at(r), decide::opens(set, to, from))
 }
 
+/// A Recreate step opened by the plan's template write.
+pub fn recreating(set: &StatefulSet, r: &Record, image: &str) -> String {
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    format!(
+        "{}: image {} set on {name} (Recreate: the controller deletes every old pod now, then \
+         creates the new ones)",
+        at(r),
+        crate::text::shown(image, 200)
+    )
+}
+
 /// The pods a step of an OnDelete plan updates (`web-3`, `web-3, web-2`, `web-3 … web-1, 3
 /// pods`), from the partition it stands for to the one before.
 fn step_pods(set: &StatefulSet, r: &Record) -> String {
@@ -43,6 +54,19 @@ fn step_pods(set: &StatefulSet, r: &Record) -> String {
 /// A phase entered (the record written).
 pub fn entered(set: &StatefulSet, r: &Record) -> String {
     match r.phase {
+        Phase::Waiting if spec::strategy(set).recreate => match r.target {
+            Some(_) => format!(
+                "{}: every pod of {} (Recreate: the plan sets the image once its gates pass, and \
+                 the controller replaces them all at once)",
+                at(r),
+                set.metadata.name.as_deref().unwrap_or_default()
+            ),
+            None => format!(
+                "{}: every pod of {} (Recreate: the controller replaces them all at once): waiting for them",
+                at(r),
+                set.metadata.name.as_deref().unwrap_or_default()
+            ),
+        },
         Phase::Waiting if spec::strategy(set).on_delete => format!(
             "{}: updates {} (OnDelete: each evicted in turn, highest first, once the one before \
              is back updated and Ready)",
@@ -63,9 +87,11 @@ pub fn entered(set: &StatefulSet, r: &Record) -> String {
             ),
         },
         Phase::Done => {
-            let end = match spec::strategy(set).on_delete {
-                true => "every pod of its steps updated".to_string(),
-                false => format!("partition {}", r.partition),
+            let st = spec::strategy(set);
+            let end = match (st.on_delete, st.recreate) {
+                (true, _) => "every pod of its steps updated".to_string(),
+                (_, true) => "every pod recreated on the new revision".to_string(),
+                _ => format!("partition {}", r.partition),
             };
             format!("plan done: {} ({}), {end}", steps_words(r.of), r.steps)
         }
@@ -159,7 +185,12 @@ fn old_revision(
 pub fn preview(key: &ObjRef, set: &StatefulSet, start: &Start) -> Vec<String> {
     let replicas = spec::replicas(set);
     let st = spec::strategy(set);
-    let mut lines = vec![if st.on_delete {
+    let mut lines = vec![if st.recreate {
+        format!(
+            "plan for {key}: {replicas} replicas, Recreate (the controller replaces every pod at \
+             once when the template changes)"
+        )
+    } else if st.on_delete {
         format!("plan for {key}: {replicas} replicas, OnDelete (ststui deletes each pod in turn)")
     } else {
         format!("plan for {key}: {replicas} replicas, partition {} now", st.partition)
@@ -170,7 +201,9 @@ pub fn preview(key: &ObjRef, set: &StatefulSet, start: &Start) -> Vec<String> {
     for (i, (spec, t)) in start.steps.0.iter().zip(start.steps.targets(replicas)).enumerate() {
         lines.push(match t {
             Target::Update { updated, partition } => {
-                let how = if st.on_delete {
+                let how = if st.recreate {
+                    "every pod at once".to_string()
+                } else if st.on_delete {
                     match before - partition {
                         n if n <= 0 => "no further pod".to_string(),
                         1 => format!("updates {name}-{}", first + partition),
@@ -206,7 +239,9 @@ pub fn preview(key: &ObjRef, set: &StatefulSet, start: &Start) -> Vec<String> {
         start.on_failure.word()
     ));
     if !start.gates.is_empty() {
-        let how = if st.on_delete {
+        let how = if st.recreate {
+            "(before-step before the template changes, post-ready on each pod as it is back)"
+        } else if st.on_delete {
             "around each pod ststui evicts"
         } else {
             "around each pod: the partition opens one ordinal at a time"

@@ -42,12 +42,22 @@ pub enum NoStart {
         "the partition is {partition}: every step of the plan is open already (its last leaves partition {last})"
     )]
     AllOpen { partition: i32, last: i32 },
-    /// The set's strategy is Recreate: the controller replaces every pod at once, nothing
-    /// steps.
+    /// A Recreate set with nothing to roll and no image asked: its plan sets the image itself
+    /// (the controller deletes every old pod the moment the template changes).
     #[error(
-        "{name} uses the Recreate strategy: the controller deletes every old pod at once when the template changes, so there is no partition or pod to step (switch it to RollingUpdate or OnDelete for a stepped plan; `ststui wait {name}` follows a Recreate rollout)"
+        "nothing to roll out on {name}, and it uses the Recreate strategy: the controller deletes every old pod the moment the template changes, so a plan on it sets the image itself, after its gates (`ststui rollout {name} --steps 100% --image IMAGE`)"
     )]
     Recreate { name: String },
+    /// A Recreate plan of partial steps.
+    #[error(
+        "{name} uses the Recreate strategy: a plan on it is one step of every pod (--steps 100%, pauses around it allowed); {steps} would leave {updated} of {replicas} updated after a step, and Recreate deletes every old pod at once (switch it to RollingUpdate or OnDelete for a stepped plan)"
+    )]
+    RecreateSteps { name: String, steps: String, updated: i32, replicas: i32 },
+    /// A `--before-step` gate on a Recreate set whose template changed already.
+    #[error(
+        "{name} uses the Recreate strategy and its template changed already: its old pods are going, so --before-step (asked before a step's pods go) comes too late; give --image for the plan to set the image once the gate passed, or drop --before-step to follow this rollout"
+    )]
+    RecreateBeforeStep { name: String },
 }
 
 /// The first move of a new plan on what `facts` show: the record of its first step not yet
@@ -55,8 +65,8 @@ pub enum NoStart {
 pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, NoStart> {
     let set = facts.set;
     let name = set.metadata.name.as_deref().unwrap_or_default();
-    if crate::core::spec::strategy(set).recreate {
-        return Err(NoStart::Recreate { name: name.into() });
+    if super::recreate::applies(set) {
+        return super::recreate::begin(start, facts);
     }
     let Some(update) = observed_update_revision(set) else {
         let generation = set.metadata.generation.unwrap_or(0);

@@ -97,6 +97,7 @@ fn facts<'a>(set: &'a StatefulSet, pods: &'a [(i32, &'a Pod)], now: i64) -> Fact
         gating: None,
         replace_stuck: false,
         max_restarts: None,
+        image: None,
     }
 }
 

@@ -136,6 +136,9 @@ pub fn apply(
         ClusterOp::Plan { partition, record, .. } => {
             return plan::record(key, set, *partition, record, inputs.identity);
         }
+        ClusterOp::PlanRecreate { image, record, .. } => {
+            return plan::recreate(key, set, image, record, inputs.identity);
+        }
         ClusterOp::PlanLease { lease, seen, .. } => {
             return plan::lease(
                 key,
@@ -213,7 +216,11 @@ fn rolling<'s>(
 }
 
 /// `kubectl set image`: the first container's image.
-fn set_image(spec: &mut StatefulSetSpec, key: &ObjRef, image: &str) -> Result<(), Refused> {
+pub(super) fn set_image(
+    spec: &mut StatefulSetSpec,
+    key: &ObjRef,
+    image: &str,
+) -> Result<(), Refused> {
     if image.trim().is_empty() {
         return Err(Refused::invalid(
             "image is empty: expected an image reference like nginx:1.27",

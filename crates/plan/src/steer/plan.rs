@@ -60,6 +60,32 @@ pub(super) fn record(
     Ok(Change::Set(Box::new(new)))
 }
 
+/// A Recreate plan's step opened: `image` set on the template and the record written, in one
+/// patch; refused when the set is no longer of type Recreate.
+pub(super) fn recreate(
+    key: &ObjRef,
+    set: &StatefulSet,
+    image: &str,
+    text: &str,
+    identity: &str,
+) -> Result<Change, Refused> {
+    if !spec::strategy(set).recreate {
+        return Err(Refused {
+            kind: FailureKind::Conflict,
+            message: format!(
+                "{key} is no longer of type Recreate since the plan decided: its image would roll \
+                 it another way; nothing written"
+            ),
+        });
+    }
+    let mut new = set.clone();
+    super::set_image(&mut new.spec, key, image)?;
+    match record(key, &new, None, text, identity)? {
+        Change::Unchanged(_) if new != *set => Ok(Change::Set(Box::new(new))),
+        change => Ok(change),
+    }
+}
+
 /// The runner's lease: `lease` written (or removed, `None`) when the set's lease still reads
 /// `seen`; otherwise another runner took or renewed it (a conflict naming it).
 /// `group`: the group's lease (`plan::group::part::LEASE`) instead of the plan's.

@@ -60,6 +60,8 @@ pub struct Rollout {
     pub gates: crate::plan::gate::Gates,
     /// Pods stuck broken on an older revision are replaced first.
     pub replace_stuck: bool,
+    /// A Recreate set's image, set by the plan when its step opens (`rollout --image`).
+    pub image: Option<String>,
     /// The script line (its errors name it).
     pub line: usize,
 }
@@ -105,6 +107,7 @@ fn ask(r: &Rollout) -> Ask {
         by: String::new(),
         replace_stuck: r.replace_stuck,
         max_restarts: None,
+        image: r.image.clone(),
     }
 }
 
@@ -115,8 +118,16 @@ fn min_ready_zero() -> MinReady {
 
 /// Starts `r`; refused at once (the line's error) when it cannot begin.
 pub fn start(w: &mut World, r: Rollout) -> Result<(), OpError> {
-    if w.store.sets().get(&r.set).is_none() {
+    let Some(set) = w.store.sets().get(&r.set) else {
         return Err(OpError::SetNotFound(r.set.clone()));
+    };
+    if r.image.is_some() && !crate::plan::recreate::applies(set) {
+        return Err(OpError::Invalid(format!(
+            "image= is set by a Recreate set's plan as its step opens; {} uses {}: set the \
+             image with an `image` line while the set is frozen, then start the plan",
+            r.set,
+            crate::core::spec::UpdateType::of(set)
+        )));
     }
     if w.planner.runs_on(&r.set) {
         return Err(OpError::Invalid(format!(

@@ -350,6 +350,7 @@ impl Engine {
             gating: (!self.ask.gates.is_empty()).then_some(&self.gating),
             replace_stuck: self.ask.replace_stuck,
             max_restarts: self.ask.max_restarts,
+            image: self.ask.image.as_deref(),
         }
     }
 

@@ -195,6 +195,15 @@ impl Engine {
                 let op = ClusterOp::Plan { set: key, partition: Some((from, to)), record: text };
                 Act::Write(Write::on(op, Some(Box::new(set.clone()))))
             }
+            Next::Recreate { image, record } => {
+                let said = Said {
+                    record: Some(record.clone()),
+                    text: said::recreating(set, &record, &image),
+                };
+                self.send(now, Sending::Record(Box::new(record.clone())), Some(said));
+                let op = ClusterOp::PlanRecreate { set: key, image, record: json(&record) };
+                Act::Write(Write::on(op, Some(Box::new(set.clone()))))
+            }
             Next::Record(record) => {
                 self.baseline =
                     (record.phase == Phase::Baking).then(|| decide::baseline(view.pods));

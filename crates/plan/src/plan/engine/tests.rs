@@ -116,6 +116,7 @@ fn ask(steps: &str, bake: u64) -> Ask {
         by: "ana".into(),
         replace_stuck: false,
         max_restarts: None,
+        image: None,
     }
 }
 

@@ -163,6 +163,9 @@ pub struct RolloutArgs {
     pub gates: crate::plan::gate::Gates,
     /// Pods stuck broken on an older revision are replaced first (`--replace-stuck`).
     pub replace_stuck: bool,
+    /// `image=IMAGE`: a Recreate set's plan sets it when its step opens, after its gates
+    /// (`rollout --image`).
+    pub image: Option<String>,
 }
 
 /// `gate NAME KIND [fail] [slow=DUR] [not-yet=N] [leader=POD] [pass]`: how a rehearsed gate

@@ -278,6 +278,7 @@ impl Player {
                     on_failure: r.on_failure,
                     gates: r.gates.clone(),
                     replace_stuck: r.replace_stuck,
+                    image: r.image.clone(),
                     line: number,
                 };
                 if r.group {

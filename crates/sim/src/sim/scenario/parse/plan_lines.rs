@@ -6,9 +6,29 @@ use super::{Args, duration, int};
 use crate::plan::gate::{GateKind, Gates};
 use crate::value::BadValue;
 
+/// The keys of a `rollout` line.
+const ROLLOUT_KEYS: &[&str] = &[
+    "group",
+    "zone-bake",
+    "order",
+    "batches",
+    "steps",
+    "bake",
+    "stuck-after",
+    "on-failure",
+    "gates",
+    "last",
+    "recheck",
+    "gate-interval",
+    "gate-tries",
+    "replace-stuck",
+    "image",
+];
+
 /// `rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]
 /// [gates=LIST] [last=POD] [recheck=DUR] [gate-interval=DUR] [gate-tries=N]
-/// [replace-stuck=true|false]`.
+/// [replace-stuck=true|false] [image=IMAGE]`. `image=` is a Recreate set's: its plan sets the
+/// image itself when its one step opens, after the step's gates (as `ststui rollout --image`).
 ///
 /// `rollout group=NAME …` (the same keys, and `[zone-bake=DUR] [order=TIER,…]`): the
 /// namespace's sets labelled `rollout-group=NAME` rolled one at a time.
@@ -28,22 +48,11 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
             }
         }
     }
-    a.finish(&[
-        "group",
-        "zone-bake",
-        "order",
-        "batches",
-        "steps",
-        "bake",
-        "stuck-after",
-        "on-failure",
-        "gates",
-        "last",
-        "recheck",
-        "gate-interval",
-        "gate-tries",
-        "replace-stuck",
-    ])?;
+    a.finish(ROLLOUT_KEYS)?;
+    if group.is_some() && a.value("image").is_some() {
+        return Err(a.err("image= is a Recreate set's plan's: give the set's name, not group="));
+    }
+    let image = a.value("image").map(str::to_string);
     let batches = a.parsed("batches", crate::value::batches)?;
     let steps = match (a.parsed("steps", crate::plan::Steps::parse)?, &batches) {
         (Some(_), Some(_)) => return Err(a.err("give steps= or batches=, not both")),
@@ -111,6 +120,7 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         on_failure: on_failure.unwrap_or_default(),
         gates,
         replace_stuck,
+        image,
     })))
 }
 
