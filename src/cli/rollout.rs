@@ -69,7 +69,8 @@ pub struct RolloutArgs {
     pub output: OutputArg,
     /// First hold the set (every set of a group: freeze it, unless held already) and set its
     /// image — `app=nginx:1.26` or `nginx:1.26` (the first container) — then run the plan: one
-    /// command instead of three.
+    /// command instead of three. A Recreate set cannot be held: its plan sets the image itself,
+    /// once the step's gates passed.
     #[arg(long, value_name = "[CONTAINER=]IMAGE")]
     pub image: Option<String>,
     /// Go on past a halt from the halted step (once what halted it is fixed), with this

@@ -119,6 +119,9 @@ fn partial_steps_and_a_plan_with_nothing_to_set_are_refused_with_nothing_written
     let r = play("image web nginx:1.27\nrollout web steps=100% gates=before-step\nsettle\n");
     let e = errors(&r).join("\n");
     assert!(e.contains("comes too late"), "{e}");
+    let r = play("rollout web steps=100% image=nginx:1.27 gates=pre-delete\nsettle\n");
+    let e = errors(&r).join("\n");
+    assert!(e.contains("there is no pod for --pre-delete to go before or after"), "{e}");
     // image= is a Recreate set's.
     let r = play_with(
         "create web replicas=2\nsettle\nrollout web steps=100% image=nginx:1.27\nsettle\n",

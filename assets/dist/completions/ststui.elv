@@ -150,7 +150,7 @@ set edit:completion:arg-completer[ststui] = {|@words|
             cand --on-failure 'On a failure: hold the partition where it is, or undo (the template back to the previous revision, the step''s stuck pods deleted)'
             cand -o 'Progress as text lines or JSON lines'
             cand --output 'Progress as text lines or JSON lines'
-            cand --image 'First hold the set (every set of a group: freeze it, unless held already) and set its image — `app=nginx:1.26` or `nginx:1.26` (the first container) — then run the plan: one command instead of three'
+            cand --image 'First hold the set (every set of a group: freeze it, unless held already) and set its image — `app=nginx:1.26` or `nginx:1.26` (the first container) — then run the plan: one command instead of three. A Recreate set cannot be held: its plan sets the image itself, once the step''s gates passed'
             cand --max-restarts 'A pod of the step whose containers restart this many times halts the plan at once (a crash-looping canary fails fast instead of after --stuck-after)'
             cand --pre-delete 'A gate run before each pod goes (OnDelete: before ststui evicts it; RollingUpdate: before the partition is lowered onto it, one ordinal at a time): cmd:COMMAND (here, `sh -c`), exec:CONTAINER -- COMMAND… (in the pod) or http::PORT/PATH (through the API server''s pod proxy). Exit 0 / 2xx goes, exit 75 / HTTP 503 or 429 is "not yet", anything else halts. Placeholders {namespace} {set} {pod} {ordinal} {zone} {old} {new} {step}, also in STSTUI_* variables'
             cand --post-ready 'A gate run once a replaced pod is updated, Ready and available, before the next goes'

@@ -72,6 +72,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let set = s.set().cloned().ok_or_else(|| gone(&s.key))?;
     if (args.last.is_some() || args.last_by.is_some())
         && !crate::core::spec::strategy(&set).on_delete
+        && !recreate
     {
         return Err(VerbError::new(
             Exit::Usage,

@@ -55,6 +55,15 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, NoStart> {
             replicas,
         });
     }
+    let g = &start.gates;
+    let per_pod = [
+        (g.pre_delete.is_some(), "--pre-delete"),
+        (g.last.is_some(), "--last"),
+        (g.last_by.is_some(), "--last-by"),
+    ];
+    if let Some((_, flag)) = per_pod.iter().find(|(asked, _)| *asked) {
+        return Err(NoStart::RecreatePerPod { name, flag });
+    }
     let Some(update) = observed_update_revision(set) else {
         let generation = set.metadata.generation.unwrap_or(0);
         return Err(NoStart::Unobserved { name, generation });

@@ -58,6 +58,11 @@ pub enum NoStart {
         "{name} uses the Recreate strategy and its template changed already: its old pods are going, so --before-step (asked before a step's pods go) comes too late; give --image for the plan to set the image once the gate passed, or drop --before-step to follow this rollout"
     )]
     RecreateBeforeStep { name: String },
+    /// A per-pod ordering or pre-delete gate on a Recreate set: no pod is taken one at a time.
+    #[error(
+        "{name} uses the Recreate strategy: the controller deletes every old pod at once, so there is no pod for {flag} to go before or after (--before-step runs before the plan sets the image, --post-ready on each pod as it is back)"
+    )]
+    RecreatePerPod { name: String, flag: &'static str },
 }
 
 /// The first move of a new plan on what `facts` show: the record of its first step not yet
