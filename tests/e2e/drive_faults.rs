@@ -45,6 +45,10 @@ impl Drop for Rig {
 fn rig(test: &str, deny: &[&str]) -> Rig {
     let sim =
         serve_common::sim(vec![serve_common::set("web", 3)], serve_common::kubelet(100), true);
+    rig_of(test, deny, sim)
+}
+
+fn rig_of(test: &str, deny: &[&str], sim: Sim) -> Rig {
     let (handle, server) = serve_common::serve_sim(sim, deny);
     let dir =
         std::env::temp_dir().join(format!("ststui-drive-faults-{test}-{}", std::process::id()));
@@ -313,4 +317,48 @@ fn with_the_gate_off_a_sync_reads_its_own_writes_from_the_mirror_at_once() {
     assert!(!said.iter().any(|l| l.contains(" held: ")), "held with the gate off: {said:#?}");
     let created = r.actions(ControllerAction::CreatePod);
     assert_eq!(created.iter().filter(|p| *p == "web-3").count(), 1, "{created:?}");
+}
+
+/// An API server that stores a Recreate set (its gate on) and ststui driving with the
+/// controller's gate off (1.37's default): the set is not reconciled, and the Warning Event
+/// upstream records on it is posted to the server, once per sync that refuses it.
+#[test]
+fn a_recreate_set_with_the_controllers_gate_off_is_refused_with_a_warning_event_on_the_server() {
+    let mut config =
+        ststui::sim::SimConfig { kubelet: serve_common::kubelet(100), ..Default::default() };
+    config.options.semantics.recreate_gate = true;
+    let sim = serve_common::sim_with(vec![serve_common::set("web", 3)], config, true);
+    let r = rig_of("recreate-gate-off", &[], sim);
+    r.op(ClusterOp::SetStrategy {
+        set: web(),
+        kind: ststui::core::spec::UpdateType::Recreate,
+        rolling: None,
+    });
+    let _d = r.drive().unwrap();
+    let start = Instant::now();
+    let warning = loop {
+        let found = r.call(|sim| {
+            sim.store()
+                .events()
+                .iter()
+                .find(|e| e.reason.as_deref() == Some(ststui::core::UNKNOWN_STRATEGY))
+                .cloned()
+        });
+        if let Some(e) = found {
+            break e;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "no Event: {:#?}", r.said());
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(warning.type_.as_deref(), Some("Warning"));
+    assert_eq!(warning.involved_object.name.as_deref(), Some("web"));
+    let message = warning.message.clone().unwrap_or_default();
+    assert!(
+        message.contains(
+            "uses Recreate strategy but feature gate StatefulSetRecreateStrategy is disabled"
+        ),
+        "{message}"
+    );
+    // Nothing reconciled: no pod made for the set.
+    assert!(r.held().pods.is_empty(), "{:?}", r.held());
 }
