@@ -162,3 +162,47 @@ fn a_failing_post_ready_gate_with_undo_puts_the_old_template_back() {
     let lines = plan_lines(&r);
     assert!(lines.iter().any(|l| l.contains("on web-1 failed")), "{lines:#?}");
 }
+
+#[test]
+fn a_broken_image_halts_at_stuck_after_and_abort_leaves_nothing_behind() {
+    let before = play("");
+    let r = play(
+        "break-image nginx:bad\n\
+         rollout web steps=100% image=nginx:bad stuck-after=1m\n\
+         settle\n\
+         expect web plan=halted\n\
+         abort web\n\
+         settle\n\
+         expect web plan=aborted ready=3 updated=3 rolledOut=true\n",
+    );
+    assert!(r.outcome.passed(), "{:?} {:?}", r.outcome.failures, errors(&r));
+    assert_eq!(image(&r), image(&before), "the template is the old one again");
+    let set = r.sim.set(&ObjRef::new("default", "web")).unwrap();
+    let annotations = set.metadata.annotations.clone().unwrap_or_default();
+    let left: Vec<&String> =
+        annotations.keys().filter(|k| k.contains("frozen") || k.contains("lease")).collect();
+    assert!(left.is_empty(), "no freeze or lease left behind: {left:?}");
+    let strategy = ststui::core::spec::strategy(set);
+    assert!(strategy.recreate, "still Recreate");
+    let lines = plan_lines(&r);
+    assert!(lines.iter().any(|l| l.contains("made no progress for 1m")), "{lines:#?}");
+}
+
+#[test]
+fn a_group_with_a_recreate_set_is_refused_naming_it() {
+    let r = play_with(
+        "kubelet start=1s ready=1s stop=1s\n\
+         create db-a replicas=2 strategy=Recreate labels=rollout-group=db\n\
+         create db-b replicas=2 labels=rollout-group=db\n\
+         settle\n\
+         partition db-b 2\n\
+         image db-b nginx:1.27\n\
+         rollout group=db steps=100%\n\
+         settle\n",
+        gated(),
+    );
+    let e = errors(&r).join("\n");
+    assert!(e.contains("db-a uses the Recreate strategy: a group holds its sets"), "{e}");
+    let b = r.sim.set(&ObjRef::new("default", "db-b")).unwrap();
+    assert_eq!(ststui::core::spec::strategy(b).partition, 2, "nothing rolled");
+}

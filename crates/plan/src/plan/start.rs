@@ -58,6 +58,12 @@ pub enum NoStart {
         "{name} uses the Recreate strategy and its template changed already: its old pods are going, so --before-step (asked before a step's pods go) comes too late; give --image for the plan to set the image once the gate passed, or drop --before-step to follow this rollout"
     )]
     RecreateBeforeStep { name: String },
+    /// A Recreate set in a rollout group: the group holds its sets and sets their images
+    /// first, which a Recreate set cannot be held for.
+    #[error(
+        "{name} uses the Recreate strategy: a group holds its sets before their images change, and a Recreate set cannot be held (every old pod goes the moment its template changes); roll it on its own with `ststui rollout {name} --steps 100% --image IMAGE`, after the group"
+    )]
+    RecreateInGroup { name: String },
     /// A per-pod ordering or pre-delete gate on a Recreate set: no pod is taken one at a time.
     #[error(
         "{name} uses the Recreate strategy: the controller deletes every old pod at once, so there is no pod for {flag} to go before or after (--before-step runs before the plan sets the image, --post-ready on each pod as it is back)"

@@ -152,7 +152,8 @@ impl GroupEngine {
             let key = &self.cfg.sets[i];
             if crate::core::spec::strategy(set).recreate {
                 let name = set.metadata.name.clone().unwrap_or_default();
-                return Some(format!("{key}: {}", crate::plan::start::NoStart::Recreate { name }));
+                let why = crate::plan::start::NoStart::RecreateInGroup { name };
+                return Some(format!("{key}: {why}"));
             }
             let dead = self.cfg.engine.dead.as_ref();
             let believe = self.cfg.engine.believe;
