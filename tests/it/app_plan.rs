@@ -126,6 +126,33 @@ fn p_prefills_names_a_bad_entry_and_starts_with_the_lease_and_the_first_step() {
     assert!(st.plan_run.is_some());
 }
 
+/// `P` on a Recreate set with partial steps: refused before the question, naming what a plan
+/// there is (one step of every pod), nothing sent.
+#[test]
+fn p_on_a_recreate_set_with_partial_steps_is_refused_before_the_question() {
+    let mut st = demo(sim_caps());
+    let mut set = st.mirror.set(&web()).unwrap().clone();
+    set.spec.update_strategy = Some(k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
+        type_: Some("Recreate".into()),
+        rolling_update: None,
+    });
+    let status = set.status.get_or_insert_with(Default::default);
+    status.observed_generation = set.metadata.generation;
+    status.current_revision.clone_from(&status.update_revision);
+    run(&mut st, [applied(Object::Set(Arc::new(set))), Msg::BatchEnd]);
+    run(&mut st, [key('P'), ctrl('u')]);
+    let cmds = run(&mut st, typed("1,100%").into_iter().chain([code(KeyCode::Enter)]));
+    assert!(plan_ops(&cmds).is_empty(), "{cmds:?}");
+    assert!(!matches!(st.modal, Modal::Confirm(_)), "asked: {:?}", st.modal);
+    let said = match &st.modal {
+        Modal::Prompt(p) => p.error.clone().unwrap_or_default(),
+        _ => status_text(&st),
+    };
+    assert!(said.contains("uses the Recreate strategy"), "{said}");
+    assert!(said.contains("a plan on it is one step of every pod"), "{said}");
+    assert!(st.plan_run.is_none());
+}
+
 #[test]
 fn p_is_refused_while_another_runner_holds_the_lease() {
     let mut st = demo(sim_caps());

@@ -108,6 +108,29 @@ pub fn offer(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Comman
         by: String::new(),
         gates: Default::default(),
     };
+    // A plan that cannot begin is refused before the question (the engine says the same
+    // once started): nothing to roll, a Recreate set's partial steps or missing image.
+    {
+        let pods: Vec<(i32, &Pod)> = state.mirror.pods_of(&set).collect();
+        let facts = crate::plan::facts::Facts {
+            set: &s,
+            pods: &pods,
+            now,
+            min_ready: crate::core::spec::min_ready(&s, &state.options.semantics),
+            stuck_after_ms: form.stuck_after_ms,
+            baseline: None,
+            frozen: None,
+            gating: None,
+            replace_stuck: false,
+            max_restarts: None,
+            image: None,
+        };
+        // Not observed yet: the plan waits for the controller (paused, say), as it would.
+        match crate::plan::start::begin(&start, &facts) {
+            Err(crate::plan::start::NoStart::Unobserved { .. }) | Ok(_) => {}
+            Err(why) => return Err(format!("plan not started: {why}").into()),
+        }
+    }
     let mut details = crate::plan::said::preview(&set, &s, &start);
     if let Some(first) = details.first_mut() {
         *first = first.replace(&format!("plan for {set}: "), "");
