@@ -140,8 +140,13 @@ pub fn resolve(
         Reading::Invalid(why) => return Err(refuse(Reading::invalid_words(why, name))),
         Reading::Plan(r) => r,
     };
-    // A plan over, or of another revision, is history: a new plan starts.
-    if matches!(r.phase, Phase::Done | Phase::Aborted) || update != Some(r.revision.as_str()) {
+    // A plan over, or of another revision, is history: a new plan starts. A Recreate step
+    // opened by its own write records no revision until the controller names it: rerun with
+    // the image it set, it is resumed (`plan::recreate::learn` judges it on the template).
+    let opened_by_its_write = r.revision.is_empty() && ask.image.is_some();
+    if matches!(r.phase, Phase::Done | Phase::Aborted)
+        || (update != Some(r.revision.as_str()) && !opened_by_its_write)
+    {
         return new();
     }
     let diffs = differences(r, ask);

@@ -319,4 +319,30 @@ mod tests {
         let next = learn(&opened(), &facts(&unobserved, &pods, Some("nginx:1.27")));
         assert!(matches!(next, Some(Next::Wait(w)) if w.contains("to observe")));
     }
+
+    #[test]
+    fn a_rerun_with_the_image_resumes_a_step_its_write_opened() {
+        use crate::plan::ask::{Ask, Begin, resolve};
+        use crate::plan::record::Reading;
+        let ask = Ask {
+            steps: Some(crate::plan::Steps::parse("100%").unwrap()),
+            bake_seconds: 60,
+            checks: vec![],
+            on_failure: crate::plan::OnFailure::Hold,
+            force: false,
+            continue_halted: false,
+            by: "ana".into(),
+            gates: Default::default(),
+            replace_stuck: false,
+            max_restarts: None,
+            image: Some("nginx:1.27".into()),
+        };
+        let reading = Reading::Plan(Box::new(opened()));
+        let begun = resolve(&reading, Some("web-b"), &ask, "web").unwrap();
+        assert!(matches!(begun, Begin::Resume { .. }), "{begun:?}");
+        // Without the image the record is another revision's: history, a new plan.
+        let bare = Ask { image: None, ..ask };
+        let begun = resolve(&reading, Some("web-b"), &bare, "web").unwrap();
+        assert!(matches!(begun, Begin::New(_)), "{begun:?}");
+    }
 }
