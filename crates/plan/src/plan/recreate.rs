@@ -84,28 +84,9 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, NoStart> {
             return Err(NoStart::RecreateBeforeStep { name });
         }
     }
-    let record = Record {
-        steps: start.steps.to_string(),
-        bake_seconds: start.bake_seconds,
-        checks: start.checks.clone(),
-        on_failure: start.on_failure.word().to_string(),
-        revision: update.to_string(),
-        template: template_hash(set),
-        step: 0,
-        of: targets.len(),
-        phase: Phase::Waiting,
-        since: stamp(facts.now),
-        partition: if opens { replicas } else { 0 },
-        by: start.by.clone(),
-        started: stamp(facts.now),
-        reason: None,
-        // No partition to put back: an abort reverts the template alone.
-        began_at: None,
-        from: current.to_string(),
-        gates: start.gates.clone(),
-        target: None,
-        gate: None,
-    };
+    // No partition to put back (`began_at: None`): an abort reverts the template alone.
+    let partition = if opens { replicas } else { 0 };
+    let record = start.record(facts, (update, current), partition, None);
     Ok(super::decide::enter(&record, 1, &targets, facts))
 }
 

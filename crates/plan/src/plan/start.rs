@@ -117,28 +117,43 @@ pub fn begin(start: &Start, facts: &Facts<'_>) -> Result<Next, NoStart> {
     // A gate right before the first step to open stays: start at it.
     let first =
         if first > 1 && targets.get(first - 2) == Some(&Target::Gate) { first - 1 } else { first };
-    let record = Record {
-        steps: start.steps.to_string(),
-        bake_seconds: start.bake_seconds,
-        checks: start.checks.clone(),
-        on_failure: start.on_failure.word().to_string(),
-        revision: update.to_string(),
-        template: super::record::template_hash(set),
-        step: 0,
-        of: targets.len(),
-        phase: Phase::Waiting,
-        since: stamp(facts.now),
-        partition: now_partition.unwrap_or(replicas),
-        by: start.by.clone(),
-        started: stamp(facts.now),
-        reason: None,
-        began_at: Some(began),
-        from: current.to_string(),
-        gates: start.gates.clone(),
-        target: None,
-        gate: None,
-    };
+    let partition = now_partition.unwrap_or(replicas);
+    let record = start.record(facts, (update, current), partition, Some(began));
     Ok(enter(&record, first, &targets, facts))
+}
+
+impl Start {
+    /// The record of a new plan before its first step, on the revisions `(update, current)`
+    /// the set shows, at `partition`, begun at `began_at` (what an abort puts back).
+    pub fn record(
+        &self,
+        facts: &Facts<'_>,
+        (update, current): (&str, &str),
+        partition: i32,
+        began_at: Option<i32>,
+    ) -> Record {
+        Record {
+            steps: self.steps.to_string(),
+            bake_seconds: self.bake_seconds,
+            checks: self.checks.clone(),
+            on_failure: self.on_failure.word().to_string(),
+            revision: update.to_string(),
+            template: super::record::template_hash(facts.set),
+            step: 0,
+            of: self.steps.targets(spec::replicas(facts.set)).len(),
+            phase: Phase::Waiting,
+            since: stamp(facts.now),
+            partition,
+            by: self.by.clone(),
+            started: stamp(facts.now),
+            reason: None,
+            began_at,
+            from: current.to_string(),
+            gates: self.gates.clone(),
+            target: None,
+            gate: None,
+        }
+    }
 }
 
 /// The partition the plan's last opening step leaves.
