@@ -172,7 +172,7 @@ fn typed(st: &mut AppState, text: &str) {
 
 #[test]
 fn p_in_the_group_view_plans_the_group_names_a_bad_entry_and_keeps_its_sets_watched() {
-    use ststui::app::state::{Driver, Modal};
+    use ststui::app::state::Modal;
     let mut st = console_after(HELD);
     st.selected_set = Some(zone('a'));
     run(&mut st, [key('Z'), Msg::BatchEnd, key('P')]);
@@ -194,7 +194,7 @@ fn p_in_the_group_view_plans_the_group_names_a_bad_entry_and_keeps_its_sets_watc
     assert!(q.details.iter().any(|d| d.contains("30s of that between sets")), "{:?}", q.details);
     assert_eq!(q.log, "rollout group=ingester batches=1,2 bake=0s zone-bake=30s stuck-after=10m");
     let cmds = run(&mut st, [key('y')]);
-    assert!(matches!(st.plan_run.as_ref().map(|r| &r.driver), Some(Driver::Group(_))));
+    assert!(st.plan_run.as_ref().and_then(|r| r.run.group_name()).is_some());
     // Its first write: the group's lease, on its first set.
     let first = ops(&cmds).into_iter().find_map(|op| match op {
         Op::Cluster(w) => Some(w.op),

@@ -1,30 +1,25 @@
 //! `ststui rollout --group a,b,c | --group 'ingester-zone-*' | -l rollout-group=ingester`: the
-//! group engine (`plan::group::run`) adapted to a process beside a cluster, as `rollout NAME`
-//! adapts the plan engine. Each set of the group is watched (one backend per set, fed through
-//! one channel: `Sessions`); every verdict rests on a quorum read of every set of the group and
-//! its pods; writes go through the console's write path; the rolling set's checks and gates run
-//! here.
+//! plan run over a group's sets (`plan::run`), carried out by the runner `rollout NAME` uses
+//! (`runner`). Each set of the group is watched (one backend per set, fed through one channel:
+//! `Sessions`); every verdict rests on a quorum read of every set of the group and its pods.
 //!
-//! Owns: choosing the group's sets (listed once, at the start), the adapter's IO, the output.
+//! Owns: choosing the group's sets (listed once, at the start) and `--image` on all of them.
 //! Exit codes as `rollout NAME`'s.
 
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::jiff::Timestamp;
 
 use super::checks::Checks;
 use super::output::Output;
-use super::{READ, ask, config, gates, plan_inputs, revert, wake, write};
-use crate::backend::{Fresh, ObjRef};
+use super::runner::Runner;
+use super::{ask, config, gates, plan_inputs};
+use crate::backend::ObjRef;
 use crate::cli::{OutputArg, RolloutArgs};
 use crate::cluster::{Target, Writes};
-use crate::core::pod::MinReady;
-use crate::plan::engine::{Act, Stop};
 use crate::plan::group::part::{self, ROLLOUT_GROUP};
-use crate::plan::group::run::{GroupConfig, GroupEnd, GroupEngine, GroupView, Member, Step};
 use crate::plan::group::{self, Order, Pick};
+use crate::plan::run::{GroupConfig, Run};
 use crate::verbs::session::Sessions;
 use crate::verbs::{Exit, SYNC_TIMEOUT, VerbError};
 
@@ -69,9 +64,9 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         engine: config(sets[0].clone(), host, args, dead),
     };
     let ask = ask(args, steps, bake_seconds, writes.identity());
-    let mut r = GroupRunner {
-        engine: GroupEngine::new(cfg, ask),
-        sessions,
+    let mut r = Runner {
+        run: Run::group(cfg, ask),
+        watch: sessions,
         w: writes,
         out,
         limit,
@@ -162,226 +157,5 @@ fn group_name(args: &RolloutArgs, names: &[String]) -> String {
     match shared {
         0 => names[0].clone(),
         n => first[..n].join("-"),
-    }
-}
-
-struct GroupRunner {
-    engine: GroupEngine,
-    sessions: Sessions,
-    w: Writes,
-    out: Output,
-    limit: Option<Instant>,
-    checks: Checks,
-    gates: gates::Gates,
-    /// Every set of the group and its pods as just read from the server, for the next turn.
-    fresh: Option<Vec<Fresh>>,
-}
-
-impl GroupRunner {
-    fn now(&self) -> Timestamp {
-        self.sessions.all[0].state.now.unwrap_or_else(Timestamp::now)
-    }
-
-    fn drive(&mut self) -> Result<Exit, VerbError> {
-        let mut timed_out = false;
-        let mut interrupted = None;
-        crate::procs::graceful();
-        loop {
-            if !timed_out && self.limit.is_some_and(|l| Instant::now() >= l) {
-                timed_out = true;
-                self.engine.stop("the timeout passed".into());
-            }
-            if let (None, Some(sig)) = (interrupted, crate::procs::interrupted()) {
-                interrupted = Some(sig);
-                self.engine.stop(format!("stopped by {}", crate::procs::signal_name(sig)));
-            }
-            let plan = self.engine.inner().and_then(|e| e.plan().cloned());
-            if let Some(result) = self.checks.news(&mut self.out, plan.as_ref()) {
-                self.engine.checked(result);
-            }
-            if let Some(o) = self.gates.outcome() {
-                self.out.output("gate-output", &o.tail);
-                self.engine.gated(o);
-            }
-            let step = self.turn();
-            let active = self.engine.active().cloned();
-            if let (Some(key), Some((set, start))) =
-                (&active, self.engine.inner().and_then(|e| e.take_began()))
-            {
-                self.out.preview(key, &set, &start);
-            }
-            let group = self.engine.group().to_string();
-            for (set, said) in self.engine.said() {
-                match &said.record {
-                    Some(r) => self.out.event(Some(r), &format!("{}: {}", set.name, said.text)),
-                    None => self.out.event(None, &format!("group {group}: {}", said.text)),
-                }
-            }
-            let act = match step {
-                Step::End(end) => return Ok(self.finish(end, timed_out, interrupted)),
-                Step::Do(act) => act,
-            };
-            let key = active.unwrap_or_else(|| self.engine.sets()[0].clone());
-            match act {
-                Act::Write(w) => {
-                    let result = write(&self.w, &mut self.out, self.limit, w);
-                    let now = self.now();
-                    self.engine.wrote(now, result);
-                }
-                Act::Read => self.read(),
-                Act::Check { checks, env } => self.checks.start(checks, env),
-                Act::Gate(run) => self.gates.start(*run, &key.namespace),
-                Act::Revert { basis, revision, .. } => {
-                    let i = self.index(&key);
-                    let pods: Vec<(i32, Pod)> = self.sessions.all[i]
-                        .state
-                        .mirror
-                        .pods_of(&key)
-                        .map(|(o, p)| (o, p.clone()))
-                        .collect();
-                    let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-                    let result =
-                        revert(&self.w, &mut self.out, &key, &basis, &revision, &pods, self.limit);
-                    self.engine.reverted(result);
-                }
-                Act::Wait { until, words } => {
-                    if !words.is_empty() {
-                        let r = self.engine.inner().and_then(|e| e.plan().cloned());
-                        let words = match &r {
-                            Some(_) => format!("{}: {words}", key.name),
-                            None => words,
-                        };
-                        self.out.waiting(r.as_ref(), &words);
-                    }
-                    self.pause(until)?;
-                }
-                Act::End(_) => {}
-            }
-        }
-    }
-
-    fn index(&self, key: &ObjRef) -> usize {
-        self.engine.sets().iter().position(|k| k == key).unwrap_or(0)
-    }
-
-    fn min_ready(&self, i: usize, set: &StatefulSet) -> MinReady {
-        let sem = &self.sessions.all[i].state.options.semantics;
-        crate::core::spec::min_ready(set, sem)
-    }
-
-    /// One turn on the fresh read when there is one, else on the watches.
-    fn turn(&mut self) -> Step {
-        let now = self.now();
-        if let Some(fresh) = self.fresh.take() {
-            let owns: Vec<Vec<(i32, &Pod)>> =
-                fresh.iter().zip(self.engine.sets()).map(|(f, k)| f.own(&k.name)).collect();
-            let frozen: Vec<Option<String>> =
-                fresh.iter().map(|f| crate::steer::holding(&f.set).map(|h| h.words())).collect();
-            let members: Vec<Member<'_>> = fresh
-                .iter()
-                .enumerate()
-                .map(|(i, f)| Member {
-                    set: Some(&*f.set),
-                    pods: &owns[i],
-                    min_ready: self.min_ready(i, &f.set),
-                    frozen: frozen[i].as_deref(),
-                })
-                .collect();
-            let ns = self.engine.sets()[0].namespace.clone();
-            let budgets: Vec<_> = match fresh.first().and_then(|f| f.budgets.as_ref()) {
-                Some(read) => read.iter().map(|b| &**b).collect(),
-                None => self.sessions.all[0].state.mirror.budgets_in(&ns).collect(),
-            };
-            let view = GroupView { members: &members, now, fresh: true, budgets: &budgets };
-            return self.engine.next(&view);
-        }
-        let sets: Vec<Option<StatefulSet>> =
-            self.sessions.all.iter().map(|s| s.set().cloned()).collect();
-        let pods: Vec<Vec<(i32, Pod)>> = self
-            .sessions
-            .all
-            .iter()
-            .map(|s| s.state.mirror.pods_of(&s.key).map(|(o, p)| (o, p.clone())).collect())
-            .collect();
-        let refs: Vec<Vec<(i32, &Pod)>> =
-            pods.iter().map(|p| p.iter().map(|(o, p)| (*o, p)).collect()).collect();
-        let frozen: Vec<Option<String>> = sets
-            .iter()
-            .map(|s| s.as_ref().and_then(crate::steer::holding).map(|h| h.words()))
-            .collect();
-        let members: Vec<Member<'_>> = sets
-            .iter()
-            .enumerate()
-            .map(|(i, s)| Member {
-                set: s.as_ref(),
-                pods: &refs[i],
-                min_ready: s
-                    .as_ref()
-                    .map_or(MinReady { seconds: 0, at_deadline: false }, |s| self.min_ready(i, s)),
-                frozen: frozen[i].as_deref(),
-            })
-            .collect();
-        let ns = self.engine.sets()[0].namespace.clone();
-        let budgets: Vec<_> = self.sessions.all[0].state.mirror.budgets_in(&ns).collect();
-        let view = GroupView { members: &members, now, fresh: false, budgets: &budgets };
-        self.engine.next(&view)
-    }
-
-    /// A quorum read of every set of the group and its pods (one failure fails it).
-    fn read(&mut self) {
-        let mut all = Vec::with_capacity(self.engine.sets().len());
-        for key in self.engine.sets().to_vec() {
-            match self.w.read(&key, READ) {
-                Ok(f) => all.push(f),
-                Err(f) => {
-                    tracing::info!("group: fresh read of {key} failed: {}", f.message);
-                    let now = self.now();
-                    self.engine.read_failed(now, *f);
-                    return;
-                }
-            }
-        }
-        self.fresh = Some(all);
-    }
-
-    /// Between turns: what the watches bring until `until` (at most a second).
-    fn pause(&mut self, until: Option<Timestamp>) -> Result<(), VerbError> {
-        let busy = self.checks.running() || self.gates.running.is_some();
-        let wake = wake(self.now(), until, self.limit, busy);
-        self.sessions.next(Some(wake), true)
-    }
-
-    fn finish(&mut self, end: GroupEnd, timed_out: bool, interrupted: Option<i32>) -> Exit {
-        match end {
-            GroupEnd::Done => Exit::Done,
-            GroupEnd::Halted { .. } => Exit::Stuck,
-            GroupEnd::Refused { why, usage } => {
-                crate::text::err_line(&format!(
-                    "ststui rollout: group {}: {why}",
-                    self.engine.group()
-                ));
-                if usage { Exit::Usage } else { Exit::Expectation }
-            }
-            GroupEnd::Stopped { why, kind } => {
-                let why = match (interrupted, timed_out, kind) {
-                    (Some(_), _, Stop::Asked) => format!(
-                        "{why}: the leases given back, the sets held where the plan left them \
-                         (the same command resumes the group)"
-                    ),
-                    (None, true, Stop::Asked) => {
-                        "timed out; the sets stay where the plan left them (rerun to resume)"
-                            .to_string()
-                    }
-                    _ => why,
-                };
-                self.out.finish(&why);
-                match kind {
-                    Stop::Unreachable => Exit::Api,
-                    // Aborted from elsewhere: it will not go on, as a halt.
-                    Stop::Aborted => Exit::Stuck,
-                    Stop::Taken | Stop::Asked => Exit::Expectation,
-                }
-            }
-        }
     }
 }

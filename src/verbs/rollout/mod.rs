@@ -1,9 +1,10 @@
-//! `ststui rollout NAME --steps LIST [--bake DUR] [--check CMD]…`: the plan engine
-//! (`plan::engine`) adapted to a process beside a cluster. It watches the set with the
-//! console's own session, reads the set and its pods fresh from the server when the engine asks
-//! (every verdict rests on such a read), writes through the console's write path (the set a
-//! write produced — its answer, or what was read back after a lost reply — is the next write's
-//! basis), runs this invocation's checks (never the record's), and says each move.
+//! `ststui rollout NAME --steps LIST [--bake DUR] [--check CMD]…`: the plan run (`plan::run`)
+//! adapted to a process beside a cluster by the one runner (`runner`), a group's too (`group`
+//! chooses its sets). It watches the set with the console's own session, reads the set and its
+//! pods fresh from the server when the run asks (every verdict rests on such a read), writes
+//! through the console's write path (the set a write produced — its answer, or what was read
+//! back after a lost reply — is the next write's basis), runs this invocation's checks (never
+//! the record's), and says each move.
 //!
 //! With `--image`, the set is first held (frozen, unless already held) and its first container's
 //! image set, so the update waits for the plan: one command instead of three.
@@ -22,19 +23,21 @@ mod gates;
 pub mod group;
 mod output;
 mod prepare;
+mod runner;
 
 use checks::Checks;
 use output::Output;
+use runner::Runner;
 
 use super::session::Session;
 use super::{Exit, SYNC_TIMEOUT, VerbError};
 use crate::backend::ObjRef;
 use crate::cli::{OutputArg, RolloutArgs};
 use crate::cluster::{Target, Writes};
-use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
-use crate::plan::engine::{Act, Config, End, Engine, Stop, View};
+use crate::plan::engine::Config;
 use crate::plan::record::{self, MAX_BAKE_SECONDS};
+use crate::plan::run::Run;
 use crate::plan::{Steps, duration_words};
 
 /// How long a lease holds without renewal, and how often the runner renews it: 20 s of slack
@@ -88,8 +91,8 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let cfg = config(s.key.clone(), host, args, dead);
     let ask = Ask { image: plan_image, ..ask(args, steps, bake_seconds, writes.identity()) };
     let mut r = Runner {
-        engine: Engine::new(cfg, ask),
-        s,
+        run: Run::one(cfg, ask),
+        watch: s,
         w: writes,
         out,
         limit,
@@ -211,215 +214,6 @@ fn signed(d: Duration) -> SignedDuration {
 
 fn gone(key: &ObjRef) -> VerbError {
     VerbError::new(Exit::Api, format!("{key} is gone"))
-}
-
-/// The adapter's state.
-struct Runner {
-    engine: Engine,
-    s: Session,
-    w: Writes,
-    out: Output,
-    limit: Option<Instant>,
-    /// The checks under way.
-    checks: Checks,
-    /// The gates' runner (a gate under way reports there).
-    gates: gates::Gates,
-    /// The set and its pods as just read from the server, for the next turn.
-    fresh: Option<crate::backend::Fresh>,
-}
-
-impl Runner {
-    fn now(&self) -> Timestamp {
-        self.s.state.now.unwrap_or_else(Timestamp::now)
-    }
-
-    /// The engine's turns, carried out until the run ends.
-    fn drive(&mut self) -> Result<Exit, VerbError> {
-        let mut timed_out = false;
-        let mut interrupted = None;
-        crate::procs::graceful();
-        loop {
-            if !timed_out && self.limit.is_some_and(|l| Instant::now() >= l) {
-                timed_out = true;
-                self.engine.stop("the timeout passed".into());
-            }
-            if let (None, Some(sig)) = (interrupted, crate::procs::interrupted()) {
-                interrupted = Some(sig);
-                self.engine.stop(format!("stopped by {}", crate::procs::signal_name(sig)));
-            }
-            let plan = self.engine.plan().cloned();
-            if let Some(result) = self.checks.news(&mut self.out, plan.as_ref()) {
-                self.engine.checked(result);
-            }
-            if let Some(o) = self.gates.outcome() {
-                self.out.output("gate-output", &o.tail);
-                self.engine.gated(o);
-            }
-            let act = self.turn()?;
-            if self.out.is_json() {
-                let screen = crate::app::view::Screen::of(&self.s.state);
-                let v = crate::app::health::verdict(
-                    &self.s.state,
-                    &self.s.key,
-                    Some(&screen.controller),
-                    None,
-                );
-                self.out.verdict(v.as_ref());
-            }
-            // A new plan is printed before its first move is said.
-            if let Some((set, start)) = self.engine.take_began() {
-                self.out.preview(&self.s.key, &set, &start);
-            }
-            for said in self.engine.said() {
-                self.out.event(said.record.as_ref(), &said.text);
-            }
-            match act {
-                Act::Write(w) => {
-                    let result = write(&self.w, &mut self.out, self.limit, w);
-                    let now = self.now();
-                    self.engine.wrote(now, result);
-                }
-                Act::Read => self.read(),
-                Act::Check { checks, env } => self.checks.start(checks, env),
-                Act::Gate(run) => {
-                    let ns = self.s.key.namespace.clone();
-                    self.gates.start(*run, &ns);
-                }
-                Act::Revert { basis, revision, stuck } => {
-                    let pods = self.pods();
-                    let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-                    let _ = stuck;
-                    let key = self.s.key.clone();
-                    let result =
-                        revert(&self.w, &mut self.out, &key, &basis, &revision, &pods, self.limit);
-                    self.engine.reverted(result);
-                }
-                Act::Wait { until, words } => {
-                    if !words.is_empty() {
-                        let r = self.engine.plan().cloned();
-                        self.out.waiting(r.as_ref(), &words);
-                    }
-                    self.pause(until)?;
-                }
-                Act::End(end) => return Ok(self.finish(end, timed_out, interrupted)),
-            }
-        }
-    }
-
-    /// One turn of the engine on the fresh read when there is one, else on the watch.
-    fn turn(&mut self) -> Result<Act, VerbError> {
-        let now = self.now();
-        let frozen = self.s.set().and_then(crate::steer::holding).map(|f| f.words());
-        if let Some(fresh) = self.fresh.take() {
-            let own = fresh.own(&self.s.key.name);
-            let set = &*fresh.set;
-            let frozen = crate::steer::holding(set).map(|f| f.words());
-            // The budgets as read with the set, or — not read — as the watch has them.
-            let budgets: Vec<_> = match &fresh.budgets {
-                Some(read) => read.iter().map(|b| &**b).collect(),
-                None => self.s.state.mirror.budgets_in(&self.s.key.namespace).collect(),
-            };
-            let view = View {
-                set,
-                pods: &own,
-                now,
-                min_ready: self.min_ready(set),
-                frozen: frozen.as_deref(),
-                fresh: true,
-                budgets: &budgets,
-            };
-            return Ok(self.engine.next(&view));
-        }
-        let set = self.s.set().cloned().ok_or_else(|| gone(&self.s.key))?;
-        let pods = self.pods();
-        let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-        let budgets: Vec<_> = self.s.state.mirror.budgets_in(&self.s.key.namespace).collect();
-        let view = View {
-            set: &set,
-            pods: &pods,
-            now,
-            min_ready: self.min_ready(&set),
-            frozen: frozen.as_deref(),
-            fresh: false,
-            budgets: &budgets,
-        };
-        Ok(self.engine.next(&view))
-    }
-
-    fn min_ready(&self, set: &StatefulSet) -> MinReady {
-        crate::core::spec::min_ready(set, &self.s.state.options.semantics)
-    }
-
-    fn pods(&self) -> Vec<(i32, Pod)> {
-        self.s.state.mirror.pods_of(&self.s.key).map(|(o, p)| (o, p.clone())).collect()
-    }
-
-    /// A quorum read of the set and its pods.
-    fn read(&mut self) {
-        match self.w.read(&self.s.key, READ) {
-            Ok(read) => self.fresh = Some(read),
-            Err(f) => {
-                tracing::info!("plan: fresh read failed: {}", f.message);
-                let now = self.now();
-                self.engine.read_failed(now, *f);
-            }
-        }
-    }
-
-    /// Between turns: what arrives on the watch until `until` (at most a second), a watch
-    /// that fails meanwhile tolerated (the engine's fresh reads and its lease decide).
-    fn pause(&mut self, until: Option<Timestamp>) -> Result<(), VerbError> {
-        let busy = self.checks.running() || self.gates.running.is_some();
-        let wake = wake(self.now(), until, self.limit, busy);
-        self.s.next_lenient(Some(wake))
-    }
-
-    /// The run's last words and exit code.
-    fn finish(&mut self, end: End, timed_out: bool, interrupted: Option<i32>) -> Exit {
-        match end {
-            End::Done(_) => Exit::Done,
-            // The engine said why, with what holds.
-            End::Halted(_) => Exit::Stuck,
-            End::Refused { why, usage } => {
-                crate::text::err_line(&format!("ststui rollout: {}: {why}", self.s.key));
-                if usage { Exit::Usage } else { Exit::Expectation }
-            }
-            End::Stopped { why, kind } => {
-                let words = self
-                    .s
-                    .set()
-                    .and_then(|s| record::read(s).plan().map(|r| r.words(self.now())))
-                    .unwrap_or_default();
-                let resume = self.s.set().and_then(|s| {
-                    let r = record::read(s).plan().cloned()?;
-                    let go = crate::plan::verdict::resume_move(s, &r);
-                    Some(format!(
-                        "{}, `ststui abort {}` rolls back",
-                        go.words(),
-                        crate::text::escape_controls(&self.s.key.name)
-                    ))
-                });
-                let resume = resume.unwrap_or_else(|| "rerun to resume".into());
-                let why = match (interrupted, timed_out, kind) {
-                    (Some(_), _, Stop::Asked) => format!(
-                        "{why}: {words}; the plan's lease given back, the set held where the \
-                         plan left it: {resume}",
-                    ),
-                    (None, true, Stop::Asked) => format!(
-                        "timed out: {words}; the set stays where the plan left it: {resume}"
-                    ),
-                    _ => why,
-                };
-                self.out.finish(&why);
-                match kind {
-                    Stop::Unreachable => Exit::Api,
-                    // Aborted from elsewhere: it will not go on, as a halt.
-                    Stop::Aborted => Exit::Stuck,
-                    Stop::Taken | Stop::Asked => Exit::Expectation,
-                }
-            }
-        }
-    }
 }
 
 /// Whether process `pid` lives on this host (unknown: assumed alive; a zombie — killed, not

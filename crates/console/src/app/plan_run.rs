@@ -1,5 +1,5 @@
-//! A rollout plan run by the console itself (`P`): the plan engine (`plan::engine`, the one
-//! `ststui rollout` and the simulator run) adapted to the reducer. At the end of every batch
+//! A rollout plan run by the console itself (`P`): the one plan run (`plan::run`, the one
+//! `ststui rollout` and the simulator run) adapted to the reducer, a group's too (`group`). At the end of every batch
 //! the engine takes a turn on what the mirror shows; its writes leave as [`Command`]s through
 //! the backend like any key's, its fresh reads as a [`ViewOp::Read`] whose answer
 //! ([`BackendEvent::Read`]) is the next turn's view, and the backend's answers to its writes
@@ -17,19 +17,20 @@
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::jiff::SignedDuration;
 
 pub mod group;
+mod turn;
 
 use super::msg::Command;
-use super::notify::{error, info, push_now};
-use super::state::{AppState, Confirm, Driver, Form, GroupForm, Modal, Origin, PlanRun, Then};
+use super::notify::{info, push_now};
+use super::state::{AppState, Confirm, Form, GroupForm, Modal, Origin, PlanRun, Then};
 use crate::app::refusal::Refusal;
-use crate::backend::{ClusterOp, EventKind, Failure, Fresh, ObjRef, Op, ViewOp, Write, WriteId};
+use crate::backend::{ClusterOp, EventKind, Failure, Fresh, ObjRef, Op, Write, WriteId};
 use crate::plan::ask::Ask;
-use crate::plan::engine::{Act, Config, End, Engine, Stop, View};
+use crate::plan::engine::Config;
 use crate::plan::record::{self, Phase, Reading, Record, stamp};
+use crate::plan::run::Run;
 use crate::plan::{OnFailure, Steps};
 
 /// The host a console's lease names (a console's lease is taken over only when it runs out).
@@ -175,10 +176,10 @@ pub fn start(state: &mut AppState, set: ObjRef, form: Form) -> Result<Vec<Comman
         return Err("this console runs a plan already: one at a time".into());
     }
     state.now.ok_or("the backend's clock is not known yet: try again in a moment")?;
-    let engine = Engine::new(config(state, set.clone(), &form), ask(&form));
-    state.plan_run = Some(PlanRun { driver: Driver::One(Box::new(engine)), sent: None });
+    let run = Run::one(config(state, set.clone(), &form), ask(&form));
+    state.plan_run = Some(PlanRun::new(run));
     note(state, format!("{}: started by this console", form.line(&set.name)));
-    Ok(turn(state, None))
+    Ok(turn::turn(state, None))
 }
 
 pub(super) fn note(state: &mut AppState, text: String) {
@@ -193,30 +194,15 @@ pub fn drive(state: &mut AppState) -> Vec<Command> {
     next(state)
 }
 
-/// The run's next turn on what the mirror shows (a group's waits for a fresh read asked).
+/// The run's next turn on what the mirror shows (it waits for a fresh read asked).
 fn next(state: &mut AppState) -> Vec<Command> {
-    match state.plan_run.as_ref().map(|r| &r.driver) {
-        Some(Driver::Group(_)) => group::turn(state, None),
-        Some(Driver::One(_)) => turn(state, None),
-        None => Vec::new(),
-    }
+    turn::turn(state, None)
 }
 
-/// A fresh read of the plan's set arrived: the next turn decides on it.
+/// A fresh read of a set of the plan arrived: the next turn decides on it (with every other
+/// member's).
 pub fn fresh(state: &mut AppState, key: &ObjRef, read: Result<Fresh, Failure>) -> Vec<Command> {
-    let Some(run) = state.plan_run.as_mut().filter(|r| r.covers(key)) else { return Vec::new() };
-    let engine = match &mut run.driver {
-        Driver::Group(_) => return group::fresh(state, key, read),
-        Driver::One(e) => e,
-    };
-    match read {
-        Ok(fresh) => turn(state, Some(fresh)),
-        Err(f) => {
-            let now = state.now.unwrap_or_default();
-            engine.read_failed(now, f);
-            Vec::new()
-        }
-    }
+    turn::fresh(state, key, read)
 }
 
 /// The backend's answer to a write: the plan's, when it is the one it sent last.
@@ -228,97 +214,7 @@ pub fn answered(state: &mut AppState, id: Option<WriteId>, failure: Option<&Fail
     }
     run.sent = None;
     let result = failure.map_or(Ok(None), |f| Err(Box::new(f.clone())));
-    match &mut run.driver {
-        Driver::One(e) => e.wrote(now, result),
-        Driver::Group(g) => g.engine.wrote(now, result),
-    }
-}
-
-/// One turn of the engine, on `read` (fresh) or the mirror.
-fn turn(state: &mut AppState, read: Option<Fresh>) -> Vec<Command> {
-    let Some(mut run) = state.plan_run.take() else { return Vec::new() };
-    let Driver::One(engine) = &mut run.driver else {
-        state.plan_run = Some(run);
-        return Vec::new();
-    };
-    let now = state.now.unwrap_or_default();
-    let key = engine.set().clone();
-    let act = match &read {
-        Some(fresh) => {
-            let own = fresh.own(&key.name);
-            let budgets = fresh.budgets.as_ref().map(|b| b.iter().map(|b| &**b).collect());
-            step(state, engine, (&fresh.set, &own), now, Some(budgets))
-        }
-        None => match state.mirror.set(&key).cloned() {
-            None => {
-                engine.stop(format!("{key} no longer exists"));
-                let pods: Vec<(i32, &Pod)> = Vec::new();
-                let empty = StatefulSet::default();
-                step(state, engine, (&empty, &pods), now, None)
-            }
-            Some(set) => {
-                let pods: Vec<(i32, &Pod)> = state.mirror.pods_of(&key).collect();
-                step(state, engine, (&set, &pods), now, None)
-            }
-        },
-    };
-    for said in engine.said() {
-        match &said.record {
-            Some(r) => push_now(state, r.event(&key.name, said.text), Origin::Notice),
-            None => note(state, said.text),
-        }
-    }
-    let cmds = match act {
-        Act::Write(w) => {
-            run.sent = Some(w.id);
-            vec![Command::Backend(Op::Cluster(w))]
-        }
-        Act::Read => vec![Command::Backend(Op::View(ViewOp::Read(key.clone())))],
-        // The console asks no gates (it runs no processes).
-        Act::Wait { .. } | Act::Check { .. } | Act::Gate(_) | Act::Revert { .. } => Vec::new(),
-        Act::End(end) => {
-            ended(state, &key, end);
-            return Vec::new();
-        }
-    };
-    state.plan_run = Some(run);
-    cmds
-}
-
-/// One turn on `set` and its `pods`: `read` is a fresh read's budgets (`Some(None)`: it read
-/// none, the watch's stand in); `None` the watch's view.
-fn step(
-    state: &AppState,
-    engine: &mut Engine,
-    (set, pods): (&StatefulSet, &[(i32, &Pod)]),
-    now: k8s_openapi::jiff::Timestamp,
-    read: Option<Option<Vec<&PodDisruptionBudget>>>,
-) -> Act {
-    let min_ready = crate::core::spec::min_ready(set, &state.options.semantics);
-    let frozen = crate::steer::holding(set).map(|f| f.words());
-    let ns = set.metadata.namespace.as_deref().unwrap_or(crate::backend::DEFAULT_NAMESPACE);
-    let fresh = read.is_some();
-    let budgets: Vec<&PodDisruptionBudget> = match read.flatten() {
-        Some(read) => read,
-        None => state.mirror.budgets_in(ns).collect(),
-    };
-    let view =
-        View { set, pods, now, min_ready, frozen: frozen.as_deref(), fresh, budgets: &budgets };
-    engine.next(&view)
-}
-
-/// The status line when the run ends.
-fn ended(state: &mut AppState, key: &ObjRef, end: End) {
-    match end {
-        End::Done(_) => info(state, format!("plan {} done", key.name)),
-        End::Halted(r) => {
-            let now = state.now.unwrap_or_default();
-            error(state, r.words(now));
-        }
-        End::Refused { why, .. } => error(state, format!("plan not started: {why}")),
-        End::Stopped { why, kind: Stop::Asked } => info(state, format!("plan stopped: {why}")),
-        End::Stopped { why, .. } => error(state, format!("plan stopped: {why}")),
-    }
+    run.run.wrote(now, result);
 }
 
 /// The plan this console runs stops (its lease given back, the set held where the plan left
@@ -338,9 +234,8 @@ pub fn quit(state: &mut AppState, why: &str) -> Vec<Command> {
     // A group's stop takes a turn per lease (at most its set's and its own; bounded anyway).
     for _ in 0..4 {
         let sent = state.plan_run.as_ref().and_then(|r| r.sent);
-        if !matches!(state.plan_run.as_ref().map(|r| &r.driver), Some(Driver::Group(_)))
-            || sent.is_none()
-        {
+        let group = state.plan_run.as_ref().is_some_and(|r| r.run.group_name().is_some());
+        if !group || sent.is_none() {
             break;
         }
         answered(state, sent, None);

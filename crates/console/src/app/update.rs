@@ -106,11 +106,11 @@ fn quit(state: &mut AppState) -> Vec<Command> {
             let r = crate::plan::record::read(s).plan().cloned()?;
             Some(crate::plan::verdict::resume_move(s, &r).words())
         });
-        let detail = match (&run.driver, resume) {
-            (super::state::Driver::One(_), Some(go)) => {
+        let detail = match (run.run.group_name(), resume) {
+            (None, Some(go)) => {
                 format!("The set stays held at its step; {go} (or P in a console) from there.")
             }
-            (super::state::Driver::Group(_), Some(go)) => format!(
+            (Some(_), Some(go)) => format!(
                 "The sets stay where the plan left them (the rolling one held at its step); \
                  {go} (or P in the group's view)."
             ),

@@ -23,6 +23,7 @@ pub mod group;
 pub mod overclaim;
 pub mod record;
 pub mod recreate;
+pub mod run;
 pub mod said;
 pub mod start;
 pub mod stuck;

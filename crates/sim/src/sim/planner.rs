@@ -1,6 +1,7 @@
 //! Rollout plans run inside the simulator: a scenario's `rollout NAME steps=…` line starts one,
 //! and it runs as virtual time passes — the plan engine (`plan::engine`, the one `ststui
-//! rollout` and the console run) adapted to the simulated world: its writes through the
+//! rollout` and the console run, through `plan::run`: a group's `rollout group=` line too)
+//! adapted to the simulated world: its writes through the
 //! simulated API (`ops`), answered at once with the set as stored; its record and lease the
 //! verb's annotations, so `explain`, every console and a served `ststui rollout` see it. A plan
 //! rehearsed headless or at ×100 is the plan run later on production.
@@ -15,6 +16,7 @@
 //! Owns: [`Planner`] (the plans under way) and the adapter. Must not: read a wall clock, or
 //! write to the store except through `ops`.
 
+use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
@@ -25,9 +27,9 @@ use crate::backend::{ClusterOp, EventKind, Failure, ObjRef, Op, Write};
 use crate::core::labels;
 use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
-use crate::plan::engine::{Act, Config, End, Engine, View};
-use crate::plan::group::run::{GroupEnd, Step};
+use crate::plan::engine::{Act, Config};
 use crate::plan::record::{self, Phase, Reading, Record, stamp};
+use crate::plan::run::{Member, Run, RunEnd, RunView, Step};
 use crate::plan::{OnFailure, Steps};
 
 mod gates;
@@ -35,7 +37,7 @@ mod group;
 pub mod state;
 pub use gates::set as set_gate_fault;
 pub use group::{GroupRollout, start as start_group};
-use state::{Driver, Run};
+use state::Running;
 pub use state::{Fault, Faults, Planner};
 
 /// The host a simulator's lease names.
@@ -64,11 +66,6 @@ pub struct Rollout {
     pub image: Option<String>,
     /// The script line (its errors name it).
     pub line: usize,
-}
-
-/// The engine for `r`.
-fn engine(r: &Rollout) -> Engine {
-    Engine::new(config(r), ask(r))
 }
 
 /// How the simulator runs `r`'s plan (see the module's doc).
@@ -136,8 +133,8 @@ pub fn start(w: &mut World, r: Rollout) -> Result<(), OpError> {
         )));
     }
     let key = r.set.clone();
-    let run =
-        Run { line: r.line, driver: Driver::One(Box::new(engine(&r))), wake: None, gate: None };
+    let run = Box::new(Run::one(config(&r), ask(&r)));
+    let run = Running { line: r.line, run, wake: None, gate: None };
     w.planner.runs.insert(key.clone(), run);
     w.planner.dirty = true;
     if let Some(why) = evaluate(w, &key) {
@@ -201,79 +198,35 @@ pub fn run(w: &mut World) {
     }
 }
 
-/// What one turn asks of the simulator: an act, or the run's end.
-enum Turn {
-    Do(Act),
-    One(End),
-    Group(GroupEnd),
-}
-
-/// The engine's turns on `key` until it waits or ends; `Some(why)` when the plan could not
-/// begin (nothing was written).
+/// The run's turns on `key` until it waits or ends; `Some(why)` when the plan could not begin
+/// (nothing was written).
 fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
     for _ in 0..TURNS {
-        let mut run = w.planner.runs.remove(key)?;
+        let mut running = w.planner.runs.remove(key)?;
         let now = w.store.clock().timestamp();
-        if let Some((due, _)) = &run.gate
+        if let Some((due, _)) = &running.gate
             && w.store.clock().now_ms() >= *due
-            && let Some((_, outcome)) = run.gate.take()
+            && let Some((_, outcome)) = running.gate.take()
         {
-            match &mut run.driver {
-                Driver::One(e) => e.gated(outcome),
-                Driver::Group(g) => g.gated(outcome),
+            running.run.gated(outcome);
+        }
+        let step = turn(w, &mut running.run, now);
+        let group = running.run.group_name().map(str::to_string);
+        for (set, said) in running.run.said() {
+            match (said.record.is_some(), &group) {
+                (false, Some(group)) => {
+                    let kind =
+                        EventKind::Group { group: group.clone(), set: set.name, text: said.text };
+                    w.store.note_in(&set.namespace, kind);
+                }
+                _ => tell_said(w, &set, said),
             }
         }
-        let (turn, about) = match &mut run.driver {
-            Driver::One(engine) => {
-                let act = match w.store.sets().get(key).cloned() {
-                    None => {
-                        engine.stop(format!("{key} no longer exists"));
-                        let pods: Vec<(i32, &Pod)> = Vec::new();
-                        let set = k8s_openapi::api::apps::v1::StatefulSet::default();
-                        one_turn(w, engine, &set, &pods, now)
-                    }
-                    Some(set) => {
-                        let pods = pods_of(w, key, &set);
-                        one_turn(w, engine, &set, &pods, now)
-                    }
-                };
-                let turn = match act {
-                    Act::End(end) => Turn::One(end),
-                    act => Turn::Do(act),
-                };
-                for said in engine.said() {
-                    tell_said(w, key, said);
-                }
-                (turn, key.clone())
-            }
-            Driver::Group(g) => {
-                let turn = match group::turn(w, g, now) {
-                    Step::Do(act) => Turn::Do(act),
-                    Step::End(end) => Turn::Group(end),
-                };
-                let group = g.group().to_string();
-                for (set, said) in g.said() {
-                    match said.record {
-                        Some(_) => tell_said(w, &set, said),
-                        None => {
-                            let kind = EventKind::Group {
-                                group: group.clone(),
-                                set: set.name.clone(),
-                                text: said.text,
-                            };
-                            w.store.note_in(&set.namespace, kind);
-                        }
-                    }
-                }
-                let about = g.active().cloned().unwrap_or_else(|| key.clone());
-                (turn, about)
-            }
-        };
-        w.planner.runs.insert(key.clone(), run);
-        let act = match turn {
-            Turn::Do(act) => act,
-            Turn::One(end) => return ended(w, key, end),
-            Turn::Group(end) => return group::ended(w, key, end),
+        let about = running.run.about().clone();
+        w.planner.runs.insert(key.clone(), running);
+        let act = match step {
+            Step::Do(act) => act,
+            Step::End(end) => return ended(w, key, end, group.as_deref()),
         };
         match act {
             Act::Write(write) => {
@@ -285,14 +238,14 @@ fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
                         Err(Box::new(Failure::new(write.op.describe(), e.kind(), e.to_string())))
                     }
                 };
-                if let Some(run) = w.planner.runs.get_mut(key) {
-                    run.driver.wrote(now, result);
+                if let Some(running) = w.planner.runs.get_mut(key) {
+                    running.run.wrote(now, result);
                 }
             }
             Act::Revert { revision, stuck, .. } => {
                 let outcome = revert(w, &about, &revision, &stuck);
-                if let Some(run) = w.planner.runs.get_mut(key) {
-                    run.driver.reverted(outcome);
+                if let Some(running) = w.planner.runs.get_mut(key) {
+                    running.run.reverted(outcome);
                 }
             }
             Act::Wait { until, .. } => {
@@ -325,40 +278,41 @@ fn tell_said(w: &mut World, key: &ObjRef, said: crate::plan::engine::Said) {
     }
 }
 
-fn one_turn(
-    w: &World,
-    engine: &mut Engine,
-    set: &k8s_openapi::api::apps::v1::StatefulSet,
-    pods: &[(i32, &Pod)],
-    now: Timestamp,
-) -> Act {
-    let min_ready = min_ready(w, set);
-    let frozen = crate::steer::holding(set).map(|f| f.words());
-    let ns = set.metadata.namespace.as_deref().unwrap_or("default");
-    let budgets: Vec<_> = w.store.budgets().in_namespace(ns).collect();
-    let view = View {
-        set,
-        pods,
-        now,
-        min_ready,
-        frozen: frozen.as_deref(),
-        fresh: true,
-        budgets: &budgets,
-    };
-    engine.next(&view)
+/// One turn of the run on the store as it is (borrowed: nothing cloned per evaluation).
+fn turn(w: &World, run: &mut Run, now: Timestamp) -> Step {
+    let sets: Vec<Option<&StatefulSet>> =
+        run.sets().iter().map(|k| w.store.sets().get(k)).collect();
+    let pods: Vec<Vec<(i32, &Pod)>> = run
+        .sets()
+        .iter()
+        .zip(&sets)
+        .map(|(k, s)| s.map(|s| pods_of(w, k, s)).unwrap_or_default())
+        .collect();
+    let frozen: Vec<Option<String>> =
+        sets.iter().map(|s| s.and_then(crate::steer::holding).map(|f| f.words())).collect();
+    let members: Vec<Member<'_>> = sets
+        .iter()
+        .zip(&pods)
+        .zip(&frozen)
+        .map(|((s, p), f)| Member {
+            set: *s,
+            pods: p,
+            min_ready: s.map_or(min_ready_zero(), |s| min_ready(w, s)),
+            frozen: f.as_deref(),
+        })
+        .collect();
+    let ns = run.sets().first().map(|k| k.namespace.clone()).unwrap_or_default();
+    let budgets: Vec<_> = w.store.budgets().in_namespace(&ns).collect();
+    run.next(&RunView { members: &members, now, fresh: true, budgets: &budgets })
 }
 
 /// The set's `minReadySeconds` under the simulated server's semantics.
-fn min_ready(w: &World, set: &k8s_openapi::api::apps::v1::StatefulSet) -> MinReady {
+fn min_ready(w: &World, set: &StatefulSet) -> MinReady {
     crate::core::spec::min_ready(set, &w.controller.options().semantics)
 }
 
 /// The set's pods with their ordinals, as the controller claims them, in ordinal order.
-fn pods_of<'w>(
-    w: &'w World,
-    key: &ObjRef,
-    set: &k8s_openapi::api::apps::v1::StatefulSet,
-) -> Vec<(i32, &'w Pod)> {
+fn pods_of<'w>(w: &'w World, key: &ObjRef, set: &StatefulSet) -> Vec<(i32, &'w Pod)> {
     let uid = set.metadata.uid.as_deref();
     labels::members(&key.name, uid, w.store.pods().in_namespace(&key.namespace))
         .into_iter()
@@ -366,15 +320,20 @@ fn pods_of<'w>(
         .collect()
 }
 
-/// The run ended: a refusal is returned (the line's error), anything else ends it.
-fn ended(w: &mut World, key: &ObjRef, end: End) -> Option<String> {
-    match end {
-        End::Refused { why, .. } => Some(format!("rollout {key}: {why}")),
-        End::Stopped { why, .. } => {
-            self::end(w, key, Some(format!("plan stopped: {why}")));
+/// The run ended: a refusal is returned (the line's error), anything else ends it (a stop with
+/// an error line).
+fn ended(w: &mut World, key: &ObjRef, end: RunEnd, group: Option<&str>) -> Option<String> {
+    match (end, group) {
+        (RunEnd::Refused { why, .. }, None) => Some(format!("rollout {key}: {why}")),
+        (RunEnd::Refused { why, .. }, Some(_)) => {
+            Some(format!("rollout {}: {why}", key.name.replacen("group/", "group=", 1)))
+        }
+        (RunEnd::Stopped { why, .. }, group) => {
+            let what = if group.is_some() { "group plan" } else { "plan" };
+            self::end(w, key, Some(format!("{what} stopped: {why}")));
             None
         }
-        End::Done(_) | End::Halted(_) => {
+        (RunEnd::Done | RunEnd::Halted { .. }, _) => {
             self::end(w, key, None);
             None
         }

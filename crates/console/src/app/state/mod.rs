@@ -34,7 +34,7 @@ pub mod timeline;
 pub use derived::{Derived, ExplainLine, Key, LineKind};
 pub use group::{Column, GroupBy, GroupMatrix, GroupShown, MatrixKey, Motion};
 pub use log::{LogView, MAX_LOG_LINES};
-pub use plan::{Answer, Driver, Form, GroupForm, GroupRun, PlanRun};
+pub use plan::{Answer, Form, GroupForm, PlanRun};
 pub use prompt::{Prompt, PromptKind, bump_image};
 pub use screen::{
     Confirm, Hit, HitMap, HitRegion, Modal, RevisionChoice, RevisionPicker, Status, StatusKind,

@@ -1,55 +1,38 @@
-//! A plan the console runs — one set's, or a rollout group's — and what the dialog asked for.
-//! Its turns are `app::plan_run` (one set) and `app::plan_run::group` (a group).
+//! A plan the console runs — one set's, or a rollout group's, through the one plan run
+//! (`plan::run`) — and what the dialog asked for. Its turns are `app::plan_run`.
 
-use crate::backend::{Failure, Fresh, ObjRef};
+use crate::backend::{Failure, Fresh, ObjRef, WriteId};
 use crate::plan::Steps;
-use crate::plan::engine::Engine;
-use crate::plan::group::run::GroupEngine;
 use crate::plan::record::Record;
+use crate::plan::run::Run;
 
 /// A plan this console runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanRun {
-    pub driver: Driver,
-    /// The write sent last: its answer is the engine's.
-    pub(crate) sent: Option<crate::backend::WriteId>,
-}
-
-/// What drives the run: the plan engine on one set, or the group engine on several.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Driver {
-    One(Box<Engine>),
-    Group(Box<GroupRun>),
-}
-
-/// A group plan this console runs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GroupRun {
-    pub engine: GroupEngine,
+    pub run: Run,
     /// A fresh read of every member asked for: each member's answer as it arrives (in the
-    /// group's order); the turn waits for all of them.
+    /// run's order); the turn waits for all of them.
     pub(crate) reads: Option<Vec<Option<Answer>>>,
+    /// The write sent last: its answer is the run's.
+    pub(crate) sent: Option<WriteId>,
 }
 
 /// One member's answer to a fresh read.
 pub type Answer = Result<Fresh, Box<Failure>>;
 
 impl PlanRun {
-    /// The set a write or a line is about: the plan's set, or the group's rolling set (its
-    /// first while none rolls).
+    pub fn new(run: Run) -> PlanRun {
+        PlanRun { run, reads: None, sent: None }
+    }
+
+    /// The set a write or a line is about: the rolling set (a group's first while none rolls).
     pub fn set(&self) -> &ObjRef {
-        match &self.driver {
-            Driver::One(e) => e.set(),
-            Driver::Group(g) => g.engine.active().unwrap_or(&g.engine.sets()[0]),
-        }
+        self.run.about()
     }
 
     /// Every set the run drives.
     pub fn sets(&self) -> &[ObjRef] {
-        match &self.driver {
-            Driver::One(e) => std::slice::from_ref(e.set()),
-            Driver::Group(g) => g.engine.sets(),
-        }
+        self.run.sets()
     }
 
     /// Whether the run drives `key`.
@@ -59,39 +42,28 @@ impl PlanRun {
 
     /// Whether the run is over but for giving its lease back.
     pub fn ending(&self) -> bool {
-        match &self.driver {
-            Driver::One(e) => e.ending(),
-            Driver::Group(g) => g.engine.ending(),
-        }
+        self.run.ending()
     }
 
     /// The rolling set's plan as this run drives it.
     pub fn plan(&self) -> Option<&Record> {
-        match &self.driver {
-            Driver::One(e) => e.plan(),
-            Driver::Group(g) => g.engine.inner_ref().and_then(Engine::plan),
-        }
+        self.run.plan()
     }
 
     /// Stops the run (its lease given back at its next turn).
     pub fn stop(&mut self, why: String) {
-        match &mut self.driver {
-            Driver::One(e) => e.stop(why),
-            Driver::Group(g) => {
-                g.reads = None;
-                g.engine.stop(why);
-            }
-        }
+        self.reads = None;
+        self.run.stop(why);
     }
 
     /// What runs, in words: `the plan on default/web`, `the group plan of ingester (3 sets)`.
     pub fn words(&self) -> String {
-        match &self.driver {
-            Driver::One(e) => format!("the plan on {}", e.set()),
-            Driver::Group(g) => format!(
+        match self.run.group_name() {
+            None => format!("the plan on {}", self.set()),
+            Some(group) => format!(
                 "the group plan of {} ({} sets)",
-                crate::text::escape_controls(g.engine.group()),
-                g.engine.sets().len()
+                crate::text::escape_controls(group),
+                self.sets().len()
             ),
         }
     }

@@ -11,7 +11,6 @@
 //! adapter's: the API server filters, the caller passes what it listed).
 
 pub mod part;
-pub mod run;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;

@@ -96,7 +96,7 @@ fn rollout_operator_drives_a_group_only_with_its_label_on_every_ondelete_set() {
 
 #[test]
 fn batches_resolve_per_set_on_its_replicas() {
-    use crate::plan::group::run::batch_steps;
+    use crate::plan::run::batch_steps;
     assert_eq!(batch_steps(&[1, 2, 4], 4).to_string(), "1,3,100%");
     assert_eq!(batch_steps(&[1, 2, 4], 20).to_string(), "1,3,7,11,15,19,100%");
     assert_eq!(batch_steps(&[5], 3).to_string(), "100%");

@@ -1,22 +1,20 @@
 //! A rollout group rehearsed: a scenario's `rollout group=NAME steps=… zone-bake=…` line rolls
-//! the namespace's sets labelled `rollout-group=NAME` one at a time, by the group engine
-//! (`plan::group::run`, the one `ststui rollout -l rollout-group=NAME` runs), adapted as the
-//! single plan is: writes through `ops`, answered at once; the store is the truth (no fresh
-//! reads); the group's lease held until it ends.
+//! the namespace's sets labelled `rollout-group=NAME` one at a time, by the one plan run
+//! (`plan::run`, the one `ststui rollout -l rollout-group=NAME` runs), adapted as one set's
+//! plan is (`planner`): writes through `ops`, answered at once; the store is the truth (no
+//! fresh reads); the group's lease held until it ends.
 //!
-//! Owns: the group's start and its turn's view. Must not: read a wall clock.
+//! Owns: the group's start. Must not: read a wall clock.
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::jiff::Timestamp;
 
 use super::super::ops::OpError;
 use super::super::world::World;
-use super::{Driver, Rollout, Run, evaluate, pods_of};
+use super::{Rollout, Running, evaluate};
 use crate::backend::ObjRef;
 use crate::plan::group::part::ROLLOUT_GROUP;
-use crate::plan::group::run::{GroupConfig, GroupEnd, GroupEngine, GroupView, Member, Step};
 use crate::plan::group::{self, Order, Pick};
+use crate::plan::run::{GroupConfig, Run};
 
 /// A `rollout group=…` line.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,12 +65,12 @@ pub fn start(w: &mut World, r: GroupRollout) -> Result<(), OpError> {
         batches: r.batches.clone(),
         engine: cfg_engine,
     };
-    let g = GroupEngine::new(cfg, super::ask(&r.plan));
+    let g = Run::group(cfg, super::ask(&r.plan));
     let key = key_of(&r.group);
     if w.planner.runs.contains_key(&key) {
         return Err(OpError::Invalid(format!("group {} already rolls", r.group)));
     }
-    let run = Run { line: r.plan.line, driver: Driver::Group(Box::new(g)), wake: None, gate: None };
+    let run = Running { line: r.plan.line, run: Box::new(g), wake: None, gate: None };
     w.planner.runs.insert(key.clone(), run);
     w.planner.dirty = true;
     if let Some(why) = evaluate(w, &key) {
@@ -81,50 +79,4 @@ pub fn start(w: &mut World, r: GroupRollout) -> Result<(), OpError> {
         return Err(OpError::Invalid(why));
     }
     Ok(())
-}
-
-/// One turn of the group on the store as it is.
-pub(super) fn turn(w: &World, g: &mut GroupEngine, now: Timestamp) -> Step {
-    // Borrowed from the store: nothing cloned per evaluation.
-    let sets: Vec<Option<&StatefulSet>> = g.sets().iter().map(|k| w.store.sets().get(k)).collect();
-    let pods: Vec<Vec<(i32, &Pod)>> = g
-        .sets()
-        .iter()
-        .zip(&sets)
-        .map(|(k, s)| s.map(|s| pods_of(w, k, s)).unwrap_or_default())
-        .collect();
-    let frozen: Vec<Option<String>> =
-        sets.iter().map(|s| s.and_then(crate::steer::holding).map(|f| f.words())).collect();
-    let members: Vec<Member<'_>> = sets
-        .iter()
-        .zip(&pods)
-        .zip(&frozen)
-        .map(|((s, p), f)| Member {
-            set: *s,
-            pods: p,
-            min_ready: s.map_or(super::min_ready_zero(), |s| super::min_ready(w, s)),
-            frozen: f.as_deref(),
-        })
-        .collect();
-    let ns = g.sets().first().map(|k| k.namespace.clone()).unwrap_or_default();
-    let budgets: Vec<_> = w.store.budgets().in_namespace(&ns).collect();
-    let view = GroupView { members: &members, now, fresh: true, budgets: &budgets };
-    g.next(&view)
-}
-
-/// The group's run ended: a refusal is the line's error; a stop an error line.
-pub(super) fn ended(w: &mut World, key: &ObjRef, end: GroupEnd) -> Option<String> {
-    match end {
-        GroupEnd::Refused { why, .. } => {
-            Some(format!("rollout {}: {why}", key.name.replacen("group/", "group=", 1)))
-        }
-        GroupEnd::Stopped { why, .. } => {
-            super::end(w, key, Some(format!("group plan stopped: {why}")));
-            None
-        }
-        GroupEnd::Done | GroupEnd::Halted { .. } => {
-            super::end(w, key, None);
-            None
-        }
-    }
 }

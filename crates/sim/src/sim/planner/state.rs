@@ -1,49 +1,19 @@
 //! The plans under way, as the simulated world holds them (a leaf: the world names its type,
-//! the planner's turns fill it): one set's engine or a group's per plan, their wake-ups and
-//! rehearsed gates, and how rehearsed gates answer.
+//! the planner's turns fill it): each plan's run (one set's or a group's), its wake-up and
+//! rehearsed gate, and how rehearsed gates answer.
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::jiff::Timestamp;
-
 use super::super::clock::Ticket;
 use super::super::store::Change;
-use crate::backend::{Failure, ObjKind, ObjRef};
-use crate::plan::engine::Engine;
+use crate::backend::{ObjKind, ObjRef};
 use crate::plan::gate::GateKind;
-use crate::plan::group::run::GroupEngine;
-
-/// What runs a plan: one set's engine, or a group's.
-#[derive(Debug, Clone)]
-pub(super) enum Driver {
-    One(Box<Engine>),
-    Group(Box<GroupEngine>),
-}
-
-impl Driver {
-    pub(super) fn wrote(
-        &mut self,
-        now: Timestamp,
-        result: Result<Option<k8s_openapi::api::apps::v1::StatefulSet>, Box<Failure>>,
-    ) {
-        match self {
-            Driver::One(e) => e.wrote(now, result),
-            Driver::Group(g) => g.wrote(now, result),
-        }
-    }
-
-    pub(super) fn reverted(&mut self, outcome: Result<(), String>) {
-        match self {
-            Driver::One(e) => e.reverted(outcome),
-            Driver::Group(g) => g.reverted(outcome),
-        }
-    }
-}
+use crate::plan::run::Run;
 
 /// The plans under way.
 #[derive(Debug, Default)]
 pub struct Planner {
-    pub(super) runs: BTreeMap<ObjRef, Run>,
+    pub(super) runs: BTreeMap<ObjRef, Running>,
     pub(super) dirty: bool,
     /// (instant, evaluations then): the guard against a plan writing in circles.
     pub(super) instant: (u64, u32),
@@ -52,10 +22,10 @@ pub struct Planner {
 }
 
 #[derive(Debug, Clone)]
-pub(super) struct Run {
+pub(super) struct Running {
     /// The script line that started it.
     pub(super) line: usize,
-    pub(super) driver: Driver,
+    pub(super) run: Box<Run>,
     /// The agenda's wake-up for this plan (one at a time).
     pub(super) wake: Option<Ticket>,
     /// A rehearsed gate under way: when it answers (virtual ms) and how.
@@ -87,11 +57,7 @@ impl Planner {
 
     /// Whether a plan runs on `set`.
     pub fn runs_on(&self, set: &ObjRef) -> bool {
-        self.runs.contains_key(set)
-            || self
-                .runs
-                .values()
-                .any(|r| matches!(&r.driver, Driver::Group(g) if g.sets().contains(set)))
+        self.runs.values().any(|r| r.run.sets().contains(set))
     }
 }
 

@@ -1,14 +1,17 @@
-//! A rollout group's loop: the group's sets rolled one at a time, each by the one plan engine
-//! ([`Engine`], the loop `ststui rollout NAME` runs), never two in motion, and a set started
-//! only when every pod of every set of the group is updated or untouched, Ready and available
-//! ([`super::hold`], on a fresh read) — for the zone bake's length when one is asked.
+//! The one plan loop over members: `ststui rollout`, the console's `P` and the simulator's
+//! `rollout` lines run every plan through [`Run`] — one set's plan is a run of one member, a
+//! rollout group's a run of several sets in one cluster — and carry out what [`Run::next`]
+//! returns ([`Step`]: an [`Act`] or the run's [`RunEnd`]). Each member's steps are taken by the
+//! set's plan engine ([`Engine`]); the run decides which member rolls, never two in motion.
 //!
-//! One turn: the group's lease (on its first set, taken before anything is written, renewed,
-//! given back) → each member's part marked (`part`: waiting, rolling, done, halted) → the next
-//! set held until the group allows it, then its plan run by an [`Engine`] whose acts pass
-//! through → its end recorded on its part: done moves on, a halt halts the group (the other
-//! sets stay as they are), a refusal or a stop ends the group there (a rerun resumes: the
-//! parts of the same run say which sets are done).
+//! A group's turn: the group's lease (on its first set, taken before anything is written,
+//! renewed, given back) → each member's part marked (`part`: waiting, rolling, done, halted) →
+//! the next set held until every pod of every set of the group is updated or untouched, Ready
+//! and available ([`super::group::hold`], on a fresh read) for the zone bake's length → its
+//! plan run by an [`Engine`] whose acts pass through → its end recorded on its part: done moves
+//! on, a halt halts the group (the other sets stay as they are), a refusal or a stop ends the
+//! group there (a rerun resumes: the parts of the same run say which sets are done). A run of
+//! one set has no group lease, parts or hold: its engine's acts and end are the run's.
 //!
 //! What runs comes from the invocation (the steps, bake, checks and gates of [`Ask`], the zone
 //! bake); the parts on the sets say what happened and where a rerun resumes, never what runs.
@@ -20,15 +23,15 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::jiff::Timestamp;
 
-use super::part::{self, Part, State};
 use crate::backend::{ClusterOp, Failure, FailureKind, ObjRef, Write};
 use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
 use crate::plan::decide;
 use crate::plan::engine::{Act, Config, End, Engine, Said, Stop, View};
+use crate::plan::group::part::{self, Part, State};
 use crate::plan::record::{self, Lease, Record, Runner, stamp};
 
-/// How the group runs.
+/// How a rollout group runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupConfig {
     /// The group's name (recorded in each part).
@@ -57,7 +60,7 @@ pub struct Member<'a> {
 
 /// What the runner sees now: every member, in the group's order.
 #[derive(Debug, Clone, Copy)]
-pub struct GroupView<'a> {
+pub struct RunView<'a> {
     pub members: &'a [Member<'a>],
     pub now: Timestamp,
     /// Read from the server just now (every member), not from a watch.
@@ -68,18 +71,18 @@ pub struct GroupView<'a> {
 /// What the adapter does next.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    /// As for one plan ([`Act`], never `End`): about the set [`GroupEngine::active`] names
+    /// As for one plan ([`Act`], never `End`): about the set [`Run::active`] names
     /// while one rolls, else the group's own writes; [`Act::Read`] reads every member.
     Do(Act),
-    End(GroupEnd),
+    End(RunEnd),
 }
 
-/// How a group's run ended.
+/// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum GroupEnd {
+pub enum RunEnd {
     /// Every set done.
     Done,
-    /// A set's plan halted: the group halted there.
+    /// A set's plan halted: the run halted there.
     Halted { set: ObjRef, record: Box<Record> },
     /// It could not begin (nothing written), or a set's plan could not.
     Refused { why: String, usage: bool },
@@ -104,11 +107,11 @@ enum Stage {
     },
     /// The last part written (`index`'s, as `state`), then the lease given back.
     Close {
-        end: GroupEnd,
+        end: RunEnd,
         last: Option<(usize, State, Option<String>)>,
     },
     Over {
-        end: GroupEnd,
+        end: RunEnd,
         released: bool,
     },
 }
@@ -120,10 +123,12 @@ enum Sent {
     Inner,
 }
 
-/// One group run.
+/// One plan run, over one set or a group's.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GroupEngine {
+pub struct Run {
     cfg: GroupConfig,
+    /// One set's plan: no group lease, parts or hold; its engine's acts and end are the run's.
+    solo: bool,
     ask: Ask,
     stage: Stage,
     inner: Option<Engine>,
@@ -144,11 +149,29 @@ pub struct GroupEngine {
     overclaim: crate::plan::overclaim::Overclaim,
 }
 
-impl GroupEngine {
-    pub fn new(cfg: GroupConfig, ask: Ask) -> GroupEngine {
+impl Run {
+    /// A rollout group's plan.
+    pub fn group(cfg: GroupConfig, ask: Ask) -> Run {
+        Run::new(cfg, ask, false)
+    }
+
+    /// One set's plan (`cfg.set`).
+    pub fn one(cfg: Config, ask: Ask) -> Run {
+        let cfg = GroupConfig {
+            group: String::new(),
+            sets: vec![cfg.set.clone()],
+            zone_bake_seconds: 0,
+            batches: None,
+            engine: cfg,
+        };
+        Run::new(cfg, ask, true)
+    }
+
+    fn new(cfg: GroupConfig, ask: Ask, solo: bool) -> Run {
         let n = cfg.sets.len();
-        GroupEngine {
+        Run {
             cfg,
+            solo,
             ask,
             stage: Stage::Begin,
             inner: None,
@@ -171,28 +194,36 @@ impl GroupEngine {
         self.inner.as_ref().map(Engine::set)
     }
 
-    /// The rolling set's plan engine (its plan, what it began).
-    pub fn inner(&mut self) -> Option<&mut Engine> {
-        self.inner.as_mut()
+    /// The rolling set's plan as this run drives it.
+    pub fn plan(&self) -> Option<&Record> {
+        self.inner.as_ref().and_then(Engine::plan)
     }
 
-    /// The rolling set's plan engine, to read.
-    pub fn inner_ref(&self) -> Option<&Engine> {
-        self.inner.as_ref()
+    /// A new plan just begun on the rolling set: the set as it was and the plan, once (an
+    /// adapter prints the plan before its first move).
+    pub fn take_began(&mut self) -> Option<(StatefulSet, crate::plan::start::Start)> {
+        self.inner.as_mut().and_then(Engine::take_began)
     }
 
+    /// The members, in rolling order.
     pub fn sets(&self) -> &[ObjRef] {
         &self.cfg.sets
+    }
+
+    /// The set a write or a line is about: the rolling set, else the first.
+    pub fn about(&self) -> &ObjRef {
+        self.active().unwrap_or(&self.cfg.sets[0])
     }
 
     /// Whether the run is over but for giving its lease back (or closing: its last part).
     pub fn ending(&self) -> bool {
         matches!(self.stage, Stage::Over { .. } | Stage::Close { .. })
+            || (self.solo && self.inner.as_ref().is_some_and(Engine::ending))
     }
 
-    /// The group's name.
-    pub fn group(&self) -> &str {
-        &self.cfg.group
+    /// The rollout group's name (`None`: one set's plan).
+    pub fn group_name(&self) -> Option<&str> {
+        (!self.solo).then_some(self.cfg.group.as_str())
     }
 
     /// What was said since the last call, with the set each line is about, in order: the
@@ -218,7 +249,7 @@ impl GroupEngine {
             return;
         }
         if !matches!(self.stage, Stage::Over { .. } | Stage::Close { .. }) {
-            let end = GroupEnd::Stopped { why, kind: Stop::Asked };
+            let end = RunEnd::Stopped { why, kind: Stop::Asked };
             self.stage = Stage::Close { end, last: None };
         }
     }
@@ -253,6 +284,12 @@ impl GroupEngine {
                     self.failed(now, &what, *f, false);
                 }
             },
+            // One set's writes are its engine's alone (it waits for them itself).
+            None if self.solo => {
+                if let Some(inner) = self.inner.as_mut() {
+                    inner.wrote(now, result);
+                }
+            }
             None => {}
         }
     }
@@ -264,9 +301,9 @@ impl GroupEngine {
                 let begun = !matches!(self.stage, Stage::Begin);
                 self.lease = None;
                 let end = if begun {
-                    GroupEnd::Stopped { why: words, kind: Stop::Taken }
+                    RunEnd::Stopped { why: words, kind: Stop::Taken }
                 } else {
-                    GroupEnd::Refused { why: words, usage: false }
+                    RunEnd::Refused { why: words, usage: false }
                 };
                 self.stage = Stage::Over { end, released: true };
             }
@@ -275,7 +312,7 @@ impl GroupEngine {
                 let kind =
                     if f.kind == FailureKind::NotFound { Stop::Taken } else { Stop::Unreachable };
                 self.stage = Stage::Over {
-                    end: GroupEnd::Stopped { why, kind },
+                    end: RunEnd::Stopped { why, kind },
                     released: self.lease.is_none(),
                 };
             }
@@ -321,7 +358,7 @@ impl GroupEngine {
     }
 
     /// The next thing to do on what `view` shows.
-    pub fn next(&mut self, view: &GroupView<'_>) -> Step {
+    pub fn next(&mut self, view: &RunView<'_>) -> Step {
         let now = view.now;
         if self.sent.is_some() {
             return wait(None, "waiting for the server to answer the group's write");
@@ -344,7 +381,7 @@ impl GroupEngine {
             self.lease = None;
             self.inner = None;
             self.stage = Stage::Over {
-                end: GroupEnd::Stopped { why, kind: Stop::Unreachable },
+                end: RunEnd::Stopped { why, kind: Stop::Unreachable },
                 released: true,
             };
         }
@@ -355,10 +392,8 @@ impl GroupEngine {
                 // Its own record says aborted too: it stops, and the group with it.
                 Some(inner) => inner.stop(why),
                 None => {
-                    self.stage = Stage::Close {
-                        end: GroupEnd::Stopped { why, kind: Stop::Taken },
-                        last: None,
-                    }
+                    self.stage =
+                        Stage::Close { end: RunEnd::Stopped { why, kind: Stop::Taken }, last: None }
                 }
             }
         }
@@ -376,7 +411,7 @@ impl GroupEngine {
     }
 
     /// Whether `ststui abort` reverted a set of this run: the group stops.
-    fn aborted(&self, view: &GroupView<'_>) -> Option<String> {
+    fn aborted(&self, view: &RunView<'_>) -> Option<String> {
         let started = self.started.as_deref()?;
         view.members.iter().zip(&self.cfg.sets).find_map(|(m, key)| {
             let p = part::read(m.set?).part()?.clone();
@@ -392,23 +427,24 @@ impl GroupEngine {
         })
     }
 
-    fn anchor<'v>(&self, view: &GroupView<'v>) -> Option<&'v StatefulSet> {
+    fn anchor<'v>(&self, view: &RunView<'v>) -> Option<&'v StatefulSet> {
         view.members.first().and_then(|m| m.set)
     }
 
     fn refuse(&mut self, why: String) -> Step {
-        self.stage = Stage::Over { end: GroupEnd::Refused { why, usage: false }, released: true };
+        self.stage = Stage::Over { end: RunEnd::Refused { why, usage: false }, released: true };
         Step::End(self.end())
     }
 
-    fn end(&self) -> GroupEnd {
+    fn end(&self) -> RunEnd {
         match &self.stage {
             Stage::Over { end, .. } | Stage::Close { end, .. } => end.clone(),
-            _ => GroupEnd::Stopped { why: String::new(), kind: Stop::Asked },
+            _ => RunEnd::Stopped { why: String::new(), kind: Stop::Asked },
         }
     }
 }
 
+mod begin;
 mod turns;
 
 /// The steps of `batches` for a set of `replicas`: cumulative counts (1,2,4 → 1, 3, 7, 11, …,
