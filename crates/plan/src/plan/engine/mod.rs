@@ -81,7 +81,7 @@ pub struct Config {
     /// (`None`: as long as it takes, woken by the set's changes — the simulator, whose
     /// controller may be paused).
     pub observe_spec: Option<SignedDuration>,
-    /// The rollout group whose runner runs this plan (`plan::group::run`); `None`: a plan of
+    /// The rollout group whose runner runs this plan (`plan::run`); `None`: a plan of
     /// its own, refused on a set a group's plan has under way (it rolls in the group's turn).
     pub group: Option<String>,
 }
