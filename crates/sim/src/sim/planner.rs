@@ -108,11 +108,6 @@ fn ask(r: &Rollout) -> Ask {
     }
 }
 
-/// No `minReadySeconds` (a set that is gone).
-fn min_ready_zero() -> MinReady {
-    MinReady { seconds: 0, at_deadline: false }
-}
-
 /// Starts `r`; refused at once (the line's error) when it cannot begin.
 pub fn start(w: &mut World, r: Rollout) -> Result<(), OpError> {
     let Some(set) = w.store.sets().get(&r.set) else {
@@ -297,7 +292,7 @@ fn turn(w: &World, run: &mut Run, now: Timestamp) -> Step {
         .map(|((s, p), f)| Member {
             set: *s,
             pods: p,
-            min_ready: s.map_or(min_ready_zero(), |s| min_ready(w, s)),
+            min_ready: s.map(|s| min_ready(w, s)).unwrap_or_default(),
             frozen: f.as_deref(),
         })
         .collect();

@@ -152,7 +152,7 @@ impl Run {
                 .find(|m| m.set.is_some_and(|x| x.metadata.name == s.metadata.name))
                 .or(view.members.first())
                 .map(|m| m.min_ready)
-                .unwrap_or(MinReady { seconds: 0, at_deadline: false })
+                .unwrap_or_default()
         };
         // A set whose plan was under way when the last runner stopped goes on as soon as every
         // other set of the group allows it (its own pods are in motion): a part saying
