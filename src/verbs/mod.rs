@@ -171,6 +171,30 @@ pub fn left(deadline: Instant) -> Duration {
     deadline.saturating_duration_since(Instant::now())
 }
 
+/// How `set`'s rollout group holds it, its first set (the group's lease) read from the server
+/// when the part has it in turn (a verb's session watches NAME alone); a list that fails within
+/// five seconds (or `deadline`) leaves it [`Held::Unknown`].
+pub(crate) fn group_held(
+    target: &Target,
+    set: &k8s_openapi::api::apps::v1::StatefulSet,
+    deadline: Instant,
+) -> crate::plan::group::held::Held {
+    use crate::plan::group::held::{First, Held};
+    let now = k8s_openapi::jiff::Timestamp::now();
+    let unseen = Held::of(set, |_| First::Unseen, now);
+    if !matches!(unseen, Held::Unknown(_)) {
+        return unseen;
+    }
+    let within = left(deadline).min(Duration::from_secs(5));
+    let Ok((_, sets)) = crate::cluster::lookup::sets(target, None, within) else { return unseen };
+    let first = |n: &str| {
+        sets.iter()
+            .find(|s| s.metadata.name.as_deref() == Some(n))
+            .map_or(First::Absent, First::Seen)
+    };
+    Held::of(set, first, now)
+}
+
 /// On stderr before a verb writes a set Argo CD or Flux manages: the write may be reverted (a
 /// pipeline is not asked; it is told).
 pub fn warn_gitops(verb: &str, set: Option<&k8s_openapi::api::apps::v1::StatefulSet>) {

@@ -22,6 +22,7 @@ use crate::backend::{ClusterOp, ObjRef, Write, WriteKind};
 use crate::cli::StepArgs;
 use crate::cluster::{Target, Written};
 use crate::core::spec;
+use crate::plan::group::held::Held;
 use crate::steer;
 
 /// What a step does.
@@ -33,12 +34,13 @@ pub enum Decision {
     Nothing(String),
 }
 
-/// Decides a step on what the state holds; an `Err` is the refusal (exit 1).
+/// Decides a step on what the state holds and how its rollout group holds it (a group's
+/// runner driving it refuses a step by hand unless `--force`); an `Err` is the refusal (exit 1).
 pub fn decide(
     state: &AppState,
     key: &ObjRef,
-    to: Option<i32>,
-    force: bool,
+    (to, force): (Option<i32>, bool),
+    held: &Held,
 ) -> Result<Decision, VerbError> {
     let refuse = |m: String| Err(VerbError::new(Exit::Expectation, m));
     let Some(set) = state.mirror.set(key) else { return refuse(format!("{key} is gone")) };
@@ -57,10 +59,7 @@ pub fn decide(
             f.recorded()
         ));
     }
-    if let Some(p) = crate::plan::group::part::read(set).part()
-        && p.in_turn()
-        && !force
-    {
+    if let Some(p) = held.part().filter(|_| held.driven() && !force) {
         return refuse(format!(
             "{key} is {}: the group moves it in turn, and a step by hand would put a second set \
              of the group in motion (ststui explain {} shows the group; --force steps it all the \
@@ -168,12 +167,22 @@ pub fn run(target: Target, args: &StepArgs, start: Instant) -> Result<Exit, Verb
         ));
         return after(&mut s, args, (p.from, p.to, replicas), (limit, start));
     }
-    let (from, to) = match decide(&s.state, &key, args.to, args.force)? {
+    let held = s.set().map_or(Held::Free, |set| super::group_held(&s.target, set, write_by));
+    let (from, to) = match decide(&s.state, &key, (args.to, args.force), &held)? {
         Decision::Nothing(why) => {
             super::say(&why);
             return Ok(Exit::Done);
         }
-        Decision::Write { from, to } => (from, to),
+        Decision::Write { from, to } => {
+            if let Held::Orphaned { part, runner } = &held {
+                super::say(&format!(
+                    "{key} is {}, and the group has {}: nothing drives it, the step is by hand",
+                    part.place_words(),
+                    crate::text::shown(&runner.words(), 200)
+                ));
+            }
+            (from, to)
+        }
     };
     super::warn_gitops("step", s.set());
     let basis = s.set().cloned().map(Box::new);

@@ -164,7 +164,7 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
             ));
         }
         (Some(p), false) => {
-            if let Some(why) = group_runner_live(&target, &s.key, p, deadline) {
+            if let Some(why) = group_runner_live(&target, &set, &s.key, deadline) {
                 return Err(VerbError::new(Exit::Expectation, why));
             }
             super::say(&format!(
@@ -184,33 +184,26 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
 }
 
 /// Why NAME may not be aborted alone: its group's runner holds the group's lease while the
-/// group moves NAME in turn (two writers); the words name the runner and `--group`.
+/// group moves NAME in turn (two writers); the words name the runner and `--group`. A runner
+/// not seen from here does not refuse it (abort is the way out of a group that is stuck).
 fn group_runner_live(
     target: &Target,
+    set: &StatefulSet,
     key: &ObjRef,
-    p: &crate::plan::group::part::Part,
     deadline: Instant,
 ) -> Option<String> {
-    use crate::plan::group::part::LEASE;
-    if !p.in_turn() {
+    use crate::plan::group::held::Held;
+    let Held::Driven { part, runner } = super::group_held(target, set, deadline) else {
         return None;
-    }
-    let within = super::left(deadline).min(Duration::from_secs(5));
-    let (_, sets) = crate::cluster::lookup::sets(target, None, within).ok()?;
-    let first =
-        sets.iter().find(|s| s.metadata.name.as_deref() == p.sets.first().map(String::as_str))?;
-    let now = k8s_openapi::jiff::Timestamp::now();
-    match record::Runner::of_in(first, LEASE, now) {
-        record::Runner::Live(l) => Some(format!(
-            "{key} is {}, whose runner is live ({}): it would roll on over a revert of one set; \
-             `ststui abort {} --group` reverts the group, or stop its runner first; nothing \
-             written",
-            p.place_words(),
-            l.words(),
-            key.name
-        )),
-        _ => None,
-    }
+    };
+    Some(format!(
+        "{key} is {}, driven by {}: it would roll on over a revert of one set; \
+         `ststui abort {} --group` reverts the group, or stop its runner first; nothing \
+         written",
+        part.place_words(),
+        crate::text::shown(&runner.words(), 200),
+        key.name
+    ))
 }
 
 /// The server's judgement of each eviction `a` would make, now (a dry run): a budget that would

@@ -345,6 +345,43 @@ fn a_part_claiming_rolling_never_bypasses_the_hold() {
     assert!(trace.lock().unwrap().iter().all(|(z, _)| z != ZONES[1]), "zone-b never opened");
 }
 
+/// `ststui step` on a member its group has waiting asks the group's lease on the first set,
+/// as the console's keys do: a live lease refuses the step (the group moves it in turn), a
+/// lease that ran out leaves nothing driving it, and the step is taken by hand, said so.
+#[test]
+fn a_waiting_member_steps_by_hand_only_when_its_groups_runner_is_gone() {
+    let (s, _) = zones("held-step", false);
+    forge(&s, ZONES[0], 0, State::Done);
+    forge(&s, ZONES[1], 1, State::Waiting);
+    forge(&s, ZONES[2], 2, State::Waiting);
+    let lease = |until: &str| {
+        serde_json::json!({"holder": "ana", "host": "build-7", "pid": 4242, "expires": until})
+            .to_string()
+    };
+    let a = ObjRef::new("default", ZONES[0]);
+    let live = ClusterOp::GroupLease {
+        set: a.clone(),
+        lease: Some(lease("2999-01-01T00:00:00Z")),
+        seen: None,
+    };
+    op(&s, live);
+    let (code, _, err) = run(&s, &["step", ZONES[1]]);
+    assert_eq!(code, 1, "{err}");
+    let want = "ingester-zone-b is waiting in rollout group ingester's plan (2/3)";
+    assert!(err.contains(want) && err.contains("--force steps it"), "{err}");
+    assert_eq!(partition_of(&s, ZONES[1]), 4, "nothing written");
+    let seen = Some(lease("2999-01-01T00:00:00Z"));
+    op(&s, ClusterOp::GroupLease { set: a, lease: Some(lease("2026-01-01T00:00:00Z")), seen });
+    let (code, out, err) = run(&s, &["step", ZONES[1]]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("the group has no runner (its lease ran out at 2026-01-01T00:00:00Z"),
+        "{out}"
+    );
+    assert!(out.contains("nothing drives it, the step is by hand"), "{out}");
+    assert_eq!(partition_of(&s, ZONES[1]), 3, "stepped");
+}
+
 /// Parts pairing two unrelated sets as one group never widen an abort: `abort web --yes`
 /// reverts web alone; the group is reverted only when asked (`--group`).
 #[test]

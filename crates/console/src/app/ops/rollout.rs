@@ -424,39 +424,34 @@ pub(super) fn refuse_planned(
     .into())
 }
 
-/// A set waiting in a rollout group's plan whose runner is there (its lease on the group's
-/// first set live, or that set not seen here while this console does not list the
+/// A set its rollout group's plan has in turn while the group's runner drives it (its lease on
+/// the group's first set live, or that set not seen here while this console does not list the
 /// namespace's sets): the group opens it in turn, and a move by hand would put a second set of
 /// the group in motion. A part naming a first set the namespace does not hold is no group's:
-/// nothing drives it. The refusal names the way past (`ststui step NAME --force`).
+/// nothing drives it ([`Held`] says which). The refusal names the way past (`ststui step NAME
+/// --force`).
 fn grouped(
     set: &StatefulSet,
     r: &ObjRef,
     state: &AppState,
     now: k8s_openapi::jiff::Timestamp,
 ) -> Option<String> {
-    use crate::plan::group::part::{self, State};
-    let p = part::read(set).part()?.clone();
-    if p.state != State::Waiting {
-        return None;
-    }
-    let first = ObjRef::new(r.namespace.clone(), p.sets.first()?.clone());
-    let runner =
-        state.mirror.set(&first).map(|s| crate::plan::record::Runner::of_in(s, part::LEASE, now));
-    let held = match runner {
-        Some(r) => matches!(r, crate::plan::record::Runner::Live(_)),
-        None => !sets_listed(state, &r.namespace),
+    use crate::plan::group::held::{First, Held};
+    let first = |n: &str| match state.mirror.set(&ObjRef::new(r.namespace.clone(), n)) {
+        Some(s) => First::Seen(s),
+        None if sets_listed(state, &r.namespace) => First::Absent,
+        None => First::Unseen,
     };
-    held.then(|| {
-        format!(
-            "{} is {}: the group opens it in turn, and a move by hand would put a second set in \
-             motion ({} shows the group; `ststui step {} --force` moves it all the same)",
-            r.name,
-            p.place_words(),
-            key(Action::Group),
-            r.name
-        )
-    })
+    let held = Held::of(set, first, now);
+    let p = held.part().filter(|_| held.driven())?;
+    Some(format!(
+        "{} is {}: the group opens it in turn, and a move by hand would put a second set in \
+         motion ({} shows the group; `ststui step {} --force` moves it all the same)",
+        r.name,
+        p.place_words(),
+        key(Action::Group),
+        r.name
+    ))
 }
 
 /// Whether this console lists every StatefulSet of `namespace` (then a set it does not hold

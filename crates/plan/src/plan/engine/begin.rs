@@ -4,6 +4,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
 use super::*;
+use crate::plan::group::held::{First, Held};
 
 impl Engine {
     /// Resolves the plan (refused: nothing written), then takes the lease.
@@ -34,7 +35,7 @@ impl Engine {
             }
             _ => {}
         }
-        if let Some(why) = self.in_a_group(set) {
+        if let Some(why) = self.in_a_group(set, view.now) {
             return self.refuse(why, false);
         }
         let Some(update) = decide::observed_update_revision(set).map(str::to_string) else {
@@ -106,10 +107,12 @@ impl Engine {
 
     /// Why this plan may not run on `set`: a group's plan has it waiting or rolling (the group
     /// rolls it in turn; a plan of its own would be a second set in motion). `--force` runs it
-    /// all the same (a group whose runner is gone for good).
-    fn in_a_group(&self, set: &StatefulSet) -> Option<String> {
-        let p = crate::plan::group::part::read(set).part()?.clone();
-        if !p.in_turn() || self.cfg.group.as_deref() == Some(p.group.as_str()) || self.ask.force {
+    /// all the same (a group whose runner is gone for good). The engine does not see the
+    /// group's first set, so any member in turn is held ([`Held::Unknown`] at best).
+    fn in_a_group(&self, set: &StatefulSet, now: Timestamp) -> Option<String> {
+        let held = Held::of(set, |_| First::Unseen, now);
+        let p = held.part()?;
+        if self.cfg.group.as_deref() == Some(p.group.as_str()) || self.ask.force {
             return None;
         }
         Some(format!(

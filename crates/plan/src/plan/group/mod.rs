@@ -10,6 +10,7 @@
 //! (time is an input), or know which backend lists the sets (a label selector is the
 //! adapter's: the API server filters, the caller passes what it listed).
 
+pub mod held;
 pub mod part;
 
 use k8s_openapi::api::apps::v1::StatefulSet;

@@ -10,6 +10,7 @@ use super::pods::{at, observed, revisions};
 use super::{Clock, Facts, Move, On, Pods, Row, Tally, Verdict, name_of};
 use crate::core::pod as podf;
 use crate::core::spec;
+use crate::plan::group::held::{First, Held};
 use crate::plan::group::part::{self, Part, State};
 use crate::plan::record::{self, Phase, Reading, Record, Runner};
 
@@ -318,20 +319,17 @@ pub(super) fn group(f: &Facts<'_>, tally: Tally, by_pods: &Verdict) -> Option<Ve
         let v = Verdict::of(Row::GroupHalted, Some(On::Group), why, tally);
         return Some(v.then(cont).or_else(abort));
     }
-    let runner = p
-        .sets
-        .first()
-        .and_then(|first| lookup(first))
-        .map(|first| Runner::of_in(first, part::LEASE, f.now));
-    if let Some(r) = runner.as_ref().filter(|r| !r.alive()) {
-        let why = format!("{place}; the group has {}", r.words());
+    let held = Held::of(f.set, |n| lookup(n).map_or(First::Unseen, First::Seen), f.now);
+    if let Held::Orphaned { runner, .. } = &held {
+        let why = format!("{place}; the group has {}", runner.words());
         let r = p.sets.iter().find_map(|n| recorded(n));
         let flags = restated(&p.steps, r.as_ref(), p.zone_bake_seconds);
         let go = Move::new(format!("{cmd} {flags}"), &does("resumes the group", r.as_ref()));
         return Some(Verdict::of(Row::GroupStalled, Some(On::Runner), why, tally).then(go));
     }
     let earlier = standing.iter().take(p.place).find(|s| s.state != Some(State::Done));
-    let seen = if runner.is_none() { " (its runner not seen from here)" } else { "" };
+    let seen =
+        if matches!(held, Held::Unknown(_)) { " (its runner not seen from here)" } else { "" };
     let v = |what: String| {
         let mut v =
             Verdict::of(Row::GroupWaiting, Some(On::Group), format!("{place}: {what}"), tally);
