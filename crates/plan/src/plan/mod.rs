@@ -20,6 +20,7 @@ pub mod freeze;
 pub mod gate;
 pub mod gated;
 pub mod group;
+pub mod holding;
 pub mod overclaim;
 pub mod record;
 pub mod recreate;

@@ -138,13 +138,13 @@ impl Engine {
     /// Whether the lease `set` holds is this run's (its holder is filled in on the way when
     /// empty, so host, process and expiry tell).
     pub(super) fn ours(&self, set: &StatefulSet) -> bool {
-        let Some(mine) = self.lease.as_deref() else { return false };
+        let Some(mine) = self.lease.text() else { return false };
         same_lease(record::lease_text(set).as_deref(), mine)
     }
 
     /// The precondition of our next lease write: the set's text when it is ours.
     pub(super) fn seen(&self, set: &StatefulSet) -> Option<String> {
-        if self.ours(set) { record::lease_text(set) } else { self.lease.clone() }
+        if self.ours(set) { record::lease_text(set) } else { self.lease.text().map(str::to_string) }
     }
 
     pub(super) fn refuse(&mut self, why: String, usage: bool) -> Act {

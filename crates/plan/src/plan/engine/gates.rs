@@ -155,7 +155,7 @@ impl Engine {
     ) -> Act {
         let now = view.now;
         let Some(InFlight { key, kind, pod, left, outcome: Some(o) }) = self.gate_run.take() else {
-            return Act::Wait { until: self.renew_at, words: String::new() };
+            return Act::Wait { until: self.lease.renew_at(), words: String::new() };
         };
         let text = self.ask.gates.text(kind).unwrap_or_default().to_string();
         let took = crate::plan::duration_words(o.took_ms.max(1000));

@@ -27,6 +27,7 @@ use super::OnFailure;
 use super::ask::{Ask, Begin, resolve};
 use super::decide::{self, Baseline, Facts, Next};
 use super::gate::{Gating, Key};
+use super::holding::{Holding, Terms};
 use super::record::{self, Lease, Phase, Reading, Record, Runner, stamp};
 use super::said;
 use super::start::Start;
@@ -84,6 +85,13 @@ pub struct Config {
     /// The rollout group whose runner runs this plan (`plan::run`); `None`: a plan of
     /// its own, refused on a set a group's plan has under way (it rolls in the group's turn).
     pub group: Option<String>,
+}
+
+impl Config {
+    /// Its lease's terms.
+    pub fn terms(&self) -> Terms {
+        Terms { hold: self.hold, renew: self.renew }
+    }
 }
 
 /// What the runner sees now.
@@ -210,9 +218,7 @@ pub struct Engine {
     landing: bool,
     /// Our lease as last written (the next write's precondition), until when it holds, when
     /// it is renewed next.
-    lease: Option<String>,
-    lease_until: Option<Timestamp>,
-    renew_at: Option<Timestamp>,
+    lease: Holding,
     /// The set as our last write left it: the basis of the next write until the view catches
     /// up.
     known: Option<StatefulSet>,
@@ -261,9 +267,7 @@ impl Engine {
             stage: Stage::Begin { since: None },
             mine: None,
             landing: false,
-            lease: None,
-            lease_until: None,
-            renew_at: None,
+            lease: Holding::default(),
             known: None,
             sent: None,
             reading: None,
@@ -366,10 +370,8 @@ impl Engine {
             && matches!(end, End::Stopped { kind: Stop::Asked, .. })
         {
             // A lease in flight may have landed: given back too (its text the precondition).
-            if let Some(Sent { what: Sending::Lease(text), .. }) = self.sent.take()
-                && self.lease.is_none()
-            {
-                self.lease = Some(text);
+            if let Some(Sent { what: Sending::Lease(text), .. }) = self.sent.take() {
+                self.lease.adopt(text);
             }
             return self.over(view, end, false);
         }
@@ -429,15 +431,15 @@ impl Engine {
 
     /// When a wait ends: `at`, or the lease's renewal if sooner.
     fn wake(&self, at: Timestamp) -> Timestamp {
-        self.renew_at.map_or(at, |r| r.min(at))
+        self.lease.wake(at)
     }
 
     /// Our lease ran out before it could be renewed: the run stops (the set stays held).
     fn lapsed(&mut self, now: Timestamp) -> Option<Act> {
-        let until = self.lease_until?;
+        let until = self.lease.ran_out(now)?;
         // Not failing (a process suspended, a slow turn): the renewal, with our lease as its
         // precondition, tells whether it is still ours.
-        if now < until || self.ending() || self.failing.is_none() {
+        if self.ending() || self.failing.is_none() {
             return None;
         }
         let last = self.failing.take().map(|w| format!(": {w}")).unwrap_or_default();
@@ -447,8 +449,7 @@ impl Engine {
              stays where the plan left it (rerun to resume)",
             stamp(until)
         );
-        self.lease = None;
-        self.lease_until = None;
+        self.lease.expire();
         self.stage =
             Stage::Over { end: End::Stopped { why, kind: Stop::Unreachable }, released: true };
         Some(self.end_act())

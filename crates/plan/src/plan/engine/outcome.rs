@@ -33,9 +33,7 @@ impl Engine {
         }
         match sent.what {
             Sending::Lease(text) => {
-                self.lease = Some(text);
-                self.lease_until = Some(sent.at + self.cfg.hold);
-                self.renew_at = Some(now + self.cfg.renew);
+                self.lease.landed(text, sent.at, now, self.cfg.terms());
                 if matches!(self.stage, Stage::Begin { .. }) {
                     self.stage = Stage::Run;
                 }
@@ -72,7 +70,7 @@ impl Engine {
                     Stage::Over { end: End::Refused { why: words, usage: false }, released: true };
             }
             (FailureKind::Conflict, Sending::Lease(_)) => {
-                self.lease = None;
+                self.lease.lost();
                 self.stage = Stage::Over {
                     end: End::Stopped { why: words, kind: Stop::Taken },
                     released: true,
@@ -91,8 +89,8 @@ impl Engine {
             (FailureKind::Unavailable | FailureKind::Unknown, what) => {
                 // Within the lease's slack: again after a pause, on a fresh read (the record on
                 // the set tells whether it landed).
-                if matches!(what, Sending::Lease(_)) && self.renew_at.is_some() {
-                    self.renew_at = Some(now + self.cfg.retry);
+                if matches!(what, Sending::Lease(_)) {
+                    self.lease.retry(now + self.cfg.retry);
                 }
                 self.failing = Some(words.clone());
                 self.trouble = Some((words, now + self.cfg.retry));

@@ -27,11 +27,11 @@ impl Engine {
         if let Some(None) = self.checking {
             let at = self.mine.as_ref().map(|r| format!("{}: ", said::at(r))).unwrap_or_default();
             let words = format!("{at}running the step's checks");
-            return Act::Wait { until: self.renew_at, words };
+            return Act::Wait { until: self.lease.renew_at(), words };
         }
         if let Some(words) = self.gate_pending() {
             let at = self.mine.as_ref().map(|r| format!("{}: ", said::at(r))).unwrap_or_default();
-            return Act::Wait { until: self.renew_at, words: format!("{at}{words}") };
+            return Act::Wait { until: self.lease.renew_at(), words: format!("{at}{words}") };
         }
         let Some(mine) = self.mine.clone() else { return self.first(view, &set, fresh) };
         if self.landing && fresh && !self.landed(&set, &mine) {
@@ -124,8 +124,7 @@ impl Engine {
     }
 
     pub(super) fn renewal_due(&self, now: Timestamp) -> bool {
-        matches!(self.stage, Stage::Run | Stage::Halt { .. })
-            && self.renew_at.is_some_and(|at| now >= at)
+        matches!(self.stage, Stage::Run | Stage::Halt { .. }) && self.lease.due(now)
     }
 
     /// The lease on the set is another runner's: the run stops.
@@ -135,7 +134,7 @@ impl Engine {
         }
         match Runner::of(set, now) {
             Runner::Live(l) => {
-                self.lease = None;
+                self.lease.lost();
                 let why = format!("another runner took the plan's lease: {}", l.words());
                 Some(self.taken(set, why))
             }
@@ -184,7 +183,7 @@ impl Engine {
                         self.trouble = Some((words.clone(), again));
                         return Act::Wait { until: Some(self.wake(again)), words };
                     }
-                    return Act::Wait { until: self.renew_at, words };
+                    return Act::Wait { until: self.lease.renew_at(), words };
                 }
                 let said = Said {
                     record: Some(record.clone()),
@@ -254,11 +253,11 @@ impl Engine {
             Next::Wait(words) => {
                 let until = wake(current, &self.facts(view, set)).map(|t| self.wake(t));
                 Act::Wait {
-                    until: until.or(self.renew_at),
+                    until: until.or(self.lease.renew_at()),
                     words: format!("{}: {words}", said::at(current)),
                 }
             }
-            Next::Check => Act::Wait { until: self.renew_at, words: String::new() },
+            Next::Check => Act::Wait { until: self.lease.renew_at(), words: String::new() },
             Next::Gate { kind, key, pod, record } => {
                 self.start_gate(view, set, &record, kind, key, pod)
             }
@@ -364,10 +363,8 @@ impl Engine {
 
     /// Gives the lease back (not awaited: it runs out anyway), then ends.
     pub(super) fn over_view(&mut self, end: End, released: bool) -> Act {
-        if !released && self.lease.take().is_some() {
+        if !released && self.lease.give_back().is_some() {
             self.stage = Stage::Over { end, released: true };
-            self.lease_until = None;
-            self.renew_at = None;
             return lease_write(&self.cfg.set, None, self.seen_at_end.take());
         }
         self.stage = Stage::Over { end: end.clone(), released: true };

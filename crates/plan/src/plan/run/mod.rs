@@ -29,6 +29,7 @@ use crate::plan::ask::Ask;
 use crate::plan::decide;
 use crate::plan::engine::{Act, Config, End, Engine, Said, Stop, View};
 use crate::plan::group::part::{self, Part, State};
+use crate::plan::holding::Holding;
 use crate::plan::record::{self, Lease, Record, Runner, stamp};
 
 /// How a rollout group runs.
@@ -118,8 +119,15 @@ enum Stage {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Sent {
-    Lease(String),
-    Part { index: usize, part: Box<Part> },
+    /// The group's lease, written at `at`.
+    Lease {
+        text: String,
+        at: Timestamp,
+    },
+    Part {
+        index: usize,
+        part: Box<Part>,
+    },
     Inner,
 }
 
@@ -135,9 +143,8 @@ pub struct Run {
     /// The run's start (its parts share it) and each part as last written.
     started: Option<String>,
     parts: Vec<Option<Part>>,
-    lease: Option<String>,
-    lease_until: Option<Timestamp>,
-    renew_at: Option<Timestamp>,
+    /// The group's lease, as this run holds it.
+    lease: Holding,
     sent: Option<Sent>,
     trouble: Option<(String, Timestamp)>,
     said: Vec<(ObjRef, Said)>,
@@ -177,9 +184,7 @@ impl Run {
             inner: None,
             started: None,
             parts: vec![None; n],
-            lease: None,
-            lease_until: None,
-            renew_at: None,
+            lease: Holding::default(),
             sent: None,
             trouble: None,
             said: Vec::new(),
@@ -262,12 +267,10 @@ impl Run {
                     inner.wrote(now, result);
                 }
             }
-            Some(Sent::Lease(text)) => match result {
+            Some(Sent::Lease { text, at }) => match result {
                 Ok(_) => {
                     self.trouble = None;
-                    self.lease = Some(text);
-                    self.lease_until = Some(now + self.cfg.engine.hold);
-                    self.renew_at = Some(now + self.cfg.engine.renew);
+                    self.lease.landed(text, at, now, self.cfg.engine.terms());
                     if matches!(self.stage, Stage::Begin) {
                         self.stage = Stage::Mark { next: 0 };
                     }
@@ -299,7 +302,7 @@ impl Run {
         match f.kind {
             FailureKind::Conflict if lease => {
                 let begun = !matches!(self.stage, Stage::Begin);
-                self.lease = None;
+                self.lease.lost();
                 let end = if begun {
                     RunEnd::Stopped { why: words, kind: Stop::Taken }
                 } else {
@@ -313,15 +316,15 @@ impl Run {
                     if f.kind == FailureKind::NotFound { Stop::Taken } else { Stop::Unreachable };
                 self.stage = Stage::Over {
                     end: RunEnd::Stopped { why, kind },
-                    released: self.lease.is_none(),
+                    released: self.lease.text().is_none(),
                 };
             }
             _ => {
                 let again = now + self.cfg.engine.retry;
                 // A renewal that failed is tried again after the pause (until the lease runs
                 // out); a first lease is taken again by the begin turn.
-                if lease && !matches!(self.stage, Stage::Begin) {
-                    self.renew_at = Some(again);
+                if lease {
+                    self.lease.retry(again);
                 }
                 self.trouble = Some((words, again));
             }
@@ -369,8 +372,7 @@ impl Run {
             }
             self.trouble = None;
         }
-        if let Some(until) = self.lease_until
-            && now >= until
+        if let Some(until) = self.lease.ran_out(now)
             && !matches!(self.stage, Stage::Over { .. })
         {
             let why = format!(
@@ -378,7 +380,7 @@ impl Run {
                  where the plan left them (rerun to resume)",
                 stamp(until)
             );
-            self.lease = None;
+            self.lease.expire();
             self.inner = None;
             self.stage = Stage::Over {
                 end: RunEnd::Stopped { why, kind: Stop::Unreachable },
@@ -397,7 +399,7 @@ impl Run {
                 }
             }
         }
-        if self.renew_at.is_some_and(|at| now >= at) && !matches!(self.stage, Stage::Over { .. }) {
+        if self.lease.due(now) && !matches!(self.stage, Stage::Over { .. }) {
             return self.lease_write(view, true);
         }
         match self.stage.clone() {

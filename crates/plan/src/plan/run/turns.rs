@@ -22,9 +22,8 @@ impl Run {
     pub(super) fn lease_write(&mut self, view: &RunView<'_>, renewal: bool) -> Step {
         let text = self.lease_text(view.now);
         let held = self.anchor(view).and_then(|a| record::lease_text_in(a, part::LEASE));
-        let seen = if renewal { self.lease.clone().or(held) } else { held };
-        self.renew_at = None;
-        self.sent = Some(Sent::Lease(text.clone()));
+        let seen = if renewal { self.lease.text().map(str::to_string).or(held) } else { held };
+        self.sent = Some(Sent::Lease { text: text.clone(), at: view.now });
         let op = ClusterOp::GroupLease { set: self.cfg.sets[0].clone(), lease: Some(text), seen };
         Step::Do(Act::Write(Write::new(op)))
     }
@@ -165,7 +164,7 @@ impl Run {
                 .collect();
             if let Some(h) = crate::plan::group::hold(&others, min_ready, now) {
                 let words = format!("{} waits: {h}", key.name);
-                return self.held_by(index, words, self.renew_at);
+                return self.held_by(index, words, self.lease.renew_at());
             }
             return self.start(view, index, false);
         }
@@ -182,7 +181,7 @@ impl Run {
         if let Some(h) = crate::plan::group::hold(&members, min_ready, now) {
             let words = format!("{} waits: {h}", key.name);
             self.stage = Stage::Hold { index, quiet: None };
-            return self.held_by(index, words, self.renew_at);
+            return self.held_by(index, words, self.lease.renew_at());
         }
         let quiet = quiet.unwrap_or(now);
         self.stage = Stage::Hold { index, quiet: Some(quiet) };
@@ -201,7 +200,7 @@ impl Run {
                 stamp(until),
                 crate::plan::duration_words(self.cfg.zone_bake_seconds * 1000)
             );
-            let until = self.renew_at.map_or(until, |r| r.min(until));
+            let until = self.lease.wake(until);
             return self.held_by(index, words, Some(until));
         }
         if !view.fresh && self.cfg.engine.fresh_reads {
@@ -372,7 +371,7 @@ impl Run {
         last: Option<(usize, State, Option<String>)>,
     ) -> Step {
         if let Some((index, state, reason)) = last
-            && self.lease.is_some()
+            && self.lease.text().is_some()
         {
             self.stage = Stage::Close { end, last: None };
             let p = self.part(index, state, view.now, reason);
@@ -383,10 +382,8 @@ impl Run {
     }
 
     pub(super) fn over(&mut self, view: &RunView<'_>, end: RunEnd, released: bool) -> Step {
-        if !released && let Some(mine) = self.lease.take() {
+        if !released && let Some(mine) = self.lease.give_back() {
             self.stage = Stage::Over { end, released: true };
-            self.lease_until = None;
-            self.renew_at = None;
             let held = self
                 .anchor(view)
                 .and_then(|a| a.metadata.annotations.as_ref()?.get(part::LEASE).cloned());
