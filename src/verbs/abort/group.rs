@@ -8,7 +8,6 @@
 
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 
 use super::{abort_set, confirm};
@@ -16,6 +15,7 @@ use crate::backend::{ClusterOp, ObjRef, Write};
 use crate::cli::AbortArgs;
 use crate::cluster::{Target, Writes};
 use crate::plan::group::part::{self, Part, State};
+use crate::plan::member::Member;
 use crate::plan::record::stamp;
 use crate::verbs::session::Sessions;
 use crate::verbs::{Exit, VerbError};
@@ -150,11 +150,9 @@ fn watched(sessions: &Sessions) -> Option<String> {
     }
     let owns: Vec<Vec<(i32, &Pod)>> =
         sessions.all.iter().map(|s| s.state.mirror.pods_of(&s.key).collect()).collect();
-    let members: Vec<crate::plan::group::Member<'_>> = sets
-        .iter()
-        .zip(&owns)
-        .map(|(set, pods)| crate::plan::group::Member { set, pods })
-        .collect();
+    let sem = sessions.all[0].state.options.semantics;
+    let members: Vec<Member<'_>> =
+        sets.iter().zip(&owns).map(|(set, pods)| Member::of(set, pods, &sem)).collect();
     unsettled(sessions, &members)
 }
 
@@ -177,17 +175,13 @@ fn read(
     }
     let owns: Vec<Vec<(i32, &Pod)>> =
         fresh.iter().zip(&keys).map(|(f, k)| f.own(&k.name)).collect();
-    let members: Vec<crate::plan::group::Member<'_>> = fresh
-        .iter()
-        .zip(&owns)
-        .map(|(f, pods)| crate::plan::group::Member { set: &f.set, pods })
-        .collect();
+    let sem = sessions.all[0].state.options.semantics;
+    let members: Vec<Member<'_>> =
+        fresh.iter().zip(&owns).map(|(f, pods)| Member::of(&f.set, pods, &sem)).collect();
     Ok(unsettled(sessions, &members))
 }
 
-fn unsettled(sessions: &Sessions, members: &[crate::plan::group::Member<'_>]) -> Option<String> {
-    let sem = sessions.all[0].state.options.semantics;
-    let min_ready = |s: &StatefulSet| crate::core::spec::min_ready(s, &sem);
+fn unsettled(sessions: &Sessions, members: &[Member<'_>]) -> Option<String> {
     let now = sessions.all[0].state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
-    crate::plan::group::unsettled(members, min_ready, now).map(|h| h.to_string())
+    crate::plan::group::unsettled(members, now).map(|h| h.to_string())
 }

@@ -176,7 +176,8 @@ impl<W: Watch> Runner<W> {
         let now = self.now();
         let keys = self.run.sets().to_vec();
         let ns = keys[0].namespace.clone();
-        let semantics = |i: usize| &self.watch.state(i).options.semantics;
+        let semantics: Vec<_> =
+            (0..keys.len()).map(|i| self.watch.state(i).options.semantics).collect();
         if let Some(fresh) = self.fresh.take() {
             let owns: Vec<Vec<(i32, &Pod)>> =
                 fresh.iter().zip(&keys).map(|(f, k)| f.own(&k.name)).collect();
@@ -297,35 +298,21 @@ struct Seen<'a> {
     sets: &'a [Option<&'a StatefulSet>],
     pods: &'a [Vec<(i32, &'a Pod)>],
     frozen: Vec<Option<String>>,
-    min_ready: Vec<crate::core::pod::MinReady>,
+    semantics: Vec<crate::core::options::Semantics>,
 }
 
 impl<'a> Seen<'a> {
-    fn of<'s>(
+    fn of(
         sets: &'a [Option<&'a StatefulSet>],
         pods: &'a [Vec<(i32, &'a Pod)>],
-        semantics: impl Fn(usize) -> &'s crate::core::options::Semantics,
+        semantics: Vec<crate::core::options::Semantics>,
     ) -> Seen<'a> {
         let frozen =
             sets.iter().map(|s| s.and_then(crate::steer::holding).map(|h| h.words())).collect();
-        let min_ready = sets
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                s.map(|s| crate::core::spec::min_ready(s, semantics(i))).unwrap_or_default()
-            })
-            .collect();
-        Seen { sets, pods, frozen, min_ready }
+        Seen { sets, pods, frozen, semantics }
     }
 
     fn members(&self) -> Vec<Member<'_>> {
-        (0..self.sets.len())
-            .map(|i| Member {
-                set: self.sets[i],
-                pods: &self.pods[i],
-                min_ready: self.min_ready[i],
-                frozen: self.frozen[i].as_deref(),
-            })
-            .collect()
+        crate::plan::member::members(self.sets, self.pods, &self.frozen, |i| self.semantics[i])
     }
 }

@@ -89,17 +89,13 @@ fn group_hold(
     if pods.iter().zip(&members).any(|(p, s)| p.is_empty() && crate::core::spec::replicas(s) > 0) {
         return None;
     }
-    let group: Vec<crate::plan::group::Member<'_>> = members
+    let sem = &state.options.semantics;
+    let group: Vec<crate::plan::member::Member<'_>> = members
         .iter()
         .zip(&pods)
-        .map(|(s, p)| crate::plan::group::Member { set: s, pods: p })
+        .map(|(s, p)| crate::plan::member::Member::of(s, p, sem))
         .collect();
-    let sem = &state.options.semantics;
-    crate::plan::group::hold(
-        &group,
-        |s| crate::core::spec::min_ready(s, sem),
-        state.now.unwrap_or_default(),
-    )
+    crate::plan::group::hold(&group, state.now.unwrap_or_default())
 }
 
 /// What the advisor says of `set`: a rule no waiting resolves (a sync error, or a hint of the

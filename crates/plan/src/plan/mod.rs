@@ -21,6 +21,7 @@ pub mod gate;
 pub mod gated;
 pub mod group;
 pub mod holding;
+pub mod member;
 pub mod overclaim;
 pub mod record;
 pub mod recreate;

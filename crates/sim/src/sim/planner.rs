@@ -25,11 +25,10 @@ use super::ops::{self, OpError};
 use super::world::World;
 use crate::backend::{ClusterOp, EventKind, Failure, ObjRef, Op, Write};
 use crate::core::labels;
-use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
 use crate::plan::engine::{Act, Config};
 use crate::plan::record::{self, Phase, Reading, Record, stamp};
-use crate::plan::run::{Member, Run, RunEnd, RunView, Step};
+use crate::plan::run::{Run, RunEnd, RunView, Step};
 use crate::plan::{OnFailure, Steps};
 
 mod gates;
@@ -285,25 +284,11 @@ fn turn(w: &World, run: &mut Run, now: Timestamp) -> Step {
         .collect();
     let frozen: Vec<Option<String>> =
         sets.iter().map(|s| s.and_then(crate::steer::holding).map(|f| f.words())).collect();
-    let members: Vec<Member<'_>> = sets
-        .iter()
-        .zip(&pods)
-        .zip(&frozen)
-        .map(|((s, p), f)| Member {
-            set: *s,
-            pods: p,
-            min_ready: s.map(|s| min_ready(w, s)).unwrap_or_default(),
-            frozen: f.as_deref(),
-        })
-        .collect();
+    let members =
+        crate::plan::member::members(&sets, &pods, &frozen, |_| w.controller.options().semantics);
     let ns = run.sets().first().map(|k| k.namespace.clone()).unwrap_or_default();
     let budgets: Vec<_> = w.store.budgets().in_namespace(&ns).collect();
     run.next(&RunView { members: &members, now, fresh: true, budgets: &budgets })
-}
-
-/// The set's `minReadySeconds` under the simulated server's semantics.
-fn min_ready(w: &World, set: &StatefulSet) -> MinReady {
-    crate::core::spec::min_ready(set, &w.controller.options().semantics)
 }
 
 /// The set's pods with their ordinals, as the controller claims them, in ordinal order.

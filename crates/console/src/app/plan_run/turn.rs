@@ -18,7 +18,6 @@ use crate::app::msg::Command;
 use crate::app::notify::{error, info, push_now};
 use crate::app::state::{AppState, Origin};
 use crate::backend::{Failure, Fresh, ObjRef, Op, ViewOp};
-use crate::core::pod::MinReady;
 use crate::plan::engine::{Act, Stop};
 use crate::plan::run::{Member, RunEnd, RunView, Step};
 
@@ -151,7 +150,7 @@ pub(super) struct Seen<'a> {
     sets: Vec<Option<&'a StatefulSet>>,
     pods: Vec<Vec<(i32, &'a Pod)>>,
     frozen: Vec<Option<String>>,
-    min_ready: Vec<MinReady>,
+    semantics: crate::core::options::Semantics,
     pub(super) budgets: Vec<&'a PodDisruptionBudget>,
 }
 
@@ -182,22 +181,12 @@ impl<'a> Seen<'a> {
         pods: Vec<Vec<(i32, &'a Pod)>>,
         budgets: Vec<&'a PodDisruptionBudget>,
     ) -> Seen<'a> {
-        let sem = &state.options.semantics;
         let frozen = sets.iter().map(|s| s.and_then(crate::steer::holding).map(|f| f.words()));
-        let min_ready = sets
-            .iter()
-            .map(|s| s.map(|s| crate::core::spec::min_ready(s, sem)).unwrap_or_default());
-        Seen { frozen: frozen.collect(), min_ready: min_ready.collect(), sets, pods, budgets }
+        let semantics = state.options.semantics;
+        Seen { frozen: frozen.collect(), semantics, sets, pods, budgets }
     }
 
     pub(super) fn members(&self) -> Vec<Member<'_>> {
-        (0..self.sets.len())
-            .map(|i| Member {
-                set: self.sets[i],
-                pods: &self.pods[i],
-                min_ready: self.min_ready[i],
-                frozen: self.frozen[i].as_deref(),
-            })
-            .collect()
+        crate::plan::member::members(&self.sets, &self.pods, &self.frozen, |_| self.semantics)
     }
 }

@@ -241,14 +241,13 @@ fn hold(
 ) -> Option<crate::plan::group::Hold> {
     let pods: Vec<Vec<(i32, &Pod)>> =
         shown.sets.iter().map(|k| state.mirror.pods_of(k).collect()).collect();
-    let members: Vec<crate::plan::group::Member<'_>> = sets
+    let semantics = &state.options.semantics;
+    let members: Vec<crate::plan::member::Member<'_>> = sets
         .iter()
         .zip(&pods)
-        .filter_map(|(s, p)| Some(crate::plan::group::Member { set: (*s)?, pods: p }))
+        .filter_map(|(s, p)| Some(crate::plan::member::Member::of((*s)?, p, semantics)))
         .collect();
-    let semantics = &state.options.semantics;
-    let min_ready = |s: &StatefulSet| crate::core::spec::min_ready(s, semantics);
-    crate::plan::group::hold(&members, min_ready, state.now.unwrap_or_default())
+    crate::plan::group::hold(&members, state.now.unwrap_or_default())
 }
 
 /// Where the matrix goes inside its pane: the header's lines (wrapped), the two heading rows,

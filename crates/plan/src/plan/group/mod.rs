@@ -14,10 +14,10 @@ pub mod held;
 pub mod part;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Pod;
 
-use crate::core::pod::{self as podf, MinReady};
+use crate::core::pod as podf;
 use crate::core::types::Now;
+pub use crate::plan::member::Member;
 
 /// How the group's sets are named.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,13 +155,6 @@ fn wildcard(pattern: &str, name: &str) -> bool {
     p[i..].iter().all(|c| *c == '*')
 }
 
-/// One set of the group as it stands: the set and its own pods (with their ordinals).
-#[derive(Debug, Clone, Copy)]
-pub struct Member<'a> {
-    pub set: &'a StatefulSet,
-    pub pods: &'a [(i32, &'a Pod)],
-}
-
 /// What holds the group now: a set whose spec its controller has not observed yet (`pod` is then
 /// the set's name), the first pod (in rolling order, by ordinal) that is not updated or
 /// untouched, Ready and available, or an ordinal the spec wants that has no pod.
@@ -179,43 +172,31 @@ impl std::fmt::Display for Hold {
 }
 
 /// The first thing that keeps the next set of the group from starting (`None`: every pod of
-/// every set is updated or untouched, Ready and available). `members` in rolling order;
-/// `min_ready` of each set as its own `minReadySeconds` under the server's semantics.
-pub fn hold(
-    members: &[Member<'_>],
-    min_ready: impl Fn(&StatefulSet) -> MinReady,
-    now: Now,
-) -> Option<Hold> {
-    first_unfit(members, min_ready, now, true)
+/// every set is updated or untouched, Ready and available). `members` in rolling order (a
+/// member whose set is gone is skipped: the caller says it is gone).
+pub fn hold(members: &[Member<'_>], now: Now) -> Option<Hold> {
+    first_unfit(members, now, true)
 }
 
 /// [`hold`] without the revision rule: every pod the specs want exists and is Ready and
 /// available, whatever its revision — what an abort waits for between the sets it reverts (a
 /// canary left on the aborted revision behind the restored partition is no reason to wait).
-pub fn unsettled(
-    members: &[Member<'_>],
-    min_ready: impl Fn(&StatefulSet) -> MinReady,
-    now: Now,
-) -> Option<Hold> {
-    first_unfit(members, min_ready, now, false)
+pub fn unsettled(members: &[Member<'_>], now: Now) -> Option<Hold> {
+    first_unfit(members, now, false)
 }
 
-fn first_unfit(
-    members: &[Member<'_>],
-    min_ready: impl Fn(&StatefulSet) -> MinReady,
-    now: Now,
-    revisions: bool,
-) -> Option<Hold> {
+fn first_unfit(members: &[Member<'_>], now: Now, revisions: bool) -> Option<Hold> {
     for m in members {
-        let name = m.set.metadata.name.clone().unwrap_or_default();
-        let status = m.set.status.clone().unwrap_or_default();
+        let Some(set) = m.set else { continue };
+        let name = set.metadata.name.clone().unwrap_or_default();
+        let status = set.status.clone().unwrap_or_default();
         let (current, update) = (
             status.current_revision.unwrap_or_default(),
             status.update_revision.unwrap_or_default(),
         );
         // A spec its controller has not acted on yet (a revert, a step just written): its
         // pods say nothing of what is about to move.
-        if let Some(g) = m.set.metadata.generation
+        if let Some(g) = set.metadata.generation
             && status.observed_generation.unwrap_or(0) < g
         {
             let why = format!(
@@ -224,9 +205,9 @@ fn first_unfit(
             );
             return Some(Hold { set: name.clone(), pod: name, why });
         }
-        let start = crate::core::spec::start_ordinal(m.set);
-        let replicas = crate::core::spec::replicas(m.set).max(0);
-        let mr = min_ready(m.set);
+        let start = crate::core::spec::start_ordinal(set);
+        let replicas = crate::core::spec::replicas(set).max(0);
+        let mr = m.min_ready;
         for ordinal in start..start.saturating_add(replicas) {
             let pod_name = crate::core::labels::pod_name(&name, ordinal);
             let found = m.pods.iter().find(|(o, _)| *o == ordinal).map(|(_, p)| *p);

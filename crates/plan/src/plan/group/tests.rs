@@ -97,11 +97,8 @@ fn every_ordinal_of_every_set_holds_the_group_until_ready_and_available() {
     let view = |a_own: &[(i32, Pod)], b_own: &[(i32, Pod)]| {
         let a_refs: Vec<(i32, &Pod)> = a_own.iter().map(|(o, p)| (*o, p)).collect();
         let b_refs: Vec<(i32, &Pod)> = b_own.iter().map(|(o, p)| (*o, p)).collect();
-        let members = [Member { set: &a, pods: &a_refs }, Member { set: &b, pods: &b_refs }];
-        let min_ready = |s: &StatefulSet| {
-            crate::core::spec::min_ready(s, &crate::core::Options::default().semantics)
-        };
-        hold(&members, min_ready, at(100))
+        let members = [Member::of(&a, &a_refs, &sem()), Member::of(&b, &b_refs, &sem())];
+        hold(&members, at(100))
     };
     // zone-b's second ordinal was never created: it holds the group, named.
     let h = view(&a_own, &b_own).expect("held");
@@ -124,26 +121,27 @@ fn min_ready_seconds_is_honoured_and_an_unobserved_spec_holds() {
     a.spec.replicas = Some(1);
     let p = pod("zone-a", 0, "zone-a-b", Some(90));
     let pods = [(0, &p)];
-    let members = [Member { set: &a, pods: &pods }];
-    let min_ready = |s: &StatefulSet| {
-        crate::core::spec::min_ready(s, &crate::core::Options::default().semantics)
-    };
-    let h = hold(&members, min_ready, at(100)).expect("ready 10s ago, 30s asked");
+    let members = [Member::of(&a, &pods, &sem())];
+    let h = hold(&members, at(100)).expect("ready 10s ago, 30s asked");
     assert!(h.why.contains("not yet available"), "{h}");
-    assert_eq!(hold(&members, min_ready, at(130)), None);
+    assert_eq!(hold(&members, at(130)), None);
     // A spec not yet observed (a revert just written) holds it, whatever its pods say: for an
     // abort between the sets it reverts too.
     let mut a = a.clone();
     a.metadata.generation = Some(3);
     a.status.as_mut().unwrap().observed_generation = Some(2);
-    let members = [Member { set: &a, pods: &pods }];
-    let h = hold(&members, min_ready, at(130)).expect("not observed");
+    let members = [Member::of(&a, &pods, &sem())];
+    let h = hold(&members, at(130)).expect("not observed");
     assert_eq!(
         h.to_string(),
         "zone-a has a spec its controller has not observed yet (generation 3, observed 2)"
     );
-    assert_eq!(unsettled(&members, min_ready, at(130)), Some(h));
+    assert_eq!(unsettled(&members, at(130)), Some(h));
     a.status.as_mut().unwrap().observed_generation = Some(3);
-    let members = [Member { set: &a, pods: &pods }];
-    assert_eq!(unsettled(&members, min_ready, at(130)), None);
+    let members = [Member::of(&a, &pods, &sem())];
+    assert_eq!(unsettled(&members, at(130)), None);
+}
+
+fn sem() -> crate::core::options::Semantics {
+    crate::core::Options::default().semantics
 }

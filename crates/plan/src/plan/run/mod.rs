@@ -24,7 +24,6 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::jiff::Timestamp;
 
 use crate::backend::{ClusterOp, Failure, FailureKind, ObjRef, Write};
-use crate::core::pod::MinReady;
 use crate::plan::ask::Ask;
 use crate::plan::decide;
 use crate::plan::engine::{Act, Config, End, Engine, Said, Stop, View};
@@ -49,15 +48,7 @@ pub struct GroupConfig {
     pub engine: Config,
 }
 
-/// One member as the runner sees it now.
-#[derive(Debug, Clone, Copy)]
-pub struct Member<'a> {
-    /// `None`: the set is gone.
-    pub set: Option<&'a StatefulSet>,
-    pub pods: &'a [(i32, &'a Pod)],
-    pub min_ready: MinReady,
-    pub frozen: Option<&'a str>,
-}
+pub use crate::plan::member::Member;
 
 /// What the runner sees now: every member, in the group's order.
 #[derive(Debug, Clone, Copy)]

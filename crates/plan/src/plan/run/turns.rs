@@ -140,29 +140,15 @@ impl Run {
         };
         let key = self.cfg.sets[index].clone();
         let state = self.parts[index].as_ref().map(|p| p.state);
-        let members: Vec<crate::plan::group::Member<'_>> = view
-            .members
-            .iter()
-            .filter_map(|m| m.set.map(|set| crate::plan::group::Member { set, pods: m.pods }))
-            .collect();
-        let min_ready = |s: &StatefulSet| {
-            view.members
-                .iter()
-                .find(|m| m.set.is_some_and(|x| x.metadata.name == s.metadata.name))
-                .or(view.members.first())
-                .map(|m| m.min_ready)
-                .unwrap_or_default()
-        };
         // A set whose plan was under way when the last runner stopped goes on as soon as every
         // other set of the group allows it (its own pods are in motion): a part saying
         // "rolling" never skips the hold on the others.
         if matches!(state, Some(State::Rolling | State::Halted)) {
-            let others: Vec<_> = members
-                .iter()
-                .copied()
-                .filter(|m| m.set.metadata.name.as_deref() != Some(key.name.as_str()))
+            let others: Vec<_> = (view.members.iter().enumerate())
+                .filter(|(i, _)| *i != index)
+                .map(|(_, m)| *m)
                 .collect();
-            if let Some(h) = crate::plan::group::hold(&others, min_ready, now) {
+            if let Some(h) = crate::plan::group::hold(&others, now) {
                 let words = format!("{} waits: {h}", key.name);
                 return self.held_by(index, words, self.lease.renew_at());
             }
@@ -178,7 +164,7 @@ impl Run {
             let p = self.part(index, State::Done, now, Some("nothing to roll".into()));
             return self.write_part(index, p);
         }
-        if let Some(h) = crate::plan::group::hold(&members, min_ready, now) {
+        if let Some(h) = crate::plan::group::hold(view.members, now) {
             let words = format!("{} waits: {h}", key.name);
             self.stage = Stage::Hold { index, quiet: None };
             return self.held_by(index, words, self.lease.renew_at());
