@@ -433,6 +433,7 @@ fn a_part_naming_a_set_that_does_not_exist_never_locks_the_partition_keys() {
         steps: "1,100%".into(),
         zone_bake_seconds: 0,
         reason: None,
+        clusters: None,
     };
     annotate(&mut st, &[(PART, serde_json::to_string(&part).unwrap())]);
     run(&mut st, [key('[')]);

@@ -159,6 +159,7 @@ fn a_group_shows_on_its_rows_and_in_the_drawn_list() {
         steps: "1,100%".into(),
         zone_bake_seconds: 60,
         reason: None,
+        clusters: None,
     };
     let with = |name: &str, p: Part| {
         let mut s = a_set("apps", name, 3, false);

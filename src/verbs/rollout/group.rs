@@ -62,6 +62,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         zone_bake_seconds: args.zone_bake / 1000,
         batches: args.batches.as_deref().and_then(|b| crate::value::batches(b).ok()),
         engine: config(sets[0].clone(), host, args, dead),
+        clusters: None,
     };
     let ask = ask(args, steps, bake_seconds, writes.identity());
     let mut r = Runner {

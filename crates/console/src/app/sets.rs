@@ -206,6 +206,10 @@ fn group_words(set: &StatefulSet) -> String {
         Reading::Part(p) => {
             format!("{} {}/{} {}", shown(&p.group), p.place + 1, p.sets.len(), p.state.word())
         }
+        Reading::Fleet(p) => {
+            let n = p.sets.len();
+            format!("fleet {} {}/{n} {}", shown(&p.group), p.place + 1, p.state.word())
+        }
         Reading::Invalid(_) => "invalid part".into(),
         Reading::None => {
             let Some(g) = set.metadata.labels.as_ref().and_then(|l| l.get(ROLLOUT_GROUP)) else {

@@ -81,5 +81,6 @@ pub fn part(
         steps: "1,100%".into(),
         zone_bake_seconds: 0,
         reason: None,
+        clusters: None,
     }
 }

@@ -78,6 +78,7 @@ fn engine(state: &AppState, shown: &GroupShown, form: &GroupForm) -> Run {
         zone_bake_seconds: form.zone_bake_seconds,
         batches: form.batches.clone(),
         engine: config(state, shown.sets[0].clone(), &form.form),
+        clusters: None,
     };
     Run::group(cfg, ask(&form.form))
 }

@@ -47,12 +47,16 @@ impl Held {
         first: impl FnOnce(&str) -> First<'a>,
         now: Timestamp,
     ) -> Held {
-        let Some(p) = part::read(set).part().filter(|p| p.in_turn()).cloned() else {
+        let Some(p) = part::read(set).any().filter(|p| p.in_turn()).cloned() else {
             return Held::Free;
         };
         let part = Box::new(p);
-        let name = &part.sets[0];
-        let seen = if name == part.own() { First::Seen(set) } else { first(name) };
+        // A fleet's first set is in another cluster: not seen from here.
+        let seen = match part.beside(0) {
+            _ if part.place == 0 => First::Seen(set),
+            Some(name) => first(name),
+            None => First::Unseen,
+        };
         match seen {
             First::Seen(s) => match Runner::of_in(s, part::LEASE, now) {
                 runner if runner.alive() => Held::Driven { part, runner },
@@ -110,6 +114,7 @@ mod tests {
             steps: "100%".into(),
             zone_bake_seconds: 0,
             reason: None,
+            clusters: None,
         };
         serde_json::to_string(&p).unwrap()
     }

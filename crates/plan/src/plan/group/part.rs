@@ -73,6 +73,26 @@ pub struct Part {
     /// Why it halted, or what it was aborted by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// A fleet's (one set rolled across clusters): each member's cluster, in the order of
+    /// `sets`. `None`: a group in one cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<Vec<Cluster>>,
+}
+
+/// A fleet member's cluster as the record names it: a stable identity (the `kube-system`
+/// namespace's uid, the same from every machine) and, as a hint for words, the context name
+/// of the runner that wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Cluster {
+    pub uid: String,
+    pub name: String,
+}
+
+impl Cluster {
+    /// The cluster's name, escaped, for words.
+    pub fn shown(&self) -> String {
+        escaped(&self.name)
+    }
 }
 
 /// What does not hold together in a group part (written by others: names shown escaped).
@@ -85,12 +105,29 @@ enum BadPart {
     /// A set's name (escaped) that is no StatefulSet name.
     #[error("{0} is not a StatefulSet name")]
     Name(String),
+    #[error("it names {clusters} clusters for {sets} sets")]
+    Clusters { clusters: usize, sets: usize },
+    /// A cluster's identity (escaped) that is none.
+    #[error("{0} is not a cluster identity")]
+    Cluster(String),
 }
 
 impl Part {
     /// Whether `other` is a part of the same group run (same group, sets and start).
     pub fn same_run(&self, other: &Part) -> bool {
-        (&self.group, &self.sets, &self.started) == (&other.group, &other.sets, &other.started)
+        (&self.group, &self.sets, &self.started, &self.clusters)
+            == (&other.group, &other.sets, &other.started, &other.clusters)
+    }
+
+    /// Whether it is a fleet's part (its members in several clusters).
+    pub fn fleet(&self) -> bool {
+        self.clusters.is_some()
+    }
+
+    /// Member `i`'s set name where it can be looked up beside this set (same cluster and
+    /// namespace): a group's every member; a fleet's only this one.
+    pub fn beside(&self, i: usize) -> Option<&str> {
+        (!self.fleet() || i == self.place).then(|| self.sets.get(i).map(String::as_str))?
     }
 
     /// Whether it holds together: a place among at most [`MAX_SETS`] named sets.
@@ -111,6 +148,16 @@ impl Part {
         if let Some(n) = self.sets.iter().find(|n| bad(n)) {
             return Err(BadPart::Name(escaped(n)));
         }
+        if let Some(c) = &self.clusters {
+            if c.len() != self.sets.len() {
+                return Err(BadPart::Clusters { clusters: c.len(), sets: self.sets.len() });
+            }
+            let bad =
+                |id: &str| id.is_empty() || id.len() > 253 || id.chars().any(char::is_control);
+            if let Some(c) = c.iter().find(|c| bad(&c.uid) || c.name.len() > 253) {
+                return Err(BadPart::Cluster(escaped(&c.uid)));
+            }
+        }
         Ok(())
     }
 
@@ -121,15 +168,21 @@ impl Part {
         matches!(self.state, State::Waiting | State::Rolling)
     }
 
-    /// "waiting in rollout group G's plan (2/3)", its group's name escaped.
+    /// "waiting in rollout group G's plan (2/3)", "waiting in fleet F's plan (2/3, cluster
+    /// us)", names escaped.
     pub fn place_words(&self) -> String {
-        format!(
-            "{} in rollout group {}'s plan ({}/{})",
-            self.state.word(),
-            crate::text::escape_controls(&self.group),
-            self.place + 1,
-            self.sets.len()
-        )
+        let group = crate::text::escape_controls(&self.group);
+        let (at, n) = (self.place + 1, self.sets.len());
+        match self.clusters.as_ref().and_then(|c| c.get(self.place)) {
+            Some(c) => {
+                format!(
+                    "{} in fleet {group}'s plan ({at}/{n}, cluster {})",
+                    self.state.word(),
+                    c.shown()
+                )
+            }
+            None => format!("{} in rollout group {group}'s plan ({at}/{n})", self.state.word()),
+        }
     }
 
     /// The set it is the part of.
@@ -144,13 +197,26 @@ pub enum Reading {
     None,
     /// Not a part: why, the text escaped and cut.
     Invalid(String),
+    /// A group's part (its members in this cluster).
     Part(Box<Part>),
+    /// A fleet's part (its members in several clusters): what reads a group's members beside
+    /// the set never takes it for a group's.
+    Fleet(Box<Part>),
 }
 
 impl Reading {
+    /// A group's part (a fleet's is not).
     pub fn part(&self) -> Option<&Part> {
         match self {
             Reading::Part(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// A group's or a fleet's part: what the run and "what holds this set" read.
+    pub fn any(&self) -> Option<&Part> {
+        match self {
+            Reading::Part(p) | Reading::Fleet(p) => Some(p),
             _ => None,
         }
     }
@@ -181,7 +247,10 @@ pub fn read(set: &StatefulSet) -> Reading {
             part.place
         ));
     }
-    Reading::Part(Box::new(part))
+    match part.fleet() {
+        true => Reading::Fleet(Box::new(part)),
+        false => Reading::Part(Box::new(part)),
+    }
 }
 
 /// `text` with control characters escaped, cut at 80 characters.
@@ -202,22 +271,36 @@ pub struct Standing {
 }
 
 /// The whole group as `part` (any member's) names it, each member as its own part says
-/// (`lookup` finds a set by name in the part's namespace).
+/// (`lookup` finds a set by name in the part's namespace; a fleet's members in other clusters
+/// are not read from here).
 pub fn whole<'s>(part: &Part, lookup: impl Fn(&str) -> Option<&'s StatefulSet>) -> Vec<Standing> {
-    part.sets
-        .iter()
-        .map(|name| {
-            let (state, since, reason, note) = match lookup(name).map(read) {
+    (part.sets.iter().enumerate())
+        .map(|(i, name)| {
+            let Some(beside) = part.beside(i) else {
+                let at = part.clusters.as_ref().and_then(|c| c.get(i)).map(Cluster::shown);
+                let note = format!("in cluster {}: not read from here", at.unwrap_or_default());
+                let none = (None, String::new(), None);
+                return Standing {
+                    set: name.clone(),
+                    state: none.0,
+                    since: none.1,
+                    reason: none.2,
+                    note: Some(note),
+                };
+            };
+            let (state, since, reason, note) = match lookup(beside).map(|s| read(s)) {
                 None => (None, String::new(), None, Some("not found".to_string())),
                 Some(Reading::None) => (None, String::new(), None, Some("carries no part".into())),
                 Some(Reading::Invalid(why)) => (None, String::new(), None, Some(why)),
-                Some(Reading::Part(p)) if !p.same_run(part) => (
+                Some(Reading::Part(p) | Reading::Fleet(p)) if !p.same_run(part) => (
                     None,
                     String::new(),
                     None,
                     Some(format!("carries group {}'s part", escaped(&p.group))),
                 ),
-                Some(Reading::Part(p)) => (Some(p.state), p.since.clone(), p.reason.clone(), None),
+                Some(Reading::Part(p) | Reading::Fleet(p)) => {
+                    (Some(p.state), p.since.clone(), p.reason.clone(), None)
+                }
             };
             Standing { set: name.clone(), state, since, reason, note }
         })

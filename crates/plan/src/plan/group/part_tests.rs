@@ -102,3 +102,45 @@ fn batches_resolve_per_set_on_its_replicas() {
     assert_eq!(batch_steps(&[5], 3).to_string(), "100%");
     assert_eq!(batch_steps(&[1], 1).to_string(), "100%");
 }
+
+fn fleet(place: usize, state: State) -> Part {
+    let p = crate::plan::fixtures::part(&["web", "web", "web"], place, state);
+    let c = |uid: &str, name: &str| Cluster { uid: uid.into(), name: name.into() };
+    Part { clusters: Some(vec![c("u-eu", "eu"), c("u-us", "us"), c("u-ap", "ap")]), ..p }
+}
+
+#[test]
+fn a_fleets_part_is_never_read_as_a_groups_and_its_other_members_are_not_looked_up_here() {
+    let on = |p: &Part| set("web", Some(json(p)));
+    let Reading::Fleet(p) = read(&on(&fleet(1, State::Waiting))) else {
+        panic!("a fleet's part read as a group's, or invalid")
+    };
+    assert_eq!(read(&on(&p)).part(), None, "group readers never see it");
+    assert_eq!(read(&on(&p)).any().map(|p| p.place), Some(1));
+    assert_eq!(p.place_words(), "waiting in fleet ingester's plan (2/3, cluster us)");
+    assert_eq!((p.beside(0), p.beside(1), p.beside(2)), (None, Some("web"), None));
+    // Every "web" beside it is itself: only its own standing is read; the others are named.
+    let own = on(&p);
+    let standing = whole(&p, |_| Some(&own));
+    assert_eq!(standing[1].state, Some(State::Waiting));
+    assert_eq!(standing[0].state, None);
+    assert_eq!(standing[0].note.as_deref(), Some("in cluster eu: not read from here"));
+    // Its first set is in another cluster: whether its runner lives is not known here.
+    let held = super::super::held::Held::of(
+        &own,
+        |_| panic!("looked up"),
+        k8s_openapi::jiff::Timestamp::now(),
+    );
+    assert!(matches!(held, super::super::held::Held::Unknown(_)) && held.driven());
+    // Clusters that do not pair with the sets, or an empty identity: invalid.
+    let mut odd = fleet(0, State::Done);
+    odd.clusters.as_mut().unwrap().pop();
+    let Reading::Invalid(why) = read(&on(&odd)) else { panic!("read as valid") };
+    assert!(why.contains("it names 2 clusters for 3 sets"), "{why}");
+    let mut odd = fleet(0, State::Done);
+    odd.clusters.as_mut().unwrap()[1].uid = String::new();
+    assert!(matches!(read(&on(&odd)), Reading::Invalid(_)));
+    // A group's part and a fleet's are never one run.
+    let group = Part { clusters: None, ..fleet(0, State::Done) };
+    assert!(!group.same_run(&fleet(0, State::Done)));
+}

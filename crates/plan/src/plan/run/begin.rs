@@ -32,9 +32,10 @@ impl Run {
         // The same sets in the same order named another way (`--group a,b,c`, a pattern, the
         // label): the group recorded on them, resumed under its own name.
         let unfinished =
-            sets.iter().any(|s| matches!(part::read(s).part(), Some(p) if p.state != State::Done));
-        if let Some(p) = part::read(anchor).part()
+            sets.iter().any(|s| matches!(part::read(s).any(), Some(p) if p.state != State::Done));
+        if let Some(p) = part::read(anchor).any()
             && p.sets == names
+            && p.clusters == self.cfg.clusters
             && p.group != self.cfg.group
             && unfinished
         {
@@ -46,11 +47,13 @@ impl Run {
             self.cfg.group = p.group.clone();
         }
         let resumed = part::read(anchor)
-            .part()
-            .filter(|p| p.group == self.cfg.group && p.sets == names)
+            .any()
+            .filter(|p| {
+                p.group == self.cfg.group && p.sets == names && p.clusters == self.cfg.clusters
+            })
             .filter(|_| {
                 sets.iter()
-                    .any(|s| matches!(part::read(s).part(), Some(p) if p.state != State::Done))
+                    .any(|s| matches!(part::read(s).any(), Some(p) if p.state != State::Done))
             })
             .map(|p| p.started.clone());
         if let Some(why) = self.members_refuse(&sets, now, resumed.as_deref()) {
@@ -178,10 +181,12 @@ impl Run {
                     _ => return Some(format!("{key}: a plan runner holds it: {words}")),
                 }
             }
-            if let Some(p) = part::read(set).part()
+            if let Some(p) = part::read(set).any()
                 && matches!(p.state, State::Waiting | State::Rolling)
                 && Some(p.started.as_str()) != resumed
-                && !(p.group == self.cfg.group && p.sets == names)
+                && !(p.group == self.cfg.group
+                    && p.sets == names
+                    && p.clusters == self.cfg.clusters)
                 && !self.ask.force
             {
                 return Some(format!(
@@ -198,7 +203,7 @@ impl Run {
         for (i, set) in sets.iter().enumerate() {
             if let Some(why) = unheld(set) {
                 let started = resumed.is_some()
-                    && part::read(set).part().is_some_and(|p| p.state != State::Waiting);
+                    && part::read(set).any().is_some_and(|p| p.state != State::Waiting);
                 if !started {
                     return Some(format!(
                         "{} rolls by itself ({why}): hold it first (`ststui freeze {}`); a group \

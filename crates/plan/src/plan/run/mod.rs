@@ -27,7 +27,7 @@ use crate::backend::{ClusterOp, Failure, FailureKind, ObjRef, Write};
 use crate::plan::ask::Ask;
 use crate::plan::decide;
 use crate::plan::engine::{Act, Config, End, Engine, Said, Stop, View};
-use crate::plan::group::part::{self, Part, State};
+use crate::plan::group::part::{self, Cluster, Part, State};
 use crate::plan::holding::Holding;
 use crate::plan::record::{self, Lease, Record, Runner, stamp};
 
@@ -46,6 +46,9 @@ pub struct GroupConfig {
     pub batches: Option<Vec<u32>>,
     /// Each set's engine (its `set` is the member's); its lease timings are the group's.
     pub engine: Config,
+    /// A fleet's: each member's cluster (`sets` then names one set in each, in the order the
+    /// clusters roll). `None`: a group in one cluster.
+    pub clusters: Option<Vec<Cluster>>,
 }
 
 pub use crate::plan::member::Member;
@@ -161,6 +164,7 @@ impl Run {
             zone_bake_seconds: 0,
             batches: None,
             engine: cfg,
+            clusters: None,
         };
         Run::new(cfg, ask, true)
     }
@@ -407,7 +411,7 @@ impl Run {
     fn aborted(&self, view: &RunView<'_>) -> Option<String> {
         let started = self.started.as_deref()?;
         view.members.iter().zip(&self.cfg.sets).find_map(|(m, key)| {
-            let p = part::read(m.set?).part()?.clone();
+            let p = part::read(m.set?).any()?.clone();
             (p.started == started && p.group == self.cfg.group && p.state == State::Aborted).then(
                 || {
                     let by = p

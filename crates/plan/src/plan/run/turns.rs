@@ -53,6 +53,7 @@ impl Run {
             },
             zone_bake_seconds: self.cfg.zone_bake_seconds,
             reason,
+            clusters: self.cfg.clusters.clone(),
         }
     }
 
@@ -69,7 +70,7 @@ impl Run {
         for i in next..self.cfg.sets.len() {
             let Some(set) = view.members[i].set else { continue };
             let own = part::read(set)
-                .part()
+                .any()
                 .filter(|p| p.started == started && p.group == self.cfg.group)
                 .cloned();
             match own {

@@ -64,6 +64,7 @@ pub fn start(w: &mut World, r: GroupRollout) -> Result<(), OpError> {
         zone_bake_seconds: r.zone_bake_seconds,
         batches: r.batches.clone(),
         engine: cfg_engine,
+        clusters: None,
     };
     let g = Run::group(cfg, super::ask(&r.plan));
     let key = key_of(&r.group);

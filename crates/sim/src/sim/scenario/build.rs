@@ -156,7 +156,8 @@ impl Observed {
             },
             group: match crate::plan::group::part::read(set) {
                 crate::plan::group::part::Reading::None => "none".into(),
-                crate::plan::group::part::Reading::Part(p) => p.state.word().into(),
+                crate::plan::group::part::Reading::Part(p)
+                | crate::plan::group::part::Reading::Fleet(p) => p.state.word().into(),
                 crate::plan::group::part::Reading::Invalid(_) => "invalid".into(),
             },
         }
