@@ -288,7 +288,7 @@ pub fn whole<'s>(part: &Part, lookup: impl Fn(&str) -> Option<&'s StatefulSet>) 
                     note: Some(note),
                 };
             };
-            let (state, since, reason, note) = match lookup(beside).map(|s| read(s)) {
+            let (state, since, reason, note) = match lookup(beside).map(read) {
                 None => (None, String::new(), None, Some("not found".to_string())),
                 Some(Reading::None) => (None, String::new(), None, Some("carries no part".into())),
                 Some(Reading::Invalid(why)) => (None, String::new(), None, Some(why)),
