@@ -118,11 +118,11 @@ impl<W: Watch> Runner<W> {
         if let Some((set, start)) = self.run.take_began() {
             self.out.preview(&about, &set, &start);
         }
-        for (set, said) in self.run.said() {
+        for (i, said) in self.run.said() {
             match (&said.record, &group) {
                 (r, None) => self.out.event(r.as_ref(), &said.text),
                 (Some(r), Some(_)) => {
-                    self.out.event(Some(r), &format!("{}: {}", set.name, said.text));
+                    self.out.event(Some(r), &format!("{}: {}", self.run.label(i), said.text));
                 }
                 (None, Some(group)) => {
                     self.out.event(None, &format!("group {group}: {}", said.text))

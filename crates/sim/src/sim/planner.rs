@@ -206,7 +206,8 @@ fn evaluate(w: &mut World, key: &ObjRef) -> Option<String> {
         }
         let step = turn(w, &mut running.run, now);
         let group = running.run.group_name().map(str::to_string);
-        for (set, said) in running.run.said() {
+        for (i, said) in running.run.said() {
+            let set = running.run.sets()[i].clone();
             match (said.record.is_some(), &group) {
                 (false, Some(group)) => {
                     let kind =

@@ -42,7 +42,8 @@ pub(super) fn turn(state: &mut AppState, read: Option<Vec<Fresh>>) -> Vec<Comman
         run.run.next(&view)
     };
     let group = run.run.group_name().map(|g| crate::text::escape_controls(g).into_owned());
-    for (key, said) in run.run.said() {
+    for (i, said) in run.run.said() {
+        let key = &run.run.sets()[i];
         match (&said.record, &group) {
             (Some(r), _) => push_now(state, r.event(&key.name, said.text), Origin::Notice),
             (None, Some(group)) => note(state, format!("group {group}: {}", said.text)),

@@ -141,7 +141,11 @@ pub struct Run {
     lease: Holding,
     sent: Option<Sent>,
     trouble: Option<(String, Timestamp)>,
-    said: Vec<(ObjRef, Said)>,
+    /// What was said, by member (its place in the run).
+    said: Vec<(usize, Said)>,
+    /// The member the rolling plan's engine runs on, and the member the last act is about.
+    inner_at: usize,
+    acting: usize,
     /// What the last hold said (said again only when it changes).
     held: Option<String>,
     /// Since when the controller has not observed a member's spec (before anything begins).
@@ -183,6 +187,8 @@ impl Run {
             sent: None,
             trouble: None,
             said: Vec::new(),
+            inner_at: 0,
+            acting: 0,
             held: None,
             unobserved: None,
             overclaim: Default::default(),
@@ -226,20 +232,33 @@ impl Run {
         (!self.solo).then_some(self.cfg.group.as_str())
     }
 
-    /// What was said since the last call, with the set each line is about, in order: the
-    /// rolling set's plan's lines (with its record) and the group's own (without).
-    pub fn said(&mut self) -> Vec<(ObjRef, Said)> {
+    /// The member (its place in [`Run::sets`]) the last [`Step::Do`] is about — where an adapter
+    /// of several clusters carries it out ([`Act::Read`] reads every member).
+    pub fn acting(&self) -> usize {
+        self.acting
+    }
+
+    /// Member `i` in words: its set's name, or `cluster/name` in a fleet.
+    pub fn label(&self, i: usize) -> String {
+        let name = self.cfg.sets.get(i).map(|s| s.name.as_str()).unwrap_or_default();
+        match self.cfg.clusters.as_ref().and_then(|c| c.get(i)) {
+            Some(c) => format!("{}/{name}", c.shown()),
+            None => name.to_string(),
+        }
+    }
+
+    /// What was said since the last call, with the member each line is about (its place), in
+    /// order: the rolling set's plan's lines (with its record) and the group's own (without).
+    pub fn said(&mut self) -> Vec<(usize, Said)> {
         if let Some(inner) = self.inner.as_mut() {
-            let key = inner.set().clone();
-            let lines = inner.said();
-            self.said.extend(lines.into_iter().map(|s| (key.clone(), s)));
+            let at = self.inner_at;
+            self.said.extend(inner.said().into_iter().map(|s| (at, s)));
         }
         std::mem::take(&mut self.said)
     }
 
     fn say(&mut self, index: usize, text: String) {
-        let key = self.cfg.sets[index].clone();
-        self.said.push((key, Said { record: None, text }));
+        self.said.push((index, Said { record: None, text }));
     }
 
     /// Stops the run (a timeout, a quitting console): a rolling set's plan stops first.

@@ -24,6 +24,7 @@ impl Run {
         let held = self.anchor(view).and_then(|a| record::lease_text_in(a, part::LEASE));
         let seen = if renewal { self.lease.text().map(str::to_string).or(held) } else { held };
         self.sent = Some(Sent::Lease { text: text.clone(), at: view.now });
+        self.acting = 0;
         let op = ClusterOp::GroupLease { set: self.cfg.sets[0].clone(), lease: Some(text), seen };
         Step::Do(Act::Write(Write::new(op)))
     }
@@ -60,6 +61,7 @@ impl Run {
     pub(super) fn write_part(&mut self, index: usize, part: Part) -> Step {
         let text = serde_json::to_string(&part).unwrap_or_default();
         self.sent = Some(Sent::Part { index, part: Box::new(part) });
+        self.acting = index;
         let op = ClusterOp::GroupPart { set: self.cfg.sets[index].clone(), part: Some(text) };
         Step::Do(Act::Write(Write::new(op)))
     }
@@ -89,7 +91,7 @@ impl Run {
             let done = self.parts[i].as_ref().is_some_and(|p| p.state == State::Done);
             let member = &view.members[i];
             if done && member.set.is_some_and(|s| !done_by_pods(s, member.pods)) {
-                let name = &self.cfg.sets[i].name;
+                let name = self.label(i);
                 self.say(
                     i,
                     format!(
@@ -106,7 +108,7 @@ impl Run {
             }
         }
         if let Some(i) = first {
-            let left: Vec<&str> = self.cfg.sets[i..].iter().map(|s| s.name.as_str()).collect();
+            let left: Vec<String> = (i..self.cfg.sets.len()).map(|j| self.label(j)).collect();
             self.say(i, format!("to roll, in order: {}", left.join(", ")));
         }
         self.stage = match first {
@@ -139,7 +141,6 @@ impl Run {
                 Stage::Close { end: RunEnd::Stopped { why, kind: Stop::Taken }, last: None };
             return self.next(view);
         };
-        let key = self.cfg.sets[index].clone();
         let state = self.parts[index].as_ref().map(|p| p.state);
         // A set whose plan was under way when the last runner stopped goes on as soon as every
         // other set of the group allows it (its own pods are in motion): a part saying
@@ -150,7 +151,7 @@ impl Run {
                 .map(|(_, m)| *m)
                 .collect();
             if let Some(h) = crate::plan::group::hold(&others, now) {
-                let words = format!("{} waits: {h}", key.name);
+                let words = format!("{} waits: {h}", self.label(index));
                 return self.held_by(index, words, self.lease.renew_at());
             }
             return self.start(view, index, false);
@@ -160,13 +161,16 @@ impl Run {
                 return Step::Do(Act::Read);
             }
             let rev = decide::observed_update_revision(set).unwrap_or_default().to_string();
-            self.say(index, format!("{}: nothing to roll (every pod runs {rev})", key.name));
+            self.say(
+                index,
+                format!("{}: nothing to roll (every pod runs {rev})", self.label(index)),
+            );
             self.stage = Stage::Hold { index: index + 1, quiet };
             let p = self.part(index, State::Done, now, Some("nothing to roll".into()));
             return self.write_part(index, p);
         }
         if let Some(h) = crate::plan::group::hold(view.members, now) {
-            let words = format!("{} waits: {h}", key.name);
+            let words = format!("{} waits: {h}", self.label(index));
             self.stage = Stage::Hold { index, quiet: None };
             return self.held_by(index, words, self.lease.renew_at());
         }
@@ -183,7 +187,7 @@ impl Run {
             let words = format!(
                 "{} starts at {} after the zone bake ({} with every pod of the group updated or \
                  untouched, Ready and available)",
-                key.name,
+                self.label(index),
                 stamp(until),
                 crate::plan::duration_words(self.cfg.zone_bake_seconds * 1000)
             );
@@ -225,7 +229,7 @@ impl Run {
             let n = self.cfg.sets.len();
             self.say(index, format!(
                 "{} starts ({}/{n}): every pod of the group is updated or untouched, Ready and available",
-                self.cfg.sets[index].name,
+                self.label(index),
                 index + 1
             ));
             self.stage = Stage::Rolling { index };
@@ -263,9 +267,11 @@ impl Run {
     /// The rolling set's plan: its acts pass through; its end is recorded on its part.
     pub(super) fn rolling(&mut self, view: &RunView<'_>, index: usize) -> Step {
         let key = self.cfg.sets[index].clone();
-        if self.inner.as_ref().is_none_or(|e| *e.set() != key) {
+        if self.inner.is_none() || self.inner_at != index {
             self.inner = Some(self.member_engine(view, index));
+            self.inner_at = index;
         }
+        self.acting = index;
         let m = view.members[index];
         let empty = StatefulSet::default();
         let set = m.set.unwrap_or(&empty);
@@ -296,8 +302,7 @@ impl Run {
             other => return Step::Do(other),
         };
         // Its lines before the group's.
-        let lines = inner.said();
-        self.said.extend(lines.into_iter().map(|s| (key.clone(), s)));
+        self.said.extend(inner.said().into_iter().map(|s| (index, s)));
         self.inner = None;
         if self.solo {
             let end = match end {
@@ -313,15 +318,15 @@ impl Run {
         match end {
             End::Done(_) => {
                 let n = self.cfg.sets.len();
-                self.say(index, format!("{} done ({}/{n})", key.name, index + 1));
+                self.say(index, format!("{} done ({}/{n})", self.label(index), index + 1));
                 self.stage = Stage::Hold { index: index + 1, quiet: None };
                 let p = self.part(index, State::Done, now, None);
                 self.write_part(index, p)
             }
             End::Halted(record) => {
                 let why = record.reason_said().map_or_else(|| "halted".into(), |r| r.into_owned());
-                let rest: Vec<&str> =
-                    self.cfg.sets[index + 1..].iter().map(|s| s.name.as_str()).collect();
+                let rest: Vec<String> =
+                    (index + 1..self.cfg.sets.len()).map(|j| self.label(j)).collect();
                 let untouched = if rest.is_empty() {
                     String::new()
                 } else {
@@ -331,7 +336,7 @@ impl Run {
                     index,
                     format!(
                         "halted at {}: {}{untouched}",
-                        key.name,
+                        self.label(index),
                         crate::text::escape_controls(&why)
                     ),
                 );
@@ -376,6 +381,7 @@ impl Run {
                 .and_then(|a| a.metadata.annotations.as_ref()?.get(part::LEASE).cloned());
             let seen = held.filter(|h| same_lease(Some(h), &mine)).or(Some(mine));
             self.sent = None;
+            self.acting = 0;
             let op = ClusterOp::GroupLease { set: self.cfg.sets[0].clone(), lease: None, seen };
             // Not awaited: it runs out anyway.
             return Step::Do(Act::Write(Write::new(op)));
