@@ -91,6 +91,10 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
             wait(target, a.timeout, a.stuck_after, a.full, start)
         }
         Command::Rollout(a) => match &a.name {
+            Some(name) if a.contexts.is_some() => {
+                target.name = Some(name.clone());
+                rollout::fleet::run(target, a, start)
+            }
             Some(name) => {
                 target.name = Some(name.clone());
                 rollout::run(target, a, start)

@@ -268,26 +268,31 @@ pub struct Sessions {
 impl Sessions {
     /// Starts watching each of `names` in the target's namespace.
     pub fn open(target: &Target, names: &[String]) -> Result<Sessions, VerbError> {
+        let targets = names.iter().map(|n| Target { name: Some(n.clone()), ..target.clone() });
+        Sessions::open_each(targets.collect())
+    }
+
+    /// Starts watching each target's set (a fleet's: one in each cluster).
+    pub fn open_each(targets: Vec<Target>) -> Result<Sessions, VerbError> {
         let (tx, rx) = channel();
-        let each: Vec<(Target, crate::backend::Sink)> = names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| {
+        let each: Vec<(Target, crate::backend::Sink)> = (targets.iter().enumerate())
+            .map(|(i, t)| {
                 let tx = tx.clone();
                 let sink: crate::backend::Sink = Arc::new(move |ev| {
                     let _ = tx.send((i, ev));
                 });
-                (Target { name: Some(name.clone()), ..target.clone() }, sink)
+                (t.clone(), sink)
             })
             .collect();
-        let targets: Vec<Target> = each.iter().map(|(t, _)| t.clone()).collect();
         let backends =
-            ClusterBackend::start_many(target, each).map_err(|e| VerbError::new(Exit::Usage, e))?;
+            ClusterBackend::start_many(each).map_err(|e| VerbError::new(Exit::Usage, e))?;
         let all = backends
             .into_iter()
             .zip(targets)
-            .zip(names)
-            .map(|((backend, t), name)| Session::of(backend, None, name.clone(), t))
+            .map(|(backend, t)| {
+                let name = t.name.clone().unwrap_or_default();
+                Session::of(backend, None, name, t)
+            })
             .collect();
         Ok(Sessions { all, rx })
     }

@@ -15,6 +15,7 @@
 
 mod budget;
 mod faults;
+mod fleet;
 mod gates;
 mod group;
 mod group_console;

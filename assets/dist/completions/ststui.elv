@@ -140,6 +140,8 @@ set edit:completion:arg-completer[ststui] = {|@words|
             cand --selector 'Roll the sets this label selector lists as a group, alphabetical (-l rollout-group=ingester: grafana/rollout-operator''s groups are shown, never driven)'
             cand --order 'A group''s order: `alphabetical`, or tiers (fe,be: a set rolls with the first tier its name contains as a dash-separated word)'
             cand --zone-bake 'In a group: every pod of the group stays updated or untouched, Ready and available this long after a set is done before the next starts, e.g. 10m'
+            cand --contexts 'A fleet: roll NAME in each of these kubeconfig contexts, one cluster at a time, in the order given (a cluster starts once the one before is done by revision: every pod on the update revision, Ready and available, the spec observed)'
+            cand --cluster-bake 'In a fleet: every pod of the clusters done stays updated, Ready and available this long before the next cluster starts, e.g. 30m'
             cand --batches 'In a group, instead of --steps: each set opens these batches of pods, the last repeated (1,2,4 opens 1, then 2 more, then 4 more at a time), then the rest'
             cand --steps 'Pods on the update revision after each step, from the highest ordinal down: counts, percentages of the replicas (rounded up, never all before 100%) or `pause` (a manual gate), e.g. 1,25%,pause,50%,100%. Needed for a new plan; a rerun resumes the recorded one'
             cand --bake 'After a step''s pods are updated, Ready and available, every pod of the set must stay Ready and restart nothing for this long, e.g. 2m (at most 24h). A resume states it again: a recorded bake is never taken from the set'

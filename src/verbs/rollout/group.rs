@@ -48,7 +48,8 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     }
     let mut out = Output::new(args.output == OutputArg::Json);
     if let Some(image) = &args.image {
-        image_everywhere(&mut sessions, &writes, image, limit, &mut out)?;
+        let each = vec![&writes; sessions.all.len()];
+        image_everywhere(&mut sessions, &each, image, limit, &mut out)?;
     }
     let host = crate::cluster::hostname();
     let sets: Vec<ObjRef> = names.iter().map(|n| ObjRef::new(ns.clone(), n.clone())).collect();
@@ -68,7 +69,8 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let mut r = Runner {
         run: Run::group(cfg, ask),
         watch: sessions,
-        w: writes,
+        w: vec![writes],
+        cluster_of: Vec::new(),
         out,
         limit,
         checks: Checks::new(Duration::from_millis(args.check_timeout)),
@@ -81,15 +83,15 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
 /// `--image` for a group: every set held first (frozen, unless held already) and its image set,
 /// before the first set rolls — nothing rolls out of turn; then the watches show every new
 /// template before the plan starts on them.
-fn image_everywhere(
+pub(super) fn image_everywhere(
     sessions: &mut Sessions,
-    w: &Writes,
+    w: &[&Writes],
     image: &str,
     limit: Option<Instant>,
     out: &mut Output,
 ) -> Result<(), VerbError> {
     let mut set_to = Vec::new();
-    for s in &sessions.all {
+    for (s, w) in sessions.all.iter().zip(w) {
         set_to.push(super::prepare::hold_and_set(s, w, image, limit, out)?);
     }
     let until = Instant::now() + Duration::from_secs(10);

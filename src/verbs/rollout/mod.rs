@@ -19,6 +19,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
 mod checks;
+pub mod fleet;
 mod gates;
 pub mod group;
 mod output;
@@ -93,7 +94,8 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let mut r = Runner {
         run: Run::one(cfg, ask),
         watch: s,
-        w: writes,
+        w: vec![writes],
+        cluster_of: Vec::new(),
         out,
         limit,
         checks: Checks::new(Duration::from_millis(args.check_timeout)),

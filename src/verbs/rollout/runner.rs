@@ -56,7 +56,9 @@ impl Watch for Sessions {
 pub(super) struct Runner<W: Watch> {
     pub run: Run,
     pub watch: W,
-    pub w: Writes,
+    /// The write paths, one per cluster (one but for a fleet), and each member's.
+    pub w: Vec<Writes>,
+    pub cluster_of: Vec<usize>,
     pub out: Output,
     pub limit: Option<Instant>,
     /// The checks under way.
@@ -125,7 +127,8 @@ impl<W: Watch> Runner<W> {
                     self.out.event(Some(r), &format!("{}: {}", self.run.label(i), said.text));
                 }
                 (None, Some(group)) => {
-                    self.out.event(None, &format!("group {group}: {}", said.text))
+                    let kind = self.run.kind_word();
+                    self.out.event(None, &format!("{kind} {group}: {}", said.text))
                 }
             }
         }
@@ -136,7 +139,8 @@ impl<W: Watch> Runner<W> {
         let key = self.run.about().clone();
         match act {
             Act::Write(w) => {
-                let result = write(&self.w, &mut self.out, self.limit, w);
+                let w_at = pick(&self.w, &self.cluster_of, self.run.acting());
+                let result = write(w_at, &mut self.out, self.limit, w);
                 let now = self.now();
                 self.run.wrote(now, result);
             }
@@ -144,13 +148,20 @@ impl<W: Watch> Runner<W> {
             Act::Check { checks, env } => self.checks.start(checks, env),
             Act::Gate(run) => self.gates.start(*run, &key.namespace),
             Act::Revert { basis, revision, .. } => {
-                let i = self.run.sets().iter().position(|k| *k == key).unwrap_or(0);
+                let i = self.run.acting();
                 let state = self.watch.state(i);
                 let pods: Vec<(i32, Pod)> =
                     state.mirror.pods_of(&key).map(|(o, p)| (o, p.clone())).collect();
                 let pods: Vec<(i32, &Pod)> = pods.iter().map(|(o, p)| (*o, p)).collect();
-                let result =
-                    revert(&self.w, &mut self.out, &key, &basis, &revision, &pods, self.limit);
+                let result = revert(
+                    pick(&self.w, &self.cluster_of, i),
+                    &mut self.out,
+                    &key,
+                    &basis,
+                    &revision,
+                    &pods,
+                    self.limit,
+                );
                 self.run.reverted(result);
             }
             Act::Wait { until, words } => {
@@ -209,8 +220,8 @@ impl<W: Watch> Runner<W> {
     /// A quorum read of every member and its pods (one failure fails it).
     fn read(&mut self) {
         let mut all = Vec::with_capacity(self.run.sets().len());
-        for key in self.run.sets().to_vec() {
-            match self.w.read(&key, READ) {
+        for (i, key) in self.run.sets().to_vec().into_iter().enumerate() {
+            match pick(&self.w, &self.cluster_of, i).read(&key, READ) {
                 Ok(f) => all.push(f),
                 Err(f) => {
                     tracing::info!("plan: fresh read of {key} failed: {}", f.message);
@@ -231,7 +242,7 @@ impl<W: Watch> Runner<W> {
             RunEnd::Halted { .. } => Exit::Stuck,
             RunEnd::Refused { why, usage } => {
                 let what = match self.run.group_name() {
-                    Some(group) => format!("group {group}"),
+                    Some(group) => format!("{} {group}", self.run.kind_word()),
                     None => self.run.about().to_string(),
                 };
                 crate::text::err_line(&format!("ststui rollout: {what}: {why}"));
@@ -291,6 +302,11 @@ impl<W: Watch> Runner<W> {
             false => format!("timed out: {words}; the set stays where the plan left it: {resume}"),
         }
     }
+}
+
+/// Member `i`'s write path: its cluster's (`cluster_of` empty: the one cluster's).
+fn pick<'w>(w: &'w [Writes], cluster_of: &[usize], i: usize) -> &'w Writes {
+    &w[cluster_of.get(i).copied().unwrap_or(0).min(w.len() - 1)]
 }
 
 /// Every member as a turn sees it: its set, pods, freeze and `minReadySeconds`.

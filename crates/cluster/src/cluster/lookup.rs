@@ -89,3 +89,35 @@ pub fn sets(
         Ok((session.namespace, list.items))
     })
 }
+
+/// A cluster as a fleet's record names it: the `kube-system` namespace's uid (the same from
+/// every machine, whatever its kubeconfig calls the context) and the context's name here.
+/// `Err` says what failed (the kubeconfig, the server, a permission).
+pub fn cluster(
+    target: &Target,
+    within: Duration,
+) -> Result<crate::plan::group::part::Cluster, String> {
+    use k8s_openapi::api::core::v1::Namespace;
+    let rt = crate::runtime::build("lookup", crate::runtime::Workers::Current)
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async {
+        let session = super::session(target).await.map_err(|e| e.to_string())?;
+        let api: Api<Namespace> = Api::all(session.client);
+        let ns = tokio::time::timeout(within, api.get_metadata("kube-system"))
+            .await
+            .map_err(|_| {
+                format!("{}: reading namespace kube-system took over {within:?}", session.context)
+            })?
+            .map_err(|e| {
+                format!(
+                    "{}: reading namespace kube-system (its uid names the cluster): {}",
+                    session.context,
+                    super::write::failure("get namespaces", &e).message
+                )
+            })?;
+        let uid = ns.metadata.uid.filter(|u| !u.is_empty()).ok_or_else(|| {
+            format!("{}: namespace kube-system has no uid to name the cluster by", session.context)
+        })?;
+        Ok(crate::plan::group::part::Cluster { uid, name: session.context })
+    })
+}

@@ -73,26 +73,37 @@ pub struct ClusterBackend {
     done: std::sync::mpsc::Receiver<()>,
 }
 
+/// A client session's scope: the kubeconfig, its context and the namespace.
+type SessionKey = (Option<std::path::PathBuf>, Option<String>, Option<String>);
+
 impl ClusterBackend {
     /// Reads the kubeconfig and starts watching. Fails (before any screen) only when the
     /// kubeconfig cannot be used; an unreachable server is a banner, not an error.
     pub fn start(target: Target, sink: Sink) -> Result<ClusterBackend, NoClient> {
-        let mut one = ClusterBackend::start_many(&target, vec![(target.clone(), sink)])?;
+        let mut one = ClusterBackend::start_many(vec![(target.clone(), sink)])?;
         one.pop().ok_or(NoClient::NoBackend)
     }
 
-    /// Backends on several sets (a rollout group's runner), each its own engine (its watches,
-    /// state and writes), on one runtime and one client session: a group of 64 sets is 64
-    /// engines on two worker threads and one kubeconfig read, not 64 runtimes and sessions.
-    pub fn start_many(
-        target: &Target,
-        each: Vec<(Target, Sink)>,
-    ) -> Result<Vec<ClusterBackend>, NoClient> {
+    /// Backends on several sets (a rollout group's runner, a fleet's), each its own engine (its
+    /// watches, state and writes), on one runtime and one client session per cluster: a group
+    /// of 64 sets is 64 engines on two worker threads and one kubeconfig read, not 64 runtimes
+    /// and sessions; a fleet of three clusters reads the kubeconfig once per context.
+    pub fn start_many(each: Vec<(Target, Sink)>) -> Result<Vec<ClusterBackend>, NoClient> {
         let runtime = crate::runtime::build("kube", crate::runtime::Workers::Threads(2))?;
-        let session = runtime.block_on(connect::session(target))?;
+        // One session (client) per cluster and namespace: a fleet's members are in several.
+        let mut sessions: Vec<(SessionKey, connect::Session)> = Vec::new();
         let mut backends = Vec::with_capacity(each.len());
         let mut runs = Vec::with_capacity(each.len());
         for (t, sink) in each {
+            let key = (t.kubeconfig.clone(), t.context.clone(), t.namespace.clone());
+            let session = match sessions.iter().find(|(k, _)| *k == key) {
+                Some((_, s)) => s.clone(),
+                None => {
+                    let s = runtime.block_on(connect::session(&t))?;
+                    sessions.push((key, s.clone()));
+                    s
+                }
+            };
             let caps = caps(&t, Default::default());
             let (tx, run) = engine(t, session.clone(), sink);
             let (done_tx, done) = std::sync::mpsc::channel::<()>();

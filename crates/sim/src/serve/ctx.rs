@@ -90,6 +90,9 @@ pub struct Ctx {
     pub leases: Mutex<Leases>,
     /// The requests served, for a client's benchmark (`GET /ststui/requests`).
     pub requests: Mutex<Requests>,
+    /// This server's cluster, random per server: in every namespace's uid, so two served
+    /// simulators are two clusters to whoever tells clusters apart by `kube-system`'s uid.
+    pub cluster: String,
 }
 
 /// How many requests were served, and the first [`Requests::KEPT`] of them as

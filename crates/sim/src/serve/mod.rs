@@ -147,6 +147,7 @@ pub fn start(config: ServeConfig, caller: Caller, hub: Arc<Hub>) -> std::io::Res
         namespaces_added: tokio::sync::watch::channel(0).0,
         leases: Default::default(),
         requests: Default::default(),
+        cluster: format!("{:012x}", rand::random::<u64>() & 0xffff_ffff_ffff),
     });
     let (stop, stopped) = oneshot::channel();
     let thread = std::thread::Builder::new().name("ststui-serve".into()).spawn(move || {
@@ -528,10 +529,25 @@ pub(crate) fn major_minor(git_version: &str) -> (&str, &str) {
 
 /// The kubeconfig for a served simulator at `addr` (context `ststui-sim`, namespace default).
 pub fn kubeconfig(addr: SocketAddr) -> String {
+    kubeconfig_of(&[("ststui-sim", addr)])
+}
+
+/// The kubeconfig for served simulators, one cluster, user and context per `(name, addr)`
+/// (namespace default), the first current.
+pub fn kubeconfig_of(served: &[(&str, SocketAddr)]) -> String {
+    let mut clusters = String::new();
+    let mut contexts = String::new();
+    let mut users = String::new();
+    for (name, addr) in served {
+        clusters.push_str(&format!("- name: {name}\n  cluster:\n    server: http://{addr}\n"));
+        contexts.push_str(&format!(
+            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n    namespace: default\n"
+        ));
+        users.push_str(&format!("- name: {name}\n  user: {{}}\n"));
+    }
+    let current = served.first().map(|(n, _)| *n).unwrap_or_default();
     format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: ststui-sim\n  cluster:\n    server: http://{addr}\n\
-         contexts:\n- name: ststui-sim\n  context:\n    cluster: ststui-sim\n    user: ststui-sim\n    namespace: default\n\
-         current-context: ststui-sim\nusers:\n- name: ststui-sim\n  user: {{}}\n"
+        "apiVersion: v1\nkind: Config\nclusters:\n{clusters}contexts:\n{contexts}current-context: {current}\nusers:\n{users}"
     )
 }
 

@@ -17,11 +17,12 @@ use super::verbs::{api_status, object_key};
 use super::{Reply, reply};
 use crate::backend::{ObjKind, Object};
 
-pub fn namespace_json(name: &str, created_at: &str) -> Value {
+/// Namespace `name` of the cluster `cluster` (its uid differs from another served cluster's).
+pub fn namespace_json(name: &str, created_at: &str, cluster: &str) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "Namespace",
-        "metadata": {"name": name, "uid": format!("ns-{name}"), "resourceVersion": "1",
+        "metadata": {"name": name, "uid": format!("ns-{name}-{cluster}"), "resourceVersion": "1",
             "creationTimestamp": created_at, "labels": {"kubernetes.io/metadata.name": name}},
         "spec": {"finalizers": ["kubernetes"]},
         "status": {"phase": "Active"},
@@ -72,15 +73,16 @@ pub async fn namespaces(
                 m.insert(name.clone(), at.clone());
             }
             ctx.namespaces_added.send_modify(|n| *n = n.wrapping_add(1));
-            Ok(reply(StatusCode::CREATED, namespace_json(&name, &at)))
+            Ok(reply(StatusCode::CREATED, namespace_json(&name, &at, &ctx.cluster)))
         }
         ("GET", Some(name)) => {
             let (n, at) =
                 all.iter().find(|(n, _)| n == name).ok_or_else(|| Status::not_found(def, name))?;
-            Ok(reply(StatusCode::OK, namespace_json(n, at)))
+            Ok(reply(StatusCode::OK, namespace_json(n, at, &ctx.cluster)))
         }
         ("GET", None) => {
-            let items: Vec<Value> = all.iter().map(|(n, at)| namespace_json(n, at)).collect();
+            let items: Vec<Value> =
+                all.iter().map(|(n, at)| namespace_json(n, at, &ctx.cluster)).collect();
             let rv = ctx.hub.latest().to_string();
             if as_table {
                 let rows = items

@@ -224,7 +224,7 @@ impl Stream {
 
     /// `ADDED` of namespace `name`, created at `at`.
     fn namespace_added(&mut self, name: &str, at: &str) {
-        let v = super::special::namespace_json(name, at);
+        let v = super::special::namespace_json(name, at, &self.ctx.cluster);
         let object = match self.table {
             None => v,
             Some(include) => {

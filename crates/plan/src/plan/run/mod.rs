@@ -227,6 +227,11 @@ impl Run {
             || (self.solo && self.inner.as_ref().is_some_and(Engine::ending))
     }
 
+    /// What the run is, in a word: "fleet" (members in several clusters) or "group".
+    pub fn kind_word(&self) -> &'static str {
+        if self.cfg.clusters.is_some() { "fleet" } else { "group" }
+    }
+
     /// The rollout group's name (`None`: one set's plan).
     pub fn group_name(&self) -> Option<&str> {
         (!self.solo).then_some(self.cfg.group.as_str())

@@ -1,0 +1,185 @@
+//! Fleets as an operator runs them: `ststui rollout web --contexts eu,us,ap` against three
+//! served simulators in one kubeconfig (a context each), every cluster's set watched from
+//! beside it. A cluster's partition first moves only once the cluster before is done by
+//! revision; a broken image in the second cluster halts the fleet there with the third's pods
+//! untouched.
+
+use super::*;
+use crate::support::objects::kubelet_breaking;
+use ststui::plan::group::part::{self, Part, State};
+
+const CLUSTERS: [&str; 3] = ["eu", "us", "ap"];
+
+/// What a cluster's watch saw, in arrival order across clusters.
+#[derive(Debug, Clone, PartialEq)]
+enum Seen {
+    /// Its set's partition moved.
+    Moved(&'static str, i32),
+    /// Every pod on the update revision, Ready, the spec observed.
+    Done(&'static str),
+}
+
+struct Fleet {
+    clusters: Vec<Served>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Fleet {
+    fn dir(&self) -> &std::path::Path {
+        &self.clusters[0].dir
+    }
+
+    fn set(&self, i: usize) -> StatefulSet {
+        self.clusters[i].call(|sim| sim.set(&web()).cloned()).unwrap()
+    }
+}
+
+/// `web` (3 replicas) in each cluster, held at partition 3 with `images[i]` waiting, and one
+/// kubeconfig naming the three (written over the first cluster's).
+fn fleet(test: &str, images: [&str; 3]) -> Fleet {
+    let clusters: Vec<Served> = CLUSTERS
+        .iter()
+        .map(|c| {
+            let kubelet = kubelet_breaking(100, "nginx:broken");
+            Served::new("fleet", &format!("{test}-{c}"), vec![set("web", 3)], &[], kubelet)
+        })
+        .collect();
+    for (s, image) in clusters.iter().zip(images) {
+        s.op(ClusterOp::SetPartition { set: web(), partition: 3 });
+        s.op(ClusterOp::SetImage { set: web(), image: image.into() });
+    }
+    let named: Vec<(&str, std::net::SocketAddr)> =
+        CLUSTERS.iter().zip(&clusters).map(|(c, s)| (*c, s.server.addr)).collect();
+    let config = ststui::serve::kubeconfig_of(&named);
+    std::fs::write(clusters[0].dir.join("kubeconfig"), config).unwrap();
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+    for (c, s) in CLUSTERS.iter().zip(&clusters) {
+        watch(c, s.server.addr, Arc::clone(&seen));
+    }
+    Fleet { clusters, seen }
+}
+
+/// Records the set's partition moves and its being done, from a watch of its own.
+fn watch(cluster: &'static str, addr: std::net::SocketAddr, seen: Arc<Mutex<Vec<Seen>>>) {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async move {
+            use futures::StreamExt;
+            let client = serve_common::client(addr).await;
+            let api: kube::Api<StatefulSet> = kube::Api::namespaced(client, "default");
+            let mut stream =
+                kube::runtime::watcher(api, kube::runtime::watcher::Config::default()).boxed();
+            let (mut last, mut done, mut told) = (None, false, false);
+            while let Some(ev) = stream.next().await {
+                let s = match ev {
+                    Ok(kube::runtime::watcher::Event::Apply(s))
+                    | Ok(kube::runtime::watcher::Event::InitApply(s)) => s,
+                    Ok(kube::runtime::watcher::Event::InitDone) if !told => {
+                        told = true;
+                        let _ = ready_tx.send(());
+                        continue;
+                    }
+                    _ => continue,
+                };
+                let p = ststui::core::spec::strategy(&s).partition;
+                if last.is_some() && last != Some(p) {
+                    seen.lock().unwrap().push(Seen::Moved(cluster, p));
+                }
+                last = Some(p);
+                let st = s.status.clone().unwrap_or_default();
+                let all = |n: Option<i32>| n == s.spec.replicas;
+                let now_done = st.observed_generation == s.metadata.generation
+                    && st.current_revision == st.update_revision
+                    && all(st.updated_replicas)
+                    && all(st.ready_replicas.or(Some(0)));
+                if now_done && !done && told {
+                    seen.lock().unwrap().push(Seen::Done(cluster));
+                }
+                done = now_done;
+            }
+        });
+    });
+    ready_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+}
+
+fn part_of(f: &Fleet, i: usize) -> Option<Part> {
+    part::read(&f.set(i)).any().cloned()
+}
+
+#[test]
+fn a_fleet_rolls_one_cluster_at_a_time_each_after_the_one_before_is_done_by_revision() {
+    let f = fleet("order", ["nginx:1.26"; 3]);
+    let (code, out, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &["rollout", "web", "--contexts", "eu,us,ap", "--steps", "100%", "--cluster-bake", "1s"],
+    ));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("us/web starts (2/3)"), "{out}");
+    assert!(out.contains("fleet web: done: every set of 3 rolled"), "{out}");
+    let seen = f.seen.lock().unwrap().clone();
+    let first_move = |c: &str| {
+        seen.iter()
+            .position(|s| matches!(s, Seen::Moved(x, _) if *x == c))
+            .unwrap_or_else(|| panic!("{c} never moved: {seen:?}"))
+    };
+    let done = |c: &str| {
+        seen.iter()
+            .position(|s| matches!(s, Seen::Done(x) if *x == c))
+            .unwrap_or_else(|| panic!("{c} never done: {seen:?}"))
+    };
+    assert!(done("eu") < first_move("us"), "us moved before eu was done: {seen:?}");
+    assert!(done("us") < first_move("ap"), "ap moved before us was done: {seen:?}");
+    // Every member's part names the fleet, its place and every cluster by a uid of its own.
+    let parts: Vec<Part> = (0..3).map(|i| part_of(&f, i).expect("a part")).collect();
+    for (i, p) in parts.iter().enumerate() {
+        assert_eq!((p.place, p.state), (i, State::Done), "{p:?}");
+        let clusters = p.clusters.as_ref().expect("a fleet's part");
+        let names: Vec<&str> = clusters.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, CLUSTERS);
+        let uids: std::collections::BTreeSet<&str> =
+            clusters.iter().map(|c| c.uid.as_str()).collect();
+        assert_eq!(uids.len(), 3, "three clusters, three identities: {clusters:?}");
+    }
+    for (i, c) in CLUSTERS.iter().enumerate() {
+        let st = f.set(i).status.unwrap();
+        assert_eq!(st.updated_replicas, Some(3), "{c} rolled");
+    }
+}
+
+#[test]
+fn a_broken_image_in_the_second_cluster_halts_the_fleet_there_and_the_third_is_untouched() {
+    let f = fleet("broken", ["nginx:1.26", "nginx:broken", "nginx:1.26"]);
+    let (code, out, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &["rollout", "web", "--contexts", "eu,us,ap", "--steps", "1,100%", "--stuck-after", "2s"],
+    ));
+    assert_eq!(code, 3, "halted: {out}{err}");
+    assert!(out.contains("halted at us/web"), "{out}");
+    assert!(out.contains("ap/web untouched"), "{out}");
+    let seen = f.seen.lock().unwrap().clone();
+    assert!(!seen.iter().any(|s| matches!(s, Seen::Moved("ap", _))), "ap moved: {seen:?}");
+    assert_eq!(ststui::core::spec::strategy(&f.set(2)).partition, 3, "ap held");
+    assert_eq!(f.set(2).status.unwrap().updated_replicas, Some(0), "no ap pod updated");
+    assert_eq!(part_of(&f, 1).map(|p| p.state), Some(State::Halted));
+    assert_eq!(part_of(&f, 2).map(|p| p.state), Some(State::Waiting));
+}
+
+#[test]
+fn two_contexts_of_one_cluster_or_a_context_twice_are_refused_with_nothing_written() {
+    let f = fleet("usage", ["nginx:1.26"; 3]);
+    let (code, _, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &["rollout", "web", "--contexts", "eu,us,eu", "--steps", "100%"],
+    ));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--contexts: eu is named twice"), "{err}");
+    let (code, _, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &["rollout", "web", "--contexts", "eu,nowhere", "--steps", "100%"],
+    ));
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("nowhere"), "the unknown context named: {err}");
+    assert!(f.seen.lock().unwrap().is_empty(), "nothing moved");
+    assert!(part_of(&f, 0).is_none(), "nothing written");
+}
