@@ -183,3 +183,75 @@ fn two_contexts_of_one_cluster_or_a_context_twice_are_refused_with_nothing_writt
     assert!(f.seen.lock().unwrap().is_empty(), "nothing moved");
     assert!(part_of(&f, 0).is_none(), "nothing written");
 }
+
+/// A runner killed mid-fleet (eu done, us waiting out the cluster bake), rerun from a
+/// kubeconfig whose contexts are named otherwise: it finds the same fleet by the clusters'
+/// identities, resumes at us without touching eu again, and ends done.
+#[test]
+fn a_fleet_killed_midway_resumes_from_contexts_named_otherwise_without_rerolling_a_done_cluster() {
+    let f = fleet("resume", ["nginx:1.26"; 3]);
+    let args =
+        ["rollout", "web", "--contexts", "eu,us,ap", "--steps", "100%", "--cluster-bake", "60s"];
+    let mut child = runner::against(f.dir(), &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while part_of(&f, 0).is_none_or(|p| p.state != State::Done) {
+        assert!(Instant::now() < deadline, "eu not done: {:?}", f.seen.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(part_of(&f, 1).map(|p| p.state), Some(State::Waiting), "us waits the bake");
+    let before = f.seen.lock().unwrap().len();
+    let renamed: Vec<(&str, std::net::SocketAddr)> = ["europe", "usa", "asia"]
+        .into_iter()
+        .zip(&f.clusters)
+        .map(|(c, s)| (c, s.server.addr))
+        .collect();
+    std::fs::write(f.dir().join("kubeconfig"), ststui::serve::kubeconfig_of(&renamed)).unwrap();
+    let (code, out, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &[
+            "rollout",
+            "web",
+            "--contexts",
+            "europe,usa,asia",
+            "--steps",
+            "100%",
+            "--cluster-bake",
+            "1s",
+        ],
+    ));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("resuming the fleet's plan started"), "{out}");
+    let seen = f.seen.lock().unwrap().clone();
+    let after = &seen[before..];
+    assert!(!after.iter().any(|s| matches!(s, Seen::Moved("eu", _))), "eu rolled again: {seen:?}");
+    assert!(after.iter().any(|s| matches!(s, Seen::Moved("us", _))), "us rolled: {seen:?}");
+    for (i, c) in CLUSTERS.iter().enumerate() {
+        assert_eq!(f.set(i).status.unwrap().updated_replicas, Some(3), "{c} rolled");
+    }
+    // Its parts name the clusters as this run's contexts do now, by the same identities.
+    let p = part_of(&f, 2).unwrap();
+    assert_eq!(p.clusters.unwrap()[2].name, "asia");
+}
+
+/// Two contexts naming one cluster (one kube-system uid): a fleet rolls each cluster once.
+#[test]
+fn two_contexts_of_one_cluster_are_refused_as_usage() {
+    let f = fleet("one-cluster", ["nginx:1.26"; 3]);
+    let a = f.clusters[0].server.addr;
+    let twice = [("eu", a), ("eu-again", a)];
+    std::fs::write(f.dir().join("kubeconfig"), ststui::serve::kubeconfig_of(&twice)).unwrap();
+    let (code, _, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &["rollout", "web", "--contexts", "eu,eu-again", "--steps", "100%"],
+    ));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("eu and eu-again are one cluster"), "{err}");
+    assert!(part_of(&f, 0).is_none(), "nothing written");
+}

@@ -115,8 +115,8 @@ enum BadPart {
 impl Part {
     /// Whether `other` is a part of the same group run (same group, sets and start).
     pub fn same_run(&self, other: &Part) -> bool {
-        (&self.group, &self.sets, &self.started, &self.clusters)
-            == (&other.group, &other.sets, &other.started, &other.clusters)
+        (&self.group, &self.sets, &self.started) == (&other.group, &other.sets, &other.started)
+            && same_clusters(self.clusters.as_deref(), other.clusters.as_deref())
     }
 
     /// Whether it is a fleet's part (its members in several clusters).
@@ -188,6 +188,16 @@ impl Part {
     /// The set it is the part of.
     pub fn own(&self) -> &str {
         &self.sets[self.place.min(self.sets.len() - 1)]
+    }
+}
+
+/// Whether two lists of clusters name the same clusters in the same order — by identity: the
+/// context names are the writers' own (another machine's kubeconfig names them otherwise).
+pub fn same_clusters(a: Option<&[Cluster]>, b: Option<&[Cluster]>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.uid == y.uid),
+        _ => false,
     }
 }
 

@@ -35,7 +35,7 @@ impl Run {
             sets.iter().any(|s| matches!(part::read(s).any(), Some(p) if p.state != State::Done));
         if let Some(p) = part::read(anchor).any()
             && p.sets == names
-            && p.clusters == self.cfg.clusters
+            && part::same_clusters(p.clusters.as_deref(), self.cfg.clusters.as_deref())
             && p.group != self.cfg.group
             && unfinished
         {
@@ -49,7 +49,9 @@ impl Run {
         let resumed = part::read(anchor)
             .any()
             .filter(|p| {
-                p.group == self.cfg.group && p.sets == names && p.clusters == self.cfg.clusters
+                p.group == self.cfg.group
+                    && p.sets == names
+                    && part::same_clusters(p.clusters.as_deref(), self.cfg.clusters.as_deref())
             })
             .filter(|_| {
                 sets.iter()
@@ -62,7 +64,8 @@ impl Run {
         match &resumed {
             Some(s) => {
                 self.started = Some(s.clone());
-                self.say(0, format!("resuming the group's plan started {s}"));
+                let kind = self.kind_word();
+                self.say(0, format!("resuming the {kind}'s plan started {s}"));
             }
             None => self.started = Some(stamp(now)),
         }
@@ -186,7 +189,7 @@ impl Run {
                 && Some(p.started.as_str()) != resumed
                 && !(p.group == self.cfg.group
                     && p.sets == names
-                    && p.clusters == self.cfg.clusters)
+                    && part::same_clusters(p.clusters.as_deref(), self.cfg.clusters.as_deref()))
                 && !self.ask.force
             {
                 return Some(format!(
