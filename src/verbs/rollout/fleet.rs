@@ -49,9 +49,14 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         crate::verbs::warn_gitops("rollout", s.set());
     }
     let mut out = Output::new(args.output == OutputArg::Json);
-    if let Some(image) = &args.image {
-        let each: Vec<&Writes> = writes.iter().collect();
-        super::group::image_everywhere(&mut sessions, &each, image, limit, &mut out)?;
+    // `--image`: every cluster's set held before the first begins (nothing rolls out of
+    // turn); the run sets the image on each at its turn, so the clusters after a halt keep
+    // their template.
+    let mut image = None;
+    if let Some(asked) = &args.image {
+        for (s, w) in sessions.all.iter().zip(&writes) {
+            image = Some(super::prepare::hold(s, w, asked, limit, &mut out)?);
+        }
     }
     let host = crate::cluster::hostname();
     let sets: Vec<ObjRef> = sessions.all.iter().map(|s| s.key.clone()).collect();
@@ -67,6 +72,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         batches: None,
         engine: config(sets[0].clone(), host, args, dead),
         clusters: Some(clusters),
+        image,
     };
     let mut r = Runner {
         run: Run::group(cfg, ask(args, steps, bake_seconds, identity)),

@@ -64,6 +64,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         batches: args.batches.as_deref().and_then(|b| crate::value::batches(b).ok()),
         engine: config(sets[0].clone(), host, args, dead),
         clusters: None,
+        image: None,
     };
     let ask = ask(args, steps, bake_seconds, writes.identity());
     let mut r = Runner {

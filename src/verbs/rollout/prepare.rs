@@ -47,6 +47,34 @@ pub fn hold_and_set(
     limit: Option<Instant>,
     out: &mut Output,
 ) -> Result<String, VerbError> {
+    let image = hold(s, w, image, limit, out)?;
+    let key = s.key.clone();
+    let by = limit.unwrap_or_else(|| Instant::now() + SYNC_TIMEOUT);
+    let op = ClusterOp::SetImage { set: key.clone(), image: image.clone() };
+    let kind = op.kind();
+    let written = w
+        .write(Write::new(op), crate::verbs::left(by))
+        .map_err(|f| crate::verbs::write_failure(kind, crate::cluster::OnceError::Failed(f)))?;
+    match written {
+        Written::Unchanged(_) => out.event(None, &format!("{key}: the image is {image} already")),
+        _ => out.event(
+            None,
+            &format!("{key}: image {image} set; nothing rolls until the plan opens a step"),
+        ),
+    }
+    Ok(image)
+}
+
+/// The set held for `image` (frozen, unless held already; refused under a plan under way):
+/// the image `--image` names for it, checked, not yet set (a fleet sets it at the cluster's
+/// turn).
+pub fn hold(
+    s: &Session,
+    w: &Writes,
+    image: &str,
+    limit: Option<Instant>,
+    out: &mut Output,
+) -> Result<String, VerbError> {
     let key = s.key.clone();
     let set =
         s.set().cloned().ok_or_else(|| VerbError::new(Exit::Api, format!("{key} is gone")))?;
@@ -81,13 +109,6 @@ pub fn hold_and_set(
                 spec::replicas(&set)
             ),
         );
-    }
-    match write(ClusterOp::SetImage { set: key.clone(), image: image.clone() })? {
-        Written::Unchanged(_) => out.event(None, &format!("{key}: the image is {image} already")),
-        _ => out.event(
-            None,
-            &format!("{key}: image {image} set; nothing rolls until the plan opens a step"),
-        ),
     }
     Ok(image)
 }

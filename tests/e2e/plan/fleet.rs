@@ -5,7 +5,7 @@
 //! untouched.
 
 use super::*;
-use crate::support::objects::kubelet_breaking;
+use crate::support::objects::{kubelet, kubelet_breaking};
 use ststui::plan::group::part::{self, Part, State};
 
 const CLUSTERS: [&str; 3] = ["eu", "us", "ap"];
@@ -37,17 +37,34 @@ impl Fleet {
 /// `web` (3 replicas) in each cluster, held at partition 3 with `images[i]` waiting, and one
 /// kubeconfig naming the three (written over the first cluster's).
 fn fleet(test: &str, images: [&str; 3]) -> Fleet {
-    let clusters: Vec<Served> = CLUSTERS
-        .iter()
-        .map(|c| {
-            let kubelet = kubelet_breaking(100, "nginx:broken");
-            Served::new("fleet", &format!("{test}-{c}"), vec![set("web", 3)], &[], kubelet)
-        })
-        .collect();
+    let clusters = served(test, |_| true);
     for (s, image) in clusters.iter().zip(images) {
         s.op(ClusterOp::SetPartition { set: web(), partition: 3 });
         s.op(ClusterOp::SetImage { set: web(), image: image.into() });
     }
+    watched(clusters)
+}
+
+/// `web` (3 replicas, nginx:1.25, settled) in each cluster, whose pods on `nginx:broken` never
+/// turn Ready where `breaks(i)`, and one kubeconfig naming the three.
+fn settled(test: &str, breaks: impl Fn(usize) -> bool) -> Fleet {
+    watched(served(test, breaks))
+}
+
+/// The three clusters served, `web` in each.
+fn served(test: &str, breaks: impl Fn(usize) -> bool) -> Vec<Served> {
+    let clusters: Vec<Served> = (CLUSTERS.iter().enumerate())
+        .map(|(i, c)| {
+            let kubelet =
+                if breaks(i) { kubelet_breaking(100, "nginx:broken") } else { kubelet(100) };
+            Served::new("fleet", &format!("{test}-{c}"), vec![set("web", 3)], &[], kubelet)
+        })
+        .collect();
+    clusters
+}
+
+/// One kubeconfig naming the three clusters (over the first's), and a watch on each.
+fn watched(clusters: Vec<Served>) -> Fleet {
     let named: Vec<(&str, std::net::SocketAddr)> =
         CLUSTERS.iter().zip(&clusters).map(|(c, s)| (*c, s.server.addr)).collect();
     let config = ststui::serve::kubeconfig_of(&named);
@@ -254,4 +271,39 @@ fn two_contexts_of_one_cluster_are_refused_as_usage() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("eu and eu-again are one cluster"), "{err}");
     assert!(part_of(&f, 0).is_none(), "nothing written");
+}
+
+/// `--image` on a fleet: every cluster's set frozen before the first begins, the image set on
+/// each at its turn — us's pods never turn Ready on it, so the fleet halts at us, and ap's
+/// template is as it was (nothing of it written but its freeze).
+#[test]
+fn image_for_a_fleet_is_set_at_each_clusters_turn_and_a_halt_leaves_the_next_template_unchanged() {
+    let f = settled("image", |i| i == 1);
+    let (code, out, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &[
+            "rollout",
+            "web",
+            "--contexts",
+            "eu,us,ap",
+            "--image",
+            "nginx:broken",
+            "--steps",
+            "1,100%",
+            "--stuck-after",
+            "2s",
+        ],
+    ));
+    assert_eq!(code, 3, "halted: {out}{err}");
+    assert!(out.contains("eu/web: image nginx:broken set, its turn come"), "{out}");
+    assert!(out.contains("halted at us/web"), "{out}");
+    let image = |i: usize| ststui::plan::recreate::first_image(&f.set(i)).map(str::to_string);
+    assert_eq!(image(0).as_deref(), Some("nginx:broken"));
+    assert_eq!(f.set(0).status.unwrap().updated_replicas, Some(3), "eu rolled");
+    assert_eq!(image(2).as_deref(), Some("nginx:1.25"), "ap's template unchanged");
+    assert!(ststui::steer::frozen(&f.set(2)).is_some(), "ap held for its turn");
+    let seen = f.seen.lock().unwrap().clone();
+    let eu_done = seen.iter().position(|s| matches!(s, Seen::Done("eu")));
+    let us_moved = seen.iter().position(|s| matches!(s, Seen::Moved("us", p) if *p < 3));
+    assert!(eu_done.is_some() && us_moved.is_some() && eu_done < us_moved, "{seen:?}");
 }

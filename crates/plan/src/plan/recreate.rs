@@ -29,7 +29,7 @@ pub fn applies(set: &StatefulSet) -> bool {
 }
 
 /// The template's first container's image.
-fn first_image(set: &StatefulSet) -> Option<&str> {
+pub fn first_image(set: &StatefulSet) -> Option<&str> {
     set.spec.template.spec.as_ref()?.containers.first()?.image.as_deref()
 }
 

@@ -79,6 +79,7 @@ fn engine(state: &AppState, shown: &GroupShown, form: &GroupForm) -> Run {
         batches: form.batches.clone(),
         engine: config(state, shown.sets[0].clone(), &form.form),
         clusters: None,
+        image: None,
     };
     Run::group(cfg, ask(&form.form))
 }

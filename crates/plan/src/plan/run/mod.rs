@@ -49,6 +49,10 @@ pub struct GroupConfig {
     /// A fleet's: each member's cluster (`sets` then names one set in each, in the order the
     /// clusters roll). `None`: a group in one cluster.
     pub clusters: Option<Vec<Cluster>>,
+    /// A fleet's `--image`: set on a member's (frozen) set when its turn comes, after the
+    /// members before it are done and baked — so the clusters after a halt keep their template.
+    /// `None`: the sets hold their new template already.
+    pub image: Option<String>,
 }
 
 pub use crate::plan::member::Member;
@@ -122,6 +126,10 @@ enum Sent {
         index: usize,
         part: Box<Part>,
     },
+    /// The run's image on member `index`'s set.
+    Image {
+        index: usize,
+    },
     Inner,
 }
 
@@ -137,6 +145,8 @@ pub struct Run {
     /// The run's start (its parts share it) and each part as last written.
     started: Option<String>,
     parts: Vec<Option<Part>>,
+    /// Members whose set this run gave its image ([`GroupConfig::image`]).
+    imaged: Vec<bool>,
     /// The group's lease, as this run holds it.
     lease: Holding,
     sent: Option<Sent>,
@@ -169,6 +179,7 @@ impl Run {
             batches: None,
             engine: cfg,
             clusters: None,
+            image: None,
         };
         Run::new(cfg, ask, true)
     }
@@ -183,6 +194,7 @@ impl Run {
             inner: None,
             started: None,
             parts: vec![None; n],
+            imaged: vec![false; n],
             lease: Holding::default(),
             sent: None,
             trouble: None,
@@ -295,6 +307,16 @@ impl Run {
                     }
                 }
                 Err(f) => self.failed(now, "the group's lease", *f, true),
+            },
+            Some(Sent::Image { index }) => match result {
+                Ok(_) => {
+                    self.trouble = None;
+                    self.imaged[index] = true;
+                }
+                Err(f) => {
+                    let what = format!("{}'s image", self.label(index));
+                    self.failed(now, &what, *f, false);
+                }
             },
             Some(Sent::Part { index, part }) => match result {
                 Ok(_) => {

@@ -156,7 +156,20 @@ impl Run {
             }
             return self.start(view, index, false);
         }
-        if nothing_to_roll(set, view.members[index].pods) {
+        // The run's image, once written, is the member's change: its controller observes it
+        // before anything is judged on its pods (the stage, and its quiet, kept).
+        let image_due = self.image_due(set);
+        if self.imaged[index]
+            && (image_due.is_some() || decide::observed_update_revision(set).is_none())
+        {
+            if !view.fresh && self.cfg.engine.fresh_reads {
+                return Step::Do(Act::Read);
+            }
+            let words =
+                format!("waiting for the controller to observe {}'s new image", self.label(index));
+            return wait(Some(now + SignedDuration::from_secs(1)), &words);
+        }
+        if image_due.is_none() && nothing_to_roll(set, view.members[index].pods) {
             if !view.fresh && self.cfg.engine.fresh_reads {
                 return Step::Do(Act::Read);
             }
@@ -197,7 +210,20 @@ impl Run {
         if !view.fresh && self.cfg.engine.fresh_reads {
             return Step::Do(Act::Read);
         }
+        if let Some(image) = image_due {
+            self.say(index, format!("{}: image {image} set, its turn come", self.label(index)));
+            self.sent = Some(Sent::Image { index });
+            self.acting = index;
+            let op = ClusterOp::SetImage { set: self.cfg.sets[index].clone(), image };
+            return Step::Do(Act::Write(Write::new(op)));
+        }
         self.start(view, index, true)
+    }
+
+    /// The run's image, when `set` does not hold it yet.
+    fn image_due(&self, set: &StatefulSet) -> Option<String> {
+        let image = self.cfg.image.as_ref()?;
+        (crate::plan::recreate::first_image(set) != Some(image.as_str())).then(|| image.clone())
     }
 
     /// A wait before member `index` starts: said on the timeline once per change of `words`
@@ -273,6 +299,11 @@ impl Run {
         }
         self.acting = index;
         let m = view.members[index];
+        // The run's image written, a watch that does not show it yet is not what the member's
+        // plan begins on.
+        if self.imaged[index] && !view.fresh && m.set.is_some_and(|s| self.image_due(s).is_some()) {
+            return Step::Do(Act::Read);
+        }
         let empty = StatefulSet::default();
         let set = m.set.unwrap_or(&empty);
         if m.set.is_none()

@@ -65,6 +65,7 @@ pub fn start(w: &mut World, r: GroupRollout) -> Result<(), OpError> {
         batches: r.batches.clone(),
         engine: cfg_engine,
         clusters: None,
+        image: None,
     };
     let g = Run::group(cfg, super::ask(&r.plan));
     let key = key_of(&r.group);
