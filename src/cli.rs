@@ -12,7 +12,7 @@ use crate::value::BadValue;
 mod rollout;
 mod sim;
 pub use rollout::{OnFailureArg, RolloutArgs};
-pub use sim::{FormatArg, SimArgs};
+pub use sim::{FormatArg, SimArgs, cluster_names};
 
 /// Where the global flags of a cluster are listed in every `--help` (clap lists a global flag
 /// under every subcommand: the heading says where it applies, and `sim` refuses them).
@@ -179,6 +179,18 @@ impl Cli {
             && let Err(why) = crate::serve::loopback(spec)
         {
             return usage(clap::error::ErrorKind::InvalidValue, &why.to_string());
+        }
+        if let Some(list) = &sim.clusters {
+            if !sim.headless {
+                return usage(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    "--clusters serves headless (add --headless); open a console on any of them \
+                     with `ststui --kubeconfig FILE --context NAME`",
+                );
+            }
+            if let Err(why) = cluster_names(list) {
+                return usage(clap::error::ErrorKind::InvalidValue, &why);
+            }
         }
         if sim.headless && sim.serve.is_none() && sim.speed != 1.0 {
             return usage(

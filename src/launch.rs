@@ -172,3 +172,59 @@ pub fn run(
     }
     Ok((handle, Some(server), Some(said)))
 }
+
+/// One served cluster of `sim --serve --clusters`.
+pub struct Served {
+    pub name: String,
+    /// Dropped first: the server stops before its driver.
+    pub server: Server,
+    /// Kept while it serves (the simulation's driver).
+    _driver: SimHandle,
+}
+
+/// `sim --headless --serve ADDR --clusters a,b,c`: each cluster built from `args` (its own
+/// world, the scenario played in each), served on ADDR's port and the next ones (port 0: free
+/// ones), its timeline through `sink(name)`; the kubeconfig written with a context per cluster.
+pub fn run_clusters(
+    args: &SimArgs,
+    options: Options,
+    sink: impl Fn(&str) -> Sink,
+) -> Result<(Vec<Served>, String), LaunchError> {
+    let names = ststui::cli::cluster_names(args.clusters.as_deref().unwrap_or_default())
+        .map_err(LaunchError::Demo)?;
+    let spec = args.serve.as_deref().unwrap_or_default();
+    let base = serve::loopback(spec)?;
+    let mut served = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let Built { sim, player, .. } = build(args, options)?;
+        let mut addr = base;
+        if base.port() != 0 {
+            addr.set_port(base.port().saturating_add(u16::try_from(i).unwrap_or(u16::MAX)));
+        }
+        let git_version = format!("v{}+ststui-sim", sim.options().version);
+        let config = ServeConfig { addr, deny: args.deny.clone(), git_version };
+        let (handle, server) = serve::serve_sim(sim, args.speed, sink(name), config)
+            .map_err(|error| LaunchError::Serve { addr, error })?;
+        if let Some(player) = player {
+            handle.attach_script(Box::new(player));
+        }
+        served.push(Served { name: name.clone(), server, _driver: handle });
+    }
+    let at: Vec<String> =
+        served.iter().map(|s| format!("{} at http://{}", s.name, s.server.addr)).collect();
+    let mut said = format!("serving {} simulated clusters: {}", served.len(), at.join(", "));
+    if let Some(path) = &args.write_kubeconfig {
+        let named: Vec<(&str, SocketAddr)> =
+            served.iter().map(|s| (s.name.as_str(), s.server.addr)).collect();
+        let tmp = path.with_extension("tmp-ststui");
+        std::fs::write(&tmp, serve::kubeconfig_of(&named))
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|error| LaunchError::Kubeconfig { path: path.clone(), error })?;
+        said.push_str(&format!(
+            " (kubectl --kubeconfig {} --context {})",
+            path.display(),
+            named[0].0
+        ));
+    }
+    Ok((served, said))
+}

@@ -381,6 +381,9 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
         }
     };
     let options = args.options();
+    if args.clusters.is_some() {
+        return serve_clusters(args, options, signals);
+    }
     let built = match launch::build(args, options) {
         Ok(built) => built,
         Err(e) => {
@@ -419,6 +422,42 @@ fn serve_headless(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
     tracing::info!(?signal, "stopping the served simulator");
     drop(server);
     drop(handle);
+    ExitCode::SUCCESS
+}
+
+/// `ststui sim --headless --serve ADDR --clusters a,b,c`: several served simulators, each
+/// timeline line on stdout led by its cluster's name, until SIGINT or SIGTERM.
+fn serve_clusters(
+    args: &SimArgs,
+    options: ststui::core::Options,
+    mut signals: signal_hook::iterator::Signals,
+) -> ExitCode {
+    let format = args.headless().format;
+    let sink = |name: &str| -> ststui::backend::Sink {
+        let name = name.to_string();
+        std::sync::Arc::new(move |ev| match ev {
+            BackendEvent::Timeline(t) => {
+                use std::io::Write as _;
+                let line = ststui::sim::timeline::render(&t, format);
+                let _ = writeln!(std::io::stdout().lock(), "{name} {line}");
+            }
+            BackendEvent::Notice(n) | BackendEvent::Error(n) => {
+                ststui::text::err_line(&format!("ststui: {name}: {n}"))
+            }
+            _ => {}
+        })
+    };
+    let (served, said) = match launch::run_clusters(args, options, sink) {
+        Ok(started) => started,
+        Err(e) => {
+            ststui::text::err_line(&format!("ststui: {e}"));
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    ststui::text::err_line(&format!("ststui: {said}; ctrl-c stops"));
+    let signal = signals.forever().next();
+    tracing::info!(?signal, "stopping the served simulators");
+    drop(served);
     ExitCode::SUCCESS
 }
 

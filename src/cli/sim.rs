@@ -50,6 +50,12 @@ pub struct SimArgs {
     /// With --serve: write a kubeconfig for it to FILE (context ststui-sim).
     #[arg(long, value_name = "FILE", requires = "serve")]
     pub write_kubeconfig: Option<PathBuf>,
+    /// With --serve --headless: serve several simulated clusters, one per name, each its own
+    /// API on its own port (ADDR's port and the next ones; port 0 picks free ones) with its own
+    /// copy of the scenario; --write-kubeconfig then writes a context per cluster. E.g.
+    /// eu,us,ap, to rehearse a fleet (`ststui rollout NAME --contexts eu,us,ap`).
+    #[arg(long, value_name = "NAME,…", requires = "serve")]
+    pub clusters: Option<String>,
     /// With --serve: refuse this permission with 403 Forbidden (VERB:RESOURCE, e.g.
     /// patch:statefulsets, patch:statefulsets/scale, delete:pods). Repeatable.
     #[arg(long, value_name = "VERB:RESOURCE", requires = "serve")]
@@ -122,4 +128,30 @@ fn parse_speed(s: &str) -> Result<f64, BadValue> {
         return Err(BadValue::new(s, "is out of range", "0.01 to 1000"));
     }
     Ok(v)
+}
+
+/// The most clusters `sim --serve --clusters` serves.
+pub const MAX_CLUSTERS: usize = 16;
+
+/// `--clusters`' names: DNS labels (they name contexts, clusters and users), each once.
+pub fn cluster_names(list: &str) -> Result<Vec<String>, String> {
+    let names: Vec<String> =
+        list.split(',').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect();
+    let shown = |n: &str| crate::text::shown(n, 64);
+    if names.is_empty() || names.len() > MAX_CLUSTERS {
+        return Err(format!(
+            "--clusters {}: expected 1 to {MAX_CLUSTERS} names, e.g. eu,us,ap",
+            shown(list)
+        ));
+    }
+    if let Some(bad) = names.iter().find(|n| !crate::sim::validate::dns1123_label(n).is_empty()) {
+        return Err(format!(
+            "--clusters: {} is not a name (lowercase letters, digits and '-', e.g. eu-west)",
+            shown(bad)
+        ));
+    }
+    if let Some((_, twice)) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+        return Err(format!("--clusters: {} is named twice", shown(twice)));
+    }
+    Ok(names)
 }

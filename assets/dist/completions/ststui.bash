@@ -969,7 +969,7 @@ _ststui() {
             return 0
             ;;
         ststui__subcmd__sim)
-            opts="-f -n -h --script --headless --format --seed --filename --speed --serve --write-kubeconfig --deny --soak --kube-version --kubeconfig --context --namespace --log-file --feature-gates --help"
+            opts="-f -n -h --script --headless --format --seed --filename --speed --serve --write-kubeconfig --clusters --deny --soak --kube-version --kubeconfig --context --namespace --log-file --feature-gates --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1004,6 +1004,10 @@ _ststui() {
                     return 0
                     ;;
                 --write-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --clusters)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -57,6 +57,7 @@ set edit:completion:arg-completer[ststui] = {|@words|
             cand --speed 'Virtual seconds per wall second in the interactive console (and while serving)'
             cand --serve 'Serve the simulated cluster as a Kubernetes API on this loopback address (plain HTTP, no authentication; e.g. 127.0.0.1:6443, port 0 picks a free one)'
             cand --write-kubeconfig 'With --serve: write a kubeconfig for it to FILE (context ststui-sim)'
+            cand --clusters 'With --serve --headless: serve several simulated clusters, one per name, each its own API on its own port (ADDR''s port and the next ones; port 0 picks free ones) with its own copy of the scenario; --write-kubeconfig then writes a context per cluster. E.g. eu,us,ap, to rehearse a fleet (`ststui rollout NAME --contexts eu,us,ap`)'
             cand --deny 'With --serve: refuse this permission with 403 Forbidden (VERB:RESOURCE, e.g. patch:statefulsets, patch:statefulsets/scale, delete:pods). Repeatable'
             cand --soak 'Run N randomized soak scenarios, checking invariants after every event'
             cand --kube-version 'Upstream controller semantics to reproduce (1.31 to 1.37)'

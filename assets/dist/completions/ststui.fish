@@ -57,6 +57,7 @@ complete -c ststui -n "__fish_ststui_using_subcommand sim" -s f -l filename -d '
 complete -c ststui -n "__fish_ststui_using_subcommand sim" -l speed -d 'Virtual seconds per wall second in the interactive console (and while serving)' -r
 complete -c ststui -n "__fish_ststui_using_subcommand sim" -l serve -d 'Serve the simulated cluster as a Kubernetes API on this loopback address (plain HTTP, no authentication; e.g. 127.0.0.1:6443, port 0 picks a free one)' -r
 complete -c ststui -n "__fish_ststui_using_subcommand sim" -l write-kubeconfig -d 'With --serve: write a kubeconfig for it to FILE (context ststui-sim)' -r -F
+complete -c ststui -n "__fish_ststui_using_subcommand sim" -l clusters -d 'With --serve --headless: serve several simulated clusters, one per name, each its own API on its own port (ADDR\'s port and the next ones; port 0 picks free ones) with its own copy of the scenario; --write-kubeconfig then writes a context per cluster. E.g. eu,us,ap, to rehearse a fleet (`ststui rollout NAME --contexts eu,us,ap`)' -r
 complete -c ststui -n "__fish_ststui_using_subcommand sim" -l deny -d 'With --serve: refuse this permission with 403 Forbidden (VERB:RESOURCE, e.g. patch:statefulsets, patch:statefulsets/scale, delete:pods). Repeatable' -r
 complete -c ststui -n "__fish_ststui_using_subcommand sim" -l soak -d 'Run N randomized soak scenarios, checking invariants after every event' -r
 complete -c ststui -n "__fish_ststui_using_subcommand sim" -l kube-version -d 'Upstream controller semantics to reproduce (1.31 to 1.37)' -r

@@ -119,7 +119,7 @@ fn identities(targets: &[Target]) -> Result<Vec<Cluster>, VerbError> {
     let mut clusters: Vec<Cluster> = Vec::with_capacity(targets.len());
     for t in targets {
         let c = crate::cluster::lookup::cluster(t, IDENTITY_WITHIN)
-            .map_err(|e| VerbError::new(Exit::Api, e))?;
+            .map_err(|e| VerbError::new(Exit::Api, e.to_string()))?;
         if let Some(same) = clusters.iter().find(|x| x.uid == c.uid) {
             return Err(VerbError::new(
                 Exit::Usage,

@@ -168,7 +168,9 @@ impl<W: Watch> Runner<W> {
                 if !words.is_empty() {
                     let r = self.run.plan().cloned();
                     let words = match (&r, self.run.group_name()) {
-                        (Some(_), Some(_)) => format!("{}: {words}", key.name),
+                        (Some(_), Some(_)) => {
+                            format!("{}: {words}", self.run.label(self.run.acting()))
+                        }
                         _ => words,
                     };
                     self.out.waiting(r.as_ref(), &words);

@@ -307,3 +307,116 @@ fn image_for_a_fleet_is_set_at_each_clusters_turn_and_a_halt_leaves_the_next_tem
     let us_moved = seen.iter().position(|s| matches!(s, Seen::Moved("us", p) if *p < 3));
     assert!(eu_done.is_some() && us_moved.is_some() && eu_done < us_moved, "{seen:?}");
 }
+
+const WEB: &str = "apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+spec:
+  replicas: 2
+  serviceName: web
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.25
+";
+
+/// `ststui sim --headless --serve 127.0.0.1:0 --clusters eu,us --write-kubeconfig FILE`: two
+/// simulated clusters, a context each, told apart by their identities — and a fleet rehearsed
+/// on them end to end with the real binaries.
+#[test]
+fn the_simulator_serves_several_clusters_and_a_fleet_rolls_across_them() {
+    let dir = std::env::temp_dir().join(format!("ststui-fleet-sim-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (kc, manifest) = (dir.join("kubeconfig"), dir.join("web.yaml"));
+    std::fs::write(&manifest, WEB).unwrap();
+    let mut sim = runner::ststui()
+        .args(["sim", "--headless", "--serve", "127.0.0.1:0", "--clusters", "eu,us"])
+        .arg("--write-kubeconfig")
+        .arg(&kc)
+        .arg("-f")
+        .arg(&manifest)
+        .arg("--log-file")
+        .arg(dir.join("sim.log"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = Arc::clone(&lines);
+    let stdout = sim.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for l in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            sink.lock().unwrap().push(l);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !kc.exists() {
+        assert!(Instant::now() < deadline, "no kubeconfig");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let config = std::fs::read_to_string(&kc).unwrap();
+    assert!(config.contains("- name: eu\n") && config.contains("- name: us\n"), "{config}");
+    let run = |args: &[&str]| {
+        let mut c = runner::ststui();
+        c.args(args).arg("--kubeconfig").arg(&kc).arg("--log-file").arg(dir.join("verb.log"));
+        runner::outcome(&mut c)
+    };
+    let (code, out, err) = run(&[
+        "rollout",
+        "web",
+        "--contexts",
+        "eu,us",
+        "--image",
+        "nginx:1.26",
+        "--steps",
+        "100%",
+        "--timeout",
+        "60s",
+    ]);
+    let _ = sim.kill();
+    let _ = sim.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("us/web starts (2/2)"), "{out}");
+    let seen = lines.lock().unwrap().clone();
+    assert!(seen.iter().any(|l| l.starts_with("eu ")), "eu's timeline: {seen:?}");
+    assert!(seen.iter().any(|l| l.starts_with("us ")), "us's timeline: {seen:?}");
+}
+
+/// A second runner of a fleet under way is refused by the fleet's lease on the first cluster's
+/// set, nothing written by it; a step by hand on a member waiting in the fleet is refused too.
+#[test]
+fn a_second_fleet_runner_and_a_step_by_hand_are_refused() {
+    let f = fleet("second", ["nginx:1.26"; 3]);
+    let args =
+        ["rollout", "web", "--contexts", "eu,us,ap", "--steps", "100%", "--cluster-bake", "60s"];
+    let mut child = runner::against(f.dir(), &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while part_of(&f, 0).is_none_or(|p| p.state != State::Done) {
+        assert!(Instant::now() < deadline, "eu not done");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (code, _, err) = runner::outcome(&mut runner::against(f.dir(), &args));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("fleet web: a fleet runner holds it"), "{err}");
+    assert!(err.contains("(on eu/web); two runners never drive one fleet"), "{err}");
+    let (code, _, err) =
+        runner::outcome(&mut runner::against(f.dir(), &["--context", "us", "step", "web"]));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("waiting in fleet web's plan (2/3, cluster us)"), "{err}");
+    assert_eq!(ststui::core::spec::strategy(&f.set(1)).partition, 3, "us untouched");
+}

@@ -90,34 +90,43 @@ pub fn sets(
     })
 }
 
+/// Why a cluster could not say who it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoIdentity {
+    /// The kubeconfig or the context cannot be used.
+    #[error("{0}")]
+    Session(String),
+    #[error("{context}: reading namespace kube-system took over {within:?}")]
+    Slow { context: String, within: Duration },
+    #[error("{context}: reading namespace kube-system (its uid names the cluster): {message}")]
+    Refused { context: String, message: String },
+    #[error("{context}: namespace kube-system has no uid to name the cluster by")]
+    NoUid { context: String },
+}
+
 /// A cluster as a fleet's record names it: the `kube-system` namespace's uid (the same from
 /// every machine, whatever its kubeconfig calls the context) and the context's name here.
-/// `Err` says what failed (the kubeconfig, the server, a permission).
 pub fn cluster(
     target: &Target,
     within: Duration,
-) -> Result<crate::plan::group::part::Cluster, String> {
+) -> Result<crate::plan::group::part::Cluster, NoIdentity> {
     use k8s_openapi::api::core::v1::Namespace;
     let rt = crate::runtime::build("lookup", crate::runtime::Workers::Current)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| NoIdentity::Session(e.to_string()))?;
     rt.block_on(async {
-        let session = super::session(target).await.map_err(|e| e.to_string())?;
+        let session =
+            super::session(target).await.map_err(|e| NoIdentity::Session(e.to_string()))?;
+        let context = session.context.clone();
         let api: Api<Namespace> = Api::all(session.client);
         let ns = tokio::time::timeout(within, api.get_metadata("kube-system"))
             .await
-            .map_err(|_| {
-                format!("{}: reading namespace kube-system took over {within:?}", session.context)
-            })?
-            .map_err(|e| {
-                format!(
-                    "{}: reading namespace kube-system (its uid names the cluster): {}",
-                    session.context,
-                    super::write::failure("get namespaces", &e).message
-                )
+            .map_err(|_| NoIdentity::Slow { context: context.clone(), within })?
+            .map_err(|e| NoIdentity::Refused {
+                context: context.clone(),
+                message: super::write::failure("get namespaces", &e).message,
             })?;
-        let uid = ns.metadata.uid.filter(|u| !u.is_empty()).ok_or_else(|| {
-            format!("{}: namespace kube-system has no uid to name the cluster by", session.context)
-        })?;
-        Ok(crate::plan::group::part::Cluster { uid, name: session.context })
+        let uid = ns.metadata.uid.filter(|u| !u.is_empty());
+        let uid = uid.ok_or_else(|| NoIdentity::NoUid { context: context.clone() })?;
+        Ok(crate::plan::group::part::Cluster { uid, name: context })
     })
 }

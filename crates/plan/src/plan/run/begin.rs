@@ -100,9 +100,10 @@ impl Run {
                     let words = format!("waiting for the group's lease of {words} to run out");
                     return Some(wait(until, &words));
                 }
+                let (kind, first) = (self.kind_word(), self.label(0));
                 return Some(self.refuse(format!(
-                    "a group runner holds it: {words} (on {}); two runners never drive one group",
-                    self.cfg.sets[0]
+                    "a {kind} runner holds it: {words} (on {first}); two runners never drive one \
+                     {kind}"
                 )));
             }
             _ => {}

@@ -197,8 +197,12 @@ impl Run {
             ),
         );
         if index > 0 && now < until {
+            let (bake, of) = match self.cfg.clusters {
+                Some(_) => ("cluster bake", "fleet"),
+                None => ("zone bake", "group"),
+            };
             let words = format!(
-                "{} starts at {} after the zone bake ({} with every pod of the group updated or \
+                "{} starts at {} after the {bake} ({} with every pod of the {of} updated or \
                  untouched, Ready and available)",
                 self.label(index),
                 stamp(until),
@@ -253,8 +257,9 @@ impl Run {
         self.held = None;
         if mark {
             let n = self.cfg.sets.len();
+            let of = self.kind_word();
             self.say(index, format!(
-                "{} starts ({}/{n}): every pod of the group is updated or untouched, Ready and available",
+                "{} starts ({}/{n}): every pod of the {of} is updated or untouched, Ready and available",
                 self.label(index),
                 index + 1
             ));
