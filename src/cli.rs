@@ -480,6 +480,10 @@ pub struct AbortArgs {
     /// newest first). Without it, only NAME is reverted.
     #[arg(long)]
     pub group: bool,
+    /// NAME is in a fleet: revert every cluster its plan touched, newest first (name the
+    /// fleet's contexts, in any order: the clusters are matched by identity).
+    #[arg(long, value_name = "CONTEXT,…", conflicts_with = "group")]
+    pub contexts: Option<String>,
     /// Give up after this long, e.g. 90s.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
     pub timeout: u64,

@@ -202,6 +202,7 @@ Register-ArgumentCompleter -Native -CommandName 'ststui' -ScriptBlock {
         }
         'ststui;abort' {
             [CompletionResult]::new('--force-delete', '--force-delete', [CompletionResultType]::ParameterName, 'Delete a stuck pod its disruption budget will not let go (the eviction refused), giving the reason; recorded on the set (ststui.io/force-deleted) and said')
+            [CompletionResult]::new('--contexts', '--contexts', [CompletionResultType]::ParameterName, 'NAME is in a fleet: revert every cluster its plan touched, newest first (name the fleet''s contexts, in any order: the clusters are matched by identity)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up after this long, e.g. 90s')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file (real-cluster mode and the verbs)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context (real-cluster mode and the verbs)')

@@ -151,13 +151,17 @@ _ststui() {
             return 0
             ;;
         ststui__subcmd__abort)
-            opts="-n -h --yes --force-delete --group --timeout --kubeconfig --context --namespace --log-file --feature-gates --help"
+            opts="-n -h --yes --force-delete --group --contexts --timeout --kubeconfig --context --namespace --log-file --feature-gates --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --force-delete)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contexts)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

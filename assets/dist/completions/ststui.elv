@@ -190,6 +190,7 @@ set edit:completion:arg-completer[ststui] = {|@words|
         }
         &'ststui;abort'= {
             cand --force-delete 'Delete a stuck pod its disruption budget will not let go (the eviction refused), giving the reason; recorded on the set (ststui.io/force-deleted) and said'
+            cand --contexts 'NAME is in a fleet: revert every cluster its plan touched, newest first (name the fleet''s contexts, in any order: the clusters are matched by identity)'
             cand --timeout 'Give up after this long, e.g. 90s'
             cand --kubeconfig 'Kubeconfig file (real-cluster mode and the verbs)'
             cand --context 'Kubeconfig context (real-cluster mode and the verbs)'

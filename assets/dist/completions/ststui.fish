@@ -159,6 +159,7 @@ complete -c ststui -n "__fish_ststui_using_subcommand approve" -l log-file -d 'W
 complete -c ststui -n "__fish_ststui_using_subcommand approve" -l feature-gates -d 'Feature gates of the controller ststui plays when it drives (--drive, `ststui drive`, `play --drive`) or simulates (`sim`: its API server too), in kube-controller-manager\'s syntax: NAME=true|false, comma-separated, NAME MaxUnavailableStatefulSet, StaleControllerConsistencyStatefulSet or StatefulSetRecreateStrategy (1.37). The release sets the defaults' -r
 complete -c ststui -n "__fish_ststui_using_subcommand approve" -s h -l help -d 'Print help'
 complete -c ststui -n "__fish_ststui_using_subcommand abort" -l force-delete -d 'Delete a stuck pod its disruption budget will not let go (the eviction refused), giving the reason; recorded on the set (ststui.io/force-deleted) and said' -r
+complete -c ststui -n "__fish_ststui_using_subcommand abort" -l contexts -d 'NAME is in a fleet: revert every cluster its plan touched, newest first (name the fleet\'s contexts, in any order: the clusters are matched by identity)' -r
 complete -c ststui -n "__fish_ststui_using_subcommand abort" -l timeout -d 'Give up after this long, e.g. 90s' -r
 complete -c ststui -n "__fish_ststui_using_subcommand abort" -l kubeconfig -d 'Kubeconfig file (real-cluster mode and the verbs)' -r -F
 complete -c ststui -n "__fish_ststui_using_subcommand abort" -l context -d 'Kubeconfig context (real-cluster mode and the verbs)' -r

@@ -26,14 +26,45 @@ pub fn abort(
     part: &Part,
     deadline: Instant,
 ) -> Result<Exit, VerbError> {
-    let group = crate::text::escape_controls(&part.group);
     let mut sessions = Sessions::open(target, &part.sets)?;
     sessions.sync(deadline)?;
+    let writes = Writes::open(target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let parts: Vec<Option<Part>> = sessions
         .all
         .iter()
         .map(|s| s.set().and_then(|set| part::read(set).part().cloned()))
         .collect();
+    let labels = part.sets.clone();
+    let members = Members { sessions, writes: vec![writes], cluster_of: Vec::new(), labels };
+    revert_touched(members, &parts, part, args, deadline)
+}
+
+/// The members of a group's or a fleet's abort: their sessions, the write paths (one per
+/// cluster) and which is each member's, and each member in words.
+pub(super) struct Members {
+    pub sessions: Sessions,
+    pub writes: Vec<Writes>,
+    pub cluster_of: Vec<usize>,
+    pub labels: Vec<String>,
+}
+
+impl Members {
+    fn writes(&self, i: usize) -> &Writes {
+        &self.writes[self.cluster_of.get(i).copied().unwrap_or(0).min(self.writes.len() - 1)]
+    }
+}
+
+/// The members `part`'s run touched (rolling, done or halted, as their `parts` say), reverted
+/// newest first, each once every pod of the others is settled; each part then says aborted.
+pub(super) fn revert_touched(
+    mut m: Members,
+    parts: &[Option<Part>],
+    part: &Part,
+    args: &AbortArgs,
+    deadline: Instant,
+) -> Result<Exit, VerbError> {
+    let kind = if part.fleet() { "fleet" } else { "group" };
+    let group = format!("{kind} {}", crate::text::escape_controls(&part.group));
     let touched: Vec<usize> = (0..parts.len())
         .rev()
         .filter(|&i| {
@@ -46,27 +77,26 @@ pub fn abort(
         return Err(VerbError::new(
             Exit::Expectation,
             format!(
-                "group {group}: its plan touched no set (each is waiting or aborted); nothing \
-                 written"
+                "{group}: its plan touched no set (each is waiting or aborted); nothing written"
             ),
         ));
     }
-    let names: Vec<&str> = touched.iter().map(|&i| part.sets[i].as_str()).collect();
+    let names: Vec<&str> = touched.iter().map(|&i| m.labels[i].as_str()).collect();
     crate::verbs::say(&format!(
-        "group {group}: abort will revert {} (newest first), each once every pod of the group \
-         is Ready and available again",
+        "{group}: abort will revert {} (newest first), each once every pod of the {kind} is \
+         Ready and available again",
         names.join(", then ")
     ));
     if !args.yes {
         confirm()?;
     }
-    let writes = Writes::open(target).map_err(|e| VerbError::new(Exit::Usage, e))?;
-    let who = writes.identity();
     for (k, &i) in touched.iter().enumerate() {
         if k > 0 {
-            settle(&mut sessions, &writes, &group, &part.sets[i], deadline)?;
+            settle(&mut m, &group, i, deadline)?;
         }
-        abort_set(&sessions.all[i], &writes, args, deadline, false)?;
+        let writes = m.writes(i);
+        let who = writes.identity();
+        abort_set(&m.sessions.all[i], writes, args, deadline, false)?;
         let now = k8s_openapi::jiff::Timestamp::now();
         let Some(mine) = parts[i].clone() else { continue };
         let aborted = Part {
@@ -76,7 +106,7 @@ pub fn abort(
             reason: Some(format!("aborted by {who} at {}", stamp(now))),
             ..mine
         };
-        let key = sessions.all[i].key.clone();
+        let key = m.sessions.all[i].key.clone();
         let op = ClusterOp::GroupPart {
             set: key.clone(),
             part: Some(serde_json::to_string(&aborted).unwrap_or_default()),
@@ -88,8 +118,8 @@ pub fn abort(
             )
         })?;
         crate::verbs::say(&format!(
-            "group {group}: {} reverted ({}/{})",
-            key.name,
+            "{group}: {} reverted ({}/{})",
+            m.labels[i],
             k + 1,
             touched.len()
         ));
@@ -101,26 +131,20 @@ pub fn abort(
 /// on the watches, the verdict that it is settled confirmed by a fresh read of every set (at
 /// most one a second: a watch behind the server is never taken for settled). At the deadline,
 /// says what still holds it.
-fn settle(
-    sessions: &mut Sessions,
-    writes: &Writes,
-    group: &str,
-    next: &str,
-    deadline: Instant,
-) -> Result<(), VerbError> {
+fn settle(m: &mut Members, group: &str, next: usize, deadline: Instant) -> Result<(), VerbError> {
     let mut said = String::new();
     let mut read_at: Option<Instant> = None;
     loop {
-        let mut hold = watched(sessions);
+        let mut hold = watched(&m.sessions);
         if hold.is_none() && read_at.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
             read_at = Some(Instant::now());
-            hold = read(sessions, writes, deadline)?;
+            hold = read(m, deadline)?;
             if hold.is_none() {
                 return Ok(());
             }
         }
         if let Some(h) = hold {
-            let words = format!("group {group}: {next} waits: {h}");
+            let words = format!("{group}: {} waits: {h}", m.labels[next]);
             if Instant::now() >= deadline {
                 return Err(VerbError::new(
                     Exit::Expectation,
@@ -135,7 +159,7 @@ fn settle(
                 said = words;
             }
         }
-        sessions.next(Some(Instant::now() + Duration::from_secs(1)), true)?;
+        m.sessions.next(Some(Instant::now() + Duration::from_secs(1)), true)?;
     }
 }
 
@@ -157,16 +181,13 @@ fn watched(sessions: &Sessions) -> Option<String> {
 }
 
 /// What holds the group on a fresh read of every set.
-fn read(
-    sessions: &Sessions,
-    writes: &Writes,
-    deadline: Instant,
-) -> Result<Option<String>, VerbError> {
+fn read(m: &Members, deadline: Instant) -> Result<Option<String>, VerbError> {
+    let sessions = &m.sessions;
     let keys: Vec<ObjRef> = sessions.all.iter().map(|s| s.key.clone()).collect();
     let mut fresh = Vec::new();
-    for k in &keys {
+    for (i, k) in keys.iter().enumerate() {
         let within = crate::verbs::left(deadline).min(Duration::from_secs(10));
-        match writes.read(k, within) {
+        match m.writes(i).read(k, within) {
             Ok(f) => fresh.push(f),
             Err(f) => {
                 return Err(VerbError::new(Exit::Api, format!("reading {k}: {}", f.message)));

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 
+mod fleet;
 mod group;
 
 use super::session::Session;
@@ -152,9 +153,34 @@ fn written(
 /// whoever may patch it, and never widens an abort by itself.
 pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, VerbError> {
     let deadline = start + Duration::from_millis(args.timeout);
+    if let Some(list) = &args.contexts {
+        return fleet::abort(&target, args, list, deadline);
+    }
     let mut s = Session::open(target.clone())?;
     let set = s.sync(deadline)?.clone();
-    let part = crate::plan::group::part::read(&set).part().cloned();
+    let reading = crate::plan::group::part::read(&set);
+    if let Some(p) = reading.any().filter(|p| p.fleet()) {
+        let contexts: Vec<String> =
+            p.clusters.iter().flatten().map(crate::plan::group::part::Cluster::shown).collect();
+        let how = format!("`ststui abort {} --contexts {}`", s.key.name, contexts.join(","));
+        if args.group {
+            return Err(VerbError::new(
+                Exit::Usage,
+                format!(
+                    "{} is {}: {how} reverts the fleet; nothing written",
+                    s.key,
+                    p.place_words()
+                ),
+            ));
+        }
+        super::say(&format!(
+            "{} is {}: only {} is reverted ({how} reverts the fleet's clusters, newest first)",
+            s.key,
+            p.place_words(),
+            s.key.name
+        ));
+    }
+    let part = reading.part().cloned();
     match (&part, args.group) {
         (Some(p), true) => return group::abort(&target, args, p, deadline),
         (None, true) => {

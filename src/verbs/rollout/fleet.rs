@@ -90,7 +90,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
 }
 
 /// The contexts, in rolling order: named, each once, at most [`MAX_SETS`].
-fn contexts(list: &str, global: Option<&str>) -> Result<Vec<String>, VerbError> {
+pub(crate) fn contexts(list: &str, global: Option<&str>) -> Result<Vec<String>, VerbError> {
     let usage = |m: String| Err(VerbError::new(Exit::Usage, m));
     if global.is_some() {
         return usage(
@@ -115,7 +115,7 @@ fn contexts(list: &str, global: Option<&str>) -> Result<Vec<String>, VerbError> 
 }
 
 /// Each context's cluster by its stable identity; two contexts of one cluster refused.
-fn identities(targets: &[Target]) -> Result<Vec<Cluster>, VerbError> {
+pub(crate) fn identities(targets: &[Target]) -> Result<Vec<Cluster>, VerbError> {
     let mut clusters: Vec<Cluster> = Vec::with_capacity(targets.len());
     for t in targets {
         let c = crate::cluster::lookup::cluster(t, IDENTITY_WITHIN)

@@ -420,3 +420,45 @@ fn a_second_fleet_runner_and_a_step_by_hand_are_refused() {
     assert!(err.contains("waiting in fleet web's plan (2/3, cluster us)"), "{err}");
     assert_eq!(ststui::core::spec::strategy(&f.set(1)).partition, 3, "us untouched");
 }
+
+/// `ststui abort web --contexts …` (in any order, matched by identity) after a halt at us:
+/// the clusters the fleet touched are reverted newest first — us, then eu — and ap, which it
+/// never touched, is not written.
+#[test]
+fn abort_reverts_the_clusters_a_fleet_touched_newest_first() {
+    let f = settled("abort", |i| i == 1);
+    let (code, out, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &[
+            "rollout",
+            "web",
+            "--contexts",
+            "eu,us,ap",
+            "--image",
+            "nginx:broken",
+            "--steps",
+            "1,100%",
+            "--stuck-after",
+            "2s",
+        ],
+    ));
+    assert_eq!(code, 3, "halted: {out}{err}");
+    let (code, out, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &["abort", "web", "--contexts", "ap,us,eu", "--yes", "--timeout", "60s"],
+    ));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("fleet web: abort will revert us/web, then eu/web (newest first)"),
+        "{out}"
+    );
+    let us = out.find("fleet web: us/web reverted (1/2)").expect(&out);
+    let eu = out.find("fleet web: eu/web reverted (2/2)").expect(&out);
+    assert!(us < eu, "{out}");
+    let image = |i: usize| ststui::plan::recreate::first_image(&f.set(i)).map(str::to_string);
+    assert_eq!(image(0).as_deref(), Some("nginx:1.25"), "eu reverted");
+    assert_eq!(image(1).as_deref(), Some("nginx:1.25"), "us reverted");
+    assert_eq!(part_of(&f, 0).map(|p| p.state), Some(State::Aborted));
+    assert_eq!(part_of(&f, 1).map(|p| p.state), Some(State::Aborted));
+    assert_eq!(part_of(&f, 2).map(|p| p.state), Some(State::Waiting), "ap untouched");
+}
