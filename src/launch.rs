@@ -216,9 +216,7 @@ pub fn run_clusters(
     if let Some(path) = &args.write_kubeconfig {
         let named: Vec<(&str, SocketAddr)> =
             served.iter().map(|s| (s.name.as_str(), s.server.addr)).collect();
-        let tmp = path.with_extension("tmp-ststui");
-        std::fs::write(&tmp, serve::kubeconfig_of(&named))
-            .and_then(|()| std::fs::rename(&tmp, path))
+        serve::write_kubeconfig_of(path, &named)
             .map_err(|error| LaunchError::Kubeconfig { path: path.clone(), error })?;
         said.push_str(&format!(
             " (kubectl --kubeconfig {} --context {})",

@@ -21,7 +21,7 @@ use crate::backend::ObjRef;
 use crate::cli::{OutputArg, RolloutArgs};
 use crate::cluster::{Target, Writes};
 use crate::plan::group::MAX_SETS;
-use crate::plan::group::part::{self, Cluster};
+use crate::plan::group::part::Cluster;
 use crate::plan::run::{GroupConfig, Run};
 use crate::verbs::session::Sessions;
 use crate::verbs::{Exit, SYNC_TIMEOUT, VerbError};
@@ -60,10 +60,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     }
     let host = crate::cluster::hostname();
     let sets: Vec<ObjRef> = sessions.all.iter().map(|s| s.key.clone()).collect();
-    let dead = sessions.all[0].set().and_then(|s| {
-        crate::plan::record::lease_in(s, part::LEASE)
-            .filter(|l| l.host == host && l.pid != std::process::id() && !super::alive(l.pid))
-    });
+    let dead = super::group::dead_group_lease(&sessions, &host);
     let identity = writes[0].identity();
     let cfg = GroupConfig {
         group: name.clone(),

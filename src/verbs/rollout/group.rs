@@ -53,10 +53,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     }
     let host = crate::cluster::hostname();
     let sets: Vec<ObjRef> = names.iter().map(|n| ObjRef::new(ns.clone(), n.clone())).collect();
-    let dead = sessions.all[0].set().and_then(|s| {
-        crate::plan::record::lease_in(s, part::LEASE)
-            .filter(|l| l.host == host && l.pid != std::process::id() && !super::alive(l.pid))
-    });
+    let dead = dead_group_lease(&sessions, &host);
     let cfg = GroupConfig {
         group: name,
         sets: sets.clone(),
@@ -79,6 +76,18 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         fresh: None,
     };
     r.drive()
+}
+
+/// The group's (or fleet's) lease on its first set when it names a process of this host that
+/// is gone: taken over at once.
+pub(super) fn dead_group_lease(
+    sessions: &Sessions,
+    host: &str,
+) -> Option<crate::plan::record::Lease> {
+    sessions.all[0].set().and_then(|s| {
+        crate::plan::record::lease_in(s, part::LEASE)
+            .filter(|l| l.host == host && l.pid != std::process::id() && !super::alive(l.pid))
+    })
 }
 
 /// `--image` for a group: every set held first (frozen, unless held already) and its image set,

@@ -273,28 +273,24 @@ fn two_contexts_of_one_cluster_are_refused_as_usage() {
     assert!(part_of(&f, 0).is_none(), "nothing written");
 }
 
+/// `rollout web --contexts eu,us,ap --image nginx:broken` on settled clusters whose us pods
+/// never turn Ready on it: the fleet halted at us (exit 3), and what the run printed.
+fn halted_at_us(test: &str) -> (Fleet, String) {
+    let f = settled(test, |i| i == 1);
+    let args =
+        "rollout web --contexts eu,us,ap --image nginx:broken --steps 1,100% --stuck-after 2s";
+    let args: Vec<&str> = args.split(' ').collect();
+    let (code, out, err) = runner::outcome(&mut runner::against(f.dir(), &args));
+    assert_eq!(code, 3, "halted: {out}{err}");
+    (f, out)
+}
+
 /// `--image` on a fleet: every cluster's set frozen before the first begins, the image set on
 /// each at its turn — us's pods never turn Ready on it, so the fleet halts at us, and ap's
 /// template is as it was (nothing of it written but its freeze).
 #[test]
 fn image_for_a_fleet_is_set_at_each_clusters_turn_and_a_halt_leaves_the_next_template_unchanged() {
-    let f = settled("image", |i| i == 1);
-    let (code, out, err) = runner::outcome(&mut runner::against(
-        f.dir(),
-        &[
-            "rollout",
-            "web",
-            "--contexts",
-            "eu,us,ap",
-            "--image",
-            "nginx:broken",
-            "--steps",
-            "1,100%",
-            "--stuck-after",
-            "2s",
-        ],
-    ));
-    assert_eq!(code, 3, "halted: {out}{err}");
+    let (f, out) = halted_at_us("image");
     assert!(out.contains("eu/web: image nginx:broken set, its turn come"), "{out}");
     assert!(out.contains("halted at us/web"), "{out}");
     let image = |i: usize| ststui::plan::recreate::first_image(&f.set(i)).map(str::to_string);
@@ -426,23 +422,7 @@ fn a_second_fleet_runner_and_a_step_by_hand_are_refused() {
 /// never touched, is not written.
 #[test]
 fn abort_reverts_the_clusters_a_fleet_touched_newest_first() {
-    let f = settled("abort", |i| i == 1);
-    let (code, out, err) = runner::outcome(&mut runner::against(
-        f.dir(),
-        &[
-            "rollout",
-            "web",
-            "--contexts",
-            "eu,us,ap",
-            "--image",
-            "nginx:broken",
-            "--steps",
-            "1,100%",
-            "--stuck-after",
-            "2s",
-        ],
-    ));
-    assert_eq!(code, 3, "halted: {out}{err}");
+    let (f, _) = halted_at_us("abort");
     let (code, out, err) = runner::outcome(&mut runner::against(
         f.dir(),
         &["abort", "web", "--contexts", "ap,us,eu", "--yes", "--timeout", "60s"],

@@ -553,7 +553,12 @@ pub fn kubeconfig_of(served: &[(&str, SocketAddr)]) -> String {
 
 /// Writes [`kubeconfig`] to `path` (through a temporary file, so a reader never sees half).
 pub fn write_kubeconfig(path: &Path, addr: SocketAddr) -> std::io::Result<()> {
+    write_kubeconfig_of(path, &[("ststui-sim", addr)])
+}
+
+/// Writes [`kubeconfig_of`] to `path` (through a temporary file, so a reader never sees half).
+pub fn write_kubeconfig_of(path: &Path, served: &[(&str, SocketAddr)]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp-ststui");
-    std::fs::write(&tmp, kubeconfig(addr))?;
+    std::fs::write(&tmp, kubeconfig_of(served))?;
     std::fs::rename(&tmp, path)
 }
