@@ -284,10 +284,17 @@ impl<W: Watch> Runner<W> {
         let key = self.run.about();
         let set = self.watch.state(0).mirror.set(key);
         let now = self.now();
-        let words =
-            set.and_then(|s| record::read(s).plan().map(|r| r.words(now))).unwrap_or_default();
+        // The record this run last wrote, before the watch's copy of it: the watch may not
+        // have caught up with the last write when the signal came.
+        let mine = || {
+            self.run
+                .last_plan()
+                .cloned()
+                .or_else(|| set.and_then(|s| record::read(s).plan().cloned()))
+        };
+        let words = mine().map(|r| r.words(now)).unwrap_or_default();
         let resume = set.and_then(|s| {
-            let r = record::read(s).plan().cloned()?;
+            let r = mine()?;
             let go = crate::plan::verdict::resume_move(s, &r);
             Some(format!(
                 "{}, `ststui abort {}` rolls back",

@@ -85,3 +85,28 @@ fn a_server_away_within_the_leases_slack_does_not_end_the_run() {
     let log = std::fs::read_to_string(r.dir.join("log")).unwrap_or_default();
     assert!(log.contains("500 Internal Server Error"), "the runner met the 500s:\n{log}");
 }
+
+/// The sets' watch stalls as step 1 opens, so the runner's copy of the set still shows the plan
+/// waiting when its bake has begun on the server; SIGTERM then. The closing line tells where the
+/// plan is from the record the runner wrote, not from the stalled copy (before: "waiting, 0s so
+/// far" while the server's record said baking).
+#[test]
+fn a_runner_stopped_behind_a_stalled_watch_says_where_its_plan_is() {
+    let r = rig("stall-stop", "nginx:1.26");
+    let mut runner = spawn(&r, &["rollout", "web", "--steps", "1,100%", "--bake", "30s"]);
+    until_plan(&r, "step 1 opened", |p| p.step == 1 && p.phase == Phase::Waiting);
+    let stall = ApiFault::StallWatches { ms: 60_000, resource: Some("statefulsets") };
+    r.call(move |sim| sim.api_fault(stall));
+    until_plan(&r, "baking step 1", |p| p.phase == Phase::Baking && p.step == 1);
+    // SAFETY: kill(2) on the child this test started.
+    unsafe {
+        libc::kill(i32::try_from(runner.id()).unwrap(), libc::SIGTERM);
+    }
+    let status = runner.wait().unwrap();
+    let out = std::io::read_to_string(runner.stdout.take().unwrap()).unwrap();
+    let err = std::io::read_to_string(runner.stderr.take().unwrap()).unwrap();
+    assert_eq!(status.code(), Some(1), "{out}{err}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.starts_with("stopped by SIGTERM: plan 1/2 (1): baking"), "{out}");
+    assert!(last.contains("`ststui rollout web --steps 1,100% --bake 30s` resumes it"), "{out}");
+}

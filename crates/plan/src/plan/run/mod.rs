@@ -142,6 +142,8 @@ pub struct Run {
     ask: Ask,
     stage: Stage,
     inner: Option<Engine>,
+    /// The plan as the last member's engine to end left it (its record as this run wrote it).
+    ended: Option<Record>,
     /// The run's start (its parts share it) and each part as last written.
     started: Option<String>,
     parts: Vec<Option<Part>>,
@@ -192,6 +194,7 @@ impl Run {
             ask,
             stage: Stage::Begin,
             inner: None,
+            ended: None,
             started: None,
             parts: vec![None; n],
             imaged: vec![false; n],
@@ -215,6 +218,12 @@ impl Run {
     /// The rolling set's plan as this run drives it.
     pub fn plan(&self) -> Option<&Record> {
         self.inner.as_ref().and_then(Engine::plan)
+    }
+
+    /// The rolling set's plan as this run last wrote it, also once its engine has ended (a
+    /// closing line tells where the plan stays from this, never from a watch that may lag).
+    pub fn last_plan(&self) -> Option<&Record> {
+        self.plan().or(self.ended.as_ref())
     }
 
     /// A new plan just begun on the rolling set: the set as it was and the plan, once (an

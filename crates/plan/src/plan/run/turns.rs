@@ -339,6 +339,7 @@ impl Run {
         };
         // Its lines before the group's.
         self.said.extend(inner.said().into_iter().map(|s| (index, s)));
+        self.ended = inner.plan().cloned();
         self.inner = None;
         if self.solo {
             let end = match end {
