@@ -167,8 +167,8 @@ impl Session {
         self.pump(deadline, false)
     }
 
-    /// [`Session::next`], a watch error tolerated (the watch retries with backoff; the state's
-    /// connection says it): for a plan runner, whose verdicts rest on fresh reads and whose
+    /// [`Session::next`], a watch error and refused credentials tolerated (the watch retries
+    /// with backoff; the state's connection says it): for a plan runner, whose verdicts rest on fresh reads and whose
     /// lease says how long an outage may last.
     pub fn next_lenient(&mut self, deadline: Option<Instant>) -> Result<(), VerbError> {
         self.pump(deadline, true)
@@ -198,13 +198,18 @@ impl Session {
         self.batch_end(error, lenient)
     }
 
-    /// A batch applied: the advisor runs; refused credentials or a needed kind unreadable end
-    /// the verb, a watch error too unless `lenient`.
+    /// A batch applied: the advisor runs; a needed kind unreadable ends the verb, refused
+    /// credentials and a watch error too unless `lenient` (a plan runner authenticates again
+    /// and goes on: its writes and fresh reads are retried within its lease's slack, which
+    /// ends it when they are refused for longer).
     fn batch_end(&mut self, error: Option<String>, lenient: bool) -> Result<(), VerbError> {
         app::update(&mut self.state, Msg::BatchEnd);
         if let Connection::Unauthorized { error } = &self.state.connection {
             let error = error.strip_suffix(crate::cluster::RECONNECT).unwrap_or(error);
-            return Err(VerbError::new(Exit::Api, error.to_string()));
+            if !lenient {
+                return Err(VerbError::new(Exit::Api, error.to_string()));
+            }
+            tracing::info!("the watches' credentials were refused (retrying): {error}");
         }
         self.needed()?;
         match error {

@@ -4,6 +4,8 @@
 //! revision; a broken image in the second cluster halts the fleet there with the third's pods
 //! untouched.
 
+mod credentials;
+
 use super::*;
 use crate::support::objects::{kubelet, kubelet_breaking};
 use ststui::plan::group::part::{self, Part, State};

@@ -21,6 +21,9 @@
 //! - answers with a token (sent as a bearer token) or a client certificate (used for TLS); the
 //!   client built with it is kept until the credential's `expirationTimestamp`
 //!   ([`RENEW_BEFORE`] ahead), then the plugin runs again;
+//! - a credential the server refuses (401) is spent, as client-go has it: the next request
+//!   runs the plugin again (authenticate again, then go on), at most once per [`REAUTH_AFTER`]
+//!   of a credential's age, so refusals in a row do not run it for every request;
 //! - when it fails, fails every request with the same words for [`HOLD`] before it is run
 //!   again (a console's watchers retry every few seconds; a plugin that opens a browser must not
 //!   open one each time).
@@ -48,6 +51,8 @@ use tower::{BoxError, Service};
 pub const WAIT: Duration = Duration::from_secs(60);
 /// A failed run's answer is repeated this long before the plugin runs again.
 pub const HOLD: Duration = Duration::from_secs(30);
+/// A credential refused (401) is given up, and the plugin run again, once it is this old.
+pub const REAUTH_AFTER: Duration = Duration::from_secs(5);
 /// A credential is renewed this long before it expires.
 pub const RENEW_BEFORE: Duration = Duration::from_secs(30);
 /// The most of a plugin's stdout read (an ExecCredential is a few KiB).
@@ -181,6 +186,13 @@ impl Plugin {
         let given = GIVEN.lock().unwrap_or_else(PoisonError::into_inner);
         let key = self.key();
         given.iter().find(|(k, c)| *k == key && c.fresh()).map(|(_, c)| c.clone())
+    }
+
+    /// Forgets `cred` if it is what this plugin last gave (the server refused it).
+    fn spent(&self, cred: &Credential) {
+        let mut given = GIVEN.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = self.key();
+        given.retain(|(k, c)| *k != key || c != cred);
     }
 
     fn remember(&self, cred: &Credential) {
@@ -481,7 +493,8 @@ struct Shared {
 
 #[derive(Default)]
 struct State {
-    client: Option<(kube::Client, Credential)>,
+    /// The client, the credential it sends, and since when this service holds it.
+    client: Option<(kube::Client, Credential, Instant)>,
     failed: Option<(Instant, CredentialError)>,
 }
 
@@ -492,13 +505,14 @@ impl Lazy {
 }
 
 impl Shared {
-    /// The client, running the plugin first when there is none or its credential expires.
-    async fn client(&self) -> Result<kube::Client, BoxError> {
+    /// The client and the credential it sends, running the plugin first when there is none or
+    /// its credential expires.
+    async fn client(&self) -> Result<(kube::Client, Credential), BoxError> {
         let mut state = self.state.lock().await;
-        if let Some((client, cred)) = &state.client
+        if let Some((client, cred, _)) = &state.client
             && cred.fresh()
         {
-            return Ok(client.clone());
+            return Ok((client.clone(), cred.clone()));
         }
         if let Some((at, e)) = &state.failed
             && at.elapsed() < HOLD
@@ -520,8 +534,8 @@ impl Shared {
                     })?
                     .build();
                 state.failed = None;
-                state.client = Some((client.clone(), cred));
-                Ok(client)
+                state.client = Some((client.clone(), cred.clone(), Instant::now()));
+                Ok((client, cred))
             }
             Err(e) => {
                 tracing::warn!("{e}");
@@ -544,9 +558,32 @@ impl Service<Request<Body>> for Lazy {
     fn call(&mut self, req: Request<Body>) -> Self::Future {
         let shared = Arc::clone(&self.shared);
         Box::pin(async move {
-            let client = shared.client().await?;
-            client.send(req).await.map_err(BoxError::from)
+            let (client, cred) = shared.client().await?;
+            let response = client.send(req).await.map_err(BoxError::from)?;
+            if response.status() == hyper::StatusCode::UNAUTHORIZED {
+                shared.refused(&cred).await;
+            }
+            Ok(response)
         })
+    }
+}
+
+impl Shared {
+    /// The server refused `cred`: once it is [`REAUTH_AFTER`] old, it is given up, so the next
+    /// request runs the plugin again (a credential revoked or expired early, a server that
+    /// rotated its keys). The refusal itself goes back to the caller as it came.
+    async fn refused(&self, cred: &Credential) {
+        let mut state = self.state.lock().await;
+        let Some((_, held, since)) = &state.client else { return };
+        if held != cred || since.elapsed() < REAUTH_AFTER {
+            return;
+        }
+        tracing::info!(
+            "{} gave a credential the server refused: running it again",
+            self.plugin.called()
+        );
+        state.client = None;
+        self.plugin.spent(cred);
     }
 }
 

@@ -241,3 +241,41 @@ fn a_credential_is_kept_until_shortly_before_it_expires() {
     });
     assert_eq!(count(), 3);
 }
+
+#[test]
+fn a_refused_credential_runs_the_plugin_again_once_it_is_old_enough() {
+    let dir = scratch("refused");
+    let runs = dir.join("runs");
+    let script = format!(
+        "echo run >> {}\nprintf '{{\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"t%s\"}}}}' $$",
+        runs.display()
+    );
+    let count = || std::fs::read_to_string(&runs).map_or(0, |s| s.lines().count());
+    // A token of its own each run (the run's pid).
+    let mut p = plugin(&dir, &script, &[]);
+    p.exec.args = Some(vec!["refused".into()]);
+    let config = || kube::Config::new("https://127.0.0.1:1".parse().unwrap());
+    let (a, b) = (Lazy::new(config(), p.clone()), Lazy::new(config(), p));
+    rt().block_on(async {
+        let (_, cred) = a.shared.client().await.unwrap();
+        b.shared.client().await.unwrap();
+        assert_eq!(count(), 1, "one run for both clients");
+        // Refused at once: too young to be given up (refusals in a row run it once).
+        a.shared.refused(&cred).await;
+        a.shared.client().await.unwrap();
+        assert_eq!(count(), 1);
+        // Refused once it is REAUTH_AFTER old: the next request runs the plugin again, and
+        // the other client, refused the same credential, takes the new one without a run.
+        for shared in [&a.shared, &b.shared] {
+            let mut state = shared.state.lock().await;
+            let held = state.client.as_mut().unwrap();
+            held.2 = Instant::now().checked_sub(REAUTH_AFTER).unwrap();
+        }
+        a.shared.refused(&cred).await;
+        a.shared.client().await.unwrap();
+        assert_eq!(count(), 2, "run again after the refusal");
+        b.shared.refused(&cred).await;
+        b.shared.client().await.unwrap();
+        assert_eq!(count(), 2, "the other client takes what the plugin gave again");
+    });
+}

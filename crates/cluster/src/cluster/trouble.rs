@@ -160,6 +160,11 @@ pub fn read_failure(op: &str, e: &kube::Error) -> crate::backend::Failure {
 
 fn failed(op: &str, e: &kube::Error, write: bool) -> crate::backend::Failure {
     match e {
+        kube::Error::Api(s) if s.code == 401 => crate::backend::Failure::new(
+            op.into(),
+            crate::backend::FailureKind::Unauthorized,
+            format!("the server refused the credentials ({})", s.message),
+        ),
         kube::Error::Api(s) => crate::backend::Failure::new(
             op.into(),
             crate::backend::FailureKind::from_status(s.code),

@@ -76,7 +76,7 @@ impl Engine {
                     released: true,
                 };
             }
-            (FailureKind::Forbidden | FailureKind::Unauthorized, _) => {
+            (FailureKind::Forbidden, _) => {
                 let released = matches!(self.stage, Stage::Begin { .. });
                 self.stage = Stage::Over {
                     end: End::Stopped {
@@ -86,9 +86,11 @@ impl Engine {
                     released,
                 };
             }
-            (FailureKind::Unavailable | FailureKind::Unknown, what) => {
+            (FailureKind::Unavailable | FailureKind::Unknown | FailureKind::Unauthorized, what) => {
                 // Within the lease's slack: again after a pause, on a fresh read (the record on
-                // the set tells whether it landed).
+                // the set tells whether it landed). Refused credentials too: the client
+                // authenticates again (an exec plugin runs again), and a refusal that lasts
+                // ends the plan when the lease runs out, saying so.
                 if matches!(what, Sending::Lease(_)) {
                     self.lease.retry(now + self.cfg.retry);
                 }

@@ -259,6 +259,18 @@ fn a_bake_never_passes_on_a_stalled_watch_and_a_stall_never_makes_a_false_stuck(
 
 #[test]
 fn a_server_blip_is_retried_within_the_leases_slack_and_a_longer_outage_stops_holding() {
+    let why = blip_then_outage(FailureKind::Unavailable, "500");
+    assert!(why.contains(": the plan's lease: 500"), "the last trouble said: {why}");
+    // Refused credentials are a blip too (the client authenticates again); refused for longer
+    // than the lease's slack, the run stops saying so.
+    let refused = "the server refused the credentials (Unauthorized)";
+    let why = blip_then_outage(FailureKind::Unauthorized, refused);
+    assert!(why.contains(refused), "{why}");
+}
+
+/// Two failed renewals (`kind`) the run goes on through, then failures until the lease would
+/// lapse: the words the run stops with.
+fn blip_then_outage(kind: FailureKind, message: &str) -> String {
     let mut srv = Server::new();
     let mut e = Engine::new(config(false), ask("1,pause,100%", 0));
     settle(&mut e, &mut srv, 0);
@@ -266,7 +278,7 @@ fn a_server_blip_is_retried_within_the_leases_slack_and_a_longer_outage_stops_ho
     assert!(matches!(settle(&mut e, &mut srv, 2), Act::Wait { .. }));
     assert_eq!(plan_of(&srv).phase, Phase::Gate);
     // The renewal at 10 s meets two 500s: tried again, the run goes on.
-    let blip = || Box::new(Failure::new("plan-lease".into(), FailureKind::Unavailable, "500"));
+    let blip = || Box::new(Failure::new("plan-lease".into(), kind, message));
     for now in [10, 12] {
         let Act::Write(w) = turn(&mut e, &srv.set.clone(), &srv.pods, now, true) else { panic!() };
         assert!(matches!(w.op, ClusterOp::PlanLease { lease: Some(_), .. }));
@@ -285,7 +297,7 @@ fn a_server_blip_is_retried_within_the_leases_slack_and_a_longer_outage_stops_ho
                 assert!(now >= 44, "stopped within the slack, at {now}");
                 assert!(why.contains("could not be renewed before it ran out"), "{why}");
                 assert_eq!(srv.partition(), 3);
-                return;
+                return why;
             }
             other => panic!("{now}: {other:?}"),
         }

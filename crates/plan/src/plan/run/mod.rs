@@ -360,7 +360,8 @@ impl Run {
                 };
                 self.stage = Stage::Over { end, released: true };
             }
-            FailureKind::Forbidden | FailureKind::Unauthorized | FailureKind::NotFound => {
+            // Refused credentials are tried again, as the engine does (`Engine::wrote`).
+            FailureKind::Forbidden | FailureKind::NotFound => {
                 let why = format!("{words}; the sets stay where the plan left them");
                 let kind =
                     if f.kind == FailureKind::NotFound { Stop::Taken } else { Stop::Unreachable };
@@ -386,8 +387,8 @@ impl Run {
         match self.inner.as_mut() {
             Some(inner) => inner.read_failed(now, f),
             None => {
-                self.trouble =
-                    Some((format!("reading the group: {}", f.message), now + self.cfg.engine.retry))
+                let words = format!("reading the {}: {}", self.kind_word(), f.message);
+                self.trouble = Some((words, now + self.cfg.engine.retry))
             }
         }
     }
@@ -416,18 +417,13 @@ impl Run {
         if self.sent.is_some() {
             return wait(None, "waiting for the server to answer the group's write");
         }
-        if let Some((words, at)) = &self.trouble {
-            if now < *at {
-                return wait(Some(*at), &format!("{words} (trying again)"));
-            }
-            self.trouble = None;
-        }
         if let Some(until) = self.lease.ran_out(now)
             && !matches!(self.stage, Stage::Over { .. })
         {
+            let trouble = self.trouble.take().map(|(w, _)| format!(": {w}")).unwrap_or_default();
             let why = format!(
-                "the group's lease could not be renewed before it ran out at {}; the sets stay \
-                 where the plan left them (rerun to resume)",
+                "the group's lease could not be renewed before it ran out at {}{trouble}; the \
+                 sets stay where the plan left them (rerun to resume)",
                 stamp(until)
             );
             self.lease.expire();
@@ -436,6 +432,12 @@ impl Run {
                 end: RunEnd::Stopped { why, kind: Stop::Unreachable },
                 released: true,
             };
+        }
+        if let Some((words, at)) = &self.trouble {
+            if now < *at {
+                return wait(Some(*at), &format!("{words} (trying again)"));
+            }
+            self.trouble = None;
         }
         if let Some(why) = self.aborted(view)
             && matches!(self.stage, Stage::Mark { .. } | Stage::Hold { .. } | Stage::Rolling { .. })
