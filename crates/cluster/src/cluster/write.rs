@@ -22,8 +22,17 @@ use super::trouble::{self, Trouble};
 use crate::backend::{ClusterOp, Failure, FailureKind, ObjRef, Write};
 use crate::steer::{self, Change};
 
-/// Re-reads after a 409 before giving up.
-const ATTEMPTS: usize = 3;
+/// Re-reads after a 409 before giving up: a set whose controller writes its status on every pod
+/// change (a revert rolling back) conflicts with a write decided on a read a moment old, several
+/// times in a row on a loaded machine. client-go's `RetryOnConflict` tries 5 times within
+/// ~50 ms; here 8, each after a pause doubling from 25 ms (about 3 s in all), so a busy set is
+/// written and a set someone else keeps writing is still said as such.
+const ATTEMPTS: u32 = 8;
+
+/// The pause before re-reading after the `n`th conflict (from 0).
+fn conflict_pause(n: u32) -> Duration {
+    Duration::from_millis(25 << n.min(5))
+}
 
 /// How long the console reads a write back after its reply was lost.
 pub const READ_BACK: Duration = Duration::from_secs(30);
@@ -249,7 +258,7 @@ impl Writer {
             Some(b) => (**b).clone(),
             None => sets.get(&key.name).await.map_err(|e| failure(op, &e))?,
         };
-        for _ in 0..ATTEMPTS {
+        for attempt in 0..ATTEMPTS {
             let revisions = match w.op {
                 ClusterOp::Undo { .. } => {
                     self.revisions(&fresh).await.map_err(|e| failure(op, &e))?
@@ -302,6 +311,7 @@ impl Writer {
                 Ok(set) => return Ok((Written::Done, set)),
                 Err(kube::Error::Api(s)) if s.code == 409 => {
                     tracing::info!("{op}: 409, re-reading {key} and deciding again");
+                    tokio::time::sleep(conflict_pause(attempt)).await;
                     fresh = sets.get(&key.name).await.map_err(|e| failure(op, &e))?;
                 }
                 Err(e) if maybe_applied(&e) => {
@@ -449,21 +459,39 @@ pub enum OnceError {
 /// One write outside a console (the pipeline verbs): reads the kubeconfig, learns who we are
 /// (freeze records it), and carries out `w` as the console would, on a runtime of its own.
 /// `make` builds the write from the namespace the target resolves to; a lost reply is read back
-/// for at most `read_back`.
+/// for at most `read_back`. `look` is shown the set before the write when it is read for it
+/// (a write of a set without a basis: read first, and that read is its basis), so a verb can
+/// warn before it writes.
 pub fn write_once(
     target: &super::Target,
     read_back: Duration,
     make: impl FnOnce(&str) -> Write,
+    look: impl FnOnce(&StatefulSet),
 ) -> Result<Written, OnceError> {
     let runtime = crate::runtime::build("client", crate::runtime::Workers::Current)
         .map_err(|e| OnceError::Setup(e.to_string()))?;
     runtime.block_on(async {
         let session =
             super::connect::session(target).await.map_err(|e| OnceError::Setup(e.to_string()))?;
-        let w = make(&session.namespace);
+        let mut w = make(&session.namespace);
+        if w.basis.is_none()
+            && !matches!(w.op, ClusterOp::DeletePod { .. } | ClusterOp::EvictPod { .. })
+        {
+            let key = w.op.target();
+            let sets: Api<StatefulSet> = Api::namespaced(session.client.clone(), &key.namespace);
+            // A failed read is the write's to say: it reads the set itself.
+            if let Ok(set) = sets.get(&key.name).await {
+                look(&set);
+                w.basis = Some(Box::new(set));
+            }
+        }
         let identity = super::connect::identity(&session).await;
         let writer =
             Writer { client: session.client, identity: Arc::new(Mutex::new(identity)), read_back };
         writer.write(w).await.map_err(|f| OnceError::Failed(Box::new(f)))
     })
 }
+
+#[cfg(test)]
+#[path = "write_tests.rs"]
+mod tests;
