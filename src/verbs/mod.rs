@@ -199,12 +199,18 @@ pub(crate) fn group_held(
     Held::of(set, first, now)
 }
 
-/// On stderr before a verb writes a set Argo CD or Flux manages: the write may be reverted (a
-/// pipeline is not asked; it is told).
-pub fn warn_gitops(verb: &str, set: Option<&k8s_openapi::api::apps::v1::StatefulSet>) {
-    if let Some(m) = set.and_then(|s| crate::steer::gitops::manager(&s.metadata)) {
-        crate::text::err_line(&format!("ststui {verb}: warning: {}", m.warning()));
-    }
+/// On stderr before a verb writes a set Argo CD or Flux manages: the write may be reverted, and
+/// the entry of the tool's configuration that leaves the partition alone (a pipeline is not
+/// asked; it is told). `on`: the cluster, in a fleet (`eu: `).
+pub fn warn_gitops(verb: &str, on: &str, set: Option<&k8s_openapi::api::apps::v1::StatefulSet>) {
+    let Some(set) = set else { return };
+    let Some(m) = crate::steer::gitops::manager(&set.metadata) else { return };
+    let (ns, name) =
+        (set.metadata.namespace.as_deref().unwrap_or_default(), crate::core::spec::name(set));
+    let (ns, name) = (crate::text::shown(ns, 80), crate::text::shown(name, 80));
+    let mut lines = vec![format!("ststui {verb}: warning: {on}{ns}/{name}: {}", m.warning())];
+    lines.extend(m.prevents(&ns, &name));
+    crate::text::err_line(&lines.join("\n"));
 }
 
 /// `ststui freeze NAME` (`resume: None`) / `ststui resume NAME [--force]` (`Some(force)`):
@@ -221,7 +227,12 @@ fn freeze(target: Target, resume: Option<bool>, deadline: Instant) -> Result<Exi
         };
         Write::new(op)
     };
-    let result = crate::cluster::write_once(&target, left(deadline), made);
+    let warn = |set: &k8s_openapi::api::apps::v1::StatefulSet| {
+        if resume.is_none() {
+            warn_gitops("freeze", "", Some(set));
+        }
+    };
+    let result = crate::cluster::write_once(&target, left(deadline), made, warn);
     let done = |read_back: bool| {
         let how = if read_back { " (the reply was lost; read back)" } else { "" };
         match resume {

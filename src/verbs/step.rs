@@ -184,7 +184,7 @@ pub fn run(target: Target, args: &StepArgs, start: Instant) -> Result<Exit, Verb
             (from, to)
         }
     };
-    super::warn_gitops("step", s.set());
+    super::warn_gitops("step", "", s.set());
     let basis = s.set().cloned().map(Box::new);
     let write = Write::on(ClusterOp::Step { set: key.clone(), from, to }, basis);
     let read_back = match write_partition(&s.target, write, write_by) {
@@ -229,7 +229,7 @@ fn after(
 /// only makes the next step check the partition).
 fn settle(target: &Target, key: &ObjRef, by: Instant) {
     let write = Write::new(ClusterOp::StepSettled { set: key.clone() });
-    if let Err(e) = crate::cluster::write_once(target, super::left(by), |_| write) {
+    if let Err(e) = crate::cluster::write_once(target, super::left(by), |_| write, |_| {}) {
         let e = write_failure(WriteKind::PatchSet, e);
         crate::text::err_line(&format!(
             "ststui step: the step's record stays on the set: {}",
@@ -242,7 +242,7 @@ fn settle(target: &Target, key: &ObjRef, by: Instant) {
 /// re-read and re-decided: through when only the status moved, a conflict naming the change
 /// otherwise; a lost reply read back until `by`).
 pub fn write_partition(target: &Target, write: Write, by: Instant) -> Result<Written, VerbError> {
-    crate::cluster::write_once(target, super::left(by), |_| write)
+    crate::cluster::write_once(target, super::left(by), |_| write, |_| {})
         .map_err(|e| write_failure(WriteKind::PatchSet, e))
 }
 

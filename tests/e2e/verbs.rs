@@ -135,6 +135,53 @@ fn freeze_twice_and_resume_are_idempotent_and_recorded_on_the_set() {
     assert!(out.contains("not frozen"), "{out}");
 }
 
+/// What Argo CD leaves on a set it applies (server-side, its manifest setting the partition):
+/// its tracking label, and the partition owned by its field manager.
+fn applied_by_argo_cd(r: &Rig) {
+    let addr = r.server.addr;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async move {
+        let client = serve_common::client(addr).await;
+        let sets: kube::Api<k8s_openapi::api::apps::v1::StatefulSet> =
+            kube::Api::namespaced(client, "default");
+        let patch = serde_json::json!({
+            "metadata": {"labels": {"argocd.argoproj.io/instance": "shop"}},
+            "spec": {"updateStrategy": {"rollingUpdate": {"partition": 2}}},
+        });
+        let pp = kube::api::PatchParams {
+            field_manager: Some("argocd-controller".into()),
+            ..Default::default()
+        };
+        sets.patch("web", &pp, &kube::api::Patch::Merge(&patch)).await.unwrap();
+    });
+}
+
+#[test]
+fn freeze_on_a_set_whose_partition_argo_cd_applies_prints_the_rule_that_leaves_it_alone() {
+    let r = rig("gitops", 1, &[]);
+    applied_by_argo_cd(&r);
+    let (code, out, err) = ststui(&r, &["freeze", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("ststui freeze: warning: default/web: Argo CD app shop manages this set and its manifest sets the partition (field manager argocd-controller)"),
+        "{err}"
+    );
+    // The entry to paste into the Application, as YAML under its first line.
+    let head = "add to the Application's spec:\n";
+    let from = err.find(head).unwrap_or_else(|| panic!("no rule: {err}")) + head.len();
+    let rule: serde_json::Value = serde_yaml_ng::from_str(&err[from..]).unwrap();
+    assert_eq!(rule["ignoreDifferences"][0]["name"], "web");
+    assert_eq!(
+        rule["ignoreDifferences"][0]["jsonPointers"][0],
+        "/spec/updateStrategy/rollingUpdate/partition"
+    );
+    assert_eq!(r.partition(), 3, "the warning does not stop the write");
+    // Resuming hands the partition back: no warning then.
+    let (code, out, err) = ststui(&r, &["resume", "web"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("Argo CD"), "{err}");
+}
+
 #[test]
 fn wait_exits_0_on_a_healthy_rollout_and_1_on_its_timeout() {
     let r = rig("healthy", 0, &[]);

@@ -45,8 +45,8 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     }
     let mut sessions = Sessions::open_each(targets.clone())?;
     sessions.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
-    for s in &sessions.all {
-        crate::verbs::warn_gitops("rollout", s.set());
+    for (s, c) in sessions.all.iter().zip(&contexts) {
+        crate::verbs::warn_gitops("rollout", &format!("{}: ", crate::text::shown(c, 80)), s.set());
     }
     let mut out = Output::new(args.output == OutputArg::Json);
     // `--image`: every cluster's set held before the first begins (nothing rolls out of

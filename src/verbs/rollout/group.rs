@@ -44,7 +44,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let mut sessions = Sessions::open(&target, &names)?;
     sessions.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
     for s in &sessions.all {
-        crate::verbs::warn_gitops("rollout", s.set());
+        crate::verbs::warn_gitops("rollout", "", s.set());
     }
     let mut out = Output::new(args.output == OutputArg::Json);
     if let Some(image) = &args.image {

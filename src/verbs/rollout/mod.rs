@@ -58,7 +58,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let gate_runner = gates::Gates::new(target.clone());
     let mut s = Session::open(target)?;
     s.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
-    super::warn_gitops("rollout", s.set());
+    super::warn_gitops("rollout", "", s.set());
     let mut out = Output::new(args.output == OutputArg::Json);
     let set = s.set().cloned().ok_or_else(|| gone(&s.key))?;
     // A Recreate set's plan sets the image itself, after its gates: the controller deletes
