@@ -77,8 +77,8 @@ impl World {
         self.trackers.entry(set.clone()).or_insert_with(|| {
             let mut t = Tracker::named(&set.name);
             if listed {
-                t.pods_listed(&[]);
-                t.revisions_listed(&[]);
+                t.pods_listed(&[] as &[Pod]);
+                t.revisions_listed(&[] as &[ControllerRevision]);
             }
             t
         })

@@ -263,10 +263,37 @@ impl Session {
     }
 }
 
-/// Sessions on several sets (a rollout group's), fed through one channel: each its own
-/// backend and state, as a verb on one set has.
+/// One set as a verb sees it: its key and the state of the watch that holds it (its own
+/// session's, or the one its cluster's members share in [`Sessions`]).
+#[derive(Clone, Copy)]
+pub struct SetView<'a> {
+    pub key: &'a ObjRef,
+    pub state: &'a AppState,
+}
+
+impl<'a> SetView<'a> {
+    /// The set as last seen.
+    pub fn set(&self) -> Option<&'a StatefulSet> {
+        self.state.mirror.set(self.key)
+    }
+}
+
+impl Session {
+    /// The session's set, as a [`SetView`].
+    pub fn view(&self) -> SetView<'_> {
+        SetView { key: &self.key, state: &self.state }
+    }
+}
+
+/// Sessions on several sets (a rollout group's; a fleet's, in several clusters): one session
+/// per cluster and namespace, which watches all of its members with one watch per kind
+/// (`ClusterBackend::start_groups`), fed through one channel — the connections grow with the
+/// clusters, not with the sets.
 pub struct Sessions {
-    pub all: Vec<Session>,
+    /// One per cluster and namespace; its `key` is its first member's.
+    pub views: Vec<Session>,
+    /// Each member's set and the session that holds it, in the order given.
+    members: Vec<(ObjRef, usize)>,
     rx: Receiver<(usize, BackendEvent)>,
 }
 
@@ -277,56 +304,95 @@ impl Sessions {
         Sessions::open_each(targets.collect())
     }
 
-    /// Starts watching each target's set (a fleet's: one in each cluster).
+    /// Starts watching each target's set (a fleet's: one in each cluster), one session for the
+    /// targets of each cluster and namespace.
     pub fn open_each(targets: Vec<Target>) -> Result<Sessions, VerbError> {
+        let scope = |t: &Target| (t.kubeconfig.clone(), t.context.clone(), t.namespace.clone());
+        // Each cluster's targets, in the order they first come.
+        let mut clusters: Vec<(Target, Vec<String>)> = Vec::new();
+        let mut at = Vec::with_capacity(targets.len());
+        for t in &targets {
+            let name = t.name.clone().unwrap_or_default();
+            match clusters.iter().position(|(c, _)| scope(c) == scope(t)) {
+                Some(i) => {
+                    clusters[i].1.push(name);
+                    at.push(i);
+                }
+                None => {
+                    at.push(clusters.len());
+                    clusters.push((t.clone(), vec![name]));
+                }
+            }
+        }
         let (tx, rx) = channel();
-        let each: Vec<(Target, crate::backend::Sink)> = (targets.iter().enumerate())
-            .map(|(i, t)| {
+        let each: Vec<(Target, Vec<String>, crate::backend::Sink)> = (clusters.iter().enumerate())
+            .map(|(i, (t, names))| {
                 let tx = tx.clone();
                 let sink: crate::backend::Sink = Arc::new(move |ev| {
                     let _ = tx.send((i, ev));
                 });
-                (t.clone(), sink)
+                (t.clone(), names.clone(), sink)
             })
             .collect();
         let backends =
-            ClusterBackend::start_many(each).map_err(|e| VerbError::new(Exit::Usage, e))?;
-        let all = backends
-            .into_iter()
-            .zip(targets)
-            .map(|(backend, t)| {
-                let name = t.name.clone().unwrap_or_default();
-                Session::of(backend, None, name, t)
+            ClusterBackend::start_groups(each).map_err(|e| VerbError::new(Exit::Usage, e))?;
+        let views: Vec<Session> = (backends.into_iter().zip(clusters))
+            .map(|(backend, (t, names))| {
+                let first = names.first().cloned().unwrap_or_default();
+                Session::of(backend, None, first, t)
             })
             .collect();
-        Ok(Sessions { all, rx })
+        let members = (targets.iter().zip(at))
+            .map(|(t, i)| {
+                (ObjRef::new(views[i].key.namespace.clone(), t.name.clone().unwrap_or_default()), i)
+            })
+            .collect();
+        Ok(Sessions { views, members, rx })
     }
 
-    /// Waits for every set's first complete view until `deadline`; a set missing is named.
+    /// How many members.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether there is no member.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Member `i` (in the order given).
+    pub fn member(&self, i: usize) -> SetView<'_> {
+        let (key, view) = &self.members[i];
+        SetView { key, state: &self.views[*view].state }
+    }
+
+    /// Every member, in the order given.
+    pub fn members(&self) -> impl Iterator<Item = SetView<'_>> {
+        (0..self.members.len()).map(|i| self.member(i))
+    }
+
+    /// Waits for every cluster's first complete view until `deadline`; a set missing is named.
     pub fn sync(&mut self, deadline: Instant) -> Result<(), VerbError> {
-        while !self.all.iter().all(Session::complete) {
+        while !self.views.iter().all(Session::complete) {
             if Instant::now() >= deadline {
-                let slow = self.all.iter().position(|s| !s.complete()).unwrap_or(0);
-                return Err(self.all[slow].gave_up());
+                let slow = self.views.iter().position(|s| !s.complete()).unwrap_or(0);
+                return Err(self.views[slow].gave_up());
             }
             self.next(Some(deadline), false)?;
         }
-        for s in &self.all {
+        for s in &self.views {
             s.needed()?;
-            if s.set().is_none() {
-                return Err(VerbError::new(
-                    Exit::Api,
-                    format!(
-                        "statefulset {} not found in namespace {}",
-                        s.key.name, s.key.namespace
-                    ),
-                ));
-            }
+        }
+        if let Some(m) = self.members().find(|m| m.set().is_none()) {
+            return Err(VerbError::new(
+                Exit::Api,
+                format!("statefulset {} not found in namespace {}", m.key.name, m.key.namespace),
+            ));
         }
         Ok(())
     }
 
-    /// Applies what arrives until `deadline` (at most a second), each set's batch ended; a
+    /// Applies what arrives until `deadline` (at most a second), each cluster's batch ended; a
     /// watch error tolerated when `lenient` (a plan runner's fresh reads and lease decide).
     pub fn next(&mut self, deadline: Option<Instant>, lenient: bool) -> Result<(), VerbError> {
         let wait = deadline
@@ -338,10 +404,10 @@ impl Sessions {
                 return Err(VerbError::new(Exit::Api, "the cluster backend stopped"));
             }
         };
-        let mut errors: Vec<Option<String>> = vec![None; self.all.len()];
-        let mut touched = vec![false; self.all.len()];
+        let mut errors: Vec<Option<String>> = vec![None; self.views.len()];
+        let mut touched = vec![false; self.views.len()];
         while let Some((i, ev)) = next {
-            if let Some(s) = self.all.get_mut(i) {
+            if let Some(s) = self.views.get_mut(i) {
                 if let (BackendEvent::Error(message), None) = (&ev, &errors[i]) {
                     errors[i] = Some(message.clone());
                 }
@@ -350,7 +416,7 @@ impl Sessions {
             }
             next = self.rx.try_recv().ok();
         }
-        for (i, s) in self.all.iter_mut().enumerate() {
+        for (i, s) in self.views.iter_mut().enumerate() {
             if touched[i] {
                 s.batch_end(errors[i].take(), lenient)?;
             }

@@ -14,6 +14,7 @@
 )]
 
 mod budget;
+mod connections;
 mod faults;
 mod fleet;
 mod gates;

@@ -231,7 +231,32 @@ fn a_group_view_watches_every_member_and_one_set_again_drops_the_others() {
     });
     let db_ref = ObjRef::new("default", "db");
     b.execute(Op::View(ViewOp::Group(vec![web(), db_ref.clone()])));
-    // db's pods listed by its own selector, beside web's.
+    // db's pods listed beside web's, in one listing of the namespace's (one watch of the pods
+    // for the group: never one per set).
+    wait_for(&seen, "db's pods beside web's", |v| {
+        v.iter()
+            .any(|e| match e {
+                BackendEvent::Listed { kind: ObjKind::Pod, scope, objects } => {
+                    let names = |p: &str| {
+                        objects
+                            .iter()
+                            .filter(|o| ObjRef::of(o.metadata()).name.starts_with(p))
+                            .count()
+                    };
+                    scope.selector.is_none() && names("db-") == 2 && names("web-") == 3
+                }
+                _ => false,
+            })
+            .then_some(())
+    });
+    let pod_watches = |v: &[BackendEvent]| {
+        v.iter().filter(|e| matches!(e, BackendEvent::Listed { kind: ObjKind::Pod, .. })).count()
+    };
+    assert_eq!(
+        pod_watches(&seen.lock().unwrap_or_else(|e| e.into_inner())[..]),
+        3,
+        "web's alone, the group's emptied, the group's one listing"
+    );
     let listed = |name: &'static str, n: usize| {
         move |v: &[BackendEvent]| {
             v.iter()
@@ -246,7 +271,6 @@ fn a_group_view_watches_every_member_and_one_set_again_drops_the_others() {
                 .then_some(())
         }
     };
-    wait_for(&seen, "db's pods", listed("db", 2));
     seen.lock().unwrap_or_else(|e| e.into_inner()).clear();
     b.execute(Op::View(ViewOp::Focus(Some(web()))));
     // Back to one set: what the group showed leaves the mirror, then web's pods list again.

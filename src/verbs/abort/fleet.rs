@@ -33,8 +33,7 @@ pub fn abort(
     let mut seen = Sessions::open_each(targets.clone())?;
     seen.sync(deadline)?;
     let fleet: Option<Part> = seen
-        .all
-        .iter()
+        .members()
         .find_map(|s| s.set().and_then(|set| part::read(set).any().filter(|p| p.fleet()).cloned()));
     drop(seen);
     let Some(fleet) = fleet else {
@@ -71,8 +70,7 @@ pub fn abort(
     let mut sessions = Sessions::open_each(targets)?;
     sessions.sync(deadline)?;
     let parts: Vec<Option<Part>> = sessions
-        .all
-        .iter()
+        .members()
         .map(|s| s.set().and_then(|set| part::read(set).any().cloned()))
         .collect();
     let labels: Vec<String> = order

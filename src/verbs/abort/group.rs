@@ -30,8 +30,7 @@ pub fn abort(
     sessions.sync(deadline)?;
     let writes = Writes::open(target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let parts: Vec<Option<Part>> = sessions
-        .all
-        .iter()
+        .members()
         .map(|s| s.set().and_then(|set| part::read(set).part().cloned()))
         .collect();
     let labels = part.sets.clone();
@@ -96,7 +95,7 @@ pub(super) fn revert_touched(
         }
         let writes = m.writes(i);
         let who = writes.identity();
-        abort_set(&m.sessions.all[i], writes, args, deadline, false)?;
+        abort_set(m.sessions.member(i), writes, args, deadline, false)?;
         let now = k8s_openapi::jiff::Timestamp::now();
         let Some(mine) = parts[i].clone() else { continue };
         let aborted = Part {
@@ -106,7 +105,7 @@ pub(super) fn revert_touched(
             reason: Some(format!("aborted by {who} at {}", stamp(now))),
             ..mine
         };
-        let key = m.sessions.all[i].key.clone();
+        let key = m.sessions.member(i).key.clone();
         let op = ClusterOp::GroupPart {
             set: key.clone(),
             part: Some(serde_json::to_string(&aborted).unwrap_or_default()),
@@ -165,16 +164,16 @@ fn settle(m: &mut Members, group: &str, next: usize, deadline: Instant) -> Resul
 
 /// What holds the group on the watches (a set not seen yet holds it too).
 fn watched(sessions: &Sessions) -> Option<String> {
-    let mut sets = Vec::with_capacity(sessions.all.len());
-    for s in &sessions.all {
+    let mut sets = Vec::with_capacity(sessions.len());
+    for s in sessions.members() {
         match s.set() {
             Some(set) => sets.push(set),
             None => return Some(format!("{} not seen yet", s.key.name)),
         }
     }
     let owns: Vec<Vec<(i32, &Pod)>> =
-        sessions.all.iter().map(|s| s.state.mirror.pods_of(&s.key).collect()).collect();
-    let sem = sessions.all[0].state.options.semantics;
+        sessions.members().map(|s| s.state.mirror.pods_of(s.key).collect()).collect();
+    let sem = sessions.member(0).state.options.semantics;
     let members: Vec<Member<'_>> =
         sets.iter().zip(&owns).map(|(set, pods)| Member::of(set, pods, &sem)).collect();
     unsettled(sessions, &members)
@@ -183,7 +182,7 @@ fn watched(sessions: &Sessions) -> Option<String> {
 /// What holds the group on a fresh read of every set.
 fn read(m: &Members, deadline: Instant) -> Result<Option<String>, VerbError> {
     let sessions = &m.sessions;
-    let keys: Vec<ObjRef> = sessions.all.iter().map(|s| s.key.clone()).collect();
+    let keys: Vec<ObjRef> = sessions.members().map(|s| s.key.clone()).collect();
     let mut fresh = Vec::new();
     for (i, k) in keys.iter().enumerate() {
         let within = crate::verbs::left(deadline).min(Duration::from_secs(10));
@@ -196,13 +195,13 @@ fn read(m: &Members, deadline: Instant) -> Result<Option<String>, VerbError> {
     }
     let owns: Vec<Vec<(i32, &Pod)>> =
         fresh.iter().zip(&keys).map(|(f, k)| f.own(&k.name)).collect();
-    let sem = sessions.all[0].state.options.semantics;
+    let sem = sessions.member(0).state.options.semantics;
     let members: Vec<Member<'_>> =
         fresh.iter().zip(&owns).map(|(f, pods)| Member::of(&f.set, pods, &sem)).collect();
     Ok(unsettled(sessions, &members))
 }
 
 fn unsettled(sessions: &Sessions, members: &[Member<'_>]) -> Option<String> {
-    let now = sessions.all[0].state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
+    let now = sessions.member(0).state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
     crate::plan::group::unsettled(members, now).map(|h| h.to_string())
 }

@@ -15,7 +15,7 @@ use k8s_openapi::api::core::v1::Pod;
 mod fleet;
 mod group;
 
-use super::session::Session;
+use super::session::{Session, SetView};
 use super::{Exit, SYNC_TIMEOUT, VerbError};
 use crate::backend::{ClusterOp, ObjRef, Write};
 use crate::cli::{AbortArgs, NameArgs};
@@ -205,7 +205,7 @@ pub fn abort(target: Target, args: &AbortArgs, start: Instant) -> Result<Exit, V
         (None, false) => {}
     }
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
-    abort_set(&s, &writes, args, deadline, !args.yes)?;
+    abort_set(s.view(), &writes, args, deadline, !args.yes)?;
     Ok(Exit::Done)
 }
 
@@ -273,7 +273,7 @@ fn judge_evictions(
 
 /// Aborts the session's set (asking first when `ask`).
 pub(super) fn abort_set(
-    s: &Session,
+    s: SetView<'_>,
     writes: &Writes,
     args: &AbortArgs,
     deadline: Instant,

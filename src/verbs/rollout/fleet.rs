@@ -45,7 +45,7 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     }
     let mut sessions = Sessions::open_each(targets.clone())?;
     sessions.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
-    for (s, c) in sessions.all.iter().zip(&contexts) {
+    for (s, c) in sessions.members().zip(&contexts) {
         crate::verbs::warn_gitops("rollout", &format!("{}: ", crate::text::shown(c, 80)), s.set());
     }
     let mut out = Output::new(args.output == OutputArg::Json);
@@ -54,12 +54,12 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     // their template.
     let mut image = None;
     if let Some(asked) = &args.image {
-        for (s, w) in sessions.all.iter().zip(&writes) {
+        for (s, w) in sessions.members().zip(&writes) {
             image = Some(super::prepare::hold(s, w, asked, limit, &mut out)?);
         }
     }
     let host = crate::cluster::hostname();
-    let sets: Vec<ObjRef> = sessions.all.iter().map(|s| s.key.clone()).collect();
+    let sets: Vec<ObjRef> = sessions.members().map(|s| s.key.clone()).collect();
     let dead = super::group::dead_group_lease(&sessions, &host);
     let identity = writes[0].identity();
     let cfg = GroupConfig {

@@ -1,6 +1,6 @@
 //! `ststui rollout --group a,b,c | --group 'ingester-zone-*' | -l rollout-group=ingester`: the
 //! plan run over a group's sets (`plan::run`), carried out by the runner `rollout NAME` uses
-//! (`runner`). Each set of the group is watched (one backend per set, fed through one channel:
+//! (`runner`). The group's sets are watched together (one watch per kind for all of them:
 //! `Sessions`); every verdict rests on a quorum read of every set of the group and its pods.
 //!
 //! Owns: choosing the group's sets (listed once, at the start) and `--image` on all of them.
@@ -43,12 +43,12 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let mut sessions = Sessions::open(&target, &names)?;
     sessions.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
-    for s in &sessions.all {
-        crate::verbs::warn_gitops("rollout", "", s.set());
+    for m in sessions.members() {
+        crate::verbs::warn_gitops("rollout", "", m.set());
     }
     let mut out = Output::new(args.output == OutputArg::Json);
     if let Some(image) = &args.image {
-        let each = vec![&writes; sessions.all.len()];
+        let each = vec![&writes; sessions.len()];
         image_everywhere(&mut sessions, &each, image, limit, &mut out)?;
     }
     let host = crate::cluster::hostname();
@@ -84,7 +84,7 @@ pub(super) fn dead_group_lease(
     sessions: &Sessions,
     host: &str,
 ) -> Option<crate::plan::record::Lease> {
-    sessions.all[0].set().and_then(|s| {
+    sessions.member(0).set().and_then(|s| {
         crate::plan::record::lease_in(s, part::LEASE)
             .filter(|l| l.host == host && l.pid != std::process::id() && !super::alive(l.pid))
     })
@@ -101,12 +101,12 @@ pub(super) fn image_everywhere(
     out: &mut Output,
 ) -> Result<(), VerbError> {
     let mut set_to = Vec::new();
-    for (s, w) in sessions.all.iter().zip(w) {
+    for (s, w) in sessions.members().zip(w) {
         set_to.push(super::prepare::hold_and_set(s, w, image, limit, out)?);
     }
     let until = Instant::now() + Duration::from_secs(10);
     let shown =
-        |all: &Sessions| all.all.iter().zip(&set_to).all(|(s, i)| super::prepare::shows(s, i));
+        |all: &Sessions| all.members().zip(&set_to).all(|(s, i)| super::prepare::shows(s, i));
     while Instant::now() < until && !shown(sessions) {
         sessions.next(Some(until.min(Instant::now() + Duration::from_millis(200))), true)?;
     }

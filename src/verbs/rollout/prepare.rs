@@ -12,7 +12,7 @@ use crate::backend::{ClusterOp, Write};
 use crate::cluster::{Writes, Written};
 use crate::core::spec;
 use crate::plan::record;
-use crate::verbs::session::Session;
+use crate::verbs::session::{Session, SetView};
 use crate::verbs::{Exit, SYNC_TIMEOUT, VerbError};
 
 /// Holds the set and sets its image (`app=nginx:1.26` names the container; it must be the
@@ -24,24 +24,24 @@ pub fn image(
     limit: Option<Instant>,
     out: &mut Output,
 ) -> Result<(), VerbError> {
-    let image = hold_and_set(s, w, image, limit, out)?;
+    let image = hold_and_set(s.view(), w, image, limit, out)?;
     // The plan starts on the template just written: wait until the watch shows it.
     let until = Instant::now() + std::time::Duration::from_secs(10);
-    while Instant::now() < until && !shows(s, &image) {
+    while Instant::now() < until && !shows(s.view(), &image) {
         s.next_lenient(Some(until.min(Instant::now() + std::time::Duration::from_millis(200))))?;
     }
     Ok(())
 }
 
 /// Whether the session's set shows `image` as its first container's.
-pub fn shows(s: &Session, image: &str) -> bool {
+pub fn shows(s: SetView<'_>, image: &str) -> bool {
     s.set().is_some_and(|x| first_image(x).as_deref() == Some(image))
 }
 
 /// The writes of [`image`] on one set (a group holds and sets each of its sets so): the image
 /// set, as written.
 pub fn hold_and_set(
-    s: &Session,
+    s: SetView<'_>,
     w: &Writes,
     image: &str,
     limit: Option<Instant>,
@@ -69,7 +69,7 @@ pub fn hold_and_set(
 /// the image `--image` names for it, checked, not yet set (a fleet sets it at the cluster's
 /// turn).
 pub fn hold(
-    s: &Session,
+    s: SetView<'_>,
     w: &Writes,
     image: &str,
     limit: Option<Instant>,

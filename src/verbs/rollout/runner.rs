@@ -44,7 +44,7 @@ impl Watch for Session {
 
 impl Watch for Sessions {
     fn state(&self, member: usize) -> &AppState {
-        &self.all[member].state
+        self.member(member).state
     }
 
     fn pause(&mut self, wake: Instant) -> Result<(), VerbError> {

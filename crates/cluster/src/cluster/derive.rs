@@ -277,10 +277,10 @@ impl Tracker {
 
     /// A complete listing of the set's pods: what changed since the last one (nothing the first
     /// time: those pods were there before we looked).
-    pub fn pods_listed(&mut self, pods: &[Pod]) -> Vec<EventKind> {
+    pub fn pods_listed(&mut self, pods: &[impl std::borrow::Borrow<Pod>]) -> Vec<EventKind> {
         let mut out = Vec::new();
         let listed: BTreeSet<String> =
-            pods.iter().filter_map(|p| p.metadata.name.clone()).collect();
+            pods.iter().filter_map(|p| p.borrow().metadata.name.clone()).collect();
         let gone: Vec<String> =
             self.pods.keys().filter(|n| !listed.contains(*n)).cloned().collect();
         for name in gone {
@@ -289,7 +289,7 @@ impl Tracker {
             }
         }
         for p in pods {
-            out.extend(self.pod(p, false));
+            out.extend(self.pod(p.borrow(), false));
         }
         self.pods_listed = true;
         out
@@ -317,8 +317,11 @@ impl Tracker {
     }
 
     /// A complete listing of the set's revisions.
-    pub fn revisions_listed(&mut self, revs: &[ControllerRevision]) -> Vec<EventKind> {
-        let out = revs.iter().flat_map(|r| self.revision(r)).collect();
+    pub fn revisions_listed(
+        &mut self,
+        revs: &[impl std::borrow::Borrow<ControllerRevision>],
+    ) -> Vec<EventKind> {
+        let out = revs.iter().flat_map(|r| self.revision(r.borrow())).collect();
         self.revisions_listed = true;
         out
     }

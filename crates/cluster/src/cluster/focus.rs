@@ -26,20 +26,20 @@ use crate::backend::{BackendEvent, ObjKind, ObjRef, Object, Scope};
 /// Something that happens once, awaited: a set's first frame's data listed (its Events wait for
 /// it), or the backend's first view synced ([`Synced`]).
 #[derive(Clone)]
-struct Latch(Arc<tokio::sync::watch::Sender<bool>>);
+pub(super) struct Latch(Arc<tokio::sync::watch::Sender<bool>>);
 
 impl Latch {
-    fn new() -> Latch {
+    pub(super) fn new() -> Latch {
         Latch(Arc::new(tokio::sync::watch::channel(false).0))
     }
 
     /// Sets it: whether this was the first time.
-    fn set(&self) -> bool {
+    pub(super) fn set(&self) -> bool {
         self.0.send_if_modified(|s| !std::mem::replace(s, true))
     }
 
     /// Returns once it is set.
-    async fn wait(&self) {
+    pub(super) async fn wait(&self) {
         // The sender lives as long as `self`: the wait ends only when set.
         let _ = self.0.subscribe().wait_for(|s| *s).await;
     }
@@ -61,7 +61,7 @@ impl Synced {
         self.0.set().then_some(BackendEvent::Synced)
     }
 
-    fn mark(&self, conn: &Conn) {
+    pub(super) fn mark(&self, conn: &Conn) {
         if let Some(ev) = self.now() {
             conn.sink(ev);
         }
@@ -73,8 +73,16 @@ impl Synced {
     }
 }
 
-/// The picker: every set of the namespace (`None`: of every namespace).
-pub(super) async fn picker(ns: Option<String>, clients: Clients, conn: Arc<Conn>, synced: Synced) {
+/// The picker: every set of the namespace (`None`: of every namespace), told to `hub` (the
+/// sets of a group shown hear of their changes there). `synced`: the view it is (its first
+/// listing is the first view's data), or `None` beside a group's view (the group's pods say it).
+pub(super) async fn picker(
+    ns: Option<String>,
+    clients: Clients,
+    conn: Arc<Conn>,
+    synced: Option<Synced>,
+    hub: super::shared::Hub,
+) {
     let spec = Spec {
         api: watch::api::<StatefulSet>,
         namespace: ns.clone(),
@@ -85,9 +93,17 @@ pub(super) async fn picker(ns: Option<String>, clients: Clients, conn: Arc<Conn>
         hint: ns.is_none().then(|| "pass -n NAMESPACE to list the sets of one namespace".into()),
         wrap: |s| Object::Set(Arc::new(s)),
         keep: None,
+        split: None,
     };
     // A picker that may not list sets has nothing more to wait for: synced either way.
-    watch::run(spec, &clients, &conn, |_| Vec::new(), move |_| synced.now()).await;
+    let told = hub.clone();
+    let listed = move |first: Option<Option<&StatefulSet>>| {
+        if first.is_none() {
+            told.unreadable();
+        }
+        synced.as_ref().and_then(Synced::now)
+    };
+    watch::run(spec, &clients, &conn, move |seen| hub.seen(seen), listed).await;
 }
 
 /// One set, shown: the set by name; once its selector is known, its pods, revisions and
@@ -117,6 +133,7 @@ pub(super) async fn focus(
         hint: None,
         wrap: |s| Object::Set(Arc::new(s)),
         keep: None,
+        split: None,
     };
     let (t, tx1, tx2) = (Arc::clone(&tracker), sel_tx.clone(), sel_tx);
     let (cl, cn) = (clients.clone(), Arc::clone(&conn));
@@ -202,6 +219,7 @@ pub(super) fn pod_events(
         hint: None,
         wrap: |e| Object::Event(Arc::new(e)),
         keep: None,
+        split: None,
     };
     let (cl, cn, synced) = (clients.clone(), Arc::clone(conn), synced.clone());
     tokio::spawn(async move {
@@ -212,14 +230,14 @@ pub(super) fn pod_events(
 
 /// What a set's children are watched by.
 #[derive(Debug, Clone, PartialEq)]
-struct Wanted {
-    selector: LabelSelector,
+pub(super) struct Wanted {
+    pub(super) selector: LabelSelector,
     /// The set has volumeClaimTemplates: its claims are watched (otherwise no claim is its).
-    claims: bool,
+    pub(super) claims: bool,
 }
 
 impl Wanted {
-    fn of(s: &StatefulSet) -> Wanted {
+    pub(super) fn of(s: &StatefulSet) -> Wanted {
         let claims = s.spec.volume_claim_templates.as_ref().is_some_and(|t| !t.is_empty());
         Wanted { selector: s.spec.selector.clone(), claims }
     }
@@ -228,7 +246,7 @@ impl Wanted {
 /// The `listed` callback of a watcher the first sync waits on: its first complete listing (or
 /// the kind found unreadable: it never will list) counts `pending` down, and the last of them
 /// sends `Synced` (once per backend) and sets `ready` (what waits for the first frame's data).
-fn first_listing<K>(
+pub(super) fn first_listing<K>(
     pending: &Arc<AtomicUsize>,
     synced: &Synced,
     ready: &Latch,
@@ -247,11 +265,11 @@ fn first_listing<K>(
 }
 
 /// The watchers of one set's objects.
-struct Watching<'a> {
-    key: &'a ObjRef,
-    sel: &'a LabelSelector,
-    clients: &'a Clients,
-    conn: &'a Arc<Conn>,
+pub(super) struct Watching<'a> {
+    pub(super) key: &'a ObjRef,
+    pub(super) sel: &'a LabelSelector,
+    pub(super) clients: &'a Clients,
+    pub(super) conn: &'a Arc<Conn>,
 }
 
 impl Watching<'_> {
@@ -276,6 +294,7 @@ impl Watching<'_> {
             hint: None,
             wrap,
             keep: None,
+            split: None,
         }
     }
 
@@ -345,7 +364,7 @@ impl Watching<'_> {
     /// those selecting the set's pods allow a disruption; a budget's selector cannot be
     /// matched by the server, so all of the namespace's, which are few). Started once the first
     /// frame's data has listed: never on its path.
-    fn budgets(&self, ready: &Latch) -> JoinHandle<()> {
+    pub(super) fn budgets(&self, ready: &Latch) -> JoinHandle<()> {
         let spec = self.whole_namespace::<PodDisruptionBudget>(
             ObjKind::Budget,
             "poddisruptionbudgets",
@@ -375,6 +394,7 @@ impl Watching<'_> {
             hint: None,
             wrap,
             keep: None,
+            split: None,
         }
     }
 
@@ -382,7 +402,7 @@ impl Watching<'_> {
     /// Kubernetes 1.37, off by default): what a pod's detail shows of its eviction requests and
     /// responders. Only where the server says it serves them (discovery, once the first frame's
     /// data has listed); elsewhere nothing is asked.
-    fn evictions(&self, ready: &Latch) -> JoinHandle<()> {
+    pub(super) fn evictions(&self, ready: &Latch) -> JoinHandle<()> {
         use crate::backend::lifecycle::{Eviction, GROUP, PLURAL, VERSION};
         let what = format!("{PLURAL}.{GROUP}");
         let spec = self.whole_namespace::<Eviction>(ObjKind::Eviction, &what, |e| {
@@ -422,6 +442,7 @@ impl Watching<'_> {
                 hint: None,
                 wrap: |e| Object::Event(Arc::new(e)),
                 keep,
+                split: None,
             };
         let about_set = spec(
             format!("involvedObject.kind=StatefulSet,involvedObject.name={set}"),
@@ -483,7 +504,7 @@ impl Watching<'_> {
 }
 
 /// Events of the last ten minutes (older ones at start are history, not news).
-fn recent(e: &KubeEvent) -> bool {
+pub(super) fn recent(e: &KubeEvent) -> bool {
     let at = e.last_timestamp.as_ref().map(|t| t.0).or(e.event_time.as_ref().map(|t| t.0));
     let cutoff =
         k8s_openapi::jiff::Timestamp::now() - k8s_openapi::jiff::SignedDuration::from_secs(600);

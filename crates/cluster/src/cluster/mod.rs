@@ -29,6 +29,7 @@ pub mod lean;
 mod logs;
 pub mod lookup;
 pub mod probe;
+mod shared;
 mod tail;
 pub mod trouble;
 mod watch;
@@ -80,21 +81,32 @@ impl ClusterBackend {
     /// Reads the kubeconfig and starts watching. Fails (before any screen) only when the
     /// kubeconfig cannot be used; an unreachable server is a banner, not an error.
     pub fn start(target: Target, sink: Sink) -> Result<ClusterBackend, NoClient> {
-        let mut one = ClusterBackend::start_many(vec![(target.clone(), sink)])?;
+        let mut one = ClusterBackend::start_many(vec![(target.clone(), None, sink)])?;
         one.pop().ok_or(NoClient::NoBackend)
     }
 
-    /// Backends on several sets (a rollout group's runner, a fleet's), each its own engine (its
-    /// watches, state and writes), on one runtime and one client session per cluster: a group
-    /// of 64 sets is 64 engines on two worker threads and one kubeconfig read, not 64 runtimes
-    /// and sessions; a fleet of three clusters reads the kubeconfig once per context.
-    pub fn start_many(each: Vec<(Target, Sink)>) -> Result<Vec<ClusterBackend>, NoClient> {
+    /// Backends each showing several sets of its target's namespace as one (a rollout group's
+    /// runner: one backend for the group; a fleet's: one per cluster): one watch per kind for
+    /// all of them ([`shared`]), never one per set.
+    pub fn start_groups(
+        each: Vec<(Target, Vec<String>, Sink)>,
+    ) -> Result<Vec<ClusterBackend>, NoClient> {
+        ClusterBackend::start_many(each.into_iter().map(|(t, g, s)| (t, Some(g), s)).collect())
+    }
+
+    /// Backends each its own engine (its watches, state and writes) showing its target's set,
+    /// or the group of sets named, on one runtime and one client session per cluster and
+    /// namespace: a fleet of three clusters is three engines on two worker threads, its
+    /// kubeconfig read once per context.
+    fn start_many(
+        each: Vec<(Target, Option<Vec<String>>, Sink)>,
+    ) -> Result<Vec<ClusterBackend>, NoClient> {
         let runtime = crate::runtime::build("kube", crate::runtime::Workers::Threads(2))?;
         // One session (client) per cluster and namespace: a fleet's members are in several.
         let mut sessions: Vec<(SessionKey, connect::Session)> = Vec::new();
         let mut backends = Vec::with_capacity(each.len());
         let mut runs = Vec::with_capacity(each.len());
-        for (t, sink) in each {
+        for (t, group, sink) in each {
             let key = (t.kubeconfig.clone(), t.context.clone(), t.namespace.clone());
             let session = match sessions.iter().find(|(k, _)| *k == key) {
                 Some((_, s)) => s.clone(),
@@ -105,7 +117,10 @@ impl ClusterBackend {
                 }
             };
             let caps = caps(&t, Default::default());
-            let (tx, run) = engine(t, session.clone(), sink);
+            let group = group.map(|names| {
+                names.into_iter().map(|n| ObjRef::new(session.namespace.clone(), n)).collect()
+            });
+            let (tx, run) = engine_showing(t, session.clone(), sink, group);
             let (done_tx, done) = std::sync::mpsc::channel::<()>();
             // Each backend's drop waits for its own engine only.
             runs.push(runtime.spawn(async move {
@@ -166,8 +181,18 @@ pub fn engine(
     session: Session,
     sink: Sink,
 ) -> (mpsc::UnboundedSender<Op>, impl std::future::Future<Output = ()> + Send) {
+    engine_showing(target, session, sink, None)
+}
+
+/// [`engine`], showing the `group` of sets from the start (`None`: the target's set).
+fn engine_showing(
+    target: Target,
+    session: Session,
+    sink: Sink,
+    group: Option<Vec<ObjRef>>,
+) -> (mpsc::UnboundedSender<Op>, impl std::future::Future<Output = ()> + Send) {
     let (tx, rx) = mpsc::unbounded_channel();
-    (tx, Engine::new(target, session, sink).run(rx))
+    (tx, Engine::new(target, session, sink).run(rx, group))
 }
 
 /// A cluster's capabilities: writes only, less what is denied (or all of them, read-only).
@@ -192,10 +217,13 @@ struct Engine {
     conn: Arc<Conn>,
     identity: Arc<Mutex<String>>,
     picker: Option<JoinHandle<()>>,
-    /// The sets shown (one, or a rollout group's), each with its watchers and their timeline
-    /// tracker (told of the operator's own pod deletions, so they are not told again as the
-    /// controller's).
-    focus: Vec<(ObjRef, JoinHandle<()>, Arc<Mutex<derive::Tracker>>)>,
+    /// What the picker's watch tells a group shown (its members' set changes and selectors).
+    hub: shared::Hub,
+    /// The sets shown (one, or a rollout group's), each with its timeline tracker (told of the
+    /// operator's own pod deletions, so they are not told again as the controller's).
+    focus: Vec<(ObjRef, Arc<Mutex<derive::Tracker>>)>,
+    /// Their watchers: one set's own, or the group's shared ones.
+    focus_tasks: Vec<JoinHandle<()>>,
     /// The selected pod's Events, watched (`ViewOp::PodEvents`).
     pod_events: Option<(ObjRef, focus::Tasks)>,
     /// The log followed (`ViewOp::Logs`).
@@ -215,7 +243,9 @@ impl Engine {
             conn: Conn::new(sink),
             identity,
             picker: None,
+            hub: shared::Hub::default(),
             focus: Vec::new(),
+            focus_tasks: Vec::new(),
             pod_events: None,
             log: None,
             synced: focus::Synced::new(),
@@ -223,14 +253,17 @@ impl Engine {
         }
     }
 
-    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Op>) {
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Op>, group: Option<Vec<ObjRef>>) {
         let clock = tokio::spawn(clock(Arc::clone(&self.conn)));
         let mut pulse =
             tokio::spawn(heartbeat::run(self.session.client.clone(), Arc::clone(&self.conn)));
         let mut preflight = self.preflight();
-        match self.target.name.clone() {
-            Some(name) => self.open(Some(ObjRef::new(self.session.namespace.clone(), name))),
-            None => self.open(None),
+        match (group, self.target.name.clone()) {
+            (Some(sets), _) => self.open_group(sets),
+            (None, Some(name)) => {
+                self.open(Some(ObjRef::new(self.session.namespace.clone(), name)));
+            }
+            (None, None) => self.open(None),
         }
         while let Some(op) = rx.recv().await {
             match op {
@@ -262,7 +295,7 @@ impl Engine {
                         let (client, conn) = (self.session.client.clone(), Arc::clone(&self.conn));
                         pulse = tokio::spawn(heartbeat::run(client, conn));
                         let shown: Vec<ObjRef> =
-                            self.focus.iter().map(|(k, _, _)| k.clone()).collect();
+                            self.focus.iter().map(|(k, _)| k.clone()).collect();
                         let pod = self.pod_events.as_ref().map(|(p, _)| p.clone());
                         self.stop_watching();
                         match shown.len() {
@@ -290,7 +323,9 @@ impl Engine {
         if let Some(p) = self.picker.take() {
             p.abort();
         }
-        for (_, f, _) in self.focus.drain(..) {
+        self.focus.clear();
+        self.hub.show(Vec::new());
+        for f in self.focus_tasks.drain(..) {
             f.abort();
         }
         self.pod_events = None;
@@ -369,11 +404,11 @@ impl Engine {
         }
         let parent = |pod: &ObjRef| {
             let (set, _) = crate::core::labels::parent_and_ordinal(&pod.name)?;
-            self.focus.iter().find(|(k, _, _)| k.name == set && k.namespace == pod.namespace)
+            self.focus.iter().find(|(k, _)| k.name == set && k.namespace == pod.namespace)
         };
         if let crate::backend::ClusterOp::DeletePod { pod, .. }
         | crate::backend::ClusterOp::EvictPod { pod, .. } = &w.op
-            && let Some((_, _, tracker)) = parent(pod)
+            && let Some((_, tracker)) = parent(pod)
         {
             tracker
                 .lock()
@@ -424,9 +459,12 @@ impl Engine {
     /// The sets shown are no longer watched; what they showed leaves the mirror.
     fn close_focus(&mut self) {
         let closed: Vec<_> = self.focus.drain(..).collect();
-        let mut namespaces: Vec<&str> = Vec::new();
-        for (old, task, _) in &closed {
+        self.hub.show(Vec::new());
+        for task in self.focus_tasks.drain(..) {
             task.abort();
+        }
+        let mut namespaces: Vec<&str> = Vec::new();
+        for (old, _) in &closed {
             self.forget_events("StatefulSet", old);
             if !namespaces.contains(&old.namespace.as_str()) {
                 namespaces.push(&old.namespace);
@@ -440,9 +478,9 @@ impl Engine {
         }
     }
 
-    /// Watches `key`'s objects beside those shown; `extras`: also the namespace's budgets and
-    /// evictions (once per view).
-    fn watch_set(&mut self, key: ObjRef, extras: bool) {
+    /// Watches `key`'s objects alone (one set shown, with the namespace's budgets and
+    /// evictions).
+    fn watch_set(&mut self, key: ObjRef) {
         let tracker = Arc::new(Mutex::new(derive::Tracker::named(&key.name)));
         let task = tokio::spawn(focus::focus(
             key.clone(),
@@ -450,25 +488,39 @@ impl Engine {
             Arc::clone(&self.conn),
             self.synced.clone(),
             Arc::clone(&tracker),
-            extras,
+            true,
         ));
-        self.focus.push((key, task, tracker));
+        self.focus.push((key, tracker));
+        self.focus_tasks.push(task);
     }
 
-    /// Shows a rollout group: every member watched as one set is, and the namespace's sets
-    /// (the picker's watch), among which a group by label finds its members.
+    /// Shows a rollout group: the namespace's sets (the picker's watch, among which a group by
+    /// label finds its members, and which tells the members' changes), and one watch per kind
+    /// for all the members' objects ([`shared`]).
     fn open_group(&mut self, sets: Vec<ObjRef>) {
         // First: a group by label opened from its one set shown finds its other members there.
-        self.picker();
-        let shown: Vec<&ObjRef> = self.focus.iter().map(|(k, _, _)| k).collect();
+        self.picker_beside();
+        let shown: Vec<&ObjRef> = self.focus.iter().map(|(k, _)| k).collect();
         if shown.len() == sets.len() && shown.iter().zip(&sets).all(|(a, b)| *a == b) {
             return;
         }
         self.close_focus();
         self.conn.sink(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 0 });
-        for (i, key) in sets.into_iter().enumerate() {
-            self.watch_set(key, i == 0);
-        }
+        let shown: Vec<shared::Shown> = (sets.into_iter())
+            .map(|k| {
+                let tracker = Arc::new(Mutex::new(derive::Tracker::named(&k.name)));
+                (k, tracker)
+            })
+            .collect();
+        self.hub.show(shown.clone());
+        self.focus_tasks.push(tokio::spawn(shared::group(
+            shown.clone(),
+            self.hub.subscribe(),
+            self.session.clients.clone(),
+            Arc::clone(&self.conn),
+            self.synced.clone(),
+        )));
+        self.focus = shown;
     }
 
     /// Shows one set (its objects watched) or the picker (the sets only).
@@ -478,14 +530,20 @@ impl Engine {
             Some(key) => {
                 // Until its pods have listed, the set's grid says so (never "not created").
                 self.conn.sink(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 0 });
-                self.watch_set(key, true);
+                self.watch_set(key);
             }
-            None => self.picker(),
+            None => self.picker(Some(self.synced.clone())),
         }
     }
 
-    /// The namespace's sets watched (the list's), unless they are already.
-    fn picker(&mut self) {
+    /// The namespace's sets watched beside a group's view (which says when it has synced).
+    fn picker_beside(&mut self) {
+        self.picker(None);
+    }
+
+    /// The namespace's sets watched (the list's), unless they are already; `synced`: its first
+    /// listing is the view's first data.
+    fn picker(&mut self, synced: Option<focus::Synced>) {
         if self.picker.is_some() {
             return;
         }
@@ -494,7 +552,8 @@ impl Engine {
             ns,
             self.session.clients.clone(),
             Arc::clone(&self.conn),
-            self.synced.clone(),
+            synced,
+            self.hub.clone(),
         )));
     }
 }

@@ -78,7 +78,20 @@ pub struct Spec<K> {
     /// The objects sent to the console: all (`None`), or those it keeps (the namespace's
     /// Events, of which the console holds the set's; the rest only make timeline lines).
     pub keep: Option<Keep<K>>,
+    /// A complete listing sent as one per scope (`None`: one, in `scope`).
+    pub split: Option<Split<K>>,
 }
+
+/// A listing sent as several (a group's Events, one listing about each set): every scope is
+/// sent, empty or not, so what is gone from one leaves it; each object goes to the scope `of`
+/// names (`None`: none of them, not sent).
+pub struct Split<K> {
+    pub scopes: Vec<Scope>,
+    pub of: Place<K>,
+}
+
+/// Which of a [`Split`]'s scopes an object goes to.
+pub type Place<K> = Box<dyn Fn(&K) -> Option<usize> + Send + Sync>;
 
 /// Which objects of a watch go to the console.
 pub type Keep<K> = Box<dyn Fn(&K) -> bool + Send + Sync>;
@@ -218,12 +231,9 @@ pub async fn run<K>(
                 // synced before its set had arrived said the set was not found.
                 let first_object = objects.first().cloned();
                 let kept = objects.into_iter().filter(|o| spec.keep.as_ref().is_none_or(|k| k(o)));
-                let wrapped = kept.map(spec.wrap).collect();
-                conn.sink(BackendEvent::Listed {
-                    kind: spec.kind,
-                    scope: spec.scope.clone(),
-                    objects: wrapped,
-                });
+                for (scope, objects) in listings(&spec, kept) {
+                    conn.sink(BackendEvent::Listed { kind: spec.kind, scope, objects });
+                }
                 if let Some(ev) = listed(Some(first_object.as_ref())) {
                     conn.sink(ev);
                 }
@@ -234,6 +244,22 @@ pub async fn run<K>(
         };
         deliver(&spec, conn, &mut derive, o, deleted);
     }
+}
+
+/// A complete listing's objects kept, as the listings the console is sent: one in the spec's
+/// scope, or one per scope of its split.
+fn listings<K>(spec: &Spec<K>, kept: impl Iterator<Item = K>) -> Vec<(Scope, Vec<Object>)> {
+    let Some(split) = &spec.split else {
+        return vec![(spec.scope.clone(), kept.map(spec.wrap).collect())];
+    };
+    let mut each: Vec<(Scope, Vec<Object>)> =
+        split.scopes.iter().map(|s| (s.clone(), Vec::new())).collect();
+    for o in kept {
+        if let Some((_, objects)) = (split.of)(&o).and_then(|i| each.get_mut(i)) {
+            objects.push((spec.wrap)(o));
+        }
+    }
+    each
 }
 
 /// One change seen (pruned already): its timeline entries first (`derive` compares with what

@@ -256,3 +256,126 @@ pub fn to_query(selector: &LabelSelector) -> String {
     }
     parts.join(",")
 }
+
+/// One selector that selects everything any of `selectors` selects (and perhaps more), for one
+/// watch of several sets' objects: the `matchLabels` pairs every one of them holds, and for a
+/// key every one of them matches by value, `key in (their values)`. Their expressions are left
+/// out (a looser selector), so the result may select everything (no requirement at all). The
+/// objects it lists are then matched against each selector itself.
+pub fn covering(selectors: &[&LabelSelector]) -> LabelSelector {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
+    let labels = |s: &&LabelSelector| s.match_labels.clone().unwrap_or_default();
+    let Some((first, rest)) = selectors.split_first() else { return LabelSelector::default() };
+    let mut same = labels(first);
+    let mut values: BTreeMap<String, std::collections::BTreeSet<String>> =
+        same.iter().map(|(k, v)| (k.clone(), [v.clone()].into())).collect();
+    for s in rest {
+        let l = labels(s);
+        same.retain(|k, v| l.get(k) == Some(v));
+        values.retain(|k, vs| match l.get(k) {
+            Some(v) => {
+                vs.insert(v.clone());
+                true
+            }
+            None => false,
+        });
+    }
+    let expressions: Vec<LabelSelectorRequirement> = values
+        .into_iter()
+        .filter(|(k, _)| !same.contains_key(k))
+        .map(|(key, vs)| LabelSelectorRequirement {
+            key,
+            operator: "In".into(),
+            values: Some(vs.into_iter().collect()),
+        })
+        .collect();
+    LabelSelector {
+        match_labels: (!same.is_empty()).then_some(same),
+        match_expressions: (!expressions.is_empty()).then_some(expressions),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
+
+    fn labels(kv: &[(&str, &str)]) -> BTreeMap<String, String> {
+        kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    fn sel(kv: &[(&str, &str)]) -> LabelSelector {
+        LabelSelector { match_labels: Some(labels(kv)), match_expressions: None }
+    }
+
+    #[test]
+    fn zones_of_one_app_are_covered_by_their_shared_label_and_the_zones_they_name() {
+        let a = sel(&[("app", "ingester"), ("zone", "a")]);
+        let b = sel(&[("app", "ingester"), ("zone", "b"), ("tier", "x")]);
+        let c = covering(&[&a, &b]);
+        assert_eq!(to_query(&c), "app=ingester,zone in (a,b)");
+        let compiled = Selector::from_label_selector(Some(&c)).unwrap();
+        assert!(compiled.matches(Some(&labels(&[("app", "ingester"), ("zone", "b")]))));
+        assert!(!compiled.matches(Some(&labels(&[("app", "ingester"), ("zone", "c")]))));
+        assert!(!compiled.matches(Some(&labels(&[("app", "other"), ("zone", "a")]))));
+    }
+
+    #[test]
+    fn sets_with_no_key_in_common_are_covered_by_everything() {
+        let c = covering(&[&sel(&[("app", "web")]), &sel(&[("name", "db")])]);
+        assert_eq!(c, LabelSelector::default());
+        assert!(Selector::from_label_selector(Some(&c)).unwrap().is_everything());
+        // One set: its own pairs; its expressions are left to the match on each object.
+        let mut one = sel(&[("app", "web")]);
+        one.match_expressions = Some(vec![LabelSelectorRequirement {
+            key: "tier".into(),
+            operator: "NotIn".into(),
+            values: Some(vec!["x".into()]),
+        }]);
+        assert_eq!(to_query(&covering(&[&one])), "app=web");
+        assert_eq!(covering(&[]), LabelSelector::default());
+    }
+
+    #[test]
+    fn whatever_one_of_them_selects_the_covering_selects() {
+        // Every combination of three small selectors over two keys and the objects they match.
+        let keys = ["app", "zone"];
+        let vals = ["a", "b"];
+        let mut all: Vec<LabelSelector> = Vec::new();
+        for mask in 0..9u32 {
+            let mut kv = Vec::new();
+            for (i, k) in keys.iter().enumerate() {
+                match (mask / 3u32.pow(i as u32)) % 3 {
+                    0 => {}
+                    n => kv.push((*k, vals[n as usize - 1])),
+                }
+            }
+            all.push(sel(&kv));
+        }
+        let objects: Vec<BTreeMap<String, String>> = (0..9u32)
+            .map(|m| {
+                let mut l = BTreeMap::new();
+                for (i, k) in keys.iter().enumerate() {
+                    if let n @ 1..=2 = (m / 3u32.pow(i as u32)) % 3 {
+                        l.insert(k.to_string(), vals[n as usize - 1].to_string());
+                    }
+                }
+                l
+            })
+            .collect();
+        for x in &all {
+            for y in &all {
+                for z in &all {
+                    let group = [x, y, z];
+                    let c = Selector::from_label_selector(Some(&covering(&group))).unwrap();
+                    for o in &objects {
+                        let any = group.iter().any(|s| {
+                            Selector::from_label_selector(Some(s)).unwrap().matches(Some(o))
+                        });
+                        assert!(!any || c.matches(Some(o)), "{group:?} {o:?}");
+                    }
+                }
+            }
+        }
+    }
+}

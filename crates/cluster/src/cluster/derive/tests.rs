@@ -153,7 +153,7 @@ fn status_changes_and_warnings_are_told_once() {
 fn the_operators_own_delete_is_told_once_and_an_update_comes_after_its_revision() {
     let mut t = Tracker::default();
     t.set(&set(2, "web-b"));
-    t.revisions_listed(&[]);
+    t.revisions_listed(&[] as &[ControllerRevision]);
     t.pods_listed(&[
         pod("web-0", "u0", "web-a", "Running", true),
         pod("web-1", "u1", "web-a", "Running", true),
