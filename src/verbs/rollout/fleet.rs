@@ -79,8 +79,8 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         out,
         limit,
         checks: Checks::new(Duration::from_millis(args.check_timeout)),
-        // Gates run against the first cluster.
-        gates: gates::Gates::new(targets[0].clone()),
+        // Each gate against the cluster of the member it is about.
+        gates: gates::Gates::each(targets.clone()),
         fresh: None,
     };
     r.drive()

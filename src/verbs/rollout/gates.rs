@@ -15,36 +15,57 @@ use crate::plan::gate::{Gate, Outcome, Verdict, expand};
 
 /// The gates' side of the runner.
 pub struct Gates {
-    target: Target,
-    /// Opened on the first gate that needs the API server (or a `{zone}`).
-    client: Option<Result<GateClient, String>>,
+    /// Each cluster's target (one but for a fleet), in the runner's cluster order.
+    targets: Vec<Target>,
+    /// Each cluster's client, opened on the first gate there that needs the API server (or a
+    /// `{zone}`).
+    clients: Vec<Option<Result<GateClient, String>>>,
     /// The gate under way.
     pub running: Option<mpsc::Receiver<Outcome>>,
 }
 
 impl Gates {
     pub fn new(target: Target) -> Gates {
-        Gates { target, client: None, running: None }
+        Gates::each(vec![target])
     }
 
-    fn client(&mut self) -> Result<&GateClient, String> {
-        let target = &self.target;
-        self.client
-            .get_or_insert_with(|| GateClient::open(target).map_err(|e| e.to_string()))
+    /// A fleet's: a gate runs against the cluster of the member it is about.
+    pub fn each(targets: Vec<Target>) -> Gates {
+        let clients = targets.iter().map(|_| None).collect();
+        Gates { targets, clients, running: None }
+    }
+
+    /// The kubeconfig context of `cluster`, where named (a fleet's): a `cmd:` gate or a check
+    /// is told it (`STSTUI_CONTEXT`), so its `kubectl --context` reaches the member's cluster.
+    pub fn context(&self, cluster: usize) -> Option<&str> {
+        self.targets.get(cluster)?.context.as_deref()
+    }
+
+    fn client(&mut self, cluster: usize) -> Result<&GateClient, String> {
+        let cluster = cluster.min(self.targets.len().saturating_sub(1));
+        let (Some(target), Some(slot)) = (self.targets.get(cluster), self.clients.get_mut(cluster))
+        else {
+            return Err("no cluster to run the gate against".into());
+        };
+        slot.get_or_insert_with(|| GateClient::open(target).map_err(|e| e.to_string()))
             .as_ref()
             .map_err(Clone::clone)
     }
 
-    /// Starts `run`; its outcome arrives through [`Gates::outcome`].
-    pub fn start(&mut self, run: GateRun, namespace: &str) {
+    /// Starts `run` against `cluster` (its place in the runner's clusters); its outcome arrives
+    /// through [`Gates::outcome`].
+    pub fn start(&mut self, run: GateRun, namespace: &str, cluster: usize) {
         let mut env: Vec<(&str, String)> = run.env.clone();
         let timeout = Duration::from_millis(run.timeout_ms);
         if let Some(pod) = &run.pod {
-            let zone = match self.client() {
+            let zone = match self.client(cluster) {
                 Ok(c) => c.zone(namespace, &pod.name).unwrap_or_default(),
                 Err(_) => String::new(),
             };
             env.push(("STSTUI_ZONE", zone));
+        }
+        if let Some(context) = self.context(cluster).filter(|_| self.targets.len() > 1) {
+            env.push(("STSTUI_CONTEXT", context.to_string()));
         }
         let refused = |why: String| {
             let (tx, rx) = mpsc::channel();
@@ -65,7 +86,7 @@ impl Gates {
                         "{} names no pod: http: gates are per pod",
                         run.kind.word()
                     )),
-                    (Ok(path), Some(pod)) => match self.client() {
+                    (Ok(path), Some(pod)) => match self.client(cluster) {
                         Ok(c) => c.http(namespace, &pod, *tls, *port, &path, timeout),
                         Err(why) => refused(why),
                     },
@@ -82,7 +103,7 @@ impl Gates {
                         "{} names no pod: exec: gates are per pod",
                         run.kind.word()
                     )),
-                    (Ok(argv), Some(pod)) => match self.client() {
+                    (Ok(argv), Some(pod)) => match self.client(cluster) {
                         Ok(c) => c.exec(namespace, &pod, container, argv, timeout),
                         Err(why) => refused(why),
                     },

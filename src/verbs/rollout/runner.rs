@@ -145,8 +145,17 @@ impl<W: Watch> Runner<W> {
                 self.run.wrote(now, result);
             }
             Act::Read => self.read(),
-            Act::Check { checks, env } => self.checks.start(checks, env),
-            Act::Gate(run) => self.gates.start(*run, &key.namespace),
+            Act::Check { checks, mut env } => {
+                let cluster = cluster(&self.cluster_of, self.run.acting());
+                if let Some(c) = self.gates.context(cluster).filter(|_| self.w.len() > 1) {
+                    env.push(("STSTUI_CONTEXT", c.to_string()));
+                }
+                self.checks.start(checks, env)
+            }
+            Act::Gate(run) => {
+                let cluster = cluster(&self.cluster_of, self.run.acting());
+                self.gates.start(*run, &key.namespace, cluster);
+            }
             Act::Revert { basis, revision, .. } => {
                 let i = self.run.acting();
                 let state = self.watch.state(i);
@@ -315,7 +324,12 @@ impl<W: Watch> Runner<W> {
 
 /// Member `i`'s write path: its cluster's (`cluster_of` empty: the one cluster's).
 fn pick<'w>(w: &'w [Writes], cluster_of: &[usize], i: usize) -> &'w Writes {
-    &w[cluster_of.get(i).copied().unwrap_or(0).min(w.len() - 1)]
+    &w[cluster(cluster_of, i).min(w.len() - 1)]
+}
+
+/// Member `i`'s cluster (its place in the runner's clusters; `cluster_of` empty: the one).
+fn cluster(cluster_of: &[usize], i: usize) -> usize {
+    cluster_of.get(i).copied().unwrap_or(0)
 }
 
 /// Every member as a turn sees it: its set, pods, freeze and `minReadySeconds`.

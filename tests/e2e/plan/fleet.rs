@@ -5,6 +5,7 @@
 //! untouched.
 
 mod credentials;
+mod gates;
 
 use super::*;
 use crate::support::objects::{kubelet, kubelet_breaking};
@@ -55,11 +56,20 @@ fn settled(test: &str, breaks: impl Fn(usize) -> bool) -> Fleet {
 
 /// The three clusters served, `web` in each.
 fn served(test: &str, breaks: impl Fn(usize) -> bool) -> Vec<Served> {
+    served_denying(test, breaks, |_| &[])
+}
+
+/// [`served`], cluster `i` refusing the permissions `deny(i)`.
+fn served_denying(
+    test: &str,
+    breaks: impl Fn(usize) -> bool,
+    deny: impl Fn(usize) -> &'static [&'static str],
+) -> Vec<Served> {
     let clusters: Vec<Served> = (CLUSTERS.iter().enumerate())
         .map(|(i, c)| {
             let kubelet =
                 if breaks(i) { kubelet_breaking(100, "nginx:broken") } else { kubelet(100) };
-            Served::new("fleet", &format!("{test}-{c}"), vec![set("web", 3)], &[], kubelet)
+            Served::new("fleet", &format!("{test}-{c}"), vec![set("web", 3)], deny(i), kubelet)
         })
         .collect();
     clusters

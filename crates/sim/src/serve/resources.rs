@@ -82,6 +82,10 @@ pub const DEFS: &[Def] = &[
             ("status", "Pod", STATUS),
             ("log", "Pod", &["get"]),
             ("eviction", "Eviction", &["create"]),
+            // Served as kube-apiserver serves them (gates run through them), and so refusable
+            // with --deny (create:pods/exec, get:pods/proxy).
+            ("exec", "PodExecOptions", &["create", "get"]),
+            ("proxy", "PodProxyOptions", &["create", "delete", "get", "patch", "update"]),
         ],
         categories: &["all"],
     },
