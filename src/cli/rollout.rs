@@ -29,15 +29,21 @@ pub struct RolloutArgs {
     /// long after a set is done before the next starts, e.g. 10m.
     #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero, default_value = "0s")]
     pub zone_bake: u64,
-    /// A fleet: roll NAME in each of these kubeconfig contexts, one cluster at a time, in the
-    /// order given (a cluster starts once the one before is done by revision: every pod on
-    /// the update revision, Ready and available, the spec observed).
-    #[arg(long, value_name = "CONTEXT,…", requires = "name", conflicts_with_all = ["group", "selector"])]
+    /// A fleet: roll NAME (or the group -l/--group picks in each cluster) in each of these
+    /// kubeconfig contexts, one cluster at a time, in the order given (a cluster starts once
+    /// the one before is done by revision: every pod on the update revision, Ready and
+    /// available, the spec observed).
+    #[arg(long, value_name = "CONTEXT,…")]
     pub contexts: Option<String>,
     /// In a fleet: every pod of the clusters done stays updated, Ready and available this long
-    /// before the next cluster starts, e.g. 30m.
+    /// before the next cluster starts, e.g. 30m (--zone-bake: between a group's sets within
+    /// a cluster).
     #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero, default_value = "0s", requires = "contexts")]
     pub cluster_bake: u64,
+    /// In a fleet: before each next cluster starts, wait for `ststui approve` (on its first
+    /// set, in its context) — the runner says the command.
+    #[arg(long, requires = "contexts")]
+    pub approve_between: bool,
     /// In a group, instead of --steps: each set opens these batches of pods, the last repeated
     /// (1,2,4 opens 1, then 2 more, then 4 more at a time), then the rest.
     #[arg(long, value_name = "N,…", requires = "grouped", conflicts_with = "steps",

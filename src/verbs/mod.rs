@@ -91,8 +91,8 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
             wait(target, a.timeout, a.stuck_after, a.full, start)
         }
         Command::Rollout(a) => match &a.name {
-            Some(name) if a.contexts.is_some() => {
-                target.name = Some(name.clone());
+            _ if a.contexts.is_some() => {
+                target.name.clone_from(&a.name);
                 rollout::fleet::run(target, a, start)
             }
             Some(name) => {

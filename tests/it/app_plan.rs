@@ -434,6 +434,8 @@ fn a_part_naming_a_set_that_does_not_exist_never_locks_the_partition_keys() {
         zone_bake_seconds: 0,
         reason: None,
         clusters: None,
+        cluster_bake_seconds: 0,
+        approval: None,
     };
     annotate(&mut st, &[(PART, serde_json::to_string(&part).unwrap())]);
     run(&mut st, [key('[')]);

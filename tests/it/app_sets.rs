@@ -160,6 +160,8 @@ fn a_group_shows_on_its_rows_and_in_the_drawn_list() {
         zone_bake_seconds: 60,
         reason: None,
         clusters: None,
+        cluster_bake_seconds: 0,
+        approval: None,
     };
     let with = |name: &str, p: Part| {
         let mut s = a_set("apps", name, 3, false);

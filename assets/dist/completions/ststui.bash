@@ -823,7 +823,7 @@ _ststui() {
             return 0
             ;;
         ststui__subcmd__rollout)
-            opts="-l -o -n -h --group --selector --order --zone-bake --contexts --cluster-bake --batches --steps --bake --check --check-timeout --stuck-after --timeout --on-failure --output --image --continue --force --wait-lease --replace-stuck --max-restarts --pre-delete --post-ready --before-step --recheck --gate-interval --gate-timeout --gate-tries --last --last-by --kubeconfig --context --namespace --log-file --feature-gates --help"
+            opts="-l -o -n -h --group --selector --order --zone-bake --contexts --cluster-bake --approve-between --batches --steps --bake --check --check-timeout --stuck-after --timeout --on-failure --output --image --continue --force --wait-lease --replace-stuck --max-restarts --pre-delete --post-ready --before-step --recheck --gate-interval --gate-timeout --gate-tries --last --last-by --kubeconfig --context --namespace --log-file --feature-gates --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -62,21 +62,23 @@ pub fn abort(
         };
         order.push(k);
     }
-    let targets: Vec<Target> = order.iter().map(|&k| targets[k].clone()).collect();
+    // Each member in its cluster's context (a group in each cluster: several per context).
+    let member_targets: Vec<Target> = (order.iter().zip(&fleet.sets))
+        .map(|(&k, set)| Target { name: Some(set.clone()), ..targets[k].clone() })
+        .collect();
     let mut writes = Vec::with_capacity(targets.len());
     for t in &targets {
         writes.push(Writes::open(t).map_err(|e| VerbError::new(Exit::Usage, e))?);
     }
-    let mut sessions = Sessions::open_each(targets)?;
+    let mut sessions = Sessions::open_each(member_targets)?;
     sessions.sync(deadline)?;
     let parts: Vec<Option<Part>> = sessions
         .members()
         .map(|s| s.set().and_then(|set| part::read(set).any().cloned()))
         .collect();
-    let labels: Vec<String> = order
-        .iter()
-        .map(|&k| format!("{}/{}", clusters[k].shown(), crate::text::escape_controls(&args.name)))
+    let labels: Vec<String> = (order.iter().zip(&fleet.sets))
+        .map(|(&k, set)| format!("{}/{}", clusters[k].shown(), crate::text::escape_controls(set)))
         .collect();
-    let members = Members { sessions, cluster_of: (0..writes.len()).collect(), writes, labels };
+    let members = Members { sessions, cluster_of: order, writes, labels };
     revert_touched(members, &parts, &fleet, args, deadline)
 }

@@ -31,6 +31,9 @@ pub fn approve(target: Target, args: &NameArgs, start: Instant) -> Result<Exit, 
     let mut s = Session::open(target.clone())?;
     let set = s.sync(deadline)?.clone();
     let key = s.key.clone();
+    if let Some(p) = crate::plan::group::part::read(&set).any().filter(|p| asks(p)) {
+        return approve_cluster(&target, &key, &set, p.clone(), deadline);
+    }
     let r = current_plan(&key, &set)?;
     if r.phase != Phase::Gate {
         let now = s.state.now.unwrap_or_else(k8s_openapi::jiff::Timestamp::now);
@@ -90,6 +93,38 @@ pub fn approve(target: Target, args: &NameArgs, start: Instant) -> Result<Exit, 
             )
         }),
     }
+}
+
+/// Whether a fleet's part asks for an approval not given yet (`--approve-between`).
+fn asks(p: &crate::plan::group::part::Part) -> bool {
+    p.approval.as_ref().is_some_and(|a| !a.given())
+}
+
+/// `ststui approve NAME` on the first set of a fleet's next cluster: the approval written on its
+/// part, where the fleet's runner reads it and starts the cluster.
+fn approve_cluster(
+    target: &Target,
+    key: &ObjRef,
+    set: &StatefulSet,
+    mut p: crate::plan::group::part::Part,
+    deadline: Instant,
+) -> Result<Exit, VerbError> {
+    let writes = Writes::open(target).map_err(|e| VerbError::new(Exit::Usage, e))?;
+    let now = record::stamp(k8s_openapi::jiff::Timestamp::now());
+    if let Some(a) = p.approval.as_mut() {
+        a.by = Some(writes.identity());
+        a.at = Some(now);
+    }
+    let text = serde_json::to_string(&p).unwrap_or_default();
+    let op = ClusterOp::GroupPart { set: key.clone(), part: Some(text) };
+    write(&writes, op, Some(set), deadline)?;
+    super::say(&format!(
+        "{key}: approved: fleet {}'s runner starts this cluster ({}/{})",
+        crate::text::escape_controls(&p.group),
+        p.place + 1,
+        p.sets.len()
+    ));
+    Ok(Exit::Done)
 }
 
 /// Whether the set's record shows the gate of `was` passed (`Some(true)`: our approval or a

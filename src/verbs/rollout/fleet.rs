@@ -1,5 +1,6 @@
-//! `ststui rollout NAME --contexts a,b,c`: a fleet — one set rolled across clusters, one
-//! cluster at a time, by the plan run every other rollout uses (`plan::run`: a fleet is a run
+//! `ststui rollout NAME --contexts a,b,c` (or `-l SELECTOR`/`--group …` for a group in each
+//! cluster): a fleet — one set, or a group of sets, rolled across clusters, one cluster at a
+//! time, by the plan run every other rollout uses (`plan::run`: a fleet is a run
 //! whose members are in several clusters) and the verb's one runner (`runner`). Each cluster's
 //! set is watched through its own context, written through its own write path, and read fresh
 //! before every verdict; a cluster starts only when every earlier one is done by revision (every
@@ -33,20 +34,45 @@ const IDENTITY_WITHIN: Duration = Duration::from_secs(10);
 pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, VerbError> {
     let limit = args.timeout.map(|t| start + Duration::from_millis(t));
     let (steps, bake_seconds) = plan_inputs(args)?;
-    let name = target.name.clone().unwrap_or_default();
     let contexts =
         contexts(args.contexts.as_deref().unwrap_or_default(), target.context.as_deref())?;
-    let targets: Vec<Target> =
-        contexts.iter().map(|c| Target { context: Some(c.clone()), ..target.clone() }).collect();
-    let clusters = identities(&targets)?;
-    let mut writes = Vec::with_capacity(targets.len());
-    for t in &targets {
+    let in_each: Vec<Target> = (contexts.iter())
+        .map(|c| Target { context: Some(c.clone()), name: None, ..target.clone() })
+        .collect();
+    let identities = identities(&in_each)?;
+    // Each cluster's members, in order: NAME, or the group picked there.
+    let mut cluster_of = Vec::new();
+    let mut targets = Vec::new();
+    for (k, t) in in_each.iter().enumerate() {
+        let names = match &target.name {
+            Some(n) => vec![n.clone()],
+            None => super::group::members_in(t, args)?.1,
+        };
+        for n in names {
+            cluster_of.push(k);
+            targets.push(Target { name: Some(n), ..t.clone() });
+        }
+    }
+    if targets.len() > MAX_SETS {
+        return Err(VerbError::new(
+            Exit::Usage,
+            format!("the fleet: {} sets in all (at most {MAX_SETS})", targets.len()),
+        ));
+    }
+    let name = match &target.name {
+        Some(n) => n.clone(),
+        None => super::group::group_name(args, &names_of(&targets, &cluster_of, 0)),
+    };
+    let clusters: Vec<Cluster> = cluster_of.iter().map(|&k| identities[k].clone()).collect();
+    let mut writes = Vec::with_capacity(in_each.len());
+    for t in &in_each {
         writes.push(Writes::open(t).map_err(|e| VerbError::new(Exit::Usage, e))?);
     }
     let mut sessions = Sessions::open_each(targets.clone())?;
     sessions.sync(limit.unwrap_or(start + SYNC_TIMEOUT))?;
-    for (s, c) in sessions.members().zip(&contexts) {
-        crate::verbs::warn_gitops("rollout", &format!("{}: ", crate::text::shown(c, 80)), s.set());
+    for (s, &k) in sessions.members().zip(&cluster_of) {
+        let on = format!("{}: ", crate::text::shown(&contexts[k], 80));
+        crate::verbs::warn_gitops("rollout", &on, s.set());
     }
     let mut out = Output::new(args.output == OutputArg::Json);
     // `--image`: every cluster's set held before the first begins (nothing rolls out of
@@ -54,8 +80,8 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     // their template.
     let mut image = None;
     if let Some(asked) = &args.image {
-        for (s, w) in sessions.members().zip(&writes) {
-            image = Some(super::prepare::hold(s, w, asked, limit, &mut out)?);
+        for (s, &k) in sessions.members().zip(&cluster_of) {
+            image = Some(super::prepare::hold(s, &writes[k], asked, limit, &mut out)?);
         }
     }
     let host = crate::cluster::hostname();
@@ -65,25 +91,35 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     let cfg = GroupConfig {
         group: name.clone(),
         sets: sets.clone(),
-        zone_bake_seconds: args.cluster_bake / 1000,
-        batches: None,
+        zone_bake_seconds: args.zone_bake / 1000,
+        batches: args.batches.as_deref().and_then(|b| crate::value::batches(b).ok()),
         engine: config(sets[0].clone(), host, args, dead),
         clusters: Some(clusters),
+        cluster_bake_seconds: args.cluster_bake / 1000,
+        approve_between: args.approve_between,
         image,
     };
     let mut r = Runner {
         run: Run::group(cfg, ask(args, steps, bake_seconds, identity)),
         watch: sessions,
-        cluster_of: (0..writes.len()).collect(),
+        cluster_of,
         w: writes,
         out,
         limit,
         checks: Checks::new(Duration::from_millis(args.check_timeout)),
         // Each gate against the cluster of the member it is about.
-        gates: gates::Gates::each(targets.clone()),
+        gates: gates::Gates::each(in_each),
         fresh: None,
     };
     r.drive()
+}
+
+/// The names of cluster `k`'s members.
+fn names_of(targets: &[Target], cluster_of: &[usize], k: usize) -> Vec<String> {
+    (targets.iter().zip(cluster_of))
+        .filter(|(_, c)| **c == k)
+        .filter_map(|(t, _)| t.name.clone())
+        .collect()
 }
 
 /// The contexts, in rolling order: named, each once, at most [`MAX_SETS`].

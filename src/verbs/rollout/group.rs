@@ -27,18 +27,7 @@ use crate::verbs::{Exit, SYNC_TIMEOUT, VerbError};
 pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, VerbError> {
     let limit = args.timeout.map(|t| start + Duration::from_millis(t));
     let (steps, bake_seconds) = plan_inputs(args)?;
-    let (ns, listed) = crate::cluster::lookup::sets(
-        &target,
-        args.selector.as_deref(),
-        crate::cluster::lookup::SETS_WITHIN,
-    )
-    .map_err(|e| VerbError::new(Exit::Api, e))?;
-    let (pick, order) = pick(args)?;
-    let refs: Vec<&StatefulSet> = listed.iter().collect();
-    let names = group::members(&pick, &order, &refs).map_err(|e| {
-        let exit = if e.usage() { Exit::Usage } else { Exit::Expectation };
-        VerbError::new(exit, format!("the group: {e}"))
-    })?;
+    let (ns, names) = members_in(&target, args)?;
     let name = group_name(args, &names);
     let writes = Writes::open(&target).map_err(|e| VerbError::new(Exit::Usage, e))?;
     let mut sessions = Sessions::open(&target, &names)?;
@@ -61,6 +50,8 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         batches: args.batches.as_deref().and_then(|b| crate::value::batches(b).ok()),
         engine: config(sets[0].clone(), host, args, dead),
         clusters: None,
+        cluster_bake_seconds: 0,
+        approve_between: false,
         image: None,
     };
     let ask = ask(args, steps, bake_seconds, writes.identity());
@@ -76,6 +67,28 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
         fresh: None,
     };
     r.drive()
+}
+
+/// The group's sets in `target`'s namespace, in rolling order (a fleet's, in its cluster), and
+/// the namespace.
+pub(super) fn members_in(
+    target: &Target,
+    args: &RolloutArgs,
+) -> Result<(String, Vec<String>), VerbError> {
+    let (pick, order) = pick(args)?;
+    let (ns, listed) = crate::cluster::lookup::sets(
+        target,
+        args.selector.as_deref(),
+        crate::cluster::lookup::SETS_WITHIN,
+    )
+    .map_err(|e| VerbError::new(Exit::Api, e))?;
+    let refs: Vec<&StatefulSet> = listed.iter().collect();
+    let names = group::members(&pick, &order, &refs).map_err(|e| {
+        let exit = if e.usage() { Exit::Usage } else { Exit::Expectation };
+        let at = target.context.as_deref().map(|c| format!(" in {}", crate::text::shown(c, 80)));
+        VerbError::new(exit, format!("the group{}: {e}", at.unwrap_or_default()))
+    })?;
+    Ok((ns, names))
 }
 
 /// The group's (or fleet's) lease on its first set when it names a process of this host that
@@ -153,7 +166,7 @@ fn pick(args: &RolloutArgs) -> Result<(Pick, Order), VerbError> {
 
 /// The group's name: the `rollout-group` label's value a selector names, else the dash-words
 /// its sets' names share (`ingester-zone`), else the first set's name.
-fn group_name(args: &RolloutArgs, names: &[String]) -> String {
+pub(super) fn group_name(args: &RolloutArgs, names: &[String]) -> String {
     if let Some(sel) = &args.selector
         && let Some(v) = sel
             .split(',')

@@ -6,6 +6,7 @@
 
 mod credentials;
 mod gates;
+mod groups;
 
 use super::*;
 use crate::support::objects::{kubelet, kubelet_breaking};

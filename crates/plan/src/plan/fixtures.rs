@@ -82,5 +82,7 @@ pub fn part(
         zone_bake_seconds: 0,
         reason: None,
         clusters: None,
+        cluster_bake_seconds: 0,
+        approval: None,
     }
 }

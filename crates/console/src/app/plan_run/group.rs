@@ -79,6 +79,8 @@ fn engine(state: &AppState, shown: &GroupShown, form: &GroupForm) -> Run {
         batches: form.batches.clone(),
         engine: config(state, shown.sets[0].clone(), &form.form),
         clusters: None,
+        cluster_bake_seconds: 0,
+        approve_between: false,
         image: None,
     };
     Run::group(cfg, ask(&form.form))

@@ -115,6 +115,8 @@ mod tests {
             zone_bake_seconds: 0,
             reason: None,
             clusters: None,
+            cluster_bake_seconds: 0,
+            approval: None,
         };
         serde_json::to_string(&p).unwrap()
     }

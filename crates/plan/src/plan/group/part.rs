@@ -73,10 +73,43 @@ pub struct Part {
     /// Why it halted, or what it was aborted by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// A fleet's (one set rolled across clusters): each member's cluster, in the order of
-    /// `sets`. `None`: a group in one cluster.
+    /// A fleet's (one set, or a group of sets, rolled across clusters): each member's
+    /// cluster, in the order of `sets`. `None`: a group in one cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clusters: Option<Vec<Cluster>>,
+    /// A fleet's bake before each next cluster (`zone_bake_seconds`: between the sets of a
+    /// cluster).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cluster_bake_seconds: u64,
+    /// A fleet's `--approve-between`: this member, the first of its cluster, was asked to wait
+    /// for an approval (and whether it came).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Approval>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// An approval a fleet's member waits for before its cluster starts: asked by the runner,
+/// given by `ststui approve` (a claim of whoever may patch the set, as a plan's `pause` is:
+/// it lets the run go on, never decides what is done).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Approval {
+    /// When the runner asked (RFC 3339).
+    pub asked: String,
+    /// Who approved, and when; `None`: not yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+impl Approval {
+    pub fn given(&self) -> bool {
+        self.at.is_some()
+    }
 }
 
 /// A fleet member's cluster as the record names it: a stable identity (the `kube-system`
@@ -125,9 +158,20 @@ impl Part {
     }
 
     /// Member `i`'s set name where it can be looked up beside this set (same cluster and
-    /// namespace): a group's every member; a fleet's only this one.
+    /// namespace): a group's every member; a fleet's those in this member's cluster.
     pub fn beside(&self, i: usize) -> Option<&str> {
-        (!self.fleet() || i == self.place).then(|| self.sets.get(i).map(String::as_str))?
+        let here = |c: &[Cluster]| {
+            let uid = |j: usize| c.get(j).map(|x| x.uid.as_str());
+            uid(i).is_some() && uid(i) == uid(self.place)
+        };
+        let beside = self.clusters.as_deref().is_none_or(here);
+        beside.then(|| self.sets.get(i).map(String::as_str))?
+    }
+
+    /// Whether member `i` is the first of its cluster after another cluster's (a fleet's
+    /// cluster bake and approval come before it).
+    pub fn crosses(&self, i: usize) -> bool {
+        crosses(self.clusters.as_deref(), i)
     }
 
     /// Whether it holds together: a place among at most [`MAX_SETS`] named sets.
@@ -189,6 +233,13 @@ impl Part {
     pub fn own(&self) -> &str {
         &self.sets[self.place.min(self.sets.len() - 1)]
     }
+}
+
+/// Whether member `i` of a fleet whose members are in `clusters` is the first of its cluster
+/// after another cluster's members.
+pub fn crosses(clusters: Option<&[Cluster]>, i: usize) -> bool {
+    let Some(c) = clusters else { return false };
+    i > 0 && c.get(i).map(|x| &x.uid) != c.get(i - 1).map(|x| &x.uid)
 }
 
 /// Whether two lists of clusters name the same clusters in the same order — by identity: the

@@ -144,3 +144,42 @@ fn a_fleets_part_is_never_read_as_a_groups_and_its_other_members_are_not_looked_
     let group = Part { clusters: None, ..fleet(0, State::Done) };
     assert!(!group.same_run(&fleet(0, State::Done)));
 }
+
+/// A fleet of groups: `a,b` in eu then `a,b` in us.
+fn fleet_of_groups(place: usize) -> Part {
+    let c = |uid: &str, name: &str| Cluster { uid: uid.into(), name: name.into() };
+    let p = crate::plan::fixtures::part(&["a", "b", "a", "b"], place, State::Waiting);
+    Part { clusters: Some(vec![c("1", "eu"), c("1", "eu"), c("2", "us"), c("2", "us")]), ..p }
+}
+
+#[test]
+fn a_fleet_of_groups_looks_up_its_own_clusters_members_and_crosses_between_clusters() {
+    let p = fleet_of_groups(2);
+    assert_eq!((p.beside(0), p.beside(1)), (None, None), "eu's sets are not read from us");
+    assert_eq!((p.beside(2), p.beside(3)), (Some("a"), Some("b")));
+    assert_eq!(fleet_of_groups(1).beside(0), Some("a"));
+    let crossing: Vec<bool> = (0..4).map(|i| p.crosses(i)).collect();
+    assert_eq!(
+        crossing,
+        [false, false, true, false],
+        "only us's first set follows another cluster"
+    );
+    assert!(!part(1, State::Waiting).crosses(1), "a group never crosses");
+}
+
+#[test]
+fn an_approval_is_kept_on_the_part_and_an_old_part_reads_without_one() {
+    let mut p = fleet_of_groups(2);
+    p.approval = Some(Approval { asked: "2026-12-04T10:00:00Z".into(), by: None, at: None });
+    let read_back = match read(&set("a", Some(json(&p)))) {
+        Reading::Fleet(r) => *r,
+        other => panic!("{other:?}"),
+    };
+    assert!(!read_back.approval.as_ref().unwrap().given());
+    p.approval.as_mut().unwrap().at = Some("2026-12-04T10:05:00Z".into());
+    assert!(p.approval.as_ref().unwrap().given());
+    // Written before approvals and cluster bakes existed: neither, and nothing else changes.
+    let old = json(&fleet_of_groups(2));
+    assert!(!old.contains("approval") && !old.contains("clusterBake"), "{old}");
+    assert!(matches!(read(&set("a", Some(old))), Reading::Fleet(r) if r.approval.is_none()));
+}

@@ -46,9 +46,15 @@ pub struct GroupConfig {
     pub batches: Option<Vec<u32>>,
     /// Each set's engine (its `set` is the member's); its lease timings are the group's.
     pub engine: Config,
-    /// A fleet's: each member's cluster (`sets` then names one set in each, in the order the
-    /// clusters roll). `None`: a group in one cluster.
+    /// A fleet's: each member's cluster (`sets` then names one set, or each set of a group, in
+    /// each cluster, in the order the clusters roll). `None`: a group in one cluster.
     pub clusters: Option<Vec<Cluster>>,
+    /// A fleet's: the bake before the first member of each next cluster (`zone_bake_seconds`
+    /// is then the bake between a group's sets within a cluster).
+    pub cluster_bake_seconds: u64,
+    /// A fleet's: the first member of each next cluster waits for an approval on its part
+    /// (`ststui approve`) before it starts.
+    pub approve_between: bool,
     /// A fleet's `--image`: set on a member's (frozen) set when its turn comes, after the
     /// members before it are done and baked — so the clusters after a halt keep their template.
     /// `None`: the sets hold their new template already.
@@ -181,6 +187,8 @@ impl Run {
             batches: None,
             engine: cfg,
             clusters: None,
+            cluster_bake_seconds: 0,
+            approve_between: false,
             image: None,
         };
         Run::new(cfg, ask, true)
@@ -498,6 +506,7 @@ impl Run {
     }
 }
 
+mod approval;
 mod begin;
 mod turns;
 

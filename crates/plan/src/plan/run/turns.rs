@@ -55,6 +55,8 @@ impl Run {
             zone_bake_seconds: self.cfg.zone_bake_seconds,
             reason,
             clusters: self.cfg.clusters.clone(),
+            cluster_bake_seconds: self.cfg.cluster_bake_seconds,
+            approval: None,
         }
     }
 
@@ -190,26 +192,25 @@ impl Run {
         let quiet = quiet.unwrap_or(now);
         self.stage = Stage::Hold { index, quiet: Some(quiet) };
         let bake_from = self.baked_from(index).map_or(quiet, |d| d.max(quiet));
+        let (seconds, bake) = self.bake_before(index);
         let until = crate::plan::later(
             bake_from,
-            SignedDuration::from_secs(
-                i64::try_from(self.cfg.zone_bake_seconds).unwrap_or(i64::MAX),
-            ),
+            SignedDuration::from_secs(i64::try_from(seconds).unwrap_or(i64::MAX)),
         );
         if index > 0 && now < until {
-            let (bake, of) = match self.cfg.clusters {
-                Some(_) => ("cluster bake", "fleet"),
-                None => ("zone bake", "group"),
-            };
             let words = format!(
-                "{} starts at {} after the {bake} ({} with every pod of the {of} updated or \
+                "{} starts at {} after the {bake} ({} with every pod of the {} updated or \
                  untouched, Ready and available)",
                 self.label(index),
                 stamp(until),
-                crate::plan::duration_words(self.cfg.zone_bake_seconds * 1000)
+                crate::plan::duration_words(seconds * 1000),
+                self.kind_word()
             );
             let until = self.lease.wake(until);
             return self.held_by(index, words, Some(until));
+        }
+        if let Some(step) = self.approval(view, index) {
+            return step;
         }
         if !view.fresh && self.cfg.engine.fresh_reads {
             return Step::Do(Act::Read);
@@ -222,6 +223,15 @@ impl Run {
             return Step::Do(Act::Write(Write::new(op)));
         }
         self.start(view, index, true)
+    }
+
+    /// The bake before member `index` starts, and its name: a fleet's cluster bake before the
+    /// first member of each next cluster, else the zone bake.
+    fn bake_before(&self, index: usize) -> (u64, &'static str) {
+        match part::crosses(self.cfg.clusters.as_deref(), index) {
+            true => (self.cfg.cluster_bake_seconds, "cluster bake"),
+            false => (self.cfg.zone_bake_seconds, "zone bake"),
+        }
     }
 
     /// The run's image, when `set` does not hold it yet.

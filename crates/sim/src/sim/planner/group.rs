@@ -65,6 +65,8 @@ pub fn start(w: &mut World, r: GroupRollout) -> Result<(), OpError> {
         batches: r.batches.clone(),
         engine: cfg_engine,
         clusters: None,
+        cluster_bake_seconds: 0,
+        approve_between: false,
         image: None,
     };
     let g = Run::group(cfg, super::ask(&r.plan));
