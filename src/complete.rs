@@ -72,10 +72,21 @@ pub struct NameQuery {
     pub prefix: String,
 }
 
+/// What completion asks of the world (the caller reaches the kubeconfig and the cluster; this
+/// module does not).
+pub trait Lookup {
+    /// The sets of the cluster `q` names whose names start with its prefix.
+    fn names(&self, q: &NameQuery) -> Vec<String>;
+    /// The contexts of the kubeconfig (`None`: the one kubectl reads).
+    fn contexts(&self, kubeconfig: Option<&str>) -> Vec<String>;
+}
+
 /// The answer to cobra's `__complete` for `words` (the last is the word being completed; empty
-/// for a new word): candidates, then the directive line. Where a set's NAME goes, `names`
-/// is asked for the cluster's (the caller reaches the cluster; this module does not).
-pub fn cobra(words: &[String], names: impl FnOnce(&NameQuery) -> Vec<String>) -> Vec<String> {
+/// for a new word): candidates, then the directive line. Where a set's NAME goes, the
+/// cluster's sets are asked of `lookup`; after `--context` and `--contexts` (a comma-separated
+/// list: the word so far kept, the contexts it names not offered again), the kubeconfig's
+/// contexts.
+pub fn cobra(words: &[String], lookup: &impl Lookup) -> Vec<String> {
     let mut root = Cli::command();
     root.build();
     let (last, done) = match words.split_last() {
@@ -109,7 +120,9 @@ pub fn cobra(words: &[String], names: impl FnOnce(&NameQuery) -> Vec<String>) ->
         }
     }
     let mut out = Vec::new();
-    let directive = if let Some(flag) = value_of {
+    let directive = if let Some(flag) = value_of.filter(|f| is_context(f)) {
+        contexts(flag, last, lookup.contexts(query.kubeconfig.as_deref()), &mut out)
+    } else if let Some(flag) = value_of {
         values(flag, last, &mut out)
     } else if last.starts_with('-') {
         for a in cur.get_arguments().filter(|a| !a.is_hide_set()) {
@@ -137,7 +150,7 @@ pub fn cobra(words: &[String], names: impl FnOnce(&NameQuery) -> Vec<String>) ->
         }
         let name = cur.get_positionals().next().filter(|a| a.get_id() == "name");
         if given == 0 && name.is_some() {
-            for n in names(&query) {
+            for n in lookup.names(&query) {
                 out.push(candidate(&n, "StatefulSet"));
             }
         }
@@ -159,6 +172,28 @@ impl NameQuery {
         };
         *slot = Some(value.to_string());
     }
+}
+
+/// Whether the flag takes kubeconfig contexts.
+fn is_context(flag: &Arg) -> bool {
+    matches!(flag.get_id().as_str(), "context" | "contexts")
+}
+
+/// The contexts that complete `word` after `flag`: one context, or, for `--contexts`, the
+/// list so far with one more (those it names already left out).
+fn contexts(flag: &Arg, word: &str, known: Vec<String>, out: &mut Vec<String>) -> u32 {
+    let (done, prefix) = match flag.get_id().as_str() {
+        "contexts" => word.rsplit_once(',').map_or(("", word), |(d, p)| (d, p)),
+        _ => ("", word),
+    };
+    let named: Vec<&str> = done.split(',').filter(|c| !c.is_empty()).collect();
+    for c in known.iter().filter(|c| c.starts_with(prefix) && !named.contains(&c.as_str())) {
+        // A context name is the kubeconfig's: shown only when it is a plain word.
+        if c.chars().all(|ch| ch.is_ascii_alphanumeric() || "-_.@:/".contains(ch)) {
+            out.push(if done.is_empty() { c.clone() } else { format!("{done},{c}") });
+        }
+    }
+    NO_FILES
 }
 
 /// The flag `word` names among `cmd`'s (`--output`, `--output=json`, `-o`).
@@ -204,23 +239,54 @@ fn candidate(name: &str, help: &str) -> String {
 mod tests {
     use super::*;
 
-    fn ask(words: &[&str]) -> Vec<String> {
-        cobra(&words.iter().map(|w| (*w).to_string()).collect::<Vec<_>>(), |_| Vec::new())
+    /// Sets `wal` and `web`; contexts `eu`, `us`, `ap`; what was asked.
+    #[derive(Default)]
+    struct World {
+        asked: std::cell::RefCell<Option<NameQuery>>,
+        kubeconfig: std::cell::RefCell<Option<Option<String>>>,
     }
 
-    /// The candidates, and the query the names were asked with (if they were).
-    fn ask_names(words: &[&str]) -> (Vec<String>, Option<NameQuery>) {
-        let mut asked = None;
-        let words: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
-        let out = cobra(&words, |q| {
-            asked = Some(q.clone());
+    impl Lookup for World {
+        fn names(&self, q: &NameQuery) -> Vec<String> {
+            *self.asked.borrow_mut() = Some(q.clone());
             ["wal", "web"]
                 .iter()
                 .filter(|n| n.starts_with(&q.prefix))
                 .map(|n| n.to_string())
                 .collect()
-        });
-        (out, asked)
+        }
+
+        fn contexts(&self, kubeconfig: Option<&str>) -> Vec<String> {
+            *self.kubeconfig.borrow_mut() = Some(kubeconfig.map(str::to_string));
+            ["eu", "us", "ap", "bad name"].iter().map(|c| c.to_string()).collect()
+        }
+    }
+
+    fn ask(words: &[&str]) -> Vec<String> {
+        ask_names(words).0
+    }
+
+    /// The candidates, and the query the names were asked with (if they were).
+    fn ask_names(words: &[&str]) -> (Vec<String>, Option<NameQuery>) {
+        let world = World::default();
+        let words: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+        let out = cobra(&words, &world);
+        (out, world.asked.take())
+    }
+
+    #[test]
+    fn contexts_complete_from_the_kubeconfig_and_a_list_goes_on_without_repeats() {
+        assert_eq!(ask(&["--context", ""]), ["eu", "us", "ap", ":4"]);
+        assert_eq!(ask(&["explain", "--context", "u"]), ["us", ":4"]);
+        assert_eq!(ask(&["rollout", "web", "--contexts", "eu,"]), ["eu,us", "eu,ap", ":4"]);
+        assert_eq!(ask(&["rollout", "web", "--contexts", "eu,us,a"]), ["eu,us,ap", ":4"]);
+        // The kubeconfig the words name is the one read.
+        let world = World::default();
+        let words: Vec<String> =
+            ["--kubeconfig", "/tmp/k", "rollout", "--contexts", ""].map(String::from).to_vec();
+        let out = cobra(&words, &world);
+        assert_eq!(world.kubeconfig.take(), Some(Some("/tmp/k".to_string())));
+        assert!(!out.iter().any(|c| c.contains("bad name")), "{out:?}");
     }
 
     #[test]

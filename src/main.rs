@@ -145,7 +145,14 @@ fn drive(cli: &Cli, d: &ststui::cli::DriveArgs, target: &ststui::cluster::Target
 fn complete(words: &[String]) -> Vec<String> {
     // Nothing a credential plugin says may reach the shell's line.
     ststui::cluster::credential::console_holds_terminal();
-    ststui::complete::cobra(words, |q| {
+    ststui::complete::cobra(words, &Reach)
+}
+
+/// What completion reads: the kubeconfig's contexts, the cluster's sets.
+struct Reach;
+
+impl ststui::complete::Lookup for Reach {
+    fn names(&self, q: &ststui::complete::NameQuery) -> Vec<String> {
         let target = ststui::cluster::Target {
             kubeconfig: q.kubeconfig.as_ref().map(Into::into),
             context: q.context.clone(),
@@ -157,7 +164,11 @@ fn complete(words: &[String]) -> Vec<String> {
             &q.prefix,
             ststui::cluster::lookup::NAMES_WITHIN,
         )
-    })
+    }
+
+    fn contexts(&self, kubeconfig: Option<&str>) -> Vec<String> {
+        ststui::cluster::context_names(kubeconfig.map(std::path::Path::new))
+    }
 }
 
 /// Prints `lines` on stdout (a closed pipe is a failure exit, nothing more).

@@ -172,6 +172,16 @@ impl From<NoClient> for String {
     }
 }
 
+/// The contexts a kubeconfig names (`kubeconfig`: the file given, else `KUBECONFIG`'s files or
+/// `~/.kube/config`, as kubectl reads them), in its order; none when it cannot be read.
+pub fn context_names(kubeconfig: Option<&std::path::Path>) -> Vec<String> {
+    let read = match kubeconfig {
+        Some(path) => Kubeconfig::read_from(path),
+        None => from_env_or_home(),
+    };
+    read.map(|k| k.contexts.into_iter().map(|c| c.name).collect()).unwrap_or_default()
+}
+
 /// Reads the kubeconfig and builds a client. No network yet, and no credential plugin run
 /// yet; errors say what to fix.
 pub async fn session(t: &Target) -> Result<Session, NoSession> {

@@ -44,8 +44,8 @@ use tokio::task::JoinHandle;
 
 pub use conn::RECONNECT;
 pub use connect::{
-    Clients, IN_CLUSTER_USER, NoClient, NoSession, Permission, Session, Target, denied_of,
-    hostname, identity as connect_identity, session,
+    Clients, IN_CLUSTER_USER, NoClient, NoSession, Permission, Session, Target, context_names,
+    denied_of, hostname, identity as connect_identity, session,
 };
 pub use watch::QuickBackoff;
 pub use write::{OnceError, READ_BACK, Writes, Written, write_once};
