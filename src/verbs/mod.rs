@@ -119,6 +119,41 @@ pub fn run(cmd: &Command, mut target: Target) -> i32 {
     }
 }
 
+/// A fleet's members in the other clusters, each cluster read through the context of this
+/// kubeconfig that reaches it (at most 5 s a cluster, within `deadline`).
+fn reach_fleet(
+    target: &Target,
+    key: &crate::backend::ObjRef,
+    p: &crate::plan::group::part::Part,
+    deadline: Instant,
+) -> report_group::Reached {
+    let mut out = report_group::Reached::new();
+    let Some(clusters) = &p.clusters else { return out };
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, c) in clusters.iter().enumerate() {
+        if p.beside(i).is_some() || seen.contains(&c.uid.as_str()) {
+            continue;
+        }
+        seen.push(&c.uid);
+        let at: Vec<usize> = (0..clusters.len()).filter(|j| clusters[*j].uid == c.uid).collect();
+        let names: Vec<String> = at.iter().map(|j| p.sets[*j].clone()).collect();
+        let within = left(deadline).min(Duration::from_secs(5));
+        let read = crate::cluster::lookup::in_cluster(
+            target,
+            &c.uid,
+            &c.name,
+            &key.namespace,
+            &names,
+            within,
+        );
+        match read {
+            Ok((_, sets)) => out.extend(at.into_iter().zip(sets.into_iter().map(Ok))),
+            Err(why) => out.extend(at.into_iter().map(|j| (j, Err(why.clone())))),
+        }
+    }
+    out
+}
+
 /// `ststui explain NAME [-o text|json] [--timeout DUR]`.
 fn explain(target: Target, output: ExplainOutput, deadline: Instant) -> Result<Exit, VerbError> {
     let mut s = Session::open(target)?;
@@ -137,8 +172,10 @@ fn explain(target: Target, output: ExplainOutput, deadline: Instant) -> Result<E
                 .is_some_and(|l| l.contains_key(crate::plan::group::part::ROLLOUT_GROUP)))
     {
         let within = left(deadline).min(Duration::from_secs(5));
+        let reach =
+            |p: &crate::plan::group::part::Part| reach_fleet(&s.target, &s.key, p, deadline);
         match crate::cluster::lookup::sets(&s.target, None, within) {
-            Ok((_, sets)) => report.group = report_group::of(set, &sets),
+            Ok((_, sets)) => report.group = report_group::of(set, &sets, reach),
             Err(e) => crate::text::err_line(&format!("ststui explain: the group unknown: {e}")),
         }
     }

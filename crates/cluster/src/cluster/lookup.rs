@@ -130,3 +130,60 @@ pub fn cluster(
         Ok(crate::plan::group::part::Cluster { uid, name: context })
     })
 }
+
+/// A fleet's members in another cluster, read from here: the context of this kubeconfig that
+/// reaches the cluster `uid` names (`hint`, the context its runner named it by, tried first;
+/// then the others, side by side), and each of `names` in `namespace` there (`None`: the
+/// server said it is not there). `Err`: no context reached it within `within`, in words.
+pub fn in_cluster(
+    base: &Target,
+    uid: &str,
+    hint: &str,
+    namespace: &str,
+    names: &[String],
+    within: Duration,
+) -> Result<(String, Vec<Option<StatefulSet>>), String> {
+    let mut contexts = super::context_names(base.kubeconfig.as_deref());
+    contexts.sort_by_key(|c| c != hint);
+    let read = |context: String| async move {
+        let t = Target {
+            context: Some(context.clone()),
+            namespace: Some(namespace.to_string()),
+            name: None,
+            ..base.clone()
+        };
+        let session = super::session(&t).await.ok()?;
+        let namespaces: Api<k8s_openapi::api::core::v1::Namespace> =
+            Api::all(session.client.clone());
+        let ns = namespaces.get_metadata("kube-system").await.ok()?;
+        if ns.metadata.uid.as_deref() != Some(uid) {
+            return None;
+        }
+        let api: Api<StatefulSet> = Api::namespaced(session.client, namespace);
+        let mut sets = Vec::with_capacity(names.len());
+        for n in names {
+            sets.push(api.get_opt(n).await.ok()?);
+        }
+        Some((context, sets))
+    };
+    let found = block_on(async {
+        let first = contexts.first().filter(|c| *c == hint).cloned();
+        if let Some(c) = first
+            && let Ok(Some(hit)) = tokio::time::timeout(within, read(c)).await
+        {
+            return Some(hit);
+        }
+        let others = contexts.iter().filter(|c| *c != hint).cloned().map(|c| Box::pin(read(c)));
+        let all = futures::future::join_all(others);
+        let all = tokio::time::timeout(within, all).await.ok()?;
+        all.into_iter().flatten().next()
+    })
+    .flatten();
+    found.ok_or_else(|| {
+        format!(
+            "no context of this kubeconfig reaches it (kube-system uid {}) within {}s",
+            crate::text::shown(uid, 64),
+            within.as_secs()
+        )
+    })
+}

@@ -131,6 +131,34 @@ fn approve_between_holds_each_next_cluster_until_it_is_approved_there() {
     assert_eq!(ststui::core::spec::strategy(&f.set(1)).partition, 3, "us held");
     let approval = part_of(&f, 1).and_then(|p| p.approval).expect("asked on us's part");
     assert!(!approval.given());
+    // explain on any member shows the whole fleet, each cluster read through its context.
+    let (code, out, err) = runner::outcome(&mut runner::against(
+        f.dir(),
+        &["explain", "web", "--context", "us", "-o", "json"],
+    ));
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let g = &report["group"];
+    assert_eq!(g["kind"], "fleet", "{out}");
+    let states: Vec<(&str, &str)> = g["sets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["cluster"].as_str().unwrap(), m["state"].as_str().unwrap_or("unknown")))
+        .collect();
+    assert_eq!(states, [("eu", "done"), ("us", "waiting"), ("ap", "waiting")], "{out}");
+    let words = g["words"].as_str().unwrap();
+    assert!(words.starts_with("fleet web (this set 2/3, cluster us): eu/web done"), "{words}");
+    // From a kubeconfig that reaches only eu and us: ap is said unknown, with why.
+    let partial = f.dir().join("partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    let two: Vec<(&str, std::net::SocketAddr)> =
+        CLUSTERS[..2].iter().zip(&f.clusters).map(|(c, s)| (*c, s.server.addr)).collect();
+    std::fs::write(partial.join("kubeconfig"), ststui::serve::kubeconfig_of(&two)).unwrap();
+    let (code, out, err) =
+        runner::outcome(&mut runner::against(&partial, &["explain", "web", "--context", "eu"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("us/web waiting, ap/web unknown (in cluster ap: no context of this kubeconfig reaches it"), "{out}");
     // Approved in another context than us's: nothing waits there.
     let (code, _, err) =
         runner::outcome(&mut runner::against(f.dir(), &["approve", "web", "--context", "ap"]));

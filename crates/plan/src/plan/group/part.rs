@@ -331,25 +331,47 @@ pub struct Standing {
     pub note: Option<String>,
 }
 
+/// A member as a reader found it.
+#[derive(Debug, Clone, Copy)]
+pub enum Found<'s> {
+    Set(&'s StatefulSet),
+    /// Its cluster answered: no such set.
+    Missing,
+    /// Not read (a fleet's member in a cluster not reached from here): why, in words.
+    Unread(&'s str),
+}
+
 /// The whole group as `part` (any member's) names it, each member as its own part says
 /// (`lookup` finds a set by name in the part's namespace; a fleet's members in other clusters
 /// are not read from here).
 pub fn whole<'s>(part: &Part, lookup: impl Fn(&str) -> Option<&'s StatefulSet>) -> Vec<Standing> {
+    whole_by(part, |i| match part.beside(i) {
+        Some(name) => lookup(name).map_or(Found::Missing, Found::Set),
+        None => Found::Unread("not read from here"),
+    })
+}
+
+/// [`whole`], member `i` as `find(i)` finds it (a fleet's report reads the other clusters).
+pub fn whole_by<'s>(part: &Part, find: impl Fn(usize) -> Found<'s>) -> Vec<Standing> {
     (part.sets.iter().enumerate())
         .map(|(i, name)| {
-            let Some(beside) = part.beside(i) else {
-                let at = part.clusters.as_ref().and_then(|c| c.get(i)).map(Cluster::shown);
-                let note = format!("in cluster {}: not read from here", at.unwrap_or_default());
-                let none = (None, String::new(), None);
-                return Standing {
-                    set: name.clone(),
-                    state: none.0,
-                    since: none.1,
-                    reason: none.2,
-                    note: Some(note),
-                };
+            let found = match find(i) {
+                Found::Set(s) => Some(s),
+                Found::Missing => None,
+                Found::Unread(why) => {
+                    let at = part.clusters.as_ref().and_then(|c| c.get(i)).map(Cluster::shown);
+                    let note = format!("in cluster {}: {why}", at.unwrap_or_default());
+                    let none = (None, String::new(), None);
+                    return Standing {
+                        set: name.clone(),
+                        state: none.0,
+                        since: none.1,
+                        reason: none.2,
+                        note: Some(note),
+                    };
+                }
             };
-            let (state, since, reason, note) = match lookup(beside).map(read) {
+            let (state, since, reason, note) = match found.map(read) {
                 None => (None, String::new(), None, Some("not found".to_string())),
                 Some(Reading::None) => (None, String::new(), None, Some("carries no part".into())),
                 Some(Reading::Invalid(why)) => (None, String::new(), None, Some(why)),
@@ -369,21 +391,35 @@ pub fn whole<'s>(part: &Part, lookup: impl Fn(&str) -> Option<&'s StatefulSet>) 
 }
 
 /// The group's state in words: `group ingester: ingester-zone-a done, ingester-zone-b rolling,
-/// ingester-zone-c waiting` (names and reasons escaped).
+/// ingester-zone-c waiting`; a fleet's, `fleet web (this set 2/3, cluster us): eu/web done,
+/// us/web rolling, ap/web waiting` (names and reasons escaped).
 pub fn words(part: &Part, standing: &[Standing]) -> String {
-    let each: Vec<String> = standing
-        .iter()
-        .map(|s| {
+    let each: Vec<String> = (standing.iter().enumerate())
+        .map(|(i, s)| {
+            let set = match part.clusters.as_ref().and_then(|c| c.get(i)) {
+                Some(c) => format!("{}/{}", c.shown(), escaped(&s.set)),
+                None => escaped(&s.set),
+            };
             let what = match (s.state, &s.note) {
                 (Some(st), _) => st.word().to_string(),
                 (None, Some(n)) => format!("unknown ({n})"),
                 (None, None) => "unknown".into(),
             };
             let why = s.reason.as_deref().map(|r| format!(": {}", escaped(r))).unwrap_or_default();
-            format!("{} {what}{why}", escaped(&s.set))
+            format!("{set} {what}{why}")
         })
         .collect();
-    format!("group {}: {}", escaped(&part.group), each.join(", "))
+    match part.clusters.as_ref().and_then(|c| c.get(part.place)) {
+        Some(c) => format!(
+            "fleet {} (this set {}/{}, cluster {}): {}",
+            escaped(&part.group),
+            part.place + 1,
+            part.sets.len(),
+            c.shown(),
+            each.join(", ")
+        ),
+        None => format!("group {}: {}", escaped(&part.group), each.join(", ")),
+    }
 }
 
 /// The group grafana/rollout-operator drives, when every one of `sets` carries its

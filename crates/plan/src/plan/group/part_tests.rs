@@ -183,3 +183,27 @@ fn an_approval_is_kept_on_the_part_and_an_old_part_reads_without_one() {
     assert!(!old.contains("approval") && !old.contains("clusterBake"), "{old}");
     assert!(matches!(read(&set("a", Some(old))), Reading::Fleet(r) if r.approval.is_none()));
 }
+
+#[test]
+fn a_fleets_words_name_each_members_cluster_and_this_sets_place() {
+    let p = fleet_of_groups(2);
+    let sets: Vec<StatefulSet> = ["a", "b"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let state = if i == 0 { State::Rolling } else { State::Waiting };
+            set(n, Some(json(&Part { place: 2 + i, state, ..p.clone() })))
+        })
+        .collect();
+    let standing = whole_by(&p, |i| match (i, p.beside(i)) {
+        (0, _) => Found::Unread("unreachable"),
+        (1, _) => Found::Missing,
+        (_, Some(_)) => Found::Set(&sets[i - 2]),
+        _ => Found::Missing,
+    });
+    assert_eq!(
+        words(&p, &standing),
+        "fleet ingester (this set 3/4, cluster us): eu/a unknown (in cluster eu: unreachable), eu/b \
+         unknown (not found), us/a rolling, us/b waiting"
+    );
+}
