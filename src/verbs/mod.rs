@@ -147,8 +147,14 @@ fn reach_fleet(
             within,
         );
         match read {
-            Ok((_, sets)) => out.extend(at.into_iter().zip(sets.into_iter().map(Ok))),
-            Err(why) => out.extend(at.into_iter().map(|j| (j, Err(why.clone())))),
+            Ok((_, sets)) => {
+                let read = sets.into_iter().map(|s| report_group::Reach::Read(s.map(Box::new)));
+                out.extend(at.into_iter().zip(read));
+            }
+            Err(why) => {
+                let why = report_group::Reach::Unread(why.to_string());
+                out.extend(at.into_iter().map(|j| (j, why.clone())));
+            }
         }
     }
     out

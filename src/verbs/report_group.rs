@@ -33,9 +33,17 @@ pub struct Member {
     pub state: Option<&'static str>,
 }
 
-/// A fleet's members in other clusters, read: by place, the set (`None`: not there) or why it
-/// was not read.
-pub type Reached = std::collections::BTreeMap<usize, Result<Option<StatefulSet>, String>>;
+/// A fleet's member in another cluster, as read from here.
+#[derive(Debug, Clone)]
+pub enum Reach {
+    /// Its cluster answered: the set (`None`: not there).
+    Read(Option<Box<StatefulSet>>),
+    /// Not read: why, in words.
+    Unread(String),
+}
+
+/// A fleet's members in other clusters, by place.
+pub type Reached = std::collections::BTreeMap<usize, Reach>;
 
 /// The group of `set`, from the namespace's `sets` (`None`: in none); a fleet's members in
 /// other clusters as `reach` reads them (given the part).
@@ -50,9 +58,9 @@ pub fn of(
         let lookup = |n: &str| sets.iter().find(|s| s.metadata.name.as_deref() == Some(n));
         let find = |i: usize| match (p.beside(i), reached.get(&i)) {
             (Some(n), _) => lookup(n).map_or(part::Found::Missing, part::Found::Set),
-            (None, Some(Ok(Some(s)))) => part::Found::Set(s),
-            (None, Some(Ok(None))) => part::Found::Missing,
-            (None, Some(Err(why))) => part::Found::Unread(why),
+            (None, Some(Reach::Read(Some(s)))) => part::Found::Set(s),
+            (None, Some(Reach::Read(None))) => part::Found::Missing,
+            (None, Some(Reach::Unread(why))) => part::Found::Unread(why),
             (None, None) => part::Found::Unread("not read from here"),
         };
         let standing = part::whole_by(p, find);

@@ -131,10 +131,19 @@ pub fn cluster(
     })
 }
 
+/// No context of this kubeconfig reached a fleet's cluster.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no context of this kubeconfig reaches it (kube-system uid {uid}) within {}s", within.as_secs())]
+pub struct NotReached {
+    /// The cluster's identity, shown (escaped, clipped).
+    pub uid: String,
+    pub within: Duration,
+}
+
 /// A fleet's members in another cluster, read from here: the context of this kubeconfig that
 /// reaches the cluster `uid` names (`hint`, the context its runner named it by, tried first;
 /// then the others, side by side), and each of `names` in `namespace` there (`None`: the
-/// server said it is not there). `Err`: no context reached it within `within`, in words.
+/// server said it is not there).
 pub fn in_cluster(
     base: &Target,
     uid: &str,
@@ -142,7 +151,7 @@ pub fn in_cluster(
     namespace: &str,
     names: &[String],
     within: Duration,
-) -> Result<(String, Vec<Option<StatefulSet>>), String> {
+) -> Result<(String, Vec<Option<StatefulSet>>), NotReached> {
     let mut contexts = super::context_names(base.kubeconfig.as_deref());
     contexts.sort_by_key(|c| c != hint);
     let read = |context: String| async move {
@@ -179,11 +188,5 @@ pub fn in_cluster(
         all.into_iter().flatten().next()
     })
     .flatten();
-    found.ok_or_else(|| {
-        format!(
-            "no context of this kubeconfig reaches it (kube-system uid {}) within {}s",
-            crate::text::shown(uid, 64),
-            within.as_secs()
-        )
-    })
+    found.ok_or_else(|| NotReached { uid: crate::text::shown(uid, 64), within })
 }
