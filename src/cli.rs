@@ -65,12 +65,36 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "GATES", value_parser = parse_gates,
           help_heading = DRIVING)]
     pub feature_gates: Option<FeatureGates>,
+    /// A fleet's view: NAME (or the sets -l selects) in each of these kubeconfig contexts,
+    /// side by side as one matrix, read-only (`ststui rollout … --contexts` rolls a fleet).
+    #[arg(long, value_name = "CONTEXT,…", conflicts_with_all = ["context", "all_namespaces", "drive"])]
+    pub contexts: Option<String>,
+    /// With --contexts: the sets this label selector lists in each cluster (a group in each),
+    /// e.g. -l rollout-group=ingester.
+    #[arg(
+        short = 'l',
+        long = "selector",
+        value_name = "SELECTOR",
+        requires = "contexts",
+        conflicts_with = "name"
+    )]
+    pub selector: Option<String>,
     /// StatefulSet to open (real-cluster mode).
     pub name: Option<String>,
 }
 
 /// Flags of the top level that take a value (their value is not a positional).
-const VALUED: [&str; 6] = ["--context", "-n", "--namespace", "--kubeconfig", "--log-file", "-o"];
+const VALUED: [&str; 9] = [
+    "--context",
+    "--contexts",
+    "-l",
+    "--selector",
+    "-n",
+    "--namespace",
+    "--kubeconfig",
+    "--log-file",
+    "-o",
+];
 
 /// `ststui expalin web`: a first word that is no verb but close to one, followed by another
 /// word, is a mistyped verb (clap would take it for the console's NAME and then refuse `web`

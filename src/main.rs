@@ -221,7 +221,8 @@ fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
-/// The console on a real cluster (`ststui [--context C] [-n NS | -A] [NAME]`).
+/// The console on a real cluster (`ststui [--context C] [-n NS | -A] [NAME]`), or on a fleet
+/// (`ststui --contexts a,b,c NAME | -l SELECTOR`).
 fn cluster_console(cli: &Cli) -> ExitCode {
     let _log = match init_tracing(cli.log_file.as_deref()) {
         Ok(guard) => guard,
@@ -230,6 +231,9 @@ fn cluster_console(cli: &Cli) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    if let Some(list) = &cli.contexts {
+        return fleet_console(cli, list);
+    }
     let target = ststui::cluster::Target {
         kubeconfig: cli.kubeconfig.clone(),
         context: cli.context.clone(),
@@ -267,8 +271,65 @@ fn cluster_console(cli: &Cli) -> ExitCode {
     };
     let mut state = AppState::new(backend.capabilities(), Options::default());
     let open = cli.name.clone().map(|name| ststui::backend::ObjRef::new(namespace, name));
-    ststui::app::update(&mut state, Msg::Start(Start { can_pick: true, open, speed: None }));
+    let start = Start { can_pick: true, open, speed: None, group: None };
+    ststui::app::update(&mut state, Msg::Start(start));
     finish(console::run(&mut state, backend, &Theme::new(ColorMode::from_env()), inbox))
+}
+
+/// The console on a fleet: NAME, or the sets `-l` selects, in each context given, as one
+/// read-only matrix (`cluster::fleet`).
+fn fleet_console(cli: &Cli, list: &str) -> ExitCode {
+    use ststui::app::state::{GroupBy, GroupShown};
+    let target = ststui::cluster::Target {
+        kubeconfig: cli.kubeconfig.clone(),
+        namespace: cli.namespace.clone(),
+        read_only: true,
+        ..Default::default()
+    };
+    let members =
+        ststui::verbs::fleet_members(&target, list, cli.name.as_deref(), cli.selector.as_deref());
+    let members = match members {
+        Ok(m) => m,
+        Err(e) => {
+            ststui::text::err_line(&format!("ststui: {}", e.message));
+            return ExitCode::from(u8::try_from(e.exit as i32).unwrap_or(EXIT_USAGE));
+        }
+    };
+    if let Some(code) = need_terminal() {
+        return code;
+    }
+    let inbox = console::Inbox::new();
+    ststui::cluster::credential::console_holds_terminal();
+    let sets: Vec<ststui::backend::ObjRef> = (members.iter())
+        .flat_map(|(t, ns, names)| {
+            let at = ststui::cluster::fleet::prefix(t.context.as_deref().unwrap_or_default(), ns);
+            names.iter().map(move |n| ststui::backend::ObjRef::new(at.clone(), n.clone()))
+        })
+        .collect();
+    let name = cli.name.clone().or_else(|| {
+        cli.selector
+            .as_ref()
+            .map(|s| s.split_once('=').map_or(s.as_str(), |(_, v)| v).trim().to_string())
+    });
+    let each = members.into_iter().map(|(t, _, names)| (t, names)).collect();
+    let backend = match ststui::cluster::fleet::FleetBackend::start(each, inbox.sink()) {
+        Ok(b) => b,
+        Err(e) => {
+            ststui::text::err_line(&format!("ststui: {e}"));
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let shown = GroupShown {
+        namespace: sets.first().map(|k| k.namespace.clone()).unwrap_or_default(),
+        name: name.unwrap_or_default(),
+        by: GroupBy::Fleet,
+        sets,
+        from_list: false,
+    };
+    let mut state = AppState::new(backend.capabilities(), Options::default());
+    let start = Start { can_pick: false, open: None, speed: None, group: Some(shown) };
+    ststui::app::update(&mut state, Msg::Start(start));
+    finish(console::run(&mut state, Box::new(backend), &Theme::new(ColorMode::from_env()), inbox))
 }
 
 /// `ststui rol`: a NAME close to a verb that names no set (the server says 404) is a mistyped
@@ -361,7 +422,7 @@ fn interactive(log_file: Option<&Path>, args: &SimArgs) -> ExitCode {
         let _ = inbox.operator_tx.send(Msg::Backend(BackendEvent::Notice(said)));
     }
     let mut state = AppState::new(backend.capabilities(), options);
-    let start = Start { can_pick: false, open: None, speed: Some(args.speed) };
+    let start = Start { can_pick: false, open: None, speed: Some(args.speed), group: None };
     ststui::app::update(&mut state, Msg::Start(start));
     let theme = Theme::new(ColorMode::from_env());
     let code = finish(console::run(&mut state, Box::new(backend), &theme, inbox));

@@ -20,6 +20,7 @@ pub mod progress;
 pub mod report;
 mod report_group;
 pub mod rollout;
+pub use rollout::fleet::fleet_members;
 pub mod session;
 pub mod step;
 

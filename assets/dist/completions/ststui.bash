@@ -113,7 +113,7 @@ _ststui() {
 
     case "${cmd}" in
         ststui)
-            opts="-n -A -h -V --kubeconfig --context --namespace --all-namespaces --read-only --drive --log-file --feature-gates --help --version sim explain step freeze resume wait rollout approve abort play drive fake-kubelet completion man help"
+            opts="-n -A -l -h -V --kubeconfig --context --namespace --all-namespaces --read-only --drive --log-file --feature-gates --contexts --selector --help --version sim explain step freeze resume wait rollout approve abort play drive fake-kubelet completion man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -140,6 +140,18 @@ _ststui() {
                     return 0
                     ;;
                 --feature-gates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contexts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_ststui_global_optspecs
-    string join \n kubeconfig= context= n/namespace= A/all-namespaces read-only drive log-file= feature-gates= h/help V/version
+    string join \n kubeconfig= context= n/namespace= A/all-namespaces read-only drive log-file= feature-gates= contexts= l/selector= h/help V/version
 end
 
 function __fish_ststui_needs_command
@@ -29,6 +29,8 @@ complete -c ststui -n "__fish_ststui_needs_command" -l context -d 'Kubeconfig co
 complete -c ststui -n "__fish_ststui_needs_command" -s n -l namespace -d 'Namespace (real-cluster mode and the verbs; default: the context\'s namespace)' -r
 complete -c ststui -n "__fish_ststui_needs_command" -l log-file -d 'Write logs to this file (default: $XDG_STATE_HOME/ststui/ststui.log, or ~/.local/state/ststui/ststui.log)' -r -F
 complete -c ststui -n "__fish_ststui_needs_command" -l feature-gates -d 'Feature gates of the controller ststui plays when it drives (--drive, `ststui drive`, `play --drive`) or simulates (`sim`: its API server too), in kube-controller-manager\'s syntax: NAME=true|false, comma-separated, NAME MaxUnavailableStatefulSet, StaleControllerConsistencyStatefulSet or StatefulSetRecreateStrategy (1.37). The release sets the defaults' -r
+complete -c ststui -n "__fish_ststui_needs_command" -l contexts -d 'A fleet\'s view: NAME (or the sets -l selects) in each of these kubeconfig contexts, side by side as one matrix, read-only (`ststui rollout … --contexts` rolls a fleet)' -r
+complete -c ststui -n "__fish_ststui_needs_command" -s l -l selector -d 'With --contexts: the sets this label selector lists in each cluster (a group in each), e.g. -l rollout-group=ingester' -r
 complete -c ststui -n "__fish_ststui_needs_command" -s A -l all-namespaces -d 'Every namespace\'s StatefulSets in the list (real-cluster mode)'
 complete -c ststui -n "__fish_ststui_needs_command" -l read-only -d 'Make no writes to the cluster at all (real-cluster mode): watch and explain only'
 complete -c ststui -n "__fish_ststui_needs_command" -l drive -d 'Be the StatefulSet controller: ststui\'s core reconciles the namespace\'s sets (or NAME only), with pause and step. Only where kube-controller-manager runs without its StatefulSet controller (--controllers=*,-statefulset-controller); refused, or stopped at once, when another controller is seen at work'

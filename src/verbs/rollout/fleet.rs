@@ -114,6 +114,62 @@ pub fn run(target: Target, args: &RolloutArgs, start: Instant) -> Result<Exit, V
     r.drive()
 }
 
+/// A fleet's view (the console on several contexts): for each context of `list`, its target
+/// (`namespace` resolved), the namespace and its members — `name`, or the sets `selector` lists
+/// there, alphabetical. Contexts named twice or two of one cluster are refused, as `rollout
+/// --contexts` refuses them.
+pub fn fleet_members(
+    target: &Target,
+    list: &str,
+    name: Option<&str>,
+    selector: Option<&str>,
+) -> Result<Vec<(Target, String, Vec<String>)>, VerbError> {
+    let contexts = contexts(list, target.context.as_deref())?;
+    let in_each: Vec<Target> = (contexts.iter())
+        .map(|c| Target { context: Some(c.clone()), name: None, ..target.clone() })
+        .collect();
+    identities(&in_each)?;
+    let mut out = Vec::with_capacity(in_each.len());
+    for t in in_each {
+        let within = crate::cluster::lookup::SETS_WITHIN;
+        let (ns, listed) = crate::cluster::lookup::sets(&t, selector, within)
+            .map_err(|e| VerbError::new(Exit::Api, e))?;
+        let names = match (name, selector) {
+            (Some(n), _) => vec![n.to_string()],
+            (None, Some(sel)) => {
+                let mut names: Vec<String> =
+                    listed.iter().filter_map(|s| s.metadata.name.clone()).collect();
+                names.sort();
+                if names.is_empty() {
+                    let at = crate::text::shown(t.context.as_deref().unwrap_or_default(), 80);
+                    let sel = crate::text::shown(sel, 120);
+                    return Err(VerbError::new(
+                        Exit::Expectation,
+                        format!("{at}: no StatefulSet of {ns} matches -l {sel}"),
+                    ));
+                }
+                names
+            }
+            (None, None) => {
+                return Err(VerbError::new(
+                    Exit::Usage,
+                    "--contexts: name the set (NAME) or the sets (-l SELECTOR) to show in each \
+                     cluster",
+                ));
+            }
+        };
+        out.push((Target { namespace: Some(ns.clone()), ..t }, ns, names));
+    }
+    let all: usize = out.iter().map(|(_, _, n)| n.len()).sum();
+    if all > MAX_SETS {
+        return Err(VerbError::new(
+            Exit::Usage,
+            format!("the fleet: {all} sets in all (at most {MAX_SETS})"),
+        ));
+    }
+    Ok(out)
+}
+
 /// The names of cluster `k`'s members.
 fn names_of(targets: &[Target], cluster_of: &[usize], k: usize) -> Vec<String> {
     (targets.iter().zip(cluster_of))

@@ -4,6 +4,7 @@
 //! revision; a broken image in the second cluster halts the fleet there with the third's pods
 //! untouched.
 
+mod console;
 mod credentials;
 mod gates;
 mod groups;

@@ -20,6 +20,7 @@ mod connect;
 pub mod credential;
 pub mod derive;
 mod evict;
+pub mod fleet;
 mod focus;
 mod fresh;
 pub mod gates;

@@ -52,6 +52,8 @@ pub struct Start {
     pub open: Option<crate::backend::ObjRef>,
     /// The simulator's speed.
     pub speed: Option<f64>,
+    /// A group to show from the start (a fleet's view), its first set selected.
+    pub group: Option<crate::app::state::GroupShown>,
 }
 
 /// An effect the reducer requests.

@@ -67,6 +67,10 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Command> {
         }
         Msg::Start(start) => {
             state.can_pick = start.can_pick;
+            if let Some(g) = start.group {
+                state.selected_set = g.sets.first().cloned();
+                state.group = Some(g);
+            }
             match start.open {
                 Some(set) => state.selected_set = Some(set),
                 None if start.can_pick => state.picking = Some(0),

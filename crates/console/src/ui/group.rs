@@ -17,7 +17,13 @@ use crate::app::view::{PodState, Screen, short_hash};
 /// The pane's title: the group, its sets and ordinals, and what is scrolled out of view.
 fn heading(m: &GroupMatrix, l: &MatrixLayout) -> String {
     let n = m.columns.len();
-    let mut t = format!("Group {}: {n} set{}", m.name, if n == 1 { "" } else { "s" });
+    let sets = format!("{n} set{}", if n == 1 { "" } else { "s" });
+    let mut t = match m.clusters {
+        Some(c) => {
+            format!("Fleet {}: {sets} in {c} cluster{}", m.name, if c == 1 { "" } else { "s" })
+        }
+        None => format!("Group {}: {sets}", m.name),
+    };
     if m.end > m.first {
         t.push_str(&format!(", ordinals {}–{}", m.first, m.end - 1));
     }
@@ -51,7 +57,7 @@ pub fn render(buf: &mut Buffer, area: Rect, screen: &Screen<'_>, l: &MatrixLayou
         let style = if at == Some(c) { theme.title } else { theme.text };
         if y1 < bottom {
             put(buf, x, y1, "│", 1, theme.border);
-            put(buf, x + 1, y1, &fit_name(&col.set.name, usize::from(w)), w, style);
+            put(buf, x + 1, y1, &fit_name(&col.label(), usize::from(w)), w, style);
         }
         if y2 < bottom {
             put(buf, x, y2, "│", 1, theme.border);

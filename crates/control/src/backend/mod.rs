@@ -367,6 +367,11 @@ pub enum BackendEvent {
 /// drive mode (the console's inbox, a headless printer, a test's recorder).
 pub type Sink = Arc<dyn Fn(BackendEvent) + Send + Sync>;
 
+/// Why a fleet's view (the console on several clusters) writes nothing, and what steers one.
+pub const FLEET_READ_ONLY: &str = "a fleet's view is read-only: steer it with `ststui rollout \
+                                   … --contexts`, or one cluster's console (`ststui --context C \
+                                   NAME`)";
+
 /// Slowest and fastest simulator speed (virtual seconds per wall second), everywhere a speed
 /// is accepted: `--speed`, the console's `<` / `>`, and the driver.
 pub const SPEED_RANGE: (f64, f64) = (0.01, 1000.0);

@@ -34,6 +34,9 @@ pub fn prompt(state: &mut AppState, shown: GroupShown) -> Result<Vec<Command>, R
     if shown.sets.is_empty() {
         return Err(format!("group {} has no sets here", name(&shown)).into());
     }
+    if shown.by == crate::app::state::GroupBy::Fleet {
+        return Err(crate::backend::FLEET_READ_ONLY.to_string().into());
+    }
     if shown.by == crate::app::state::GroupBy::Label {
         let now = crate::app::group::labelled(state, &shown.namespace, &shown.name);
         crate::app::group::too_many(&shown.name, now.len())?;

@@ -12,6 +12,9 @@ pub enum GroupBy {
     /// Every set of the namespace carrying `rollout-group=<name>`, by name (grafana's
     /// rollout-operator reads the same label); found again as sets come and go.
     Label,
+    /// A fleet's members, one or a group in each cluster the console was given (`ststui
+    /// --contexts`): each cluster's sets in a namespace of its own, `CONTEXT/NAMESPACE`.
+    Fleet,
 }
 
 /// The group shown.
@@ -34,6 +37,7 @@ impl GroupShown {
         match self.by {
             GroupBy::Part => "its plan's parts",
             GroupBy::Label => "the rollout-group label",
+            GroupBy::Fleet => "the contexts given",
         }
     }
 }
@@ -76,12 +80,25 @@ pub struct Column {
     pub grid: GridView,
 }
 
+impl Column {
+    /// The column's heading: the set's name, `cluster/name` in a fleet's view (its namespace
+    /// `CONTEXT/NAMESPACE`; a namespace's own name never holds a `/`).
+    pub fn label(&self) -> String {
+        match self.set.namespace.split_once('/') {
+            Some((cluster, _)) => format!("{cluster}/{}", self.set.name),
+            None => self.set.name.clone(),
+        }
+    }
+}
+
 /// The whole group, as the view draws it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupMatrix {
     pub key: MatrixKey,
     /// The group's name, escaped.
     pub name: String,
+    /// A fleet's view: how many clusters its columns are in (`None`: a group in one).
+    pub clusters: Option<usize>,
     /// The header: who drives it and where each set stands; which set rolls and why the next
     /// waits.
     pub lines: Vec<String>,

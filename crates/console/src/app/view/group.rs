@@ -61,7 +61,8 @@ impl GroupMatrix {
         };
         // Why the next set waits first: on a small screen the header is cut from its end.
         let lines = vec![motion_line(state, shown, &sets, &columns), driver_line(shown, &sets)];
-        GroupMatrix { key, name: esc(&shown.name), lines, columns, first, end }
+        let clusters = (shown.by == crate::app::state::GroupBy::Fleet).then(|| clusters(shown));
+        GroupMatrix { key, name: esc(&shown.name), clusters, lines, columns, first, end }
     }
 
     /// The matrix of the group `state` shows: its cache when fresh, else computed now (a state
@@ -131,11 +132,15 @@ fn column(
     // A group plan's part says what the plan made of the set (a halt, an abort), and that a
     // set whose pods are all updated is still the plan's while it bakes its last step.
     match part::read(set) {
-        Reading::Part(p) if matches!(p.state, State::Halted | State::Aborted) => {
+        Reading::Part(p) | Reading::Fleet(p)
+            if matches!(p.state, State::Halted | State::Aborted) =>
+        {
             motion = Motion::Stopped;
             words = format!("{} {counts}", p.state.word());
         }
-        Reading::Part(p) if p.state == State::Rolling && motion == Motion::Done => {
+        Reading::Part(p) | Reading::Fleet(p)
+            if p.state == State::Rolling && motion == Motion::Done =>
+        {
             motion = Motion::Rolling;
             words = format!("rolling {counts}, its plan not over");
         }
@@ -147,6 +152,9 @@ fn column(
 /// Who drives the group, and each member as its part says it (or the label, read-only).
 fn driver_line(shown: &GroupShown, sets: &[Option<&StatefulSet>]) -> String {
     let esc = |t: &str| crate::text::escape_controls(t).into_owned();
+    if shown.by == crate::app::state::GroupBy::Fleet {
+        return fleet_line(shown, sets);
+    }
     let part = sets.iter().flatten().find_map(|s| match part::read(s) {
         Reading::Part(p) if p.group == shown.name => Some(p),
         _ => None,
@@ -176,6 +184,43 @@ fn driver_line(shown: &GroupShown, sets: &[Option<&StatefulSet>]) -> String {
     )
 }
 
+/// A fleet's view: its plan as its members' parts say it (each member found in the view by its
+/// cluster's context and name), or that none is recorded; it is shown read-only.
+fn fleet_line(shown: &GroupShown, sets: &[Option<&StatefulSet>]) -> String {
+    let esc = |t: &str| crate::text::escape_controls(t).into_owned();
+    let part =
+        sets.iter().flatten().find_map(|s| part::read(s).any().filter(|p| p.fleet()).cloned());
+    let Some(p) = part else {
+        return format!(
+            "fleet {} ({} sets in {} clusters): no fleet plan recorded; shown read-only",
+            esc(&shown.name),
+            sets.len(),
+            clusters(shown)
+        );
+    };
+    let find = |i: usize| {
+        let cluster = p.clusters.as_ref().and_then(|c| c.get(i)).map(|c| c.name.as_str());
+        let at = shown.sets.iter().position(|k| {
+            k.name == p.sets[i] && k.namespace.split_once('/').map(|(c, _)| c) == cluster
+        });
+        match at.and_then(|j| sets.get(j).copied().flatten()) {
+            Some(s) => part::Found::Set(s),
+            None => part::Found::Unread("not in this view"),
+        }
+    };
+    let standing = part::whole_by(&p, find);
+    format!("ststui's fleet plan (shown read-only): {}", part::words(&p, &standing))
+}
+
+/// How many clusters a fleet's view shows.
+fn clusters(shown: &GroupShown) -> usize {
+    let mut seen: Vec<&str> =
+        shown.sets.iter().filter_map(|k| k.namespace.split_once('/').map(|(c, _)| c)).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len()
+}
+
 /// Which set rolls, and why the next one waits: the group plan's own rule.
 fn motion_line(
     state: &AppState,
@@ -189,14 +234,14 @@ fn motion_line(
     let mut out: Vec<String> = Vec::new();
     match rolling.as_slice() {
         [] => {}
-        [one] => out.push(format!("{} rolls ({})", esc(&one.set.name), one.words)),
+        [one] => out.push(format!("{} rolls ({})", esc(&one.label()), one.words)),
         many => {
-            let names: Vec<String> = many.iter().map(|c| esc(&c.set.name)).collect();
+            let names: Vec<String> = many.iter().map(|c| esc(&c.label())).collect();
             out.push(format!("{} sets in motion at once: {}", many.len(), names.join(", ")));
         }
     }
     let done: Vec<String> =
-        columns.iter().filter(|c| c.motion == Motion::Done).map(|c| esc(&c.set.name)).collect();
+        columns.iter().filter(|c| c.motion == Motion::Done).map(|c| esc(&c.label())).collect();
     // A group plan's waiting set says what the one verdict says of it (wait and explain say
     // the same): the set before it, the zone bake, the hold, the runner gone.
     let judged = next
@@ -208,11 +253,11 @@ fn motion_line(
     if let (Some(next), Some(v)) = (next, judged) {
         let clock = v.clock.map(|c| format!(" ({})", c.words(state.now.unwrap_or_default())));
         let what = v.short.as_deref().unwrap_or(&v.why);
-        out.push(format!("{} waits: {what}{}", esc(&next.set.name), clock.unwrap_or_default()));
+        out.push(format!("{} waits: {what}{}", esc(&next.label()), clock.unwrap_or_default()));
     } else if let Some(next) = next {
-        let name = esc(&next.set.name);
+        let name = esc(&next.label());
         out.push(match rolling.first() {
-            Some(r) => format!("{name} waits: {} rolls first", esc(&r.set.name)),
+            Some(r) => format!("{name} waits: {} rolls first", esc(&r.label())),
             None => match hold(state, shown, sets) {
                 Some(h) => format!("{name} waits: {} {}", esc(&h.pod), h.why),
                 None => format!(
