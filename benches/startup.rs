@@ -46,8 +46,11 @@ use portable_pty::CommandBuilder;
 
 #[path = "startup/control_plane.rs"]
 mod control_plane;
+// Shared with benches/group.rs, which also counts sockets and names each server's address.
+#[allow(dead_code, reason = "benches/group.rs uses the rest")]
 #[path = "startup/pty.rs"]
 mod pty;
+#[allow(dead_code, reason = "benches/group.rs uses the rest")]
 #[path = "startup/served.rs"]
 mod served;
 use control_plane::OnControlPlane;

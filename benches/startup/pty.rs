@@ -124,6 +124,17 @@ pub struct Figures {
     pub idle_cpu_ms: u64,
 }
 
+/// The sockets `pid` holds (its file descriptors that are sockets: a connection each, to a
+/// served simulator).
+pub fn sockets(pid: u32) -> usize {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return 0 };
+    fds.filter_map(Result::ok)
+        .filter(|e| {
+            std::fs::read_link(e.path()).is_ok_and(|l| l.to_string_lossy().starts_with("socket:"))
+        })
+        .count()
+}
+
 pub fn status_kib(pid: u32, field: &str) -> u64 {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     text.lines()

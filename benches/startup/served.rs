@@ -96,6 +96,11 @@ impl Served {
         serde_json::from_slice(&raw[at + 4..]).map_err(|e| e.to_string())
     }
 
+    /// Where it serves.
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.addr.parse().unwrap_or_else(|e| panic!("{}: {e}", self.addr))
+    }
+
     pub fn requests(&self) -> (u64, Vec<String>) {
         let v = self.get("/ststui/requests").unwrap_or_default();
         let first = v["first"].as_array().cloned().unwrap_or_default();
