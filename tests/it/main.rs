@@ -63,6 +63,7 @@ mod scenarios;
 mod sim_api_strict;
 mod sim_budget;
 mod sim_failures;
+mod sim_fleet;
 mod sim_group;
 mod sim_plan;
 mod sim_plan_recreate;

@@ -404,6 +404,8 @@ fn rollout_and_approve_parse_with_the_verbs_defaults() {
         tiers: None,
         batches: None,
         image: None,
+        clusters: None,
+        cluster_bake_seconds: 0,
     };
     assert_eq!(*a, want);
     let Command::Rollout(a) = one("rollout web steps=100% image=nginx:1.27") else {

@@ -33,14 +33,15 @@ pub(super) struct Running {
 }
 
 impl Planner {
-    /// A change of a set or a pod in a namespace with a plan under way: evaluate again.
+    /// A change of a set or a pod in a namespace a plan under way has a member in (a fleet
+    /// rehearsed has them in several): evaluate again.
     pub fn observe(&mut self, change: &Change) {
         let kind = change.object.kind();
         if self.runs.is_empty() || !matches!(kind, ObjKind::Set | ObjKind::Pod | ObjKind::Budget) {
             return;
         }
         let ns = change.object.metadata().namespace.as_deref().unwrap_or_default();
-        if self.runs.keys().any(|k| k.namespace == ns) {
+        if self.runs.values().any(|r| r.run.sets().iter().any(|k| k.namespace == ns)) {
             self.dirty = true;
         }
     }

@@ -166,6 +166,10 @@ pub struct RolloutArgs {
     /// `image=IMAGE`: a Recreate set's plan sets it when its step opens, after its gates
     /// (`rollout --image`).
     pub image: Option<String>,
+    /// `clusters=A,B,C`: a fleet rehearsed, each cluster a namespace of the simulation.
+    pub clusters: Option<Vec<String>>,
+    /// `cluster-bake=DUR` (a fleet's).
+    pub cluster_bake_seconds: u64,
 }
 
 /// `gate NAME KIND [fail] [slow=DUR] [not-yet=N] [leader=POD] [pass]`: how a rehearsed gate

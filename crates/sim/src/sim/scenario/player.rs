@@ -281,13 +281,16 @@ impl Player {
                     image: r.image.clone(),
                     line: number,
                 };
-                if r.group {
+                if r.group || r.clusters.is_some() {
                     let g = crate::sim::planner::GroupRollout {
                         group: r.set.as_ref(),
                         plan,
                         zone_bake_seconds: r.zone_bake_seconds,
                         batches: r.batches.clone(),
                         tiers: r.tiers.clone(),
+                        labelled: r.group,
+                        clusters: r.clusters.clone(),
+                        cluster_bake_seconds: r.cluster_bake_seconds,
                     };
                     return sim.start_group(g).map_err(|e| e.to_string());
                 }

@@ -23,6 +23,8 @@ const ROLLOUT_KEYS: &[&str] = &[
     "gate-tries",
     "replace-stuck",
     "image",
+    "clusters",
+    "cluster-bake",
 ];
 
 /// `rollout NAME steps=LIST [bake=DUR] [stuck-after=DUR] [on-failure=hold|undo]
@@ -32,6 +34,9 @@ const ROLLOUT_KEYS: &[&str] = &[
 ///
 /// `rollout group=NAME …` (the same keys, and `[zone-bake=DUR] [order=TIER,…]`): the
 /// namespace's sets labelled `rollout-group=NAME` rolled one at a time.
+///
+/// `clusters=A,B,C [cluster-bake=DUR]` on either: a fleet rehearsed, each cluster a namespace
+/// of the simulation (the set, or the group, in each, one cluster after the other).
 pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
     let mut a = a;
     let group = a.value("group");
@@ -49,6 +54,13 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         }
     }
     a.finish(ROLLOUT_KEYS)?;
+    let clusters = a.parsed("clusters", clusters)?;
+    if clusters.is_none() && a.value("cluster-bake").is_some() {
+        return Err(a.err("cluster-bake= is a fleet's: give clusters=A,B,C too"));
+    }
+    if clusters.is_some() && a.value("image").is_some() {
+        return Err(a.err("image= is a Recreate set's plan's, not a fleet's"));
+    }
     if group.is_some() && a.value("image").is_some() {
         return Err(a.err("image= is a Recreate set's plan's: give the set's name, not group="));
     }
@@ -101,6 +113,7 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         .unwrap_or(0);
     let replace_stuck = a.parsed("replace-stuck", super::boolean)?.unwrap_or(false);
     let zone_bake_seconds = seconds("zone-bake")?;
+    let cluster_bake_seconds = seconds("cluster-bake")?;
     let tiers = a.parsed("order", |v| {
         let tiers: Vec<String> = v.split(',').map(|t| t.trim().to_string()).collect();
         if tiers.iter().any(String::is_empty) {
@@ -121,7 +134,30 @@ pub(super) fn rollout(a: Args<'_>) -> Result<Command, LineError> {
         gates,
         replace_stuck,
         image,
+        clusters,
+        cluster_bake_seconds,
     })))
+}
+
+/// `clusters=eu,us,ap`: a fleet's clusters, each a namespace of the simulation (a DNS label),
+/// each once.
+fn clusters(v: &str) -> Result<Vec<String>, BadValue> {
+    let names: Vec<String> = v.split(',').map(|c| c.trim().to_string()).collect();
+    let label = |c: &str| {
+        !c.is_empty()
+            && c.len() <= 63
+            && c.chars().all(|x| x.is_ascii_lowercase() || x.is_ascii_digit() || x == '-')
+            && !c.starts_with('-')
+            && !c.ends_with('-')
+    };
+    let expected = "namespaces (DNS labels), each once, e.g. eu,us,ap";
+    if names.iter().any(|c| !label(c)) {
+        return Err(BadValue::new(v, "is not a list of clusters", expected));
+    }
+    if names.iter().enumerate().any(|(i, c)| names[..i].contains(c)) {
+        return Err(BadValue::new(v, "names a cluster twice", expected));
+    }
+    Ok(names)
 }
 
 /// `pre-delete,post-ready`.
