@@ -39,3 +39,20 @@ pub fn process_state(pid: u32) -> Option<char> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     stat.rsplit_once(')')?.1.trim_start().chars().next()
 }
+
+/// What a child writes on stdout, line by line as it comes (read on a thread of its own).
+pub type Lines = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// Follows `child`'s stdout (piped) into [`Lines`].
+pub fn follow(child: &mut std::process::Child) -> Lines {
+    let lines: Lines = Lines::default();
+    let sink = std::sync::Arc::clone(&lines);
+    let stdout = child.stdout.take().unwrap_or_else(|| panic!("stdout not piped"));
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for l in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            sink.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(l);
+        }
+    });
+    lines
+}

@@ -237,7 +237,7 @@ impl<W: Watch> Runner<W> {
                 Err(f) => {
                     tracing::info!("plan: fresh read of {key} failed: {}", f.message);
                     let now = self.now();
-                    self.run.read_failed(now, *f);
+                    self.run.read_failed(now, i, *f);
                     return;
                 }
             }

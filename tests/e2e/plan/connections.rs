@@ -60,15 +60,7 @@ fn a_group_of_16_sets_is_watched_on_a_few_connections_and_each_set_sees_its_own_
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
-    let sink = Arc::clone(&lines);
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for l in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            sink.lock().unwrap().push(l);
-        }
-    });
+    let lines = runner::follow(&mut child);
     // Once the plan is under way (its first set rolling), every watch is open.
     let under_way = || lines.lock().unwrap().iter().any(|l| l.contains("many-01 starts"));
     wait::until("the group's second set starting", Duration::from_secs(60), under_way);

@@ -8,6 +8,7 @@ mod console;
 mod credentials;
 mod gates;
 mod groups;
+mod outage;
 
 use super::*;
 use crate::support::objects::{kubelet, kubelet_breaking};
@@ -136,6 +137,21 @@ fn watch(cluster: &'static str, addr: std::net::SocketAddr, seen: Arc<Mutex<Vec<
 
 fn part_of(f: &Fleet, i: usize) -> Option<Part> {
     part::read(&f.set(i)).any().cloned()
+}
+
+/// `ststui ARGS` spawned against the fleet, its output piped, once eu's part says done.
+fn once_eu_is_done(f: &Fleet, args: &[&str]) -> Child {
+    let child = runner::against(f.dir(), args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while part_of(f, 0).is_none_or(|p| p.state != State::Done) {
+        assert!(Instant::now() < deadline, "eu not done: {:?}", f.seen.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
 }
 
 #[test]
@@ -358,15 +374,7 @@ fn the_simulator_serves_several_clusters_and_a_fleet_rolls_across_them() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
-    let sink = Arc::clone(&lines);
-    let stdout = sim.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for l in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            sink.lock().unwrap().push(l);
-        }
-    });
+    let lines = runner::follow(&mut sim);
     let deadline = Instant::now() + Duration::from_secs(20);
     while !kc.exists() {
         assert!(Instant::now() < deadline, "no kubeconfig");

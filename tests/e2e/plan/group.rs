@@ -143,15 +143,7 @@ fn a_pod_a_quota_keeps_out_holds_the_next_zone_named_until_it_exists() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
-    let sink = Arc::clone(&lines);
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for l in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            sink.lock().unwrap().push(l);
-        }
-    });
+    let lines = runner::follow(&mut child);
     // Zone-a done: a quota one pod short, and zone-a-1 gone (a node lost): it cannot come back.
     let deadline = Instant::now() + Duration::from_secs(30);
     while part_of(&s, ZONES[0]).is_none_or(|p| p.state != State::Done) {

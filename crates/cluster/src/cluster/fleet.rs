@@ -259,43 +259,32 @@ fn timeline(kind: &mut EventKind, ctx: &str) {
 
 /// The object in its cluster's namespace (an Event's involved object's too).
 fn object(o: Object, ctx: &str) -> Object {
-    fn ns(meta: &mut k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, ctx: &str) {
-        let n = meta.namespace.take().unwrap_or_else(|| crate::backend::DEFAULT_NAMESPACE.into());
-        meta.namespace = Some(prefix(ctx, &n));
-    }
     match o {
-        Object::Set(mut s) => {
-            ns(&mut Arc::make_mut(&mut s).metadata, ctx);
-            Object::Set(s)
-        }
-        Object::Pod(mut p) => {
-            ns(&mut Arc::make_mut(&mut p).metadata, ctx);
-            Object::Pod(p)
-        }
-        Object::Claim(mut c) => {
-            ns(&mut Arc::make_mut(&mut c).metadata, ctx);
-            Object::Claim(c)
-        }
-        Object::Revision(mut r) => {
-            ns(&mut Arc::make_mut(&mut r).metadata, ctx);
-            Object::Revision(r)
-        }
-        Object::Event(mut e) => {
-            let e2 = Arc::make_mut(&mut e);
-            ns(&mut e2.metadata, ctx);
-            let io = &mut e2.involved_object.namespace;
+        Object::Set(s) => Object::Set(moved(s, ctx)),
+        Object::Pod(p) => Object::Pod(moved(p, ctx)),
+        Object::Claim(c) => Object::Claim(moved(c, ctx)),
+        Object::Revision(r) => Object::Revision(moved(r, ctx)),
+        Object::Budget(b) => Object::Budget(moved(b, ctx)),
+        Object::Eviction(e) => Object::Eviction(moved(e, ctx)),
+        Object::Event(e) => {
+            let mut e = moved(e, ctx);
+            let io = &mut Arc::make_mut(&mut e).involved_object.namespace;
             *io = io.take().map(|n| prefix(ctx, &n));
             Object::Event(e)
         }
-        Object::Budget(mut b) => {
-            ns(&mut Arc::make_mut(&mut b).metadata, ctx);
-            Object::Budget(b)
-        }
-        Object::Eviction(mut e) => {
-            ns(&mut Arc::make_mut(&mut e).metadata, ctx);
-            Object::Eviction(e)
-        }
     }
+}
+
+/// `o` in its cluster's namespace (copied first only if another holds it too).
+fn moved<K>(mut o: Arc<K>, ctx: &str) -> Arc<K>
+where
+    K: Clone
+        + k8s_openapi::Metadata<Ty = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+{
+    let meta = Arc::make_mut(&mut o).metadata_mut();
+    let n = meta.namespace.take().unwrap_or_else(|| crate::backend::DEFAULT_NAMESPACE.into());
+    meta.namespace = Some(prefix(ctx, &n));
+    o
 }
 
 #[cfg(test)]

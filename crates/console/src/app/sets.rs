@@ -324,6 +324,12 @@ pub fn toggle_group(state: &mut AppState) -> Result<Vec<Command>, super::refusal
 /// Leaves the group's view: back to the set list when it was opened there, else to the set
 /// under the cursor alone.
 pub fn close_group(state: &mut AppState) -> Vec<Command> {
+    // A fleet's view is the console's only view: nothing to go back to.
+    if state.group.as_ref().is_some_and(|g| g.by == super::state::GroupBy::Fleet) {
+        let words = "a fleet's view: each member is a column (← →, Tab); q quits";
+        super::notify::info(state, words.into());
+        return Vec::new();
+    }
     let Some(shown) = super::group::forget(state) else { return Vec::new() };
     if shown.from_list && state.can_pick {
         return back(state);

@@ -26,6 +26,10 @@ fn the_fleet_view_shows_each_cluster_as_a_column_and_follows_a_fleet_rollout() {
     c.press("[");
     c.wait_for("the refusal", |s| s.contains("read-only"));
     assert_eq!(ststui::core::spec::strategy(&f.set(0)).partition, 3, "nothing written");
+    // Esc keeps the fleet's matrix (nothing to go back to), saying so.
+    c.press("\x1b");
+    c.wait_for("the hint", |s| s.contains("a fleet's view: each member is a column"));
+    assert!(c.screen().contains("Fleet web: 3 sets in 3 clusters"), "{}", c.screen());
     let (code, out, err) = runner::outcome(&mut runner::against(
         f.dir(),
         &["rollout", "web", "--contexts", "eu,us,ap", "--steps", "100%", "--cluster-bake", "1s"],

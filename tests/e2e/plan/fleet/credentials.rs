@@ -44,16 +44,7 @@ fn a_fleet_goes_on_through_refused_credentials_once_it_has_authenticated_again()
     exec_users(&f);
     let args =
         ["rollout", "web", "--contexts", "eu,us,ap", "--steps", "1,100%", "--cluster-bake", "3s"];
-    let child = runner::against(f.dir(), &args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while part_of(&f, 0).is_none_or(|p| p.state != State::Done) {
-        assert!(Instant::now() < deadline, "eu not done: {:?}", f.seen.lock().unwrap());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = once_eu_is_done(&f, &args);
     let before = runs(&f, "us");
     assert!(before >= 1, "us's plugin ran for its watches");
     // us refuses every request for 8 s, across its cluster bake and its first writes.

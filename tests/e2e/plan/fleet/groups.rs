@@ -111,15 +111,7 @@ fn approve_between_holds_each_next_cluster_until_it_is_approved_there() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
-    let sink = Arc::clone(&lines);
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for l in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            sink.lock().unwrap().push(l);
-        }
-    });
+    let lines = runner::follow(&mut child);
     let asked = |c: &str| {
         let want = format!("{c}/web waits for approval: `ststui approve web --context {c}`");
         let l = Arc::clone(&lines);

@@ -99,11 +99,11 @@ pub(super) fn fresh(
     let all: Vec<crate::app::state::Answer> =
         run.reads.take().unwrap_or_default().into_iter().flatten().collect();
     let mut ok = Vec::with_capacity(all.len());
-    for r in all {
+    for (i, r) in all.into_iter().enumerate() {
         match r {
             Ok(f) => ok.push(f),
             Err(f) => {
-                run.run.read_failed(now, *f);
+                run.run.read_failed(now, i, *f);
                 return Vec::new();
             }
         }

@@ -168,6 +168,9 @@ pub struct Run {
     held: Option<String>,
     /// Since when the controller has not observed a member's spec (before anything begins).
     unobserved: Option<Timestamp>,
+    /// Since when the fresh reads of the members have failed, none read since (while no
+    /// member rolls: its engine judges its own).
+    unread: Option<Timestamp>,
     /// Another group runner's lease that claims more than any runner writes, as first seen.
     overclaim: crate::plan::overclaim::Overclaim,
 }
@@ -214,6 +217,7 @@ impl Run {
             acting: 0,
             held: None,
             unobserved: None,
+            unread: None,
             overclaim: Default::default(),
         }
     }
@@ -390,15 +394,34 @@ impl Run {
         }
     }
 
-    /// A fresh read failed.
-    pub fn read_failed(&mut self, now: Timestamp, f: Failure) {
-        match self.inner.as_mut() {
-            Some(inner) => inner.read_failed(now, f),
-            None => {
-                let words = format!("reading the {}: {}", self.kind_word(), f.message);
-                self.trouble = Some((words, now + self.cfg.engine.retry))
-            }
+    /// A fresh read of member `member` failed. Between members (none rolling), reads that fail
+    /// for longer than the lease's slack stop the run at the member not read, named: a cluster
+    /// out of reach halts a fleet there (it is never skipped), and the same command resumes it.
+    pub fn read_failed(&mut self, now: Timestamp, member: usize, f: Failure) {
+        if let Some(inner) = self.inner.as_mut() {
+            return inner.read_failed(now, f);
         }
+        let label = self.label(member);
+        let words = format!("reading the {}: {label} not read: {}", self.kind_word(), f.message);
+        let since = *self.unread.get_or_insert(now);
+        let slack = self.cfg.engine.hold - self.cfg.engine.renew;
+        let long = now.duration_since(since) >= slack;
+        if !long || matches!(self.stage, Stage::Over { .. } | Stage::Close { .. }) {
+            self.trouble = Some((words, now + self.cfg.engine.retry));
+            return;
+        }
+        let where_ = match &self.cfg.clusters {
+            Some(_) => "the fleet stops at it (no cluster is skipped)",
+            None => "the group stops at it",
+        };
+        let why = format!(
+            "{label} could not be read for {}s ({}): {where_}; the sets stay where the plan left \
+             them (the same command resumes it)",
+            slack.as_secs(),
+            f.message
+        );
+        self.stage =
+            Stage::Close { end: RunEnd::Stopped { why, kind: Stop::Unreachable }, last: None };
     }
 
     pub fn checked(&mut self, outcome: Result<(), crate::plan::engine::CheckFailed>) {
@@ -422,6 +445,9 @@ impl Run {
     /// The next thing to do on what `view` shows.
     pub fn next(&mut self, view: &RunView<'_>) -> Step {
         let now = view.now;
+        if view.fresh {
+            self.unread = None;
+        }
         if self.sent.is_some() {
             return wait(None, "waiting for the server to answer the group's write");
         }
