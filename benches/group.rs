@@ -34,6 +34,8 @@ use std::time::{Duration, Instant};
 
 use portable_pty::CommandBuilder;
 
+// Shared with benches/startup.rs, which also times events to more than one screen.
+#[allow(dead_code, reason = "benches/startup.rs uses the rest")]
 #[path = "startup/pty.rs"]
 mod pty;
 // Shared with benches/startup.rs, which uses all of it.

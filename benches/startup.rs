@@ -5,7 +5,8 @@
 //!
 //! - first useful frame: from the spawn to the first screen showing the set's header and a pod
 //!   row of the grid;
-//! - first complete grid: to the header saying all N pods Ready;
+//! - first complete grid: to the header saying all N pods Ready and the grid listed (its title
+//!   naming every ordinal: while the pods arrive, it says "listing pods …" and draws them);
 //! - requests in the first 10 s, counted by the served simulator (`GET /ststui/requests`);
 //! - RSS at +10 s (VmRSS);
 //! - idle CPU: user + system time over `--idle` seconds after that, nothing changing.
@@ -56,15 +57,17 @@ mod served;
 use control_plane::OnControlPlane;
 use pty::{Figures, Screen, median};
 use served::Served;
-const FIGURES: [&str; 7] = [
+const FIGURES: [&str; 8] = [
     "first useful frame (s)",
     "first complete grid (s)",
     "requests in the first 10 s",
     "RSS at +10 s (MiB)",
     "idle CPU (ms over the idle window)",
     "served simulator: one list of the pods (s)",
-    // A pod's DELETE; with --sets, a scale to N + 1.
+    // A pod's DELETE; with --sets, a scale to N + 1. ststui's: its timeline's line.
     "an event sent → on screen (s)",
+    // ststui's grid: the deleted pod's cell drawn Terminating (`×`).
+    "a pod DELETE sent → its grid cell (s)",
 ];
 
 struct Args {
@@ -82,6 +85,10 @@ struct Args {
     sets: bool,
     /// Other consoles run the same way on the same set (`--other NAME=COMMAND`).
     others: Vec<(String, String)>,
+    /// Each run with a fresh HOME (`--cold`): a console's discovery and config caches empty,
+    /// as on its first start on a machine. By default each console keeps one HOME across its
+    /// runs, warmed by an untimed run first, as an operator's is.
+    cold: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -97,6 +104,7 @@ fn args() -> Result<Args, String> {
         control_plane: false,
         sets: false,
         others: Vec::new(),
+        cold: false,
     };
     let (mut pods_given, mut baseline_given) = (false, false);
     let mut it = std::env::args().skip(1);
@@ -120,6 +128,7 @@ fn args() -> Result<Args, String> {
             "--save" => a.save = true,
             "--verbose" => a.verbose = true,
             "--sets" => a.sets = true,
+            "--cold" => a.cold = true,
             "--other" => {
                 let v = value()?;
                 let (name, cmd) = v.split_once('=').ok_or_else(|| {
@@ -141,7 +150,7 @@ fn args() -> Result<Args, String> {
                 return Err(format!(
                     "unknown argument {other:?}; expected --bin PATH, --pods N[,N…], --runs N, \
                      --idle SECS, --baseline FILE, --save, --verbose, --control-plane, --sets, \
-                     --other NAME=COMMAND"
+                     --cold, --other NAME=COMMAND"
                 ));
             }
         }
@@ -181,18 +190,21 @@ fn main() {
         };
         table.insert((5, n), served.list_seconds());
         let mut runs: Vec<Run> = Vec::new();
+        warm_up(&a, &served, n, "ststui", &Tool::Ststui);
         for i in 0..a.runs {
-            let run = console_run(&a, &served, n, &Tool::Ststui, VICTIMS[i % VICTIMS.len()]);
+            let home = home(&a, &served, "ststui", i);
+            let run = console_run(&a, &served, n, &Tool::Ststui, VICTIMS[i % VICTIMS.len()], &home);
             eprintln!(
                 "  {n} pods, run {}: first frame {:.3} s, complete {:.3} s, {} requests, \
-                 RSS {:.1} MiB, idle CPU {} ms, event → screen {:.3} s",
+                 RSS {:.1} MiB, idle CPU {} ms, event → screen {:.3} s (its grid cell {:.3} s)",
                 i + 1,
                 run.first,
                 run.complete,
                 run.requests,
                 run.rss_mib,
                 run.idle_cpu_ms,
-                run.event
+                run.event,
+                run.cell
             );
             runs.push(run);
         }
@@ -205,43 +217,61 @@ fn main() {
         if runs.iter().any(|r| !r.event.is_nan()) {
             table.insert((6, n), med(|r| r.event));
         }
+        if runs.iter().any(|r| !r.cell.is_nan()) {
+            table.insert((7, n), med(|r| r.cell));
+        }
         for (name, command) in &a.others {
-            let tool = Tool::Other(command.clone());
-            let runs: Vec<Run> = (0..a.runs)
-                .map(|i| console_run(&a, &served, n, &tool, VICTIMS[i % VICTIMS.len()]))
-                .collect();
-            let med = |f: fn(&Run) -> f64| median(runs.iter().map(f).collect());
-            println!(
-                "{name}, {n} pods, medians of {}: first frame {:.3} s, {} requests, RSS {:.1} MiB, \
-                 idle CPU {} ms, event → screen {:.3} s",
-                runs.len(),
-                med(|r| r.first),
-                med(|r| r.requests as f64),
-                med(|r| r.rss_mib),
-                med(|r| r.idle_cpu_ms as f64),
-                med(|r| r.event)
-            );
-            if a.verbose {
-                for (i, r) in runs.iter().enumerate() {
-                    eprintln!(
-                        "    run {}: first frame {:.3} s, {} requests, RSS {:.1} MiB, idle CPU {} \
-                         ms, event → screen {:.3} s",
-                        i + 1,
-                        r.first,
-                        r.requests,
-                        r.rss_mib,
-                        r.idle_cpu_ms,
-                        r.event
-                    );
-                }
-            }
+            other_runs(&a, &served, n, name, command);
         }
     }
     let baseline = read_baseline(&a.baseline);
+    let caches = if a.cold {
+        "cold: every run with a fresh HOME"
+    } else {
+        "warm: each console's HOME kept across its runs, after one untimed run"
+    };
+    println!("caches {caches}");
     print_table(&a.pods, &table, &baseline);
     if a.save {
         save_baseline(&a.baseline, &table);
         println!("saved as the baseline: {}", a.baseline.display());
+    }
+}
+
+/// Another console's runs on `served`, warmed first, and a line of their medians.
+fn other_runs(a: &Args, served: &Server, n: usize, name: &str, command: &str) {
+    let tool = Tool::Other(command.to_string());
+    warm_up(a, served, n, name, &tool);
+    let runs: Vec<Run> = (0..a.runs)
+        .map(|i| {
+            let home = home(a, served, name, i);
+            console_run(a, served, n, &tool, VICTIMS[i % VICTIMS.len()], &home)
+        })
+        .collect();
+    let med = |f: fn(&Run) -> f64| median(runs.iter().map(f).collect());
+    println!(
+        "{name}, {n} pods, medians of {}: first frame {:.3} s, {} requests, RSS {:.1} MiB, \
+         idle CPU {} ms, event → screen {:.3} s",
+        runs.len(),
+        med(|r| r.first),
+        med(|r| r.requests as f64),
+        med(|r| r.rss_mib),
+        med(|r| r.idle_cpu_ms as f64),
+        med(|r| r.event)
+    );
+    if a.verbose {
+        for (i, r) in runs.iter().enumerate() {
+            eprintln!(
+                "    run {}: first frame {:.3} s, {} requests, RSS {:.1} MiB, idle CPU {} \
+                 ms, event → screen {:.3} s",
+                i + 1,
+                r.first,
+                r.requests,
+                r.rss_mib,
+                r.idle_cpu_ms,
+                r.event
+            );
+        }
     }
 }
 
@@ -364,32 +394,45 @@ impl Server {
 
 struct Run {
     figures: Figures,
-    /// A pod's DELETE sent → the pod Terminating on screen (NaN: not measured).
+    /// A pod's DELETE sent → the pod Terminating on screen (NaN: not measured); ststui's:
+    /// its timeline's line.
     event: f64,
+    /// ststui's: a pod's DELETE sent → its grid cell drawn Terminating (NaN: not measured).
+    cell: f64,
 }
 
-impl std::ops::Deref for Run {
-    type Target = Figures;
-    fn deref(&self) -> &Figures {
-        &self.figures
+/// The HOME (and XDG directories) a console runs with: one kept across the runs of a tool on
+/// one server (warm caches), or a fresh one for each run with `--cold`.
+fn home(a: &Args, served: &Server, tool: &str, run: usize) -> PathBuf {
+    let tag: String =
+        tool.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let dir = match a.cold {
+        true => served.dir().join(format!("home-{tag}-cold-{run}")),
+        false => served.dir().join(format!("home-{tag}")),
+    };
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        panic!("{}: {e}", dir.display());
     }
+    dir
 }
 
-/// What is timed: ststui, or another console's command line (`{ns}` and `{kubeconfig}`
-/// replaced; `KUBECONFIG` set), whose first useful frame is the first showing a pod of the set (`web-`).
-enum Tool {
-    Ststui,
-    Other(String),
+/// Warm caches: one untimed start of `tool` with the HOME its timed runs keep, until its first
+/// useful frame (nothing with `--cold`).
+fn warm_up(a: &Args, served: &Server, n: usize, name: &str, tool: &Tool) {
+    if a.cold {
+        return;
+    }
+    let home = home(a, served, name, 0);
+    let mut screen = Screen::spawn(command(a, served, tool, &home));
+    let start = screen.start;
+    let first = screen.until(start, |s| useful(a, served, n, tool, s));
+    eprintln!("  {name}, {n} pods: warmed up (first frame {first:.3} s, not counted)");
+    screen.quit();
 }
 
-/// The pods deleted for the event → screen time, one per run in turn: the first rows of every
-/// console (by ordinal, or by name), each Ready again by its next turn.
-const VICTIMS: [&str; 3] = ["web-0", "web-1", "web-10"];
-
-/// One console's run: first frame, requests, RSS, idle CPU, then `victim` deleted and timed to
-/// the screen.
-fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -> Run {
-    let cmd = match tool {
+/// The command line of `tool`'s console on `served`, with `home` as its HOME.
+fn command(a: &Args, served: &Server, tool: &Tool, home: &Path) -> CommandBuilder {
+    let mut cmd = match tool {
         Tool::Ststui => {
             let mut cmd = CommandBuilder::new(&a.bin);
             let mut args = served.console_args();
@@ -415,6 +458,71 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
             cmd
         }
     };
+    cmd.env("HOME", home);
+    for (var, sub) in [
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_STATE_HOME", ".local/state"),
+    ] {
+        cmd.env(var, home.join(sub));
+    }
+    cmd
+}
+
+/// The first useful frame of `tool`: ststui's set header and a pod row (the set list: the set
+/// `N/N` Ready); another console's, a pod of the set shown.
+fn useful(a: &Args, served: &Server, n: usize, tool: &Tool, s: &str) -> bool {
+    if a.sets {
+        s.contains("web") && s.contains(&format!("{n}/{n}"))
+    } else if matches!(tool, Tool::Ststui) {
+        s.contains(&served.title()) && s.contains("web-0 ")
+    } else {
+        s.contains("web-")
+    }
+}
+
+/// The glyph ststui's compact map draws for `ordinal`: the map's rows are labelled with their
+/// first ordinal (`▶` marks the selected one's row), one glyph per ordinal after it.
+fn grid_glyph(screen: &str, ordinal: usize) -> Option<char> {
+    for line in screen.lines() {
+        for pane in line.split('│') {
+            let rest = pane.trim_start().trim_start_matches('▶').trim_start();
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let Ok(from) = digits.parse::<usize>() else { continue };
+            let glyphs: Vec<char> =
+                rest[digits.len()..].chars().filter(|c| !c.is_whitespace()).collect();
+            let is_map = !glyphs.is_empty() && glyphs.iter().all(|c| "●◐○■◧□◆◈◇×!?·".contains(*c));
+            if is_map && ordinal >= from && ordinal < from + glyphs.len() {
+                return glyphs.get(ordinal - from).copied();
+            }
+        }
+    }
+    None
+}
+
+impl std::ops::Deref for Run {
+    type Target = Figures;
+    fn deref(&self) -> &Figures {
+        &self.figures
+    }
+}
+
+/// What is timed: ststui, or another console's command line (`{ns}` and `{kubeconfig}`
+/// replaced; `KUBECONFIG` set), whose first useful frame is the first showing a pod of the set (`web-`).
+enum Tool {
+    Ststui,
+    Other(String),
+}
+
+/// The pods deleted for the event → screen time, one per run in turn: the first rows of every
+/// console (by ordinal, or by name), each Ready again by its next turn.
+const VICTIMS: [&str; 3] = ["web-0", "web-1", "web-10"];
+
+/// One console's run: first frame, requests, RSS, idle CPU, then `victim` deleted and timed to
+/// the screen.
+fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str, home: &Path) -> Run {
+    let cmd = command(a, served, tool, home);
     if a.sets {
         // An earlier run's pod n (its scale) is gone: the list says `n/n` again.
         served.settle(n);
@@ -422,22 +530,17 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
     let mark = served.mark();
     let mut screen = Screen::spawn(cmd);
     let (start, pid) = (screen.start, screen.pid);
-    let title = served.title();
     let ours = matches!(tool, Tool::Ststui);
-    let all_ready = format!("{n}/{n}");
-    let useful = |s: &str| {
-        if a.sets {
-            s.contains("web") && s.contains(&all_ready)
-        } else if ours {
-            s.contains(&title) && s.contains("web-0 ")
-        } else {
-            s.contains("web-")
-        }
-    };
+    // Complete: the header's count of Ready pods (from the set's status) and the grid listed,
+    // its title naming every ordinal (while the pods arrive it says "listing pods …").
     let ready = format!("ready {n} ");
-    let first = screen.until(start, useful);
-    let complete =
-        if ours && !a.sets { screen.until(start, |s| s.contains(&ready)) } else { f64::NAN };
+    let listed = format!("Ordinals 0–{} ({n}", n.saturating_sub(1));
+    let first = screen.until(start, |s| useful(a, served, n, tool, s));
+    let complete = if ours && !a.sets {
+        screen.until(start, |s| s.contains(&ready) && s.contains(&listed))
+    } else {
+        f64::NAN
+    };
     screen.pump(start + Duration::from_secs(10));
     let (requests, lines) = served.requests(&mark, Duration::from_secs(10));
     let (rss_mib, idle_cpu_ms) = screen.rss_then_idle_cpu(pid, Duration::from_secs(a.idle));
@@ -451,7 +554,10 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
             l.contains(&named) && (l.contains("terminating") || l.contains("delete"))
         })
     };
-    let event = if a.sets {
+    // ststui's grid: the victim's cell drawn Terminating.
+    let ordinal: Option<usize> = victim.strip_prefix("web-").and_then(|o| o.parse().ok());
+    let cell_gone = |s: &str| ordinal.and_then(|o| grid_glyph(s, o)) == Some('×');
+    let (event, cell) = if a.sets {
         // The set list's row changes when the set's replicas do (a deleted pod stays Ready
         // while it terminates): scaled to n + 1, timed until `/n+1` is on the screen.
         let scaled = format!("/{}", n + 1);
@@ -460,14 +566,18 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
             None => f64::NAN,
         };
         served.scale_back(n);
-        t
+        (t, f64::NAN)
     } else if deleting(&screen.contents()) {
         eprintln!("  {victim}: its deletion is on the screen before it was deleted: not timed");
-        f64::NAN
+        (f64::NAN, f64::NAN)
     } else {
         match served.delete_pod(victim) {
-            Some(sent) => screen.until(sent, deleting),
-            None => f64::NAN,
+            Some(sent) if ours => match screen.until_each(sent, &[&deleting, &cell_gone])[..] {
+                [event, cell] => (event, cell),
+                _ => (f64::NAN, f64::NAN),
+            },
+            Some(sent) => (screen.until(sent, deleting), f64::NAN),
+            None => (f64::NAN, f64::NAN),
         }
     };
     if a.verbose {
@@ -477,7 +587,7 @@ fn console_run(a: &Args, served: &Server, n: usize, tool: &Tool, victim: &str) -
     }
     screen.quit();
     let figures = Figures { first, complete, requests, rss_mib, idle_cpu_ms };
-    Run { figures, event }
+    Run { figures, event, cell }
 }
 
 fn read_baseline(path: &Path) -> BTreeMap<(usize, usize), f64> {
@@ -532,7 +642,7 @@ fn print_table(
 
 fn fmt(figure: usize, v: f64) -> String {
     match figure {
-        0 | 1 | 5 | 6 => format!("{v:.3}"),
+        0 | 1 | 5 | 6 | 7 => format!("{v:.3}"),
         3 => format!("{v:.1}"),
         _ => format!("{v:.0}"),
     }

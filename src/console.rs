@@ -106,6 +106,7 @@ fn event_loop(
     let mut signal = None;
     let mut next_tick: Option<Instant> = None;
     let mut trim = Trim::default();
+    let mut batch: Option<Batch> = None;
     loop {
         if tui::FORGET_SCREEN.swap(false, std::sync::atomic::Ordering::SeqCst) {
             // Back from a suspend: the screen was cleared. A blank frame makes ratatui's next
@@ -115,9 +116,13 @@ fn event_loop(
                 .context("cannot draw")?;
         }
         if state.dirty {
+            let drawing = Instant::now();
             let mut hits = HitMap::default();
             term.draw(|f| hits = ui::draw(f, state, theme)).context("cannot draw")?;
             app::update(state, Msg::Drawn(hits));
+            if let Some(b) = batch.take() {
+                b.drawn(drawing);
+            }
             #[cfg(debug_assertions)]
             panic_if_asked();
         }
@@ -140,7 +145,8 @@ fn event_loop(
             }
             Err(RecvTimeoutError::Disconnected) => return Ok(signal),
         };
-        app::update(state, Msg::Wall(Instant::now()));
+        let woke = Instant::now();
+        app::update(state, Msg::Wall(woke));
         let mut msg = Some(first);
         let mut taken = 0;
         while let Some(m) = msg {
@@ -160,7 +166,33 @@ fn event_loop(
             };
         }
         // A plan this console runs writes at the end of a batch.
+        let ending = Instant::now();
         dispatch(state, backend, Msg::BatchEnd);
+        batch = Some(Batch { woke, taken, ending, ended: Instant::now() });
+    }
+}
+
+/// One batch's times, logged at debug level once its frame is drawn (`STSTUI_LOG=debug`): where
+/// the time from a message's arrival to the screen goes — the reducer on the batch's messages,
+/// the batch-end recompute (the advisor, the grid and the controller's words), the frame.
+struct Batch {
+    woke: Instant,
+    taken: usize,
+    ending: Instant,
+    ended: Instant,
+}
+
+impl Batch {
+    fn drawn(&self, drawing: Instant) {
+        let us = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+        tracing::debug!(
+            messages = self.taken,
+            reduce_us = us(self.ending - self.woke),
+            batch_end_us = us(self.ended - self.ending),
+            frame_us = us(drawing.elapsed()),
+            total_us = us(self.woke.elapsed()),
+            "batch drawn"
+        );
     }
 }
 

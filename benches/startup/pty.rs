@@ -72,6 +72,31 @@ impl Screen {
         }
     }
 
+    /// Feeds the screen until every one of `each` has held once; for each, the seconds since
+    /// `from` to the first screen where it held (NaN if not within 120 s).
+    pub fn until_each(&mut self, from: Instant, each: &[&dyn Fn(&str) -> bool]) -> Vec<f64> {
+        let deadline = from + Duration::from_secs(120);
+        let mut times = vec![f64::NAN; each.len()];
+        loop {
+            let screen = self.contents();
+            for (t, done) in times.iter_mut().zip(each) {
+                if t.is_nan() && done(&screen) {
+                    *t = from.elapsed().as_secs_f64();
+                }
+            }
+            if times.iter().all(|t| !t.is_nan()) {
+                return times;
+            }
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                return times;
+            };
+            match self.rx.recv_timeout(left) {
+                Ok(bytes) => self.feed(&bytes),
+                Err(_) => return times,
+            }
+        }
+    }
+
     /// Feeds the screen until `end`.
     pub fn pump(&mut self, end: Instant) {
         while let Some(left) = end.checked_duration_since(Instant::now()) {

@@ -226,7 +226,8 @@ impl Report {
                 let steps = next_actions(&observed, plan);
                 let planned = crate::plan::record::under_way(set).is_some();
                 let offer = crate::app::view::explain::Offer::words_only(planned);
-                let lines = explain(&observed, plan, &steps, &screen.grid, now, Some(offer));
+                let members: Vec<_> = state.mirror.pods_of(key).collect();
+                let lines = explain(&observed, &members, plan, &steps, &screen.grid, now, offer);
                 (lines, forced_rollback(&observed, plan, now))
             }
             None => (Vec::new(), None),

@@ -227,11 +227,61 @@ fn pods_that_may_not_be_read_are_unknown_never_not_created_or_healthy() {
     run(
         &mut st,
         [
-            ststui::app::Msg::Backend(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 1500 }),
+            ststui::app::Msg::Backend(BackendEvent::Listing {
+                kind: ObjKind::Pod,
+                so_far: 1500,
+                objects: Vec::new(),
+            }),
             ststui::app::Msg::BatchEnd,
         ],
     );
+    // (More than the set's replicas: the selector's pods, counted.)
     assert_eq!(Screen::of(&st).grid.note.as_deref(), Some("listing pods … 1500 so far"));
+}
+
+/// A first listing of pods is drawn as it arrives: the pods known so far in their cells, every
+/// other ordinal "not listed yet" (never "not created"), the listing's progress in the title;
+/// no advisor on part of the pods; the complete listing replaces it all.
+#[test]
+fn a_first_listing_is_drawn_as_the_pods_arrive_and_nothing_else_is_made_up() {
+    use std::sync::Arc;
+    use ststui::app::view::PodState;
+    use ststui::app::{AppState, Msg};
+    use ststui::backend::{ObjKind, ObjRef, Scope};
+    let mut st = AppState::new(Capabilities::cluster(), ststui::core::Options::default());
+    st.selected_set = Some(ObjRef::new("default", "web"));
+    let pod = |o| Object::Pod(Arc::new(app_fixtures::pod("web", o, "web-a", true)));
+    let listing = |so_far, objects| {
+        Msg::Backend(BackendEvent::Listing { kind: ObjKind::Pod, so_far, objects })
+    };
+    run(
+        &mut st,
+        [
+            Msg::Backend(BackendEvent::Clock { now: t0(), speed: 1.0 }),
+            applied(Object::Set(Arc::new(set("web", 5, 5, "nginx:1.26", "web-a", "web-a")))),
+            applied(Object::Revision(Arc::new(revision("web", "web-a", 1, "nginx:1.26")))),
+            Msg::Backend(BackendEvent::Synced),
+            listing(0, Vec::new()),
+            Msg::BatchEnd,
+        ],
+    );
+    assert!(Screen::of(&st).grid.cells.is_empty(), "nothing arrived: no cell");
+    run(&mut st, [listing(2, vec![pod(0), pod(1)]), Msg::BatchEnd]);
+    let grid = Screen::of(&st).grid;
+    let states: Vec<PodState> = grid.cells.iter().map(|c| c.state).collect();
+    use PodState::{Ready, Unlisted};
+    assert_eq!(states, [Ready, Ready, Unlisted, Unlisted, Unlisted], "{:?}", grid.cells);
+    assert_eq!(grid.note.as_deref(), Some("listing pods … 2/5"));
+    assert!(st.advisor.is_none(), "the advisor does not run on part of the pods");
+    assert!(controller_text(&st).starts_with("the advisor cannot run: listing pods"));
+    let scope = Scope { namespace: Some("default".into()), ..Scope::default() };
+    let objects = (0..5).map(pod).collect();
+    let listed = BackendEvent::Listed { kind: ObjKind::Pod, scope, objects };
+    run(&mut st, [Msg::Backend(listed), Msg::BatchEnd]);
+    let grid = Screen::of(&st).grid;
+    assert!(grid.note.is_none(), "{:?}", grid.note);
+    assert!(grid.cells.iter().all(|c| c.state == Ready), "{:?}", grid.cells);
+    assert!(st.advisor.is_some(), "listed: the advisor runs");
 }
 
 #[test]

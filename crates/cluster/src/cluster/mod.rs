@@ -506,7 +506,11 @@ impl Engine {
             return;
         }
         self.close_focus();
-        self.conn.sink(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 0 });
+        self.conn.sink(BackendEvent::Listing {
+            kind: ObjKind::Pod,
+            so_far: 0,
+            objects: Vec::new(),
+        });
         let shown: Vec<shared::Shown> = (sets.into_iter())
             .map(|k| {
                 let tracker = Arc::new(Mutex::new(derive::Tracker::named(&k.name)));
@@ -530,7 +534,11 @@ impl Engine {
         match set {
             Some(key) => {
                 // Until its pods have listed, the set's grid says so (never "not created").
-                self.conn.sink(BackendEvent::Listing { kind: ObjKind::Pod, so_far: 0 });
+                self.conn.sink(BackendEvent::Listing {
+                    kind: ObjKind::Pod,
+                    so_far: 0,
+                    objects: Vec::new(),
+                });
                 self.watch_set(key);
             }
             None => self.picker(Some(self.synced.clone())),

@@ -131,8 +131,45 @@ pub(super) fn register<K: Resource>(
     (slot, clients.route(key, report))
 }
 
-/// Objects of a first listing between two progress reports (kube-rs's page size).
+/// Objects of a first listing between two progress reports at most (kube-rs's page size).
 const PAGE: usize = 500;
+
+/// A first listing of pods is sent as it arrives, at most this often (a frame at 60 Hz): the
+/// grid draws the pods known so far instead of nothing until the last page.
+const ARRIVING_EVERY: Duration = Duration::from_millis(16);
+
+/// What of a first listing of pods the console has been sent so far (see [`ARRIVING_EVERY`]).
+struct Arriving {
+    /// Objects of the buffer sent.
+    sent: usize,
+    /// When the listing began or objects were last sent.
+    last: tokio::time::Instant,
+}
+
+impl Arriving {
+    fn new() -> Arriving {
+        Arriving { sent: 0, last: tokio::time::Instant::now() }
+    }
+
+    /// Sends the buffer's objects not sent yet when a page of them waits or a frame's time has
+    /// passed since the last, with how many have arrived (the objects the spec keeps, in its
+    /// split's scopes; the complete listing follows as ever, and replaces them).
+    fn offer<K: Clone>(&mut self, spec: &Spec<K>, conn: &Conn, buffer: &[K]) {
+        let waiting = buffer.len().saturating_sub(self.sent);
+        let due = self.last.elapsed() >= ARRIVING_EVERY;
+        if waiting == 0 || !(due || waiting >= PAGE) {
+            return;
+        }
+        let kept = |o: &&K| {
+            spec.keep.as_ref().is_none_or(|k| k(o))
+                && spec.split.as_ref().is_none_or(|s| (s.of)(o).is_some())
+        };
+        let objects = buffer[self.sent..].iter().filter(kept).cloned().map(spec.wrap).collect();
+        conn.sink(BackendEvent::Listing { kind: spec.kind, so_far: buffer.len(), objects });
+        self.sent = buffer.len();
+        self.last = tokio::time::Instant::now();
+    }
+}
 
 /// Runs a watcher until the stream ends (never, unless aborted). `derive` turns a change into
 /// timeline entries (sent before the change itself, so the console compares with what it held
@@ -165,6 +202,7 @@ pub async fn run<K>(
     // listing, and its failures are said as one.
     let mut unlisted = true;
     let mut refused: Option<String> = None;
+    let mut arriving: Option<Arriving> = None;
     loop {
         let next = if streaming && listing {
             tokio::time::timeout(STREAM_QUIET, stream.next()).await
@@ -208,17 +246,25 @@ pub async fn run<K>(
                 tracing::debug!("{}: listing", spec.what);
                 buffer.clear();
                 listing = true;
+                // The grid draws a first listing of pods as it arrives.
+                arriving = (first && spec.kind == ObjKind::Pod).then(Arriving::new);
                 continue;
             }
             watcher::Event::InitApply(o) => {
                 buffer.push(lean::prune(o));
-                if first && buffer.len().is_multiple_of(PAGE) {
-                    conn.sink(BackendEvent::Listing { kind: spec.kind, so_far: buffer.len() });
+                match arriving.as_mut() {
+                    Some(a) => a.offer(&spec, conn, &buffer),
+                    None if first && buffer.len().is_multiple_of(PAGE) => {
+                        let (kind, so_far) = (spec.kind, buffer.len());
+                        conn.sink(BackendEvent::Listing { kind, so_far, objects: Vec::new() });
+                    }
+                    None => {}
                 }
                 continue;
             }
             watcher::Event::InitDone => {
                 first = false;
+                arriving = None;
                 (listing, unlisted) = (false, false);
                 refused = None;
                 conn.readable(spec.kind, None);

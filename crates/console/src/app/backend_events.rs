@@ -74,9 +74,8 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
                 return after_mirror_change(state);
             }
         }
-        BackendEvent::Listing { kind, so_far } => {
-            state.listing.insert(kind, so_far);
-            state.dirty = true;
+        BackendEvent::Listing { kind, so_far, objects } => {
+            return on_listing(state, kind, so_far, objects);
         }
         BackendEvent::Connection(c) => on_connection(state, c),
         BackendEvent::OpFailed(failure) => {
@@ -112,6 +111,23 @@ pub(super) fn on_backend(state: &mut AppState, ev: BackendEvent) -> Vec<Command>
         }
     }
     Vec::new()
+}
+
+/// A first listing under way: `so_far` objects arrived, `objects` since the last report (the
+/// grid draws the pods known so far; the complete listing replaces them).
+fn on_listing(
+    state: &mut AppState,
+    kind: crate::backend::ObjKind,
+    so_far: usize,
+    objects: Vec<crate::backend::Object>,
+) -> Vec<Command> {
+    state.listing.insert(kind, so_far);
+    state.dirty = true;
+    let mut changed = false;
+    for obj in objects {
+        changed |= state.mirror.apply(obj);
+    }
+    if changed { after_mirror_change(state) } else { Vec::new() }
 }
 
 /// A complete listing of `kind` in `scope`: whether the mirror changed. A scope listed before

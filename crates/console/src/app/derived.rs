@@ -79,7 +79,15 @@ impl Derived {
                 kind: LineKind::Waiting,
                 text: format!("the advisor cannot run: {note}"),
             };
-            let grid = GridView::unknown(set, note);
+            // Pods listed so far are drawn as they arrive, the rest said not known yet.
+            let grid = match listing_so_far(state, set) {
+                Some(so_far) => {
+                    let grid = state.mirror.indexed(&key.set);
+                    let grid = GridView::build_memo(set, grid, current, update, memo);
+                    grid.listing(so_far)
+                }
+                None => GridView::unknown(set, note),
+            };
             let (controller, steps) = (vec![line], Vec::new());
             let verdict = health::verdict(state, &key.set, Some(&controller), None)?;
             let revision_changes = Vec::new();
@@ -87,6 +95,14 @@ impl Derived {
         }
         let mut grid =
             GridView::build_memo(set, state.mirror.indexed(&key.set), current, update, memo);
+        // The set's pods in ordinal order, as the grid claimed them (the controller's rules,
+        // decided once per pod version by the memo): what the verdict and the stuck-pod hint
+        // read, with no second pass over the namespace's pods.
+        let claimed: Vec<(i32, &k8s_openapi::api::core::v1::Pod)> = (state.mirror)
+            .indexed(&key.set)
+            .filter(|(o, _)| grid.cell(*o).is_some_and(|c| c.exists))
+            .map(|(o, p)| (o, &**p))
+            .collect();
         let find = |name: &str| state.mirror.claim(&ObjRef::new(ns, name));
         let existing = grid.cells.iter().filter(|c| c.exists).map(|c| c.ordinal);
         grid.claims = super::view::claims::marks(set, existing, find);
@@ -102,7 +118,8 @@ impl Derived {
                 let now = state.now.unwrap_or_default();
                 let steps = crate::core::explain::next_actions(&observed, plan);
                 let offer = offer(state, set);
-                (explain::explain(&observed, plan, &steps, &grid, now, Some(offer)), steps)
+                let lines = explain::explain(&observed, &claimed, plan, &steps, &grid, now, offer);
+                (lines, steps)
             }
             None => (
                 vec![ExplainLine {
@@ -113,7 +130,7 @@ impl Derived {
             ),
         };
         let mut controller = controller;
-        let verdict = health::verdict(state, &key.set, Some(&controller), None)?;
+        let verdict = health::verdict_on(state, &key.set, &controller, &claimed)?;
         if let Some(w) = complete_but_not_ready(set, verdict.word(), &controller) {
             controller.push(w);
         }
@@ -211,6 +228,24 @@ fn complete_but_not_ready(
 }
 
 /// Recomputes the cache when what it was computed from moved (called at the end of a batch).
+/// While the set's pods are being listed and some have arrived (the pods are not unreadable):
+/// how far the listing is, `listing pods … 400/1,000` (the set's replicas).
+fn listing_so_far(state: &AppState, set: &StatefulSet) -> Option<String> {
+    use crate::backend::ObjKind;
+    if state.unreadable.contains_key(&ObjKind::Pod)
+        || state.unreadable.contains_key(&ObjKind::Revision)
+    {
+        return None;
+    }
+    let so_far = *state.listing.get(&ObjKind::Pod).filter(|n| **n > 0)?;
+    let replicas = crate::core::spec::replicas(set);
+    // The selector's pods are counted: more than the set's when others match it.
+    Some(match usize::try_from(replicas) {
+        Ok(r) if so_far <= r => format!("listing pods … {so_far}/{r}"),
+        _ => format!("listing pods … {so_far} so far"),
+    })
+}
+
 pub fn refresh(state: &mut AppState) {
     if state.derived.as_ref().is_some_and(|d| d.is_fresh(state)) {
         return;

@@ -7,6 +7,7 @@
 //! Owns: gathering the facts from the state. Must not: judge anything itself, or write state.
 
 use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Pod;
 
 use super::state::AppState;
 use super::state::{ExplainLine, LineKind};
@@ -25,13 +26,34 @@ pub fn verdict(
     controller: Option<&[ExplainLine]>,
     seen: Option<&Seen>,
 ) -> Option<Verdict> {
+    let pods: Vec<(i32, &Pod)> = state.mirror.pods_of(key).collect();
+    judged(state, key, controller, seen, &pods)
+}
+
+/// [`verdict`] of the set on screen, its pods `pods` as its grid claimed them (in ordinal
+/// order): the same judgement, without claiming the namespace's pods a second time.
+pub fn verdict_on(
+    state: &AppState,
+    key: &ObjRef,
+    controller: &[ExplainLine],
+    pods: &[(i32, &Pod)],
+) -> Option<Verdict> {
+    judged(state, key, Some(controller), None, pods)
+}
+
+fn judged(
+    state: &AppState,
+    key: &ObjRef,
+    controller: Option<&[ExplainLine]>,
+    seen: Option<&Seen>,
+    pods: &[(i32, &Pod)],
+) -> Option<Verdict> {
     let set = state.mirror.set(key)?;
-    let pods: Vec<(i32, &k8s_openapi::api::core::v1::Pod)> = state.mirror.pods_of(key).collect();
     let unknown = controller.and_then(|_| super::readings::pods_unknown(state));
     let watched = controller.is_some() || !pods.is_empty();
     let facts_pods = match &unknown {
         Some(why) => Pods::Unknown(why),
-        None if watched => Pods::Seen(&pods),
+        None if watched => Pods::Seen(pods),
         None => Pods::Status,
     };
     let budgets: Vec<_> = state.mirror.budgets_in(&key.namespace).collect();

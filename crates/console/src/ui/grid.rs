@@ -179,7 +179,7 @@ fn render_row(
     let state_style = match cell.state {
         PodState::Failed => theme.bad,
         PodState::Ready => theme.text,
-        PodState::Placeholder | PodState::Absent => theme.dim,
+        PodState::Placeholder | PodState::Absent | PodState::Unlisted => theme.dim,
         _ => theme.warn,
     };
     spans.push(Span::styled(format!("{:<12}", cell.state.word()), state_style));

@@ -136,7 +136,7 @@ fn cell_spans<'a>(col: &Column, ordinal: i32, w: usize, theme: &Theme) -> Vec<Sp
     let state_style = match cell.state {
         PodState::Failed => theme.bad,
         PodState::Ready => theme.text,
-        PodState::Placeholder | PodState::Absent => theme.dim,
+        PodState::Placeholder | PodState::Absent | PodState::Unlisted => theme.dim,
         _ => theme.warn,
     };
     add(&mut spans, cell.state.word().to_string(), state_style);

@@ -141,7 +141,7 @@ impl Theme {
         match state {
             PodState::Failed => self.bad,
             PodState::Terminating => self.rev(rev).add_modifier(Modifier::DIM),
-            PodState::Placeholder | PodState::Absent => self.dim,
+            PodState::Placeholder | PodState::Absent | PodState::Unlisted => self.dim,
             PodState::Pending | PodState::Running | PodState::Ready => self.rev(rev),
         }
     }

@@ -346,8 +346,11 @@ pub enum BackendEvent {
     /// Whether a kind may be listed (`denied`: why not, naming the permission). A kind the user
     /// may not read is unknown, never empty.
     Access { kind: ObjKind, denied: Option<String> },
-    /// A first listing of a kind is under way: `so_far` objects received (pages of 500).
-    Listing { kind: ObjKind, so_far: usize },
+    /// A first listing of a kind is under way: `so_far` objects received, of which `objects`
+    /// arrived since the last report (a first listing of pods is sent as it arrives, so the grid
+    /// draws what is known; the complete listing follows as [`BackendEvent::Listed`] and
+    /// replaces them). `objects` may be empty: progress only.
+    Listing { kind: ObjKind, so_far: usize, objects: Vec<Object> },
     /// An [`Op`] failed: what kind of failure, and what was wrong and what is expected.
     OpFailed(Failure),
     /// The answer to [`ViewOp::Read`]: the set, its pods and the namespace's budgets as the

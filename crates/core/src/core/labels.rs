@@ -63,19 +63,20 @@ pub fn members<'a>(
     set_uid: Option<&str>,
     pods: impl Iterator<Item = &'a k8s_openapi::api::core::v1::Pod>,
 ) -> Vec<&'a k8s_openapi::api::core::v1::Pod> {
-    let mut out: Vec<_> = pods
-        .filter(|p| {
+    // Each name parsed once: sorting on a key made per comparison (a name parsed and copied)
+    // cost milliseconds at 10,000 pods, on every state change of the console.
+    let mut keyed: Vec<(i32, &str, &k8s_openapi::api::core::v1::Pod)> = pods
+        .filter_map(|p| {
             let name = p.metadata.name.as_deref().unwrap_or_default();
+            let (parent, ordinal) = parent_and_ordinal(name)?;
             let ctrl =
                 p.metadata.owner_references.iter().flatten().find(|r| r.controller == Some(true));
-            is_member_name(set_name, name) && ctrl.is_none_or(|r| Some(r.uid.as_str()) == set_uid)
+            let ours = parent == set_name && ctrl.is_none_or(|r| Some(r.uid.as_str()) == set_uid);
+            ours.then_some((ordinal, name, p))
         })
         .collect();
-    out.sort_by_key(|p| {
-        let name = p.metadata.name.as_deref().unwrap_or_default();
-        (ordinal_of(name), name.to_string())
-    });
-    out
+    keyed.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    keyed.into_iter().map(|(_, _, p)| p).collect()
 }
 
 /// The claims of a set with claim templates `templates` among `claims`

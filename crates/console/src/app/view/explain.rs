@@ -40,23 +40,19 @@ impl Offer {
 }
 
 /// The pane's lines, most important first: error, next, waiting, hint, held, warning. Words
-/// come from `core::explain` (the plan in words, the kubernetes#67250 detection); with `keys`
-/// (the console) this adds the keys that act on them, from the keymap, when they would be
-/// carried out now; without (`ststui explain`) the sentences end where the key would be named.
+/// come from `core::explain` (the plan in words, the kubernetes#67250 detection); `offer` says
+/// which keys that act on them, from the keymap, would be carried out now and are named
+/// ([`Offer::words_only`]: none, the sentences end where the key would be). `members` are the
+/// set's pods in ordinal order, as the grid claimed them.
 pub fn explain(
     observed: &Observed<'_>,
+    members: &[(i32, &k8s_openapi::api::core::v1::Pod)],
     plan: &Plan,
     steps: &[Step],
     grid: &GridView,
     now: Now,
-    keys: Option<Offer>,
+    offer: Offer,
 ) -> Vec<ExplainLine> {
-    let offer = keys.unwrap_or(Offer {
-        lower_partition: false,
-        set_partition: false,
-        delete_pod: false,
-        planned: false,
-    });
     let (current, update) = (plan.current_revision.as_str(), plan.update_revision.as_str());
     let mut out = Vec::new();
     if let Some(err) = &plan.error {
@@ -93,7 +89,7 @@ pub fn explain(
         out.push(hint(s));
     }
     let stuck_pod = stuck.as_ref().map(|s| s.pod.as_str());
-    let broken: Vec<_> = crate::core::stuck::observed(observed, update)
+    let broken: Vec<_> = crate::core::stuck::replaceable(observed.set, members, update)
         .into_iter()
         .filter(|r| Some(r.pod.as_str()) != stuck_pod)
         .collect();

@@ -37,6 +37,8 @@ impl Glyphs {
     pub const TERMINATING: char = '×';
     pub const FAILED: char = '!';
     pub const UNKNOWN: char = '?';
+    /// An ordinal whose pod is not known yet: the pods are still being listed.
+    pub const UNLISTED: char = '…';
     /// The horizontal rule of the partition and scale-down lines.
     pub const RULE: char = '─';
     /// Marks the selected row in detailed rows and the selected row of the compact map.
@@ -53,6 +55,7 @@ impl Glyphs {
             PodState::Absent => return Self::ABSENT,
             PodState::Terminating => return Self::TERMINATING,
             PodState::Failed => return Self::FAILED,
+            PodState::Unlisted => return Self::UNLISTED,
             PodState::Pending | PodState::Running | PodState::Ready => {}
         }
         let fill = match state {
@@ -72,7 +75,7 @@ impl Glyphs {
     /// Every glyph the grid draws, in the order the legends list them (the most needed first:
     /// a narrow border legend keeps the first entries whole and points to the help for the
     /// rest).
-    pub fn legend() -> [LegendEntry; 9] {
+    pub fn legend() -> [LegendEntry; 10] {
         [
             entry("●◐○", "update", "a pod on the update revision: Ready, running, pending"),
             entry("■◧□", "current", "a pod on the current revision: Ready, running, pending"),
@@ -86,6 +89,7 @@ impl Glyphs {
             entry("!", "failed", "the pod failed (phase Failed or Succeeded)"),
             entry("·", "not created", "an ordinal of the range with no pod yet"),
             entry("?", "no revision", "a pod without a revision label"),
+            entry("…", "listing", "the pods are being listed: this ordinal's pod is not known yet"),
             entry(
                 "▶ ─",
                 "selected, rules",
@@ -112,6 +116,7 @@ mod tests {
             PodState::Ready,
             PodState::Terminating,
             PodState::Failed,
+            PodState::Unlisted,
         ];
         for rev in revs {
             for state in states {

@@ -63,6 +63,8 @@ pub enum PodState {
     Terminating,
     /// Phase Failed or Succeeded.
     Failed,
+    /// An ordinal of the range whose pod is not known yet: the pods are still being listed.
+    Unlisted,
 }
 
 impl PodState {
@@ -75,6 +77,7 @@ impl PodState {
             PodState::Ready => "Ready",
             PodState::Terminating => "Terminating",
             PodState::Failed => "Failed",
+            PodState::Unlisted => "not listed yet",
         }
     }
 
@@ -356,6 +359,18 @@ impl GridView {
         let set_name = set_name.to_string();
         let hidden = hidden.max(0);
         GridView { set_name, first: lo, cells, rules, revisions, hidden, ..GridView::default() }
+    }
+
+    /// This grid of the pods listed so far, the rest of the listing still to come: an ordinal
+    /// without a pod is not known yet (never "not created"), and `note` says how far the
+    /// listing is. The cells the grid draws in proportion to the pods known, as ever.
+    pub fn listing(mut self, note: String) -> GridView {
+        for c in self.cells.iter_mut().filter(|c| c.state == PodState::Placeholder) {
+            c.state = PodState::Unlisted;
+        }
+        self.hidden = 0;
+        self.note = Some(note);
+        self
     }
 
     /// A grid without cells for `set`, saying why (its pods are being listed, or unknown).
