@@ -160,11 +160,10 @@ impl Arriving {
         if waiting == 0 || !(due || waiting >= PAGE) {
             return;
         }
-        let kept = |o: &&K| {
-            spec.keep.as_ref().is_none_or(|k| k(o))
-                && spec.split.as_ref().is_none_or(|s| (s.of)(o).is_some())
-        };
-        let objects = buffer[self.sent..].iter().filter(kept).cloned().map(spec.wrap).collect();
+        let kept = buffer[self.sent..].iter().filter(|o| spec.keep.as_ref().is_none_or(|k| k(o)));
+        // In the scopes the complete listing will have (a split's), flattened.
+        let scoped = listings(spec, kept.cloned());
+        let objects = scoped.into_iter().flat_map(|(_, objects)| objects).collect();
         conn.sink(BackendEvent::Listing { kind: spec.kind, so_far: buffer.len(), objects });
         self.sent = buffer.len();
         self.last = tokio::time::Instant::now();

@@ -89,7 +89,8 @@ impl Derived {
                 None => GridView::unknown(set, note),
             };
             let (controller, steps) = (vec![line], Vec::new());
-            let verdict = health::verdict(state, &key.set, Some(&controller), None)?;
+            // The pods are unknown to the verdict: none to hand it.
+            let verdict = health::verdict_on(state, &key.set, &controller, &[])?;
             let revision_changes = Vec::new();
             return Some(Derived { key, grid, controller, steps, verdict, revision_changes });
         }
@@ -227,17 +228,10 @@ fn complete_but_not_ready(
     })
 }
 
-/// Recomputes the cache when what it was computed from moved (called at the end of a batch).
 /// While the set's pods are being listed and some have arrived (the pods are not unreadable):
 /// how far the listing is, `listing pods … 400/1,000` (the set's replicas).
 fn listing_so_far(state: &AppState, set: &StatefulSet) -> Option<String> {
-    use crate::backend::ObjKind;
-    if state.unreadable.contains_key(&ObjKind::Pod)
-        || state.unreadable.contains_key(&ObjKind::Revision)
-    {
-        return None;
-    }
-    let so_far = *state.listing.get(&ObjKind::Pod).filter(|n| **n > 0)?;
+    let so_far = super::readings::pods_listing(state).filter(|n| *n > 0)?;
     let replicas = crate::core::spec::replicas(set);
     // The selector's pods are counted: more than the set's when others match it.
     Some(match usize::try_from(replicas) {
@@ -246,6 +240,7 @@ fn listing_so_far(state: &AppState, set: &StatefulSet) -> Option<String> {
     })
 }
 
+/// Recomputes the cache when what it was computed from moved (called at the end of a batch).
 pub fn refresh(state: &mut AppState) {
     if state.derived.as_ref().is_some_and(|d| d.is_fresh(state)) {
         return;

@@ -59,8 +59,17 @@ pub fn pods_unknown(state: &AppState) -> Option<String> {
             return Some(format!("{plural} unknown: {why}"));
         }
     }
-    state.listing.get(&ObjKind::Pod).map(|n| match n {
+    pods_listing(state).map(|n| match n {
         0 => "listing pods …".to_string(),
         n => format!("listing pods … {n} so far"),
     })
+}
+
+/// While the pods' first listing is under way (and nothing is unreadable): how many have
+/// arrived so far.
+pub fn pods_listing(state: &AppState) -> Option<usize> {
+    use crate::backend::ObjKind;
+    let unreadable =
+        [ObjKind::Pod, ObjKind::Revision].iter().any(|k| state.unreadable.contains_key(k));
+    state.listing.get(&ObjKind::Pod).copied().filter(|_| !unreadable)
 }
