@@ -96,16 +96,6 @@ pub fn replaceable(
     out
 }
 
-/// [`replaceable`] among what the advisor observed (the set's own pods, by name and owner).
-pub fn observed(o: &super::types::Observed<'_>, update_revision: &str) -> Vec<Replaceable> {
-    let name = o.set.metadata.name.as_deref().unwrap_or_default();
-    let members =
-        super::labels::members(name, o.set.metadata.uid.as_deref(), o.pods.iter().copied());
-    let pods: Vec<(i32, &Pod)> =
-        members.into_iter().map(|p| (super::labels::ordinal_of(pod::name(p)), p)).collect();
-    replaceable(o.set, &pods, update_revision)
-}
-
 /// "web-3 (CrashLoopBackOff), web-1 (ImagePullBackOff)".
 pub fn names(stuck: &[Replaceable]) -> String {
     stuck.iter().map(|s| format!("{} ({})", s.pod, s.reason)).collect::<Vec<_>>().join(", ")
