@@ -614,14 +614,20 @@ fn lease_of(holder: &str, expires: &str) -> String {
 #[test]
 fn wait_lease_waits_out_another_runners_lease() {
     let r = rig("wait-lease", "nginx:1.26");
-    let expires = k8s_openapi::jiff::Timestamp::now()
-        .checked_add(k8s_openapi::jiff::SignedDuration::from_secs(3))
-        .unwrap();
-    let text = lease_of("bo", &record::stamp(expires));
-    r.op(ClusterOp::PlanLease { set: web(), lease: Some(text), seen: None });
+    // Each command meets a lease written just before it with seconds to run, so a slow machine
+    // (CI's two cores under the whole suite) cannot see it run out before the runner reads it.
+    let bo_for = |secs: i64| {
+        let expires = k8s_openapi::jiff::Timestamp::now()
+            .checked_add(k8s_openapi::jiff::SignedDuration::from_secs(secs))
+            .unwrap();
+        lease_of("bo", &record::stamp(expires))
+    };
+    let first = bo_for(60);
+    r.op(ClusterOp::PlanLease { set: web(), lease: Some(first.clone()), seen: None });
     let (code, _, err) = ststui(&r, &["rollout", "web", "--steps", "1,100%"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("bo on elsewhere (pid 1)") && err.contains("--wait-lease"), "{err}");
+    r.op(ClusterOp::PlanLease { set: web(), lease: Some(bo_for(5)), seen: Some(first) });
     let (code, out, err) =
         ststui(&r, &["rollout", "web", "--steps", "1,100%", "--wait-lease", "--timeout", "60s"]);
     assert_eq!(code, 0, "{out}{err}");
